@@ -1,0 +1,160 @@
+# pmuboot - top-level build.
+#
+#   make            the UEFI image build/pmuboot.efi (+ build/pmuboot.debug)
+#   make host       build/pmuboot-host, the same code on Linux
+#   make run        set up, build, boot in QEMU/OVMF, show the results
+#   make test       every test; ends with "N passed, M failed"
+#   make bench      the host benchmark table for this machine
+#   make usb / iso  bootable media
+#   make clean
+#
+# Sources are found by directory.  A folder may add generated sources or
+# rules in its own module.mk (included below), so most changes need no edit
+# here.  Portable code (lib/, pmu/, events/, bench/ and the kernel/ files
+# listed in KERNEL_PORTABLE) is compiled twice: freestanding for the image
+# and hosted for pmuboot-host and the unit tests.
+
+B := build
+export SOURCE_DATE_EPOCH := 0
+
+CC := gcc
+NASM := nasm
+LD := ld
+OBJCOPY := objcopy
+PYTHON := python3
+
+EFI_INC := /usr/include/efi
+EFI_LIB := /usr/lib
+EFI_CRT0 := $(EFI_LIB)/crt0-efi-x86_64.o
+
+WARN := -Wall -Wextra -Werror -Wno-unused-parameter
+# Relative paths in debug info and __FILE__, for byte-identical rebuilds.
+REPRO := -ffile-prefix-map=$(CURDIR)/= -fdebug-prefix-map=$(CURDIR)/=
+
+IMAGE_CFLAGS := -std=gnu11 -O2 -g $(WARN) $(REPRO) -ffreestanding -fpic -fshort-wchar \
+	-fno-stack-protector -fno-strict-aliasing -fno-omit-frame-pointer \
+	-mno-red-zone -mgeneral-regs-only -DGNU_EFI_USE_MS_ABI -DPMUBOOT_IMAGE \
+	-I$(EFI_INC) -I$(EFI_INC)/x86_64 -I$(B)/gen -I.
+HOST_CFLAGS := -std=gnu11 -O2 -g $(WARN) $(REPRO) -DPMUBOOT_HOSTED -I$(B)/gen -I. \
+	-fno-strict-aliasing -mgeneral-regs-only
+NASMFLAGS := -f elf64 -g -Ibench/ -Ikernel/
+IMAGE_NASMFLAGS := $(NASMFLAGS) -DPMUBOOT_IMAGE
+HOST_NASMFLAGS := $(NASMFLAGS) -DPMUBOOT_HOSTED
+
+# Filled in by module.mk files.
+KERNEL_PORTABLE :=
+GEN_C :=
+GEN_DEPS :=
+-include $(sort $(wildcard */module.mk))
+
+PORTABLE_C := $(filter-out lib/libc_min.c,$(wildcard lib/*.c)) $(wildcard pmu/*.c) \
+	$(wildcard events/*.c) $(wildcard bench/*.c) $(KERNEL_PORTABLE)
+PORTABLE_ASM := $(wildcard bench/*.asm)
+IMAGE_ONLY_C := lib/libc_min.c $(wildcard boot/*.c) $(filter-out $(KERNEL_PORTABLE),$(wildcard kernel/*.c))
+IMAGE_ONLY_ASM := $(wildcard kernel/*.asm)
+HOST_ONLY_C := $(wildcard tools/host/*.c)
+FAKE_C := $(wildcard tests/fake/*.c)
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
+
+IMAGE_OBJS := $(patsubst %.c,$(B)/image/%.o,$(PORTABLE_C) $(IMAGE_ONLY_C)) \
+	$(patsubst %,$(B)/image/%.o,$(GEN_C)) \
+	$(patsubst %.asm,$(B)/image/%.o,$(PORTABLE_ASM) $(IMAGE_ONLY_ASM))
+HOST_LIB_OBJS := $(patsubst %.c,$(B)/host/%.o,$(PORTABLE_C)) \
+	$(patsubst %,$(B)/host/%.o,$(GEN_C)) \
+	$(patsubst %.asm,$(B)/host/%.o,$(PORTABLE_ASM))
+HOST_ONLY_OBJS := $(patsubst %.c,$(B)/host/%.o,$(HOST_ONLY_C))
+FAKE_OBJS := $(patsubst %.c,$(B)/host/%.o,$(FAKE_C))
+
+# The build id is a hash of the sources, so it changes exactly when they do.
+ID_SOURCES := $(sort $(PORTABLE_C) $(IMAGE_ONLY_C) $(PORTABLE_ASM) $(IMAGE_ONLY_ASM) $(HOST_ONLY_C) \
+	$(wildcard */*.h) $(wildcard events/*.csv) linker.ld VERSION)
+BUILD_ID := $(shell cat $(ID_SOURCES) 2>/dev/null | sha256sum | cut -c1-12)
+VERSION := $(shell cat VERSION)
+
+.PHONY: all image host test unit run bench clean deps usb iso FORCE
+.DEFAULT_GOAL := all
+all: image host
+
+image: $(B)/pmuboot.efi
+host: $(B)/pmuboot-host
+
+$(B)/gen/version.h: FORCE
+	@mkdir -p $(@D)
+	@printf '#define PMUBOOT_VERSION "%s"\n#define PMUBOOT_BUILD_ID "%s"\n' '$(VERSION)' '$(BUILD_ID)' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+
+$(B)/image/%.o: %.c $(B)/gen/version.h $(GEN_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(IMAGE_CFLAGS) -MMD -MP -c $< -o $@
+$(B)/image/$(B)/%.c.o: $(B)/%.c $(B)/gen/version.h
+	@mkdir -p $(@D)
+	$(CC) $(IMAGE_CFLAGS) -MMD -MP -c $< -o $@
+$(B)/image/%.o: %.asm
+	@mkdir -p $(@D)
+	$(NASM) $(IMAGE_NASMFLAGS) -MD $(@:.o=.d) -o $@ $<
+
+$(B)/host/%.o: %.c $(B)/gen/version.h $(GEN_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -MMD -MP -c $< -o $@
+$(B)/host/$(B)/%.c.o: $(B)/%.c $(B)/gen/version.h
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -MMD -MP -c $< -o $@
+$(B)/host/%.o: %.asm
+	@mkdir -p $(@D)
+	$(NASM) $(HOST_NASMFLAGS) -MD $(@:.o=.d) -o $@ $<
+
+$(B)/pmuboot.so: $(IMAGE_OBJS) linker.ld
+	$(LD) -nostdlib -znocombreloc -shared -Bsymbolic --no-undefined --build-id=none -T linker.ld \
+		-o $@ $(EFI_CRT0) $(IMAGE_OBJS) -L$(EFI_LIB) -lgnuefi
+
+$(B)/pmuboot.debug: $(B)/pmuboot.so
+	$(OBJCOPY) --only-keep-debug $< $@
+
+# PE32+ application: subsystem 10 (EFI application).  --enable-deterministic-archives
+# has no effect here; the PE timestamp comes from SOURCE_DATE_EPOCH-free objcopy
+# behaviour checked by tests/test_repro.sh.
+$(B)/pmuboot.efi: $(B)/pmuboot.so $(B)/pmuboot.debug
+	$(OBJCOPY) -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela -j .reloc \
+		--target efi-app-x86_64 --subsystem=10 $< $@
+	@size=$$(stat -c %s $@); echo "$@: $$size bytes"; \
+	if [ $$size -gt 262144 ]; then echo "error: $@ is larger than 256 KiB" >&2; rm -f $@; exit 1; fi
+
+$(B)/libpmuboot.a: $(HOST_LIB_OBJS)
+	@rm -f $@
+	ar rcsD $@ $^
+$(B)/libfake.a: $(FAKE_OBJS)
+	@rm -f $@
+	ar rcsD $@ $^
+
+$(B)/pmuboot-host: $(HOST_ONLY_OBJS) $(B)/libpmuboot.a
+	$(CC) -o $@ $(HOST_ONLY_OBJS) $(B)/libpmuboot.a
+
+$(B)/tests/%: tests/unit/%.c $(B)/libpmuboot.a $(B)/libfake.a $(B)/gen/version.h
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -Itests -MMD -MP -o $@ $< $(B)/libfake.a $(B)/libpmuboot.a -lcmocka
+
+unit: $(UNIT_TESTS)
+
+deps:
+	@tools/deps.sh
+
+# The two README commands.  Both install what is missing first.
+run:
+	@tools/deps.sh --quiet
+	@$(MAKE) --no-print-directory image
+	@tools/run-qemu --show $(RUN_ARGS)
+
+test:
+	@tools/deps.sh --quiet
+	@$(MAKE) --no-print-directory all unit
+	@$(PYTHON) tests/run.py $(TEST_ARGS)
+
+bench:
+	@tools/deps.sh --quiet
+	@$(MAKE) --no-print-directory host
+	@$(PYTHON) tools/bench-table.py $(B)/pmuboot-host
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,24 @@
+/*
+ * bench/run.h - the run sequence shared by the image and pmuboot-host.
+ *
+ * A run is a fixed list of stages (identify, PMU, time, self-tests,
+ * benchmarks, ...), each emitting its records as it goes.  The image and
+ * the host call run_stages() with the same config, so both print the same
+ * records; stages that need bare metal check env->image.
+ */
+#ifndef PMUBOOT_BENCH_RUN_H
+#define PMUBOOT_BENCH_RUN_H
+
+#include "../lib/config.h"
+#include "../pmu/cpu.h"
+
+struct run_env {
+	const struct config *cfg;
+	bool image;		/* true in the UEFI image, false in pmuboot-host */
+	struct cpu_info cpu;
+};
+
+/* Run every stage in order; a failing stage is recorded and the run goes on. */
+void run_stages(struct run_env *env);
+
+#endif

@@ -1,0 +1,39 @@
+/*
+ * boot/boot.h - boot/'s internal interface (UEFI types allowed here only).
+ */
+#ifndef PMUBOOT_BOOT_BOOT_H
+#define PMUBOOT_BOOT_BOOT_H
+
+#include <efi.h>
+#include "../lib/libc.h"
+#include "../lib/config.h"
+#include "firmware.h"
+
+extern EFI_SYSTEM_TABLE *fw_st;
+extern EFI_HANDLE fw_image;
+extern EFI_LOADED_IMAGE *fw_loaded_image;
+
+void fw_init(EFI_HANDLE image, EFI_SYSTEM_TABLE *st);
+
+/*
+ * The load options as ASCII.  Returns the length, or -1 when there are none
+ * or they are not text (a boot entry's optional data may be binary); *note
+ * then says why, for the begin record.
+ */
+long fw_load_options(char *buf, size_t cap, const char **note);
+
+/*
+ * Read a file from the directory the image was loaded from (then the root
+ * of the same volume).  Returns the length, -1 when absent, -2 on a read
+ * error or a file larger than cap.  *where receives the path used.
+ */
+long fw_read_beside_image(const char *name, char *buf, size_t cap, char *where, size_t where_cap);
+
+/* The config from pmuboot.cfg then the load options; errors go to report(). */
+void boot_read_config(struct config *cfg, void (*report)(const struct config_error *e, void *ctx), void *ctx,
+		      char *sources, size_t sources_cap);
+
+/* Finish as cfg->on_finish says.  Returns only for on_finish=return. */
+void boot_finish(const struct config *cfg, bool hypervisor, const char *hv_vendor);
+
+#endif

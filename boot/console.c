@@ -1,0 +1,105 @@
+/* boot/console.c - see console.h. */
+#include "console.h"
+#include "../lib/libc.h"
+#include "../lib/out.h"
+
+/* UEFI 2.10 §10.3.4.2 (UART messaging node) and §10.3.3 (ACPI node, EISA PNP0501). */
+#define DP_TYPE_ACPI 0x02
+#define DP_SUBTYPE_ACPI 0x01
+#define DP_TYPE_MESSAGING 0x03
+#define DP_SUBTYPE_UART 0x0e
+#define DP_TYPE_END 0x7f
+#define EISA_PNP_UART_HID 0x050141d0u	/* EISA_PNP_ID(0x0501): 16550-compatible COM port */
+
+#define MAX_SCREENS 4
+
+static SIMPLE_TEXT_OUTPUT_INTERFACE *screens[MAX_SCREENS];
+static unsigned nscreens;
+
+static bool is_serial_path(EFI_DEVICE_PATH *dp)
+{
+	for (unsigned guard = 0; guard < 64 && dp->Type != DP_TYPE_END; guard++) {
+		unsigned len = (unsigned)dp->Length[0] | ((unsigned)dp->Length[1] << 8);
+		if (dp->Type == DP_TYPE_MESSAGING && dp->SubType == DP_SUBTYPE_UART)
+			return true;
+		if (dp->Type == DP_TYPE_ACPI && dp->SubType == DP_SUBTYPE_ACPI && len >= 8) {
+			uint32_t hid;
+			memcpy(&hid, (uint8_t *)dp + 4, sizeof(hid));
+			if (hid == EISA_PNP_UART_HID)
+				return true;
+		}
+		if (len < 4)
+			break;
+		dp = (EFI_DEVICE_PATH *)((uint8_t *)dp + len);
+	}
+	return false;
+}
+
+static void write_ascii(SIMPLE_TEXT_OUTPUT_INTERFACE *con, const char *s, size_t len, bool newline)
+{
+	CHAR16 buf[161];
+	size_t k = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		buf[k++] = (c >= 0x20 && c < 0x7f) ? c : (c == '\n' ? '\n' : '?');
+		if (k == ARRAY_SIZE(buf) - 1) {
+			buf[k] = 0;
+			con->OutputString(con, buf);
+			k = 0;
+		}
+	}
+	if (newline) {
+		buf[k++] = '\r';
+		buf[k++] = '\n';
+	}
+	buf[k] = 0;
+	if (k)
+		con->OutputString(con, buf);
+}
+
+static void screen_line(void *ctx, enum out_kind kind, const char *line, size_t len)
+{
+	(void)ctx;
+	(void)kind;
+	for (unsigned i = 0; i < nscreens; i++)
+		write_ascii(screens[i], line, len, true);
+}
+
+unsigned console_attach(EFI_SYSTEM_TABLE *st, bool own_uart_active)
+{
+	static EFI_GUID text_out_guid = SIMPLE_TEXT_OUTPUT_PROTOCOL;
+	static EFI_GUID dp_guid = DEVICE_PATH_PROTOCOL;
+	EFI_HANDLE *handles = NULL;
+	UINTN count = 0;
+
+	nscreens = 0;
+	if (!own_uart_active) {
+		screens[nscreens++] = st->ConOut;
+	} else if (st->BootServices->LocateHandleBuffer(ByProtocol, &text_out_guid, NULL, &count, &handles) ==
+		   EFI_SUCCESS) {
+		for (UINTN i = 0; i < count && nscreens < MAX_SCREENS; i++) {
+			EFI_DEVICE_PATH *dp = NULL;
+			SIMPLE_TEXT_OUTPUT_INTERFACE *con = NULL;
+			/* The console splitter has no device path: it is the multiplexer itself. */
+			if (st->BootServices->HandleProtocol(handles[i], &dp_guid, (void **)&dp) != EFI_SUCCESS || !dp)
+				continue;
+			if (is_serial_path(dp))
+				continue;
+			if (st->BootServices->HandleProtocol(handles[i], &text_out_guid, (void **)&con) == EFI_SUCCESS &&
+			    con)
+				screens[nscreens++] = con;
+		}
+		st->BootServices->FreePool(handles);
+	}
+	if (nscreens) {
+		struct out_sink sink = { .name = "screen", .write_line = screen_line, .ctx = NULL };
+		out_add_sink(&sink);
+	}
+	return nscreens;
+}
+
+void console_puts(EFI_SYSTEM_TABLE *st, const char *s)
+{
+	write_ascii(st->ConOut, s, strlen(s), true);
+}

@@ -1,0 +1,88 @@
+/*
+ * boot/efi_main.c - the UEFI entry point.
+ *
+ * pmuboot stays in boot services for the whole run (docs/architecture.md
+ * says why): the firmware keeps the screen, the file system for saved
+ * results, and its timer, while kernel/ masks everything for each
+ * measurement window.
+ */
+#include "boot.h"
+#include "console.h"
+#include "serial_setup.h"
+#include "../bench/run.h"
+#include "../lib/out.h"
+#include "../lib/record.h"
+#include "version.h"
+
+#define MAX_DEFERRED_ERRORS 16
+
+struct deferred {
+	struct config_error e[MAX_DEFERRED_ERRORS];
+	unsigned n, dropped;
+};
+
+static void defer_error(const struct config_error *e, void *ctx)
+{
+	struct deferred *d = ctx;
+	if (d->n < MAX_DEFERRED_ERRORS)
+		d->e[d->n++] = *e;
+	else
+		d->dropped++;
+}
+
+struct begin_ctx {
+	const struct serial_choice *serial;
+	const char *config_sources;
+	const struct config *cfg;
+};
+
+static void begin_extra(struct rec *r, void *p)
+{
+	const struct begin_ctx *b = p;
+	char val[CONFIG_STR_MAX + 32];
+
+	serial_choice_record(r, b->serial);
+	rec_str(r, "config", b->config_sources);
+	rec_obj(r, "options");
+	for (size_t i = 0; i < config_key_count(); i++) {
+		config_value_text(b->cfg, config_key_at(i), val, sizeof(val));
+		rec_str(r, config_key_at(i), val);
+	}
+	rec_obj_end(r);
+}
+
+EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
+{
+	static struct config cfg;
+	static struct deferred errs;
+	static struct run_env env;
+	struct serial_choice serial;
+	char sources[256];
+
+	fw_init(image, st);
+	/* UEFI 2.10 §7.5.1: the boot manager arms a 5-minute watchdog; a run may be longer. */
+	st->BootServices->SetWatchdogTimer(0, 0, 0, NULL);
+
+	boot_read_config(&cfg, defer_error, &errs, sources, sizeof(sources));
+	boot_serial_setup(&cfg.serial, &serial);
+	console_attach(st, serial.active);
+
+	out_text("pmuboot %s (build %s): bare-metal PMU profiling", PMUBOOT_VERSION, PMUBOOT_BUILD_ID);
+	struct rec_stream_info info = { PMUBOOT_VERSION, PMUBOOT_BUILD_ID, "image" };
+	struct begin_ctx bctx = { &serial, sources, &cfg };
+	rec_stream_begin(&info, begin_extra, &bctx);
+	if (serial.missing)
+		out_text("note: no UART at 0x%llx; output goes to the screen only", (unsigned long long)serial.base);
+	for (unsigned i = 0; i < errs.n; i++)
+		rec_error(errs.e[i].source, errs.e[i].key, "%s", errs.e[i].message);
+	if (errs.dropped)
+		rec_error("config", "-", "%u further option errors not shown", errs.dropped);
+
+	env.cfg = &cfg;
+	env.image = true;
+	run_stages(&env);
+
+	rec_stream_end();
+	boot_finish(&cfg, env.cpu.hypervisor, env.cpu.hv_vendor);
+	return EFI_SUCCESS;
+}

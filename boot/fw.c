@@ -1,0 +1,253 @@
+/* boot/fw.c - firmware services: firmware.h and the loaded-image helpers of boot.h. */
+#include "boot.h"
+
+EFI_SYSTEM_TABLE *fw_st;
+EFI_HANDLE fw_image;
+EFI_LOADED_IMAGE *fw_loaded_image;
+
+#define PAGE_SIZE_4K 4096u
+#define DP_TYPE_MEDIA 0x04		/* UEFI 2.10 §10.3.5 */
+#define DP_SUBTYPE_FILE_PATH 0x04
+#define DP_TYPE_END 0x7f
+#define PATH_MAX_CHARS 256
+
+void fw_init(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
+{
+	static EFI_GUID loaded_image_guid = LOADED_IMAGE_PROTOCOL;
+
+	fw_st = st;
+	fw_image = image;
+	if (st->BootServices->HandleProtocol(image, &loaded_image_guid, (void **)&fw_loaded_image) != EFI_SUCCESS)
+		fw_loaded_image = NULL;
+}
+
+void fw_stall_us(uint64_t us)
+{
+	fw_st->BootServices->Stall(us);
+}
+
+void *fw_alloc_pages(size_t bytes, size_t align)
+{
+	EFI_PHYSICAL_ADDRESS addr = 0;
+	size_t total = bytes + (align > PAGE_SIZE_4K ? align : 0);
+	UINTN pages = (total + PAGE_SIZE_4K - 1) / PAGE_SIZE_4K;
+
+	if (fw_st->BootServices->AllocatePages(AllocateAnyPages, EfiLoaderData, pages, &addr) != EFI_SUCCESS)
+		return NULL;
+	if (align > PAGE_SIZE_4K) {
+		/* Over-allocate, then give back the unaligned head and the tail. */
+		EFI_PHYSICAL_ADDRESS aligned = (addr + align - 1) & ~(EFI_PHYSICAL_ADDRESS)(align - 1);
+		UINTN head = (UINTN)((aligned - addr) / PAGE_SIZE_4K);
+		UINTN used = (bytes + PAGE_SIZE_4K - 1) / PAGE_SIZE_4K;
+		if (head)
+			fw_st->BootServices->FreePages(addr, head);
+		if (pages - head - used)
+			fw_st->BootServices->FreePages(aligned + used * PAGE_SIZE_4K, pages - head - used);
+		addr = aligned;
+	}
+	return (void *)(uintptr_t)addr;
+}
+
+void fw_free_pages(void *p, size_t bytes, size_t align)
+{
+	(void)align;
+	if (p)
+		fw_st->BootServices->FreePages((EFI_PHYSICAL_ADDRESS)(uintptr_t)p,
+					       (bytes + PAGE_SIZE_4K - 1) / PAGE_SIZE_4K);
+}
+
+struct acpi_sdt_header {
+	char signature[4];
+	uint32_t length;
+	uint8_t revision, checksum;
+	char oem_id[6], oem_table_id[8];
+	uint32_t oem_revision, creator_id, creator_revision;
+} __attribute__((packed));
+
+struct acpi_rsdp {
+	char signature[8];
+	uint8_t checksum;
+	char oem_id[6];
+	uint8_t revision;
+	uint32_t rsdt_address;
+	uint32_t length;
+	uint64_t xsdt_address;
+	uint8_t ext_checksum, reserved[3];
+} __attribute__((packed));
+
+#define ACPI_RSDP_REV_XSDT 2	/* ACPI 6.5 §5.2.5.3: revision >= 2 has the XSDT address */
+
+const void *fw_acpi_table(const char sig[4])
+{
+	static EFI_GUID acpi20 = ACPI_20_TABLE_GUID;
+	static EFI_GUID acpi10 = ACPI_TABLE_GUID;
+	const struct acpi_rsdp *rsdp = NULL;
+
+	for (UINTN i = 0; i < fw_st->NumberOfTableEntries && !rsdp; i++) {
+		EFI_CONFIGURATION_TABLE *t = &fw_st->ConfigurationTable[i];
+		if (memcmp(&t->VendorGuid, &acpi20, sizeof(EFI_GUID)) == 0)
+			rsdp = t->VendorTable;
+	}
+	for (UINTN i = 0; i < fw_st->NumberOfTableEntries && !rsdp; i++) {
+		EFI_CONFIGURATION_TABLE *t = &fw_st->ConfigurationTable[i];
+		if (memcmp(&t->VendorGuid, &acpi10, sizeof(EFI_GUID)) == 0)
+			rsdp = t->VendorTable;
+	}
+	if (!rsdp)
+		return NULL;
+	bool xsdt = rsdp->revision >= ACPI_RSDP_REV_XSDT && rsdp->xsdt_address;
+	const struct acpi_sdt_header *root =
+		(const void *)(uintptr_t)(xsdt ? rsdp->xsdt_address : rsdp->rsdt_address);
+	if (!root || root->length < sizeof(*root))
+		return NULL;
+	size_t entry = xsdt ? 8 : 4;
+	size_t n = (root->length - sizeof(*root)) / entry;
+	const uint8_t *entries = (const uint8_t *)(root + 1);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t addr = 0;
+		memcpy(&addr, entries + i * entry, entry);
+		const struct acpi_sdt_header *h = (const void *)(uintptr_t)addr;
+		if (h && memcmp(h->signature, sig, 4) == 0)
+			return h;
+	}
+	return NULL;
+}
+
+uint64_t fw_image_base(void)
+{
+	return fw_loaded_image ? (uint64_t)(uintptr_t)fw_loaded_image->ImageBase : 0;
+}
+
+uint64_t fw_image_size(void)
+{
+	return fw_loaded_image ? fw_loaded_image->ImageSize : 0;
+}
+
+bool fw_has_console_input(void)
+{
+	return fw_st->ConIn != NULL;
+}
+
+bool fw_key_pressed(void)
+{
+	EFI_INPUT_KEY key;
+	if (!fw_st->ConIn)
+		return false;
+	return fw_st->ConIn->ReadKeyStroke(fw_st->ConIn, &key) == EFI_SUCCESS;
+}
+
+long fw_load_options(char *buf, size_t cap, const char **note)
+{
+	*note = "none";
+	if (!fw_loaded_image || !fw_loaded_image->LoadOptions || fw_loaded_image->LoadOptionsSize < 2)
+		return -1;
+	const CHAR16 *w = fw_loaded_image->LoadOptions;
+	size_t n = fw_loaded_image->LoadOptionsSize / 2, len = 0;
+	for (size_t i = 0; i < n && w[i]; i++) {
+		CHAR16 c = w[i];
+		if (c == '\t' || c == '\r' || c == '\n')
+			c = ' ';
+		if (c < 0x20 || c > 0x7e) {
+			*note = "binary (not text): ignored";
+			return -1;
+		}
+		if (len + 1 >= cap) {
+			*note = "too long: ignored";
+			return -1;
+		}
+		buf[len++] = (char)c;
+	}
+	buf[len] = '\0';
+	*note = "text";
+	return (long)len;
+}
+
+/* The image's directory from its file-path device path, e.g. "\EFI\BOOT\". */
+static void image_dir(CHAR16 *dir, size_t cap)
+{
+	size_t len = 0;
+	dir[0] = 0;
+	if (!fw_loaded_image || !fw_loaded_image->FilePath)
+		return;
+	EFI_DEVICE_PATH *dp = fw_loaded_image->FilePath;
+	for (unsigned guard = 0; guard < 64 && dp->Type != DP_TYPE_END; guard++) {
+		unsigned nlen = (unsigned)dp->Length[0] | ((unsigned)dp->Length[1] << 8);
+		if (nlen < 4)
+			break;
+		if (dp->Type == DP_TYPE_MEDIA && dp->SubType == DP_SUBTYPE_FILE_PATH) {
+			const CHAR16 *p = (const CHAR16 *)((uint8_t *)dp + 4);
+			size_t chars = (nlen - 4) / 2;
+			for (size_t i = 0; i < chars && p[i] && len + 2 < cap; i++)
+				dir[len++] = p[i];
+		}
+		dp = (EFI_DEVICE_PATH *)((uint8_t *)dp + nlen);
+	}
+	while (len && dir[len - 1] != '\\')
+		len--;
+	dir[len] = 0;
+}
+
+static EFI_FILE_HANDLE open_root(void)
+{
+	static EFI_GUID fs_guid = SIMPLE_FILE_SYSTEM_PROTOCOL;
+	EFI_FILE_IO_INTERFACE *fs = NULL;
+	EFI_FILE_HANDLE root = NULL;
+
+	if (!fw_loaded_image || !fw_loaded_image->DeviceHandle)
+		return NULL;
+	if (fw_st->BootServices->HandleProtocol(fw_loaded_image->DeviceHandle, &fs_guid, (void **)&fs) != EFI_SUCCESS)
+		return NULL;
+	if (fs->OpenVolume(fs, &root) != EFI_SUCCESS)
+		return NULL;
+	return root;
+}
+
+static void to_ascii(char *dst, size_t cap, const CHAR16 *src)
+{
+	size_t i = 0;
+	for (; src[i] && i + 1 < cap; i++)
+		dst[i] = src[i] < 0x80 ? (char)src[i] : '?';
+	dst[i] = '\0';
+}
+
+long fw_read_beside_image(const char *name, char *buf, size_t cap, char *where, size_t where_cap)
+{
+	CHAR16 dir[PATH_MAX_CHARS], path[PATH_MAX_CHARS];
+	EFI_FILE_HANDLE root = open_root();
+	long result = -1;
+
+	where[0] = '\0';
+	if (!root)
+		return -1;
+	image_dir(dir, PATH_MAX_CHARS);
+	const CHAR16 *dirs[2] = { dir, L"\\" };
+	for (int d = 0; d < 2 && result == -1; d++) {
+		size_t k = 0;
+		for (size_t i = 0; dirs[d][i] && k + 1 < PATH_MAX_CHARS; i++)
+			path[k++] = dirs[d][i];
+		if (k == 0 || path[k - 1] != '\\')
+			path[k++] = '\\';
+		for (size_t i = 0; name[i] && k + 1 < PATH_MAX_CHARS; i++)
+			path[k++] = (CHAR16)name[i];
+		path[k] = 0;
+		EFI_FILE_HANDLE f = NULL;
+		if (root->Open(root, &f, path, EFI_FILE_MODE_READ, 0) != EFI_SUCCESS)
+			continue;
+		to_ascii(where, where_cap, path);
+		UINTN size = cap;
+		EFI_STATUS st = f->Read(f, &size, buf);
+		if (st != EFI_SUCCESS) {
+			result = -2;
+		} else if (size == cap) {
+			/* Could be longer than the buffer: refuse rather than read half a file. */
+			char extra;
+			UINTN one = 1;
+			result = (f->Read(f, &one, &extra) == EFI_SUCCESS && one == 0) ? (long)size : -2;
+		} else {
+			result = (long)size;
+		}
+		f->Close(f);
+	}
+	root->Close(root);
+	return result;
+}

@@ -1,0 +1,64 @@
+/*
+ * kernel/hw.h - the narrow hardware interface.
+ *
+ * pmu/, events/ and the bench/ harness reach the machine only through these
+ * functions.  Three implementations exist:
+ *   kernel/hw_metal.c   the UEFI image, on bare metal (fault-tolerant via
+ *                       the exception-fixup table);
+ *   tools/host/hw_linux.c  pmuboot-host on Linux (cpuid instruction,
+ *                       /dev/cpu/N/msr where permitted, rdtsc);
+ *   tests/fake/hw_fake.c   unit tests (a modelled CPU: CPUID leaves, MSRs
+ *                       that exist or #GP, counters that count).
+ * Keep it narrow: anything added here must be implemented three times.
+ */
+#ifndef PMUBOOT_KERNEL_HW_H
+#define PMUBOOT_KERNEL_HW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct cpuid_regs {
+	uint32_t eax, ebx, ecx, edx;
+};
+
+/* Error codes of the safe accessors: 0, or the exception that was absorbed. */
+#define HW_OK 0
+#define HW_FAULT_UD 6		/* #UD: invalid opcode (e.g. RDPMC under QEMU TCG) */
+#define HW_FAULT_GP 13		/* #GP: MSR absent, reserved bits, bad counter index */
+#define HW_ENODEV (-1)		/* no access at all (host without /dev/cpu/N/msr) */
+
+void hw_cpuid(uint32_t leaf, uint32_t subleaf, struct cpuid_regs *out);
+
+/* Never fault: return HW_OK, HW_FAULT_* or HW_ENODEV. */
+int hw_rdmsr(uint32_t msr, uint64_t *val);
+int hw_wrmsr(uint32_t msr, uint64_t val);
+int hw_rdpmc(uint32_t index, uint64_t *val);
+
+/* Serialised TSC read (lfence; rdtsc; lfence), the one place timestamps come from. */
+uint64_t hw_tsc(void);
+
+/*
+ * The interrupts-off measurement window.  enter masks every interrupt
+ * source the platform has (PIC, local APIC LVTs, then cli) and records what
+ * it saw; leave restores exactly that.  The window struct carries what a
+ * sample needs to be judged: NMIs taken inside it and SMIs where the CPU
+ * counts them.  hw_window_enter returns false when the window could not be
+ * established (then nothing was changed).
+ */
+struct hw_window {
+	uint64_t smi_start, smi_end;	/* MSR_SMI_COUNT where readable */
+	uint32_t nmi_start, nmi_end;	/* NMIs taken, from the kernel's counter */
+	bool smi_valid;
+	bool if_was_set;		/* RFLAGS.IF at entry */
+	bool if_verified_clear;		/* RFLAGS.IF read back as 0 inside */
+	uint64_t opaque[24];		/* implementation's saved state */
+};
+bool hw_window_enter(struct hw_window *w);
+void hw_window_leave(struct hw_window *w);
+/* True when the sample taken inside w is polluted (an SMI or NMI happened). */
+static inline bool hw_window_polluted(const struct hw_window *w)
+{
+	return (w->smi_valid && w->smi_end != w->smi_start) || w->nmi_end != w->nmi_start;
+}
+
+#endif

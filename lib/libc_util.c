@@ -1,0 +1,45 @@
+/* lib/libc_util.c - locale-free helpers shared by the image and host builds. */
+#include "libc.h"
+
+int lc_strcasecmp(const char *a, const char *b)
+{
+	for (;; a++, b++) {
+		int ca = lc_tolower((unsigned char)*a), cb = lc_tolower((unsigned char)*b);
+		if (ca != cb || ca == 0)
+			return ca - cb;
+	}
+}
+
+static int digit_value(int c)
+{
+	if (lc_isdigit(c))
+		return c - '0';
+	c = lc_tolower(c);
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+bool lc_parse_u64(const char *s, size_t len, uint64_t *out)
+{
+	unsigned base = 10;
+	uint64_t v = 0;
+
+	if (len >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+		len -= 2;
+	}
+	if (len == 0)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		int d = digit_value((unsigned char)s[i]);
+		if (d < 0 || (unsigned)d >= base)
+			return false;
+		if (v > (UINT64_MAX - (uint64_t)d) / base)
+			return false;
+		v = v * base + (uint64_t)d;
+	}
+	*out = v;
+	return true;
+}

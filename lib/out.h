@@ -1,0 +1,39 @@
+/*
+ * lib/out.h - where every line of output goes.
+ *
+ * Output is a list of sinks (serial port, screen, results file on the boot
+ * medium, stdout on the host).  Each line is handed to every sink as soon
+ * as it is complete, so nothing already printed can be lost to a later
+ * crash.  Text is ASCII with '\n' line ends; a sink that needs CRLF adds it.
+ */
+#ifndef PMUBOOT_LIB_OUT_H
+#define PMUBOOT_LIB_OUT_H
+
+#include "libc.h"
+
+enum out_kind {
+	OUT_TEXT,	/* human-readable line */
+	OUT_RECORD,	/* an "@pmuboot {json}" line */
+};
+
+struct out_sink {
+	const char *name;
+	/* Write one complete line (without its '\n'). */
+	void (*write_line)(void *ctx, enum out_kind kind, const char *line, size_t len);
+	void *ctx;
+	/* Text lines go only to sinks that want them (a results file wants records only). */
+	bool records_only;
+};
+
+#define OUT_MAX_SINKS 6
+
+/* Returns false when the table is full. */
+bool out_add_sink(const struct out_sink *sink);
+void out_remove_sink(const char *name);
+void out_reset(void);
+
+/* One human-readable line per call; a trailing '\n' in fmt is optional. */
+void out_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void out_line(enum out_kind kind, const char *line, size_t len);
+
+#endif
