@@ -1,0 +1,60 @@
+"""The build itself: size, reproducibility, the option reference, the host program."""
+import os
+import subprocess
+import tempfile
+
+MAX_EFI = 256 * 1024
+
+
+def test_image_under_256k(ctx):
+    size = os.path.getsize(ctx.efi)
+    assert size < MAX_EFI, f"{size} bytes"
+
+
+def test_image_is_pe32plus_efi_application(ctx):
+    p = subprocess.run(["objdump", "-p", ctx.efi], capture_output=True, text=True)
+    assert "pei-x86-64" in p.stdout, p.stdout[:400]
+    assert "Subsystem\t\t0000000a" in p.stdout, "not an EFI application (subsystem 10)"
+
+
+def test_rebuild_is_byte_identical(ctx):
+    """Two clean builds in different directories give the same .efi."""
+    outs = []
+    for _ in range(2):
+        d = tempfile.mkdtemp(prefix="pmuboot-repro-")
+        src = os.path.join(d, "src")
+        subprocess.run(["git", "clone", "-q", ctx.root, src], check=True)
+        # Build the working tree as it is, not only the last commit.
+        subprocess.run(f"cd {ctx.root} && git ls-files -z --cached --others --exclude-standard | "
+                       f"xargs -0 cp --parents -t {src}", shell=True, check=True)
+        p = subprocess.run(["make", "-C", src, "image"], capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr[-1500:]
+        with open(os.path.join(src, "build", "pmuboot.efi"), "rb") as f:
+            outs.append(f.read())
+        subprocess.run(["rm", "-rf", d])
+    assert outs[0] == outs[1], "two clean builds differ"
+
+
+def test_debug_file_has_symbols(ctx):
+    dbg = os.path.join(ctx.root, "build", "pmuboot.debug")
+    p = subprocess.run(["nm", dbg], capture_output=True, text=True)
+    assert " efi_main" in p.stdout and " rec_emit" in p.stdout
+
+
+def test_options_doc_matches_table(ctx):
+    p = ctx.run_host("options", check=True)
+    with open(os.path.join(ctx.root, "docs", "options.md")) as f:
+        assert f.read() == p.stdout, "docs/options.md is stale: run build/pmuboot-host options > docs/options.md"
+
+
+def test_host_identify_names_this_cpu(ctx):
+    p = ctx.run_host("identify", check=True)
+    with open("/proc/cpuinfo") as f:
+        info = f.read()
+    vendor = next(l.split(":")[1].strip() for l in info.splitlines() if l.startswith("vendor_id"))
+    fam = int(next(l.split(":")[1] for l in info.splitlines() if l.startswith("cpu family")))
+    model = int(next(l.split(":")[1] for l in info.splitlines() if l.startswith("model\t")))
+    import json
+    cpu = next(json.loads(l[len("@pmuboot "):]) for l in p.stdout.splitlines() if '"type":"cpu"' in l)
+    assert cpu["vendor_string"] == vendor, cpu
+    assert int(cpu["family"], 16) == fam and int(cpu["model"], 16) == model, (cpu, fam, model)

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""tests/run.py - run every pmuboot test and print "N passed, M failed".
+
+Three kinds of test, all counted in one summary:
+  unit   build/tests/test_* (cmocka, run with TAP output and parsed);
+  host   tests/host/test_*.py (pmuboot-host and the host tools);
+  qemu   tests/qemu/test_*.py (boot the real image under QEMU/OVMF).
+A Python test module defines functions test_*(ctx) and/or a list CASES of
+(name, function) pairs for parametrised cases; a test fails by raising
+(assert), skips by raising Skip.  QEMU boots run in parallel.
+
+    tests/run.py [-k SUBSTRING] [--kind unit,host,qemu] [-j N] [-v]
+"""
+import argparse
+import concurrent.futures as cf
+import glob
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+import traceback
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+os.chdir(ROOT)
+
+from testlib import Skip, Context  # noqa: E402
+
+TAP_RE = re.compile(r"^(not ok|ok) \d+ - (.*?)(\s+#\s*(SKIP|skip)\b.*)?$")
+
+
+def run_unit(binary):
+    """Run one cmocka binary; returns [(name, status, detail)]."""
+    env = dict(os.environ, CMOCKA_MESSAGE_OUTPUT="TAP")
+    try:
+        p = subprocess.run([binary], capture_output=True, text=True, timeout=300, env=env)
+    except subprocess.TimeoutExpired:
+        return [(os.path.basename(binary), "FAIL", "timed out after 300 s")]
+    results, detail = [], []
+    for line in p.stdout.splitlines():
+        m = TAP_RE.match(line.strip())
+        if m:
+            name = f"{os.path.basename(binary)}::{m.group(2)}"
+            if m.group(4):
+                results.append((name, "SKIP", line.split("#", 1)[1].strip()))
+            else:
+                results.append((name, "PASS" if m.group(1) == "ok" else "FAIL", "\n".join(detail)))
+            detail = []
+        elif line.startswith("#"):
+            detail.append(line)
+    if p.returncode != 0 and not any(s == "FAIL" for _, s, _ in results):
+        results.append((os.path.basename(binary), "FAIL",
+                        f"exit status {p.returncode}\n{p.stdout[-2000:]}{p.stderr[-2000:]}"))
+    return results
+
+
+def load_module(path):
+    name = "t_" + os.path.splitext(os.path.basename(path))[0] + "_" + os.path.basename(os.path.dirname(path))
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def py_cases(path):
+    mod = load_module(path)
+    base = os.path.relpath(path, ROOT)
+    cases = [(f"{base}::{n}", f) for n, f in vars(mod).items() if n.startswith("test_") and callable(f)]
+    cases += [(f"{base}::{n}", f) for n, f in getattr(mod, "CASES", [])]
+    return cases
+
+
+def run_py(name, fn, ctx):
+    try:
+        fn(ctx)
+        return name, "PASS", ""
+    except Skip as e:
+        return name, "SKIP", str(e)
+    except AssertionError as e:
+        tb = traceback.extract_tb(e.__traceback__)
+        where = f"{os.path.relpath(tb[-1].filename, ROOT)}:{tb[-1].lineno}" if tb else ""
+        return name, "FAIL", f"{where}: {e}"
+    except Exception:
+        return name, "FAIL", traceback.format_exc(limit=4)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("-k", default="", help="only tests whose name contains this")
+    ap.add_argument("--kind", default="unit,host,qemu")
+    ap.add_argument("-j", type=int, default=max(2, os.cpu_count() or 2))
+    ap.add_argument("-v", action="store_true")
+    a = ap.parse_args()
+    kinds = set(a.kind.split(","))
+    start = time.monotonic()
+    results = []
+    lock = threading.Lock()
+
+    def report(r):
+        name, status, detail = r
+        with lock:
+            results.append(r)
+            if status != "PASS" or a.v:
+                print(f"{status} {name}" + (f"\n    " + detail.replace("\n", "\n    ") if detail and status != "PASS" else ""),
+                      flush=True)
+
+    if "unit" in kinds:
+        for b in sorted(glob.glob(os.path.join(ROOT, "build", "tests", "test_*"))):
+            if b.endswith(".d") or not os.access(b, os.X_OK):
+                continue
+            for r in run_unit(b):
+                if a.k in r[0]:
+                    report(r)
+
+    ctx = Context(ROOT)
+    jobs = []
+    for kind in ("host", "qemu"):
+        if kind not in kinds:
+            continue
+        for path in sorted(glob.glob(os.path.join(ROOT, "tests", kind, "test_*.py"))):
+            try:
+                cases = py_cases(path)
+            except Exception:
+                report((os.path.relpath(path, ROOT), "FAIL", traceback.format_exc(limit=4)))
+                continue
+            jobs += [(n, f) for n, f in cases if a.k in n]
+    with cf.ThreadPoolExecutor(max_workers=a.j) as ex:
+        for fut in cf.as_completed([ex.submit(run_py, n, f, ctx) for n, f in jobs]):
+            report(fut.result())
+
+    passed = sum(1 for _, s, _ in results if s == "PASS")
+    failed = sum(1 for _, s, _ in results if s == "FAIL")
+    skipped = sum(1 for _, s, _ in results if s == "SKIP")
+    print(f"({time.monotonic() - start:.0f} s)")
+    print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
+    return 1 if failed or not results else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,58 @@
+"""tests/testlib.py - shared helpers for the host and QEMU tests."""
+import os
+import subprocess
+import threading
+
+import qemurun
+
+
+class Skip(Exception):
+    """Raised by a test that cannot run here; reported as SKIP with the reason."""
+
+
+SHARED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "..", "shared")
+
+
+class Context:
+    """Handed to every Python test.  Boots are cached by key, so tests that
+    assert on the same run share one boot."""
+
+    def __init__(self, root):
+        self.root = root
+        self.efi = os.path.join(root, "build", "pmuboot.efi")
+        self.host = os.path.join(root, "build", "pmuboot-host")
+        self.shared = os.path.normpath(SHARED)
+        self._boots = {}
+        self._locks = {}
+        self._guard = threading.Lock()
+
+    def boot(self, key=None, **kw):
+        """Boot the image (qemurun.boot keywords); the same key returns the same Result."""
+        kw.setdefault("efi", self.efi)
+        kw.setdefault("timeout", 90)
+        if key is None:
+            return qemurun.boot(**kw)
+        with self._guard:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:
+            if key not in self._boots:
+                self._boots[key] = qemurun.boot(**kw)
+            return self._boots[key]
+
+    def run_host(self, *args, check=False, input=None, timeout=300):
+        p = subprocess.run([self.host, *args], capture_output=True, text=True, timeout=timeout, input=input)
+        if check:
+            assert p.returncode == 0, f"pmuboot-host {' '.join(args)} exited {p.returncode}: {p.stderr[-1500:]}"
+        return p
+
+    def shared_path(self, *parts):
+        p = os.path.join(self.shared, *parts)
+        if not os.path.exists(p):
+            raise Skip(f"{p} is not present (../shared is not beside the checkout)")
+        return p
+
+
+def describe(res):
+    """A short account of a boot for assertion messages."""
+    tail = res.log[-1500:] if res.log else "(empty capture)"
+    return f"status {res.status} ({res.reason}), qemu rc {res.qemu_rc}; serial tail:\n{tail}"

@@ -1,0 +1,200 @@
+/* Options: defaults, every value type, precedence, and errors that name source, key and reason. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+#include <stdio.h>
+
+#include "lib/config.h"
+
+struct errs {
+	struct config_error e[8];
+	int n;
+};
+
+static void keep(const struct config_error *e, void *ctx)
+{
+	struct errs *x = ctx;
+	if (x->n < 8)
+		x->e[x->n] = *e;
+	x->n++;
+}
+
+static bool apply(struct config *c, const char *word, struct config_error *err)
+{
+	return config_apply_word(c, "test", word, strlen(word), err);
+}
+
+static void defaults(void **state)
+{
+	(void)state;
+	struct config c;
+	config_defaults(&c);
+	assert_int_equal(c.serial.kind, SERIAL_AUTO);
+	assert_int_equal(c.on_finish, FINISH_AUTO);
+	assert_int_equal(c.countdown, -1);
+	assert_int_equal(c.reps, 11);
+	assert_int_equal(c.iterations, 1000);
+	assert_true(c.save);
+	assert_false(c.verbose);
+	assert_string_equal(c.bench, "all");
+	assert_int_equal(c.ibs_period, 0x4000);
+}
+
+static void serial_forms(void **state)
+{
+	(void)state;
+	struct config c;
+	struct config_error e;
+	config_defaults(&c);
+	assert_true(apply(&c, "serial=0x2f8,57600", &e));
+	assert_int_equal(c.serial.kind, SERIAL_IO);
+	assert_int_equal(c.serial.base, 0x2f8);
+	assert_int_equal(c.serial.baud, 57600);
+	assert_true(apply(&c, "serial=COM2", &e));
+	assert_int_equal(c.serial.base, 0x2f8);
+	assert_int_equal(c.serial.baud, 115200);
+	assert_true(apply(&c, "serial=mmio32,0xfe032000,115200", &e));
+	assert_int_equal(c.serial.kind, SERIAL_MMIO32);
+	assert_int_equal(c.serial.base, 0xfe032000ull);
+	assert_true(apply(&c, "serial=off", &e));
+	assert_int_equal(c.serial.kind, SERIAL_OFF);
+
+	assert_false(apply(&c, "serial=0x3f8,1234", &e));
+	assert_string_equal(e.key, "serial");
+	assert_non_null(strstr(e.message, "bad baud rate '1234'"));
+	assert_false(apply(&c, "serial=mmio32", &e));
+	assert_non_null(strstr(e.message, "needs an address"));
+	assert_false(apply(&c, "serial=0x10000", &e));
+	assert_non_null(strstr(e.message, "is not a serial port"));
+	/* A failed word leaves the previous value. */
+	assert_int_equal(c.serial.kind, SERIAL_OFF);
+}
+
+static void enum_bool_number(void **state)
+{
+	(void)state;
+	struct config c;
+	struct config_error e;
+	config_defaults(&c);
+	assert_true(apply(&c, "on_finish=Reboot", &e));
+	assert_int_equal(c.on_finish, FINISH_REBOOT);
+	assert_false(apply(&c, "on_finish=explode", &e));
+	assert_non_null(strstr(e.message, "'explode' is not one of: auto shutdown reboot halt return"));
+	assert_true(apply(&c, "verbose=yes", &e));
+	assert_true(c.verbose);
+	assert_false(apply(&c, "verbose=maybe", &e));
+	assert_true(apply(&c, "reps=0x20", &e));
+	assert_int_equal(c.reps, 32);
+	assert_false(apply(&c, "reps=2", &e));
+	assert_non_null(strstr(e.message, "2 is out of range 3..10000"));
+	assert_false(apply(&c, "reps=12abc", &e));
+	assert_non_null(strstr(e.message, "'12abc' is not a number"));
+	assert_false(apply(&c, "reps=99999999999999999999999", &e));
+	assert_true(apply(&c, "countdown=0", &e));
+	assert_int_equal(c.countdown, 0);
+	assert_true(apply(&c, "countdown=auto", &e));
+	assert_int_equal(c.countdown, -1);
+}
+
+static void unknown_and_malformed(void **state)
+{
+	(void)state;
+	struct config c;
+	struct config_error e;
+	config_defaults(&c);
+	assert_false(apply(&c, "colour=blue", &e));
+	assert_string_equal(e.source, "test");
+	assert_string_equal(e.key, "colour");
+	assert_non_null(strstr(e.message, "unknown option 'colour'"));
+	assert_false(apply(&c, "justaword", &e));
+	assert_non_null(strstr(e.message, "is not key=value"));
+	assert_false(apply(&c, "events=a\x01b", &e));
+	assert_non_null(strstr(e.message, "not printable"));
+}
+
+static void file_lines_and_comments(void **state)
+{
+	(void)state;
+	struct config c;
+	struct errs x = { 0 };
+	const char text[] = "# pmuboot.cfg\n"
+			    "reps=21   iterations=5000 # two words\r\n"
+			    "\n"
+			    "bogus=1\n"
+			    "   on_finish=halt\n"
+			    "reps=1";
+	config_defaults(&c);
+	unsigned n = config_apply_text(&c, "\\EFI\\BOOT\\pmuboot.cfg", true, text, strlen(text), keep, &x);
+	assert_int_equal(n, 2);
+	assert_int_equal(x.n, 2);
+	assert_string_equal(x.e[0].source, "\\EFI\\BOOT\\pmuboot.cfg:4");
+	assert_string_equal(x.e[0].key, "bogus");
+	assert_string_equal(x.e[1].source, "\\EFI\\BOOT\\pmuboot.cfg:6");
+	assert_string_equal(x.e[1].key, "reps");
+	assert_int_equal(c.reps, 21);
+	assert_int_equal(c.iterations, 5000);
+	assert_int_equal(c.on_finish, FINISH_HALT);
+}
+
+static void load_options_override_file(void **state)
+{
+	(void)state;
+	struct config c;
+	struct errs x = { 0 };
+	config_defaults(&c);
+	config_apply_text(&c, "pmuboot.cfg", true, "reps=21\nverbose=on\n", 19, keep, &x);
+	config_apply_text(&c, "load-options", false, "reps=41 bad=", 12, keep, &x);
+	assert_int_equal(c.reps, 41);
+	assert_true(c.verbose);
+	assert_int_equal(x.n, 1);
+	assert_string_equal(x.e[0].source, "load-options");
+}
+
+static void value_text_round_trip(void **state)
+{
+	(void)state;
+	struct config c, d;
+	struct config_error e;
+	char buf[300];
+	config_defaults(&c);
+	apply(&c, "serial=mmio,0x1000,9600", &e);
+	apply(&c, "ibs_period=0x20000", &e);
+	apply(&c, "bench=split", &e);
+	config_defaults(&d);
+	for (size_t i = 0; i < config_key_count(); i++) {
+		char word[400];
+		const char *k = config_key_at(i);
+		assert_true(config_value_text(&c, k, buf, sizeof(buf)));
+		snprintf(word, sizeof(word), "%s=%s", k, buf);
+		if (buf[0] == '\0')
+			continue; /* empty strings are the default */
+		assert_true(config_apply_word(&d, "rt", word, strlen(word), &e));
+	}
+	for (size_t i = 0; i < config_key_count(); i++) {
+		char a[300], b[300];
+		config_value_text(&c, config_key_at(i), a, sizeof(a));
+		config_value_text(&d, config_key_at(i), b, sizeof(b));
+		assert_string_equal(a, b);
+	}
+	assert_int_equal(d.serial.kind, SERIAL_MMIO8);
+	assert_int_equal(d.serial.base, 0x1000);
+	assert_int_equal(d.serial.baud, 9600);
+	assert_int_equal(d.ibs_period, 0x20000);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(defaults),
+		cmocka_unit_test(serial_forms),
+		cmocka_unit_test(enum_bool_number),
+		cmocka_unit_test(unknown_and_malformed),
+		cmocka_unit_test(file_lines_and_comments),
+		cmocka_unit_test(load_options_override_file),
+		cmocka_unit_test(value_text_round_trip),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

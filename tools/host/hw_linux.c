@@ -1,0 +1,120 @@
+/*
+ * tools/host/hw_linux.c - kernel/hw.h under Linux, for pmuboot-host.
+ *
+ * CPUID is the instruction itself unless a CPUID source (a dump file) is
+ * installed.  MSRs go through /dev/cpu/N/msr when the msr driver is loaded
+ * and we may open it (root); otherwise every access reports HW_ENODEV.
+ * RDPMC is not used on the host: counting goes through perf_event_open.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "kernel/hw.h"
+#include "hw_linux.h"
+
+static hw_cpuid_source_fn cpuid_source;
+static void *cpuid_ctx;
+static int msr_fd = -2;	/* -2: not tried yet */
+
+void hw_linux_set_cpuid_source(hw_cpuid_source_fn fn, void *ctx)
+{
+	cpuid_source = fn;
+	cpuid_ctx = ctx;
+}
+
+int hw_linux_pinned_cpu(void)
+{
+	int cpu = sched_getcpu();
+	return cpu < 0 ? 0 : cpu;
+}
+
+void hw_cpuid(uint32_t leaf, uint32_t subleaf, struct cpuid_regs *out)
+{
+	if (cpuid_source) {
+		cpuid_source(cpuid_ctx, leaf, subleaf, out);
+		return;
+	}
+	__asm__ volatile("cpuid"
+			 : "=a"(out->eax), "=b"(out->ebx), "=c"(out->ecx), "=d"(out->edx)
+			 : "a"(leaf), "c"(subleaf));
+}
+
+static int msr_open(void)
+{
+	if (msr_fd == -2) {
+		char path[64];
+		snprintf(path, sizeof(path), "/dev/cpu/%d/msr", hw_linux_pinned_cpu());
+		msr_fd = open(path, O_RDWR | O_CLOEXEC);
+		if (msr_fd < 0)
+			msr_fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	return msr_fd;
+}
+
+int hw_rdmsr(uint32_t msr, uint64_t *val)
+{
+	*val = 0;
+	if (cpuid_source || msr_open() < 0)
+		return HW_ENODEV;
+	if (pread(msr_fd, val, sizeof(*val), msr) != sizeof(*val))
+		return errno == EIO ? HW_FAULT_GP : HW_ENODEV;	/* the msr driver reports #GP as EIO */
+	return HW_OK;
+}
+
+int hw_wrmsr(uint32_t msr, uint64_t val)
+{
+	if (cpuid_source || msr_open() < 0)
+		return HW_ENODEV;
+	if (pwrite(msr_fd, &val, sizeof(val), msr) != sizeof(val))
+		return errno == EIO ? HW_FAULT_GP : HW_ENODEV;
+	return HW_OK;
+}
+
+int hw_rdpmc(uint32_t index, uint64_t *val)
+{
+	(void)index;
+	*val = 0;
+	return HW_ENODEV;
+}
+
+uint64_t hw_tsc(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("lfence; rdtsc; lfence" : "=a"(lo), "=d"(hi) : : "memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/*
+ * A user process cannot mask interrupts.  The host window instead counts
+ * context switches of this thread across it (getrusage), reported in the
+ * NMI fields: a sample during which the thread was switched out is
+ * polluted, just as one with an NMI would be on bare metal.
+ */
+static uint32_t switches(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_THREAD, &ru) != 0)
+		return 0;
+	return (uint32_t)(ru.ru_nvcsw + ru.ru_nivcsw);
+}
+
+bool hw_window_enter(struct hw_window *w)
+{
+	w->smi_valid = false;
+	w->smi_start = w->smi_end = 0;
+	w->if_was_set = true;
+	w->if_verified_clear = false;
+	w->nmi_start = switches();
+	w->nmi_end = w->nmi_start;
+	return true;
+}
+
+void hw_window_leave(struct hw_window *w)
+{
+	w->nmi_end = switches();
+}
