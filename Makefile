@@ -152,12 +152,12 @@ deps:
 run:
 	@tools/deps.sh --quiet
 	@$(MAKE) --no-print-directory image
-	@tools/run-qemu --show $(RUN_ARGS)
+	@tools/run-qemu --show --efi $(B)/pmuboot.efi $(RUN_ARGS)
 
 test:
 	@tools/deps.sh --quiet
 	@$(MAKE) --no-print-directory all unit
-	@$(PYTHON) tests/run.py $(TEST_ARGS)
+	@PMUBOOT_BUILD=$(B) $(PYTHON) tests/run.py $(TEST_ARGS)
 
 bench:
 	@tools/deps.sh --quiet

@@ -61,4 +61,16 @@ static inline bool hw_window_polluted(const struct hw_window *w)
 	return (w->smi_valid && w->smi_end != w->smi_start) || w->nmi_end != w->nmi_start;
 }
 
+/*
+ * NMI delivery for IBS.  Route the local APIC extended LVT entry `offset`
+ * (AMD APM Vol. 2 §16.4.5, APIC_EILVTn) as an NMI and call fn from the NMI
+ * handler each time it fires.  Returns false, with the reason in why, when
+ * that cannot be done here (no APIC access on the host, an offset already
+ * in use, ...); the caller then falls back to polling.
+ */
+typedef void (*hw_nmi_fn)(void *ctx);
+bool hw_nmi_route_eilvt(unsigned offset, hw_nmi_fn fn, void *ctx, char *why, unsigned long why_cap);
+/* Mask the entry again and restore what it held; NMIs still in flight are absorbed. */
+void hw_nmi_unroute_eilvt(unsigned offset);
+
 #endif

@@ -49,3 +49,18 @@ void hw_window_leave(struct hw_window *w)
 {
 	(void)w;
 }
+
+bool hw_nmi_route_eilvt(unsigned offset, hw_nmi_fn fn, void *ctx, char *why, unsigned long why_cap)
+{
+	(void)offset;
+	(void)fn;
+	(void)ctx;
+	if (why_cap)
+		why[0] = '\0';
+	return false;
+}
+
+void hw_nmi_unroute_eilvt(unsigned offset)
+{
+	(void)offset;
+}

@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 os.chdir(ROOT)
 
-from testlib import Skip, Context  # noqa: E402
+from testlib import Skip, Context, BUILD  # noqa: E402
 
 TAP_RE = re.compile(r"^(not ok|ok) \d+ - (.*?)(\s+#\s*(SKIP|skip)\b.*)?$")
 
@@ -109,7 +109,7 @@ def main():
                       flush=True)
 
     if "unit" in kinds:
-        for b in sorted(glob.glob(os.path.join(ROOT, "build", "tests", "test_*"))):
+        for b in sorted(glob.glob(os.path.join(ROOT, BUILD, "tests", "test_*"))):
             if b.endswith(".d") or not os.access(b, os.X_OK):
                 continue
             for r in run_unit(b):

@@ -6,6 +6,10 @@ import threading
 import qemurun
 
 
+# The build directory: PMUBOOT_BUILD lets several builds (make B=dir) share one checkout.
+BUILD = os.environ.get("PMUBOOT_BUILD", "build")
+
+
 class Skip(Exception):
     """Raised by a test that cannot run here; reported as SKIP with the reason."""
 
@@ -19,8 +23,9 @@ class Context:
 
     def __init__(self, root):
         self.root = root
-        self.efi = os.path.join(root, "build", "pmuboot.efi")
-        self.host = os.path.join(root, "build", "pmuboot-host")
+        self.build = os.path.join(root, BUILD)
+        self.efi = os.path.join(self.build, "pmuboot.efi")
+        self.host = os.path.join(self.build, "pmuboot-host")
         self.shared = os.path.normpath(SHARED)
         self._boots = {}
         self._locks = {}

@@ -36,7 +36,7 @@ def test_rebuild_is_byte_identical(ctx):
 
 
 def test_debug_file_has_symbols(ctx):
-    dbg = os.path.join(ctx.root, "build", "pmuboot.debug")
+    dbg = os.path.join(ctx.build, "pmuboot.debug")
     p = subprocess.run(["nm", dbg], capture_output=True, text=True)
     assert " efi_main" in p.stdout and " rec_emit" in p.stdout
 

@@ -118,3 +118,17 @@ void hw_window_leave(struct hw_window *w)
 {
 	w->nmi_end = switches();
 }
+
+bool hw_nmi_route_eilvt(unsigned offset, hw_nmi_fn fn, void *ctx, char *why, unsigned long why_cap)
+{
+	(void)offset;
+	(void)fn;
+	(void)ctx;
+	snprintf(why, why_cap, "a Linux process cannot program the local APIC");
+	return false;
+}
+
+void hw_nmi_unroute_eilvt(unsigned offset)
+{
+	(void)offset;
+}

@@ -1,0 +1,101 @@
+/*
+ * events/events.h - the event vocabulary, per microarchitecture.
+ *
+ * One source of truth (events/*.csv, compiled into C tables at build time)
+ * gives, for every event set, each event's code, umask, modifiers, counter
+ * restrictions, public source and description, plus the benchmark roles it
+ * plays.  The AMD IBS derived events (0xF000-0xF24C) are a separate table.
+ */
+#ifndef PMUBOOT_EVENTS_EVENTS_H
+#define PMUBOOT_EVENTS_EVENTS_H
+
+#include "../lib/libc.h"
+
+/* What an event means to the benchmarks; an event may have several roles. */
+enum event_role {
+	EV_ROLE_CYCLES = 1u << 0,		/* core clock cycles (unhalted) */
+	EV_ROLE_INSTRUCTIONS = 1u << 1,		/* instructions retired */
+	EV_ROLE_REF_CYCLES = 1u << 2,		/* reference cycles */
+	EV_ROLE_STLF_BLOCK = 1u << 3,		/* a load blocked / failed to forward from a store */
+	EV_ROLE_STLF_OK = 1u << 4,		/* a store forwarded successfully (AMD) */
+	EV_ROLE_STA_BLOCK = 1u << 5,		/* blocked by a store whose address is unknown */
+	EV_ROLE_STD_BLOCK = 1u << 6,		/* blocked by a store whose data is unknown */
+	EV_ROLE_OVERLAP_STORE = 1u << 7,	/* partial overlap with an earlier store */
+	EV_ROLE_ALIAS_4K = 1u << 8,		/* 4K aliasing (false store-load dependency) */
+	EV_ROLE_SPLIT_LOAD = 1u << 9,		/* a load crossing a cache line */
+	EV_ROLE_SPLIT_STORE = 1u << 10,		/* a store crossing a cache line */
+	EV_ROLE_PAGE_SPLIT_LOAD = 1u << 11,	/* a load crossing a 4 KiB page */
+	EV_ROLE_PAGE_SPLIT_STORE = 1u << 12,	/* a store crossing a 4 KiB page */
+	EV_ROLE_MISALIGN = 1u << 13,		/* misaligned access, any kind */
+	EV_ROLE_LOADS = 1u << 14,		/* loads retired */
+	EV_ROLE_STORES = 1u << 15,		/* stores retired */
+	EV_ROLE_SMI = 1u << 16,			/* SMIs taken */
+	EV_ROLE_HW_INT = 1u << 17,		/* hardware interrupts received */
+};
+
+#define EV_NO_FIXED (-1)
+
+struct event_def {
+	const char *name;	/* e.g. "LD_BLOCKS.STORE_FORWARD" */
+	uint16_t event;		/* event select; 12 bits on AMD */
+	uint8_t umask;
+	uint8_t cmask;
+	bool inv, edge, any;
+	uint32_t counters;	/* allowed general counters, bit n = counter n; 0 = any */
+	int8_t fixed;		/* fixed counter that counts it, or EV_NO_FIXED */
+	bool precise;		/* PEBS/precise-capable per the source */
+	uint32_t roles;		/* enum event_role bits */
+	const char *source;	/* public source, e.g. "SDM Vol. 3B Table 19-24" */
+	const char *desc;	/* short description, our own words */
+};
+
+struct event_set {
+	const char *key;	/* e.g. "goldmont"; pmu/ identification names this key */
+	const char *name;	/* e.g. "Intel Goldmont" */
+	const struct event_def *events;
+	size_t n;
+};
+
+size_t events_set_count(void);
+const struct event_set *events_set_at(size_t i);
+const struct event_set *events_set_find(const char *key);
+/* Case-insensitive exact name lookup within a set (architectural events included). */
+const struct event_def *events_find(const struct event_set *set, const char *name);
+/* The first event in set with every bit of role set, or NULL. */
+const struct event_def *events_for_role(const struct event_set *set, uint32_t role);
+
+/* AMD IBS derived events (AMD Family 10h BKDG; seed 001). */
+struct ibs_event_def {
+	uint16_t code;		/* 0xF000 .. 0xF24C */
+	const char *name;
+	const char *abbrev;
+	const char *desc;
+};
+size_t ibs_events_count(void);
+const struct ibs_event_def *ibs_event_at(size_t i);
+const struct ibs_event_def *ibs_event_find(uint16_t code);
+
+/*
+ * A parsed event specification: a name from the set, a raw
+ * event=0x..,umask=0x..[,cmask=N][,inv][,edge][,any], or perf's rUUEE
+ * short form (AMD: r + umask and 12-bit event as perf encodes it).
+ */
+struct event_spec {
+	char name[64];		/* the event's name, or the raw text */
+	uint16_t event;
+	uint8_t umask, cmask;
+	bool inv, edge, any;
+	uint32_t counters;
+	int8_t fixed;
+	const struct event_def *def;	/* NULL for raw specs */
+};
+
+/*
+ * Parse text[0..len) against set (NULL: raw specs only).  amd selects the
+ * AMD raw encoding.  On error returns false with a message naming the bad
+ * token and what was expected, or for an unknown name the nearest names.
+ */
+bool event_spec_parse(const struct event_set *set, bool amd, const char *text, size_t len,
+		      struct event_spec *out, char *err, size_t err_cap);
+
+#endif

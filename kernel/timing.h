@@ -1,0 +1,34 @@
+/*
+ * kernel/timing.h - honest time.
+ *
+ * The TSC frequency (from CPUID 0x15/0x16 where given, otherwise measured
+ * against an independent clock with the error stated), invariant-TSC
+ * detection, and the dependent-chain calibration that turns TSC ticks into
+ * core cycles when no cycle counter exists.  Implemented for bare metal in
+ * kernel/ and for Linux in tools/host/, behind this one interface.
+ */
+#ifndef PMUBOOT_KERNEL_TIMING_H
+#define PMUBOOT_KERNEL_TIMING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct timing_info {
+	bool invariant_tsc;		/* CPUID 8000_0007h EDX[8] */
+	uint64_t tsc_hz;		/* 0 when unknown */
+	const char *tsc_source;		/* "cpuid_15h", "cpuid_16h", "acpi_pm_timer", "hpet", "firmware_stall", "linux" */
+	uint32_t tsc_error_ppm;		/* error estimate of tsc_hz */
+	/* Core cycles per TSC tick, in thousandths, from a 1-cycle-per-add chain. */
+	int64_t core_per_tsc_milli;
+	const char *core_source;	/* "add_chain" or NULL when not calibrated */
+	uint32_t core_spread_milli;	/* (max-min)/median of the calibration runs, thousandths */
+	bool emulated;			/* a hypervisor is present: times are not silicon's */
+};
+
+/* Measure once (a few tens of ms); later calls return the same figures. */
+const struct timing_info *timing_init(bool hypervisor);
+const struct timing_info *timing_get(void);
+/* The `timing` record. */
+void timing_report(const struct timing_info *t);
+
+#endif

@@ -1,0 +1,70 @@
+/*
+ * tests/fake/hw_fake.h - kernel/hw.h for unit tests: a modelled CPU.
+ *
+ * CPUID answers come from a table of leaves (set by hand, or loaded from a
+ * CPUID dump).  MSRs exist only when declared; any other access is #GP,
+ * as on real hardware.  A declared MSR holds a value; writes can be checked
+ * against a mask of writable bits (#GP on a reserved bit) and are logged in
+ * order, so tests can assert the exact sequence a driver wrote.  Models of
+ * richer behaviour (counters that count, IBS) hook in through fake_msr_hook.
+ */
+#ifndef PMUBOOT_TESTS_FAKE_HW_FAKE_H
+#define PMUBOOT_TESTS_FAKE_HW_FAKE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel/hw.h"
+
+#define FAKE_MAX_LEAVES 256
+#define FAKE_MAX_MSRS 512
+#define FAKE_MAX_LOG 4096
+
+/* Forget everything: no CPUID leaves, no MSRs, empty log, RDPMC raises #UD. */
+void fake_reset(void);
+
+/* CPUID: leaf/subleaf -> regs.  Leaves not set read as zero (as on CPUs past their max leaf). */
+void fake_cpuid_set(uint32_t leaf, uint32_t subleaf, uint32_t eax, uint32_t ebx, uint32_t ecx, uint32_t edx);
+/* Make subleaf lookups for `leaf` ignore ECX (leaves that are not subleaf-indexed). */
+void fake_cpuid_flat(uint32_t leaf);
+
+/* Declare an MSR with a value; writable is the mask of bits a write may set (others #GP). */
+void fake_msr_define(uint32_t msr, uint64_t value, uint64_t writable);
+bool fake_msr_exists(uint32_t msr);
+uint64_t fake_msr_get(uint32_t msr);	/* the stored value (0 if undefined) */
+void fake_msr_set(uint32_t msr, uint64_t value);	/* set without logging */
+
+/* Every successful hw_wrmsr, in order. */
+struct fake_write {
+	uint32_t msr;
+	uint64_t value;
+};
+size_t fake_log_count(void);
+const struct fake_write *fake_log_at(size_t i);
+void fake_log_clear(void);
+
+/*
+ * A hook sees every access first.  Return true when it handled the access
+ * (setting *result to HW_OK or a fault); false lets the plain MSR store act.
+ */
+struct fake_msr_hook {
+	bool (*read)(void *ctx, uint32_t msr, uint64_t *val, int *result);
+	bool (*write)(void *ctx, uint32_t msr, uint64_t val, int *result);
+	bool (*rdpmc)(void *ctx, uint32_t index, uint64_t *val, int *result);
+	void *ctx;
+};
+void fake_set_hook(const struct fake_msr_hook *hook);
+
+/* The TSC: advances by `step` on every hw_tsc() call. */
+void fake_tsc_set(uint64_t value, uint64_t step);
+
+/* Interrupts-off window: count of enter/leave calls, and injected pollution. */
+unsigned fake_window_depth(void);
+void fake_window_inject_nmi(unsigned count);	/* next window reports this many NMIs */
+
+/* NMI routing for IBS: whether routing succeeds, and firing the routed handler. */
+void fake_nmi_allow_route(bool allow);
+bool fake_nmi_fire(void);	/* calls the routed handler; false if none */
+
+#endif
