@@ -1,7 +1,7 @@
 /*
  * events/events.h - the event vocabulary, per microarchitecture.
  *
- * One source of truth (events/*.csv, compiled into C tables at build time)
+ * One source of truth (the CSV files in events/, compiled into C tables at build time)
  * gives, for every event set, each event's code, umask, modifiers, counter
  * restrictions, public source and description, plus the benchmark roles it
  * plays.  The AMD IBS derived events (0xF000-0xF24C) are a separate table.
