@@ -40,6 +40,13 @@ struct count_toggle {
 	struct msr_write w[COUNT_TOGGLE_MAX];
 };
 
+/* Which privilege levels an event counts at (select bits USR/OS, fixed-field bits 1/0). */
+enum count_priv {
+	COUNT_PRIV_ALL = 0,	/* USR and OS: the default, and what the image (ring 0) needs */
+	COUNT_PRIV_USER,	/* USR only (CPL > 0) */
+	COUNT_PRIV_KERNEL,	/* OS only (CPL 0) */
+};
+
 struct count_set {
 	size_t n;
 	struct event_spec ev[COUNT_MAX_EVENTS];
@@ -50,6 +57,9 @@ struct count_set {
 	int8_t fixed_of[COUNT_MAX_EVENTS];	/* fixed counter index, or -1 */
 	/* Filled by count_pass_begin for the current pass. */
 	struct count_toggle start, stop;
+	/* Added after the first contract (zero-initialised sets get the defaults). */
+	enum count_priv priv;	/* privilege levels counted: COUNT_PRIV_ALL (USR and OS) unless asked */
+	uint64_t preset;	/* value counters start from: 0, or just below the wrap point to test overflow */
 };
 
 struct count_backend {
@@ -63,7 +73,9 @@ struct count_backend {
 	/* Optional C-level enable/disable (perf); NULL where the toggles do the work. */
 	void (*enable)(struct count_set *set);
 	void (*disable)(struct count_set *set);
-	/* After stop: counts for the events of pass p, indexed like set->ev (others untouched). */
+	/* After stop: counts for the events of pass p, indexed like set->ev (others untouched).
+	 * Each value is the count since pass_begin or the previous read of the pass, so a
+	 * harness may run start/kernel/stop/read several times per pass_begin. */
 	bool (*read)(struct count_set *set, unsigned pass, uint64_t *values, char *err, size_t err_cap);
 	void (*pass_end)(struct count_set *set, unsigned pass);
 	/* Restore every MSR written, exactly as found.  Safe to call more than once. */
@@ -72,9 +84,34 @@ struct count_backend {
 	void (*state_fields)(struct rec *r);
 };
 
-/* The backend in use: set once at start-up by the image or the host program. */
+/* The backend in use: set once at start-up by the image or the host program
+ * (pmuboot-host selects the perf backend from tools/host/count_perf.c). */
 void count_use_backend(const struct count_backend *b);
 const struct count_backend *count_backend(void);
 extern const struct count_backend count_backend_msr;
+
+/*
+ * Conveniences over the backend in use.  count_init runs its init and
+ * remembers the outcome; count_available/count_unavailable_reason report
+ * it.  count_restore puts back every MSR the run wrote (and leaves the
+ * current pass stopped): call it at the end of a run, on an error, and from
+ * the fatal-fault path; it is safe to call more than once.
+ */
+bool count_init(const struct cpu_info *ci, const struct pmu_caps *caps, const struct config *cfg, char *why,
+		size_t why_cap);
+bool count_available(void);
+const char *count_unavailable_reason(void);
+void count_restore(void);
+void count_state_fields(struct rec *r);
+
+/* Events counted between two reads of a counter `width` bits wide, across one wrap. */
+static inline uint64_t count_delta(uint64_t start, uint64_t end, unsigned width)
+{
+	uint64_t mask = width >= 64 ? ~0ull : (1ull << width) - 1;
+	return (end - start) & mask;
+}
+
+/* Execute a start or stop list from C (tests, and harnesses without the NASM routine). */
+void count_toggle_apply(const struct count_toggle *t);
 
 #endif

@@ -1,0 +1,28 @@
+/* pmu/pmu_flavour.c - pick the pmu_flavour.h row for a PMU. */
+#include "pmu_flavour.h"
+
+struct table {
+	const struct pmu_flavour *rows;
+	const size_t *n;
+};
+
+static const struct table tables[] = {
+	{ pmu_flavours_intel, &pmu_flavours_intel_n },
+	{ pmu_flavours_p6, &pmu_flavours_p6_n },
+	{ pmu_flavours_amd, &pmu_flavours_amd_n },
+};
+
+/* The matching row with the highest min_version not above version: a newer
+ * Intel version than any row describes is driven as the newest known one. */
+const struct pmu_flavour *pmu_flavour_find(enum pmu_kind kind, unsigned version)
+{
+	const struct pmu_flavour *best = NULL;
+	for (size_t t = 0; t < ARRAY_SIZE(tables); t++)
+		for (size_t i = 0; i < *tables[t].n; i++) {
+			const struct pmu_flavour *f = &tables[t].rows[i];
+			if (f->kind == kind && f->min_version <= version &&
+			    (!best || f->min_version > best->min_version))
+				best = f;
+		}
+	return best;
+}

@@ -1,0 +1,393 @@
+/*
+ * Counting on Intel PMUs: the exact MSR writes for given events on P6,
+ * architectural versions 1 to 5 (Core Duo, Core 2, Silvermont, Goldmont,
+ * Skylake, Ice Lake), and the counts read back from the modelled counters.
+ * Expected values are worked out by hand from the SDM layouts:
+ *   PERFEVTSELx = event | umask<<8 | USR(16) | OS(17) | EDGE(18) | ANY(21) | EN(22) | INV(23) | cmask<<24
+ *   FIXED_CTR_CTRL field n (bits 4n+3..4n) = OS(1) | USR(2) | ANY(4)
+ *   GLOBAL_CTRL bit n = PMCn, bit 32+n = FIXED_CTRn
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "fake/capture.h"
+#include "fake/fake_pmu.h"
+#include "pmu/count.h"
+#include "pmu/msr_save.h"
+
+static char why[256], err[256];
+static struct count_set set;
+
+static uint64_t rates(void *ctx, uint16_t event, uint8_t umask)
+{
+	(void)ctx;
+	if (event == 0x00)
+		return umask == 1 ? 3 : umask == 2 ? 2 : umask == 3 ? 5 : 7;	/* fixed 0..3 */
+	if (event == 0xC0)
+		return 3;	/* instructions */
+	if (event == 0x3C)
+		return 2;	/* cycles */
+	return 1;
+}
+
+static void setup(const char *key)
+{
+	if (!fake_count_setup(key, false, false, why, sizeof(why)))
+		fail_msg("init on %s: %s", key, why);
+	fake_pmu_set_rate(rates, NULL);
+	memset(&set, 0, sizeof(set));
+}
+
+static void add(struct event_spec e) { set.ev[set.n++] = e; }
+
+static void schedule(void)
+{
+	if (!count_backend()->schedule(&set, err, sizeof(err)))
+		fail_msg("schedule: %s", err);
+}
+
+static void begin(unsigned pass)
+{
+	if (!count_backend()->pass_begin(&set, pass, err, sizeof(err)))
+		fail_msg("pass_begin: %s", err);
+}
+
+#define INST_ANY fake_spec("INST_RETIRED.ANY", 0x00, 0x01, 0, 0)
+#define CLK_THREAD fake_spec("CPU_CLK_UNHALTED.THREAD", 0x00, 0x02, 1, 0)
+#define REF_TSC fake_spec("CPU_CLK_UNHALTED.REF_TSC", 0x00, 0x03, 2, 0)
+#define STLF fake_spec("LD_BLOCKS.STORE_FORWARD", 0x03, 0x02, EV_NO_FIXED, 0)
+
+/* Skylake: v4, 8 x 48-bit general, 3 fixed, full-width writes. */
+static void skylake_program(void **state)
+{
+	(void)state;
+	uint64_t v[COUNT_MAX_EVENTS];
+	setup("skylake");
+	/* init proved writes stick on PERFEVTSEL0 and put it back. */
+	FAKE_EXPECT_LOG(0, { 0x186, 0x1 }, { 0x186, 0x0 });
+	add(INST_ANY);
+	add(CLK_THREAD);
+	add(STLF);
+	schedule();
+	assert_int_equal(set.passes, 1);
+	assert_int_equal(set.fixed_of[0], 0);
+	assert_int_equal(set.fixed_of[1], 1);
+	assert_int_equal(set.counter_of[2], 0);
+
+	size_t mark = fake_log_count();
+	begin(0);
+	FAKE_EXPECT_LOG(mark,
+			{ 0x38f, 0x0 },			/* GLOBAL_CTRL: reset value 0xff (all GP) -> off */
+			{ 0x186, 0x430203 },		/* PERFEVTSEL0: 03/02, USR|OS|EN */
+			{ 0x38d, 0x33 },		/* FIXED_CTR_CTRL: fixed 0 and 1, USR|OS */
+			{ 0x38f, 0x300000001 },		/* start list tried once */
+			{ 0x38f, 0x0 },			/* stop list tried once */
+			{ 0x4c1, 0x0 },			/* IA32_A_PMC0 (full-width) */
+			{ 0x309, 0x0 }, { 0x30a, 0x0 });
+	assert_int_equal(set.start.n, 1);
+	assert_int_equal(set.start.w[0].msr, 0x38f);
+	assert_int_equal(set.start.w[0].value, 0x300000001ull);
+	assert_int_equal(set.stop.n, 1);
+	assert_int_equal(set.stop.w[0].msr, 0x38f);
+	assert_int_equal(set.stop.w[0].value, 0);
+
+	count_toggle_apply(&set.start);
+	fake_pmu_run(1000);
+	count_toggle_apply(&set.stop);
+	fake_pmu_run(1000);	/* stopped: must not count */
+	assert_true(count_backend()->read(&set, 0, v, err, sizeof(err)));
+	assert_int_equal(v[0], 3000);
+	assert_int_equal(v[1], 2000);
+	assert_int_equal(v[2], 1000);
+	/* A second start/stop in the same pass reads only its own counts. */
+	count_toggle_apply(&set.start);
+	fake_pmu_run(10);
+	count_toggle_apply(&set.stop);
+	assert_true(count_backend()->read(&set, 0, v, err, sizeof(err)));
+	assert_int_equal(v[0], 30);
+	assert_int_equal(v[2], 10);
+	count_backend()->pass_end(&set, 0);
+	count_restore();
+	assert_int_equal(fake_pmu_peek(0x38f), 0xff);	/* reset value back */
+	assert_int_equal(fake_pmu_peek(0x38d), 0);
+	assert_int_equal(fake_pmu_peek(0x186), 0);
+}
+
+/* Version 1 (Core Duo): no global control, no fixed counters; EN toggles per select. */
+static void v1_program(void **state)
+{
+	(void)state;
+	uint64_t v[COUNT_MAX_EVENTS];
+	setup("intel-v1");
+	add(fake_spec("INST_RETIRED.ANY_P", 0xC0, 0x00, 0, 0));	/* fixed-capable, but v1 has none */
+	add(STLF);
+	schedule();
+	assert_int_equal(set.passes, 1);
+	assert_int_equal(set.counter_of[0], 0);
+	assert_int_equal(set.counter_of[1], 1);
+	size_t mark = fake_log_count();
+	begin(0);
+	FAKE_EXPECT_LOG(mark,
+			{ 0x186, 0x300c0 }, { 0x187, 0x30203 },		/* selects without EN */
+			{ 0x186, 0x4300c0 }, { 0x187, 0x430203 },		/* start tried */
+			{ 0x186, 0x300c0 }, { 0x187, 0x30203 },		/* stop tried */
+			{ 0xc1, 0x0 }, { 0xc2, 0x0 });
+	assert_int_equal(set.start.n, 2);
+	assert_int_equal(set.start.w[1].msr, 0x187);
+	assert_int_equal(set.start.w[1].value, 0x430203);
+	assert_int_equal(set.stop.w[0].value, 0x300c0);
+	count_backend()->pass_end(&set, 0);
+	assert_true(fake_count_pass(&set, 0, 100, v, err, sizeof(err)));
+	assert_int_equal(v[0], 300);
+	assert_int_equal(v[1], 100);
+	/* The fixed-only encoding cannot run on version 1. */
+	memset(&set, 0, sizeof(set));
+	add(INST_ANY);
+	assert_false(count_backend()->schedule(&set, err, sizeof(err)));
+	assert_non_null(strstr(err, "INST_RETIRED.ANY"));
+	assert_non_null(strstr(err, "fixed counter 0"));
+	count_restore();
+}
+
+/* Core 2 (Merom): version 2 with CPUID.0AH:EDX = 0; three fixed counters exist all the same. */
+static void core2_program(void **state)
+{
+	(void)state;
+	uint64_t v[COUNT_MAX_EVENTS];
+	static struct rec r;
+	struct capture cap;
+	setup("core2");
+	add(INST_ANY);
+	add(CLK_THREAD);
+	add(REF_TSC);
+	add(STLF);
+	schedule();
+	assert_int_equal(set.passes, 1);
+	assert_int_equal(set.fixed_of[2], 2);
+	size_t mark = fake_log_count();
+	begin(0);
+	FAKE_EXPECT_LOG(mark,
+			{ 0x38f, 0x0 },			/* reset value 0x3 (2 GP) -> off */
+			{ 0x186, 0x430203 },
+			{ 0x38d, 0x333 },
+			{ 0x38f, 0x700000001 }, { 0x38f, 0x0 },
+			{ 0xc1, 0x0 },			/* no full-width alias: legacy address */
+			{ 0x309, 0x0 }, { 0x30a, 0x0 }, { 0x30b, 0x0 });
+	count_backend()->pass_end(&set, 0);
+	assert_true(fake_count_pass(&set, 0, 10, v, err, sizeof(err)));
+	assert_int_equal(v[0], 30);
+	assert_int_equal(v[1], 20);
+	assert_int_equal(v[2], 50);
+	assert_int_equal(v[3], 10);
+	/* The pmu record says the fixed counters were assumed, and why. */
+	capture_start(&cap);
+	rec_start(&r, "pmu");
+	count_state_fields(&r);
+	rec_emit(&r);
+	const char *rec = capture_find(&cap, "pmu");
+	assert_non_null(rec);
+	assert_non_null(strstr(rec, "\"counters_fixed\":3"));
+	assert_non_null(strstr(rec, "under-reports"));
+	capture_free(&cap);
+	count_restore();
+}
+
+/* Silvermont: version 3 adds AnyThread, in the select and in the fixed field. */
+static void silvermont_any_thread(void **state)
+{
+	(void)state;
+	setup("silvermont");
+	struct event_spec e = fake_spec("CPU_CLK_UNHALTED.CORE_P:any", 0x3C, 0x00, EV_NO_FIXED, 0);
+	e.any = true;
+	add(e);
+	struct event_spec f = CLK_THREAD;
+	f.any = true;
+	add(f);
+	struct event_spec g = fake_spec("cmask+inv+edge", 0xC0, 0x00, 0, 0);
+	g.cmask = 1;
+	g.inv = true;
+	g.edge = true;
+	add(g);	/* fixed-capable, but qualifiers need a general counter */
+	schedule();
+	assert_int_equal(set.passes, 1);
+	assert_int_equal(set.counter_of[2], 1);
+	size_t mark = fake_log_count();
+	begin(0);
+	FAKE_EXPECT_LOG(mark,
+			{ 0x38f, 0x0 },
+			{ 0x186, 0x63003c },		/* ANY(21) | EN | USR | OS | 3c */
+			{ 0x187, 0x1c700c0 },		/* cmask 1 << 24 | INV | EN | EDGE | USR | OS | c0 */
+			{ 0x38d, 0x70 },		/* fixed 1: ANY | USR | OS */
+			{ 0x38f, 0x200000003 }, { 0x38f, 0x0 },
+			{ 0xc1, 0x0 }, { 0xc2, 0x0 }, { 0x30a, 0x0 });
+	count_backend()->pass_end(&set, 0);
+	count_restore();
+}
+
+/* Goldmont: version 4; a stale overflow flag of a counter we use is cleared through STATUS_RESET. */
+static void goldmont_status_reset(void **state)
+{
+	(void)state;
+	if (!fake_count_prepare("goldmont", false, false))
+		fail_msg("no goldmont preset");
+	fake_pmu_poke(0x38e, 0x1);	/* PMC0 overflowed before we came */
+	if (!fake_count_init(why, sizeof(why)))
+		fail_msg("init: %s", why);
+	memset(&set, 0, sizeof(set));
+	add(STLF);
+	schedule();
+	size_t mark = fake_log_count();
+	begin(0);
+	FAKE_EXPECT_LOG(mark,
+			{ 0x38f, 0x0 }, { 0x186, 0x430203 },
+			{ 0x38f, 0x1 }, { 0x38f, 0x0 },
+			{ 0x4c1, 0x0 },
+			{ 0x390, 0x1 });		/* IA32_PERF_GLOBAL_STATUS_RESET: PMC0 */
+	assert_int_equal(fake_pmu_peek(0x38e), 0);
+	count_backend()->pass_end(&set, 0);
+	count_restore();
+}
+
+/* Ice Lake: version 5, fixed counter 3 (TOPDOWN.SLOTS), AnyThread deprecated. */
+static void icelake_v5(void **state)
+{
+	(void)state;
+	uint64_t v[COUNT_MAX_EVENTS];
+	setup("icelake");
+	add(fake_spec("TOPDOWN.SLOTS", 0x00, 0x04, 3, 0));
+	add(INST_ANY);
+	schedule();
+	assert_int_equal(set.fixed_of[0], 3);
+	size_t mark = fake_log_count();
+	begin(0);
+	FAKE_EXPECT_LOG(mark,
+			{ 0x38f, 0x0 },
+			{ 0x38d, 0x3003 },		/* fields 3 and 0 */
+			{ 0x38f, 0x900000000 }, { 0x38f, 0x0 },
+			{ 0x309, 0x0 }, { 0x30c, 0x0 });
+	count_backend()->pass_end(&set, 0);
+	assert_true(fake_count_pass(&set, 0, 4, v, err, sizeof(err)));
+	assert_int_equal(v[0], 28);
+	assert_int_equal(v[1], 12);
+
+	memset(&set, 0, sizeof(set));
+	struct event_spec e = fake_spec("any-thread", 0x3C, 0, EV_NO_FIXED, 0);
+	e.any = true;
+	add(e);
+	schedule();
+	assert_false(count_backend()->pass_begin(&set, 0, err, sizeof(err)));
+	assert_non_null(strstr(err, "any-thread"));
+	assert_non_null(strstr(err, "AnyThread"));
+	count_restore();
+}
+
+/* P6: EN exists only in PerfEvtSel0 and switches both counters. */
+static void p6_shared_enable(void **state)
+{
+	(void)state;
+	uint64_t v[COUNT_MAX_EVENTS];
+	setup("p6");
+	add(fake_spec("DATA_MEM_REFS", 0x43, 0x00, EV_NO_FIXED, 0));
+	add(fake_spec("LD_BLOCKS", 0x03, 0x00, EV_NO_FIXED, 0));
+	schedule();
+	size_t mark = fake_log_count();
+	begin(0);
+	FAKE_EXPECT_LOG(mark,
+			{ 0x186, 0x30043 }, { 0x187, 0x30003 },
+			{ 0x186, 0x430043 }, { 0x186, 0x30043 },
+			{ 0xc1, 0x0 }, { 0xc2, 0x0 });
+	assert_int_equal(set.start.n, 1);
+	assert_int_equal(set.start.w[0].msr, 0x186);
+	count_backend()->pass_end(&set, 0);
+	assert_true(fake_count_pass(&set, 0, 9, v, err, sizeof(err)));
+	assert_int_equal(v[0], 9);
+	assert_int_equal(v[1], 9);
+
+	/* Only counter 1 used: select 0 carries just EN (no USR/OS, so counter 0 counts nothing). */
+	memset(&set, 0, sizeof(set));
+	add(fake_spec("LD_BLOCKS", 0x03, 0x00, EV_NO_FIXED, 0x2));
+	schedule();
+	assert_int_equal(set.counter_of[0], 1);
+	mark = fake_log_count();
+	begin(0);
+	FAKE_EXPECT_LOG(mark,
+			/* select 1 already holds 0x30003 from the last pass; select 0 keeps its stale event */
+			{ 0x186, 0x400000 }, { 0x186, 0x0 },
+			{ 0xc2, 0x0 });
+	count_backend()->pass_end(&set, 0);
+	uint64_t before0 = fake_pmu_peek(0xc1);
+	assert_true(fake_count_pass(&set, 0, 5, v, err, sizeof(err)));
+	assert_int_equal(v[0], 5);
+	assert_int_equal(fake_pmu_peek(0xc1), before0);
+	count_restore();
+}
+
+/* USR-only and OS-only counting on request. */
+static void privilege_levels(void **state)
+{
+	(void)state;
+	setup("skylake");
+	add(CLK_THREAD);
+	add(STLF);
+	set.priv = COUNT_PRIV_USER;
+	schedule();
+	size_t mark = fake_log_count();
+	begin(0);
+	FAKE_EXPECT_LOG(mark, { 0x38f, 0x0 }, { 0x186, 0x410203 }, { 0x38d, 0x20 },
+			{ 0x38f, 0x200000001 }, { 0x38f, 0x0 }, { 0x4c1, 0x0 }, { 0x30a, 0x0 });
+	count_backend()->pass_end(&set, 0);
+	set.priv = COUNT_PRIV_KERNEL;
+	mark = fake_log_count();
+	begin(0);
+	FAKE_EXPECT_LOG(mark, { 0x186, 0x420203 }, { 0x38d, 0x10 },
+			{ 0x38f, 0x200000001 }, { 0x38f, 0x0 }, { 0x4c1, 0x0 }, { 0x30a, 0x0 });
+	count_backend()->pass_end(&set, 0);
+	count_restore();
+}
+
+/* The `program` record (verbose=on) carries the pass's writes and its lists. */
+static void program_record(void **state)
+{
+	(void)state;
+	struct capture cap;
+	if (!fake_count_setup("skylake", false, true, why, sizeof(why)))
+		fail_msg("init: %s", why);
+	memset(&set, 0, sizeof(set));
+	add(INST_ANY);
+	add(STLF);
+	schedule();
+	capture_start(&cap);
+	begin(0);
+	count_backend()->pass_end(&set, 0);
+	begin(0);	/* again: no second record for the same pass */
+	count_backend()->pass_end(&set, 0);
+	assert_int_equal(capture_record_count(&cap), 1);
+	const char *rec = capture_find(&cap, "program");
+	assert_non_null(rec);
+	assert_non_null(strstr(rec, "\"flavour\":\"intel-arch-v4\""));
+	assert_non_null(strstr(rec, "{\"name\":\"INST_RETIRED.ANY\",\"counter\":\"fixed0\"}"));
+	assert_non_null(strstr(rec, "{\"msr\":\"0x186\",\"value\":\"0x430203\",\"phase\":\"program\"}"));
+	assert_non_null(strstr(rec, "\"start\":[{\"msr\":\"0x38f\",\"value\":\"0x100000001\"}]"));
+	capture_free(&cap);
+	count_restore();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(skylake_program),
+		cmocka_unit_test(v1_program),
+		cmocka_unit_test(core2_program),
+		cmocka_unit_test(silvermont_any_thread),
+		cmocka_unit_test(goldmont_status_reset),
+		cmocka_unit_test(icelake_v5),
+		cmocka_unit_test(p6_shared_enable),
+		cmocka_unit_test(privilege_levels),
+		cmocka_unit_test(program_record),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
