@@ -1,0 +1,98 @@
+/*
+ * bench/kernels.c - the variants, as data (see kernels.h).
+ *
+ * Scratch window layout (offsets from its start, page 0 = 0x0000-0x0fff,
+ * page 1 = 0x1000-0x1fff):
+ *   0x000        ref.load_chain's self-pointer
+ *   0x200-0x24f  store_forward (p at 0x200, line-aligned)
+ *   0x400        alias_4k load (page 0); its stores at 0x1400 + d (page 1)
+ *   0xf80-0x1003 split: aligned 0xf80, line split 0xfbc (crosses 0xfc0),
+ *                page split 0xffc (crosses 0x1000); both splits sit at
+ *                offset 60 of their line, so only what is crossed differs.
+ * Controls come before the variants compared with them: the harness runs the
+ * table in order and a variant's penalty needs its control's figure.
+ */
+#include "kernels.h"
+#include "../events/events.h"
+
+#define K(fn) fn, fn##_end
+
+#define SF_P 0x200u
+#define ALIAS_P 0x400u
+#define ALIAS_Q (BENCH_PAGE + ALIAS_P)
+#define SPLIT_ALIGNED 0xf80u
+#define SPLIT_LINE 0xfbcu
+#define SPLIT_PAGE (BENCH_PAGE - 4u)
+
+static const struct bench_def defs[] = {
+	/* Reference kernels first: a broken set-up is obvious from these two lines. */
+	{ "ref", "add_chain", NULL, K(bk_add_chain), 0, 0, false, false, 0, BENCH_REFERENCE, 950, 1050,
+	  "add rax, rcx" },
+	/* Every x86 core's L1 load-to-use latency lies in 2..8 cycles; outside that the set-up is broken. */
+	{ "ref", "load_chain", NULL, K(bk_load_chain), 0x000, 0, false, false, 0, BENCH_REFERENCE, 2000, 8000,
+	  "mov rax, [rax]" },
+
+	{ "store_forward", "forward", NULL, K(bk_sf_forward), SF_P, 0, false, false, EV_ROLE_STLF_OK,
+	  BENCH_CONTROL, 0, 0, "mov [rsi], rax / mov rax, [rsi]" },
+	{ "store_forward", "size_mismatch", "forward", K(bk_sf_size_mismatch), SF_P, 0, false, false,
+	  EV_ROLE_STLF_BLOCK, BENCH_PROVOKES, 0, 0, "mov [rsi], eax / mov rax, [rsi]" },
+	{ "store_forward", "partial_overlap", "forward", K(bk_sf_partial_overlap), SF_P, SF_P + 4, false, false,
+	  EV_ROLE_STLF_BLOCK, BENCH_PROVOKES, 0, 0, "mov [rsi], rax / mov rax, [rdx=rsi+4]" },
+	{ "store_forward", "two_stores", "forward", K(bk_sf_two_stores), SF_P, 0, false, false,
+	  EV_ROLE_STLF_BLOCK, BENCH_PROVOKES, 0, 0, "mov [rsi], eax / mov [rsi+4], eax / mov rax, [rsi]" },
+	{ "store_forward", "forward_tput", NULL, K(bk_sf_forward_tput), SF_P, 0, false, false, EV_ROLE_STLF_OK,
+	  BENCH_CONTROL, 0, 0, "mov [rsi], rcx / mov rax, [rsi]" },
+	{ "store_forward", "size_mismatch_tput", "forward_tput", K(bk_sf_size_mismatch_tput), SF_P, 0, false,
+	  false, EV_ROLE_STLF_BLOCK, BENCH_PROVOKES, 0, 0, "mov [rsi], ecx / mov rax, [rsi]" },
+	{ "store_forward", "late_control", NULL, K(bk_sf_late_data), SF_P, SF_P + 64, false, false, 0,
+	  BENCH_CONTROL, 0, 0, "mov rcx, r9 / imul rcx, r8 (x3) / mov [rdx=rsi+64], ecx / mov eax, [rsi]" },
+	{ "store_forward", "sta_unknown", "late_control", K(bk_sf_late_addr), SF_P, SF_P + 64, false, false,
+	  EV_ROLE_STA_BLOCK, BENCH_PROVOKES_EVENTS, 0, 0,
+	  "mov rdx, r9 / imul rdx, r8 (x3) / mov [rdx=rsi+64], ecx / mov eax, [rsi]" },
+	{ "store_forward", "std_unknown", "late_control", K(bk_sf_late_data), SF_P, SF_P, false, false,
+	  EV_ROLE_STD_BLOCK, BENCH_PROVOKES_EVENTS, 0, 0,
+	  "mov rcx, r9 / imul rcx, r8 (x3) / mov [rdx=rsi], ecx / mov eax, [rsi]" },
+
+	{ "alias_4k", "line_offset", NULL, K(bk_alias_chain), ALIAS_P, ALIAS_Q + 64, false, false, 0,
+	  BENCH_CONTROL, 0, 0, "mov [rdx+rax], rcx (rdx = rsi+4096+64) / mov rax, [rsi+rax] (rax = 0)" },
+	{ "alias_4k", "same_offset", "line_offset", K(bk_alias_chain), ALIAS_P, ALIAS_Q, false, false,
+	  EV_ROLE_ALIAS_4K, BENCH_PROVOKES, 0, 0, "mov [rdx+rax], rcx (rdx = rsi+4096) / mov rax, [rsi+rax] (rax = 0)" },
+	{ "alias_4k", "offset_4", "line_offset", K(bk_alias_chain), ALIAS_P, ALIAS_Q + 4, false, false,
+	  EV_ROLE_ALIAS_4K, BENCH_SWEEP, 0, 0, "mov [rdx+rax], rcx (rdx = rsi+4096+4) / mov rax, [rsi+rax] (rax = 0)" },
+	{ "alias_4k", "offset_8", "line_offset", K(bk_alias_chain), ALIAS_P, ALIAS_Q + 8, false, false,
+	  EV_ROLE_ALIAS_4K, BENCH_SWEEP, 0, 0, "mov [rdx+rax], rcx (rdx = rsi+4096+8) / mov rax, [rsi+rax] (rax = 0)" },
+	{ "alias_4k", "offset_16", "line_offset", K(bk_alias_chain), ALIAS_P, ALIAS_Q + 16, false, false,
+	  EV_ROLE_ALIAS_4K, BENCH_SWEEP, 0, 0, "mov [rdx+rax], rcx (rdx = rsi+4096+16) / mov rax, [rsi+rax] (rax = 0)" },
+	{ "alias_4k", "offset_32", "line_offset", K(bk_alias_chain), ALIAS_P, ALIAS_Q + 32, false, false,
+	  EV_ROLE_ALIAS_4K, BENCH_SWEEP, 0, 0, "mov [rdx+rax], rcx (rdx = rsi+4096+32) / mov rax, [rsi+rax] (rax = 0)" },
+
+	{ "split", "load_aligned", NULL, K(bk_load_chain), SPLIT_ALIGNED, 0, true, false, 0, BENCH_CONTROL, 0, 0,
+	  "mov rax, [rax] (rax 8-byte aligned)" },
+	{ "split", "load_line", "load_aligned", K(bk_load_chain), SPLIT_LINE, 0, true, false, EV_ROLE_SPLIT_LOAD,
+	  BENCH_PROVOKES, 0, 0, "mov rax, [rax] (rax = line end - 4)" },
+	{ "split", "load_page", "load_aligned", K(bk_load_chain), SPLIT_PAGE, 0, true, true,
+	  EV_ROLE_SPLIT_LOAD | EV_ROLE_PAGE_SPLIT_LOAD, BENCH_PROVOKES, 0, 0, "mov rax, [rax] (rax = 4 KiB boundary - 4)" },
+	{ "split", "store_aligned", NULL, K(bk_store_tput), SPLIT_ALIGNED, 0, true, false, 0, BENCH_CONTROL, 0, 0,
+	  "mov [rsi], rcx (rsi 8-byte aligned)" },
+	{ "split", "store_line", "store_aligned", K(bk_store_tput), SPLIT_LINE, 0, true, false, EV_ROLE_SPLIT_STORE,
+	  BENCH_PROVOKES, 0, 0, "mov [rsi], rcx (rsi = line end - 4)" },
+	{ "split", "store_page", "store_aligned", K(bk_store_tput), SPLIT_PAGE, 0, true, true,
+	  EV_ROLE_SPLIT_STORE | EV_ROLE_PAGE_SPLIT_STORE, BENCH_PROVOKES, 0, 0,
+	  "mov [rsi], rcx (rsi = 4 KiB boundary - 4)" },
+};
+
+size_t bench_def_count(void) { return ARRAY_SIZE(defs); }
+const struct bench_def *bench_def_at(size_t i) { return i < ARRAY_SIZE(defs) ? &defs[i] : NULL; }
+
+const struct bench_def *bench_def_find(const char *kernel, const char *variant)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(defs); i++)
+		if (!strcmp(defs[i].kernel, kernel) && !strcmp(defs[i].variant, variant))
+			return &defs[i];
+	return NULL;
+}
+
+const struct bench_def *bench_def_control(const struct bench_def *d)
+{
+	return d->control ? bench_def_find(d->kernel, d->control) : NULL;
+}

@@ -1,0 +1,89 @@
+; bench/measure.asm - one timed, counted run of a kernel.
+;
+;   void bench_measure(struct bench_call *c);        (bench/harness.h)
+;
+; Sequence: execute c->start (the counting driver's MSR writes that enable
+; the counters for this pass), a serialised TSC read, call the kernel, a
+; serialised TSC read, execute c->stop.  The only instructions counted that
+; are not the kernel's are the few between the last start write and the
+; call, and between the return and the first stop write; they are the same
+; in every run, so the harness's differential (N and 2N trips) removes them
+; together with the call, the kernel's set-up and the TSC reads.
+; On the host the lists are empty (perf enables counting from C).
+; The wrmsr here is unguarded: the driver writes only MSRs it has already
+; written safely while programming the pass.
+
+; struct bench_call (bench/harness.h)
+%define BC_KERNEL	0
+%define BC_TRIPS	8
+%define BC_P		16
+%define BC_Q		24
+%define BC_START	32
+%define BC_STOP		40
+%define BC_TSC_START	48
+%define BC_TSC_END	56
+; struct count_toggle / struct msr_write (pmu/count.h)
+%define CT_N		0
+%define CT_W		8
+%define MW_MSR		0
+%define MW_VALUE	8
+%define MW_SIZE		16
+
+; TOGGLES reg: run the msr_write list at [reg] (NULL: nothing).  Clobbers
+; rax, rcx, rdx, r8, r9.
+%macro TOGGLES 1
+	mov r9, %1
+	test r9, r9
+	jz %%done
+	mov r8d, [r9 + CT_N]
+	add r9, CT_W
+%%next:
+	test r8d, r8d
+	jz %%done
+	mov ecx, [r9 + MW_MSR]
+	mov eax, [r9 + MW_VALUE]
+	mov edx, [r9 + MW_VALUE + 4]
+	wrmsr
+	add r9, MW_SIZE
+	dec r8d
+	jmp %%next
+%%done:
+%endmacro
+
+%macro TSC_INTO 1
+	lfence
+	rdtsc
+	lfence
+	shl rdx, 32
+	or rax, rdx
+	mov %1, rax
+%endmacro
+
+	section .text
+	align 64
+	global bench_measure:function hidden
+bench_measure:
+	push rbx
+	push r12
+	push r13
+	sub rsp, 8			; 16-byte stack alignment at the kernel call
+	mov rbx, rdi
+	TOGGLES [rbx + BC_START]
+	TSC_INTO r12
+	mov rdi, [rbx + BC_TRIPS]
+	mov rsi, [rbx + BC_P]
+	mov rdx, [rbx + BC_Q]
+	call [rbx + BC_KERNEL]
+	TSC_INTO r13
+	TOGGLES [rbx + BC_STOP]
+	mov [rbx + BC_TSC_START], r12
+	mov [rbx + BC_TSC_END], r13
+	add rsp, 8
+	pop r13
+	pop r12
+	pop rbx
+	ret
+	global bench_measure_end:function hidden
+bench_measure_end:
+
+section .note.GNU-stack noalloc noexec nowrite progbits
