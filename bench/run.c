@@ -1,5 +1,6 @@
 /* bench/run.c - the stage table; see run.h. */
 #include "run.h"
+#include "suite.h"
 #include "../lib/out.h"
 
 struct stage {
@@ -15,6 +16,7 @@ static void stage_identify(struct run_env *env)
 
 static const struct stage stages[] = {
 	{ "identify", stage_identify },
+	{ "bench", bench_stage },
 };
 
 void run_stages(struct run_env *env)

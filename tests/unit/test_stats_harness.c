@@ -1,0 +1,350 @@
+/*
+ * The benchmark harness around the real kernels (they run on the host as
+ * they do in the image): dropped-sample accounting through the fake
+ * interrupts-off window, counter passes and the per-iteration differential
+ * through a scripted counting backend, `bench=` selection and the kernel
+ * table's invariants.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "bench/harness.h"
+#include "bench/kernels.h"
+#include "bench/observer.h"
+#include "bench/select.h"
+#include "events/events.h"
+#include "fake/hw_fake.h"
+
+static uint8_t window[BENCH_WINDOW_BYTES] __attribute__((aligned(4096)));
+static int64_t pool[4096];
+
+/*
+ * A counting backend that counts nothing real: each read returns, for
+ * event i, 777 (fixed overhead) + (i + 1) x the iterations of that run, so
+ * the harness must find exactly i + 1 events per iteration.  Reads
+ * alternate between the N run and the 2N run, as the harness makes them.
+ * pollute_from: from this pass_begin on, every window reports an NMI.
+ */
+static struct {
+	unsigned begins, reads, pollute_from;
+	uint32_t iterations;
+	unsigned passes;
+	bool fail_read;
+} fk;
+
+static bool fk_schedule(struct count_set *set, char *err, size_t cap)
+{
+	(void)err; (void)cap;
+	set->passes = fk.passes;
+	for (size_t i = 0; i < set->n; i++) {
+		set->pass_of[i] = (uint8_t)(i % fk.passes);
+		set->counter_of[i] = (int8_t)(i / fk.passes);
+		set->fixed_of[i] = -1;
+	}
+	return true;
+}
+
+static bool fk_pass_begin(struct count_set *set, unsigned pass, char *err, size_t cap)
+{
+	(void)pass; (void)err; (void)cap;
+	set->start.n = set->stop.n = 0;	/* no MSR writes: the host cannot wrmsr */
+	if (++fk.begins >= fk.pollute_from)
+		fake_window_inject_nmi(1);
+	return true;
+}
+
+static bool fk_read(struct count_set *set, unsigned pass, uint64_t *v, char *err, size_t cap)
+{
+	uint64_t runs = (fk.reads++ % 2) ? 2 : 1;
+	if (fk.fail_read) {
+		snprintf(err, cap, "fake read failure");
+		return false;
+	}
+	for (size_t i = 0; i < set->n; i++)
+		if (set->pass_of[i] == pass)
+			v[i] = 777 + (i + 1) * runs * fk.iterations;
+	return true;
+}
+
+static const struct count_backend fake_backend = {
+	.name = "fake", .schedule = fk_schedule, .pass_begin = fk_pass_begin, .read = fk_read,
+};
+
+static void setup_fk(struct bench_setup *s, unsigned passes)
+{
+	memset(&fk, 0, sizeof(fk));
+	fk.pollute_from = ~0u;
+	fk.passes = passes;
+	fk.iterations = 256;
+	memset(s, 0, sizeof(*s));
+	s->iterations = 256;
+	s->reps = 5;
+	s->warmup = 2;
+	s->drop_budget = 5;
+	s->cb = &fake_backend;
+	s->pool = pool;
+	s->pool_cap = sizeof(pool) / sizeof(pool[0]);
+	fake_reset();
+}
+
+static void set_of(struct count_set *set, size_t n)
+{
+	memset(set, 0, sizeof(*set));
+	set->n = n;
+	for (size_t i = 0; i < n; i++)
+		snprintf(set->ev[i].name, sizeof(set->ev[i].name), "EV%zu", i);
+}
+
+static void timing_only_run_is_complete(void **state)
+{
+	(void)state;
+	struct bench_setup s;
+	struct bench_result r;
+	setup_fk(&s, 1);
+	s.cb = NULL;
+	assert_true(bench_run_variant(&s, bench_def_find("ref", "add_chain"), window, NULL, &r));
+	assert_int_equal(r.iterations, 256);
+	assert_int_equal(r.reps, 5);
+	assert_int_equal(r.tsc.n, 5);
+	assert_int_equal(r.dropped, 0);
+	assert_false(r.exhausted);
+	assert_true(r.windowed);
+	assert_int_equal(r.passes, 1);
+	assert_true(r.tsc.min <= r.tsc.median && r.tsc.median <= r.tsc.max);
+	assert_int_equal(fake_window_depth(), 0);	/* every window left */
+}
+
+static void events_per_iteration_over_passes(void **state)
+{
+	(void)state;
+	struct bench_setup s;
+	static struct count_set set;
+	struct bench_result r;
+	setup_fk(&s, 2);
+	set_of(&set, 3);
+	assert_true(bench_run_variant(&s, bench_def_find("store_forward", "forward"), window, &set, &r));
+	assert_int_equal(r.passes, 2);
+	for (size_t i = 0; i < 3; i++) {
+		assert_true(r.ev[i].ok);
+		/* The 777 of overhead cancels: exactly i + 1 per iteration, in thousandths. */
+		assert_int_equal(r.ev[i].fig.min, (int64_t)(i + 1) * 1000);
+		assert_int_equal(r.ev[i].fig.max, (int64_t)(i + 1) * 1000);
+		assert_int_equal(r.ev[i].fig.n, 5);
+	}
+	/* 2 passes x (2 warm-up + 5 samples) x 2 counted runs. */
+	assert_int_equal(fk.begins, 2 * 7 * 2);
+	assert_int_equal(r.problem[0], 0);
+}
+
+static void polluted_samples_are_dropped_and_retaken(void **state)
+{
+	(void)state;
+	struct bench_setup s;
+	static struct count_set set;
+	struct bench_result r;
+	setup_fk(&s, 1);
+	set_of(&set, 1);
+	/* The warm-up makes pass_begins 1-4; from the first measured sample (5) on, every window is polluted. */
+	fk.pollute_from = 5;
+	/* From pass_begin 5 on every window was polluted: the budget of 5 drops ran out with no good sample. */
+	assert_false(bench_run_variant(&s, bench_def_find("ref", "add_chain"), window, &set, &r));
+	assert_non_null(strstr(r.problem, "5 dropped"));
+	assert_int_equal(r.dropped, 5);
+	assert_true(r.exhausted);
+	assert_int_equal(r.tsc.n, 0);
+	assert_false(r.ev[0].ok);
+}
+
+/* A backend whose windows are polluted exactly once, at a chosen pass_begin. */
+static unsigned pollute_once_at;
+static bool once_pass_begin(struct count_set *set, unsigned pass, char *err, size_t cap)
+{
+	(void)pass; (void)err; (void)cap;
+	set->start.n = set->stop.n = 0;
+	if (++fk.begins == pollute_once_at)
+		fake_window_inject_nmi(1);
+	return true;
+}
+
+static void one_polluted_sample_costs_one_retake(void **state)
+{
+	(void)state;
+	struct bench_setup s;
+	static struct count_set set;
+	struct bench_result r;
+	struct count_backend b = fake_backend;
+	b.pass_begin = once_pass_begin;
+	setup_fk(&s, 1);
+	s.cb = &b;
+	set_of(&set, 1);
+	pollute_once_at = 7;	/* N run of the second measured sample */
+	assert_true(bench_run_variant(&s, bench_def_find("ref", "add_chain"), window, &set, &r));
+	assert_int_equal(r.dropped, 1);
+	assert_false(r.exhausted);
+	assert_int_equal(r.tsc.n, 5);
+	assert_int_equal(r.ev[0].fig.n, 5);
+	assert_int_equal(r.ev[0].fig.median, 1000);
+	/* 2 warm-up + 5 good + 1 dropped samples, 2 counted runs each. */
+	assert_int_equal(fk.begins, 8 * 2);
+}
+
+static void counting_failure_falls_back_to_time(void **state)
+{
+	(void)state;
+	struct bench_setup s;
+	static struct count_set set;
+	struct bench_result r;
+	setup_fk(&s, 1);
+	set_of(&set, 2);
+	fk.fail_read = true;
+	assert_true(bench_run_variant(&s, bench_def_find("ref", "load_chain"), window, &set, &r));
+	assert_int_equal(r.tsc.n, 5);
+	assert_false(r.ev[0].ok);
+	assert_string_equal(r.problem, "fake read failure");
+}
+
+static void storage_limits_reps(void **state)
+{
+	(void)state;
+	struct bench_setup s;
+	static struct count_set set;
+	struct bench_result r;
+	setup_fk(&s, 1);
+	set_of(&set, 3);
+	s.pool_cap = 8;	/* 4 series (TSC + 3 events): room for 2 samples each */
+	assert_true(bench_run_variant(&s, bench_def_find("ref", "add_chain"), window, &set, &r));
+	assert_int_equal(r.reps, 2);
+	assert_int_equal(r.tsc.n, 2);
+	assert_int_equal(r.ev[2].fig.n, 2);
+}
+
+static struct {
+	unsigned begins, ends, slices_in_window, slice_ends, variant_page;
+	const char *kernel, *variant;
+} ob;
+static void ob_variant_begin(void *ctx, const struct bench_variant_id *id)
+{
+	(void)ctx;
+	ob.begins++;
+	ob.kernel = id->kernel;
+	ob.variant = id->variant;
+	ob.variant_page = id->arena_page;
+}
+static void ob_slice_begin(void *ctx) { (void)ctx; ob.slices_in_window += fake_window_depth() == 1; }
+static void ob_slice_end(void *ctx) { (void)ctx; ob.slice_ends += fake_window_depth() == 1; }
+static void ob_variant_end(void *ctx, const struct bench_variant_id *id) { (void)ctx; (void)id; ob.ends++; }
+
+static void observers_run_slices_inside_windows(void **state)
+{
+	(void)state;
+	struct bench_setup s;
+	struct bench_observer o = { "test", 3, ob_variant_begin, ob_slice_begin, ob_slice_end, ob_variant_end, NULL };
+	setup_fk(&s, 1);
+	memset(&ob, 0, sizeof(ob));
+	bench_observer_clear();
+	assert_true(bench_observer_add(&o));
+	bench_observe(&s, bench_def_find("split", "load_page"), window, 4096);
+	bench_observer_clear();
+	assert_int_equal(ob.begins, 1);
+	assert_int_equal(ob.ends, 1);
+	assert_int_equal(ob.slices_in_window, 3);
+	assert_int_equal(ob.slice_ends, 3);
+	assert_string_equal(ob.kernel, "split");
+	assert_string_equal(ob.variant, "load_page");
+	assert_int_equal(ob.variant_page, 4096);
+	assert_int_equal(fake_window_depth(), 0);
+}
+
+static void selection(void **state)
+{
+	(void)state;
+	bool sel[64];
+	size_t n = bench_def_count();
+	assert_true(n <= 64);
+	assert_int_equal(bench_select("all", sel, NULL, NULL), n);
+	assert_int_equal(bench_select("none", sel, NULL, NULL), 0);
+	assert_int_equal(bench_select("", sel, NULL, NULL), 0);
+	/* One variant brings its control and the two reference kernels. */
+	assert_int_equal(bench_select(" split.load_page ", sel, NULL, NULL), 4);
+	assert_true(sel[bench_def_find("split", "load_aligned") - bench_def_at(0)]);
+	assert_true(sel[bench_def_find("ref", "add_chain") - bench_def_at(0)]);
+	assert_false(sel[bench_def_find("split", "load_line") - bench_def_at(0)]);
+	/* A whole kernel. */
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += !strcmp(bench_def_at(i)->kernel, "alias_4k");
+	assert_int_equal(bench_select("alias_4k", sel, NULL, NULL), k + 2);
+}
+
+static unsigned bad_count;
+static char bad_last[32];
+static void bad(const char *w, size_t len, void *ctx)
+{
+	(void)ctx;
+	bad_count++;
+	snprintf(bad_last, sizeof(bad_last), "%.*s", (int)len, w);
+}
+
+static void selection_reports_unknown_words(void **state)
+{
+	(void)state;
+	bool sel[64];
+	bad_count = 0;
+	assert_int_equal(bench_select("store_forward.size_mismatch,warp,split.nope", sel, bad, NULL), 4);
+	assert_int_equal(bad_count, 2);
+	assert_string_equal(bad_last, "split.nope");
+}
+
+static void table_invariants(void **state)
+{
+	(void)state;
+	assert_int_equal(bench_asm_unroll, BENCH_UNROLL);
+	for (size_t i = 0; i < bench_def_count(); i++) {
+		const struct bench_def *d = bench_def_at(i), *c = bench_def_control(d);
+		/* Both addresses and an 8-byte access stay inside the window. */
+		assert_true(d->p_off + 8 <= BENCH_WINDOW_BYTES);
+		assert_true(d->q_off + 8 <= BENCH_WINDOW_BYTES);
+		assert_non_null(d->fn);
+		assert_true((const uint8_t *)(uintptr_t)d->fn < d->fn_end);
+		assert_non_null(d->body);
+		/* The 4 KiB-crossing flag says what the offset does. */
+		bool crosses = d->p_off / BENCH_PAGE != (d->p_off + 7) / BENCH_PAGE;
+		assert_int_equal(crosses, d->crosses_4k);
+		if (d->control) {
+			/* The control exists, is a control, and is measured first (table order). */
+			assert_non_null(c);
+			assert_int_equal(c->expect, BENCH_CONTROL);
+			assert_true(c < d);
+			assert_int_equal(c->per_arena, d->per_arena);
+		}
+		if (d->expect == BENCH_PROVOKES || d->expect == BENCH_PROVOKES_EVENTS)
+			assert_true(d->roles != 0 && d->control != NULL);
+		if (d->expect == BENCH_REFERENCE)
+			assert_true(d->ref_lo > 0 && d->ref_lo < d->ref_hi);
+		/* Names are unique. */
+		for (size_t j = 0; j < i; j++)
+			assert_false(!strcmp(d->kernel, bench_def_at(j)->kernel) &&
+				     !strcmp(d->variant, bench_def_at(j)->variant));
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(timing_only_run_is_complete),
+		cmocka_unit_test(events_per_iteration_over_passes),
+		cmocka_unit_test(polluted_samples_are_dropped_and_retaken),
+		cmocka_unit_test(one_polluted_sample_costs_one_retake),
+		cmocka_unit_test(counting_failure_falls_back_to_time),
+		cmocka_unit_test(storage_limits_reps),
+		cmocka_unit_test(observers_run_slices_inside_windows),
+		cmocka_unit_test(selection),
+		cmocka_unit_test(selection_reports_unknown_words),
+		cmocka_unit_test(table_invariants),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
