@@ -4,6 +4,7 @@
 
 #include "../lib/config.h"
 #include "../lib/record.h"
+#include "../lib/spcr.h"
 
 struct serial_choice {
 	bool active;		/* a UART answered and is an output sink */
@@ -12,6 +13,10 @@ struct serial_choice {
 	const char *access;	/* "io", "mmio", "mmio32" or NULL */
 	uint64_t base;
 	uint32_t baud;
+	uint32_t clock_hz;	/* from SPCR when it names a non-standard UART clock, else 0 */
+	const char *note;	/* why SPCR was not followed, or a caveat; NULL when none */
+	bool spcr_found;	/* the firmware publishes an SPCR table (described by spcr) */
+	struct spcr_uart spcr;
 };
 
 void boot_serial_setup(const struct serial_cfg *want, struct serial_choice *out);
