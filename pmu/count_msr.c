@@ -50,6 +50,10 @@ static struct {
 	char why[192];
 } st;
 
+/* One record buffer for the restore and program records (never built at once):
+ * static data is part of the image file. */
+static struct rec rbuf;
+
 /* Population count without libgcc (the image links none). */
 static unsigned bits(uint32_t v)
 {
@@ -217,6 +221,9 @@ static bool writes_stick(char *why, size_t cap)
 	while (!(st.gp_usable & (1u << c)))
 		c++;
 	uint64_t orig = st.found_sel[c], test = (orig & ~st.fl->sel_en) ^ 1, got = 0;
+	/* Saved first, restored last: the global switch goes back after everything it gates. */
+	if (st.fl->global_ctrl)
+		msr_save_remember(st.fl->global_ctrl);
 	msr_log_phase("init: check that writes stick");
 	int r = msr_save_write(sel_msr(c), test);
 	if (r == HW_OK)
@@ -589,12 +596,19 @@ static void msr_pass_end(struct count_set *set, unsigned pass)
 	st.pass = -1;
 }
 
-/* ---- restore ---- */
+/* ---- restore ----
+ *
+ * Order matters for exactness: a counter written back while it still
+ * counts would not stay as found.  The stop list runs first; then
+ * msr_save restores newest first, and the save order is global switch
+ * (saved at init), selects and fixed control, then counters - so counters
+ * go back while nothing of ours can run, and the global switch last.
+ */
 
 static void msr_restore(void)
 {
 	struct msr_restore_result res;
-	static struct rec r;
+	struct rec *r = &rbuf;
 
 	if (st.set)
 		apply_stop(st.set, "restore");
@@ -603,25 +617,25 @@ static void msr_restore(void)
 	if (!msr_save_count())
 		return;
 	msr_save_restore(&res);
-	rec_start(&r, "restore");
-	rec_str(&r, "what", "pmu");
-	rec_u64(&r, "msrs", res.restored);
-	rec_bool(&r, "exact", res.mismatched == 0);
+	rec_start(r, "restore");
+	rec_str(r, "what", "pmu");
+	rec_u64(r, "msrs", res.restored);
+	rec_bool(r, "exact", res.mismatched == 0);
 	if (res.mismatched) {
-		rec_arr(&r, "mismatches");
+		rec_arr(r, "mismatches");
 		for (unsigned i = 0; i < res.mismatched && i < ARRAY_SIZE(res.bad_msr); i++) {
-			rec_obj(&r, NULL);
-			rec_hex(&r, "msr", res.bad_msr[i]);
-			rec_hex(&r, "wrote", res.bad_want[i]);
+			rec_obj(r, NULL);
+			rec_hex(r, "msr", res.bad_msr[i]);
+			rec_hex(r, "wrote", res.bad_want[i]);
 			if (res.bad_err[i] == HW_OK)
-				rec_hex(&r, "read", res.bad_got[i]);
+				rec_hex(r, "read", res.bad_got[i]);
 			else
-				rec_str(&r, "fault", fault_text(res.bad_err[i]));
-			rec_obj_end(&r);
+				rec_str(r, "fault", fault_text(res.bad_err[i]));
+			rec_obj_end(r);
 		}
-		rec_arr_end(&r);
+		rec_arr_end(r);
 	}
-	rec_emit(&r);
+	rec_emit(r);
 	if (res.mismatched)
 		out_text("pmu: restored %u MSRs; %u did not read back as found (see the restore record)", res.restored,
 			 res.mismatched);
@@ -720,7 +734,7 @@ static void write_list(struct rec *r, const char *key, const struct count_toggle
 /* The `program` record (verbose=on): once per pass of a set. */
 static void emit_program(const struct count_set *set, unsigned p, uint64_t mark)
 {
-	static struct rec r;
+	struct rec *r = &rbuf;
 	char name[16];
 
 	if (st.recorded_set != set) {
@@ -731,36 +745,36 @@ static void emit_program(const struct count_set *set, unsigned p, uint64_t mark)
 		return;
 	if (p < 32)
 		st.recorded |= 1u << p;
-	rec_start(&r, "program");
-	rec_str(&r, "backend", "msr");
-	rec_str(&r, "flavour", st.fl->name);
-	rec_u64(&r, "pass", p);
-	rec_u64(&r, "passes", set->passes);
-	rec_arr(&r, "events");
+	rec_start(r, "program");
+	rec_str(r, "backend", "msr");
+	rec_str(r, "flavour", st.fl->name);
+	rec_u64(r, "pass", p);
+	rec_u64(r, "passes", set->passes);
+	rec_arr(r, "events");
 	for (size_t i = 0; i < set->n; i++) {
 		if (set->pass_of[i] != p)
 			continue;
-		rec_obj(&r, NULL);
-		rec_str(&r, "name", set->ev[i].name);
-		rec_str(&r, "counter", count_sched_counter_name(set, i, name));
-		rec_obj_end(&r);
+		rec_obj(r, NULL);
+		rec_str(r, "name", set->ev[i].name);
+		rec_str(r, "counter", count_sched_counter_name(set, i, name));
+		rec_obj_end(r);
 	}
-	rec_arr_end(&r);
-	rec_arr(&r, "writes");
+	rec_arr_end(r);
+	rec_arr(r, "writes");
 	for (uint64_t k = mark; k < msr_log_total(); k++) {
 		const struct msr_log_entry *e = msr_log_get(k);
 		if (!e)
 			continue;
-		rec_obj(&r, NULL);
-		rec_hex(&r, "msr", e->msr);
-		rec_hex(&r, "value", e->value);
-		rec_str(&r, "phase", e->phase);
-		rec_obj_end(&r);
+		rec_obj(r, NULL);
+		rec_hex(r, "msr", e->msr);
+		rec_hex(r, "value", e->value);
+		rec_str(r, "phase", e->phase);
+		rec_obj_end(r);
 	}
-	rec_arr_end(&r);
-	write_list(&r, "start", &set->start);
-	write_list(&r, "stop", &set->stop);
-	rec_emit(&r);
+	rec_arr_end(r);
+	write_list(r, "start", &set->start);
+	write_list(r, "stop", &set->stop);
+	rec_emit(r);
 }
 
 /* ---- for tools ---- */

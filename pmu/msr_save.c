@@ -51,17 +51,33 @@ static struct saved *find(uint32_t msr)
 	return NULL;
 }
 
+int msr_save_remember(uint32_t msr)
+{
+	uint64_t orig;
+	if (find(msr))
+		return HW_OK;
+	if (nsaved == MSR_SAVE_MAX || msr_read(msr, &orig) != HW_OK)
+		return MSR_SAVE_EUNSAVED;
+	table[nsaved++] = (struct saved){ msr, orig };
+	return HW_OK;
+}
+
 int msr_save_write(uint32_t msr, uint64_t val)
 {
+	bool added = false;
 	if (!find(msr)) {
 		uint64_t orig;
 		/* Never write what could not be put back. */
 		if (nsaved == MSR_SAVE_MAX || msr_read(msr, &orig) != HW_OK)
 			return MSR_SAVE_EUNSAVED;
 		table[nsaved++] = (struct saved){ msr, orig };
+		added = true;
 	}
 	int r = io.wrmsr(io.ctx, msr, val);
 	log_write(msr, val, false, r);
+	/* A write that faulted changed nothing: nothing to put back. */
+	if (r != HW_OK && added)
+		nsaved--;
 	return r;
 }
 
@@ -91,9 +107,12 @@ void msr_save_restore(struct msr_restore_result *res)
 	while (nsaved) {
 		const struct saved s = table[--nsaved];
 		uint64_t got = 0;
-		int r = io.wrmsr(io.ctx, s.msr, s.value);
-		log_write(s.msr, s.value, false, r);
+		int r = HW_OK;
 		res->restored++;
+		if (msr_read(s.msr, &got) == HW_OK && got == s.value)
+			continue;
+		r = io.wrmsr(io.ctx, s.msr, s.value);
+		log_write(s.msr, s.value, false, r);
 		if (r == HW_OK)
 			r = msr_read(s.msr, &got) == HW_OK && got == s.value ? HW_OK : 1;
 		if (r != HW_OK) {

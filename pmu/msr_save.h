@@ -35,6 +35,8 @@ int msr_read(uint32_t msr, uint64_t *val);
 
 /* Save (first time only), then write.  HW_OK, the fault, or MSR_SAVE_EUNSAVED. */
 int msr_save_write(uint32_t msr, uint64_t val);
+/* Save now without writing, to fix the restore order: what is saved first is restored last. */
+int msr_save_remember(uint32_t msr);
 /* Write without saving, for write-1-to-clear command registers. */
 int msr_save_command(uint32_t msr, uint64_t val);
 size_t msr_save_count(void);
@@ -48,13 +50,14 @@ struct msr_restore_result {
 	int bad_err[4];		/* HW_OK when the write worked but the value read back differs */
 };
 
-/* Write every saved MSR back, newest first; then the table is empty. */
+/* Write every saved MSR back, newest first (skipping those that already hold
+ * their value), read each back to check; then the table is empty. */
 void msr_save_restore(struct msr_restore_result *res);
 /* Forget the table without writing (tests, and after a restore elsewhere). */
 void msr_save_forget(void);
 
 /* The write log: a ring of the most recent writes, indexed by a running number. */
-#define MSR_LOG_MAX 256
+#define MSR_LOG_MAX 128
 struct msr_log_entry {
 	uint32_t msr;
 	uint64_t value;

@@ -1,0 +1,204 @@
+/*
+ * Counting on AMD and Hygon PMUs: legacy four counters (Family 10h), the
+ * six-counter core extension with stride 2 (Zen, Hygon), PerfMonV2's global
+ * control (Zen 4), the 12-bit event select (bits 11:8 in PERF_CTL[35:32]).
+ *   PERF_CTL = event[7:0] | umask<<8 | USR(16) | OS(17) | EDGE(18) | EN(22) | INV(23) | cmask<<24 | event[11:8]<<32
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "fake/fake_pmu.h"
+#include "pmu/count.h"
+
+static char why[256], err[256];
+static struct count_set set;
+
+static void setup(const char *key)
+{
+	if (!fake_count_setup(key, false, false, why, sizeof(why)))
+		fail_msg("init on %s: %s", key, why);
+	memset(&set, 0, sizeof(set));
+}
+
+static void add(struct event_spec e) { set.ev[set.n++] = e; }
+
+static void schedule(void)
+{
+	if (!count_backend()->schedule(&set, err, sizeof(err)))
+		fail_msg("schedule: %s", err);
+}
+
+static void begin(unsigned pass)
+{
+	if (!count_backend()->pass_begin(&set, pass, err, sizeof(err)))
+		fail_msg("pass_begin: %s", err);
+}
+
+#define RETIRED fake_spec("EX_RET_INSTR", 0x0C0, 0x00, EV_NO_FIXED, 0)
+#define WIDE fake_spec("event=0x12e,umask=0x05", 0x12E, 0x05, EV_NO_FIXED, 0)
+
+static void fam10h_legacy(void **state)
+{
+	(void)state;
+	uint64_t v[COUNT_MAX_EVENTS];
+	setup("fam10h");
+	FAKE_EXPECT_LOG(0, { 0xC0010000, 0x1 }, { 0xC0010000, 0x0 });
+	add(fake_spec("DRAM_ACCESSES", 0x4E0, 0x07, EV_NO_FIXED, 0));
+	add(RETIRED);
+	schedule();
+	size_t mark = fake_log_count();
+	begin(0);
+	FAKE_EXPECT_LOG(mark,
+			{ 0xC0010000, 0x4000307E0 },		/* EventSelect[11:8]=4 in bits 35:32 */
+			{ 0xC0010001, 0x300C0 },
+			{ 0xC0010000, 0x4004307E0 }, { 0xC0010001, 0x4300C0 },	/* start tried */
+			{ 0xC0010000, 0x4000307E0 }, { 0xC0010001, 0x300C0 },	/* stop tried */
+			{ 0xC0010004, 0x0 }, { 0xC0010005, 0x0 });
+	assert_int_equal(set.start.n, 2);
+	assert_int_equal(set.start.w[0].value, 0x4004307E0ull);
+	count_backend()->pass_end(&set, 0);
+	assert_true(fake_count_pass(&set, 0, 77, v, err, sizeof(err)));
+	assert_int_equal(v[0], 77);
+	assert_int_equal(v[1], 77);
+	/* The core extension's addresses do not exist on Family 10h. */
+	assert_int_equal(fake_pmu_peek(0xC0010200), 0);
+	assert_int_equal(hw_wrmsr(0xC0010200, 0), HW_FAULT_GP);
+	count_restore();
+}
+
+static void zen_core_extension(void **state)
+{
+	(void)state;
+	uint64_t v[COUNT_MAX_EVENTS];
+	setup("zen");
+	FAKE_EXPECT_LOG(0, { 0xC0010200, 0x1 }, { 0xC0010200, 0x0 });
+	add(RETIRED);
+	add(WIDE);
+	schedule();
+	size_t mark = fake_log_count();
+	begin(0);
+	FAKE_EXPECT_LOG(mark,
+			{ 0xC0010200, 0x300C0 }, { 0xC0010202, 0x10003052E },
+			{ 0xC0010200, 0x4300C0 }, { 0xC0010202, 0x10043052E },
+			{ 0xC0010200, 0x300C0 }, { 0xC0010202, 0x10003052E },
+			{ 0xC0010201, 0x0 }, { 0xC0010203, 0x0 });
+	/* The legacy addresses alias counters 0-3. */
+	assert_int_equal(fake_pmu_peek(0xC0010000), 0x300C0);
+	assert_int_equal(fake_pmu_peek(0xC0010001), 0x10003052Eull);
+	count_backend()->pass_end(&set, 0);
+	assert_true(fake_count_pass(&set, 0, 5, v, err, sizeof(err)));
+	assert_int_equal(v[1], 5);
+
+	/* Seven events on six counters: two passes. */
+	memset(&set, 0, sizeof(set));
+	for (int i = 0; i < 7; i++)
+		add(fake_spec("ev", (uint16_t)(0x40 + i), 0, EV_NO_FIXED, 0));
+	schedule();
+	assert_int_equal(set.passes, 2);
+	assert_int_equal(set.pass_of[6], 1);
+	assert_int_equal(set.counter_of[6], 0);
+	begin(1);
+	assert_int_equal(set.start.n, 1);
+	assert_int_equal(set.start.w[0].msr, 0xC0010200);
+	assert_int_equal(set.start.w[0].value, 0x430046);
+	count_backend()->pass_end(&set, 1);
+	count_restore();
+}
+
+static void zen4_perfmon_v2(void **state)
+{
+	(void)state;
+	uint64_t v[COUNT_MAX_EVENTS];
+	setup("zen4");
+	add(RETIRED);
+	add(WIDE);
+	schedule();
+	size_t mark = fake_log_count();
+	begin(0);
+	FAKE_EXPECT_LOG(mark,
+			{ 0xC0000301, 0x0 },			/* PerfCntrGlobalCtl: reset 0x3f -> off */
+			{ 0xC0010200, 0x4300C0 }, { 0xC0010202, 0x10043052E },	/* EN set, gated globally */
+			{ 0xC0000301, 0x3 }, { 0xC0000301, 0x0 },
+			{ 0xC0010201, 0x0 }, { 0xC0010203, 0x0 });
+	assert_int_equal(set.start.n, 1);
+	assert_int_equal(set.start.w[0].msr, 0xC0000301);
+	assert_int_equal(set.start.w[0].value, 0x3);
+	assert_int_equal(set.stop.w[0].value, 0x0);
+	count_backend()->pass_end(&set, 0);
+
+	/* Overflow across the wrap, cleared through PerfCntrGlobalStatusClr. */
+	set.preset = (1ull << 48) - 5;
+	mark = fake_log_count();
+	assert_true(fake_count_pass(&set, 0, 10, v, err, sizeof(err)));
+	assert_int_equal(v[0], 10);
+	assert_int_equal(v[1], 10);
+	size_t n = fake_log_count();
+	bool cleared = false;
+	for (size_t i = mark; i < n; i++)
+		if (fake_log_at(i)->msr == 0xC0000302 && fake_log_at(i)->value == 0x3)
+			cleared = true;
+	assert_true(cleared);
+	assert_int_equal(fake_pmu_peek(0xC0000300), 0);
+	count_restore();
+	assert_int_equal(fake_pmu_peek(0xC0000301), 0x3F);
+}
+
+static void hygon_like_zen(void **state)
+{
+	(void)state;
+	setup("hygon");
+	add(RETIRED);
+	schedule();
+	size_t mark = fake_log_count();
+	begin(0);
+	FAKE_EXPECT_LOG(mark,
+			{ 0xC0010200, 0x300C0 },
+			{ 0xC0010200, 0x4300C0 }, { 0xC0010200, 0x300C0 },
+			{ 0xC0010201, 0x0 });
+	count_backend()->pass_end(&set, 0);
+	count_restore();
+}
+
+static void event_select_width(void **state)
+{
+	(void)state;
+	setup("fam10h");
+	add(fake_spec("too-wide", 0x1000, 0, EV_NO_FIXED, 0));
+	schedule();
+	assert_false(count_backend()->pass_begin(&set, 0, err, sizeof(err)));
+	assert_non_null(strstr(err, "too-wide"));
+	assert_non_null(strstr(err, "12-bit"));
+	count_restore();
+
+	/* Intel's select is 8 bits wide. */
+	setup("skylake");
+	add(fake_spec("event=0x1c0", 0x1C0, 0, EV_NO_FIXED, 0));
+	schedule();
+	assert_false(count_backend()->pass_begin(&set, 0, err, sizeof(err)));
+	assert_non_null(strstr(err, "8-bit"));
+	/* AnyThread is Intel's. */
+	setup("zen");
+	struct event_spec e = RETIRED;
+	e.any = true;
+	add(e);
+	schedule();
+	assert_false(count_backend()->pass_begin(&set, 0, err, sizeof(err)));
+	assert_non_null(strstr(err, "AnyThread"));
+	count_restore();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(fam10h_legacy),
+		cmocka_unit_test(zen_core_extension),
+		cmocka_unit_test(zen4_perfmon_v2),
+		cmocka_unit_test(hygon_like_zen),
+		cmocka_unit_test(event_select_width),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,176 @@
+/*
+ * The PMU model behind the fake CPU (pmu/pmu_model.c): the tests above are
+ * only as good as it, so its rules are checked against the manuals here -
+ * MSRs that exist or #GP, reserved bits, legacy sign-extended counter
+ * writes, reset values, gating, wrap and overflow status.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "fake/fake_pmu.h"
+
+static void install(const char *key)
+{
+	const struct fake_cpu *cpu = fake_cpu_find(key);
+	assert_non_null(cpu);
+	fake_pmu_install(cpu);
+}
+
+static void absent_msrs_fault(void **state)
+{
+	(void)state;
+	uint64_t v;
+	install("core2");
+	assert_int_equal(hw_rdmsr(0x4C1, &v), HW_FAULT_GP);	/* no FW_WRITE: no IA32_A_PMC0 */
+	assert_int_equal(hw_rdmsr(0xC3, &v), HW_FAULT_GP);	/* only two general counters */
+	assert_int_equal(hw_rdmsr(0x30B, &v), HW_OK);		/* fixed 2 exists although EDX said 0 */
+	assert_int_equal(hw_rdmsr(0xC0010000, &v), HW_FAULT_GP);	/* AMD's on Intel */
+	assert_int_equal(hw_rdmsr(0x391, &v), HW_FAULT_GP);	/* STATUS_SET is version 4 */
+	install("intel-v1");
+	assert_int_equal(hw_rdmsr(0x38F, &v), HW_FAULT_GP);	/* no global control before v2 */
+	assert_int_equal(hw_rdmsr(0x309, &v), HW_FAULT_GP);
+	install("skylake");
+	assert_int_equal(hw_rdmsr(0x30C, &v), HW_FAULT_GP);	/* three fixed counters */
+	assert_int_equal(hw_rdmsr(0x4C8, &v), HW_OK);
+	assert_int_equal(hw_rdmsr(0x345, &v), HW_OK);
+	assert_int_equal(v, 1u << 13);
+	install("p6");
+	assert_int_equal(hw_rdmsr(0x38F, &v), HW_FAULT_GP);
+	assert_int_equal(hw_rdmsr(0xC2, &v), HW_OK);
+	install("fam10h");
+	assert_int_equal(hw_rdmsr(0xC0010201, &v), HW_FAULT_GP);	/* no core extension */
+	assert_int_equal(hw_rdmsr(0x186, &v), HW_FAULT_GP);
+	install("zen");
+	assert_int_equal(hw_rdmsr(0xC001020B, &v), HW_OK);	/* counter 5 */
+	assert_int_equal(hw_rdmsr(0xC001020C, &v), HW_FAULT_GP);
+	assert_int_equal(hw_rdmsr(0xC0000301, &v), HW_FAULT_GP);	/* no PerfMonV2 */
+	/* Outside the PMU ranges the plain MSR store answers. */
+	fake_msr_define(0x10, 42, ~0ull);
+	assert_int_equal(hw_rdmsr(0x10, &v), HW_OK);
+	assert_int_equal(v, 42);
+}
+
+static void reserved_bits_fault(void **state)
+{
+	(void)state;
+	install("core2");
+	assert_int_equal(hw_wrmsr(0x186, 1u << 21), HW_FAULT_GP);	/* AnyThread before v3 */
+	assert_int_equal(hw_wrmsr(0x186, 1ull << 32), HW_FAULT_GP);
+	assert_int_equal(hw_wrmsr(0x38D, 0x4), HW_FAULT_GP);
+	assert_int_equal(hw_wrmsr(0x38F, 1ull << 2), HW_FAULT_GP);	/* only PMC0-1 */
+	assert_int_equal(hw_wrmsr(0x38F, 7ull << 32), HW_OK);
+	assert_int_equal(hw_wrmsr(0x38E, 0), HW_FAULT_GP);		/* status is read-only */
+	install("silvermont");
+	assert_int_equal(hw_wrmsr(0x186, 1u << 21), HW_OK);
+	assert_int_equal(hw_wrmsr(0x38D, 0x4), HW_OK);
+	install("icelake");
+	assert_int_equal(hw_wrmsr(0x186, 1u << 21), HW_FAULT_GP);	/* deprecated (EDX[15]) */
+	assert_int_equal(hw_wrmsr(0x4C1, 1ull << 48), HW_FAULT_GP);	/* beyond the width */
+	assert_int_equal(hw_wrmsr(0x38D, 0x3000), HW_OK);		/* fixed 3 */
+	install("p6");
+	assert_int_equal(hw_wrmsr(0x186, 1u << 22), HW_OK);
+	assert_int_equal(hw_wrmsr(0x187, 1u << 22), HW_FAULT_GP);	/* EN only in PerfEvtSel0 */
+	install("zen");
+	assert_int_equal(hw_wrmsr(0xC0010200, 1u << 21), HW_FAULT_GP);
+	assert_int_equal(hw_wrmsr(0xC0010200, 0xFull << 32), HW_OK);
+	assert_int_equal(hw_wrmsr(0xC0010201, 1ull << 48), HW_FAULT_GP);
+}
+
+static void legacy_counter_writes_sign_extend(void **state)
+{
+	(void)state;
+	uint64_t v;
+	install("skylake");
+	assert_int_equal(hw_wrmsr(0xC1, 0x80000000), HW_OK);
+	hw_rdmsr(0xC1, &v);
+	assert_int_equal(v, 0xFFFF80000000ull);
+	assert_int_equal(hw_wrmsr(0x4C1, 0x80000000), HW_OK);	/* full width: as written */
+	hw_rdmsr(0xC1, &v);
+	assert_int_equal(v, 0x80000000ull);
+	install("p6");
+	hw_wrmsr(0xC2, 0x123456789ull);	/* bits 39:32 from bit 31, not from EDX */
+	hw_rdmsr(0xC2, &v);
+	assert_int_equal(v, 0x23456789ull);
+}
+
+static void reset_values(void **state)
+{
+	(void)state;
+	uint64_t v;
+	install("skylake");
+	hw_rdmsr(0x38F, &v);
+	assert_int_equal(v, 0xFF);
+	install("zen4");
+	hw_rdmsr(0xC0000301, &v);
+	assert_int_equal(v, 0x3F);
+}
+
+static void counting_is_gated(void **state)
+{
+	(void)state;
+	uint64_t v;
+	install("skylake");
+	hw_wrmsr(0x38F, 0);
+	hw_wrmsr(0x186, 0x430010);
+	fake_pmu_run(5);
+	hw_rdmsr(0xC1, &v);
+	assert_int_equal(v, 0);	/* global bit clear */
+	hw_wrmsr(0x38F, 1);
+	fake_pmu_run(5);
+	hw_rdmsr(0xC1, &v);
+	assert_int_equal(v, 5);
+	hw_wrmsr(0x186, 0x400010);	/* neither USR nor OS */
+	fake_pmu_run(5);
+	hw_rdmsr(0xC1, &v);
+	assert_int_equal(v, 5);
+	/* AMD legacy addresses are counters 0-3 of the core extension. */
+	install("zen");
+	hw_wrmsr(0xC0010001, 0x430010);
+	fake_pmu_run(3);
+	hw_rdmsr(0xC0010203, &v);
+	assert_int_equal(v, 3);
+}
+
+static void wrap_sets_overflow(void **state)
+{
+	(void)state;
+	uint64_t v;
+	install("goldmont");
+	hw_wrmsr(0x4C1, (1ull << 48) - 2);
+	hw_wrmsr(0x186, 0x430010);
+	hw_wrmsr(0x38F, 1);
+	fake_pmu_run(5);
+	hw_rdmsr(0xC1, &v);
+	assert_int_equal(v, 3);
+	hw_rdmsr(0x38E, &v);
+	assert_int_equal(v, 1);
+	hw_wrmsr(0x390, 1);
+	hw_rdmsr(0x38E, &v);
+	assert_int_equal(v, 0);
+	hw_wrmsr(0x391, 1);	/* v4 STATUS_SET */
+	hw_rdmsr(0x38E, &v);
+	assert_int_equal(v, 1);
+	/* P6 has no status register: it just wraps at 40 bits. */
+	install("p6");
+	hw_wrmsr(0xC1, 0xFFFFFFFF);
+	hw_wrmsr(0x186, 0x430010);
+	fake_pmu_run(2);
+	hw_rdmsr(0xC1, &v);
+	assert_int_equal(v, 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(absent_msrs_fault),
+		cmocka_unit_test(reserved_bits_fault),
+		cmocka_unit_test(legacy_counter_writes_sign_extend),
+		cmocka_unit_test(reset_values),
+		cmocka_unit_test(counting_is_gated),
+		cmocka_unit_test(wrap_sets_overflow),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
