@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""tools/bench-table.py - the benchmark table for this machine (`make bench`).
+
+Runs `pmuboot-host run` with benchmark options, reads its records and
+prints, per kernel variant: cycles per iteration (median, min, max), the
+penalty against its control, and the spread ((max - min) / median).  Then
+it compares the figures with the targets of docs/benchmarks.md:
+
+  - spread within 2 % for every variant;
+  - the reference add chain at 1.00 +- 0.02 cycles per add;
+  - the store-forward failure latency within 10 % of the published figure
+    for this core (table below, sources in docs/benchmarks.md);
+  - page-split penalty above line-split penalty (loads and stores, per arena).
+
+It prints figures and says which targets were met; it is not a test and
+exits 0 whenever the benchmark ran (1 when it did not).
+
+    tools/bench-table.py [PMUBOOT_HOST] [key=value ...]
+
+Extra key=value words go to `pmuboot-host run` after the defaults below.
+"""
+import json
+import subprocess
+import sys
+
+# Long enough that the differential dwarfs timer granularity, short enough
+# that few samples catch an interrupt (a user process cannot mask them).
+DEFAULT_ARGS = ["iterations=2000", "reps=31", "warmup=5"]
+
+PREFIX = "@pmuboot "
+
+# Published store-forwarding failure latencies (cycles), with the variant of
+# ours that measures the same thing.  Sources and wording: docs/benchmarks.md.
+#   key: (name, figure, our variant, source)
+PUBLISHED = {
+    "goldencove": ("Golden Cove / Raptor Cove", 19.5, "size_mismatch",
+                   "Chips and Cheese (Neoverse V2, Strix Point articles): 19-20"),
+    "sunnycove": ("Sunny Cove / Ice Lake", 17.01, "two_stores",
+                  "T. Downs uarch-bench gist bc9af3a0: fw_split_write_read 17.01"),
+    "skylake": ("Skylake", 14.00, "two_stores", "T. Downs gist bc9af3a0: fw_split_write_read 14.00"),
+    "haswell": ("Haswell", 15.0, "size_mismatch", "Chips and Cheese (Centaur CNS article): 15"),
+    "ivybridge": ("Ivy Bridge", 15.0, "size_mismatch",
+                  "easyperf 'Store forwarding by example': 15 (word store, dword load)"),
+    "sandybridge": ("Sandy Bridge", 12.0, "size_mismatch",
+                    "Agner Fog microarchitecture guide via easyperf: ~12"),
+    "tremont": ("Tremont", 11.5, "size_mismatch", "Chips and Cheese (Tremont article): 11-12"),
+    "zen2": ("Zen 2", 21.04, "two_stores", "T. Downs gist bc9af3a0 (EPYC 7262): fw_split_write_read 21.04"),
+    "zen4": ("Zen 4", 18.0, "size_mismatch", "Chips and Cheese (Strix Point article): 18"),
+    "zen5": ("Zen 5", 14.0, "size_mismatch", "Chips and Cheese (Strix Point article): 14"),
+}
+
+# (vendor, family) -> [(first model, last model, key)]; display values.
+CORES = {
+    ("intel", 6): [
+        (0x2A, 0x2A, "sandybridge"), (0x2D, 0x2D, "sandybridge"),
+        (0x3A, 0x3A, "ivybridge"), (0x3E, 0x3E, "ivybridge"),
+        (0x3C, 0x3C, "haswell"), (0x3F, 0x3F, "haswell"), (0x45, 0x46, "haswell"),
+        (0x4E, 0x4E, "skylake"), (0x5E, 0x5E, "skylake"), (0x55, 0x55, "skylake"),
+        (0x8E, 0x8E, "skylake"), (0x9E, 0x9E, "skylake"), (0xA5, 0xA6, "skylake"),
+        (0x6A, 0x6A, "sunnycove"), (0x6C, 0x6C, "sunnycove"), (0x7D, 0x7E, "sunnycove"),
+        (0x86, 0x86, "tremont"), (0x96, 0x96, "tremont"), (0x9C, 0x9C, "tremont"),
+        (0x97, 0x97, "goldencove"), (0x9A, 0x9A, "goldencove"), (0x8F, 0x8F, "goldencove"),
+        (0xB7, 0xB7, "goldencove"), (0xBA, 0xBA, "goldencove"), (0xBF, 0xBF, "goldencove"),
+        (0xCF, 0xCF, "goldencove"),
+    ],
+    ("amd", 0x17): [(0x30, 0xAF, "zen2")],
+    ("amd", 0x19): [(0x10, 0x1F, "zen4"), (0x60, 0x7F, "zen4"), (0xA0, 0xAF, "zen4")],
+    ("amd", 0x1A): [(0x00, 0xFF, "zen5")],
+}
+
+
+def core_key(cpu):
+    """The PUBLISHED key for this cpu record, or None."""
+    for field in ("uarch_key",):
+        if cpu.get(field) in PUBLISHED:
+            return cpu[field]
+    try:
+        fam, model = int(cpu["family"], 16), int(cpu["model"], 16)
+    except (KeyError, ValueError, TypeError):
+        return None
+    for lo, hi, key in CORES.get((cpu.get("vendor"), fam), []):
+        if lo <= model <= hi:
+            return key
+    return None
+
+
+def run(host, extra):
+    args = [host, "run", "bench=all"] + DEFAULT_ARGS + list(extra)
+    print("$ " + " ".join(args), flush=True)
+    p = subprocess.run(args, capture_output=True, text=True)
+    recs = []
+    for line in p.stdout.splitlines():
+        if line.startswith(PREFIX):
+            try:
+                recs.append(json.loads(line[len(PREFIX):]))
+            except json.JSONDecodeError:
+                print(f"warning: unreadable record: {line[:120]}", file=sys.stderr)
+    return p, recs
+
+
+def fmt(x, width=8):
+    return f"{x:{width}.3f}" if x is not None else " " * (width - 3) + "n/a"
+
+
+def spread(c):
+    return (c["max"] - c["min"]) / c["median"] if c["median"] > 0 else None
+
+
+def main(argv):
+    host = argv[1] if len(argv) > 1 and "=" not in argv[1] else "build/pmuboot-host"
+    extra = [a for a in argv[1:] if "=" in a]
+    p, recs = run(host, extra)
+    benches = [r for r in recs if r.get("type") == "bench"]
+    if not benches:
+        print(f"no bench records (pmuboot-host exited {p.returncode}):\n{p.stderr[-2000:]}", file=sys.stderr)
+        return 1
+    cpu = next((r for r in recs if r.get("type") == "cpu"), {})
+    setup = next((r for r in recs if r.get("type") == "bench_setup"), {})
+    end = next((r for r in recs if r.get("type") == "end"), {})
+
+    print(f"\nCPU: {cpu.get('vendor_string', '?')} family {cpu.get('family')} model {cpu.get('model')} "
+          f"\"{cpu.get('brand', '')}\"" + (f" under {cpu.get('hypervisor_vendor')}" if cpu.get("hypervisor") else ""))
+    cal = setup.get("calibration") or {}
+    print(f"{setup.get('iterations')} iterations x {setup.get('reps')} reps (+{setup.get('warmup')} warm-up), "
+          f"method {setup.get('method')}; cycles from {benches[0].get('cycles_source')}"
+          + (f" ({cal.get('source')}, {cal.get('core_per_tsc')} cycles/tick at start)" if cal.get("source") else ""))
+    counting = setup.get("counting") or {}
+    if not counting.get("available"):
+        print(f"no event counting: {counting.get('reason')}")
+
+    print(f"\n{'kernel.variant':34} {'arena':8} {'median':>8} {'min':>8} {'max':>8} {'spread':>7}  "
+          f"{'penalty':>8}  vs")
+    by_key = {}
+    high = []
+    for b in benches:
+        c = b["cycles"]
+        name = f"{b['kernel']}.{b['variant']}"
+        by_key[(b["kernel"], b["variant"], b.get("arena"))] = b
+        s = spread(c)
+        flag = ""
+        if s is None or s > 0.02:
+            flag = " !"
+            high.append((name, b.get("arena"), s))
+        pen = b.get("penalty") or {}
+        print(f"{name:34} {b.get('arena') or '':8} {fmt(c['median'])} {fmt(c['min'])} {fmt(c['max'])} "
+              f"{(f'{s * 100:6.2f}%' if s is not None else '    n/a')}{flag:2}"
+              f"{fmt(pen.get('median'))}  {b.get('control') or ''}"
+              + (f"  dropped {b['dropped']}" if b.get("dropped") else ""))
+
+    print("\nTargets (docs/benchmarks.md):")
+    results = []
+
+    def target(ok, text):
+        results.append(ok)
+        print(f"  [{'met ' if ok else 'MISS' if ok is not None else 'n/a '}] {text}")
+
+    target(not high, "spread within 2% for every variant" +
+           ("" if not high else ": over for " + ", ".join(
+               f"{n}{'@' + a if a else ''} ({s * 100:.1f}%)" if s is not None else f"{n} (n/a)"
+               for n, a, s in high)))
+    add = by_key.get(("ref", "add_chain", None))
+    if add:
+        m = add["cycles"]["median"]
+        target(abs(m - 1.0) <= 0.02, f"add chain 1.00 +- 0.02 cycles/add: {m:.3f} ({add['cycles_source']})")
+    key = core_key(cpu)
+    if key:
+        name, fig, variant, source = PUBLISHED[key]
+        b = by_key.get(("store_forward", variant, None))
+        if b:
+            m = b["cycles"]["median"]
+            dev = (m - fig) / fig
+            pen = (b.get("penalty") or {}).get("median")
+            target(abs(dev) <= 0.10, f"store-forward failure ({variant}) {m:.3f} cycles vs published {fig} for "
+                   f"{name} ({dev * 100:+.1f}%; penalty vs control {pen:.3f}); source: {source}")
+    else:
+        target(None, f"store-forward failure vs published: no published figure for family {cpu.get('family')} "
+               f"model {cpu.get('model')} in docs/benchmarks.md")
+    arenas = sorted({b.get("arena") for b in benches if b["kernel"] == "split"}, key=str)
+    for arena in arenas:
+        for kind in ("load", "store"):
+            line = by_key.get(("split", f"{kind}_line", arena))
+            page = by_key.get(("split", f"{kind}_page", arena))
+            if not (line and page and line.get("penalty") and page.get("penalty")):
+                continue
+            lp, pp = line["penalty"]["median"], page["penalty"]["median"]
+            crossed = page.get("page_crossed")
+            what = {True: "a real 4 KiB page boundary", False: "a 4 KiB boundary inside a larger page",
+                    None: "a 4 KiB boundary (page size unknown)"}[crossed]
+            target(pp > lp, f"{kind} page-split penalty {pp:.3f} > line-split penalty {lp:.3f} "
+                   f"[{arena} arena: crosses {what}]")
+    met = sum(1 for r in results if r)
+    missed = sum(1 for r in results if r is False)
+    print(f"\n{met} targets met, {missed} missed; run status {end.get('status', '?')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
