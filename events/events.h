@@ -45,8 +45,9 @@ struct event_def {
 	int8_t fixed;		/* fixed counter that counts it, or EV_NO_FIXED */
 	bool precise;		/* PEBS/precise-capable per the source */
 	uint32_t roles;		/* enum event_role bits */
-	const char *source;	/* public source, e.g. "SDM Vol. 3B Table 19-24" */
-	const char *desc;	/* short description, our own words */
+	const char *source;	/* public source, e.g. "SDM Vol. 3B Table 19-24" ("" in the image) */
+	const char *desc;	/* short description, our own words ("" in the image) */
+	bool fixed_only;	/* only its fixed counter counts it (no general-counter form) */
 };
 
 struct event_set {
@@ -54,6 +55,7 @@ struct event_set {
 	const char *name;	/* e.g. "Intel Goldmont" */
 	const struct event_def *events;
 	size_t n;
+	bool amd;		/* AMD encoding: 12-bit event select, no AnyThread, no fixed counters */
 };
 
 size_t events_set_count(void);
@@ -69,7 +71,7 @@ struct ibs_event_def {
 	uint16_t code;		/* 0xF000 .. 0xF24C */
 	const char *name;
 	const char *abbrev;
-	const char *desc;
+	const char *desc;	/* "" in the image */
 };
 size_t ibs_events_count(void);
 const struct ibs_event_def *ibs_event_at(size_t i);
@@ -88,6 +90,7 @@ struct event_spec {
 	uint32_t counters;
 	int8_t fixed;
 	const struct event_def *def;	/* NULL for raw specs */
+	bool fixed_only;	/* copied from def: schedule on its fixed counter or not at all */
 };
 
 /*
@@ -97,5 +100,19 @@ struct event_spec {
  */
 bool event_spec_parse(const struct event_set *set, bool amd, const char *text, size_t len,
 		      struct event_spec *out, char *err, size_t err_cap);
+
+/*
+ * Additions to the contract (events work):
+ *
+ * The names in set nearest to name (case-insensitive edit distance; names that extend
+ * name with ".UMASK" come first), best first, at most max; returns how many.
+ */
+size_t events_suggest(const struct event_set *set, const char *name, const char **out, size_t max);
+/* The CSV/docs word for one enum event_role bit ("stlf_block"), or NULL. */
+const char *events_role_name(uint32_t role_bit);
+/* The event_role bit for a word from events_role_name, or 0. */
+uint32_t events_role_parse(const char *word);
+/* An IBS derived event's row as a pseudo set key for listings: "ibs". */
+#define EVENTS_IBS_KEY "ibs"
 
 #endif
