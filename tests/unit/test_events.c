@@ -1,0 +1,636 @@
+/*
+ * The event vocabulary: every seed event carried exactly, per-core codes, the tables'
+ * invariants, and event specs good and bad.
+ *
+ * The seed documents are read from ../shared/seeds (beside the checkout; the tests run
+ * with the repository root as the working directory) or from $PMUBOOT_SEEDS.  They are
+ * text extracted from PDFs, so the parsers below undo the PDF artefacts: hex values with
+ * an H suffix (sometimes on a line of its own), names broken across lines.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "events/events.h"
+
+#define MAX_SEED_EVENTS 128
+#define MAX_LINES 2048
+
+struct seed_event {
+	char name[96];
+	unsigned code, umask;
+};
+
+/* ---- reading the seed files ---- */
+
+static const char *seed_dir(void)
+{
+	static const char *const candidates[] = { "../shared/seeds", "../../shared/seeds" };
+	const char *env = getenv("PMUBOOT_SEEDS");
+	if (env && *env)
+		return env;
+	for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++) {
+		char p[256];
+		snprintf(p, sizeof(p), "%s/README.md", candidates[i]);
+		FILE *f = fopen(p, "r");
+		if (f) {
+			fclose(f);
+			return candidates[i];
+		}
+	}
+	return NULL;
+}
+
+/* The seed file whose name starts with prefix ("002_"), as trimmed non-empty lines. */
+static char **seed_lines(const char *prefix, size_t *n)
+{
+	const char *dir = seed_dir();
+	static const char *const names[] = {
+		"000_f0cbb5f5ac51f9a4.txt", "001_5cd13bc3c3cbc94a.txt", "002_2872fd791cba214d.txt",
+		"003_077243b0560eb0eb.txt", "004_8ec29c653ffd4475.txt",
+	};
+	char path[512], buf[4096];
+	FILE *f = NULL;
+	*n = 0;
+	if (!dir)
+		return NULL;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]) && !f; i++)
+		if (!strncmp(names[i], prefix, strlen(prefix))) {
+			snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+			f = fopen(path, "r");
+		}
+	if (!f)
+		return NULL;
+	char **lines = calloc(MAX_LINES, sizeof(char *));
+	assert_non_null(lines);
+	while (fgets(buf, sizeof(buf), f) && *n < MAX_LINES) {
+		char *s = buf, *e;
+		while (isspace((unsigned char)*s))
+			s++;
+		e = s + strlen(s);
+		while (e > s && isspace((unsigned char)e[-1]))
+			*--e = 0;
+		if (*s)
+			lines[(*n)++] = strdup(s);
+	}
+	fclose(f);
+	return lines;
+}
+
+static void free_lines(char **lines, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+}
+
+#define NEED_SEEDS(lines)                                                                     \
+	do {                                                                                  \
+		if (!(lines)) {                                                               \
+			print_message("seed documents not found (../shared/seeds or "         \
+				      "$PMUBOOT_SEEDS); skipping\n");                        \
+			skip();                                                               \
+		}                                                                             \
+	} while (0)
+
+/* "03H" -> 3; false for anything else. */
+static bool hexh(const char *s, unsigned *v)
+{
+	if (strlen(s) != 3 || !isxdigit((unsigned char)s[0]) || !isxdigit((unsigned char)s[1]) || s[2] != 'H')
+		return false;
+	*v = (unsigned)strtoul(s, NULL, 16);
+	return true;
+}
+
+static bool name_fragment(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!(isupper((unsigned char)*s) || isdigit((unsigned char)*s) || *s == '_' || *s == '.'))
+			return false;
+	return true;
+}
+
+/* Silvermont's PDF splits "03H" into "03" and "H" lines: glue them back. */
+static size_t join_split_h(char **lines, size_t n)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(lines[i], "H") && w > 0 && strlen(lines[w - 1]) == 2) {
+			char *j = malloc(4);
+			snprintf(j, 4, "%sH", lines[w - 1]);
+			free(lines[w - 1]);
+			free(lines[i]);
+			lines[w - 1] = j;
+			continue;
+		}
+		lines[w++] = lines[i];
+	}
+	return w;
+}
+
+/*
+ * Tables laid out as "code umask NAME description": the two hex tokens may share a line
+ * with the name (Core) or stand on lines of their own (Goldmont, Silvermont).  A name that
+ * ends its line continues on the following lines that hold nothing but a name fragment.
+ */
+static size_t parse_code_umask_name(char **lines, size_t n, struct seed_event *out)
+{
+	/* Flatten into tokens, remembering which tokens are alone on their line. */
+	static char tok[MAX_LINES * 8][96];
+	static bool alone[MAX_LINES * 8], last[MAX_LINES * 8];
+	size_t nt = 0, found = 0;
+	for (size_t i = 0; i < n; i++) {
+		char copy[4096], *save = NULL;
+		size_t first = nt;
+		snprintf(copy, sizeof(copy), "%s", lines[i]);
+		for (char *t = strtok_r(copy, " \t", &save); t && nt < MAX_LINES * 8; t = strtok_r(NULL, " \t", &save)) {
+			snprintf(tok[nt], sizeof(tok[nt]), "%s", t);
+			alone[nt] = last[nt] = false;
+			nt++;
+		}
+		if (nt > first) {
+			last[nt - 1] = true;
+			alone[first] = nt - first == 1;
+		}
+	}
+	for (size_t i = 0; i + 2 < nt && found < MAX_SEED_EVENTS; i++) {
+		unsigned code, umask;
+		if (!hexh(tok[i], &code) || !hexh(tok[i + 1], &umask) || !name_fragment(tok[i + 2]))
+			continue;
+		struct seed_event *e = &out[found++];
+		size_t j = i + 2;
+		snprintf(e->name, sizeof(e->name), "%s", tok[j]);
+		while (last[j] && j + 1 < nt && alone[j + 1] && name_fragment(tok[j + 1]) && !hexh(tok[j + 1], &code)) {
+			strncat(e->name, tok[j + 1], sizeof(e->name) - strlen(e->name) - 1);
+			j++;
+		}
+		e->code = (unsigned)strtoul(tok[i], NULL, 16);
+		e->umask = umask;
+		i = j;
+	}
+	return found;
+}
+
+/*
+ * The P6 table is laid out "code NAME umask description", with names broken at '_' and
+ * the two EMON_KNI_PREF events listing their four umasks after the description.
+ */
+static size_t parse_p6(char **lines, size_t n, struct seed_event *out)
+{
+	enum { IDLE, NAME, UMASK_LIST } st = IDLE;
+	unsigned code = 0, v;
+	char name[96] = "";
+	size_t found = 0, listed = 0;
+
+	for (size_t i = 0; i < n && found < MAX_SEED_EVENTS; i++) {
+		const char *l = lines[i];
+		switch (st) {
+		case IDLE:
+			if (hexh(l, &code)) {
+				name[0] = 0;
+				st = NAME;
+			}
+			break;
+		case NAME:
+			if (hexh(l, &v) && name[0]) {
+				snprintf(out[found].name, sizeof(out[found].name), "%s", name);
+				out[found].code = code;
+				out[found++].umask = v;
+				st = IDLE;
+			} else if (name_fragment(l) || (l[0] == '_' && name_fragment(l + 1))) {
+				strncat(name, l, sizeof(name) - strlen(name) - 1);
+			} else {
+				st = UMASK_LIST;
+				listed = 0;
+			}
+			break;
+		case UMASK_LIST:
+			if (hexh(l, &v)) {
+				snprintf(out[found].name, sizeof(out[found].name), "%s", name);
+				out[found].code = code;
+				out[found++].umask = v;
+				listed++;
+			} else if (listed) {
+				st = IDLE;
+			}
+			break;
+		}
+	}
+	return found;
+}
+
+/* The set carries the seed event: the exact name, or NAME.SUFFIX for events the seed lists
+ * with several unit masks, with the same code and umask. */
+static void check_seed_in_set(const char *key, const struct seed_event *e, size_t n)
+{
+	const struct event_set *s = events_set_find(key);
+	assert_non_null(s);
+	for (size_t i = 0; i < n; i++) {
+		const struct event_def *d = events_find(s, e[i].name);
+		bool ok = d && d->event == e[i].code && d->umask == e[i].umask;
+		size_t len = strlen(e[i].name);
+		for (size_t k = 0; !d && k < s->n && !ok; k++)
+			ok = !strncmp(s->events[k].name, e[i].name, len) && s->events[k].name[len] == '.' &&
+			     s->events[k].event == e[i].code && s->events[k].umask == e[i].umask;
+		if (!ok)
+			fail_msg("%s: seed event %s %02XH/%02XH missing or different (table has %s)", key, e[i].name,
+				 e[i].code, e[i].umask, d ? "another code" : "no such name");
+	}
+}
+
+static void seed_core(void **state)
+{
+	(void)state;
+	size_t n;
+	char **lines = seed_lines("000_", &n);
+	NEED_SEEDS(lines);
+	struct seed_event ev[MAX_SEED_EVENTS];
+	size_t found = parse_code_umask_name(lines, n, ev);
+	assert_int_equal(found, 3);	/* the seed text stops after LOAD_BLOCK.OVERLAP_STORE */
+	assert_string_equal(ev[2].name, "LOAD_BLOCK.OVERLAP_STORE");
+	check_seed_in_set("core", ev, found);
+	free_lines(lines, n);
+}
+
+static void seed_goldmont(void **state)
+{
+	(void)state;
+	size_t n;
+	char **lines = seed_lines("002_", &n);
+	NEED_SEEDS(lines);
+	struct seed_event ev[MAX_SEED_EVENTS];
+	size_t found = parse_code_umask_name(lines, n, ev);
+	assert_int_equal(found, 13);
+	check_seed_in_set("goldmont", ev, found);
+	check_seed_in_set("goldmont_plus", ev, found);
+	/* Every seed row marked "Precise Event" is precise in the table. */
+	const struct event_set *s = events_set_find("goldmont");
+	assert_true(events_find(s, "LD_BLOCKS.STORE_FORWARD")->precise);
+	assert_true(events_find(s, "MISALIGN_MEM_REF.STORE_PAGE_SPLIT")->precise);
+	assert_false(events_find(s, "UOPS_ISSUED.ANY")->precise);
+	free_lines(lines, n);
+}
+
+static void seed_silvermont(void **state)
+{
+	(void)state;
+	size_t n;
+	char **lines = seed_lines("003_", &n);
+	NEED_SEEDS(lines);
+	n = join_split_h(lines, n);
+	struct seed_event ev[MAX_SEED_EVENTS];
+	size_t found = parse_code_umask_name(lines, n, ev);
+	assert_int_equal(found, 11);
+	check_seed_in_set("silvermont", ev, found);
+	free_lines(lines, n);
+}
+
+static void seed_p6(void **state)
+{
+	(void)state;
+	size_t n;
+	char **lines = seed_lines("004_", &n);
+	NEED_SEEDS(lines);
+	struct seed_event ev[MAX_SEED_EVENTS];
+	size_t found = parse_p6(lines, n, ev);
+	assert_int_equal(found, 12);	/* 4 single events + 2 x 4 umasks */
+	check_seed_in_set("p6", ev, found);
+	free_lines(lines, n);
+}
+
+static void seed_ibs(void **state)
+{
+	(void)state;
+	size_t n, found = 0;
+	char **lines = seed_lines("001_", &n);
+	NEED_SEEDS(lines);
+	for (size_t i = 0; i + 1 < n; i++) {
+		unsigned code;
+		char name[128];
+		if (sscanf(lines[i], "Event Select 0x%4x %127[^\n]", &code, name) != 2)
+			continue;
+		assert_true(!strncmp(lines[i + 1], "Abbreviation: ", 14));
+		const struct ibs_event_def *d = ibs_event_find((uint16_t)code);
+		if (!d)
+			fail_msg("IBS derived event 0x%04X (%s) missing", code, name);
+		assert_string_equal(d->name, name);
+		assert_string_equal(d->abbrev, lines[i + 1] + 14);
+		assert_true(strlen(d->desc) > 10);
+		found++;
+	}
+	assert_int_equal(found, 59);
+	assert_int_equal(ibs_events_count(), found);	/* and nothing invented */
+	free_lines(lines, n);
+}
+
+/* ---- the tables ---- */
+
+/* The keys identification maps CPUs to (the contract with pmu/). */
+static const char *const all_keys[] = {
+	"p6", "core", "nehalem", "westmere", "sandybridge", "ivybridge", "haswell", "broadwell", "skylake",
+	"skylake_server", "icelake", "icelake_server", "tigerlake", "goldencove", "redwoodcove", "lioncove",
+	"bonnell", "silvermont", "goldmont", "goldmont_plus", "tremont", "gracemont", "crestmont", "skymont",
+	"intel_arch", "k8", "fam10h", "fam14h", "fam15h", "fam16h", "zen1", "zen2", "zen3", "zen4", "zen5",
+	"amd_legacy",
+};
+
+static void every_key_has_a_set(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(all_keys) / sizeof(all_keys[0]); i++) {
+		const struct event_set *s = events_set_find(all_keys[i]);
+		if (!s)
+			fail_msg("no event set for key %s", all_keys[i]);
+		assert_string_equal(s->key, all_keys[i]);
+		assert_true(s->n > 0);
+		/* Every set can count cycles and instructions: the harness relies on both. */
+		assert_non_null(events_for_role(s, EV_ROLE_CYCLES));
+		assert_non_null(events_for_role(s, EV_ROLE_INSTRUCTIONS));
+		assert_int_equal(s->amd, !strncmp(s->key, "zen", 3) || !strncmp(s->key, "fam", 3) ||
+						 !strcmp(s->key, "k8") || !strcmp(s->key, "amd_legacy"));
+	}
+	assert_int_equal(events_set_count(), sizeof(all_keys) / sizeof(all_keys[0]));
+	assert_null(events_set_find("nosuchcore"));
+	assert_null(events_set_at(events_set_count()));
+	assert_ptr_equal(events_set_find("GOLDMONT"), events_set_find("goldmont"));
+}
+
+static void table_invariants(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < events_set_count(); i++) {
+		const struct event_set *s = events_set_at(i);
+		for (size_t k = 0; k < s->n; k++) {
+			const struct event_def *d = &s->events[k];
+			assert_true(strlen(d->name) > 0 && strlen(d->name) < sizeof(((struct event_spec *)0)->name));
+			assert_true(strlen(d->source) > 0);
+			assert_true(strlen(d->desc) > 0);
+			assert_true(d->event <= (s->amd ? 0xFFF : 0xFF));
+			if (s->amd)
+				assert_true(d->fixed == EV_NO_FIXED && !d->any);
+			if (d->fixed_only)
+				assert_true(d->fixed != EV_NO_FIXED);
+			assert_ptr_equal(events_find(s, d->name), d);	/* names are unique in a set */
+		}
+	}
+}
+
+static void architectural_events_everywhere(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < events_set_count(); i++) {
+		const struct event_set *s = events_set_at(i);
+		if (s->amd || !strcmp(s->key, "p6"))
+			continue;	/* P6 predates the architectural PMU */
+		const struct event_def *ins = events_find(s, "INST_RETIRED.ANY");
+		const struct event_def *cyc = events_find(s, "CPU_CLK_UNHALTED.THREAD");
+		const struct event_def *ref = events_find(s, "CPU_CLK_UNHALTED.REF_TSC");
+		assert_non_null(ins);
+		assert_non_null(cyc);
+		assert_non_null(ref);
+		assert_true(ins->event == 0xC0 && ins->umask == 0 && ins->fixed == 0);
+		assert_true(cyc->event == 0x3C && cyc->umask == 0 && cyc->fixed == 1);
+		assert_true(ref->fixed == 2 && ref->fixed_only);
+		const struct event_def *llc = events_find(s, "LONGEST_LAT_CACHE.MISS");
+		assert_true(llc && llc->event == 0x2E && llc->umask == 0x41);
+		const struct event_def *br = events_find(s, "BR_MISP_RETIRED.ALL_BRANCHES");
+		assert_true(br && br->event == 0xC5 && br->umask == 0);
+	}
+	/* Topdown slots only where CPUID.0AH can enumerate them (Ice Lake on). */
+	assert_non_null(events_find(events_set_find("icelake"), "TOPDOWN.SLOTS"));
+	assert_null(events_find(events_set_find("skylake"), "TOPDOWN.SLOTS"));
+}
+
+static void check_role_code(const char *key, uint32_t role, const char *name, unsigned code, unsigned umask)
+{
+	const struct event_set *s = events_set_find(key);
+	const struct event_def *d = events_for_role(s, role);
+	if (!d)
+		fail_msg("%s: no event for role %s", key, events_role_name(role));
+	assert_string_equal(d->name, name);
+	assert_int_equal(d->event, code);
+	assert_int_equal(d->umask, umask);
+}
+
+static void same_name_different_codes(void **state)
+{
+	(void)state;
+	/* Golden Cove moved the store-forward block from umask 02H to 82H. */
+	check_role_code("skylake", EV_ROLE_STLF_BLOCK, "LD_BLOCKS.STORE_FORWARD", 0x03, 0x02);
+	check_role_code("goldencove", EV_ROLE_STLF_BLOCK, "LD_BLOCKS.STORE_FORWARD", 0x03, 0x82);
+	check_role_code("lioncove", EV_ROLE_STLF_BLOCK, "LD_BLOCKS.STORE_FORWARD", 0x03, 0x82);
+	const struct event_def *a = events_find(events_set_find("skylake"), "ld_blocks.store_forward");
+	const struct event_def *b = events_find(events_set_find("goldencove"), "LD_BLOCKS.Store_Forward");
+	assert_true(a && b && a->umask != b->umask);
+	/* 4K aliasing: 07H/01H on the big cores up to Tiger Lake, 03H/04H on Goldmont and later Atoms
+	 * and from Golden Cove on. */
+	check_role_code("skylake", EV_ROLE_ALIAS_4K, "LD_BLOCKS_PARTIAL.ADDRESS_ALIAS", 0x07, 0x01);
+	check_role_code("tigerlake", EV_ROLE_ALIAS_4K, "LD_BLOCKS_PARTIAL.ADDRESS_ALIAS", 0x07, 0x01);
+	check_role_code("goldmont", EV_ROLE_ALIAS_4K, "LD_BLOCKS.4K_ALIAS", 0x03, 0x04);
+	check_role_code("tremont", EV_ROLE_ALIAS_4K, "LD_BLOCKS.4K_ALIAS", 0x03, 0x04);
+	check_role_code("goldencove", EV_ROLE_ALIAS_4K, "LD_BLOCKS.ADDRESS_ALIAS", 0x03, 0x04);
+	assert_null(events_find(events_set_find("goldencove"), "LD_BLOCKS_PARTIAL.ADDRESS_ALIAS"));
+	/* Core and Silvermont have their own store-forward vocabulary. */
+	check_role_code("core", EV_ROLE_STA_BLOCK, "LOAD_BLOCK.STA", 0x03, 0x02);
+	check_role_code("core", EV_ROLE_STD_BLOCK, "LOAD_BLOCK.STD", 0x03, 0x04);
+	check_role_code("core", EV_ROLE_OVERLAP_STORE, "LOAD_BLOCK.OVERLAP_STORE", 0x03, 0x08);
+	check_role_code("silvermont", EV_ROLE_STLF_BLOCK, "REHABQ.LD_BLOCK_ST_FORWARD", 0x03, 0x01);
+	check_role_code("silvermont", EV_ROLE_SPLIT_LOAD, "REHABQ.LD_SPLITS", 0x03, 0x08);
+	/* Split and page-split accesses, retired forms preferred. */
+	check_role_code("skylake", EV_ROLE_SPLIT_LOAD, "MEM_INST_RETIRED.SPLIT_LOADS", 0xD0, 0x41);
+	check_role_code("haswell", EV_ROLE_SPLIT_STORE, "MEM_UOPS_RETIRED.SPLIT_STORES", 0xD0, 0x42);
+	check_role_code("goldmont", EV_ROLE_PAGE_SPLIT_LOAD, "MISALIGN_MEM_REF.LOAD_PAGE_SPLIT", 0x13, 0x02);
+	check_role_code("goldmont", EV_ROLE_PAGE_SPLIT_STORE, "MISALIGN_MEM_REF.STORE_PAGE_SPLIT", 0x13, 0x04);
+	/* AMD counts successful forwards; failures are 24H/02H on Zen 2+ and 2AH before Zen. */
+	check_role_code("zen3", EV_ROLE_STLF_OK, "LS_STLF", 0x35, 0x00);
+	check_role_code("zen2", EV_ROLE_STLF_BLOCK, "LS_BAD_STATUS2.STLI_OTHER", 0x24, 0x02);
+	check_role_code("zen5", EV_ROLE_STLF_BLOCK, "LS_BAD_STATUS2.STLI_OTHER", 0x24, 0x02);
+	check_role_code("fam10h", EV_ROLE_STLF_BLOCK, "LS_CANCELLED_STLF.ALL", 0x2A, 0x07);
+	check_role_code("fam15h", EV_ROLE_STLF_BLOCK, "LS_CANCELLED_STLF.SIZE_ADDRESS_MISMATCH", 0x2A, 0x01);
+	check_role_code("zen4", EV_ROLE_SPLIT_LOAD, "LS_MISAL_LOADS.MA64", 0x47, 0x01);
+	check_role_code("zen4", EV_ROLE_PAGE_SPLIT_LOAD, "LS_MISAL_LOADS.MA4K", 0x47, 0x02);
+	check_role_code("zen3", EV_ROLE_SMI, "LS_SMI_RX", 0x2B, 0x00);
+	check_role_code("fam10h", EV_ROLE_SMI, "SMIS_RECEIVED", 0x2B, 0x00);
+	check_role_code("amd_legacy", EV_ROLE_CYCLES, "CPU_CLK_UNHALTED", 0x76, 0x00);
+	check_role_code("amd_legacy", EV_ROLE_INSTRUCTIONS, "RETIRED_INSTRUCTIONS", 0xC0, 0x00);
+	/* Where no such event exists there is none, rather than a guess. */
+	assert_null(events_for_role(events_set_find("gracemont"), EV_ROLE_STLF_BLOCK));
+	assert_null(events_for_role(events_set_find("silvermont"), EV_ROLE_ALIAS_4K));
+	assert_null(events_for_role(events_set_find("skylake"), EV_ROLE_SMI));
+	/* A role nobody has, and role 0, find nothing. */
+	assert_null(events_for_role(events_set_find("p6"), EV_ROLE_PAGE_SPLIT_STORE));
+	assert_null(events_for_role(events_set_find("p6"), 0));
+}
+
+static void role_names(void **state)
+{
+	(void)state;
+	for (unsigned bit = 0; bit < 18; bit++) {
+		const char *w = events_role_name(1u << bit);
+		assert_non_null(w);
+		assert_int_equal(events_role_parse(w), 1u << bit);
+	}
+	assert_null(events_role_name(1u << 18));
+	assert_null(events_role_name(3));
+	assert_int_equal(events_role_parse("STLF_BLOCK"), EV_ROLE_STLF_BLOCK);
+	assert_int_equal(events_role_parse("nonsense"), 0);
+}
+
+/* ---- event specs ---- */
+
+static bool parse(const char *key, const char *text, struct event_spec *s, char *err, size_t cap)
+{
+	const struct event_set *set = key ? events_set_find(key) : NULL;
+	return event_spec_parse(set, set ? set->amd : false, text, strlen(text), s, err, cap);
+}
+
+static void spec_names(void **state)
+{
+	(void)state;
+	struct event_spec s;
+	char err[512];
+	assert_true(parse("goldmont", "  ld_blocks.4k_alias ", &s, err, sizeof(err)));
+	assert_string_equal(s.name, "LD_BLOCKS.4K_ALIAS");
+	assert_true(s.event == 0x03 && s.umask == 0x04 && s.def && s.fixed == EV_NO_FIXED);
+	assert_true(parse("skylake", "CPU_CLK_UNHALTED.REF_TSC", &s, err, sizeof(err)));
+	assert_true(s.fixed == 2 && s.fixed_only);
+	assert_true(parse("zen4", "cycles", &s, err, sizeof(err)));
+	assert_string_equal(s.name, "LS_NOT_HALTED_CYC");
+	assert_true(parse("core", "instructions", &s, err, sizeof(err)));
+	assert_int_equal(s.event, 0xC0);
+	/* A name only works within its set... */
+	assert_false(parse("skylake", "REHABQ.LD_SPLITS", &s, err, sizeof(err)));
+	assert_non_null(strstr(err, "unknown event 'REHABQ.LD_SPLITS'"));
+	assert_non_null(strstr(err, "(skylake)"));
+	/* ...and the nearest names are offered: the Golden Cove rename, a typo, umask variants. */
+	assert_false(parse("goldencove", "LD_BLOCKS_PARTIAL.ADDRESS_ALIAS", &s, err, sizeof(err)));
+	assert_non_null(strstr(err, "nearest: LD_BLOCKS.ADDRESS_ALIAS"));
+	assert_false(parse("skylake", "LD_BLOCKS.STORE_FORWRD", &s, err, sizeof(err)));
+	assert_non_null(strstr(err, "nearest: LD_BLOCKS.STORE_FORWARD"));
+	assert_false(parse("p6", "EMON_KNI_PREF_MISS", &s, err, sizeof(err)));
+	assert_non_null(strstr(err, "EMON_KNI_PREF_MISS.PREFETCH_NTA"));
+	assert_non_null(strstr(err, "EMON_KNI_PREF_MISS.WEAKLY_ORDERED_STORES"));
+	assert_false(parse("zen3", "QQQQQQQQQQQQQQQQQQQQ", &s, err, sizeof(err)));
+	assert_non_null(strstr(err, "no similar names"));
+	/* Without a set, names are refused and say why. */
+	assert_false(parse(NULL, "LD_BLOCKS.STORE_FORWARD", &s, err, sizeof(err)));
+	assert_non_null(strstr(err, "names need a microarchitecture"));
+}
+
+static void spec_raw_fields(void **state)
+{
+	(void)state;
+	struct event_spec s;
+	char err[512];
+	assert_true(parse("skylake", "event=0x03,umask=0x02", &s, err, sizeof(err)));
+	assert_true(s.event == 3 && s.umask == 2 && !s.def && s.counters == 0 && s.fixed == EV_NO_FIXED);
+	assert_string_equal(s.name, "event=0x03,umask=0x02");
+	assert_true(parse(NULL, " Event=0xC0, cmask=1 ,inv,edge=1,any=0 ", &s, err, sizeof(err)));
+	assert_true(s.event == 0xC0 && s.umask == 0 && s.cmask == 1 && s.inv && s.edge && !s.any);
+	assert_true(parse("skylake", "event=3,umask=2,any", &s, err, sizeof(err)));
+	assert_true(s.any);
+	assert_true(parse("zen4", "event=0x1c1,umask=0x3", &s, err, sizeof(err)));
+	assert_int_equal(s.event, 0x1C1);
+
+	static const struct { const char *key, *text, *expect; } bad[] = {
+		{ "skylake", "event=0x103,umask=0", "Intel event selects are 8 bits" },
+		{ "zen4", "event=0x1003", "AMD event selects are 12 bits" },
+		{ "zen4", "event=0x24,umask=2,any", "AnyThread is Intel-only" },
+		{ "skylake", "event=0x3,umsk=2", "unknown field 'umsk'" },
+		{ "skylake", "umask=2", "no event= field" },
+		{ "skylake", "event=0x3,,umask=2", "empty field" },
+		{ "skylake", "event=0x3,umask=0x100", "'umask=0x100'" },
+		{ "skylake", "event=0xzz", "'0xzz' is not a number" },
+		{ "skylake", "event", "needs a value" },
+		{ "skylake", "event=3,event=4", "second time" },
+		{ "skylake", "event=3,inv=2", "is a flag" },
+		{ "skylake", "event=3,cmask=256", "cmask must be 0..0xff" },
+		{ "skylake", "", "empty event spec" },
+		{ "skylake", "   ", "empty event spec" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = 0;
+		if (parse(bad[i].key, bad[i].text, &s, err, sizeof(err)))
+			fail_msg("'%s' was accepted", bad[i].text);
+		if (!strstr(err, bad[i].expect))
+			fail_msg("'%s': error '%s' lacks '%s'", bad[i].text, err, bad[i].expect);
+	}
+}
+
+static void spec_perf_raw(void **state)
+{
+	(void)state;
+	struct event_spec s;
+	char err[512];
+	/* Intel rUUEE, and the PERFEVTSEL modifier bits perf passes through. */
+	assert_true(parse("skylake", "r0203", &s, err, sizeof(err)));
+	assert_true(s.event == 0x03 && s.umask == 0x02 && !s.def);
+	assert_true(parse("skylake", "R1A3C", &s, err, sizeof(err)));
+	assert_true(s.event == 0x3C && s.umask == 0x1A);
+	assert_true(parse("skylake", "r18000c4", &s, err, sizeof(err)));	/* cmask 1, inv, event C4 */
+	assert_true(s.event == 0xC4 && s.cmask == 1 && s.inv && !s.edge);
+	assert_true(parse("skylake", "r2403c4", &s, err, sizeof(err)));	/* any (21) + edge (18) */
+	assert_true(s.any && s.edge && !s.inv && s.umask == 0x03);
+	/* AMD: event bits 11:8 in config 35:32. */
+	assert_true(parse("zen4", "r1000000C1", &s, err, sizeof(err)));
+	assert_int_equal(s.event, 0x1C1);
+	assert_true(parse("zen4", "r0224", &s, err, sizeof(err)));
+	assert_true(s.event == 0x24 && s.umask == 0x02);
+	/* Bits that are not event fields are refused, naming them. */
+	assert_false(parse("skylake", "r430203", &s, err, sizeof(err)));	/* EN, USR, OS */
+	assert_non_null(strstr(err, "0x430000"));
+	assert_false(parse("skylake", "r1000000c1", &s, err, sizeof(err)));	/* AMD-only high bits */
+	assert_non_null(strstr(err, "r1000000c1"));
+	assert_false(parse("zen4", "r2000c1", &s, err, sizeof(err)));		/* AnyThread on AMD */
+	assert_false(parse("skylake", "r11112222333344445", &s, err, sizeof(err)));
+	assert_non_null(strstr(err, "16 hex digits"));
+	/* 'r' followed by something not hex is a name, looked up as such. */
+	assert_false(parse("bonnell", "rxyz", &s, err, sizeof(err)));
+	assert_non_null(strstr(err, "unknown event 'rxyz'"));
+}
+
+static void suggestions(void **state)
+{
+	(void)state;
+	const char *near[4];
+	const struct event_set *p6 = events_set_find("p6");
+	size_t n = events_suggest(p6, "emon_kni_pref_dispatched", near, 4);
+	assert_int_equal(n, 4);
+	for (size_t i = 0; i < n; i++)
+		assert_true(!strncmp(near[i], "EMON_KNI_PREF_DISPATCHED.", 25));
+	/* Deterministic: same answer twice. */
+	const char *again[4];
+	assert_int_equal(events_suggest(p6, "emon_kni_pref_dispatched", again, 4), n);
+	assert_memory_equal(near, again, sizeof(near));
+	assert_int_equal(events_suggest(p6, "x", near, 0), 0);
+	assert_int_equal(events_suggest(NULL, "x", near, 4), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(seed_core),
+		cmocka_unit_test(seed_goldmont),
+		cmocka_unit_test(seed_silvermont),
+		cmocka_unit_test(seed_p6),
+		cmocka_unit_test(seed_ibs),
+		cmocka_unit_test(every_key_has_a_set),
+		cmocka_unit_test(table_invariants),
+		cmocka_unit_test(architectural_events_everywhere),
+		cmocka_unit_test(same_name_different_codes),
+		cmocka_unit_test(role_names),
+		cmocka_unit_test(spec_names),
+		cmocka_unit_test(spec_raw_fields),
+		cmocka_unit_test(spec_perf_raw),
+		cmocka_unit_test(suggestions),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
