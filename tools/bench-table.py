@@ -25,7 +25,7 @@ import sys
 
 # Long enough that the differential dwarfs timer granularity, short enough
 # that few samples catch an interrupt (a user process cannot mask them).
-DEFAULT_ARGS = ["iterations=2000", "reps=31", "warmup=5"]
+DEFAULT_ARGS = ["iterations=2000", "reps=11", "warmup=3"]
 
 PREFIX = "@pmuboot "
 
