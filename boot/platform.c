@@ -1,0 +1,228 @@
+/* boot/platform.c - see platform.h. */
+#include "boot.h"
+#include "platform.h"
+#include "../lib/out.h"
+#include "../lib/record.h"
+#include "../lib/smbios.h"
+
+#define PAGE_SIZE_4K 4096u
+#define MIB (1024u * 1024u)
+#define SMBIOS_EP_READ 0x20		/* covers both entry point formats (0x18 and 0x1f bytes) */
+#define SMBIOS_TABLE_MAX (1u << 20)	/* a sanity bound on the structure table length */
+#define MEMMAP_SLACK_DESCRIPTORS 8	/* allocating the buffer may split a descriptor */
+#define VENDOR_MAX 64
+
+/* PI specification 1.8, vol. 2, §13.4: EFI_MP_SERVICES_PROTOCOL (only its first member is used). */
+#define MP_SERVICES_PROTOCOL_GUID \
+	{ 0x3fdda605, 0xa76e, 0x4f46, { 0xad, 0x29, 0x12, 0xf4, 0x53, 0x1b, 0x3d, 0x08 } }
+struct mp_services {
+	EFI_STATUS (EFIAPI *get_number_of_processors)(struct mp_services *self, UINTN *total, UINTN *enabled);
+};
+
+/*
+ * UEFI 2.10 §7.2.3, EFI_MEMORY_TYPE: which descriptors are RAM.  Reserved,
+ * unusable, MMIO, PAL code and persistent memory are not counted.
+ */
+static const bool memory_type_is_ram[] = {
+	[EfiLoaderCode] = true, [EfiLoaderData] = true,
+	[EfiBootServicesCode] = true, [EfiBootServicesData] = true,
+	[EfiRuntimeServicesCode] = true, [EfiRuntimeServicesData] = true,
+	[EfiConventionalMemory] = true, [EfiACPIReclaimMemory] = true, [EfiACPIMemoryNVS] = true,
+};
+#define EFI_UNACCEPTED_MEMORY_TYPE 15	/* UEFI 2.9+: RAM not yet accepted by a TDX/SEV-SNP guest */
+
+struct platform {
+	char fw_vendor[VENDOR_MAX];
+	uint32_t fw_revision;
+	uint32_t uefi_revision;
+	bool have_smbios;
+	struct smbios_table smbios;
+	struct smbios_info id;
+	const char *smbios_problem;
+	uint64_t memory_bytes;		/* 0: the memory map could not be read */
+	UINTN cpus, cpus_enabled;	/* 0: no MP services */
+	int secure_boot, setup_mode;	/* 1, 0, or -1 when the variable is absent */
+};
+
+static void ascii_from_ucs2(char *dst, size_t cap, const CHAR16 *src)
+{
+	size_t i = 0;
+	for (; src && src[i] && i + 1 < cap; i++)
+		dst[i] = src[i] < 0x80 ? (char)src[i] : '?';
+	dst[i] = '\0';
+}
+
+static const void *config_table(EFI_GUID *guid)
+{
+	for (UINTN i = 0; i < fw_st->NumberOfTableEntries; i++)
+		if (memcmp(&fw_st->ConfigurationTable[i].VendorGuid, guid, sizeof(EFI_GUID)) == 0)
+			return fw_st->ConfigurationTable[i].VendorTable;
+	return NULL;
+}
+
+static void read_smbios(struct platform *p)
+{
+	static EFI_GUID v3 = SMBIOS3_TABLE_GUID;
+	static EFI_GUID v2 = SMBIOS_TABLE_GUID;
+	/* The 64-bit (3.x) entry point first: it can describe a table above 4 GiB. */
+	const void *ep = config_table(&v3);
+	if (!ep)
+		ep = config_table(&v2);
+	if (!ep) {
+		p->smbios_problem = "the firmware publishes no SMBIOS entry point";
+		return;
+	}
+	if (!smbios_entry_point(ep, SMBIOS_EP_READ, &p->smbios, &p->smbios_problem))
+		return;
+	if (!p->smbios.address || p->smbios.length > SMBIOS_TABLE_MAX) {
+		p->smbios_problem = "the SMBIOS entry point gives no usable table address or length";
+		return;
+	}
+	p->have_smbios = true;
+	smbios_parse_table((const void *)(uintptr_t)p->smbios.address, p->smbios.length, &p->id);
+	p->smbios_problem = p->id.problem;
+}
+
+static uint64_t memory_size(void)
+{
+	EFI_BOOT_SERVICES *bs = fw_st->BootServices;
+	UINTN size = 0, key, desc_size = 0;
+	UINT32 desc_version;
+	EFI_MEMORY_DESCRIPTOR *map = NULL;
+	uint64_t total = 0;
+
+	if (bs->GetMemoryMap(&size, NULL, &key, &desc_size, &desc_version) != EFI_BUFFER_TOO_SMALL || !desc_size)
+		return 0;
+	size += MEMMAP_SLACK_DESCRIPTORS * desc_size;
+	if (bs->AllocatePool(EfiLoaderData, size, (void **)&map) != EFI_SUCCESS)
+		return 0;
+	if (bs->GetMemoryMap(&size, map, &key, &desc_size, &desc_version) == EFI_SUCCESS) {
+		for (UINTN off = 0; off + desc_size <= size; off += desc_size) {
+			const EFI_MEMORY_DESCRIPTOR *d = (const void *)((const uint8_t *)map + off);
+			bool ram = d->Type == EFI_UNACCEPTED_MEMORY_TYPE ||
+				   (d->Type < ARRAY_SIZE(memory_type_is_ram) && memory_type_is_ram[d->Type]);
+			if (ram)
+				total += d->NumberOfPages * PAGE_SIZE_4K;
+		}
+	}
+	bs->FreePool(map);
+	return total;
+}
+
+static void count_cpus(struct platform *p)
+{
+	static EFI_GUID mp_guid = MP_SERVICES_PROTOCOL_GUID;
+	struct mp_services *mp = NULL;
+	UINTN total = 0, enabled = 0;
+
+	if (fw_st->BootServices->LocateProtocol(&mp_guid, NULL, (void **)&mp) != EFI_SUCCESS || !mp)
+		return;
+	if (mp->get_number_of_processors(mp, &total, &enabled) != EFI_SUCCESS)
+		return;
+	p->cpus = total;
+	p->cpus_enabled = enabled;
+}
+
+/* A one-byte global variable (UEFI 2.10 §3.3, table 3-1): 1, 0, or -1 when absent or odd. */
+static int global_flag(CHAR16 *name)
+{
+	static EFI_GUID global = EFI_GLOBAL_VARIABLE;
+	UINT8 v = 0;
+	UINTN size = sizeof(v);
+	if (fw_st->RuntimeServices->GetVariable(name, &global, NULL, &size, &v) != EFI_SUCCESS || size != 1)
+		return -1;
+	return v ? 1 : 0;
+}
+
+/* "2.70" style: the revision's high half is the major, the low half the minor (UEFI 2.10 §4.2.1). */
+static void uefi_revision_text(char *buf, size_t cap, uint32_t rev)
+{
+	unsigned major = rev >> 16, minor = rev & 0xffff;
+	if (minor % 10)
+		snprintf(buf, cap, "%u.%u.%u", major, minor / 10, minor % 10);
+	else
+		snprintf(buf, cap, "%u.%u", major, minor / 10);
+}
+
+static void tri(struct rec *r, const char *key, int v)
+{
+	if (v < 0)
+		rec_null(r, key);
+	else
+		rec_bool(r, key, v == 1);
+}
+
+static void emit(const struct platform *p)
+{
+	static struct rec r;
+	char uefi[16];
+
+	uefi_revision_text(uefi, sizeof(uefi), p->uefi_revision);
+	rec_start(&r, "platform");
+	rec_obj(&r, "firmware");
+	rec_str(&r, "vendor", p->fw_vendor);
+	rec_hex(&r, "revision", p->fw_revision);
+	rec_str(&r, "uefi", uefi);
+	rec_obj_end(&r);
+	if (p->have_smbios) {
+		char ver[16];
+		snprintf(ver, sizeof(ver), "%u.%u", p->smbios.major, p->smbios.minor);
+		rec_obj(&r, "smbios");
+		rec_str(&r, "version", ver);
+		rec_str(&r, "system_manufacturer", p->id.have_system ? p->id.system_manufacturer : NULL);
+		rec_str(&r, "system_product", p->id.have_system ? p->id.system_product : NULL);
+		rec_str(&r, "system_version", p->id.have_system ? p->id.system_version : NULL);
+		rec_str(&r, "bios_vendor", p->id.have_bios ? p->id.bios_vendor : NULL);
+		rec_str(&r, "bios_version", p->id.have_bios ? p->id.bios_version : NULL);
+		rec_str(&r, "bios_date", p->id.have_bios ? p->id.bios_date : NULL);
+		if (p->smbios_problem)
+			rec_str(&r, "problem", p->smbios_problem);
+		rec_obj_end(&r);
+	} else {
+		rec_null(&r, "smbios");
+		rec_str(&r, "smbios_problem", p->smbios_problem);
+	}
+	if (p->memory_bytes) {
+		rec_u64(&r, "memory_bytes", p->memory_bytes);
+		rec_u64(&r, "memory_mib", p->memory_bytes / MIB);
+	} else {
+		rec_null(&r, "memory_bytes");
+		rec_null(&r, "memory_mib");
+	}
+	if (p->cpus) {
+		rec_u64(&r, "cpus", p->cpus);
+		rec_u64(&r, "cpus_enabled", p->cpus_enabled);
+	} else {
+		rec_null(&r, "cpus");
+		rec_null(&r, "cpus_enabled");
+	}
+	tri(&r, "secure_boot", p->secure_boot);
+	tri(&r, "setup_mode", p->setup_mode);
+	rec_emit(&r);
+
+	out_text("platform: %s %s; BIOS %s %s (%s); firmware %s rev 0x%x, UEFI %s",
+		 p->id.have_system ? p->id.system_manufacturer : "(no SMBIOS)",
+		 p->id.have_system ? p->id.system_product : "",
+		 p->id.have_bios ? p->id.bios_vendor : "?", p->id.have_bios ? p->id.bios_version : "?",
+		 p->id.have_bios ? p->id.bios_date : "?", p->fw_vendor, p->fw_revision, uefi);
+	out_text("platform: %llu MiB of RAM, %llu CPUs (%llu enabled), Secure Boot %s",
+		 (unsigned long long)(p->memory_bytes / MIB), (unsigned long long)p->cpus,
+		 (unsigned long long)p->cpus_enabled,
+		 p->secure_boot == 1 ? "on" : p->secure_boot == 0 ? "off" : "not supported by the firmware");
+}
+
+void platform_report(void)
+{
+	static struct platform p;
+
+	memset(&p, 0, sizeof(p));
+	ascii_from_ucs2(p.fw_vendor, sizeof(p.fw_vendor), fw_st->FirmwareVendor);
+	p.fw_revision = fw_st->FirmwareRevision;
+	p.uefi_revision = fw_st->Hdr.Revision;
+	read_smbios(&p);
+	p.memory_bytes = memory_size();
+	count_cpus(&p);
+	p.secure_boot = global_flag(L"SecureBoot");
+	p.setup_mode = global_flag(L"SetupMode");
+	emit(&p);
+}

@@ -1,0 +1,47 @@
+/*
+ * lib/smbios.h - the machine's identity from the SMBIOS tables.
+ *
+ * A lab compares runs across machines, so the `platform` record names the
+ * system (type 1) and its firmware (type 0).  This module reads bytes only:
+ * boot/platform.c finds the entry point in the UEFI configuration table and
+ * hands over the structure table, so the parsing is unit-tested on the host.
+ *
+ * Source: DMTF DSP0134 (SMBIOS 3.x): §5.2.1 (32-bit entry point "_SM_"),
+ * §5.2.2 (64-bit entry point "_SM3_"), §6.1 (structure header and string
+ * set), §7.1 (type 0, BIOS Information), §7.2 (type 1, System Information).
+ */
+#ifndef PMUBOOT_LIB_SMBIOS_H
+#define PMUBOOT_LIB_SMBIOS_H
+
+#include "libc.h"
+
+#define SMBIOS_STR_MAX 64
+
+struct smbios_table {
+	uint64_t address;	/* structure table */
+	uint32_t length;	/* its length (2.x) or maximum size (3.x) */
+	uint8_t major, minor, docrev;
+};
+
+struct smbios_info {
+	bool have_bios, have_system;
+	char bios_vendor[SMBIOS_STR_MAX];
+	char bios_version[SMBIOS_STR_MAX];
+	char bios_date[SMBIOS_STR_MAX];
+	char system_manufacturer[SMBIOS_STR_MAX];
+	char system_product[SMBIOS_STR_MAX];
+	char system_version[SMBIOS_STR_MAX];
+	unsigned structures;	/* structures walked */
+	const char *problem;	/* the walk stopped early (bad length, no end marker), or NULL */
+};
+
+/*
+ * Read an entry point ("_SM3_" or "_SM_") of up to `avail` bytes.  Returns
+ * false with *problem set when it is not one or its checksum fails.
+ */
+bool smbios_entry_point(const void *ep, size_t avail, struct smbios_table *out, const char **problem);
+
+/* Walk a structure table of `len` bytes and collect types 0 and 1. */
+void smbios_parse_table(const void *table, size_t len, struct smbios_info *out);
+
+#endif
