@@ -33,7 +33,7 @@ WARN := -Wall -Wextra -Werror -Wno-unused-parameter
 # Relative paths in debug info and __FILE__, for byte-identical rebuilds.
 REPRO := -ffile-prefix-map=$(CURDIR)/= -fdebug-prefix-map=$(CURDIR)/=
 
-IMAGE_CFLAGS := -std=gnu11 -O2 -g $(WARN) $(REPRO) -ffreestanding -fpic -fshort-wchar \
+IMAGE_CFLAGS := -std=gnu11 -Os -g $(WARN) $(REPRO) -ffreestanding -fpic -fshort-wchar \
 	-fno-stack-protector -fno-strict-aliasing -fno-omit-frame-pointer \
 	-mno-red-zone -mgeneral-regs-only -DGNU_EFI_USE_MS_ABI -DPMUBOOT_IMAGE \
 	-I$(EFI_INC) -I$(EFI_INC)/x86_64 -I$(B)/gen -I.
@@ -122,7 +122,7 @@ $(B)/pmuboot.debug: $(B)/pmuboot.so
 # taken from SOURCE_DATE_EPOCH (exported above as 0); tests/host checks that two
 # clean builds give the same bytes.
 $(B)/pmuboot.efi: $(B)/pmuboot.so $(B)/pmuboot.debug
-	$(Q)$(OBJCOPY) -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela -j .reloc \
+	$(Q)$(OBJCOPY) -j .text -j .sdata -j .data -j .dynamic -j .rel -j .rela -j .reloc \
 		--target efi-app-x86_64 --subsystem=10 $< $@
 	@size=$$(stat -c %s $@); echo "$@: $$size bytes"; \
 	if [ $$size -gt 262144 ]; then echo "error: $@ is larger than 256 KiB" >&2; rm -f $@; exit 1; fi

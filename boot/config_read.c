@@ -1,5 +1,6 @@
 /* boot/config_read.c - options from pmuboot.cfg and the load options (load options win). */
 #include "boot.h"
+#include "../lib/heap.h"
 
 #define CONFIG_FILE_NAME "pmuboot.cfg"
 #define CONFIG_FILE_MAX 16384
@@ -23,14 +24,18 @@ static size_t skip_program_word(const char *s, size_t len)
 void boot_read_config(struct config *cfg, void (*report)(const struct config_error *e, void *ctx), void *ctx,
 		      char *sources, size_t sources_cap)
 {
-	static char file[CONFIG_FILE_MAX];
-	static char opts[LOAD_OPTIONS_MAX];
+	char *file = heap_alloc(CONFIG_FILE_MAX, 16);
+	char *opts = heap_alloc(LOAD_OPTIONS_MAX, 16);
 	char where[160];
 	const char *note;
 	size_t k = 0;
 
 	config_defaults(cfg);
-	long n = fw_read_beside_image(CONFIG_FILE_NAME, file, sizeof(file), where, sizeof(where));
+	if (!file || !opts) {
+		snprintf(sources, sources_cap, "defaults (no memory to read the options)");
+		return;
+	}
+	long n = fw_read_beside_image(CONFIG_FILE_NAME, file, CONFIG_FILE_MAX, where, sizeof(where));
 	if (n >= 0) {
 		config_apply_text(cfg, where, true, file, (size_t)n, report, ctx);
 		k += (size_t)snprintf(sources + k, sources_cap - k, "file %s", where);
@@ -42,7 +47,7 @@ void boot_read_config(struct config *cfg, void (*report)(const struct config_err
 			 CONFIG_FILE_MAX);
 		report(&e, ctx);
 	}
-	long m = fw_load_options(opts, sizeof(opts), &note);
+	long m = fw_load_options(opts, LOAD_OPTIONS_MAX, &note);
 	if (m > 0) {
 		size_t skip = skip_program_word(opts, (size_t)m);
 		config_apply_text(cfg, "load-options", false, opts + skip, (size_t)m - skip, report, ctx);

@@ -1,5 +1,6 @@
 /* boot/fw.c - firmware services: firmware.h and the loaded-image helpers of boot.h. */
 #include "boot.h"
+#include "../lib/heap.h"
 
 EFI_SYSTEM_TABLE *fw_st;
 EFI_HANDLE fw_image;
@@ -19,6 +20,8 @@ void fw_init(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 	fw_image = image;
 	if (st->BootServices->HandleProtocol(image, &loaded_image_guid, (void **)&fw_loaded_image) != EFI_SUCCESS)
 		fw_loaded_image = NULL;
+	/* Large buffers come from here, not from .data (lib/heap.h says why). */
+	heap_init(fw_alloc_pages(HEAP_IMAGE_SIZE, PAGE_SIZE_4K), HEAP_IMAGE_SIZE);
 }
 
 void fw_stall_us(uint64_t us)

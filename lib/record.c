@@ -1,6 +1,7 @@
 /* lib/record.c - see record.h. */
 #include "record.h"
 #include "crc32.h"
+#include "heap.h"
 #include "json.h"
 #include "out.h"
 
@@ -14,11 +15,51 @@ static struct {
 	uint32_t errors;
 } stream;
 
+/*
+ * Record text buffers.  A buffer is in use from rec_start to rec_emit; a
+ * struct rec started again without being emitted keeps its buffer.
+ */
+static char *pool[REC_POOL];
+static bool pool_busy[REC_POOL];
+
+static char *pool_get(void)
+{
+	for (int i = 0; i < REC_POOL; i++) {
+		if (pool_busy[i])
+			continue;
+		if (!pool[i])
+			pool[i] = heap_alloc(REC_MAX, 64);
+		if (!pool[i])
+			return NULL;
+		pool_busy[i] = true;
+		return pool[i];
+	}
+	return NULL;
+}
+
+static void pool_put(char *buf)
+{
+	for (int i = 0; i < REC_POOL; i++)
+		if (pool[i] == buf)
+			pool_busy[i] = false;
+}
+
+static bool pool_owns(const char *buf)
+{
+	for (int i = 0; i < REC_POOL; i++)
+		if (buf && pool[i] == buf && pool_busy[i])
+			return true;
+	return false;
+}
+
+/* Used when the pool is exhausted or the heap is empty: the record is reduced to its type. */
+static char fallback_buf[256];
+
 static void raw(struct rec *r, const char *s, size_t n)
 {
 	if (r->overflow)
 		return;
-	if (r->len + n + REC_RESERVE > REC_MAX) {
+	if (r->len + n + REC_RESERVE > r->cap) {
 		r->overflow = true;
 		return;
 	}
@@ -63,6 +104,14 @@ static void key(struct rec *r, const char *k)
 
 void rec_start(struct rec *r, const char *type)
 {
+	if (!pool_owns(r->buf)) {
+		r->buf = pool_get();
+		r->cap = REC_MAX;
+		if (!r->buf) {
+			r->buf = fallback_buf;
+			r->cap = sizeof(fallback_buf);
+		}
+	}
 	r->len = 0;
 	r->depth = 0;
 	r->overflow = false;
@@ -164,7 +213,6 @@ void rec_arr_end(struct rec *r) { close_nest(r); }
 void rec_emit(struct rec *r)
 {
 	static const char trunc_tail[] = ",\"truncated\":true";
-	char line[sizeof(REC_PREFIX) - 1 + REC_MAX];
 
 	if (r->overflow) {
 		/*
@@ -205,9 +253,12 @@ void rec_emit(struct rec *r)
 	stream.crc = crc32_update(stream.crc, "\n", 1);
 	stream.count++;
 
-	memcpy(line, REC_PREFIX, sizeof(REC_PREFIX) - 1);
-	memcpy(line + sizeof(REC_PREFIX) - 1, r->buf, r->len);
-	out_line(OUT_RECORD, line, sizeof(REC_PREFIX) - 1 + r->len);
+	/* The prefix goes in front of the text, in the slack the reserve guarantees. */
+	memmove(r->buf + sizeof(REC_PREFIX) - 1, r->buf, r->len);
+	memcpy(r->buf, REC_PREFIX, sizeof(REC_PREFIX) - 1);
+	out_line(OUT_RECORD, r->buf, sizeof(REC_PREFIX) - 1 + r->len);
+	pool_put(r->buf);
+	r->buf = NULL;
 }
 
 void rec_stream_begin(const struct rec_stream_info *info, void (*extra)(struct rec *r, void *ctx), void *ctx)

@@ -11,6 +11,9 @@
  * A record is built in a caller-owned struct rec and emitted the moment it
  * is complete.  Building never fails: a record that outgrows its buffer is
  * emitted with "truncated":true in place of the fields that did not fit.
+ * The text buffer comes from a small pool (lib/heap.c) taken at rec_start
+ * and given back by rec_emit, so a struct rec is small and may live on the
+ * stack; records may be built while another is under construction.
  */
 #ifndef PMUBOOT_LIB_RECORD_H
 #define PMUBOOT_LIB_RECORD_H
@@ -21,9 +24,11 @@
 #define REC_FORMAT_VERSION 1
 #define REC_MAX 8192
 #define REC_MAX_DEPTH 8
+#define REC_POOL 8	/* records under construction at once */
 
 struct rec {
-	char buf[REC_MAX];
+	char *buf;	/* from the pool between rec_start and rec_emit */
+	size_t cap;
 	size_t len;
 	int depth;
 	bool comma[REC_MAX_DEPTH];

@@ -1,0 +1,24 @@
+/*
+ * lib/heap.h - run-time memory for large buffers.
+ *
+ * The image folds .bss into .data (see linker.ld), so every static buffer
+ * is carried in the .efi file itself.  Large buffers (record builders,
+ * sample rings, file buffers) are therefore taken from this heap at run
+ * time instead.  It is a bump allocator over one region the image gets from
+ * the firmware at start-up (heap_init); nothing is freed, a run is one-shot.
+ * Hosted builds without heap_init fall back to the C library's calloc.
+ */
+#ifndef PMUBOOT_LIB_HEAP_H
+#define PMUBOOT_LIB_HEAP_H
+
+#include "libc.h"
+
+#define HEAP_IMAGE_SIZE (8u * 1024 * 1024)
+
+void heap_init(void *base, size_t size);
+/* Zeroed memory aligned to `align` (a power of two), or NULL when the heap is exhausted. */
+void *heap_alloc(size_t size, size_t align);
+size_t heap_used(void);
+size_t heap_size(void);
+
+#endif
