@@ -154,51 +154,57 @@ static void tri(struct rec *r, const char *key, int v)
 
 static void emit(const struct platform *p)
 {
-	static struct rec r;
+	struct rec *rp = NULL;
 	char uefi[16];
 
 	uefi_revision_text(uefi, sizeof(uefi), p->uefi_revision);
-	rec_start(&r, "platform");
-	rec_obj(&r, "firmware");
-	rec_str(&r, "vendor", p->fw_vendor);
-	rec_hex(&r, "revision", p->fw_revision);
-	rec_str(&r, "uefi", uefi);
-	rec_obj_end(&r);
+	/* The record builder from the pool: a static one would add 8 KiB to the .efi file. */
+	if (fw_st->BootServices->AllocatePool(EfiLoaderData, sizeof(*rp), (void **)&rp) != EFI_SUCCESS) {
+		rec_error("platform", "memory", "no memory to build the platform record");
+		return;
+	}
+	rec_start(rp, "platform");
+	rec_obj(rp, "firmware");
+	rec_str(rp, "vendor", p->fw_vendor);
+	rec_hex(rp, "revision", p->fw_revision);
+	rec_str(rp, "uefi", uefi);
+	rec_obj_end(rp);
 	if (p->have_smbios) {
 		char ver[16];
 		snprintf(ver, sizeof(ver), "%u.%u", p->smbios.major, p->smbios.minor);
-		rec_obj(&r, "smbios");
-		rec_str(&r, "version", ver);
-		rec_str(&r, "system_manufacturer", p->id.have_system ? p->id.system_manufacturer : NULL);
-		rec_str(&r, "system_product", p->id.have_system ? p->id.system_product : NULL);
-		rec_str(&r, "system_version", p->id.have_system ? p->id.system_version : NULL);
-		rec_str(&r, "bios_vendor", p->id.have_bios ? p->id.bios_vendor : NULL);
-		rec_str(&r, "bios_version", p->id.have_bios ? p->id.bios_version : NULL);
-		rec_str(&r, "bios_date", p->id.have_bios ? p->id.bios_date : NULL);
+		rec_obj(rp, "smbios");
+		rec_str(rp, "version", ver);
+		rec_str(rp, "system_manufacturer", p->id.have_system ? p->id.system_manufacturer : NULL);
+		rec_str(rp, "system_product", p->id.have_system ? p->id.system_product : NULL);
+		rec_str(rp, "system_version", p->id.have_system ? p->id.system_version : NULL);
+		rec_str(rp, "bios_vendor", p->id.have_bios ? p->id.bios_vendor : NULL);
+		rec_str(rp, "bios_version", p->id.have_bios ? p->id.bios_version : NULL);
+		rec_str(rp, "bios_date", p->id.have_bios ? p->id.bios_date : NULL);
 		if (p->smbios_problem)
-			rec_str(&r, "problem", p->smbios_problem);
-		rec_obj_end(&r);
+			rec_str(rp, "problem", p->smbios_problem);
+		rec_obj_end(rp);
 	} else {
-		rec_null(&r, "smbios");
-		rec_str(&r, "smbios_problem", p->smbios_problem);
+		rec_null(rp, "smbios");
+		rec_str(rp, "smbios_problem", p->smbios_problem);
 	}
 	if (p->memory_bytes) {
-		rec_u64(&r, "memory_bytes", p->memory_bytes);
-		rec_u64(&r, "memory_mib", p->memory_bytes / MIB);
+		rec_u64(rp, "memory_bytes", p->memory_bytes);
+		rec_u64(rp, "memory_mib", p->memory_bytes / MIB);
 	} else {
-		rec_null(&r, "memory_bytes");
-		rec_null(&r, "memory_mib");
+		rec_null(rp, "memory_bytes");
+		rec_null(rp, "memory_mib");
 	}
 	if (p->cpus) {
-		rec_u64(&r, "cpus", p->cpus);
-		rec_u64(&r, "cpus_enabled", p->cpus_enabled);
+		rec_u64(rp, "cpus", p->cpus);
+		rec_u64(rp, "cpus_enabled", p->cpus_enabled);
 	} else {
-		rec_null(&r, "cpus");
-		rec_null(&r, "cpus_enabled");
+		rec_null(rp, "cpus");
+		rec_null(rp, "cpus_enabled");
 	}
-	tri(&r, "secure_boot", p->secure_boot);
-	tri(&r, "setup_mode", p->setup_mode);
-	rec_emit(&r);
+	tri(rp, "secure_boot", p->secure_boot);
+	tri(rp, "setup_mode", p->setup_mode);
+	rec_emit(rp);
+	fw_st->BootServices->FreePool(rp);
 
 	out_text("platform: %s %s; BIOS %s %s (%s); firmware %s rev 0x%x, UEFI %s",
 		 p->id.have_system ? p->id.system_manufacturer : "(no SMBIOS)",
