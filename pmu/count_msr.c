@@ -256,7 +256,7 @@ static bool msr_init(const struct cpu_info *ci, const struct pmu_caps *caps, con
 	if (!caps || caps->kind == PMU_NONE)
 		return fail(why, why_cap, "%s", caps && caps->absent_reason ? caps->absent_reason :
 			    "no performance counters were identified");
-	st.fl = pmu_flavour_find(caps->kind, caps->version);
+	st.fl = pmu_flavour_find(caps->kind, caps->version, ci ? ci->family : 0);
 	if (!st.fl)
 		return fail(why, why_cap, "no counter driver for this PMU (kind %d, version %u)", (int)caps->kind,
 			    caps->version);
@@ -411,11 +411,14 @@ static int program_controls(const struct pass_plan *pl, uint32_t *bad)
 	uint64_t en = st.fl->toggle == TOGGLE_GLOBAL ? st.fl->sel_en : 0;
 	for (unsigned c = 0; c < st.n_gp; c++) {
 		uint64_t cur = 0, want;
+		/* What makes an unused counter count once the start list runs: its EN bit, or on P6
+		 * (where select 0's EN runs both) the privilege bits of the other select. */
+		uint64_t live = st.fl->toggle == TOGGLE_SELECT0 && c ? st.fl->sel_usr | st.fl->sel_os : st.fl->sel_en;
 		if (!(st.gp_usable & (1u << c)))
 			continue;
 		if (pl->gp & (1u << c))
 			want = pl->sel[c] | en;
-		else if (msr_read(sel_msr(c), &cur) == HW_OK && (cur & st.fl->sel_en))
+		else if (msr_read(sel_msr(c), &cur) == HW_OK && (cur & live))
 			want = 0;	/* ours from an earlier pass, or forced: off */
 		else
 			continue;

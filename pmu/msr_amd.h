@@ -5,6 +5,8 @@
  *   [APM]   AMD64 Architecture Programmer's Manual Vol. 2 (pub. 24593),
  *           §13.2 "Performance-Monitoring Counters" (PerfEvtSel layout,
  *           core extension, PerfMonV2 global registers).
+ *   [BKDG-K8] BKDG for AMD Family 0Fh (pub. 32559), MSRC001_00[03:00]: an
+ *           8-bit event select, PERF_CTL[63:32] reserved.
  *   [BKDG10] BKDG for AMD Family 10h (pub. 31116), MSRC001_00[03:00]
  *           "Performance Event Select" and MSRC001_00[07:04] "Performance
  *           Event Counter" (48-bit counters, EventSelect[11:8] in [35:32]).
@@ -57,5 +59,10 @@
 					 AMD_CTL_EVENT_HI_MASK | AMD_CTL_GUEST_ONLY | AMD_CTL_HOST_ONLY)
 
 #define AMD_COUNTER_WIDTH		48		/* [BKDG10][APM] */
+
+/* EventSelect[11:8] (PERF_CTL[35:32]) exists from Family 10h; on K7/K8
+ * PERF_CTL[63:32] are reserved [BKDG-K8]. */
+#define AMD_FAMILY_EVENT_HI		0x10
+#define AMD_CTL_WRITABLE_K8		(AMD_CTL_WRITABLE & 0xFFFFFFFFull)
 
 #endif

@@ -24,6 +24,7 @@ struct pmu_flavour {
 	const char *label;		/* for people */
 	enum pmu_kind kind;
 	uint8_t min_version;		/* Intel architectural: first CPUID.0AH version of this row */
+	uint8_t min_family;		/* first display family of this row (AMD K8 vs Family 10h+) */
 
 	/* General counters. */
 	uint32_t sel_base, ctr_base;	/* select and counter of counter 0 */
@@ -56,8 +57,8 @@ struct pmu_flavour {
 	uint8_t fixed_min_bare_metal;	/* fixed counters present even when CPUID says fewer (Core 2, Bonnell) */
 };
 
-/* The row for this PMU, or NULL when there is none. */
-const struct pmu_flavour *pmu_flavour_find(enum pmu_kind kind, unsigned version);
+/* The row for this PMU (kind, CPUID.0AH version, display family), or NULL when there is none. */
+const struct pmu_flavour *pmu_flavour_find(enum pmu_kind kind, unsigned version, unsigned family);
 
 /* The rows, one table per file. */
 extern const struct pmu_flavour pmu_flavours_intel[];

@@ -48,6 +48,7 @@ void pmu_model_cfg_from_caps(struct pmu_model_cfg *cfg, const struct cpu_info *c
 		if (cfg->n_gp > PMU_MODEL_MAX_GP)
 			cfg->n_gp = PMU_MODEL_MAX_GP;
 		cfg->gp_width = AMD_COUNTER_WIDTH;
+		cfg->amd_event_hi = !ci || ci->family >= AMD_FAMILY_EVENT_HI;
 	}
 	cfg->perf_caps = caps->perf_caps_read;
 	cfg->perf_caps_value = caps->perf_caps;
@@ -143,7 +144,7 @@ static uint64_t status_bits(const struct pmu_model *m)
 static uint64_t sel_writable(const struct pmu_model *m, unsigned i)
 {
 	if (is_amd(m))
-		return AMD_CTL_WRITABLE;
+		return m->cfg.amd_event_hi ? AMD_CTL_WRITABLE : AMD_CTL_WRITABLE_K8;
 	uint64_t w = EVTSEL_ARCH_BITS;
 	if (!m->cfg.any_thread)
 		w &= ~EVTSEL_ANY;

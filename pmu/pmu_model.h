@@ -41,6 +41,7 @@ struct pmu_model_cfg {
 	unsigned fixed_width;
 	bool any_thread;		/* AnyThread bits writable (v3+, not deprecated) */
 	bool full_width;		/* IA32_A_PMCx present */
+	bool amd_event_hi;		/* AMD PERF_CTL[35:32] writable (Family 10h on, not K8) */
 	bool perf_caps;			/* IA32_PERF_CAPABILITIES readable */
 	uint64_t perf_caps_value;
 };

@@ -39,6 +39,8 @@ static const struct fake_cpu cpus[] = {
 	  { .kind = PMU_INTEL_ARCH, .version = 5, .n_gp = 8, .gp_width = 48, .n_fixed = 4, .fixed_width = 48,
 	    .fixed_bitmap = 0xF, .any_thread_deprecated = true, .pdcm = true, .perf_caps_read = true,
 	    .perf_caps = 1ull << 13, .full_width_write = true } },
+	{ "k8", "AMD K8 (Manchester): legacy counters, 8-bit event select", AMD(0xF, 0x2B),
+	  { .kind = PMU_AMD_LEGACY, .amd_n_counters = 4 } },
 	{ "fam10h", "AMD Family 10h (Barcelona): legacy counters", AMD(0x10, 0x2),
 	  { .kind = PMU_AMD_LEGACY, .amd_n_counters = 4 } },
 	{ "zen", "AMD Zen (Summit Ridge): 8000_0001h ECX[23], no PerfMonV2", AMD(0x17, 0x1),

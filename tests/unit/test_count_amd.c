@@ -174,6 +174,14 @@ static void event_select_width(void **state)
 	assert_non_null(strstr(err, "12-bit"));
 	count_restore();
 
+	/* So is K8's: PERF_CTL[63:32] are reserved there. */
+	setup("k8");
+	add(fake_spec("event=0x4e0", 0x4E0, 0, EV_NO_FIXED, 0));
+	schedule();
+	assert_false(count_backend()->pass_begin(&set, 0, err, sizeof(err)));
+	assert_non_null(strstr(err, "8-bit"));
+	count_restore();
+
 	/* Intel's select is 8 bits wide. */
 	setup("skylake");
 	add(fake_spec("event=0x1c0", 0x1C0, 0, EV_NO_FIXED, 0));

@@ -323,6 +323,18 @@ static void p6_shared_enable(void **state)
 	assert_true(fake_count_pass(&set, 0, 5, v, err, sizeof(err)));
 	assert_int_equal(v[0], 5);
 	assert_int_equal(fake_pmu_peek(0xc1), before0);
+
+	/* Only counter 0 used: select 1 still holds USR|OS and would count under select 0's EN: cleared. */
+	memset(&set, 0, sizeof(set));
+	add(fake_spec("DATA_MEM_REFS", 0x43, 0x00, EV_NO_FIXED, 0x1));
+	schedule();
+	mark = fake_log_count();
+	begin(0);
+	FAKE_EXPECT_LOG(mark,
+			{ 0x186, 0x30043 }, { 0x187, 0x0 },
+			{ 0x186, 0x430043 }, { 0x186, 0x30043 },
+			{ 0xc1, 0x0 });
+	count_backend()->pass_end(&set, 0);
 	count_restore();
 }
 

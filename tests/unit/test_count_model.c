@@ -77,6 +77,9 @@ static void reserved_bits_fault(void **state)
 	assert_int_equal(hw_wrmsr(0xC0010200, 1u << 21), HW_FAULT_GP);
 	assert_int_equal(hw_wrmsr(0xC0010200, 0xFull << 32), HW_OK);
 	assert_int_equal(hw_wrmsr(0xC0010201, 1ull << 48), HW_FAULT_GP);
+	install("k8");
+	assert_int_equal(hw_wrmsr(0xC0010000, 1ull << 32), HW_FAULT_GP);	/* 8-bit event select */
+	assert_int_equal(hw_wrmsr(0xC0010000, 0x4300C0), HW_OK);
 }
 
 static void legacy_counter_writes_sign_extend(void **state)
