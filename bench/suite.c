@@ -8,6 +8,7 @@
 #include "../events/events.h"
 #include "../kernel/arena.h"
 #include "../kernel/timing.h"
+#include "../lib/heap.h"
 #include "../lib/out.h"
 #include "../lib/record.h"
 #include "../pmu/count.h"
@@ -24,18 +25,13 @@
 /*
  * Where the kernels run when no arena is at hand (non-split kernels always,
  * split kernels when arena_get refuses), and where samples are kept when
- * there is no arena: the stage's stack frame in the image, whose .bss is
- * file bytes (linker.ld) and whose size is capped; static on the host.
- * The image's stack is at least 128 KiB (UEFI 2.10 section 2.3.4.1), far
- * more than these 12 KiB.
+ * there is no arena: the run-time heap (lib/heap.h; the image's .bss is
+ * file bytes), or when that is exhausted the stage's own stack frame, which
+ * holds these 12 KiB + 4 KiB easily (UEFI gives at least 128 KiB of stack,
+ * UEFI 2.10 section 2.3.4.1).
  */
 #define SCRATCH_BYTES (BENCH_WINDOW_BYTES + 4096)	/* room to align a window to 4 KiB */
-#ifdef PMUBOOT_HOSTED
-#define POOL_STATIC (1u << 18)
-static int64_t pool_static[POOL_STATIC];
-#else
-#define POOL_STATIC 512u
-#endif
+#define POOL_STACK 512u
 static uint8_t *scratch;	/* 4 KiB-aligned, BENCH_WINDOW_BYTES, valid during bench_stage */
 static int64_t *pool_fallback;
 
@@ -72,6 +68,7 @@ static struct suite {
 	int64_t calib_spread;
 	int64_t ppm_before, ppm_after;	/* the calibrations around the variant just measured (0: none) */
 	unsigned remeasured;		/* times it was measured again because the clock moved */
+	const char *samples_in;		/* "arena", "heap" or "stack" */
 	struct slot slots[SLOT_MAX];
 	size_t nslots;
 	bool sel[64];
@@ -214,6 +211,7 @@ static void setup_arenas(char *notes, size_t cap)
 		/* Samples go to an arena, past the scratch window, when there is one. */
 		S.hs.pool = (int64_t *)(void *)(a.base + POOL_ARENA_OFFSET);
 		S.hs.pool_cap = (a.size - POOL_ARENA_OFFSET) / sizeof(int64_t);
+		S.samples_in = "arena";
 	}
 	if (!S.nslots)
 		S.slots[S.nslots++] = (struct slot){ "fallback", scratch, arena_page_size_at(scratch) };
@@ -272,7 +270,7 @@ static void setup_record(const char *arena_notes)
 	}
 	rec_arr_end(r);
 	rec_str(r, "arena_problems", arena_notes[0] ? arena_notes : NULL);
-	rec_str(r, "samples_in", S.hs.pool == pool_fallback ? "fallback" : "arena");
+	rec_str(r, "samples_in", S.samples_in);
 	rec_bool(r, "emulated", S.ci->hypervisor);
 	rec_bool(r, "emulator", S.emulator);
 	rec_emit(r);
@@ -612,13 +610,17 @@ void bench_stage(struct run_env *env)
 	char arena_notes[256];
 	size_t n = bench_def_count();
 	uint8_t scratch_mem[SCRATCH_BYTES];
-#ifdef PMUBOOT_HOSTED
-	pool_fallback = pool_static;
-#else
-	int64_t pool_mem[POOL_STATIC];
-	pool_fallback = pool_mem;
-#endif
-	scratch = (uint8_t *)(((uintptr_t)scratch_mem + 4095) & ~(uintptr_t)4095);
+	int64_t pool_mem[POOL_STACK];
+	size_t pool_cap = (size_t)env->cfg->reps * (1 + COUNT_MAX_EVENTS) + 64;
+
+	scratch = heap_alloc(BENCH_WINDOW_BYTES, 4096);
+	if (!scratch)
+		scratch = (uint8_t *)(((uintptr_t)scratch_mem + 4095) & ~(uintptr_t)4095);
+	pool_fallback = heap_alloc(pool_cap * sizeof(int64_t), sizeof(int64_t));
+	if (!pool_fallback) {
+		pool_fallback = pool_mem;
+		pool_cap = POOL_STACK;
+	}
 
 	memset(&S, 0, sizeof(S));
 	S.cfg = env->cfg;
@@ -645,7 +647,8 @@ void bench_stage(struct run_env *env)
 	S.hs.warmup = S.cfg->warmup;
 	S.hs.drop_budget = S.cfg->reps < 8 ? 8 : S.cfg->reps;
 	S.hs.pool = pool_fallback;
-	S.hs.pool_cap = POOL_STATIC;
+	S.hs.pool_cap = pool_cap;
+	S.samples_in = pool_fallback == pool_mem ? "stack" : "heap";
 
 	setup_counting();
 	setup_extra_events();
