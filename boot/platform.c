@@ -154,15 +154,11 @@ static void tri(struct rec *r, const char *key, int v)
 
 static void emit(const struct platform *p)
 {
-	struct rec *rp = NULL;
+	struct rec r;
+	struct rec *rp = &r;
 	char uefi[16];
 
 	uefi_revision_text(uefi, sizeof(uefi), p->uefi_revision);
-	/* The record builder from the pool: a static one would add 8 KiB to the .efi file. */
-	if (fw_st->BootServices->AllocatePool(EfiLoaderData, sizeof(*rp), (void **)&rp) != EFI_SUCCESS) {
-		rec_error("platform", "memory", "no memory to build the platform record");
-		return;
-	}
 	rec_start(rp, "platform");
 	rec_obj(rp, "firmware");
 	rec_str(rp, "vendor", p->fw_vendor);
@@ -204,7 +200,6 @@ static void emit(const struct platform *p)
 	tri(rp, "secure_boot", p->secure_boot);
 	tri(rp, "setup_mode", p->setup_mode);
 	rec_emit(rp);
-	fw_st->BootServices->FreePool(rp);
 
 	out_text("platform: %s %s; BIOS %s %s (%s); firmware %s rev 0x%x, UEFI %s",
 		 p->id.have_system ? p->id.system_manufacturer : "(no SMBIOS)",
