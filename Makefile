@@ -120,10 +120,12 @@ $(B)/pmuboot.debug: $(B)/pmuboot.so
 
 # PE32+ application: subsystem 10 (EFI application).  The PE header's time stamp is
 # taken from SOURCE_DATE_EPOCH (exported above as 0); tests/host checks that two
-# clean builds give the same bytes.
+# clean builds give the same bytes.  --strip-all: no COFF symbol table after the
+# sections (pmuboot.debug has the symbols), which sbverify/sbsign flag as data
+# outside every section ("gaps between PE/COFF sections") and would not sign.
 $(B)/pmuboot.efi: $(B)/pmuboot.so $(B)/pmuboot.debug
 	$(Q)$(OBJCOPY) -j .text -j .sdata -j .data -j .dynamic -j .rel -j .rela -j .reloc \
-		--target efi-app-x86_64 --subsystem=10 $< $@
+		--strip-all --target efi-app-x86_64 --subsystem=10 $< $@
 	@size=$$(stat -c %s $@); echo "$@: $$size bytes"; \
 	if [ $$size -gt 262144 ]; then echo "error: $@ is larger than 256 KiB" >&2; rm -f $@; exit 1; fi
 
