@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""pmucap - read pmuboot captures.
+"""pmucap - read pmuboot captures: parse, JUnit, compare, plot.
 
 A capture is whatever a rig recorded from the serial line (firmware noise,
 ANSI escapes, CR/LF mixes included) or a saved results-NNNN.jsonl file.
@@ -9,10 +9,16 @@ and is complete when its `end` record counts the records before it and
 carries the CRC-32 of their JSON texts (each followed by "\\n").
 
     pmucap.py parse CAPTURE [--format json|csv] [--type TYPE] [--allow-incomplete]
+    pmucap.py junit CAPTURE [-o FILE.xml] [--allow-incomplete]
+    pmucap.py compare A B [--format text|json|csv] [--run-a N] [--run-b N]
+                      [--min-change PCT] [--floor X] [--fail-on-change] [--allow-incomplete]
+    pmucap.py plot CAPTURE [CAPTURE_B] -o FILE.svg [--metric cycles|events|all] [--allow-incomplete]
 
-Exit status: 0 when every run in the capture is complete and intact,
-2 when a run is truncated or damaged (the problems are printed to stderr),
-1 on usage or I/O errors.  Python 3 standard library only.
+Exit status: 0 when every run read is complete and intact; 2 when a run is
+truncated or damaged (the problems are printed to stderr; --allow-incomplete
+goes on regardless and exits 0); 3 from `compare --fail-on-change` when a
+figure moved beyond its spread; 1 on usage or I/O errors.  Python 3
+standard library only.  docs/lab.md shows each command at work.
 """
 import argparse
 import csv
@@ -125,6 +131,62 @@ def read_capture(path):
         return f.read().decode("latin-1")
 
 
+class CaptureError(Exception):
+    """A capture that cannot be used as asked (no run, a damaged run without --allow-incomplete)."""
+
+
+def load_run(path, index=None, allow_incomplete=False):
+    """The run `index` (1-based; default: the last) of a capture, and the problems found in it.
+
+    Raises CaptureError when there is no such run, or when the run (or the
+    text around it) is damaged and allow_incomplete is false: figures from a
+    damaged capture are never used silently.
+    """
+    runs, stray = parse(read_capture(path))
+    if not runs:
+        raise CaptureError(f"{path}: no pmuboot run found in the capture")
+    if index is None:
+        index = len(runs)
+    if not 1 <= index <= len(runs):
+        raise CaptureError(f"{path}: the capture holds {len(runs)} run(s); there is no run {index}")
+    run = runs[index - 1]
+    problems = list(stray) + list(run.problems)
+    if problems and not allow_incomplete:
+        raise CaptureError(f"{path}: run {index} is truncated or damaged: " + "; ".join(problems))
+    return run, problems
+
+
+def run_records(run, rtype=None):
+    """The records of a run, end included, optionally of one type."""
+    recs = [r for _, r in run.records] + ([run.end] if run.end else [])
+    return [r for r in recs if rtype is None or r.get("type") == rtype]
+
+
+def first_record(run, rtype):
+    recs = run_records(run, rtype)
+    return recs[0] if recs else None
+
+
+def describe_run(run):
+    """One line naming a run: build, CPU and machine."""
+    begin = first_record(run, "begin") or {}
+    cpu = first_record(run, "cpu") or {}
+    plat = first_record(run, "platform") or {}
+    smb = plat.get("smbios") or {}
+    machine = " ".join(x for x in (smb.get("system_manufacturer"), smb.get("system_product")) if x)
+    parts = [f"pmuboot {begin.get('version', '?')} build {begin.get('build', '?')}",
+             cpu.get("brand") or cpu.get("vendor_string") or "unknown CPU"]
+    if machine:
+        parts.append(machine)
+    return ", ".join(parts)
+
+
+def variant_key(rec):
+    """kernel.variant[@arena]: how a bench or check record names what it measured."""
+    name = f"{rec.get('kernel', '?')}.{rec.get('variant', '?')}"
+    return name + (f"@{rec['arena']}" if rec.get("arena") else "")
+
+
 def flatten(rec, prefix=""):
     out = {}
     for k, v in rec.items():
@@ -173,7 +235,9 @@ def cmd_parse(args):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="pmucap", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="pmucap", description=__doc__.split("\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog="docs/lab.md and docs/results-format.md describe the records.")
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("parse", help="extract and verify the records of a capture")
     p.add_argument("capture")
@@ -182,13 +246,27 @@ def main(argv=None):
     p.add_argument("--allow-incomplete", action="store_true",
                    help="exit 0 even when a run is truncated or damaged (problems still printed)")
     p.set_defaults(func=cmd_parse)
+
+    import pmucap_junit
+    import pmucap_compare
+    import pmucap_plot
+    pmucap_junit.add_parser(sub)
+    pmucap_compare.add_parser(sub)
+    pmucap_plot.add_parser(sub)
+
     args = ap.parse_args(argv)
     try:
         return args.func(args)
+    except CaptureError as e:
+        print(f"pmucap: {e}", file=sys.stderr)
+        return 2
     except OSError as e:
         print(f"pmucap: {e}", file=sys.stderr)
         return 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run as the module `pmucap`, the one the subcommand modules import, so
+    # there is one CaptureError class and one parser, not two copies.
+    import pmucap
+    sys.exit(pmucap.main())

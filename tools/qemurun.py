@@ -93,6 +93,10 @@ def boot(efi="build/pmuboot.efi", cpu="max", cfg_text=None, timeout=60, serial=T
 
     drive: None to boot a FAT directory built from efi/cfg_text, or
     ("disk", image_path) / ("cdrom", iso_path) to boot prepared media.
+    readonly: present the directory or disk image as a write-protected disk.
+    A writable directory (QEMU's vvfat, fat:rw:) takes the image's writes
+    but is unreliable with them: files it creates can come out as zeros.
+    Use a disk image (tools/mkusb.sh) to check what the image writes.
     """
     res = Result()
     work = keep_dir or tempfile.mkdtemp(prefix="pmuboot-qemu-")
@@ -111,14 +115,19 @@ def boot(efi="build/pmuboot.efi", cpu="max", cfg_text=None, timeout=60, serial=T
         else:
             args += ["-serial", "none"]
             open(res.log_path, "w").close()
+        # QEMU's IDE/AHCI disk refuses a read-only backend ("Block node is read-only"), so a
+        # read-only medium is a virtio disk (OVMF drives it and reports it write-protected).
+        ro = ",if=virtio,readonly=on" if readonly else ""
         if drive is None:
             esp = make_esp(efi, work, cfg_text, extra_files)
             mode = "fat:" if readonly else "fat:rw:"
-            args += ["-drive", f"format=raw,file={mode}{esp}" + (",readonly=on" if readonly else "")]
+            args += ["-drive", f"format=raw,file={mode}{esp}{ro}"]
         elif drive[0] == "disk":
-            args += ["-drive", f"format=raw,file={drive[1]}" + (",readonly=on" if readonly else "")]
+            args += ["-drive", f"format=raw,file={drive[1]}{ro}"]
         elif drive[0] == "cdrom":
             args += ["-drive", f"media=cdrom,readonly=on,file={drive[1]}"]
+        else:
+            raise ValueError(f"drive must be None, ('disk', path) or ('cdrom', path), not {drive!r}")
         args += list(extra_args)
         res.esp_dir = os.path.join(work, "esp")
 

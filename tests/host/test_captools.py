@@ -1,0 +1,362 @@
+"""The capture tools (tools/pmucap.py parse, junit, compare, plot) on real captures, and on damaged copies.
+
+The real captures are tests/fixtures/captures/ (a QEMU boot of the USB image: the serial
+log and the saved results file); tests/qemu/test_results_file.py runs the same tools on
+the captures of its own boots.  Every kind of damage must be detected and reported, never
+silently accepted.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+import zlib
+
+import pmucap
+import pmucap_compare
+import pmucap_plot
+
+FIX = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "captures")
+SERIAL = os.path.join(FIX, "qemu-usb-serial.log")
+SAVED = os.path.join(FIX, "qemu-usb-results.jsonl")
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read().decode("latin-1")
+
+
+def tool(ctx, *args):
+    return subprocess.run([sys.executable, os.path.join(ctx.root, "tools", "pmucap.py"), *args],
+                          capture_output=True, text=True, timeout=60)
+
+
+def tmpfile(text, suffix=".log"):
+    fd, path = tempfile.mkstemp(prefix="pmucap-test-", suffix=suffix)
+    with os.fdopen(fd, "w", encoding="latin-1", newline="") as f:
+        f.write(text)
+    return path
+
+
+def record_lines(text):
+    """Indices of the record lines of a capture split on CRLF."""
+    lines = text.split("\r\n")
+    return lines, [i for i, l in enumerate(lines) if l.startswith("@pmuboot {")]
+
+
+def reframe(records):
+    """A valid capture (fresh count and CRC) from a list of record dicts, begin first, end excluded."""
+    lines, crc = [], 0
+    for r in records:
+        t = json.dumps(r, separators=(",", ":"))
+        crc = zlib.crc32((t + "\n").encode("latin-1"), crc)
+        lines.append("@pmuboot " + t)
+    end = {"type": "end", "status": "ok", "errors": 0, "records": len(records), "crc32": f"{crc:08x}"}
+    return "\r\n".join(lines + ["@pmuboot " + json.dumps(end, separators=(",", ":"))]) + "\r\n"
+
+
+def real_records():
+    runs, _ = pmucap.parse(read(SERIAL))
+    return [r for _, r in runs[0].records]
+
+
+# --- the real captures, intact ---
+
+def test_real_serial_capture_is_complete(ctx):
+    runs, stray = pmucap.parse(read(SERIAL))
+    assert not stray and len(runs) == 1, (stray, len(runs))
+    run = runs[0]
+    assert run.complete, run.problems
+    types = [r["type"] for _, r in run.records]
+    assert types[0] == "begin" and "platform" in types and "cpu" in types, types
+    assert run.end["records"] == len(run.records)
+    # The serial log really is raw: escapes, CRLF and firmware lines are in it.
+    raw = read(SERIAL)
+    assert "\x1b[" in raw and "\r\n" in raw and "BdsDxe" in raw
+
+
+def test_saved_file_holds_the_serial_records(ctx):
+    s_runs, _ = pmucap.parse(read(SERIAL))
+    f_runs, f_stray = pmucap.parse(read(SAVED))
+    assert not f_stray and len(f_runs) == 1 and f_runs[0].complete, (f_stray, f_runs[0].problems)
+    assert f_runs[0].texts == s_runs[0].texts
+    assert f_runs[0].end == s_runs[0].end
+    # Bare JSON lines, LF only.
+    assert "\r" not in read(SAVED) and "@pmuboot" not in read(SAVED)
+
+
+def test_parse_cli_json_and_csv(ctx):
+    p = tool(ctx, "parse", SERIAL)
+    assert p.returncode == 0, p.stderr
+    recs = [json.loads(l) for l in p.stdout.splitlines()]
+    n_bench = sum(1 for r in recs if r["type"] == "bench")
+    assert recs[-1]["type"] == "end" and recs[-1]["records"] == len(recs) - 1
+    p = tool(ctx, "parse", SAVED, "--format", "csv", "--type", "bench")
+    assert p.returncode == 0, p.stderr
+    rows = p.stdout.splitlines()
+    assert len(rows) == 1 + n_bench, (len(rows), n_bench)
+    header = rows[0].split(",")
+    assert "kernel" in header and "cycles.median" in header, header
+
+
+# --- damage: every kind detected by parse, junit, compare and plot ---
+
+def damaged_variants():
+    """(name, text, expected problem) for damaged copies of the real serial capture."""
+    text = read(SERIAL)
+    lines, recs = record_lines(text)
+    out = []
+    # Truncated: in the middle of a record line, and cleanly after a record line.
+    mid = lines[recs[len(recs) // 2]]
+    cut = text.index(mid) + len(mid) // 2
+    out.append(("truncated mid-record", text[:cut], "not valid JSON|no end record"))
+    out.append(("truncated before end", text[:text.index('@pmuboot {"type":"end"')], "no end record"))
+    # A corrupted byte inside a figure: still valid JSON, so only the CRC can tell.
+    bench = next(i for i in recs if '"type":"bench"' in lines[i])
+    m = re.search(r'"median":(\d)', lines[bench])
+    digit = m.group(1)
+    bad = lines[:]
+    bad[bench] = lines[bench][:m.start(1)] + str((int(digit) + 1) % 10) + lines[bench][m.end(1):]
+    out.append(("corrupted digit", "\r\n".join(bad), "CRC mismatch"))
+    # A corrupted line that is no longer JSON.
+    bad = lines[:]
+    bad[bench] = lines[bench].replace('"cycles":{', '"cycles":{{', 1)
+    out.append(("broken JSON line", "\r\n".join(bad), "not valid JSON"))
+    # A dropped record line and a repeated one.
+    bad = lines[:recs[2]] + lines[recs[2] + 1:]
+    out.append(("dropped line", "\r\n".join(bad), "counts \\d+ records"))
+    bad = lines[:recs[3]] + [lines[recs[3]]] + lines[recs[3]:]
+    out.append(("repeated line", "\r\n".join(bad), "counts \\d+ records"))
+    # Noise spliced into a record line (a line break and firmware text in the middle of it).
+    bad = lines[:]
+    half = len(lines[bench]) // 2
+    bad[bench] = lines[bench][:half] + "\r\nBdsDxe: noise\r\n" + lines[bench][half:]
+    out.append(("noise inside a record", "\r\n".join(bad), "not valid JSON|damaged record line|counts"))
+    # A record line whose prefix was hit: it no longer counts, so the count is short.
+    bad = lines[:]
+    bad[recs[4]] = lines[recs[4]].replace("@pmuboot ", "@pmub0ot ", 1)
+    out.append(("damaged prefix", "\r\n".join(bad), "counts \\d+ records"))
+    return out
+
+
+def test_damage_is_detected_by_parse(ctx):
+    for name, text, want in damaged_variants():
+        runs, stray = pmucap.parse(text)
+        problems = list(stray) + [p for r in runs for p in r.problems]
+        assert problems, f"{name}: not detected"
+        assert any(re.search(want, p) for p in problems), (name, problems)
+        path = tmpfile(text)
+        try:
+            p = tool(ctx, "parse", path)
+            assert p.returncode == 2, (name, p.returncode, p.stderr)
+            assert re.search(want, p.stderr), (name, p.stderr)
+            p = tool(ctx, "parse", path, "--allow-incomplete")
+            assert p.returncode == 0 and p.stderr.strip(), (name, p.returncode)
+        finally:
+            os.unlink(path)
+
+
+def test_damage_fails_junit_integrity(ctx):
+    for name, text, _ in damaged_variants():
+        path = tmpfile(text)
+        try:
+            p = tool(ctx, "junit", path)
+            assert p.returncode == 2, (name, p.returncode, p.stderr)
+            root = ET.fromstring(p.stdout)
+            integrity = [tc for tc in root.iter("testcase") if tc.get("name") == "integrity"]
+            assert integrity and integrity[0].find("failure") is not None, name
+            assert int(root.get("failures")) >= 1, name
+        finally:
+            os.unlink(path)
+
+
+def test_damage_stops_compare_and_plot(ctx):
+    d = tempfile.mkdtemp(prefix="pmucap-test-")
+    for name, text, _ in damaged_variants():
+        path = os.path.join(d, "bad.log")
+        with open(path, "w", encoding="latin-1", newline="") as f:
+            f.write(text)
+        p = tool(ctx, "compare", SERIAL, path)
+        assert p.returncode == 2 and "truncated or damaged" in p.stderr, (name, p.returncode, p.stderr)
+        svg = os.path.join(d, "x.svg")
+        p = tool(ctx, "plot", path, "-o", svg)
+        assert p.returncode == 2 and not os.path.exists(svg), (name, p.returncode)
+        # Asked to go on regardless, they do, and still say what is wrong.
+        p = tool(ctx, "compare", SERIAL, path, "--allow-incomplete")
+        assert p.returncode == 0 and p.stderr.strip(), (name, p.returncode)
+    subprocess.run(["rm", "-rf", d])
+
+
+def test_noise_between_records_is_tolerated(ctx):
+    """Noise between lines, LF-only and CR-only line ends, escapes: the run is still intact."""
+    lines, recs = record_lines(read(SERIAL))
+    noisy = []
+    for i, l in enumerate(lines):
+        noisy.append(l)
+        if i in recs:
+            noisy.append("\x1b[1;33mFirmware: SMM handler says hello\x1b[0m")
+    text = "\r\n".join(noisy).replace("\r\n", "\n", 5).replace("\r\n", "\r", 5)
+    runs, stray = pmucap.parse(text)
+    assert not stray and len(runs) == 1 and runs[0].complete, (stray, runs[0].problems)
+
+
+def test_saved_file_truncated_mid_line(ctx):
+    text = read(SAVED)
+    runs, _ = pmucap.parse(text[: len(text) * 2 // 3])
+    assert not runs[0].complete
+    assert any("no end record" in p for p in runs[0].problems), runs[0].problems
+
+
+# --- junit on the real capture ---
+
+def test_junit_real_capture(ctx):
+    d = tempfile.mkdtemp(prefix="pmucap-test-")
+    out = os.path.join(d, "junit.xml")
+    p = tool(ctx, "junit", SERIAL, "-o", out)
+    assert p.returncode == 0, p.stderr
+    root = ET.parse(out).getroot()
+    run = pmucap.parse(read(SERIAL))[0][0]
+    checks = pmucap.run_records(run, "check")
+    errors = pmucap.run_records(run, "error")
+    cases = list(root.iter("testcase"))
+    assert len(cases) == 1 + len(checks) + len(errors), (len(cases), len(checks))
+    skipped = sum(1 for c in checks if c.get("status") == "skip")
+    failed = sum(1 for c in checks if c.get("status") == "fail") + len(errors)
+    assert int(root.get("skipped")) == skipped and int(root.get("failures")) == failed
+    props = {p.get("name"): p.get("value") for p in root.iter("property")}
+    assert props.get("build") == run.records[0][1]["build"], props
+    subprocess.run(["rm", "-rf", d])
+
+
+def test_junit_failing_check_and_error(ctx):
+    recs = real_records()
+    check = dict(next(r for r in recs if r["type"] == "check"), status="fail", reason="penalty was negative")
+    err = {"type": "error", "source": "pmuboot.cfg:3", "what": "reps", "message": "out of range"}
+    odd = dict(check, status="maybe")
+    text = reframe(recs + [check, err, odd])
+    path = tmpfile(text)
+    try:
+        p = tool(ctx, "junit", path)
+        assert p.returncode == 0, p.stderr
+        root = ET.fromstring(p.stdout)
+        fails = [tc for tc in root.iter("testcase") if tc.find("failure") is not None]
+        msgs = [tc.find("failure").get("message") for tc in fails]
+        assert "penalty was negative" in msgs and "out of range" in msgs, msgs
+        # An unknown status is an error, never a pass.
+        assert any(tc.find("error") is not None for tc in root.iter("testcase"))
+    finally:
+        os.unlink(path)
+
+
+# --- compare ---
+
+def test_compare_serial_with_saved_file(ctx):
+    p = tool(ctx, "compare", SERIAL, SAVED, "--format", "json", "--fail-on-change")
+    assert p.returncode == 0, p.stderr
+    res = json.loads(p.stdout)
+    n_bench = len([r for r in real_records() if r["type"] == "bench"])
+    cyc = [r for r in res["rows"] if r["metric"] == "cycles"]
+    assert len(cyc) == n_bench and all(r["delta"] == 0 and not r["flag"] for r in cyc), cyc[:2]
+    assert res["differences"] == []
+
+
+def test_compare_flags_a_change_beyond_the_spread(ctx):
+    recs = real_records()
+    benches = [r for r in recs if r["type"] == "bench"]
+    target = max(benches, key=lambda r: r["cycles"]["median"] - (r["cycles"]["max"] - r["cycles"]["min"]))
+    key = pmucap.variant_key(target)
+    changed, dropped = [], pmucap.variant_key(benches[0])
+    for r in recs:
+        if r["type"] == "bench" and pmucap.variant_key(r) == key:
+            c = r["cycles"]
+            shift = (c["max"] - c["min"]) + 0.5 * abs(c["median"]) + 1
+            r = dict(r, cycles={k: (v + shift if k in ("min", "median", "max") else v) for k, v in c.items()})
+        if r["type"] == "bench" and pmucap.variant_key(r) == dropped:
+            continue
+        changed.append(r)
+    path = tmpfile(reframe(changed))
+    try:
+        p = tool(ctx, "compare", SERIAL, path, "--fail-on-change")
+        assert p.returncode == 3, (p.returncode, p.stderr)
+        flagged = [l for l in p.stdout.splitlines() if "beyond spread" in l]
+        assert len(flagged) == 1 and flagged[0].startswith(key) and "HIGHER" in flagged[0], flagged
+        assert any(l.startswith(dropped) and "only in A" in l for l in p.stdout.splitlines()), p.stdout
+        p = tool(ctx, "compare", SERIAL, path, "--format", "csv")
+        assert p.returncode == 0
+        rows = [l.split(",") for l in p.stdout.splitlines()[1:]]
+        assert sum(1 for r in rows if r[-1] == "higher") == 1
+    finally:
+        os.unlink(path)
+
+
+def test_compare_judgement_rules(ctx):
+    fig = lambda lo, med, hi: {"min": lo, "median": med, "max": hi}
+    # Overlapping ranges: never flagged, however large the delta.
+    assert pmucap_compare.judge(fig(1, 2, 10), fig(5, 9, 12), 1.0, 0.01)[2] == ""
+    # Apart and large: flagged, with delta and ratio.
+    d, ratio, flag = pmucap_compare.judge(fig(9.9, 10, 10.1), fig(11.9, 12, 12.1), 1.0, 0.01)
+    assert flag == "higher" and abs(d - 2) < 1e-9 and abs(ratio - 1.2) < 1e-9
+    assert pmucap_compare.judge(fig(9.9, 10, 10.1), fig(7, 7.5, 8), 1.0, 0.01)[2] == "lower"
+    # Apart but below the noise floor: not flagged.
+    assert pmucap_compare.judge(fig(0, 0, 0), fig(0.002, 0.002, 0.002), 1.0, 0.01)[2] == ""
+    assert pmucap_compare.judge(fig(100, 100, 100), fig(100.5, 100.5, 100.5), 1.0, 0.01)[2] == ""
+    # A zero reference has no ratio.
+    assert pmucap_compare.judge(fig(0, 0, 0), fig(1, 1, 1), 1.0, 0.01)[1] is None
+
+
+def test_compare_notes_different_runs(ctx):
+    recs = real_records()
+    other = []
+    for r in recs:
+        if r["type"] == "begin":
+            r = dict(r, options=dict(r["options"], iterations="5000"))
+        if r["type"] == "cpu":
+            r = dict(r, brand="Another CPU")
+        other.append(r)
+    path = tmpfile(reframe(other))
+    try:
+        p = tool(ctx, "compare", SERIAL, path)
+        assert p.returncode == 0, p.stderr
+        assert "option iterations" in p.stdout and "cpu brand" in p.stdout, p.stdout[:600]
+    finally:
+        os.unlink(path)
+
+
+# --- plot ---
+
+def test_plot_one_run_and_a_comparison(ctx):
+    d = tempfile.mkdtemp(prefix="pmucap-test-")
+    n_bench = len([r for r in real_records() if r["type"] == "bench"])
+    one, two = os.path.join(d, "one.svg"), os.path.join(d, "two.svg")
+    p = tool(ctx, "plot", SERIAL, "-o", one, "--metric", "cycles")
+    assert p.returncode == 0, p.stderr
+    svg = ET.parse(one).getroot()
+    ns = "{http://www.w3.org/2000/svg}"
+    bars = [e for e in svg.iter(ns + "rect") if e.get("class") == "bar"]
+    whiskers = [e for e in svg.iter(ns + "line") if e.get("class") == "whisker"]
+    assert len(bars) == n_bench and len(whiskers) == n_bench, (len(bars), n_bench)
+    labels = {e.text for e in svg.iter(ns + "text")}
+    for r in real_records():
+        if r["type"] == "bench":
+            assert pmucap.variant_key(r) in labels, pmucap.variant_key(r)
+    p = tool(ctx, "plot", SERIAL, SAVED, "-o", two, "--metric", "cycles")
+    assert p.returncode == 0, p.stderr
+    svg = ET.parse(two).getroot()
+    bars = [e for e in svg.iter(ns + "rect") if e.get("class") == "bar"]
+    assert len(bars) == 2 * n_bench
+    subprocess.run(["rm", "-rf", d])
+
+
+def test_plot_bars_follow_the_figures(ctx):
+    """Bar length is proportional to the median: a doubled figure draws a doubled bar."""
+    fig = lambda m: {"min": m * 0.9, "median": m, "max": m * 1.1, "n": 5}
+    ta = {"k.a": {"kernel": "k", "variant": "a", "cycles": fig(10.0), "events": {"EV": fig(1.0)}},
+          "k.b": {"kernel": "k", "variant": "b", "cycles": fig(20.0), "events": {}}}
+    svg = ET.fromstring(pmucap_plot.render([ta], ["A"], "all"))
+    ns = "{http://www.w3.org/2000/svg}"
+    bars = [e for e in svg.iter(ns + "rect") if e.get("class") == "bar"]
+    assert len(bars) == 3, len(bars)   # two cycles bars, one EV bar
+    w = [float(b.get("width")) for b in bars[:2]]
+    assert abs(w[1] / w[0] - 2.0) < 0.01, w

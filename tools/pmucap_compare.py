@@ -1,0 +1,166 @@
+"""pmucap compare - two runs side by side.
+
+Kernel variants are matched by kernel, variant and arena.  For cycles and every
+event counted in both runs: the medians, delta (B - A), ratio (B / A), and a flag
+when the change is beyond the spread: the two [min, max] ranges do not overlap
+and the medians differ by more than --min-change percent of A and more than the
+absolute --floor (per iteration), so noise-free figures (0 vs 0.001 events) do
+not raise alarms.  Variants measured in only one run are listed as such.
+Differences in what was run (CPU, options) are printed first: they explain
+many deltas.
+"""
+import csv
+import json
+import sys
+
+import pmucap
+
+DEFAULT_MIN_CHANGE_PCT = 1.0
+DEFAULT_FLOOR = 0.01
+# Options whose difference changes the figures' meaning; shown when A and B differ.
+OPTIONS_COMPARED = ("iterations", "reps", "warmup", "events", "arena_page", "bench")
+
+
+def add_parser(sub):
+    p = sub.add_parser("compare", help="two runs side by side: deltas, ratios, changes beyond the spread")
+    p.add_argument("a", help="the reference capture (A)")
+    p.add_argument("b", help="the capture compared with it (B)")
+    p.add_argument("--run-a", type=int, help="which run of A (1-based; default the last)")
+    p.add_argument("--run-b", type=int, help="which run of B (1-based; default the last)")
+    p.add_argument("--format", choices=["text", "json", "csv"], default="text")
+    p.add_argument("--min-change", type=float, default=DEFAULT_MIN_CHANGE_PCT, metavar="PCT",
+                   help=f"smallest change flagged, percent of A's median (default {DEFAULT_MIN_CHANGE_PCT})")
+    p.add_argument("--floor", type=float, default=DEFAULT_FLOOR,
+                   help=f"smallest absolute change flagged, per iteration (default {DEFAULT_FLOOR})")
+    p.add_argument("--fail-on-change", action="store_true", help="exit 3 when any figure is flagged")
+    p.add_argument("--allow-incomplete", action="store_true",
+                   help="compare even a truncated or damaged run (its problems are printed)")
+    p.set_defaults(func=cmd_compare)
+
+
+def figures(rec):
+    """{metric: {min, median, max}} of a bench record: cycles, then each event."""
+    out = {}
+    if isinstance(rec.get("cycles"), dict):
+        out["cycles"] = rec["cycles"]
+    for name, fig in (rec.get("events") or {}).items():
+        if isinstance(fig, dict):
+            out[name] = fig
+    return out
+
+
+def bench_table(run):
+    """{kernel.variant@arena: bench record}, in the order measured."""
+    table = {}
+    for rec in pmucap.run_records(run, "bench"):
+        table.setdefault(pmucap.variant_key(rec), rec)
+    return table
+
+
+def judge(fa, fb, min_change_pct, floor):
+    """(delta, ratio, flag) for two figures; flag is '', 'higher' or 'lower'."""
+    a, b = fa.get("median"), fb.get("median")
+    if a is None or b is None:
+        return None, None, ""
+    delta = b - a
+    ratio = (b / a) if a else None
+    flag = ""
+    apart = (fb.get("min", b) > fa.get("max", a)) or (fb.get("max", b) < fa.get("min", a))
+    if apart and abs(delta) > floor and abs(delta) > abs(a) * min_change_pct / 100:
+        flag = "higher" if delta > 0 else "lower"
+    return delta, ratio, flag
+
+
+def compare_runs(run_a, run_b, min_change_pct=DEFAULT_MIN_CHANGE_PCT, floor=DEFAULT_FLOOR):
+    """Rows of the comparison, and notes on how the two runs differ."""
+    ta, tb = bench_table(run_a), bench_table(run_b)
+    rows = []
+    for key in list(ta) + [k for k in tb if k not in ta]:
+        ra, rb = ta.get(key), tb.get(key)
+        if ra is None or rb is None:
+            rows.append({"variant": key, "metric": None, "only_in": "A" if rb is None else "B"})
+            continue
+        fa, fb = figures(ra), figures(rb)
+        for metric in list(fa) + [m for m in fb if m not in fa]:
+            if metric not in fa or metric not in fb:
+                rows.append({"variant": key, "metric": metric, "only_in": "A" if metric in fa else "B"})
+                continue
+            delta, ratio, flag = judge(fa[metric], fb[metric], min_change_pct, floor)
+            rows.append({"variant": key, "metric": metric, "only_in": None,
+                         "a": fa[metric], "b": fb[metric], "delta": delta, "ratio": ratio, "flag": flag})
+    return rows, differences(run_a, run_b)
+
+
+def differences(run_a, run_b):
+    notes = []
+    ca, cb = pmucap.first_record(run_a, "cpu") or {}, pmucap.first_record(run_b, "cpu") or {}
+    for k in ("vendor_string", "signature", "brand", "hypervisor_vendor"):
+        if ca.get(k) != cb.get(k):
+            notes.append(f"cpu {k}: A {ca.get(k)!r}, B {cb.get(k)!r}")
+    oa = (pmucap.first_record(run_a, "begin") or {}).get("options") or {}
+    ob = (pmucap.first_record(run_b, "begin") or {}).get("options") or {}
+    for k in OPTIONS_COMPARED:
+        if oa.get(k) != ob.get(k):
+            notes.append(f"option {k}: A {oa.get(k)!r}, B {ob.get(k)!r}")
+    pa, pb = pmucap.first_record(run_a, "platform") or {}, pmucap.first_record(run_b, "platform") or {}
+    sa, sb = pa.get("smbios") or {}, pb.get("smbios") or {}
+    for k in ("system_product", "bios_version"):
+        if sa.get(k) != sb.get(k):
+            notes.append(f"platform {k}: A {sa.get(k)!r}, B {sb.get(k)!r}")
+    return notes
+
+
+def _fig(f):
+    return f"{f.get('median', 0):.3f} [{f.get('min', 0):.3f}..{f.get('max', 0):.3f}]"
+
+
+def print_text(rows, notes, name_a, name_b, out):
+    out.write(f"A: {name_a}\nB: {name_b}\n")
+    for n in notes:
+        out.write(f"note: the runs differ: {n}\n")
+    if not rows:
+        out.write("no bench records in either run: nothing to compare\n")
+        return
+    w = max(len(r["variant"]) for r in rows)
+    m = max([len(r["metric"] or "") for r in rows] + [6])
+    out.write(f"{'variant':<{w}}  {'metric':<{m}}  {'A median [min..max]':>28}  {'B median [min..max]':>28}"
+              f"  {'delta':>9}  {'ratio':>6}  change\n")
+    for r in rows:
+        if r["only_in"]:
+            what = f"only in {r['only_in']}"
+            out.write(f"{r['variant']:<{w}}  {(r['metric'] or '(all)'):<{m}}  {what}\n")
+            continue
+        ratio = f"{r['ratio']:.3f}" if r["ratio"] is not None else "-"
+        delta = f"{r['delta']:+.3f}" if r["delta"] is not None else "-"
+        flag = {"higher": "HIGHER beyond spread", "lower": "LOWER beyond spread"}.get(r["flag"], "")
+        out.write(f"{r['variant']:<{w}}  {r['metric']:<{m}}  {_fig(r['a']):>28}  {_fig(r['b']):>28}"
+                  f"  {delta:>9}  {ratio:>6}  {flag}\n")
+    flagged = sum(1 for r in rows if r.get("flag"))
+    out.write(f"{flagged} figure(s) changed beyond the spread\n")
+
+
+def cmd_compare(args):
+    run_a, prob_a = pmucap.load_run(args.a, args.run_a, args.allow_incomplete)
+    run_b, prob_b = pmucap.load_run(args.b, args.run_b, args.allow_incomplete)
+    for path, probs in ((args.a, prob_a), (args.b, prob_b)):
+        for p in probs:
+            print(f"pmucap: {path}: {p}", file=sys.stderr)
+    rows, notes = compare_runs(run_a, run_b, args.min_change, args.floor)
+    if args.format == "text":
+        print_text(rows, notes, f"{args.a}: {pmucap.describe_run(run_a)}",
+                   f"{args.b}: {pmucap.describe_run(run_b)}", sys.stdout)
+    elif args.format == "json":
+        json.dump({"a": args.a, "b": args.b, "differences": notes, "rows": rows}, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        w = csv.writer(sys.stdout, lineterminator="\n")
+        w.writerow(["variant", "metric", "only_in", "a_median", "a_min", "a_max", "b_median", "b_min", "b_max",
+                    "delta", "ratio", "change"])
+        for r in rows:
+            a, b = r.get("a") or {}, r.get("b") or {}
+            w.writerow([r["variant"], r["metric"], r["only_in"] or "", a.get("median"), a.get("min"), a.get("max"),
+                        b.get("median"), b.get("min"), b.get("max"), r.get("delta"), r.get("ratio"),
+                        r.get("flag", "")])
+    if args.fail_on_change and any(r.get("flag") for r in rows):
+        return 3
+    return 0
