@@ -40,9 +40,7 @@ static bool run_once(struct pass_ctx *c, uint64_t trips, struct run_values *v)
 	c->call.trips = trips;
 	c->call.start = c->call.stop = NULL;
 	if (set) {
-		/* Program (zeroed, disabled) before every run, so each read is this run's count alone. */
-		if (!cb->pass_begin(set, c->pass, c->problem, c->problem_cap))
-			return false;
+		/* Programmed once per pass (pass_begin); each read gives the counts since the previous one. */
 		c->call.start = &set->start;
 		c->call.stop = &set->stop;
 		if (cb->enable)
@@ -55,8 +53,6 @@ static bool run_once(struct pass_ctx *c, uint64_t trips, struct run_values *v)
 		if (cb->disable)
 			cb->disable(set);
 		ok = cb->read(set, c->pass, v->ev, c->problem, c->problem_cap);
-		if (cb->pass_end)
-			cb->pass_end(set, c->pass);
 		if (!ok)
 			return false;
 	}
@@ -105,6 +101,17 @@ static size_t pass_events(const struct count_set *set, unsigned pass, size_t *id
 	return n;
 }
 
+/* Counting failed (problem says why): end the pass and go on measuring time only. */
+static void drop_counting(struct pass_ctx *c, struct count_set **set, size_t *nev, struct bench_result *r,
+			  unsigned pass, bool begun)
+{
+	if (begun && c->s->cb->pass_end)
+		c->s->cb->pass_end(c->set, pass);
+	c->set = *set = NULL;
+	*nev = 0;
+	r->passes = pass + 1;
+}
+
 bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, uint8_t *window,
 		       struct count_set *set, struct bench_result *r)
 {
@@ -148,6 +155,8 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 		bool more = true;
 
 		c.pass = pass;
+		if (c.set && !s->cb->pass_begin(c.set, pass, r->problem, sizeof(r->problem)))
+			drop_counting(&c, &set, &nev, r, pass, false);
 		stats_take_init(&take, r->reps, s->drop_budget);
 		while (more) {
 			struct run_values base, main;
@@ -157,9 +166,7 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 				/* Counting failed: finish this variant on time alone. */
 				if (!c.set)
 					return any;
-				c.set = set = NULL;
-				r->passes = pass + 1;
-				nev = 0;
+				drop_counting(&c, &set, &nev, r, pass, true);
 				continue;
 			}
 			if (!windowed)
@@ -177,6 +184,8 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 			}
 			more = stats_take_note(&take, polluted);
 		}
+		if (c.set && s->cb->pass_end)
+			s->cb->pass_end(c.set, pass);
 		r->dropped += take.dropped;
 		if (stats_take_exhausted(&take))
 			r->exhausted = true;

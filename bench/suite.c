@@ -250,7 +250,7 @@ static void setup_record(const char *arena_notes)
 		rec_null(r, "tsc_hz");
 	rec_obj(r, "counting");
 	rec_bool(r, "available", S.hs.cb != NULL);
-	rec_str(r, "backend", S.hs.cb ? S.hs.cb->name : NULL);
+	rec_str(r, "backend", count_backend() ? count_backend()->name : NULL);
 	rec_str(r, "reason", S.hs.cb ? NULL : S.count_why);
 	rec_obj_end(r);
 	rec_str(r, "event_set", S.set ? S.set->key : NULL);

@@ -27,10 +27,10 @@ static int64_t pool[4096];
  * event i, 777 (fixed overhead) + (i + 1) x the iterations of that run, so
  * the harness must find exactly i + 1 events per iteration.  Reads
  * alternate between the N run and the 2N run, as the harness makes them.
- * pollute_from: from this pass_begin on, every window reports an NMI.
+ * pollute_from: from this read on, every window reports an NMI.
  */
 static struct {
-	unsigned begins, reads, pollute_from;
+	unsigned begins, ends, reads, pollute_from;
 	uint32_t iterations;
 	unsigned passes;
 	bool fail_read;
@@ -52,14 +52,22 @@ static bool fk_pass_begin(struct count_set *set, unsigned pass, char *err, size_
 {
 	(void)pass; (void)err; (void)cap;
 	set->start.n = set->stop.n = 0;	/* no MSR writes: the host cannot wrmsr */
-	if (++fk.begins >= fk.pollute_from)
-		fake_window_inject_nmi(1);
+	fk.begins++;
 	return true;
 }
 
+static void fk_pass_end(struct count_set *set, unsigned pass)
+{
+	(void)set; (void)pass;
+	fk.ends++;
+}
+
+/* Reads happen inside the sample's window, so an NMI injected here pollutes that window. */
 static bool fk_read(struct count_set *set, unsigned pass, uint64_t *v, char *err, size_t cap)
 {
 	uint64_t runs = (fk.reads++ % 2) ? 2 : 1;
+	if (fk.reads >= fk.pollute_from)
+		fake_window_inject_nmi(1);
 	if (fk.fail_read) {
 		snprintf(err, cap, "fake read failure");
 		return false;
@@ -71,7 +79,7 @@ static bool fk_read(struct count_set *set, unsigned pass, uint64_t *v, char *err
 }
 
 static const struct count_backend fake_backend = {
-	.name = "fake", .schedule = fk_schedule, .pass_begin = fk_pass_begin, .read = fk_read,
+	.name = "fake", .schedule = fk_schedule, .pass_begin = fk_pass_begin, .read = fk_read, .pass_end = fk_pass_end,
 };
 
 static void setup_fk(struct bench_setup *s, unsigned passes)
@@ -135,8 +143,10 @@ static void events_per_iteration_over_passes(void **state)
 		assert_int_equal(r.ev[i].fig.max, (int64_t)(i + 1) * 1000);
 		assert_int_equal(r.ev[i].fig.n, 5);
 	}
-	/* 2 passes x (2 warm-up + 5 samples) x 2 counted runs. */
-	assert_int_equal(fk.begins, 2 * 7 * 2);
+	/* Each pass programmed once; 2 passes x (2 warm-up + 5 samples) x 2 counted runs read. */
+	assert_int_equal(fk.begins, 2);
+	assert_int_equal(fk.ends, 2);
+	assert_int_equal(fk.reads, 2 * 7 * 2);
 	assert_int_equal(r.problem[0], 0);
 }
 
@@ -148,7 +158,7 @@ static void polluted_samples_are_dropped_and_retaken(void **state)
 	struct bench_result r;
 	setup_fk(&s, 1);
 	set_of(&set, 1);
-	/* The warm-up makes pass_begins 1-4; from the first measured sample (5) on, every window is polluted. */
+	/* The warm-up makes reads 1-4; from the first measured sample (read 5) on, every window is polluted. */
 	fk.pollute_from = 5;
 	/* From pass_begin 5 on every window was polluted: the budget of 5 drops ran out with no good sample. */
 	assert_false(bench_run_variant(&s, bench_def_find("ref", "add_chain"), window, &set, &r));
@@ -159,15 +169,14 @@ static void polluted_samples_are_dropped_and_retaken(void **state)
 	assert_false(r.ev[0].ok);
 }
 
-/* A backend whose windows are polluted exactly once, at a chosen pass_begin. */
+/* A backend whose windows are polluted exactly once, at a chosen read. */
 static unsigned pollute_once_at;
-static bool once_pass_begin(struct count_set *set, unsigned pass, char *err, size_t cap)
+static bool once_read(struct count_set *set, unsigned pass, uint64_t *v, char *err, size_t cap)
 {
-	(void)pass; (void)err; (void)cap;
-	set->start.n = set->stop.n = 0;
-	if (++fk.begins == pollute_once_at)
+	if (fk.reads + 1 == pollute_once_at)
 		fake_window_inject_nmi(1);
-	return true;
+	fk.pollute_from = ~0u;
+	return fk_read(set, pass, v, err, cap);
 }
 
 static void one_polluted_sample_costs_one_retake(void **state)
@@ -177,7 +186,7 @@ static void one_polluted_sample_costs_one_retake(void **state)
 	static struct count_set set;
 	struct bench_result r;
 	struct count_backend b = fake_backend;
-	b.pass_begin = once_pass_begin;
+	b.read = once_read;
 	setup_fk(&s, 1);
 	s.cb = &b;
 	set_of(&set, 1);
@@ -189,7 +198,8 @@ static void one_polluted_sample_costs_one_retake(void **state)
 	assert_int_equal(r.ev[0].fig.n, 5);
 	assert_int_equal(r.ev[0].fig.median, 1000);
 	/* 2 warm-up + 5 good + 1 dropped samples, 2 counted runs each. */
-	assert_int_equal(fk.begins, 8 * 2);
+	assert_int_equal(fk.reads, 8 * 2);
+	assert_int_equal(fk.begins, 1);
 }
 
 static void counting_failure_falls_back_to_time(void **state)
@@ -205,6 +215,8 @@ static void counting_failure_falls_back_to_time(void **state)
 	assert_int_equal(r.tsc.n, 5);
 	assert_false(r.ev[0].ok);
 	assert_string_equal(r.problem, "fake read failure");
+	assert_int_equal(fk.begins, 1);
+	assert_int_equal(fk.ends, 1);
 }
 
 static void storage_limits_reps(void **state)
