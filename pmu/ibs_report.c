@@ -304,26 +304,28 @@ void ibs_report_table(const struct ibs_variant_report *v)
 
 	ibs_profile_get(&v->target, &p);
 	out_text("%s", "");
-	out_text("IBS %s  (Family %xh model %xh: %s)", where(v, w, sizeof(w)), (unsigned)v->target.family,
+	out_text("IBS %s: Family %xh model %xh, decoded as %s", where(v, w, sizeof(w)), (unsigned)v->target.family,
 		 (unsigned)v->target.model, p.name);
 	out_text("  samples: %llu fetch (%llu dropped), %llu op (%llu dropped)",
 		 (unsigned long long)v->counts->samples[IBS_KIND_FETCH],
 		 (unsigned long long)v->counts->dropped[IBS_KIND_FETCH],
 		 (unsigned long long)v->counts->samples[IBS_KIND_OP],
 		 (unsigned long long)v->counts->dropped[IBS_KIND_OP]);
-	out_text("  %-7s %-24s %12s  %s", "event", "abbreviation", "count", "");
+	out_text("  %-7s %-24s %12s", "event", "abbreviation", "count");
 	for (size_t i = 0; i < ibs_derived_count(); i++) {
-		const char *why = NULL, *ab = ibs_derived_abbrev(i);
+		const char *why = "", *ab = ibs_derived_abbrev(i);
 		char cnt[32];
-		if (!ibs_derived_available(&p, i, &why))
+		if (!ibs_derived_available(&p, i, &why)) {
 			snprintf(cnt, sizeof(cnt), "n/a");
-		else if (!v->sampled[ibs_derived_kind(i)]) {
+		} else if (!v->sampled[ibs_derived_kind(i)]) {
 			snprintf(cnt, sizeof(cnt), "-");
 			why = "not sampled";
-		} else
+		} else {
 			snprintf(cnt, sizeof(cnt), "%llu", (unsigned long long)v->counts->ev[i]);
-		out_text("  0x%04X  %-24s %12s  %s%s", (unsigned)ibs_derived_code(i), ab ? ab : "", cnt,
-			 ibs_derived_is_sum(i) ? "(cycles) " : "", why ? why : "");
+			why = ibs_derived_is_sum(i) ? "cycles" : "";
+		}
+		out_text("  0x%04X  %-24s %12s%s%s", (unsigned)ibs_derived_code(i), ab ? ab : "", cnt, why[0] ? "  " : "",
+			 why);
 	}
 	for (int pass = 0; pass < 2; pass++) {
 		const struct metric *ms = pass ? averages : ratios;
