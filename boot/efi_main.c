@@ -8,6 +8,8 @@
  */
 #include "boot.h"
 #include "console.h"
+#include "platform.h"
+#include "results_file.h"
 #include "serial_setup.h"
 #include "../bench/run.h"
 #include "../lib/out.h"
@@ -42,6 +44,7 @@ static void begin_extra(struct rec *r, void *p)
 	char val[CONFIG_STR_MAX + 32];
 
 	serial_choice_record(r, b->serial);
+	results_file_record(r);
 	rec_str(r, "config", b->config_sources);
 	rec_obj(r, "options");
 	for (size_t i = 0; i < config_key_count(); i++) {
@@ -66,23 +69,27 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 	boot_read_config(&cfg, defer_error, &errs, sources, sizeof(sources));
 	boot_serial_setup(&cfg.serial, &serial);
 	console_attach(st, serial.active);
+	results_file_attach(cfg.save);
 
 	out_text("pmuboot %s (build %s): bare-metal PMU profiling", PMUBOOT_VERSION, PMUBOOT_BUILD_ID);
 	struct rec_stream_info info = { PMUBOOT_VERSION, PMUBOOT_BUILD_ID, "image" };
 	struct begin_ctx bctx = { &serial, sources, &cfg };
 	rec_stream_begin(&info, begin_extra, &bctx);
+	results_file_announce();
 	if (serial.missing)
 		out_text("note: no UART at 0x%llx; output goes to the screen only", (unsigned long long)serial.base);
 	for (unsigned i = 0; i < errs.n; i++)
 		rec_error(errs.e[i].source, errs.e[i].key, "%s", errs.e[i].message);
 	if (errs.dropped)
 		rec_error("config", "-", "%u further option errors not shown", errs.dropped);
+	platform_report();
 
 	env.cfg = &cfg;
 	env.image = true;
 	run_stages(&env);
 
 	rec_stream_end();
+	results_file_close();
 	boot_finish(&cfg, env.cpu.hypervisor, env.cpu.hv_vendor);
 	return EFI_SUCCESS;
 }
