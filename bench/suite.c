@@ -416,6 +416,7 @@ static void emit_bench(const struct bench_def *d, const struct slot *sl, const s
 		rec_bool(r, "page_crossed", sl->page == ARENA_PAGE_4K);
 	else
 		rec_null(r, "page_crossed");
+	rec_hex(r, "page_offset", ((uintptr_t)(sl ? sl->window : scratch) + d->p_off) & 0xfff);
 	rec_u64(r, "iterations", res->iterations);
 	rec_u64(r, "reps", res->reps);
 	rec_u64(r, "dropped", res->dropped);
@@ -613,9 +614,11 @@ void bench_stage(struct run_env *env)
 	int64_t pool_mem[POOL_STACK];
 	size_t pool_cap = (size_t)env->cfg->reps * (1 + COUNT_MAX_EVENTS) + 64;
 
-	scratch = heap_alloc(BENCH_WINDOW_BYTES, 4096);
+	/* Aligned here, not by asking heap_alloc: the hosted heap is plain calloc, which ignores alignment. */
+	scratch = heap_alloc(SCRATCH_BYTES, 64);
 	if (!scratch)
-		scratch = (uint8_t *)(((uintptr_t)scratch_mem + 4095) & ~(uintptr_t)4095);
+		scratch = scratch_mem;
+	scratch = (uint8_t *)(((uintptr_t)scratch + 4095) & ~(uintptr_t)4095);
 	pool_fallback = heap_alloc(pool_cap * sizeof(int64_t), sizeof(int64_t));
 	if (!pool_fallback) {
 		pool_fallback = pool_mem;

@@ -14,7 +14,7 @@ import sys
 PREFIX = "@pmuboot "
 
 FIGURE_KEYS = {"min", "median", "max", "n"}
-BENCH_KEYS = {"kernel", "variant", "control", "arena", "arena_page", "page_crossed", "iterations", "reps",
+BENCH_KEYS = {"kernel", "variant", "control", "arena", "arena_page", "page_crossed", "page_offset", "iterations", "reps",
               "dropped", "exhausted", "interrupts_off", "method", "cycles", "cycles_source", "calibration", "tsc",
               "instructions", "events", "passes", "penalty", "expect", "emulated", "body", "problem"}
 CHECK_KEYS = {"kernel", "variant", "control", "arena", "what", "status"}
@@ -61,6 +61,9 @@ def check_bench(b, setup):
         assert set(pen) == {"median", "low", "high"} and pen["low"] <= pen["median"] <= pen["high"], b
     if b["kernel"] == "split":
         assert b["arena"] in {a["name"] for a in setup["arenas"]}, (b, setup["arenas"])
+        # The split addresses sit where the table says: 4 bytes before a page or a line boundary.
+        want = {"aligned": "0xf80", "line": "0xfbc", "page": "0xffc"}[b["variant"].split("_")[1]]
+        assert b["page_offset"] == want, b
     else:
         assert b["arena"] is None and b["arena_page"] is None, b
     assert b["body"], b
