@@ -1,0 +1,49 @@
+"""QEMU: options from pmuboot.cfg beside the image and from the load options, the latter winning.
+
+The image is started from the UEFI shell (OVMF's built-in shell runs startup.nsh when
+no boot option loads), as a lab engineer would with `pmuboot.efi reps=7 ...`: the
+words after the program name are the load options.  The disk is a real FAT image.
+"""
+import os
+import shutil
+import subprocess
+import tempfile
+
+import qemurun
+from testlib import describe
+
+MT_ENV = dict(os.environ, MTOOLS_SKIP_CHECK="1")
+
+
+def shell_boot(ctx):
+    if getattr(shell_boot, "res", None):
+        return shell_boot.res
+    d = tempfile.mkdtemp(prefix="pmuboot-shell-")
+    img = os.path.join(d, "disk.img")
+    mkfs = shutil.which("mkfs.fat") or "/usr/sbin/mkfs.fat"
+    subprocess.run([mkfs, "-C", "-n", "SHELL", img, "4096"], check=True, capture_output=True)
+    files = {"pmuboot.cfg": "# from the file\nreps=5\nwarmup=4\n",
+             "startup.nsh": "fs0:\r\ncd \\lab\r\npmuboot.efi reps=7 bench=none\r\n"}
+    for name, text in files.items():
+        with open(os.path.join(d, name), "w", newline="") as f:
+            f.write(text)
+    for cmd in (["mmd", "-i", img, "::/lab"],
+                ["mcopy", "-i", img, ctx.efi, "::/lab/pmuboot.efi"],
+                ["mcopy", "-i", img, os.path.join(d, "pmuboot.cfg"), "::/lab/pmuboot.cfg"],
+                ["mcopy", "-i", img, os.path.join(d, "startup.nsh"), "::/startup.nsh"]):
+        subprocess.run(cmd, check=True, capture_output=True, env=MT_ENV)
+    # No EFI/BOOT/BOOTX64.EFI: the boot manager falls through to the shell (about 5 s more).
+    shell_boot.res = ctx.boot("config-shell", drive=("disk", img), timeout=120)
+    return shell_boot.res
+
+
+def test_load_options_win_over_the_file(ctx):
+    res = shell_boot(ctx)
+    assert res.status == qemurun.OK, describe(res)
+    begin = res.first("begin")
+    assert begin["config"] == "file \\lab\\pmuboot.cfg, load options", begin["config"]
+    opts = begin["options"]
+    assert opts["reps"] == "7", opts          # both set it: the load options win
+    assert opts["warmup"] == "4", opts        # only the file sets it
+    assert opts["bench"] == "none", opts      # only the load options set it
+    assert not res.records("error"), res.records("error")
