@@ -10,7 +10,9 @@ it compares the figures with the targets of docs/benchmarks.md:
   - the reference add chain at 1.00 +- 0.02 cycles per add;
   - the store-forward failure latency within 10 % of the published figure
     for this core (table below, sources in docs/benchmarks.md);
-  - page-split penalty above line-split penalty (loads and stores, per arena).
+  - page-split penalty above line-split penalty (loads and stores, per arena)
+    where the core distinguishes them (equal within 0.5 cycles or 5% is
+    reported as not distinguished, not as a miss).
 
 It prints figures and says which targets were met; it is not a test and
 exits 0 whenever the benchmark ran (1 when it did not).
@@ -31,11 +33,12 @@ PREFIX = "@pmuboot "
 
 # Published store-forwarding failure latencies (cycles), with the variant of
 # ours that measures the same thing.  Sources and wording: docs/benchmarks.md.
+# Keys are event-set keys (events/sets.csv).
 #   key: (name, figure, our variant, source)
 PUBLISHED = {
     "goldencove": ("Golden Cove / Raptor Cove", 19.5, "size_mismatch",
                    "Chips and Cheese (Neoverse V2, Strix Point articles): 19-20"),
-    "sunnycove": ("Sunny Cove / Ice Lake", 17.01, "two_stores",
+    "icelake": ("Sunny Cove / Ice Lake", 17.01, "two_stores",
                   "T. Downs uarch-bench gist bc9af3a0: fw_split_write_read 17.01"),
     "skylake": ("Skylake", 14.00, "two_stores", "T. Downs gist bc9af3a0: fw_split_write_read 14.00"),
     "haswell": ("Haswell", 15.0, "size_mismatch", "Chips and Cheese (Centaur CNS article): 15"),
@@ -57,7 +60,7 @@ CORES = {
         (0x3C, 0x3C, "haswell"), (0x3F, 0x3F, "haswell"), (0x45, 0x46, "haswell"),
         (0x4E, 0x4E, "skylake"), (0x5E, 0x5E, "skylake"), (0x55, 0x55, "skylake"),
         (0x8E, 0x8E, "skylake"), (0x9E, 0x9E, "skylake"), (0xA5, 0xA6, "skylake"),
-        (0x6A, 0x6A, "sunnycove"), (0x6C, 0x6C, "sunnycove"), (0x7D, 0x7E, "sunnycove"),
+        (0x6A, 0x6A, "icelake"), (0x6C, 0x6C, "icelake"), (0x7D, 0x7E, "icelake"),
         (0x86, 0x86, "tremont"), (0x96, 0x96, "tremont"), (0x9C, 0x9C, "tremont"),
         (0x97, 0x97, "goldencove"), (0x9A, 0x9A, "goldencove"), (0x8F, 0x8F, "goldencove"),
         (0xB7, 0xB7, "goldencove"), (0xBA, 0xBA, "goldencove"), (0xBF, 0xBF, "goldencove"),
@@ -69,11 +72,18 @@ CORES = {
 }
 
 
+# Event-set keys (events/sets.csv) that share a published figure with another key.
+SAME_CORE = {"skylake_server": "skylake", "icelake_server": "icelake"}
+
+
 def core_key(cpu):
-    """The PUBLISHED key for this cpu record, or None."""
-    for field in ("uarch_key",):
-        if cpu.get(field) in PUBLISHED:
-            return cpu[field]
+    """The PUBLISHED key for this cpu record, or None.  The event-set key that
+    identification puts in the cpu record names the core; without it, our own
+    (vendor, family, model) table does."""
+    for field in ("event_set", "uarch_key"):
+        key = SAME_CORE.get(cpu.get(field), cpu.get(field))
+        if key in PUBLISHED:
+            return key
     try:
         fam, model = int(cpu["family"], 16), int(cpu["model"], 16)
     except (KeyError, ValueError, TypeError):
@@ -186,8 +196,11 @@ def main(argv):
             crossed = page.get("page_crossed")
             what = {True: "a real 4 KiB page boundary", False: "a 4 KiB boundary inside a larger page",
                     None: "a 4 KiB boundary (page size unknown)"}[crossed]
-            target(pp > lp, f"{kind} page-split penalty {pp:.3f} > line-split penalty {lp:.3f} "
-                   f"[{arena} arena: crosses {what}]")
+            # "Where the core distinguishes them": equal within noise is not a miss, just a fact about the core.
+            same = abs(pp - lp) <= max(0.5, 0.05 * abs(lp))
+            verdict = None if same else pp > lp
+            target(verdict, f"{kind} page-split penalty {pp:.3f} > line-split penalty {lp:.3f} "
+                   f"[{arena} arena: crosses {what}]" + (": this core does not distinguish them" if same else ""))
     met = sum(1 for r in results if r)
     missed = sum(1 for r in results if r is False)
     print(f"\n{met} targets met, {missed} missed; run status {end.get('status', '?')}")
