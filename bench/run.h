@@ -11,14 +11,18 @@
 
 #include "../lib/config.h"
 #include "../pmu/cpu.h"
+#include "../pmu/pmu_caps.h"
 
 struct run_env {
 	const struct config *cfg;
 	bool image;		/* true in the UEFI image, false in pmuboot-host */
 	struct cpu_info cpu;
+	struct pmu_caps caps;
 };
 
 /* Run every stage in order; a failing stage is recorded and the run goes on. */
 void run_stages(struct run_env *env);
+/* Run the one stage called name (pmuboot-host identify runs "identify" and "pmu"); false if unknown. */
+bool run_stage(struct run_env *env, const char *name);
 
 #endif

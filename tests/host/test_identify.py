@@ -1,0 +1,227 @@
+"""pmuboot-host identify: this machine, every real CPUID dump, the hand-written fixtures, bad input.
+
+The real dumps are read from ../shared/cpuid-dumps/ (never copied into the
+repository); their README's table gives vendor, family, model and stepping
+of each file, and this test adds the microarchitecture each must be named.
+"""
+import json
+import os
+import re
+
+import pmucap
+from testlib import Skip
+
+FIXTURES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "cpuid")
+
+# file -> (uarch_key, event_set, pmu kind) of the first CPU block.
+DUMPS = {
+    "AuthenticAMD0020FB1_K8_Manchester_CPUID.txt": ("k8", "k8", "amd_legacy"),
+    "AuthenticAMD0100F21_K10_Barcelona_CPUID.txt": ("k10", "fam10h", "amd_legacy"),
+    "AuthenticAMD0100F42_K10_Deneb_CPUID.txt": ("k10", "fam10h", "amd_legacy"),
+    "AuthenticAMD0300F10_K12_Llano_CPUID.txt": ("llano", "fam10h", "amd_legacy"),
+    "AuthenticAMD0500F10_K14_Bobcat_CPUID.txt": ("bobcat", "fam14h", "amd_legacy"),
+    "AuthenticAMD0600F12_K15_Zambezi8C_CPUID.txt": ("bulldozer", "fam15h", "amd_core_ext"),
+    "AuthenticAMD0600F20_K15_Vishera_CPUID.txt": ("piledriver", "fam15h", "amd_core_ext"),
+    "AuthenticAMD0630F01_K15_Kaveri_CPUID.txt": ("steamroller", "fam15h", "amd_core_ext"),
+    "AuthenticAMD0660F51_K15_BristolRidge_CPUID.txt": ("excavator", "fam15h", "amd_core_ext"),
+    "AuthenticAMD0700F01_K16_Kabini_CPUID.txt": ("jaguar", "fam16h", "amd_legacy"),
+    "AuthenticAMD0800F11_K17_Zen_CPUID4.txt": ("zen", "zen1", "amd_core_ext"),
+    "AuthenticAMD0800F82_K17_PinnacleRidge_01_CPUID.txt": ("zen_plus", "zen1", "amd_core_ext"),
+    "AuthenticAMD0870F10_K17_Matisse_01_CPUID.txt": ("zen2", "zen2", "amd_core_ext"),
+    "AuthenticAMD0A20F12_K19_Vermeer_03_CPUID.txt": ("zen3", "zen3", "amd_core_ext"),
+    "AuthenticAMD0A60F12_K19_Raphael_04_CPUID.txt": ("zen4", "zen4", "amd_v2"),
+    "AuthenticAMD0B40F40_K20_GraniteRidge_02_CPUID.txt": ("zen5", "zen5", "amd_v2"),
+    "GenuineIntel0000617_P6_CPUID.txt": ("pentium_pro", "p6", "intel_p6"),
+    "GenuineIntel0000651_P2_Descuthes_CPUID.txt": ("pentium2", "p6", "intel_p6"),
+    "GenuineIntel0000673_P3_Katmai_CPUID.txt": ("pentium3", "p6", "intel_p6"),
+    "GenuineIntel00006D8_PM_Dothan_CPUID.txt": ("pentium_m", "p6", "intel_p6"),
+    "GenuineIntel00006F6_Merom_CPUID.txt": ("merom", "core", "intel_arch"),
+    "GenuineIntel0010676_Penryn_CPUID.txt": ("penryn", "core", "intel_arch"),
+    "GenuineIntel00106A4_Bloomfield_CPUID.txt": ("nehalem", "nehalem", "intel_arch"),
+    "GenuineIntel00106C2_Diamondville_CPUID.txt": ("bonnell", "bonnell", "intel_arch"),
+    "GenuineIntel0020652_Clarkdale_CPUID.txt": ("westmere", "westmere", "intel_arch"),
+    "GenuineIntel00206A7_SandyBridge_CPUID.txt": ("sandybridge", "sandybridge", "intel_arch"),
+    "GenuineIntel0030673_Silvermont3_CPUID.txt": ("silvermont", "silvermont", "intel_arch"),
+    "GenuineIntel00306A9_IvyBridge_CPUID.txt": ("ivybridge", "ivybridge", "intel_arch"),
+    "GenuineIntel00306C3_Haswell_CPUID.txt": ("haswell", "haswell", "intel_arch"),
+    "GenuineIntel00306D4_Broadwell2_CPUID.txt": ("broadwell", "broadwell", "intel_arch"),
+    "GenuineIntel00406C3_Braswell_CPUID.txt": ("airmont", "silvermont", "intel_arch"),
+    "GenuineIntel0050654_SkylakeXeon_CPUID9.txt": ("skylake_sp", "skylake_server", "intel_arch"),
+    "GenuineIntel00506C9_Goldmont2_CPUID.txt": ("goldmont", "goldmont", "intel_arch"),
+    "GenuineIntel00506E3_Skylake_CPUID.txt": ("skylake", "skylake", "intel_arch"),
+    "GenuineIntel00706A1_GoldmontPlus_CPUID2.txt": ("goldmont_plus", "goldmont_plus", "intel_arch"),
+    "GenuineIntel00706E5_IceLakeY_CPUID.txt": ("icelake", "icelake", "intel_arch"),
+    "GenuineIntel00806C1_TigerLake_01_CPUID.txt": ("tigerlake", "tigerlake", "intel_arch"),
+    "GenuineIntel00806F8_SapphireRapids_05_CPUID.txt": ("sapphirerapids", "goldencove", "intel_arch"),
+    "GenuineIntel00906A4_AlderLakeP_00_CPUID.txt": ("goldencove", "goldencove", "intel_arch"),
+    "GenuineIntel00906C0_JasperLake_01_CPUID.txt": ("tremont", "tremont", "intel_arch"),
+    "GenuineIntel00906E9_KabyLake_01_CPUID.txt": ("kabylake", "skylake", "intel_arch"),
+    "GenuineIntel00A06A4_MeteorLake_10_CPUID.txt": ("redwoodcove", "redwoodcove", "intel_arch"),
+    "GenuineIntel00B0671_RaptorLake_01_CPUID.txt": ("raptorcove", "goldencove", "intel_arch"),
+    "GenuineIntel00B06E0_AlderLakeN_02_CPUID.txt": ("gracemont", "gracemont", "intel_arch"),
+    "HygonGenuine0900F02_Hygon_CPUID.txt": ("dhyana", "zen1", "amd_core_ext"),
+}
+
+# Blocks of hybrid dumps on an E-core (the file's own "allcpu:" line says "Intel Atom").
+ECORE_BLOCKS = [
+    ("GenuineIntel00906A4_AlderLakeP_00_CPUID.txt", 4, "gracemont", "gracemont"),
+    ("GenuineIntel00B0671_RaptorLake_01_CPUID.txt", 16, "gracemont", "gracemont"),
+    ("GenuineIntel00A06A4_MeteorLake_10_CPUID.txt", 2, "crestmont", "crestmont"),
+    ("GenuineIntel00A06A4_MeteorLake_10_CPUID.txt", 21, "crestmont", "crestmont"),  # "Intel Atom LP"
+]
+
+
+def records(text):
+    """The one run in pmuboot-host's output, checked complete (count and CRC)."""
+    runs, _ = pmucap.parse(text)
+    assert len(runs) == 1 and runs[0].complete, (runs and runs[0].problems, text[-800:])
+    return runs[0]
+
+
+def identify(ctx, *args):
+    p = ctx.run_host("identify", *args)
+    assert p.returncode == 0, f"identify {' '.join(args)} exited {p.returncode}: {p.stderr}"
+    run = records(p.stdout)
+    types = [r["type"] for _, r in run.records]
+    assert types == ["begin", "cpu", "pmu"] and run.end["status"] == "ok", (types, run.end)
+    recs = {r["type"]: r for _, r in run.records}
+    return recs["cpu"], recs["pmu"], p.stdout
+
+
+def readme_table(ctx):
+    """file -> (vendor string, family, model, stepping) from the dumps' README."""
+    table = {}
+    with open(ctx.shared_path("cpuid-dumps", "README.md"), encoding="utf-8") as f:
+        for line in f:
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) >= 5 and cells[0].endswith(".txt"):
+                table[cells[0]] = (cells[1], int(cells[2], 16), int(cells[3], 16), int(cells[4]))
+    return table
+
+
+def cpuinfo_first():
+    with open("/proc/cpuinfo", encoding="utf-8") as f:
+        block = f.read().split("\n\n")[0]
+    return dict((k.strip(), v.strip()) for k, v in (l.split(":", 1) for l in block.splitlines() if ":" in l))
+
+
+def test_this_machine(ctx):
+    info = cpuinfo_first()
+    cpu, pmu, out = identify(ctx, "--cpu", "0")
+    assert cpu["vendor_string"] == info["vendor_id"], (cpu, info["vendor_id"])
+    assert int(cpu["family"], 16) == int(info["cpu family"]), (cpu, info["cpu family"])
+    assert int(cpu["model"], 16) == int(info["model"]), (cpu, info["model"])
+    assert cpu["stepping"] == int(info["stepping"]), (cpu, info["stepping"])
+    assert cpu["brand"] == info["model name"], (cpu["brand"], info["model name"])
+    assert cpu["hypervisor"] == ("hypervisor" in info["flags"].split()), cpu
+    assert cpu["source"] == "cpuid", cpu
+    # An exact identification names a real event set; a fallback says why.
+    if cpu["fallback"]:
+        assert cpu["fallback_reason"], cpu
+    else:
+        assert cpu["event_set"] and cpu["uarch"] and cpu["fallback_reason"] is None, cpu
+    # The PMU is either there with counters, or absent with the reason, in the record and the text.
+    if pmu["present"]:
+        assert pmu["gp"]["count"] > 0 and pmu["absent_reason"] is None, pmu
+    else:
+        assert pmu["absent_reason"] and f"pmu: no PMU: {pmu['absent_reason']}" in out, pmu
+    assert f"cpu: {cpu['vendor_string']} family {cpu['family']} model {cpu['model']}" in out, out
+
+
+def check_dump(ctx, name):
+    path = ctx.shared_path("cpuid-dumps", name)
+    vendor, family, model, stepping = readme_table(ctx)[name]
+    ukey, eset, kind = DUMPS[name]
+    cpu, pmu, out = identify(ctx, "--cpuid-dump", path)
+    assert cpu["vendor_string"] == vendor, cpu
+    assert (int(cpu["family"], 16), int(cpu["model"], 16), cpu["stepping"]) == (family, model, stepping), cpu
+    assert (cpu["uarch_key"], cpu["event_set"], cpu["fallback"]) == (ukey, eset, False), cpu
+    assert pmu["kind"] == kind, pmu
+    assert cpu["source"].startswith(f"cpuid dump {path}, block 0"), cpu
+    # A dump carries no MSRs: the microcode revision is unknown, and says why.
+    assert cpu["microcode"] is None and "no MSR access" in cpu["microcode_reason"], cpu
+
+
+def _dump_case(name):
+    return lambda ctx: check_dump(ctx, name)
+
+
+CASES = [(f"test_dump_{re.sub(r'[^0-9A-Za-z]+', '_', n[:-4])}", _dump_case(n)) for n in sorted(DUMPS)]
+
+
+def test_every_dump_is_covered(ctx):
+    files = sorted(f for f in os.listdir(ctx.shared_path("cpuid-dumps")) if f.endswith(".txt"))
+    assert files == sorted(DUMPS), set(files) ^ set(DUMPS)
+    assert sorted(readme_table(ctx)) == files
+
+
+def test_hybrid_e_core_blocks(ctx):
+    for name, block, ukey, eset in ECORE_BLOCKS:
+        cpu, pmu, out = identify(ctx, "--cpuid-dump", ctx.shared_path("cpuid-dumps", name), "--cpu", str(block))
+        assert cpu["hybrid"] is True and cpu["core_type"] == "atom", (name, block, cpu)
+        assert (cpu["uarch_key"], cpu["event_set"], cpu["fallback"]) == (ukey, eset, False), (name, block, cpu)
+        assert "Intel Atom" in cpu["source"] and f"block {block}" in cpu["source"], cpu
+        assert "running on an Atom (E-core)" in out, out
+    # And block 0 of each is a P-core.
+    cpu, _, _ = identify(ctx, "--cpuid-dump", ctx.shared_path("cpuid-dumps", ECORE_BLOCKS[0][0]))
+    assert cpu["core_type"] == "core" and cpu["uarch_key"] == "goldencove", cpu
+
+
+def test_fixtures(ctx):
+    f = lambda n: os.path.join(FIXTURES, n)
+    cpu, pmu, out = identify(ctx, "--cpuid-dump", f("kvm_cascadelake.txt"))
+    assert cpu["hypervisor"] is True and cpu["hypervisor_vendor"] == "KVMKVMKVM", cpu
+    assert cpu["hypervisor_name"] == "KVM" and cpu["uarch_key"] == "cascadelake", cpu
+    assert pmu["kind"] == "intel_arch" and pmu["version"] == 2 and "not checked" in pmu["note"], pmu
+
+    cpu, pmu, out = identify(ctx, "--cpuid-dump", f("intel_future_family13.txt"), "--cpu", "1")
+    assert (cpu["family"], cpu["model"], cpu["fallback"], cpu["event_set"]) == ("0x13", "0x1", True, "intel_arch"), cpu
+    assert "family 0x13 model 0x1" in cpu["fallback_reason"] and "FALLBACK" in out, cpu
+
+    cpu, pmu, out = identify(ctx, "--cpuid-dump", f("amd_ibs_flags_invalid.txt"))
+    assert pmu["ibs"]["present"] is True and pmu["ibs"]["flags_valid"] is False, pmu
+    assert pmu["ibs"]["flags"] is None and pmu["ibs"]["features"] == [] and "IBSFFV" in pmu["ibs"]["note"], pmu
+
+    cpu, pmu, out = identify(ctx, "--cpuid-dump", f("amd_future_model.txt"))
+    assert cpu["fallback"] is True and cpu["event_set"] == "amd_legacy" and pmu["kind"] == "amd_v2", (cpu, pmu)
+    assert "OpDtlbPgSize" in pmu["ibs"]["features"] and "IbsOpData4" not in pmu["ibs"]["features"], pmu
+
+    cpu, pmu, out = identify(ctx, "--cpuid-dump", f("intel_hybrid_ecore_first.txt"))
+    assert (cpu["core_type"], cpu["event_set"]) == ("atom", "gracemont"), cpu
+
+    cpu, pmu, out = identify(ctx, "--cpuid-dump", f("unknown_vendor_centaur.txt"))
+    assert (cpu["vendor"], cpu["vendor_string"], cpu["event_set"]) == ("unknown", "CentaurHauls", None), cpu
+    assert pmu["present"] is False and "unknown vendor" in pmu["absent_reason"], pmu
+
+
+BAD = [
+    ("bad_truncated_line.txt", 5, "EBX is truncated"),
+    ("bad_hex.txt", 3, "EAX is not 8 hex digits"),
+    ("bad_missing_leaf0.txt", 2, "leaf 00000000 must come first"),
+    ("bad_missing_leaf1.txt", 1, "has no leaf 00000001"),
+    ("bad_truncated_file.txt", 13, "no register lines after it"),
+    ("bad_subleaf_tag.txt", 4, "malformed subleaf tag"),
+    ("bad_not_a_dump.txt", 1, "not a CPUID dump"),
+]
+
+
+def test_malformed_dumps_name_the_line(ctx):
+    for name, line, words in BAD:
+        path = os.path.join(FIXTURES, name)
+        p = ctx.run_host("identify", "--cpuid-dump", path)
+        assert p.returncode == 1, (name, p.returncode, p.stdout, p.stderr)
+        assert f"{path}:{line}: " in p.stderr and words in p.stderr, (name, p.stderr)
+        assert "@pmuboot" not in p.stdout, (name, p.stdout)   # no half-identified CPU
+    p = ctx.run_host("identify", "--cpuid-dump", os.path.join(FIXTURES, "bad_empty.txt"))
+    assert p.returncode == 1 and "empty input" in p.stderr, p.stderr
+
+
+def test_bad_arguments(ctx):
+    p = ctx.run_host("identify", "--cpuid-dump", "/nonexistent/dump.txt")
+    assert p.returncode == 1 and "/nonexistent/dump.txt" in p.stderr and "No such file" in p.stderr, p.stderr
+    p = ctx.run_host("identify", "--cpuid-dump", os.path.join(FIXTURES, "intel_p6_pentium3.txt"), "--cpu", "1")
+    assert p.returncode == 1 and "has 1 CPU blocks" in p.stderr, p.stderr
+    p = ctx.run_host("identify", "--cpu", "x")
+    assert p.returncode == 2 and "--cpu" in p.stderr, p.stderr
+    p = ctx.run_host("identify", "--bogus")
+    assert p.returncode == 2 and "--bogus" in p.stderr, p.stderr
