@@ -12,6 +12,9 @@ _Static_assert(offsetof(struct bench_call, start) == 32, "bench_call layout");
 _Static_assert(offsetof(struct bench_call, stop) == 40, "bench_call layout");
 _Static_assert(offsetof(struct bench_call, tsc_start) == 48, "bench_call layout");
 _Static_assert(offsetof(struct bench_call, tsc_end) == 56, "bench_call layout");
+_Static_assert(offsetof(struct bench_call, cycles_msr) == 64, "bench_call layout");
+_Static_assert(offsetof(struct bench_call, cyc_start) == 72, "bench_call layout");
+_Static_assert(offsetof(struct bench_call, cyc_end) == 80, "bench_call layout");
 _Static_assert(offsetof(struct count_toggle, n) == 0 && offsetof(struct count_toggle, w) == 8, "count_toggle layout");
 _Static_assert(offsetof(struct msr_write, msr) == 0 && offsetof(struct msr_write, value) == 8 &&
 		       sizeof(struct msr_write) == 16, "msr_write layout");
@@ -19,6 +22,7 @@ _Static_assert(offsetof(struct msr_write, msr) == 0 && offsetof(struct msr_write
 /* One run's raw readings. */
 struct run_values {
 	uint64_t tsc;
+	uint64_t cyc;		/* cycles MSR delta */
 	uint64_t ev[COUNT_MAX_EVENTS];
 };
 
@@ -48,6 +52,7 @@ static bool run_once(struct pass_ctx *c, uint64_t trips, struct run_values *v)
 	}
 	bench_measure(&c->call);
 	v->tsc = c->call.tsc_end - c->call.tsc_start;
+	v->cyc = c->call.cyc_end - c->call.cyc_start;
 	if (set) {
 		bool ok;
 		if (cb->disable)
@@ -129,6 +134,7 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 	c.call.kernel = d->fn;
 	c.call.p = window + d->p_off;
 	c.call.q = window + d->q_off;
+	c.call.cycles_msr = s->cycles_msr;
 
 	if (set && (!s->cb || set->n == 0))
 		set = NULL;
@@ -137,8 +143,8 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 	c.set = set;
 	r->passes = set ? (set->passes ? set->passes : 1) : 1;
 
-	/* Storage: one series for the TSC and one per event of the busiest pass. */
-	size_t series = 1 + (set ? set->n : 0);
+	/* Storage: a series for the TSC, one for the cycles MSR, and one per event. */
+	size_t series = 2 + (set ? set->n : 0);
 	size_t fit = s->pool_cap / series;
 	r->reps = s->reps < fit ? s->reps : (uint32_t)fit;
 	if (r->reps == 0) {
@@ -149,7 +155,7 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 	bool any = false;
 	for (unsigned pass = 0; pass < r->passes; pass++) {
 		size_t nev = set ? pass_events(set, pass, idx) : 0;
-		int64_t *tsc_s = s->pool;
+		int64_t *tsc_s = s->pool, *cyc_s = s->pool + r->reps;
 		struct stats_take take;
 		uint32_t warm = s->warmup;
 		bool more = true;
@@ -178,8 +184,9 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 			if (!polluted) {
 				uint32_t k = take.good;
 				tsc_s[k] = stats_differential_milli(base.tsc, main.tsc, s->iterations);
+				cyc_s[k] = stats_differential_milli(base.cyc, main.cyc, s->iterations);
 				for (size_t e = 0; e < nev; e++)
-					s->pool[(1 + e) * r->reps + k] =
+					s->pool[(2 + e) * r->reps + k] =
 						stats_differential_milli(base.ev[idx[e]], main.ev[idx[e]], s->iterations);
 			}
 			more = stats_take_note(&take, polluted);
@@ -189,10 +196,13 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 		r->dropped += take.dropped;
 		if (stats_take_exhausted(&take))
 			r->exhausted = true;
-		if (pass == 0)
+		if (pass == 0) {
 			stats_summarise(tsc_s, take.good, &r->tsc);
+			if (s->cycles_msr)
+				stats_summarise(cyc_s, take.good, &r->aperf);
+		}
 		for (size_t e = 0; e < nev; e++) {
-			stats_summarise(s->pool + (1 + e) * r->reps, take.good, &r->ev[idx[e]].fig);
+			stats_summarise(s->pool + (2 + e) * r->reps, take.good, &r->ev[idx[e]].fig);
 			r->ev[idx[e]].ok = take.good > 0;
 		}
 		any = any || take.good > 0;
@@ -217,6 +227,7 @@ bool bench_calibrate(const struct bench_setup *s, uint8_t *window, int64_t *core
 	cs.reps = s->reps < 15 ? 15 : s->reps;
 	cs.warmup = 2;
 	cs.cb = NULL;
+	cs.cycles_msr = 0;
 	if (!bench_run_variant(&cs, &d, window, NULL, &r) || r.tsc.median <= 0)
 		return false;
 	/* r.tsc is ticks per add in thousandths: cycles per tick = 1000 / that, here in millionths. */

@@ -26,6 +26,9 @@ struct bench_call {
 	uint8_t *p, *q;
 	const struct count_toggle *start, *stop;	/* NULL: no MSR writes */
 	uint64_t tsc_start, tsc_end;			/* out */
+	uint32_t cycles_msr;				/* read around the kernel (IA32_APERF), 0: none */
+	uint32_t reserved;
+	uint64_t cyc_start, cyc_end;			/* out */
 };
 void bench_measure(struct bench_call *c);
 extern const uint8_t bench_measure_end[];
@@ -37,6 +40,7 @@ struct bench_setup {
 	uint32_t reps, warmup;
 	uint32_t drop_budget;		/* polluted samples dropped at most, per pass */
 	const struct count_backend *cb;	/* NULL: no counting */
+	uint32_t cycles_msr;		/* IA32_APERF when it may be read raw (image, checked), else 0 */
 	int64_t *pool;			/* sample storage */
 	size_t pool_cap;		/* in samples */
 };
@@ -54,6 +58,7 @@ struct bench_result {
 	bool windowed;			/* every sample was inside an established interrupts-off window */
 	unsigned passes;
 	struct bench_figure tsc;	/* TSC ticks per iteration, thousandths (first pass) */
+	struct bench_figure aperf;	/* cycles_msr counts per iteration (first pass; n = 0 without it) */
 	struct bench_event_result ev[COUNT_MAX_EVENTS];	/* indexed like the count set's events */
 	char problem[160];		/* counting trouble, "" when none */
 };

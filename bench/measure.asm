@@ -3,8 +3,10 @@
 ;   void bench_measure(struct bench_call *c);        (bench/harness.h)
 ;
 ; Sequence: execute c->start (the counting driver's MSR writes that enable
-; the counters for this pass), a serialised TSC read, call the kernel, a
-; serialised TSC read, execute c->stop.  The only instructions counted that
+; the counters for this pass), a serialised TSC read, the cycles MSR when
+; c->cycles_msr is set (IA32_APERF: image only, after the harness has read
+; it safely once), call the kernel, the cycles MSR again, a serialised TSC
+; read, execute c->stop.  The only instructions counted that
 ; are not the kernel's are the few between the last start write and the
 ; call, and between the return and the first stop write; they are the same
 ; in every run, so the harness's differential (N and 2N trips) removes them
@@ -22,6 +24,9 @@
 %define BC_STOP		40
 %define BC_TSC_START	48
 %define BC_TSC_END	56
+%define BC_CYC_MSR	64
+%define BC_CYC_START	72
+%define BC_CYC_END	80
 ; struct count_toggle / struct msr_write (pmu/count.h)
 %define CT_N		0
 %define CT_W		8
@@ -50,6 +55,22 @@
 %%done:
 %endmacro
 
+; CYC_INTO reg: reg = the cycles MSR (0 when there is none).  Clobbers rax, rcx, rdx.
+%macro CYC_INTO 1
+	xor eax, eax
+	xor edx, edx
+	mov ecx, [rbx + BC_CYC_MSR]
+	test ecx, ecx
+	jz %%none
+	lfence
+	rdmsr
+	lfence
+%%none:
+	shl rdx, 32
+	or rax, rdx
+	mov %1, rax
+%endmacro
+
 %macro TSC_INTO 1
 	lfence
 	rdtsc
@@ -66,19 +87,25 @@ bench_measure:
 	push rbx
 	push r12
 	push r13
-	sub rsp, 8			; 16-byte stack alignment at the kernel call
-	mov rbx, rdi
+	push r14
+	push r15
+	mov rbx, rdi			; (five pushes: the stack is 16-byte aligned at the kernel call)
 	TOGGLES [rbx + BC_START]
 	TSC_INTO r12
+	CYC_INTO r14
 	mov rdi, [rbx + BC_TRIPS]
 	mov rsi, [rbx + BC_P]
 	mov rdx, [rbx + BC_Q]
 	call [rbx + BC_KERNEL]
+	CYC_INTO r15
 	TSC_INTO r13
 	TOGGLES [rbx + BC_STOP]
 	mov [rbx + BC_TSC_START], r12
 	mov [rbx + BC_TSC_END], r13
-	add rsp, 8
+	mov [rbx + BC_CYC_START], r14
+	mov [rbx + BC_CYC_END], r15
+	pop r15
+	pop r14
 	pop r13
 	pop r12
 	pop rbx

@@ -7,12 +7,24 @@
 #include "select.h"
 #include "../events/events.h"
 #include "../kernel/arena.h"
+#include "../kernel/hw.h"
 #include "../kernel/timing.h"
 #include "../lib/heap.h"
 #include "../lib/out.h"
 #include "../lib/record.h"
 #include "../pmu/count.h"
 #include "../pmu/pmu_caps.h"
+
+/*
+ * IA32_APERF counts core clocks at the actual frequency while in C0 (SDM
+ * Vol. 4 Table 2-2, MSR E8H; AMD APM Vol. 2 section 17.3, MSR0000_00E8);
+ * present when CPUID.06H:ECX[0] is set (SDM Vol. 2A CPUID leaf 06H,
+ * "Hardware Coordination Feedback Capability"; AMD CPUID Fn0000_0006_ECX[0]
+ * EffFreq).  A cycle source where no cycles event can be counted.
+ */
+#define MSR_IA32_APERF 0xE8u
+#define CPUID_LEAF_THERMAL_POWER 0x06u
+#define CPUID_06_ECX_APERFMPERF (1u << 0)
 
 #define EXTRA_MAX 8
 #define SLOT_MAX 2
@@ -69,6 +81,7 @@ static struct suite {
 	int64_t ppm_before, ppm_after;	/* the calibrations around the variant just measured (0: none) */
 	unsigned remeasured;		/* times it was measured again because the clock moved */
 	const char *samples_in;		/* "arena", "heap" or "stack" */
+	const char *aperf_why;		/* why IA32_APERF is not a cycle source, or NULL when it is */
 	struct slot slots[SLOT_MAX];
 	size_t nslots;
 	bool sel[64];
@@ -126,6 +139,38 @@ static void setup_counting(void)
 		S.hs.cb = cb;
 	else if (!S.count_why[0])
 		snprintf(S.count_why, sizeof(S.count_why), "the %s backend declined", cb->name);
+}
+
+/*
+ * APERF is read raw by bench/measure.asm, so only in the image (ring 0) and
+ * only after one safe read showed it is there: a hypervisor may set the
+ * CPUID bit and still refuse the MSR.
+ */
+static void setup_aperf(bool image)
+{
+	struct cpuid_regs r;
+	uint64_t v;
+
+	S.hs.cycles_msr = 0;
+	if (!image) {
+		S.aperf_why = "not read from a user process";
+		return;
+	}
+	if (S.ci->max_leaf < CPUID_LEAF_THERMAL_POWER) {
+		S.aperf_why = "CPUID leaf 06H absent";
+		return;
+	}
+	hw_cpuid(CPUID_LEAF_THERMAL_POWER, 0, &r);
+	if (!(r.ecx & CPUID_06_ECX_APERFMPERF)) {
+		S.aperf_why = "CPUID.06H:ECX[0] clear";
+		return;
+	}
+	if (hw_rdmsr(MSR_IA32_APERF, &v) != HW_OK) {
+		S.aperf_why = "MSR E8H not readable";
+		return;
+	}
+	S.hs.cycles_msr = MSR_IA32_APERF;
+	S.aperf_why = NULL;
 }
 
 static void setup_extra_events(void)
@@ -253,6 +298,10 @@ static void setup_record(const char *arena_notes)
 	rec_str(r, "backend", count_backend() ? count_backend()->name : NULL);
 	rec_str(r, "reason", S.hs.cb ? NULL : S.count_why);
 	rec_obj_end(r);
+	rec_obj(r, "aperf");
+	rec_bool(r, "available", S.hs.cycles_msr != 0);
+	rec_str(r, "reason", S.aperf_why);
+	rec_obj_end(r);
 	rec_str(r, "event_set", S.set ? S.set->key : NULL);
 	rec_arr(r, "extra_events");
 	for (size_t i = 0; i < S.nextra; i++)
@@ -278,7 +327,8 @@ static void setup_record(const char *arena_notes)
 	out_text("bench: %u variants, %u iterations x %u reps (+%u warm-up), %s; cycles from %s%s%s", S.measured,
 		 S.hs.iterations, S.hs.reps, S.hs.warmup, BENCH_METHOD,
 		 S.hs.cb ? "counters where the core has a cycles event, else " : "",
-		 S.ppm ? "TSC x " : "raw TSC", S.ppm ? fmt_milli(a, S.ppm / 1000) : "");
+		 S.hs.cycles_msr ? "IA32_APERF" : S.ppm ? "TSC x " : "raw TSC",
+		 !S.hs.cycles_msr && S.ppm ? fmt_milli(a, S.ppm / 1000) : "");
 	if (!S.hs.cb)
 		out_text("bench: no event counting: %s", S.count_why);
 	if (arena_notes[0])
@@ -507,7 +557,7 @@ static bool counts_cycles(const struct count_set *cs)
 static bool measure_bracketed(const struct bench_def *d, uint8_t *window, struct count_set *csp,
 			      struct bench_result *res)
 {
-	bool bracket = !S.emulator && !counts_cycles(csp);
+	bool bracket = !S.emulator && !counts_cycles(csp) && !S.hs.cycles_msr;
 
 	S.ppm_before = S.ppm_after = 0;
 	for (S.remeasured = 0;; S.remeasured++) {
@@ -553,7 +603,10 @@ static void run_row(const struct bench_def *d, int slot)
 	memset(&m, 0, sizeof(m));
 	m.cycles = res.tsc;
 	m.cycles_source = "tsc";
-	if (S.ppm) {
+	if (res.aperf.n) {
+		m.cycles = res.aperf;
+		m.cycles_source = "aperf";
+	} else if (S.ppm) {
 		stats_figure_scale(&m.cycles, (uint64_t)S.ppm, 1000000);
 		m.cycles_source = "tsc_calibrated";
 	}
@@ -654,6 +707,7 @@ void bench_stage(struct run_env *env)
 	S.samples_in = pool_fallback == pool_mem ? "stack" : "heap";
 
 	setup_counting();
+	setup_aperf(env->image);
 	setup_extra_events();
 	setup_arenas(arena_notes, sizeof(arena_notes));
 	calibrate(scratch);

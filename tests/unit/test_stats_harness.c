@@ -227,7 +227,7 @@ static void storage_limits_reps(void **state)
 	struct bench_result r;
 	setup_fk(&s, 1);
 	set_of(&set, 3);
-	s.pool_cap = 8;	/* 4 series (TSC + 3 events): room for 2 samples each */
+	s.pool_cap = 10;	/* 5 series (TSC, cycles MSR, 3 events): room for 2 samples each */
 	assert_true(bench_run_variant(&s, bench_def_find("ref", "add_chain"), window, &set, &r));
 	assert_int_equal(r.reps, 2);
 	assert_int_equal(r.tsc.n, 2);
