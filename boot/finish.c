@@ -24,6 +24,33 @@ static bool is_qemu(const char *hv_vendor)
 	return strcmp(hv_vendor, "TCGTCGTCGTCG") == 0 || memcmp(hv_vendor, "KVMKVMKVM", 9) == 0;
 }
 
+/*
+ * Input devices behind ConIn.  The console splitter always exists, so
+ * ConIn alone says nothing; the devices it merges (a keyboard, a serial
+ * terminal) are the handles with a device path.  No device, no one to
+ * press a key: the countdown would only delay a rig.
+ */
+static unsigned input_devices(void)
+{
+	static EFI_GUID text_in_guid = SIMPLE_TEXT_INPUT_PROTOCOL;
+	static EFI_GUID dp_guid = DEVICE_PATH_PROTOCOL;
+	EFI_HANDLE *handles = NULL;
+	UINTN count = 0;
+	unsigned n = 0;
+
+	if (!fw_has_console_input())
+		return 0;
+	if (fw_st->BootServices->LocateHandleBuffer(ByProtocol, &text_in_guid, NULL, &count, &handles) != EFI_SUCCESS)
+		return 1;	/* cannot tell: assume someone may be there */
+	for (UINTN i = 0; i < count; i++) {
+		void *dp = NULL;
+		if (fw_st->BootServices->HandleProtocol(handles[i], &dp_guid, &dp) == EFI_SUCCESS && dp)
+			n++;
+	}
+	fw_st->BootServices->FreePool(handles);
+	return n;
+}
+
 /* Waits up to `seconds`; true if a key interrupted it. */
 static bool countdown(unsigned seconds, const char *action)
 {
@@ -47,7 +74,7 @@ void boot_finish(const struct config *cfg, bool hypervisor, const char *hv_vendo
 
 	out_text("pmuboot: run finished (%s); on_finish=%s", rec_stream_errors() ? "with errors" : "clean",
 		 action_names[action]);
-	if (wait > 0 && fw_has_console_input() && action != FINISH_HALT) {
+	if (wait > 0 && action != FINISH_HALT && input_devices() > 0) {
 		while (fw_key_pressed())
 			;	/* drop keys typed during the run */
 		if (countdown((unsigned)wait, action_names[action])) {

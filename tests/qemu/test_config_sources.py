@@ -1,4 +1,5 @@
-"""QEMU: options from pmuboot.cfg beside the image and from the load options, the latter winning.
+"""QEMU: options from pmuboot.cfg beside the image and from the load options, the latter winning;
+on_finish=reboot after a countdown.
 
 The image is started from the UEFI shell (OVMF's built-in shell runs startup.nsh when
 no boot option loads), as a lab engineer would with `pmuboot.efi reps=7 ...`: the
@@ -23,7 +24,7 @@ def shell_boot(ctx):
     mkfs = shutil.which("mkfs.fat") or "/usr/sbin/mkfs.fat"
     subprocess.run([mkfs, "-C", "-n", "SHELL", img, "4096"], check=True, capture_output=True)
     files = {"pmuboot.cfg": "# from the file\nreps=5\nwarmup=4\n",
-             "startup.nsh": "fs0:\r\ncd \\lab\r\npmuboot.efi reps=7 bench=none\r\n"}
+             "startup.nsh": "fs0:\r\ncd \\lab\r\npmuboot.efi reps=7 bench=none on_finish=reboot countdown=2\r\n"}
     for name, text in files.items():
         with open(os.path.join(d, name), "w", newline="") as f:
             f.write(text)
@@ -47,3 +48,15 @@ def test_load_options_win_over_the_file(ctx):
     assert opts["warmup"] == "4", opts        # only the file sets it
     assert opts["bench"] == "none", opts      # only the load options set it
     assert not res.records("error"), res.records("error")
+
+
+def test_reboot_after_a_countdown_nobody_stops(ctx):
+    """on_finish=reboot from the load options: a rig chaining runs.  QEMU (-no-reboot) exits 0 on the reset."""
+    res = shell_boot(ctx)
+    assert res.run and res.run.complete and res.run.end["status"] == "ok", describe(res)
+    # A reset, not the isa-debug-exit port that shutdown uses under QEMU.
+    assert res.qemu_rc == 0 and not res.timed_out, (res.qemu_rc, res.qemu_output[-300:])
+    assert "on_finish=reboot" in res.log
+    # countdown=2 overrides the hypervisor default of 0; no key arrives, so it runs out.
+    assert "reboot in 2 s; press any key to stay" in res.log and "reboot in 1 s" in res.log, res.log[-800:]
+    assert "stopped" not in res.log.split("run finished")[-1]
