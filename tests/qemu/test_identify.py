@@ -1,0 +1,99 @@
+"""QEMU: identification of the processor and its PMU under several -cpu models.
+
+QEMU's TCG emulates no performance counters: CPUID.0AH is all zero, and the
+AMD counter MSRs read 0 whatever is written.  So every `pmu` record here must
+say plainly that there is no PMU, and why, and the run must still end cleanly.
+Expected family/model values are QEMU's own CPU model definitions (QEMU 7.2
+target/i386/cpu.c), read back through query-cpu-model-expansion.
+"""
+from testlib import describe
+import qemurun
+
+# Benchmarks off: these boots are about identification, and each costs ~5 s.
+CFG = "bench=none\n"
+
+R_INTEL_TCG = "CPUID.0AH reports version 0: no architectural PMU (QEMU TCG exposes none)"
+# AMD counters have no CPUID "version 0": the first counter is checked (a value written to it must
+# read back).  Where the image has no MSR access the check cannot run, and the hypervisor's identity
+# (QEMU TCG, documented to emulate no counters) decides.
+R_AMD_TCG = ("the counters CPUID implies do not hold a value written to them: no working PMU "
+             "(QEMU TCG exposes none)")
+R_AMD_TCG_UNCHECKED = "no working PMU: QEMU TCG emulates no performance counters"
+
+# (boot key, -cpu argument, vendor, family, model, uarch_key, event_set, fallback, no-PMU reason)
+BOOTS = [
+    ("id-conroe", "Conroe", "intel", 0x6, 0x0F, "merom", "core", False, R_INTEL_TCG),
+    ("id-penryn", "Penryn", "intel", 0x6, 0x17, "penryn", "core", False, R_INTEL_TCG),
+    ("id-nehalem", "Nehalem", "intel", 0x6, 0x1A, "nehalem", "nehalem", False, R_INTEL_TCG),
+    ("id-skylake", "Skylake-Client", "intel", 0x6, 0x5E, "skylake", "skylake", False, R_INTEL_TCG),
+    # QEMU's Icelake-Server model reports model 0x86 (134), which Intel's numbering (SDM Vol. 4
+    # Table 2-1) gives to Snow Ridge/Jacobsville, a Tremont part: identification follows CPUID,
+    # not QEMU's model name.
+    ("id-icelake-server", "Icelake-Server", "intel", 0x6, 0x86, "tremont", "tremont", False, R_INTEL_TCG),
+    ("id-denverton", "Denverton", "intel", 0x6, 0x5F, "goldmont", "goldmont", False, R_INTEL_TCG),
+    ("id-opteron-g3", "Opteron_G3", "amd", 0x10, 0x02, "k10", "fam10h", False, R_AMD_TCG),
+    ("id-epyc", "EPYC", "amd", 0x17, 0x01, "zen", "zen1", False, R_AMD_TCG),
+    ("id-epyc-milan", "EPYC-Milan", "amd", 0x19, 0x01, "zen3", "zen3", False, R_AMD_TCG),
+    # Families QEMU has no model of, through -cpu max with explicit identification properties.
+    ("id-max-graniterapids", "max,vendor=GenuineIntel,family=6,model=173,stepping=1",
+     "intel", 0x6, 0xAD, "graniterapids", "redwoodcove", False, R_INTEL_TCG),
+    ("id-max-zen4", "max,vendor=AuthenticAMD,family=25,model=97,stepping=2",
+     "amd", 0x19, 0x61, "zen4", "zen4", False, R_AMD_TCG),
+    ("id-max-zen5", "max,vendor=AuthenticAMD,family=26,model=68,stepping=0",
+     "amd", 0x1A, 0x44, "zen5", "zen5", False, R_AMD_TCG),
+]
+
+
+def _boot(ctx, key, cpu):
+    return ctx.boot(key, cpu=cpu, cfg_text=CFG)
+
+
+def _check(ctx, key, cpu, vendor, family, model, ukey, eset, fallback, reason):
+    res = _boot(ctx, key, cpu)
+    assert res.status == qemurun.OK, describe(res)
+    rec = res.first("cpu")
+    assert rec is not None, describe(res)
+    assert rec["vendor"] == vendor, rec
+    assert int(rec["family"], 16) == family and int(rec["model"], 16) == model, rec
+    assert rec["uarch_key"] == ukey and rec["event_set"] == eset, rec
+    assert rec["fallback"] is fallback and rec["fallback_reason"] is None, rec
+    assert rec["hypervisor"] is True and rec["hypervisor_vendor"] == "TCGTCGTCGTCG", rec
+    assert rec["hypervisor_name"] == "QEMU TCG" and rec["source"] == "cpuid", rec
+    # A revision, or null with the reason: never both, never neither.
+    assert (rec["microcode"] is None) != (rec["microcode_reason"] is None), rec
+    pmu = res.first("pmu")
+    assert pmu is not None, describe(res)
+    assert pmu["kind"] == "none" and pmu["present"] is False, pmu
+    if vendor == "amd" and pmu["probed"]:
+        # The counter was checked, found not to hold a value, and left as found.
+        assert pmu["absent_reason"] == reason and "read back 0x0" in pmu["note"], pmu
+    elif vendor == "amd":
+        assert pmu["absent_reason"] == R_AMD_TCG_UNCHECKED and "not checked" in pmu["note"], pmu
+        reason = R_AMD_TCG_UNCHECKED
+    else:
+        assert pmu["absent_reason"] == reason, pmu
+    if vendor == "amd":
+        assert pmu["gp"]["width"] == 48, pmu
+    else:
+        assert pmu["version"] == 0 and pmu["arch_events"] is None, pmu
+        assert pmu["ibs"]["present"] is False and pmu["ibs"]["absent_reason"] == "IBS is an AMD feature", pmu
+    # The human text says it too, and the run went on to a clean end.
+    assert "pmu: no PMU: " + reason in res.log, describe(res)
+    assert res.run.end["status"] == "ok", res.run.end
+    types = [r["type"] for _, r in res.run.records]
+    assert types.index("cpu") < types.index("pmu"), types
+
+
+def _case(args):
+    return lambda ctx: _check(ctx, *args)
+
+
+CASES = [(f"test_cpu_{b[0][3:].replace('-', '_')}", _case(b)) for b in BOOTS]
+
+
+def test_amd_ibs_absent_reason_under_qemu(ctx):
+    res = _boot(ctx, "id-epyc", "EPYC")
+    ibs = res.first("pmu")["ibs"]
+    # EPYC is Family 17h model 01h: the reason mentions the firmware that may hide IBS on Zen.
+    assert ibs["present"] is False and ibs["absent_reason"].startswith("CPUID 8000_0001h:ECX[10] (IBS) is clear"), ibs
+    assert "Family 17h models 00h-2Fh" in ibs["absent_reason"], ibs
