@@ -2,6 +2,7 @@
 #include "run.h"
 #include "suite.h"
 #include "../lib/out.h"
+#include "../pmu/count.h"
 
 struct stage {
 	const char *name;
@@ -22,16 +23,27 @@ static void stage_pmu(struct run_env *env)
 	struct rec *r = &stage_rec;
 
 	pmu_caps_detect(&env->cpu, &env->caps);
+	count_init(&env->cpu, &env->caps, env->cfg, NULL, 0);
 	rec_start(r, "pmu");
 	pmu_caps_fields(r, &env->caps);
+	count_state_fields(r);
 	rec_emit(r);
 	pmu_caps_summary(&env->caps);
+	count_summary();
+}
+
+/* Last: every MSR the counting code wrote goes back as found (the fault path calls count_restore too). */
+static void stage_restore(struct run_env *env)
+{
+	(void)env;
+	count_restore();
 }
 
 static const struct stage stages[] = {
 	{ "identify", stage_identify },
 	{ "pmu", stage_pmu },
 	{ "bench", bench_stage },
+	{ "restore", stage_restore },
 };
 
 void run_stages(struct run_env *env)

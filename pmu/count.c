@@ -1,6 +1,7 @@
 /* pmu/count.c - backend selection and the conveniences of count.h. */
 #include "count.h"
 #include "msr_save.h"
+#include "../lib/out.h"
 
 static const struct count_backend *current = &count_backend_msr;
 static bool ready;
@@ -36,6 +37,14 @@ void count_state_fields(struct rec *r)
 {
 	if (current->state_fields)
 		current->state_fields(r);
+}
+
+void count_summary(void)
+{
+	if (ready)
+		out_text("pmu: counting through the %s backend", current->name);
+	else
+		out_text("pmu: no event counting: %s", reason);
 }
 
 void count_toggle_apply(const struct count_toggle *t)

@@ -103,6 +103,8 @@ bool count_available(void);
 const char *count_unavailable_reason(void);
 void count_restore(void);
 void count_state_fields(struct rec *r);
+/* One human line: counting ready (with the backend's name) or why not. */
+void count_summary(void);
 
 /* Events counted between two reads of a counter `width` bits wide, across one wrap. */
 static inline uint64_t count_delta(uint64_t start, uint64_t end, unsigned width)

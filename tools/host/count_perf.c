@@ -17,6 +17,7 @@
  * the unit tests, which do not link tools/host, keep the MSR backend.
  */
 #define _GNU_SOURCE
+#include <cpuid.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -115,6 +116,15 @@ static void explain(int err, bool hypervisor, char *out, size_t cap)
 	snprintf(out, cap, "perf_event_open: %s (%s)", strerror(err), hint);
 }
 
+/* perf counts on this machine: a cpu_info from elsewhere (a CPUID dump) would pick wrong event codes. */
+static bool describes_this_cpu(const struct cpu_info *ci)
+{
+	unsigned eax, ebx, ecx, edx;
+	if (!ci || !__get_cpuid(1, &eax, &ebx, &ecx, &edx))
+		return true;
+	return eax == ci->signature;
+}
+
 static bool perf_init(const struct cpu_info *ci, const struct pmu_caps *caps, const struct config *cfg, char *why,
 		      size_t why_cap)
 {
@@ -127,7 +137,14 @@ static bool perf_init(const struct cpu_info *ci, const struct pmu_caps *caps, co
 	ps.pass = -1;
 	ps.paranoid = read_paranoid();
 	ps.amd = ci && (ci->vendor == VENDOR_AMD || ci->vendor == VENDOR_HYGON);
-	ps.fl = ps.amd ? pmu_flavour_find(PMU_AMD_CORE_EXT, 0, ci->family) : pmu_flavour_find(PMU_INTEL_ARCH, 3, 0);
+	ps.fl = ps.amd ? pmu_flavour_find(PMU_AMD_CORE_EXT, 0, ci ? ci->family : 0x17) :
+			 pmu_flavour_find(PMU_INTEL_ARCH, 3, 0);
+	if (!describes_this_cpu(ci)) {
+		snprintf(ps.why, sizeof(ps.why), "the CPU identified (signature 0x%x) is not the one this program runs "
+			 "on (a CPUID dump?): nothing to count here", ci->signature);
+		snprintf(why, why_cap, "%s", ps.why);
+		return false;
+	}
 
 	/* Core cycles, the event every PMU has: Intel 0x3C, AMD 0x76. */
 	attr_for(&a, ps.amd ? 0x76 : 0x3C, COUNT_PRIV_USER, true);

@@ -21,5 +21,6 @@ int cmd_ibs_report(int argc, char **argv);
 int cmd_identify(int argc, char **argv);
 int cmd_options(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_program(int argc, char **argv);
 
 #endif

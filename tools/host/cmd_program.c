@@ -1,0 +1,295 @@
+/*
+ * tools/host/cmd_program.c - the MSR writes the counter driver would make.
+ *
+ *   pmuboot-host program --cpuid-dump FILE [--cpu N] [--user|--kernel] SPEC...
+ *
+ * The CPU of a CPUID dump is identified as the image would (cpu_identify,
+ * pmu_caps_detect), its PMU is modelled at power-on state by
+ * pmu/pmu_model.h, and the image's own MSR backend (pmu/count_msr.c) counts
+ * SPEC... against that model: every write is printed as
+ * `wrmsr 0xMSR 0xVALUE`, in order, under `#` lines saying what each group
+ * is for, then the passes the set needs.  SPECs are event names of the
+ * CPU's event set or raw specs, as in the `events=` option.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host.h"
+#include "hw_linux.h"
+#include "events/events.h"
+#include "pmu/count.h"
+#include "pmu/count_msr.h"
+#include "pmu/count_sched.h"
+#include "pmu/cpu.h"
+#include "pmu/cpuid_dump.h"
+#include "pmu/msr_save.h"
+#include "pmu/pmu_caps.h"
+#include "pmu/pmu_model.h"
+
+#define DUMP_MAX_BYTES (64u << 20)
+/* Events each counting counter sees while the "kernel" runs, so reads and restores show. */
+#define MODEL_UNITS 1000u
+
+struct dump_source {
+	struct cpuid_dump d;
+	size_t cpu;
+};
+
+static void dump_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf, struct cpuid_regs *out)
+{
+	const struct dump_source *s = ctx;
+	cpuid_dump_query(&s->d, s->cpu, leaf, subleaf, out);
+}
+
+/* MSR accesses go to the model; anything it does not model faults, as an absent MSR would. */
+static int model_rd(void *ctx, uint32_t msr, uint64_t *val)
+{
+	int r;
+	return pmu_model_rdmsr(ctx, msr, val, &r) ? r : HW_FAULT_GP;
+}
+
+static int model_wr(void *ctx, uint32_t msr, uint64_t val)
+{
+	int r;
+	return pmu_model_wrmsr(ctx, msr, val, &r) ? r : HW_FAULT_GP;
+}
+
+static bool load_dump(const char *path, struct dump_source *s)
+{
+	FILE *f = fopen(path, "rb");
+	char *text = NULL;
+	size_t len = 0, cap = 0;
+
+	if (!f) {
+		fprintf(stderr, "pmuboot-host program: %s: %s\n", path, strerror(errno));
+		return false;
+	}
+	for (;;) {
+		if (len == cap) {
+			cap = cap ? cap * 2 : 65536;
+			char *nb = cap <= DUMP_MAX_BYTES ? realloc(text, cap) : NULL;
+			if (!nb) {
+				fprintf(stderr, "pmuboot-host program: %s: too large\n", path);
+				fclose(f);
+				return false;
+			}
+			text = nb;
+		}
+		size_t got = fread(text + len, 1, cap - len, f);
+		len += got;
+		if (!got)
+			break;
+	}
+	fclose(f);
+	size_t lines = cpuid_dump_line_count(text, len);
+	struct cpuid_dump_leaf *leaves = calloc(lines + 1, sizeof(*leaves));
+	struct cpuid_dump_cpu *cpus = calloc(lines + 1, sizeof(*cpus));
+	if (!leaves || !cpus) {
+		fprintf(stderr, "pmuboot-host program: out of memory\n");
+		return false;
+	}
+	cpuid_dump_init(&s->d, leaves, lines + 1, cpus, lines + 1);
+	if (!cpuid_dump_parse(&s->d, text, len)) {
+		if (s->d.err_line)
+			fprintf(stderr, "pmuboot-host program: %s:%u: %s\n", path, s->d.err_line, s->d.err);
+		else
+			fprintf(stderr, "pmuboot-host program: %s: %s\n", path, s->d.err);
+		return false;
+	}
+	if (s->cpu >= s->d.ncpus) {
+		fprintf(stderr, "pmuboot-host program: %s has %zu CPU blocks, no block %zu\n", path, s->d.ncpus, s->cpu);
+		return false;
+	}
+	return true;
+}
+
+/* Print the writes logged since *cursor, under a heading whenever the phase changes. */
+static void print_writes(uint64_t *cursor, const char *prefix)
+{
+	const char *phase = NULL;
+	for (; *cursor < msr_log_total(); (*cursor)++) {
+		const struct msr_log_entry *e = msr_log_get(*cursor);
+		if (!e)
+			continue;
+		if (!phase || strcmp(phase, e->phase)) {
+			phase = e->phase;
+			printf("# %s%s\n", prefix, phase[0] ? phase : "other");
+		}
+		printf("wrmsr 0x%x 0x%llx%s\n", e->msr, (unsigned long long)e->value,
+		       e->result == HW_OK ? "" : "   # faulted");
+	}
+}
+
+static void print_pass(const struct count_set *set, unsigned p)
+{
+	char name[16];
+	const char *sep = " ";
+	printf("pass %u:", p);
+	for (size_t i = 0; i < set->n; i++)
+		if (set->pass_of[i] == p) {
+			printf("%s%s -> %s", sep, set->ev[i].name, count_sched_counter_name(set, i, name));
+			sep = ", ";
+		}
+	printf("\n");
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: pmuboot-host program --cpuid-dump FILE [--cpu N] [--user|--kernel] SPEC...\n"
+			"  SPEC: an event name of the CPU's event set, or event=0x..,umask=0x..[,cmask=N][,inv][,edge]"
+			"[,any], or rUUEE\n");
+	return 2;
+}
+
+int cmd_program(int argc, char **argv)
+{
+	static struct dump_source src;
+	static struct cpu_info ci;
+	static struct pmu_caps caps;
+	static struct pmu_model model;
+	static struct count_set set;
+	struct pmu_model_cfg mcfg;
+	struct config cfg;
+	const char *dump = NULL;
+	char err[256], line[256];
+	enum count_priv priv = COUNT_PRIV_ALL;
+	int first_spec = argc;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--cpuid-dump") && i + 1 < argc) {
+			dump = argv[++i];
+		} else if (!strcmp(argv[i], "--cpu") && i + 1 < argc) {
+			char *end;
+			long n = strtol(argv[++i], &end, 10);
+			if (!*argv[i] || *end || n < 0 || n > 65535) {
+				fprintf(stderr, "pmuboot-host program: --cpu wants a CPU block number, not '%s'\n", argv[i]);
+				return 2;
+			}
+			src.cpu = (size_t)n;
+		} else if (!strcmp(argv[i], "--user")) {
+			priv = COUNT_PRIV_USER;
+		} else if (!strcmp(argv[i], "--kernel")) {
+			priv = COUNT_PRIV_KERNEL;
+		} else if (argv[i][0] == '-' && argv[i][1] == '-') {
+			fprintf(stderr, "pmuboot-host program: unknown option '%s'\n", argv[i]);
+			return usage();
+		} else {
+			first_spec = i;
+			break;
+		}
+	}
+	if (!dump) {
+		fprintf(stderr, "pmuboot-host program: --cpuid-dump FILE is required (the program is shown for the "
+				"CPU of a dump, against a model of its PMU)\n");
+		return usage();
+	}
+	if (first_spec >= argc) {
+		fprintf(stderr, "pmuboot-host program: no events given\n");
+		return usage();
+	}
+	if (argc - first_spec > COUNT_MAX_EVENTS) {
+		fprintf(stderr, "pmuboot-host program: %d events; at most %d per set\n", argc - first_spec,
+			COUNT_MAX_EVENTS);
+		return 2;
+	}
+	if (!load_dump(dump, &src))
+		return 2;
+	hw_linux_set_cpuid_source(dump_cpuid, &src);
+	cpu_identify(&ci);
+	pmu_caps_detect(&ci, &caps);
+
+	bool amd = ci.vendor == VENDOR_AMD || ci.vendor == VENDOR_HYGON;
+	const struct event_set *es = ci.event_set ? events_set_find(ci.event_set) : NULL;
+	memset(&set, 0, sizeof(set));
+	set.priv = priv;
+	for (int i = first_spec; i < argc; i++) {
+		struct event_spec *sp = &set.ev[set.n];
+		if (!event_spec_parse(es, amd, argv[i], strlen(argv[i]), sp, err, sizeof(err))) {
+			fprintf(stderr, "pmuboot-host program: %s\n", err);
+			return 2;
+		}
+		set.n++;
+	}
+
+	printf("# cpu: %s family 0x%x model 0x%x stepping %u: %s, event set %s\n", ci.vendor_str, ci.family, ci.model,
+	       ci.stepping, ci.uarch ? ci.uarch : "unknown microarchitecture", es ? es->key : "none (raw specs only)");
+	if (caps.kind == PMU_NONE) {
+		printf("# pmu: none: %s\n", caps.absent_reason ? caps.absent_reason : "no counters identified");
+		fprintf(stderr, "pmuboot-host program: no counters to program: %s\n",
+			caps.absent_reason ? caps.absent_reason : "no counters identified");
+		return 1;
+	}
+
+	/* The PMU of the dump, at power-on state, behind the MSR backend. */
+	pmu_model_cfg_from_caps(&mcfg, &ci, &caps);
+	pmu_model_reset(&model, &mcfg);
+	struct msr_io io = { model_rd, model_wr, &model };
+	msr_io_use(&io);
+	msr_save_forget();
+	config_defaults(&cfg);
+	count_use_backend(&count_backend_msr);
+	const struct count_backend *b = count_backend();
+	uint64_t cursor = msr_log_total();
+
+	bool ok = count_init(&ci, &caps, &cfg, err, sizeof(err));
+	count_msr_describe(line, sizeof(line));
+	printf("# pmu: %s\n", line);
+	if (caps.pdcm && !caps.perf_caps_read)
+		printf("# note: a CPUID dump has no IA32_PERF_CAPABILITIES: full-width counter writes not assumed\n");
+	printf("# the model starts at power-on state: no counter in use\n");
+	print_writes(&cursor, "");
+	if (!ok) {
+		fprintf(stderr, "pmuboot-host program: %s\n", err);
+		msr_io_use(NULL);
+		return 1;
+	}
+	if (!b->schedule(&set, err, sizeof(err))) {
+		fprintf(stderr, "pmuboot-host program: %s\n", err);
+		count_restore();
+		msr_io_use(NULL);
+		return 1;
+	}
+	int status = 0;
+	for (unsigned p = 0; p < set.passes && !status; p++) {
+		char prefix[32];
+		uint64_t values[COUNT_MAX_EVENTS];
+		snprintf(prefix, sizeof(prefix), "pass %u: ", p);
+		if (!b->pass_begin(&set, p, err, sizeof(err))) {
+			print_writes(&cursor, prefix);
+			fprintf(stderr, "pmuboot-host program: %s\n", err);
+			status = 1;
+			break;
+		}
+		print_writes(&cursor, prefix);
+		/* What the harness's measuring routine does around the kernel. */
+		msr_log_phase("start list (right before the kernel)");
+		count_toggle_apply(&set.start);
+		pmu_model_run(&model, MODEL_UNITS);
+		msr_log_phase("stop list (right after the kernel)");
+		count_toggle_apply(&set.stop);
+		msr_log_phase("");
+		bool read_ok = b->read(&set, p, values, err, sizeof(err));
+		b->pass_end(&set, p);
+		print_writes(&cursor, prefix);
+		if (!read_ok) {
+			fprintf(stderr, "pmuboot-host program: %s\n", err);
+			status = 1;
+			break;
+		}
+		printf("# pass %u: read back after %u modelled events:", p, MODEL_UNITS);
+		for (size_t i = 0; i < set.n; i++)
+			if (set.pass_of[i] == p)
+				printf(" %s=%llu", set.ev[i].name, (unsigned long long)values[i]);
+		printf("\n");
+	}
+	count_restore();
+	print_writes(&cursor, "end of run: ");
+	msr_io_use(NULL);
+	printf("passes: %u\n", set.passes);
+	for (unsigned p = 0; p < set.passes; p++)
+		print_pass(&set, p);
+	return status;
+}
