@@ -91,15 +91,10 @@ static struct suite {
 	unsigned measured;
 } S;
 
-/*
- * The event set of this core.  Identification (pmu/) names it; until its
- * cpu_info carries the key, no core-specific events are known and only raw
- * `events=` specs are counted.
- */
+/* The event set identification named for this core (pmu/cpu.h), or NULL when it named none. */
 static const struct event_set *core_event_set(const struct cpu_info *ci)
 {
-	(void)ci;
-	return NULL;
+	return ci->event_set ? events_set_find(ci->event_set) : NULL;
 }
 
 /* ---- selection ---- */
