@@ -397,6 +397,18 @@ void results_file_close(void)
 {
 	if (rf.state != RF_SAVING)
 		return;
+	if (rf.busy) {
+		/*
+		 * A fault ended the run inside one of our firmware calls: the file
+		 * system driver may hold its lock or a raised TPL, so it is not
+		 * called again.  What was flushed before stays on the medium.
+		 */
+		out_text("warning: results file %s: a fault interrupted a write; it holds the first %u records",
+			 rf.path, rf.records);
+		out_remove_sink("results");
+		rf.state = RF_OFF;
+		return;
+	}
 	if (interrupts_enabled() && rf.held_len) {
 		EFI_STATUS st = write_held();
 		if (st != EFI_SUCCESS) {

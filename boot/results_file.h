@@ -18,7 +18,9 @@
  * Records emitted while interrupts are off (a fault or NMI path) are held in
  * memory and written with the next record emitted with interrupts on, or at
  * results_file_close(): calling the firmware with interrupts off could turn
- * them back on inside a measurement window.
+ * them back on inside a measurement window.  A record that arrives while one
+ * of our own firmware calls is under way (an exception inside it) is held
+ * too, and if that call never returns the firmware is not called again.
  */
 #ifndef PMUBOOT_BOOT_RESULTS_FILE_H
 #define PMUBOOT_BOOT_RESULTS_FILE_H
