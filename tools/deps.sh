@@ -26,6 +26,7 @@ xorriso:/usr/bin/xorriso
 libcmocka-dev:/usr/include/cmocka.h
 python3:/usr/bin/python3
 sbsigntool:/usr/bin/sbsign
+openssl:/usr/bin/openssl
 "
 
 missing=""
