@@ -156,3 +156,16 @@ def test_every_dump_programs_cleanly(ctx):
         assert writes(secs, "end of run: restore"), f"{name}: nothing restored"
         n += 1
     assert n >= 40, n
+
+
+def test_docs_example_is_what_the_program_prints(ctx):
+    """docs/counters.md shows a real run; it must stay what the program prints."""
+    with open(os.path.join(ctx.root, "docs", "counters.md")) as f:
+        doc = f.read()
+    block = doc.split("```\n$ build/pmuboot-host program", 1)[1].split("```", 1)[0]
+    cmd, expected = block.split("\n", 2)[:2], block.split("\n", 2)[2]
+    args = (cmd[0] + " " + cmd[1]).replace("\\", " ").split()
+    assert args[0] == "--cpuid-dump", args
+    dump = os.path.basename(args[1])
+    p = program(ctx, dump, *args[2:])
+    assert p.stdout == expected, f"docs/counters.md example is stale; the program now prints:\n{p.stdout}"
