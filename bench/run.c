@@ -2,6 +2,7 @@
 #include "run.h"
 #include "suite.h"
 #include "../lib/out.h"
+#include "../pmu/ibs.h"
 #include "../pmu/count.h"
 
 struct stage {
@@ -39,9 +40,16 @@ static void stage_restore(struct run_env *env)
 	count_restore();
 }
 
+/* IBS beside the benchmarks (registers an observer), or its absence reported once. */
+static void stage_ibs(struct run_env *env)
+{
+	ibs_setup(&env->cpu, &env->caps, env->cfg, env->image);
+}
+
 static const struct stage stages[] = {
 	{ "identify", stage_identify },
 	{ "pmu", stage_pmu },
+	{ "ibs", stage_ibs },
 	{ "bench", bench_stage },
 	{ "restore", stage_restore },
 };
