@@ -13,7 +13,6 @@
 #include "../lib/out.h"
 #include "../lib/record.h"
 #include "../pmu/count.h"
-#include "../pmu/pmu_caps.h"
 
 /*
  * IA32_APERF counts core clocks at the actual frequency while in C0 (SDM
@@ -119,21 +118,15 @@ static void bad_word(const char *w, size_t len, void *ctx)
 
 /* ---- set-up ---- */
 
+/* Counting was set up by the pmu stage (count_init); the harness uses it when it is there. */
 static void setup_counting(void)
 {
-	struct pmu_caps caps;
-	const struct count_backend *cb = count_backend();
-
-	pmu_caps_detect(S.ci, &caps);
 	S.count_why[0] = 0;
-	if (!cb || !cb->init) {
-		snprintf(S.count_why, sizeof(S.count_why), "no counting backend");
-		return;
-	}
-	if (cb->init(S.ci, &caps, S.cfg, S.count_why, sizeof(S.count_why)))
-		S.hs.cb = cb;
-	else if (!S.count_why[0])
-		snprintf(S.count_why, sizeof(S.count_why), "the %s backend declined", cb->name);
+	if (count_available())
+		S.hs.cb = count_backend();
+	else
+		snprintf(S.count_why, sizeof(S.count_why), "%s",
+			 count_unavailable_reason() ? count_unavailable_reason() : "counting is not available");
 }
 
 /*
@@ -727,8 +720,7 @@ void bench_stage(struct run_env *env)
 		i = j;
 	}
 
-	if (S.hs.cb && S.hs.cb->restore)
-		S.hs.cb->restore();
+	/* The counters are restored by the run's last stage (and the fault path), not here. */
 	arena_release_all();
 	out_text("bench: checks %u passed, %u failed, %u skipped", S.tally.pass, S.tally.fail, S.tally.skip);
 }
