@@ -50,7 +50,15 @@ static bool run_once(struct pass_ctx *c, uint64_t trips, struct run_values *v)
 		if (cb->enable)
 			cb->enable(set);
 	}
-	bench_measure(&c->call);
+	if (set && c->s->model_work) {
+		count_toggle_apply(c->call.start);
+		c->call.start = c->call.stop = NULL;
+		bench_measure(&c->call);
+		c->s->model_work(c->s->model_ctx, trips * BENCH_UNROLL);
+		count_toggle_apply(&set->stop);
+	} else {
+		bench_measure(&c->call);
+	}
 	v->tsc = c->call.tsc_end - c->call.tsc_start;
 	v->cyc = c->call.cyc_end - c->call.cyc_start;
 	if (set) {

@@ -43,6 +43,15 @@ struct bench_setup {
 	uint32_t cycles_msr;		/* IA32_APERF when it may be read raw (image, checked), else 0 */
 	int64_t *pool;			/* sample storage */
 	size_t pool_cap;		/* in samples */
+	/*
+	 * Tests only (NULL in the image and on the host): apply the counters'
+	 * start/stop lists from C (count_toggle_apply) instead of in
+	 * bench/measure.asm, and report each run's iterations to a modelled
+	 * PMU (tests/fake/fake_pmu.h) between them, so the harness can be run
+	 * against the real MSR backend without touching real MSRs.
+	 */
+	void (*model_work)(void *ctx, uint64_t iterations);
+	void *model_ctx;
 };
 
 struct bench_event_result {
