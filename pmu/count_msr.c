@@ -44,8 +44,11 @@ static struct {
 	int pass;
 	uint64_t base[COUNT_MAX_EVENTS];
 	uint64_t pass_status_bits;
-	/* Passes whose `program` record was emitted (verbose). */
-	const struct count_set *recorded_set;
+	/* The start/stop lists last tried through the safe accessor (a harness re-programs every run). */
+	struct count_toggle checked_start, checked_stop;
+	bool checked;
+	/* Passes whose `program` record was emitted (verbose), for the set with this signature. */
+	uint64_t recorded_sig;
 	uint32_t recorded;
 	char why[192];
 } st;
@@ -440,6 +443,10 @@ static int program_controls(const struct pass_plan *pl, uint32_t *bad)
 static int check_toggles(const struct count_set *set, uint32_t *bad)
 {
 	const struct count_toggle *lists[2] = { &set->start, &set->stop };
+	if (st.checked && !memcmp(&st.checked_start, &set->start, sizeof(set->start)) &&
+	    !memcmp(&st.checked_stop, &set->stop, sizeof(set->stop)))
+		return HW_OK;
+	st.checked = false;
 	for (unsigned l = 0; l < 2; l++) {
 		msr_log_phase(l ? "check stop list" : "check start list");
 		for (uint32_t i = 0; i < lists[l]->n; i++) {
@@ -448,6 +455,9 @@ static int check_toggles(const struct count_set *set, uint32_t *bad)
 				return r;
 		}
 	}
+	st.checked_start = set->start;
+	st.checked_stop = set->stop;
+	st.checked = true;
 	return HW_OK;
 }
 
@@ -617,6 +627,7 @@ static void msr_restore(void)
 		apply_stop(st.set, "restore");
 	st.set = NULL;
 	st.pass = -1;
+	st.checked = false;
 	if (!msr_save_count())
 		return;
 	msr_save_restore(&res);
@@ -734,14 +745,30 @@ static void write_list(struct rec *r, const char *key, const struct count_toggle
 	rec_arr_end(r);
 }
 
+/* FNV-1a over what decides a set's programming: a harness reusing one count_set
+ * for different events still gets a record for each. */
+static uint64_t set_signature(const struct count_set *set)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < set->n; i++) {
+		const struct event_spec *e = &set->ev[i];
+		uint64_t parts[] = { e->event, e->umask, e->cmask, (uint64_t)e->inv << 2 | e->edge << 1 | e->any,
+				     set->pass_of[i], (uint8_t)set->counter_of[i], (uint8_t)set->fixed_of[i] };
+		for (size_t k = 0; k < ARRAY_SIZE(parts); k++)
+			h = (h ^ parts[k]) * 0x100000001b3ull;
+	}
+	return (h ^ set->priv ^ set->n) * 0x100000001b3ull;
+}
+
 /* The `program` record (verbose=on): once per pass of a set. */
 static void emit_program(const struct count_set *set, unsigned p, uint64_t mark)
 {
 	struct rec *r = &rbuf;
 	char name[16];
+	uint64_t sig = set_signature(set);
 
-	if (st.recorded_set != set) {
-		st.recorded_set = set;
+	if (st.recorded_sig != sig) {
+		st.recorded_sig = sig;
 		st.recorded = 0;
 	}
 	if (p < 32 && (st.recorded & (1u << p)))
