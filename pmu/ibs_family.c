@@ -110,12 +110,14 @@ static const struct profile_row rows[] = {
 	/* CacheHitSt is invalid on models 20h-5Fh too (AMD's Linux perf IBS code). */
 	{ 0x19, 0x20, 0x5F, "Family 19h models 20h-5Fh", FEAT_ZEN & ~F(NB_HITST), 0 },
 	{ 0x19, 0x60, 0xFF, "Family 19h models 60h-FFh", FEAT_ZEN, 0 },
+	/* Zen 5: the Zen 4 layout; its DTLB page-size encoding is announced by 8000_001Bh EAX[19]. */
+	{ 0x1A, 0x00, 0xFF, "Family 1Ah", FEAT_ZEN, 0 },
 };
 
 #define FAMILY_FIRST_IBS 0x10u
 #define FAMILY_NO_IBS 0x11u	/* Family 11h (Griffin) has no IBS */
 #define FAMILY_ZEN 0x17u
-#define FAMILY_NEWEST_KNOWN 0x19u
+#define FAMILY_NEWEST_KNOWN 0x1Au
 
 bool ibs_profile_get(const struct ibs_target *t, struct ibs_profile *p)
 {
@@ -135,7 +137,7 @@ bool ibs_profile_get(const struct ibs_target *t, struct ibs_profile *p)
 		p->errata = row->errata;
 	} else if (t->family > FAMILY_NEWEST_KNOWN) {
 		/* Newer than any family documented here: decode as the last Zen family. */
-		p->name = "a family after 19h (decoded as Family 19h)";
+		p->name = "a family after 1Ah (decoded as Family 1Ah)";
 		p->feat = FEAT_ZEN;
 	} else {
 		p->name = "an AMD family without a documented IBS layout";

@@ -22,15 +22,21 @@ static const uint32_t ibs_fake_msrs[] = {
 	IBS_MSR_BR_TARGET, IBS_MSR_FETCH_CTL_EXTD, IBS_MSR_OP_DATA4,
 };
 
-/* A CPU with IBS; lvt_offset < 0 leaves IBS_CTL without a valid offset. */
-static inline void ibs_fake_cpu(int lvt_offset, bool allow_route)
+/* Add the IBS MSRs to the fake CPU as it is; lvt_offset < 0 leaves IBS_CTL without a valid offset. */
+static inline void ibs_fake_add_msrs(int lvt_offset, bool allow_route)
 {
-	fake_reset();
 	for (size_t i = 0; i < sizeof(ibs_fake_msrs) / sizeof(ibs_fake_msrs[0]); i++)
 		fake_msr_define(ibs_fake_msrs[i], 0, ~0ull);
 	fake_msr_define(IBS_MSR_CTL, lvt_offset < 0 ? 0 : (IBS_CTL_LVT_OFFSET_VALID | (uint64_t)lvt_offset), 0);
 	fake_nmi_allow_route(allow_route);
 	fake_tsc_set(1000, 7);
+}
+
+/* A CPU with IBS and nothing else. */
+static inline void ibs_fake_cpu(int lvt_offset, bool allow_route)
+{
+	fake_reset();
+	ibs_fake_add_msrs(lvt_offset, allow_route);
 }
 
 /* The retirement of a tagged op: data registers, then IbsOpVal.  False when op sampling is off. */
