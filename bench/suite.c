@@ -54,6 +54,7 @@ struct slot {
 	const char *name;	/* "4k", "2m" or "fallback" */
 	uint8_t *window;
 	uint32_t page;		/* page size backing the window, 0 when unknown */
+	const char *how;	/* the arena's own account of its mapping, or NULL */
 };
 
 /* A control's figures, kept for the variants compared with it. */
@@ -240,14 +241,14 @@ static void setup_arenas(char *notes, size_t cap)
 			continue;
 		}
 		uint32_t page = arena_page_size_at(a.base);
-		S.slots[S.nslots++] = (struct slot){ sizes[i].name, a.base, page ? page : a.page_size };
+		S.slots[S.nslots++] = (struct slot){ sizes[i].name, a.base, page ? page : a.page_size, a.how };
 		/* Samples go to an arena, past the scratch window, when there is one. */
 		S.hs.pool = (int64_t *)(void *)(a.base + POOL_ARENA_OFFSET);
 		S.hs.pool_cap = (a.size - POOL_ARENA_OFFSET) / sizeof(int64_t);
 		S.samples_in = "arena";
 	}
 	if (!S.nslots)
-		S.slots[S.nslots++] = (struct slot){ "fallback", scratch, arena_page_size_at(scratch) };
+		S.slots[S.nslots++] = (struct slot){ "fallback", scratch, arena_page_size_at(scratch), "heap or stack" };
 }
 
 static void setup_record(const char *arena_notes)
@@ -303,6 +304,7 @@ static void setup_record(const char *arena_notes)
 			rec_u64(r, "page", S.slots[i].page);
 		else
 			rec_null(r, "page");
+		rec_str(r, "how", S.slots[i].how);
 		rec_obj_end(r);
 	}
 	rec_arr_end(r);
