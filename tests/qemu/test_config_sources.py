@@ -5,6 +5,7 @@ The image is started from the UEFI shell (OVMF's built-in shell runs startup.nsh
 no boot option loads), as a lab engineer would with `pmuboot.efi reps=7 ...`: the
 words after the program name are the load options.  The disk is a real FAT image.
 """
+import atexit
 import os
 import shutil
 import subprocess
@@ -20,6 +21,7 @@ def shell_boot(ctx):
     if getattr(shell_boot, "res", None):
         return shell_boot.res
     d = tempfile.mkdtemp(prefix="pmuboot-shell-")
+    atexit.register(shutil.rmtree, d, True)
     img = os.path.join(d, "disk.img")
     mkfs = shutil.which("mkfs.fat") or "/usr/sbin/mkfs.fat"
     subprocess.run([mkfs, "-C", "-n", "SHELL", img, "4096"], check=True, capture_output=True)

@@ -5,6 +5,7 @@ checks the `platform` record against what QEMU was told, and the records it save
 stick against the serial capture.  The ISO boots as a CD: a read-only medium, reported,
 with the run still clean.
 """
+import atexit
 import os
 import shutil
 import subprocess
@@ -41,6 +42,7 @@ def usb_boot(ctx):
             return usb_boot.res
         usb, _ = media(ctx)
         d = tempfile.mkdtemp(prefix="pmuboot-media-")
+        atexit.register(shutil.rmtree, d, True)   # the disk images are tens of MiB
         img = os.path.join(d, "stick.img")
         shutil.copyfile(usb, img)
         res = qemurun.boot(efi=ctx.efi, drive=("disk", img), memory=f"{MEMORY_MIB}M", timeout=90,

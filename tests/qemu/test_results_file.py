@@ -4,6 +4,7 @@ QEMU's writable FAT directory (vvfat, fat:rw:) loses the data of files the guest
 so a saved file is checked on real FAT images: one built by tools/mkusb.sh (as a lab's
 stick would be) and a small one left almost full.  Each is read back with mtools.
 """
+import atexit
 import json
 import os
 import re
@@ -52,6 +53,7 @@ def saved_boot(ctx):
     """A stick from tools/mkusb.sh with BAD_CFG and earlier results on it, booted once."""
     def make():
         d = tempfile.mkdtemp(prefix="pmuboot-results-")
+        atexit.register(shutil.rmtree, d, True)   # the disk images are tens of MiB
         cfg = os.path.join(d, "pmuboot.cfg")
         with open(cfg, "w") as f:
             f.write(BAD_CFG)
@@ -161,6 +163,7 @@ def full_boot(ctx):
     """A small FAT disk with two 512-byte clusters left: the file fills up during the run."""
     def make():
         d = tempfile.mkdtemp(prefix="pmuboot-full-")
+        atexit.register(shutil.rmtree, d, True)
         img = os.path.join(d, "full.img")
         mkfs = shutil.which("mkfs.fat") or "/usr/sbin/mkfs.fat"
         p = subprocess.run([mkfs, "-C", "-S", "512", "-s", "1", "-n", "FULL", img, "2048"],

@@ -4,7 +4,9 @@ QEMU adds a table given with -acpitable to those OVMF installs, so a crafted SPC
 naming COM2 (0x2f8) at 57600 baud must move the records to COM2 and the begin record
 must say so.  A table naming a UART that is not there falls back to COM1, with a note.
 """
+import atexit
 import os
+import shutil
 import struct
 import tempfile
 
@@ -35,6 +37,7 @@ def spcr_table(base, baud_code):
 
 def boot_with_spcr(ctx, key, base):
     d = tempfile.mkdtemp(prefix="pmuboot-spcr-")
+    atexit.register(shutil.rmtree, d, True)
     table = os.path.join(d, "spcr.bin")
     with open(table, "wb") as f:
         f.write(spcr_table(base, BAUD_CODE_57600))
