@@ -234,6 +234,7 @@ bool bench_calibrate(const struct bench_setup *s, uint8_t *window, int64_t *core
 	cs.iterations = adds;
 	cs.reps = s->reps < 15 ? 15 : s->reps;
 	cs.warmup = 2;
+	cs.drop_budget = cs.reps;
 	cs.cb = NULL;
 	cs.cycles_msr = 0;
 	if (!bench_run_variant(&cs, &d, window, NULL, &r) || r.tsc.median <= 0)

@@ -50,7 +50,7 @@ def check_bench(b, setup):
     assert b["cycles"]["n"] == b["reps"] or b["exhausted"], b
     assert b["cycles_source"] in CYCLES_SOURCES, b
     if b["cycles_source"] == "tsc_calibrated":
-        assert b["calibration"]["source"] in ("harness_add_chain", "timing") and b["calibration"]["core_per_tsc"] > 0
+        assert b["calibration"]["source"] in ("harness_add_chain", "timing") and b["calibration"]["core_per_tsc"] > 0, b
     assert isinstance(b["events"], dict), b
     for name, f in b["events"].items():
         check_figure(f, f"{where} {name}")

@@ -1,0 +1,233 @@
+/* bench/suite_setup.c - what the benchmark stage sets up before measuring; see suite_int.h. */
+#include "suite_int.h"
+#include "../kernel/arena.h"
+#include "../kernel/hw.h"
+#include "../kernel/timing.h"
+#include "../lib/out.h"
+
+/*
+ * IA32_APERF counts core clocks at the actual frequency while in C0 (SDM
+ * Vol. 4 Table 2-2, MSR E8H; AMD APM Vol. 2 section 17.3, MSR0000_00E8);
+ * present when CPUID.06H:ECX[0] is set (SDM Vol. 2A CPUID leaf 06H,
+ * "Hardware Coordination Feedback Capability"; AMD CPUID Fn0000_0006_ECX[0]
+ * EffFreq).  A cycle source where no cycles event can be counted.
+ */
+#define MSR_IA32_APERF 0xE8u
+#define CPUID_LEAF_THERMAL_POWER 0x06u
+#define CPUID_06_ECX_APERFMPERF (1u << 0)
+
+/* The event set identification named for this core (pmu/cpu.h), or NULL when it named none. */
+const struct event_set *suite_core_event_set(const struct cpu_info *ci)
+{
+	return ci->event_set ? events_set_find(ci->event_set) : NULL;
+}
+
+/* Counting was set up by the pmu stage (count_init); the harness uses it when it is there. */
+void suite_setup_counting(void)
+{
+	suite.count_why[0] = 0;
+	if (count_available())
+		suite.hs.cb = count_backend();
+	else
+		snprintf(suite.count_why, sizeof(suite.count_why), "%s",
+			 count_unavailable_reason() ? count_unavailable_reason() : "counting is not available");
+}
+
+/*
+ * APERF is read raw by bench/measure.asm, so only in the image (ring 0) and
+ * only after one safe read showed it is there: a hypervisor may set the
+ * CPUID bit and still refuse the MSR.
+ */
+void suite_setup_aperf(bool image)
+{
+	struct cpuid_regs r;
+	uint64_t v;
+
+	suite.hs.cycles_msr = 0;
+	if (!image) {
+		suite.aperf_why = "not read from a user process";
+		return;
+	}
+	if (suite.ci->max_leaf < CPUID_LEAF_THERMAL_POWER) {
+		suite.aperf_why = "CPUID leaf 06H absent";
+		return;
+	}
+	hw_cpuid(CPUID_LEAF_THERMAL_POWER, 0, &r);
+	if (!(r.ecx & CPUID_06_ECX_APERFMPERF)) {
+		suite.aperf_why = "CPUID.06H:ECX[0] clear";
+		return;
+	}
+	if (hw_rdmsr(MSR_IA32_APERF, &v) != HW_OK) {
+		suite.aperf_why = "MSR E8H not readable";
+		return;
+	}
+	suite.hs.cycles_msr = MSR_IA32_APERF;
+	suite.aperf_why = NULL;
+}
+
+void suite_setup_extra_events(void)
+{
+	const char *p = suite.cfg->events;
+	char err[192];
+
+	while (*p) {
+		while (*p == ';' || lc_isspace(*p))
+			p++;
+		const char *w = p;
+		while (*p && *p != ';')
+			p++;
+		size_t len = (size_t)(p - w);
+		while (len && lc_isspace(w[len - 1]))
+			len--;
+		if (!len)
+			continue;
+		if (suite.nextra == EXTRA_MAX) {
+			rec_error("bench", "events", "more than %d extra events; '%.*s' and later ones are ignored",
+				  EXTRA_MAX, (int)(len > 60 ? 60 : len), w);
+			return;
+		}
+		if (event_spec_parse(suite.set, suite.amd, w, len, &suite.extra[suite.nextra], err, sizeof(err)))
+			suite.nextra++;
+		else
+			rec_error("bench", "events", "%s", err);
+	}
+}
+
+/*
+ * TSC ticks to core cycles.  The harness calibrates on its own add chain
+ * (bench_calibrate) right before every variant, because the core clock
+ * moves under a fixed TSC (turbo, power limits, a busy host: 1.287 to 1.302
+ * cycles per tick between runs on the development machine), and a figure
+ * taken once at the start would turn that drift into error.  timing's
+ * once-per-run calibration is reported beside it and used only when the
+ * harness's fails.  Under an emulator one calibration is enough: its
+ * figures mean nothing anyway.
+ */
+void suite_calibrate(uint8_t *window)
+{
+	const struct timing_info *t = timing_get();
+	int64_t ppm, spread;
+
+	if (bench_calibrate(&suite.hs, window, &ppm, &spread)) {
+		suite.ppm = ppm;
+		suite.calib_spread = spread;
+		suite.calibration = "harness_add_chain";
+	} else if (t && t->core_source && t->core_per_tsc_milli > 0) {
+		suite.ppm = t->core_per_tsc_milli * 1000;
+		suite.calib_spread = t->core_spread_milli;
+		suite.calibration = "timing";
+	} else {
+		suite.ppm = 0;
+		suite.calibration = NULL;
+	}
+}
+
+void suite_setup_arenas(char *notes, size_t cap)
+{
+	static const struct {
+		enum arena_sel sel;
+		uint32_t size;
+		const char *name;
+	} sizes[] = { { ARENA_4K, ARENA_PAGE_4K, "4k" }, { ARENA_2M, ARENA_PAGE_2M, "2m" } };
+	size_t k = 0;
+
+	suite.nslots = 0;
+	notes[0] = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+		struct arena a;
+		char why[96];
+
+		if (suite.cfg->arena_page != ARENA_BOTH && suite.cfg->arena_page != sizes[i].sel)
+			continue;
+		if (!arena_get(sizes[i].size, &a, why, sizeof(why))) {
+			k += (size_t)snprintf(notes + k, k < cap ? cap - k : 0, "%s%s: %s", k ? "; " : "", sizes[i].name, why);
+			continue;
+		}
+		uint32_t page = arena_page_size_at(a.base);
+		suite.slots[suite.nslots++] = (struct slot){ sizes[i].name, a.base, page ? page : a.page_size, a.how };
+		/* Samples go to an arena, past the scratch window, when there is one. */
+		suite.hs.pool = (int64_t *)(void *)(a.base + POOL_ARENA_OFFSET);
+		suite.hs.pool_cap = (a.size - POOL_ARENA_OFFSET) / sizeof(int64_t);
+		suite.samples_in = "arena";
+	}
+	if (!suite.nslots)
+		suite.slots[suite.nslots++] = (struct slot){ "fallback", suite.scratch, arena_page_size_at(suite.scratch), "heap or stack" };
+}
+
+void suite_setup_record(const char *arena_notes)
+{
+	struct rec *r = &suite.rec;
+	const struct timing_info *t = timing_get();
+	char a[32];
+
+	rec_start(r, "bench_setup");
+	rec_u64(r, "variants", suite.measured);
+	rec_u64(r, "iterations", suite.hs.iterations);
+	rec_u64(r, "reps", suite.hs.reps);
+	rec_u64(r, "warmup", suite.hs.warmup);
+	rec_u64(r, "drop_budget", suite.hs.drop_budget);
+	rec_u64(r, "unroll", BENCH_UNROLL);
+	rec_str(r, "method", BENCH_METHOD);
+	rec_obj(r, "calibration");
+	rec_str(r, "source", suite.calibration);
+	if (suite.ppm) {
+		rec_milli(r, "core_per_tsc", suite.ppm / 1000);
+		rec_u64(r, "core_per_tsc_ppm", (uint64_t)suite.ppm);
+		rec_milli(r, "spread", suite.calib_spread);
+	}
+	rec_bool(r, "per_variant", !suite.emulator);
+	rec_u64(r, "settle_runs", suite.settle_runs);
+	if (t && t->core_source && t->core_per_tsc_milli > 0) {
+		rec_str(r, "timing_source", t->core_source);
+		rec_milli(r, "timing_core_per_tsc", t->core_per_tsc_milli);
+	}
+	rec_obj_end(r);
+	if (t && t->tsc_hz)
+		rec_u64(r, "tsc_hz", t->tsc_hz);
+	else
+		rec_null(r, "tsc_hz");
+	rec_obj(r, "counting");
+	rec_bool(r, "available", suite.hs.cb != NULL);
+	rec_str(r, "backend", count_backend() ? count_backend()->name : NULL);
+	rec_str(r, "reason", suite.hs.cb ? NULL : suite.count_why);
+	rec_obj_end(r);
+	rec_obj(r, "aperf");
+	rec_bool(r, "available", suite.hs.cycles_msr != 0);
+	rec_str(r, "reason", suite.aperf_why);
+	rec_obj_end(r);
+	rec_str(r, "event_set", suite.set ? suite.set->key : NULL);
+	rec_arr(r, "extra_events");
+	for (size_t i = 0; i < suite.nextra; i++)
+		rec_str(r, NULL, suite.extra[i].name);
+	rec_arr_end(r);
+	rec_arr(r, "arenas");
+	for (size_t i = 0; i < suite.nslots; i++) {
+		rec_obj(r, NULL);
+		rec_str(r, "name", suite.slots[i].name);
+		if (suite.slots[i].page)
+			rec_u64(r, "page", suite.slots[i].page);
+		else
+			rec_null(r, "page");
+		rec_str(r, "how", suite.slots[i].how);
+		rec_obj_end(r);
+	}
+	rec_arr_end(r);
+	rec_str(r, "arena_problems", arena_notes[0] ? arena_notes : NULL);
+	rec_str(r, "samples_in", suite.samples_in);
+	rec_bool(r, "emulated", suite.ci->hypervisor);
+	rec_bool(r, "emulator", suite.emulator);
+	rec_emit(r);
+
+	out_text("bench: %u variants, %u iterations x %u reps (+%u warm-up), %s; cycles from %s%s%s", suite.measured,
+		 suite.hs.iterations, suite.hs.reps, suite.hs.warmup, BENCH_METHOD,
+		 suite.hs.cb ? "counters where the core has a cycles event, else " : "",
+		 suite.hs.cycles_msr ? "IA32_APERF" : suite.ppm ? "TSC x " : "raw TSC",
+		 !suite.hs.cycles_msr && suite.ppm ? fmt_milli(a, suite.ppm / 1000) : "");
+	if (!suite.hs.cb)
+		out_text("bench: no event counting: %s", suite.count_why);
+	if (arena_notes[0])
+		out_text("bench: arenas: %s%s", arena_notes,
+			 suite.slots[0].window == suite.scratch ? " (split kernels run in a plain buffer)" : "");
+	if (suite.nextra && !suite.hs.cb)
+		out_text("bench: the %zu extra events cannot be counted here", suite.nextra);
+}
