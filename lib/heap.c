@@ -15,7 +15,12 @@ void *heap_alloc(size_t size, size_t align)
 {
 	if (!heap_base) {
 #ifdef PMUBOOT_HOSTED
-		return calloc(1, size);
+		/* aligned_alloc wants a size that is a multiple of the alignment. */
+		size_t a = align < sizeof(void *) ? sizeof(void *) : align;
+		void *p = aligned_alloc(a, (size + a - 1) & ~(a - 1));
+		if (p)
+			memset(p, 0, size);
+		return p;
 #else
 		return NULL;
 #endif
