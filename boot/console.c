@@ -43,7 +43,8 @@ static void write_ascii(SIMPLE_TEXT_OUTPUT_INTERFACE *con, const char *s, size_t
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 		buf[k++] = (c >= 0x20 && c < 0x7f) ? c : (c == '\n' ? '\n' : '?');
-		if (k == ARRAY_SIZE(buf) - 1) {
+		/* Leave room for the "\r\n" and the terminating 0 added below. */
+		if (k == ARRAY_SIZE(buf) - 3) {
 			buf[k] = 0;
 			con->OutputString(con, buf);
 			k = 0;
