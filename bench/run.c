@@ -1,6 +1,9 @@
 /* bench/run.c - the stage table; see run.h. */
 #include "run.h"
 #include "suite.h"
+#include "../kernel/activity.h"
+#include "../kernel/selftest.h"
+#include "../kernel/timing.h"
 #include "../lib/out.h"
 #include "../pmu/ibs.h"
 #include "../pmu/count.h"
@@ -46,8 +49,25 @@ static void stage_ibs(struct run_env *env)
 	ibs_setup(&env->cpu, &env->caps, env->cfg, env->image);
 }
 
+/* The `timing` record, in every run: TSC frequency, its source and error, core/TSC calibration. */
+static void stage_timing(struct run_env *env)
+{
+	timing_report(timing_init(env->cpu.hypervisor));
+}
+
+/* The image's runtime record and self-tests; the host can only say it cannot run them. */
+static void stage_selftest(struct run_env *env)
+{
+	if (env->selftest)
+		env->selftest(env->cfg->selftest);
+	else
+		selftest_skip(env->cfg->selftest, "self-tests exercise the bare-metal runtime: image only");
+}
+
 static const struct stage stages[] = {
 	{ "identify", stage_identify },
+	{ "timing", stage_timing },
+	{ "selftest", stage_selftest },
 	{ "pmu", stage_pmu },
 	{ "ibs", stage_ibs },
 	{ "bench", bench_stage },
@@ -56,8 +76,10 @@ static const struct stage stages[] = {
 
 void run_stages(struct run_env *env)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(stages); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(stages); i++) {
+		activity_set(stages[i].name);
 		stages[i].run(env);
+	}
 }
 
 bool run_stage(struct run_env *env, const char *name)

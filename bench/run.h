@@ -17,6 +17,8 @@ struct run_env {
 	const struct config *cfg;
 	bool image;		/* true in the UEFI image, false in pmuboot-host */
 	struct cpu_info cpu;
+	/* Image only: the runtime record and self-tests (kernel_selftest); NULL on the host. */
+	void (*selftest)(const char *list);
 	struct pmu_caps caps;
 };
 

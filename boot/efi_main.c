@@ -12,6 +12,7 @@
 #include "results_file.h"
 #include "serial_setup.h"
 #include "../bench/run.h"
+#include "../kernel/runtime.h"
 #include "../lib/out.h"
 #include "../lib/record.h"
 #include "version.h"
@@ -54,42 +55,59 @@ static void begin_extra(struct rec *r, void *p)
 	rec_obj_end(r);
 }
 
-EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
+/* Everything between kernel_init and kernel_teardown, run so that a fatal exception ends it cleanly. */
+struct main_ctx {
+	struct config cfg;
+	struct deferred errs;
+	struct run_env env;
+};
+
+static void run_body(void *p)
 {
-	static struct config cfg;
-	static struct deferred errs;
-	static struct run_env env;
+	struct main_ctx *m = p;
 	struct serial_choice serial;
 	char sources[256];
 
-	fw_init(image, st);
-	/* UEFI 2.10 §7.5.1: the boot manager arms a 5-minute watchdog; a run may be longer. */
-	st->BootServices->SetWatchdogTimer(0, 0, 0, NULL);
-
-	boot_read_config(&cfg, defer_error, &errs, sources, sizeof(sources));
-	boot_serial_setup(&cfg.serial, &serial);
-	console_attach(st, serial.active);
-	results_file_attach(cfg.save);
+	boot_read_config(&m->cfg, defer_error, &m->errs, sources, sizeof(sources));
+	boot_serial_setup(&m->cfg.serial, &serial);
+	console_attach(fw_st, serial.active);
+	results_file_attach(m->cfg.save);
 
 	out_text("pmuboot %s (build %s): bare-metal PMU profiling", PMUBOOT_VERSION, PMUBOOT_BUILD_ID);
 	struct rec_stream_info info = { PMUBOOT_VERSION, PMUBOOT_BUILD_ID, "image" };
-	struct begin_ctx bctx = { &serial, sources, &cfg };
+	struct begin_ctx bctx = { &serial, sources, &m->cfg };
 	rec_stream_begin(&info, begin_extra, &bctx);
 	results_file_announce();
 	if (serial.missing)
 		out_text("note: no UART at 0x%llx; output goes to the screen only", (unsigned long long)serial.base);
-	for (unsigned i = 0; i < errs.n; i++)
-		rec_error(errs.e[i].source, errs.e[i].key, "%s", errs.e[i].message);
-	if (errs.dropped)
-		rec_error("config", "-", "%u further option errors not shown", errs.dropped);
+	for (unsigned i = 0; i < m->errs.n; i++)
+		rec_error(m->errs.e[i].source, m->errs.e[i].key, "%s", m->errs.e[i].message);
+	if (m->errs.dropped)
+		rec_error("config", "-", "%u further option errors not shown", m->errs.dropped);
 	platform_report();
 
-	env.cfg = &cfg;
-	env.image = true;
-	run_stages(&env);
+	m->env.cfg = &m->cfg;
+	m->env.image = true;
+	m->env.selftest = kernel_selftest;
+	run_stages(&m->env);
+}
 
+EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
+{
+	static struct main_ctx m;
+
+	fw_init(image, st);
+	/* Our exception handlers before anything touches an MSR (docs/runtime.md). */
+	kernel_init();
+	/* UEFI 2.10 §7.5.1: the boot manager arms a 5-minute watchdog; a run may be longer. */
+	st->BootServices->SetWatchdogTimer(0, 0, 0, NULL);
+	config_defaults(&m.cfg);
+
+	/* After a fatal exception kernel_run has written the `fault` record; the stream still ends. */
+	kernel_run(run_body, &m);
+	kernel_teardown();
 	rec_stream_end();
 	results_file_close();
-	boot_finish(&cfg, env.cpu.hypervisor, env.cpu.hv_vendor);
+	boot_finish(&m.cfg, m.env.cpu.hypervisor, m.env.cpu.hv_vendor);
 	return EFI_SUCCESS;
 }

@@ -30,6 +30,14 @@ const void *fw_acpi_table(const char sig[4]);
 uint64_t fw_image_base(void);
 uint64_t fw_image_size(void);
 
+/*
+ * Arm a one-shot firmware timer event `us` from now and poll it (CheckEvent,
+ * with Stall in between) for at most `limit_us`.  True when it was
+ * signalled: the firmware's timer interrupt is being delivered (a check
+ * that kernel/'s IDT and measurement windows left the firmware working).
+ */
+bool fw_timer_event_fires(uint64_t us, uint64_t limit_us);
+
 /* True when a key press is waiting (consumed); false when there is none or no console input. */
 bool fw_key_pressed(void);
 bool fw_has_console_input(void);

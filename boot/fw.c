@@ -126,6 +126,29 @@ uint64_t fw_image_size(void)
 	return fw_loaded_image ? fw_loaded_image->ImageSize : 0;
 }
 
+#define HUNDRED_NS_PER_US 10	/* SetTimer counts in 100 ns units (UEFI 2.10 §7.1.7) */
+#define TIMER_POLL_US 1000
+
+bool fw_timer_event_fires(uint64_t us, uint64_t limit_us)
+{
+	EFI_EVENT ev;
+	bool fired = false;
+
+	if (fw_st->BootServices->CreateEvent(EVT_TIMER, TPL_CALLBACK, NULL, NULL, &ev) != EFI_SUCCESS)
+		return false;
+	if (fw_st->BootServices->SetTimer(ev, TimerRelative, us * HUNDRED_NS_PER_US) == EFI_SUCCESS) {
+		for (uint64_t waited = 0; waited <= limit_us && !fired; waited += TIMER_POLL_US) {
+			if (fw_st->BootServices->CheckEvent(ev) == EFI_SUCCESS)
+				fired = true;
+			else
+				fw_st->BootServices->Stall(TIMER_POLL_US);
+		}
+		fw_st->BootServices->SetTimer(ev, TimerCancel, 0);
+	}
+	fw_st->BootServices->CloseEvent(ev);
+	return fired;
+}
+
 bool fw_has_console_input(void)
 {
 	return fw_st->ConIn != NULL;

@@ -1,13 +1,206 @@
-/* kernel/arena_metal.c - STUB until the runtime's paging lands (owner: runtime work). */
+/*
+ * kernel/arena_metal.c - kernel/arena.h on bare metal.
+ *
+ * The first arena_get clones the firmware's page tables (kernel/paging.c)
+ * and loads the clone into CR3; each arena is 4 MiB of physically
+ * contiguous, 2 MiB-aligned memory from the firmware's page allocator,
+ * identity-mapped in the clone with the page size asked for.  Everything
+ * else translates exactly as under the firmware's tables, so the firmware
+ * (still running its timer and services between windows) notices nothing.
+ * arena_release_all loads the firmware's CR3 again before freeing anything.
+ *
+ * Page-table pages come from one pool allocated before our CR3 is loaded:
+ * a 4 KiB arena needs at most 1 PML4 + 1 PDPT + 2 PD + 2 PT, a 2 MiB one
+ * fewer; the pool has room for both with a 1 GiB split on each path.
+ */
 #include "arena.h"
+#include "hw.h"
+#include "kx.h"
+#include "paging.h"
+#include "trap.h"
+#include "../boot/firmware.h"
 #include "../lib/libc.h"
+
+#define POOL_PAGES 16
+#define CR4_PGE (1ull << 7)		/* Intel SDM Vol. 3A §2.5 */
+#define CR4_LA57 (1ull << 12)
+#define CR3_FLAGS (PTE_PWT | PTE_PCD)	/* CR3 bits 3 and 4 (SDM Vol. 3A §4.5.2) */
+#define CPUID_EXT_ADDR_SIZES 0x80000008u	/* EAX[7:0] MAXPHYADDR (SDM Vol. 2A CPUID; AMD APM Vol. 3 E.4.7) */
+#define CPUID_AMD_MEM_ENCRYPT 0x8000001Fu	/* EAX[0] SME, EAX[1] SEV; EBX[5:0] C-bit (AMD APM Vol. 2 §7.10.1) */
+#define DEFAULT_MAXPHYADDR 36		/* SDM Vol. 3A §4.1.4 when CPUID 80000008h is absent */
+
+enum { SLOT_4K, SLOT_2M, SLOTS };
+
+static struct {
+	struct pt_ctx pt;
+	bool pt_ready;
+	uint64_t fw_cr3, root;
+	bool ours_loaded;
+	uint8_t *pool;
+	unsigned pool_used;
+	struct arena arenas[SLOTS];
+} st;
+
+static void *phys_ptr(void *ctx, uint64_t phys)
+{
+	(void)ctx;
+	return (void *)(uintptr_t)phys;	/* UEFI identity-maps memory */
+}
+
+static uint64_t pool_alloc(void *ctx)
+{
+	(void)ctx;
+	if (!st.pool || st.pool_used >= POOL_PAGES)
+		return 0;
+	uint8_t *p = st.pool + (size_t)st.pool_used++ * PT_TABLE_SIZE;
+	memset(p, 0, PT_TABLE_SIZE);
+	return (uint64_t)(uintptr_t)p;
+}
+
+static void pt_setup(void)
+{
+	struct cpuid_regs r;
+	unsigned maxphy = DEFAULT_MAXPHYADDR, c_bit = 0;
+
+	if (st.pt_ready)
+		return;
+	hw_cpuid(0x80000000u, 0, &r);
+	uint32_t max_ext = r.eax;
+	if (max_ext >= CPUID_EXT_ADDR_SIZES) {
+		hw_cpuid(CPUID_EXT_ADDR_SIZES, 0, &r);
+		maxphy = r.eax & 0xFF;
+	}
+	if (max_ext >= CPUID_AMD_MEM_ENCRYPT) {
+		hw_cpuid(CPUID_AMD_MEM_ENCRYPT, 0, &r);
+		if (r.eax & 3)
+			c_bit = r.ebx & 0x3F;
+	}
+	st.pt.addr_mask = pt_addr_mask(maxphy, c_bit);
+	st.pt.ptr = phys_ptr;
+	st.pt.alloc = pool_alloc;
+	st.pt_ready = true;
+}
+
+static void write_cr3(uint64_t v) { __asm__ volatile("mov %0, %%cr3" : : "r"(v) : "memory"); }
+static void write_cr4(uint64_t v) { __asm__ volatile("mov %0, %%cr4" : : "r"(v) : "memory"); }
+
+/* Every translation, global ones included: toggling CR4.PGE flushes them all (SDM Vol. 3A §4.10.4.1). */
+static void flush_tlb_all(void)
+{
+	uint64_t f = kx_read_rflags();
+	__asm__ volatile("cli" : : : "memory");
+	uint64_t cr4 = kx_read_cr4();
+	if (cr4 & CR4_PGE) {
+		write_cr4(cr4 & ~CR4_PGE);
+		write_cr4(cr4);
+	} else {
+		write_cr3(kx_read_cr3());
+	}
+	if (f & RFLAGS_IF)
+		__asm__ volatile("sti" : : : "memory");
+}
+
+static void load_cr3(uint64_t v)
+{
+	write_cr3(v);
+	flush_tlb_all();
+}
+
+uint32_t arena_page_size_at(const void *addr)
+{
+	uint64_t leaf;
+	if (kx_read_cr4() & CR4_LA57)
+		return 0;
+	pt_setup();
+	return (uint32_t)pt_walk(&st.pt, kx_read_cr3() & st.pt.addr_mask, (uint64_t)(uintptr_t)addr, &leaf);
+}
 
 bool arena_get(uint32_t page_size, struct arena *a, char *why, size_t why_cap)
 {
-	(void)page_size; (void)a;
-	snprintf(why, why_cap, "arenas not implemented yet");
-	return false;
+	unsigned slot = page_size == ARENA_PAGE_4K ? SLOT_4K : SLOT_2M;
+
+	memset(a, 0, sizeof(*a));
+	if (page_size != ARENA_PAGE_4K && page_size != ARENA_PAGE_2M) {
+		snprintf(why, why_cap, "page size %u is not 4096 or 2097152", page_size);
+		return false;
+	}
+	if (st.arenas[slot].base) {
+		*a = st.arenas[slot];
+		return true;
+	}
+	if (kx_read_cr4() & CR4_LA57) {
+		snprintf(why, why_cap, "the firmware uses 5-level paging, which this runtime does not build");
+		return false;
+	}
+	if (!kx_platform()) {
+		snprintf(why, why_cap, "the runtime is not initialised");
+		return false;
+	}
+	pt_setup();
+	if (!st.pool) {
+		st.pool = fw_alloc_pages((size_t)POOL_PAGES * PT_TABLE_SIZE, PT_TABLE_SIZE);
+		if (!st.pool) {
+			snprintf(why, why_cap, "the firmware could not allocate %u page-table pages", POOL_PAGES);
+			return false;
+		}
+		st.fw_cr3 = kx_read_cr3();
+	}
+	uint8_t *mem = fw_alloc_pages(ARENA_SIZE, ARENA_PAGE_2M);
+	if (!mem) {
+		snprintf(why, why_cap, "the firmware could not allocate %u KiB aligned to 2 MiB", ARENA_SIZE / 1024);
+		return false;
+	}
+	uint64_t fw_root = st.fw_cr3 & st.pt.addr_mask;
+	if (!st.root && !pt_clone_root(&st.pt, fw_root, &st.root)) {
+		fw_free_pages(mem, ARENA_SIZE, ARENA_PAGE_2M);
+		snprintf(why, why_cap, "out of page-table pages");
+		return false;
+	}
+	if (!pt_map_identity(&st.pt, st.root, fw_root, (uint64_t)(uintptr_t)mem, ARENA_SIZE, page_size, why,
+			     why_cap)) {
+		/* Entries already written map the chunks identically (only the page size differs): harmless. */
+		fw_free_pages(mem, ARENA_SIZE, ARENA_PAGE_2M);
+		return false;
+	}
+	if (!st.ours_loaded) {
+		load_cr3(st.root | (st.fw_cr3 & CR3_FLAGS));
+		st.ours_loaded = true;
+	} else {
+		flush_tlb_all();
+	}
+	a->base = mem;
+	a->size = ARENA_SIZE;
+	/* Say what the live tables really hold, not what was asked for. */
+	uint32_t first = arena_page_size_at(mem), last = arena_page_size_at(mem + ARENA_SIZE - 1);
+	a->page_size = first == last ? first : 0;
+	a->how = page_size == ARENA_PAGE_4K ? "own page tables, 4 KiB pages" : "own page tables, 2 MiB pages";
+	st.arenas[slot] = *a;
+	return true;
 }
 
-uint32_t arena_page_size_at(const void *addr) { (void)addr; return 0; }
-void arena_release_all(void) {}
+void arena_emergency_restore(void)
+{
+	if (st.ours_loaded) {
+		load_cr3(st.fw_cr3);
+		st.ours_loaded = false;
+	}
+}
+
+void arena_release_all(void)
+{
+	arena_emergency_restore();
+	for (unsigned i = 0; i < SLOTS; i++) {
+		if (st.arenas[i].base)
+			fw_free_pages(st.arenas[i].base, ARENA_SIZE, ARENA_PAGE_2M);
+		memset(&st.arenas[i], 0, sizeof(st.arenas[i]));
+	}
+	if (st.pool)
+		fw_free_pages(st.pool, (size_t)POOL_PAGES * PT_TABLE_SIZE, PT_TABLE_SIZE);
+	st.pool = NULL;
+	st.pool_used = 0;
+	st.root = 0;
+	st.pt.n_owned = 0;
+}
+
+/* The firmware's CR3, as found by the first arena_get (0 before). */
+uint64_t arena_firmware_cr3(void) { return st.fw_cr3; }

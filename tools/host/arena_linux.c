@@ -1,13 +1,208 @@
-/* tools/host/arena_linux.c - STUB until the runtime's paging lands (owner: runtime work). */
+/*
+ * tools/host/arena_linux.c - kernel/arena.h under Linux, for pmuboot-host.
+ *
+ * A process cannot build page tables, so it asks and then checks:
+ *   4 KiB: anonymous mmap with MADV_NOHUGEPAGE;
+ *   2 MiB: MAP_HUGETLB (needs reserved huge pages), else a 2 MiB-aligned
+ *          mmap with MADV_HUGEPAGE (transparent huge pages).
+ * What the kernel really gave is read back from /proc/self/smaps
+ * (KernelPageSize for hugetlb mappings, AnonHugePages for THP), and the
+ * arena's page_size and how say exactly that: a 2 MiB request may come back
+ * as 4 KiB pages when THP is off or memory is fragmented.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "kernel/arena.h"
-#include "lib/libc.h"
+
+#ifndef MAP_HUGE_SHIFT
+#define MAP_HUGE_SHIFT 26
+#endif
+#define MAP_HUGE_2MB_FLAG (21 << MAP_HUGE_SHIFT)	/* log2(2 MiB) in the flag's size field (mmap(2)) */
+#define KIB 1024u
+#define THP_ENABLED_PATH "/sys/kernel/mm/transparent_hugepage/enabled"
+
+enum { SLOT_4K, SLOT_2M, SLOTS };
+
+static struct {
+	struct arena a;
+	void *map;
+	size_t map_len;
+	char how[160];
+} slots[SLOTS];
+
+struct vma_info {
+	unsigned long start, end;
+	unsigned long kernel_page_kb, anon_huge_kb, size_kb;
+};
+
+/* The /proc/self/smaps entry holding addr; false when none does. */
+static bool vma_of(const void *addr, struct vma_info *v)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	bool in = false, found = false;
+	unsigned long a = (unsigned long)addr;
+
+	if (!f)
+		return false;
+	memset(v, 0, sizeof(*v));
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long s, e, kb;
+		if (sscanf(line, "%lx-%lx ", &s, &e) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+			if (found)
+				break;
+			in = a >= s && a < e;
+			if (in) {
+				v->start = s;
+				v->end = e;
+				found = true;
+			}
+			continue;
+		}
+		if (!in)
+			continue;
+		if (sscanf(line, "KernelPageSize: %lu kB", &kb) == 1)
+			v->kernel_page_kb = kb;
+		else if (sscanf(line, "AnonHugePages: %lu kB", &kb) == 1)
+			v->anon_huge_kb = kb;
+		else if (sscanf(line, "Size: %lu kB", &kb) == 1)
+			v->size_kb = kb;
+	}
+	fclose(f);
+	return found;
+}
+
+uint32_t arena_page_size_at(const void *addr)
+{
+	struct vma_info v;
+	if (!vma_of(addr, &v))
+		return 0;
+	if (v.kernel_page_kb * KIB == ARENA_PAGE_2M)
+		return ARENA_PAGE_2M;	/* hugetlbfs mapping */
+	if (v.anon_huge_kb == 0)
+		return (uint32_t)(v.kernel_page_kb * KIB);
+	if (v.anon_huge_kb == v.size_kb)
+		return ARENA_PAGE_2M;	/* the whole mapping is in transparent huge pages */
+	return 0;			/* partly huge: smaps cannot say which part */
+}
+
+static void thp_mode(char *buf, size_t cap)
+{
+	FILE *f = fopen(THP_ENABLED_PATH, "r");
+	char line[128];
+	snprintf(buf, cap, "unknown");
+	if (!f)
+		return;
+	if (fgets(line, sizeof(line), f)) {
+		char *l = strchr(line, '['), *r = l ? strchr(l, ']') : NULL;
+		if (l && r)
+			snprintf(buf, cap, "%.*s", (int)(r - l - 1), l + 1);
+	}
+	fclose(f);
+}
+
+static void touch(uint8_t *p, size_t size)
+{
+	for (size_t off = 0; off < size; off += ARENA_PAGE_4K)
+		((volatile uint8_t *)p)[off] = 0;
+}
+
+static bool get_4k(struct arena *a, char *how, size_t how_cap, void **map, size_t *len, char *why, size_t why_cap)
+{
+	void *p = mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		snprintf(why, why_cap, "mmap of %u KiB failed", ARENA_SIZE / KIB);
+		return false;
+	}
+	madvise(p, ARENA_SIZE, MADV_NOHUGEPAGE);
+	touch(p, ARENA_SIZE);
+	*map = p;
+	*len = ARENA_SIZE;
+	a->base = p;
+	snprintf(how, how_cap, "mmap + MADV_NOHUGEPAGE");
+	return true;
+}
+
+static bool get_2m(struct arena *a, char *how, size_t how_cap, void **map, size_t *len, char *why, size_t why_cap)
+{
+	char thp[32];
+	void *p = mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_HUGE_2MB_FLAG, -1, 0);
+	if (p != MAP_FAILED) {
+		touch(p, ARENA_SIZE);
+		*map = p;
+		*len = ARENA_SIZE;
+		a->base = p;
+		snprintf(how, how_cap, "mmap MAP_HUGETLB (hugetlbfs 2 MiB pages)");
+		return true;
+	}
+	/* Over-allocate to find a 2 MiB boundary, then give back both ends. */
+	size_t over = ARENA_SIZE + ARENA_PAGE_2M;
+	uint8_t *raw = mmap(NULL, over, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (raw == MAP_FAILED) {
+		snprintf(why, why_cap, "mmap of %zu KiB failed", over / KIB);
+		return false;
+	}
+	uintptr_t aligned = ((uintptr_t)raw + ARENA_PAGE_2M - 1) & ~(uintptr_t)(ARENA_PAGE_2M - 1);
+	size_t head = aligned - (uintptr_t)raw, tail = over - head - ARENA_SIZE;
+	if (head)
+		munmap(raw, head);
+	if (tail)
+		munmap((uint8_t *)aligned + ARENA_SIZE, tail);
+	p = (void *)aligned;
+	int adv = madvise(p, ARENA_SIZE, MADV_HUGEPAGE);
+	touch(p, ARENA_SIZE);
+	*map = p;
+	*len = ARENA_SIZE;
+	a->base = p;
+	thp_mode(thp, sizeof(thp));
+	snprintf(how, how_cap, "aligned mmap + MADV_HUGEPAGE%s (MAP_HUGETLB: no reserved huge pages; THP mode %s)",
+		 adv ? " refused" : "", thp);
+	return true;
+}
 
 bool arena_get(uint32_t page_size, struct arena *a, char *why, size_t why_cap)
 {
-	(void)page_size; (void)a;
-	snprintf(why, why_cap, "arenas not implemented yet");
-	return false;
+	unsigned slot = page_size == ARENA_PAGE_4K ? SLOT_4K : SLOT_2M;
+
+	memset(a, 0, sizeof(*a));
+	if (page_size != ARENA_PAGE_4K && page_size != ARENA_PAGE_2M) {
+		snprintf(why, why_cap, "page size %u is not 4096 or 2097152", page_size);
+		return false;
+	}
+	if (slots[slot].a.base) {
+		*a = slots[slot].a;
+		return true;
+	}
+	bool ok = slot == SLOT_4K ? get_4k(a, slots[slot].how, sizeof(slots[slot].how), &slots[slot].map,
+					   &slots[slot].map_len, why, why_cap)
+				  : get_2m(a, slots[slot].how, sizeof(slots[slot].how), &slots[slot].map,
+					   &slots[slot].map_len, why, why_cap);
+	if (!ok)
+		return false;
+	a->size = ARENA_SIZE;
+	/* Say what the kernel really gave: the same page size at both ends, or 0 (mixed or unknown). */
+	uint32_t first = arena_page_size_at(a->base), last = arena_page_size_at(a->base + ARENA_SIZE - 1);
+	a->page_size = first == last ? first : 0;
+	if (a->page_size != page_size) {
+		size_t n = strlen(slots[slot].how);
+		snprintf(slots[slot].how + n, sizeof(slots[slot].how) - n, "; got %s",
+			 a->page_size == ARENA_PAGE_4K ? "4 KiB pages" : a->page_size ? "other pages" : "mixed pages");
+	}
+	a->how = slots[slot].how;
+	slots[slot].a = *a;
+	return true;
 }
 
-uint32_t arena_page_size_at(const void *addr) { (void)addr; return 0; }
-void arena_release_all(void) {}
+void arena_release_all(void)
+{
+	for (unsigned i = 0; i < SLOTS; i++) {
+		if (slots[i].map)
+			munmap(slots[i].map, slots[i].map_len);
+		memset(&slots[i], 0, sizeof(slots[i]));
+	}
+}

@@ -1,0 +1,33 @@
+/*
+ * kernel/idt.h - the project's IDT for the run.
+ *
+ * A copy of the firmware's IDT with the exception vectors 0-31 (NMI
+ * included) pointed at kernel/entry.asm's stubs.  The firmware's gates for
+ * vectors 32 and up stay, so its timer and device interrupts keep working
+ * between measurement windows; #VC (29) stays the firmware's, since under
+ * AMD SEV-ES its handler is what makes CPUID and port I/O work at all.
+ * docs/runtime.md explains the choice.  Image-only.
+ */
+#ifndef PMUBOOT_KERNEL_IDT_H
+#define PMUBOOT_KERNEL_IDT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct idt_info {
+	uint64_t fw_base;
+	uint16_t fw_limit;
+	uint64_t base;		/* ours */
+	uint16_t limit;
+	uint16_t cs;		/* code selector of our gates: the firmware's CS, read with mov */
+	uint8_t df_ist;		/* IST kept from the firmware's #DF gate */
+	bool installed;
+};
+
+/* Does nothing when the firmware cannot give a page for the table (then idt_get()->installed is false). */
+void idt_install(void);
+/* Load the firmware's IDTR again (idempotent). */
+void idt_restore(void);
+const struct idt_info *idt_get(void);
+
+#endif

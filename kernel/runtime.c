@@ -1,0 +1,162 @@
+/*
+ * kernel/runtime.c - kernel_init, kernel_run, kernel_teardown and the
+ * `fault` record; see runtime.h and docs/runtime.md.
+ */
+#include "runtime.h"
+#include "activity.h"
+#include "arena.h"
+#include "idt.h"
+#include "kx.h"
+#include "nmi.h"
+#include "trap.h"
+#include "../boot/firmware.h"
+#include "../lib/out.h"
+#include "../lib/record.h"
+
+#define FAULT_CODE_BYTES 16
+#define FAULT_TIMER_US 10000
+#define FAULT_TIMER_LIMIT_US 500000
+
+static struct win_platform platform;
+static bool platform_ready;
+static struct kx_guard guard;
+static struct hw_window fault_window;
+static bool fault_window_valid;
+
+const struct win_platform *kx_platform(void) { return platform_ready ? &platform : NULL; }
+
+void kernel_init(void)
+{
+	idt_install();
+	/* Only now: the probe reads MSRs, and a missing one must land in our fixup handler. */
+	win_probe(&platform, &kx_metal_io);
+	platform_ready = true;
+	kx_trap_set_guard(&guard);
+}
+
+void kx_fault_capture_window(void)
+{
+	struct hw_window *w = win_active();
+	if (w) {
+		fault_window = *w;
+		fault_window_valid = true;
+	}
+}
+
+static void restore_fault_window(void)
+{
+	if (fault_window_valid && platform_ready) {
+		fault_window_valid = false;
+		win_forget();
+		win_leave(&platform, &fault_window);
+	}
+}
+
+void kx_emergency_restore(void)
+{
+	restore_fault_window();
+	arena_emergency_restore();
+	idt_restore();
+}
+
+/* Back on the guarded call's stack after a fault: undo the window, then interrupts as they were. */
+static void recover(void)
+{
+	restore_fault_window();
+	if (guard.rflags & RFLAGS_IF)
+		__asm__ volatile("sti" : : : "memory");
+}
+
+/* Fixed-width strings, not pointers: no relocations for a table nobody writes. */
+static const char vector_names[VEC_EXCEPTIONS][9] = {
+	"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "CSO", "#TS", "#NP", "#SS", "#GP",
+	"#PF", "reserved", "#MF", "#AC", "#MC", "#XM", "#VE", "#CP", "reserved", "reserved", "reserved",
+	"reserved", "reserved", "reserved", "#HV", "#VC", "#SX", "reserved",
+};
+
+static void fault_report(void *unused)
+{
+	struct rec r;	/* on the stack: .bss is file size in this image */
+	const struct kx_fault *k = kx_fault_info();
+	const struct kx_frame *f = &k->f;
+	uint64_t base = fw_image_base(), size = fw_image_size();
+	bool in_image = base && f->rip >= base && f->rip < base + size;
+	const char *name = f->vector < VEC_EXCEPTIONS ? vector_names[f->vector] : "?";
+	char where[48];
+
+	(void)unused;
+	if (in_image)
+		snprintf(where, sizeof(where), "pmuboot.efi+0x%llx", (unsigned long long)(f->rip - base));
+	else
+		snprintf(where, sizeof(where), "outside the image");
+	out_text("FAULT: %s (vector %llu, error code 0x%llx) at 0x%llx (%s), cr2 0x%llx, while running '%s'; "
+		 "the run ends here", name, (unsigned long long)f->vector, (unsigned long long)f->error,
+		 (unsigned long long)f->rip, where, (unsigned long long)k->cr2, k->activity);
+	if (!rec_stream_open())
+		return;
+	rec_start(&r, "fault");
+	rec_u64(&r, "vector", f->vector);
+	rec_str(&r, "name", name);
+	rec_hex(&r, "error_code", f->error);
+	rec_hex(&r, "rip", f->rip);
+	if (in_image)
+		rec_hex(&r, "image_offset", f->rip - base);
+	else
+		rec_null(&r, "image_offset");
+	rec_hex(&r, "image_base", base);
+	rec_hex(&r, "cr2", k->cr2);
+	rec_hex(&r, "cr3", k->cr3);
+	rec_hex(&r, "rsp", f->rsp);
+	rec_hex(&r, "rflags", f->rflags);
+	rec_hex(&r, "cs", f->cs);
+	rec_str(&r, "activity", k->activity);
+	rec_bool(&r, "in_window", k->in_window);
+	rec_obj(&r, "regs");
+	static const char reg_names[][4] = { "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "r8",
+				       "r9",  "r10", "r11", "r12", "r13", "r14", "r15" };
+	const uint64_t *regs = &f->rax;
+	for (unsigned i = 0; i < ARRAY_SIZE(reg_names); i++)
+		rec_hex(&r, reg_names[i], regs[i]);
+	rec_obj_end(&r);
+	if (in_image && f->rip + FAULT_CODE_BYTES <= base + size) {
+		/* The instruction bytes, so a capture alone shows what faulted. */
+		char code[FAULT_CODE_BYTES * 3];
+		const uint8_t *p = (const uint8_t *)(uintptr_t)f->rip;
+		size_t n = 0;
+		for (unsigned i = 0; i < FAULT_CODE_BYTES; i++)
+			n += (size_t)snprintf(code + n, sizeof(code) - n, i ? " %02x" : "%02x", p[i]);
+		rec_str(&r, "code", code);
+	}
+	/* The window was restored before this report: the firmware's tick must be back. */
+	rec_bool(&r, "firmware_timer_ok", fw_timer_event_fires(FAULT_TIMER_US, FAULT_TIMER_LIMIT_US));
+	rec_str(&r, "outcome", "run ended; interrupt masks restored, firmware IDT and page tables restored next");
+	rec_emit(&r);
+	rec_stream_note_error();
+}
+
+bool kernel_run(void (*body)(void *), void *arg)
+{
+	guard.active = true;
+	int faulted = kx_guarded_call(body, arg, &guard);
+	guard.active = false;
+	if (!faulted)
+		return true;
+	recover();
+	activity_set("fault report");
+	guard.active = true;
+	if (kx_guarded_call(fault_report, NULL, &guard)) {
+		recover();
+		out_text("pmuboot: a second exception while reporting the first; the run ends");
+	}
+	guard.active = false;
+	return false;
+}
+
+void kernel_teardown(void)
+{
+	kx_unroute_all();
+	nmi_unregister_all();
+	arena_release_all();
+	idt_restore();
+	platform_ready = false;
+}

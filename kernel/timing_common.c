@@ -1,0 +1,100 @@
+/* kernel/timing_common.c - see timing_common.h. */
+#include "timing_common.h"
+#include "hw.h"
+#include "../bench/calib.h"
+#include "../lib/libc.h"
+
+#define CPUID_TSC_LEAF 0x15u		/* Intel SDM Vol. 2A, CPUID leaf 15H */
+#define CPUID_FREQ_LEAF 0x16u		/* leaf 16H */
+#define CPUID_EXT_APM 0x80000007u	/* EDX[8]: invariant TSC (SDM Vol. 2A; AMD APM Vol. 3 E.4.6) */
+#define APM_EDX_INVARIANT_TSC (1u << 8)
+#define CORE_RUNS 7
+#define CORE_MAX_ATTEMPTS 21
+#define CORE_ITERATIONS 16384u		/* x 64 adds: about 1M cycles, under a millisecond on silicon */
+
+void timing_read_cpuid(struct timing_info *t, struct timing_detail *d)
+{
+	struct cpuid_regs r0, r1, r;
+
+	hw_cpuid(0, 0, &r0);
+	hw_cpuid(1, 0, &r1);
+	uint32_t family = (r1.eax >> 8) & 0xF, model = (r1.eax >> 4) & 0xF;
+	if (family == 0xF)
+		family += (r1.eax >> 20) & 0xFF;
+	if (family == 0x6 || family >= 0xF)
+		model |= ((r1.eax >> 16) & 0xF) << 4;
+
+	hw_cpuid(0x80000000u, 0, &r);
+	if (r.eax >= CPUID_EXT_APM) {
+		hw_cpuid(CPUID_EXT_APM, 0, &r);
+		t->invariant_tsc = (r.edx & APM_EDX_INVARIANT_TSC) != 0;
+	}
+	if (r0.eax >= CPUID_FREQ_LEAF) {
+		hw_cpuid(CPUID_FREQ_LEAF, 0, &r);
+		d->c16_base_mhz = r.eax & 0xFFFF;
+		d->c16_max_mhz = r.ebx & 0xFFFF;
+		d->c16_bus_mhz = r.ecx & 0xFFFF;
+		d->have_c16 = d->c16_base_mhz != 0;
+		if (d->have_c16)
+			tsc_from_cpuid16(d->c16_base_mhz, &d->c16);
+	}
+	if (r0.eax >= CPUID_TSC_LEAF) {
+		hw_cpuid(CPUID_TSC_LEAF, 0, &r);
+		d->c15_eax = r.eax;
+		d->c15_ebx = r.ebx;
+		d->c15_ecx = r.ecx;
+		d->have_c15 = r.eax && r.ebx;
+		if (d->have_c15)
+			tsc_from_cpuid15(r.eax, r.ebx, r.ecx, family, model, d->c16_base_mhz, &d->c15);
+	}
+}
+
+void timing_choose(struct timing_info *t, struct timing_detail *d)
+{
+	struct tsc_figure chosen;
+	tsc_choose(&d->c15, &d->c16, &d->measured, &chosen, d->note, sizeof(d->note));
+	t->tsc_hz = chosen.hz;
+	t->tsc_source = chosen.hz ? chosen.source : "unknown";
+	t->tsc_error_ppm = chosen.error_ppm;
+}
+
+void timing_calibrate_core(struct timing_info *t, struct timing_detail *d)
+{
+	uint64_t ratio[CORE_RUNS];
+	unsigned n = 0, attempts = 0;
+	bool unwindowed = false;
+
+	(void)calib_add_chain(CORE_ITERATIONS);	/* warm the code and the branch predictor */
+	while (n < CORE_RUNS && attempts++ < CORE_MAX_ATTEMPTS) {
+		struct hw_window w;
+		bool win = hw_window_enter(&w);
+		uint64_t t0 = hw_tsc();
+		uint64_t adds = calib_add_chain(CORE_ITERATIONS);
+		uint64_t t1 = hw_tsc();
+		if (win)
+			hw_window_leave(&w);
+		else
+			unwindowed = true;
+		if (win && hw_window_polluted(&w)) {
+			d->core_dropped++;
+			continue;
+		}
+		d->core_adds = adds;
+		int64_t r = core_per_tsc_milli(adds, t1 - t0);
+		ratio[n++] = r > 0 ? (uint64_t)r : 0;
+	}
+	d->core_runs = n;
+	if (!n) {
+		snprintf(d->core_note, sizeof(d->core_note), "every calibration run was disturbed (%u dropped)",
+			 d->core_dropped);
+		return;
+	}
+	t->core_per_tsc_milli = (int64_t)u64_median(ratio, n);
+	t->core_spread_milli = spread_milli(ratio, n);
+	t->core_source = "add_chain";
+	if (unwindowed)
+		snprintf(d->core_note, sizeof(d->core_note), "no interrupts-off window was available");
+	else if (t->emulated)
+		snprintf(d->core_note, sizeof(d->core_note),
+			 "a hypervisor is present: the clocks are the ones it presents (under an emulator such as QEMU TCG, not the silicon's)");
+}

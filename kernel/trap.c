@@ -1,0 +1,84 @@
+/*
+ * kernel/trap.c - what happens on an exception.
+ *
+ * Three outcomes, decided here with interrupts off on the interrupted
+ * stack (no output, no firmware calls in this context):
+ *   - NMI: dispatched to the registered callbacks (kernel/nmi.c), then return;
+ *   - #GP or #UD at an address in the fixup table: RAX = vector, resume at
+ *     the fixup (the safe MSR/PMC accessors in hw_metal.c);
+ *   - anything else is fatal: the state is captured, the open measurement
+ *     window is copied so it can be restored, and the CPU resumes in
+ *     kx_guard_resume on the guarded call's stack (kernel/runtime.c), which
+ *     reports the fault and ends the run cleanly.
+ */
+#include "trap.h"
+#include "activity.h"
+#include "fixup.h"
+#include "nmi.h"
+#include "kx.h"
+#include "window.h"
+#include "../lib/libc.h"
+
+extern const struct ex_entry __ex_table_start[], __ex_table_end[];
+
+static struct kx_fault fault;
+static struct kx_guard *guard;
+static volatile uint64_t fixups;
+
+void kx_trap_set_guard(struct kx_guard *g) { guard = g; }
+const struct kx_fault *kx_fault_info(void) { return &fault; }
+uint64_t kx_fixup_count(void) { return fixups; }
+
+void kx_ex_table(const struct ex_entry **start, const struct ex_entry **end)
+{
+	*start = __ex_table_start;
+	*end = __ex_table_end;
+}
+
+/* Only faults resume at a fixup: an NMI or a trap may well report an RIP that is in the table. */
+static bool fixable(uint64_t vector) { return vector == VEC_GP || vector == VEC_UD; }
+
+static void halt_forever(void)
+{
+	for (;;)
+		__asm__ volatile("cli; hlt");
+}
+
+void kx_trap(struct kx_frame *f)
+{
+	if (f->vector == VEC_NMI) {
+		nmi_dispatch();
+		return;
+	}
+	if (fixable(f->vector)) {
+		uintptr_t fix = ex_lookup(__ex_table_start, __ex_table_end, (uintptr_t)f->rip);
+		if (fix) {
+			f->rax = f->vector;
+			f->rip = fix;
+			fixups++;
+			return;
+		}
+	}
+
+	/* Fatal.  Keep the first fault's state: a second one is a failure of the recovery itself. */
+	if (fault.count++ == 0) {
+		fault.f = *f;
+		fault.cr2 = kx_read_cr2();
+		fault.cr3 = kx_read_cr3();
+		fault.activity = activity_get();
+		fault.in_window = win_active() != NULL;
+		kx_fault_capture_window();
+	}
+	if (guard && guard->active) {
+		guard->active = false;
+		f->rip = (uint64_t)(uintptr_t)kx_guard_resume;
+		f->rsp = guard->rsp;
+		f->rflags = guard->rflags & ~RFLAGS_IF;	/* the recovery code turns interrupts back on */
+		f->cs = kx_read_cs();
+		f->ss = kx_read_ss();
+		return;
+	}
+	/* No way back: give the firmware its own tables and stop. */
+	kx_emergency_restore();
+	halt_forever();
+}

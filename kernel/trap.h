@@ -1,0 +1,77 @@
+/*
+ * kernel/trap.h - exception entry (kernel/entry.asm) and its C handler.
+ *
+ * Image-only.  The layout of struct kx_frame is fixed by the pushes in
+ * kx_common; struct kx_guard by kx_guarded_call.
+ */
+#ifndef PMUBOOT_KERNEL_TRAP_H
+#define PMUBOOT_KERNEL_TRAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Exception vectors (Intel SDM Vol. 3A §6.3.1, Table 6-1; AMD APM Vol. 2 §8.2). */
+#define VEC_DE 0
+#define VEC_NMI 2
+#define VEC_UD 6
+#define VEC_DF 8
+#define VEC_GP 13
+#define VEC_PF 14
+#define VEC_VC 29	/* AMD SEV-ES VMM communication: left to the firmware */
+#define VEC_EXCEPTIONS 32
+
+#define RFLAGS_IF (1ull << 9)	/* Intel SDM Vol. 1 §3.4.3, Figure 3-8 */
+
+struct kx_frame {
+	uint64_t rax, rbx, rcx, rdx, rsi, rdi, rbp;
+	uint64_t r8, r9, r10, r11, r12, r13, r14, r15;
+	uint64_t vector, error;
+	/* Pushed by the CPU (Intel SDM Vol. 3A §6.14.2, Figure 6-9). */
+	uint64_t rip, cs, rflags, rsp, ss;
+};
+
+struct kx_guard {
+	uint64_t rsp, rflags;	/* written by kx_guarded_call */
+	volatile bool active;
+};
+
+/* kernel/entry.asm */
+extern const char kx_stubs[], kx_stubs_end[];
+#define KX_STUB_SIZE 16
+int kx_guarded_call(void (*fn)(void *), void *arg, struct kx_guard *g);
+void kx_guard_resume(void);
+
+/* kernel/trap.c */
+void kx_trap(struct kx_frame *f);
+
+/* What a fatal exception left behind, for the `fault` record. */
+struct kx_fault {
+	struct kx_frame f;
+	uint64_t cr2, cr3;
+	const char *activity;
+	bool in_window;
+	unsigned count;		/* fatal exceptions so far (a second one during recovery) */
+};
+const struct kx_fault *kx_fault_info(void);
+void kx_trap_set_guard(struct kx_guard *g);
+
+/* Fixups taken so far (self-test and diagnostics). */
+uint64_t kx_fixup_count(void);
+/* The fixup table this image was linked with. */
+struct ex_entry;
+void kx_ex_table(const struct ex_entry **start, const struct ex_entry **end);
+
+/* Control registers (Intel SDM Vol. 3A §2.5). */
+static inline uint64_t kx_read_cr2(void) { uint64_t v; __asm__ volatile("mov %%cr2, %0" : "=r"(v)); return v; }
+static inline uint64_t kx_read_cr3(void) { uint64_t v; __asm__ volatile("mov %%cr3, %0" : "=r"(v)); return v; }
+static inline uint64_t kx_read_cr4(void) { uint64_t v; __asm__ volatile("mov %%cr4, %0" : "=r"(v)); return v; }
+static inline uint16_t kx_read_cs(void) { uint16_t v; __asm__ volatile("mov %%cs, %0" : "=r"(v)); return v; }
+static inline uint16_t kx_read_ss(void) { uint16_t v; __asm__ volatile("mov %%ss, %0" : "=r"(v)); return v; }
+static inline uint64_t kx_read_rflags(void)
+{
+	uint64_t v;
+	__asm__ volatile("pushfq; pop %0" : "=r"(v) : : "memory");
+	return v;
+}
+
+#endif
