@@ -44,8 +44,8 @@ static const struct opt_def opts[] = {
 	  "Use performance counters that were already enabled when pmuboot started (by firmware or a "
 	  "BMC). Their state is still restored at the end." },
 	{ "selftest", OPT_STR, OFF(selftest), NULL, 0, 0, "", "selftest=fixup,nmi",
-	  "Runtime self-tests to run first, comma-separated: `fixup`, `fault`, `nmi`, `paging`, or `all`. "
-	  "`fault` ends the run through the fault path on purpose." },
+	  "Runtime self-tests to run first, comma-separated: `fixup`, `window`, `nmi`, `paging`, `fault`, or "
+	  "`all` (see docs/runtime.md). `fault` runs last and ends the run through the fault path on purpose." },
 	{ "bench", OPT_STR, OFF(bench), NULL, 0, 0, "all", "bench=store_forward,split.load_page",
 	  "Benchmarks to run: `all`, `none`, or a comma-separated list of `kernel` or `kernel.variant`." },
 	{ "reps", OPT_U32, OFF(reps), NULL, 3, 10000, "11", "reps=31",
