@@ -47,7 +47,9 @@ uint64_t hw_tsc(void);
  */
 struct hw_window {
 	uint64_t smi_start, smi_end;	/* MSR_SMI_COUNT where readable */
-	uint32_t nmi_start, nmi_end;	/* NMIs taken, from the kernel's counter */
+	uint32_t nmi_start, nmi_end;	/* NMIs taken that no registered source claimed (kernel/nmi.h):
+					 * an IBS NMI routed by hw_nmi_route_eilvt is part of the
+					 * measurement, not pollution */
 	bool smi_valid;
 	bool if_was_set;		/* RFLAGS.IF at entry */
 	bool if_verified_clear;		/* RFLAGS.IF read back as 0 inside */
