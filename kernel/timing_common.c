@@ -98,3 +98,24 @@ void timing_calibrate_core(struct timing_info *t, struct timing_detail *d)
 		snprintf(d->core_note, sizeof(d->core_note),
 			 "a hypervisor is present: the clocks are the ones it presents (under an emulator such as QEMU TCG, not the silicon's)");
 }
+
+static struct timing_info info;
+static struct timing_detail detail;
+static bool done;
+
+const struct timing_info *timing_init(bool hypervisor)
+{
+	if (done)
+		return &info;
+	info.emulated = hypervisor;
+	timing_read_cpuid(&info, &detail);
+	timing_measure_tsc(&detail);
+	timing_choose(&info, &detail);
+	timing_calibrate_core(&info, &detail);
+	done = true;
+	return &info;
+}
+
+const struct timing_info *timing_get(void) { return &info; }
+
+void timing_report(const struct timing_info *t) { timing_emit(t, &detail); }

@@ -10,6 +10,13 @@
 #include "timing.h"
 #include "tsc_math.h"
 
+/*
+ * The platform's measurement of the TSC against an independent clock, into
+ * d->measured (or d->measure_problem): ACPI PM timer / HPET / firmware Stall
+ * on bare metal, CLOCK_MONOTONIC_RAW on Linux.
+ */
+void timing_measure_tsc(struct timing_detail *d);
+
 /* Invariant TSC, CPUID 15h/16h figures (hw_cpuid). */
 void timing_read_cpuid(struct timing_info *t, struct timing_detail *d);
 

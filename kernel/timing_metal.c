@@ -23,9 +23,7 @@
 #define STALL_TOLERANCE_PPM 20000	/* UEFI states no accuracy for Stall; 2% is an assumption */
 #define US_PER_S 1000000u
 
-static struct timing_info info;
-static struct timing_detail detail;
-static bool done;
+static struct timing_detail *detail;
 
 static bool measure_against(const struct ref_clock *c)
 {
@@ -43,57 +41,41 @@ static bool measure_against(const struct ref_clock *c)
 	}
 	if (!n)
 		return false;
-	detail.measured_runs = n;
-	detail.ref_hz = c->hz;
-	return tsc_combine(s, n, c->tolerance_ppm, c->name, &detail.measured, &detail.measured_spread_ppm);
+	detail->measured_runs = n;
+	detail->ref_hz = c->hz;
+	return tsc_combine(s, n, c->tolerance_ppm, c->name, &detail->measured, &detail->measured_spread_ppm);
 }
 
-static void measure(void)
+void timing_measure_tsc(struct timing_detail *d)
 {
+	detail = d;
 	struct ref_clock c;
 	static char why_pm[96], why_hpet[96], why_all[256];
 
 	if (refclock_pm_timer(&c, why_pm, sizeof(why_pm)) && measure_against(&c))
 		return;
-	if (c.name && !detail.measured.hz)
+	if (c.name && !detail->measured.hz)
 		snprintf(why_pm, sizeof(why_pm), "the PM timer did not advance");
 	if (refclock_hpet(&c, why_hpet, sizeof(why_hpet)) && measure_against(&c))
 		return;
-	if (c.name && !detail.measured.hz)
+	if (c.name && !detail->measured.hz)
 		snprintf(why_hpet, sizeof(why_hpet), "the HPET did not advance");
 
 	/* Last resort: the firmware's Stall, outside any window (a boot service may turn interrupts on). */
 	snprintf(why_all, sizeof(why_all), "PM timer: %s; HPET: %s", why_pm, why_hpet);
-	detail.measure_problem = why_all;
+	detail->measure_problem = why_all;
 	uint64_t t0 = hw_tsc();
 	fw_stall_us(STALL_US);
 	uint64_t t1 = hw_tsc();
 	if (t1 > t0) {
-		detail.measured.hz = muldiv64(t1 - t0, US_PER_S, STALL_US);
-		detail.measured.error_ppm = STALL_TOLERANCE_PPM;
-		detail.measured.source = "firmware_stall";
-		detail.measured.how = "one firmware Stall";
-		detail.measured_runs = 1;
-		detail.ref_hz = US_PER_S;
+		detail->measured.hz = muldiv64(t1 - t0, US_PER_S, STALL_US);
+		detail->measured.error_ppm = STALL_TOLERANCE_PPM;
+		detail->measured.source = "firmware_stall";
+		detail->measured.how = "one firmware Stall";
+		detail->measured_runs = 1;
+		detail->ref_hz = US_PER_S;
 		return;
 	}
 	snprintf(why_all, sizeof(why_all), "PM timer: %s; HPET: %s; Stall: TSC did not advance", why_pm, why_hpet);
-	detail.measure_problem = why_all;
+	detail->measure_problem = why_all;
 }
-
-const struct timing_info *timing_init(bool hypervisor)
-{
-	if (done)
-		return &info;
-	info.emulated = hypervisor;
-	timing_read_cpuid(&info, &detail);
-	measure();
-	timing_choose(&info, &detail);
-	timing_calibrate_core(&info, &detail);
-	done = true;
-	return &info;
-}
-
-const struct timing_info *timing_get(void) { return &info; }
-
-void timing_report(const struct timing_info *t) { timing_emit(t, &detail); }

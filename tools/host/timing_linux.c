@@ -26,9 +26,7 @@
 #define MONO_RAW_TOLERANCE_PPM 100
 #define CLOCKSOURCE_PATH "/sys/devices/system/clocksource/clocksource0/current_clocksource"
 
-static struct timing_info info;
-static struct timing_detail detail;
-static bool done;
+static struct timing_detail *detail;
 static char how[128];
 
 static uint64_t mono_raw_ns(void *ctx)
@@ -50,8 +48,9 @@ static void clocksource(char *buf, size_t cap)
 	fclose(f);
 }
 
-static void measure(void)
+void timing_measure_tsc(struct timing_detail *d)
 {
+	detail = d;
 	struct ref_clock c = { "clock_monotonic_raw", mono_raw_ns, NULL, UINT64_MAX, NS_PER_S, MONO_RAW_TOLERANCE_PPM };
 	struct tsc_sample s[MEASURE_RUNS];
 	unsigned n = 0;
@@ -65,31 +64,14 @@ static void measure(void)
 	for (unsigned i = 0; i < MEASURE_RUNS; i++)
 		if (tsc_measure(&c, MEASURE_NS, MEASURE_GIVE_UP_TSC, &s[n]))
 			n++;
-	if (!n || !tsc_combine(s, n, c.tolerance_ppm, c.name, &detail.measured, &detail.measured_spread_ppm)) {
-		detail.measure_problem = "CLOCK_MONOTONIC_RAW did not advance";
+	if (!n || !tsc_combine(s, n, c.tolerance_ppm, c.name, &detail->measured, &detail->measured_spread_ppm)) {
+		detail->measure_problem = "CLOCK_MONOTONIC_RAW did not advance";
 		return;
 	}
 	clocksource(src, sizeof(src));
 	snprintf(how, sizeof(how), "median of %u; kernel clocksource %s%s", n, src,
 		 strcmp(src, "tsc") == 0 ? " (the TSC itself, as the kernel calibrated it)" : "");
-	detail.measured.how = how;
-	detail.measured_runs = n;
-	detail.ref_hz = NS_PER_S;
+	detail->measured.how = how;
+	detail->measured_runs = n;
+	detail->ref_hz = NS_PER_S;
 }
-
-const struct timing_info *timing_init(bool hypervisor)
-{
-	if (done)
-		return &info;
-	info.emulated = hypervisor;
-	timing_read_cpuid(&info, &detail);
-	measure();
-	timing_choose(&info, &detail);
-	timing_calibrate_core(&info, &detail);
-	done = true;
-	return &info;
-}
-
-const struct timing_info *timing_get(void) { return &info; }
-
-void timing_report(const struct timing_info *t) { timing_emit(t, &detail); }
