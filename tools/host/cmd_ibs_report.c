@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "host.h"
+#include "host_dump.h"
 #include "lib/record.h"
 #include "lib/out.h"
 #include "pmu/ibs.h"
@@ -148,37 +149,6 @@ static void end_variant(const struct ibs_capture_item *it)
 	close_group();
 }
 
-static char *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
-
-	if (!f)
-		return NULL;
-	for (;;) {
-		if (n + 65536 + 1 > cap) {
-			cap = cap ? cap * 2 : 1 << 20;
-			char *b = realloc(buf, cap);
-			if (!b) {
-				free(buf);
-				fclose(f);
-				errno = ENOMEM;
-				return NULL;
-			}
-			buf = b;
-		}
-		size_t k = fread(buf + n, 1, cap - n - 1, f);
-		n += k;
-		if (k == 0)
-			break;
-	}
-	fclose(f);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-}
-
 int cmd_ibs_report(int argc, char **argv)
 {
 	static struct ibs_capture_item it;
@@ -193,7 +163,7 @@ int cmd_ibs_report(int argc, char **argv)
 		return 2;
 	}
 	st.file = argv[1];
-	text = read_file(st.file, &len);
+	text = host_read_file(st.file, &len);
 	if (!text) {
 		fprintf(stderr, "pmuboot-host ibs-report: cannot read %s: %s\n", st.file, strerror(errno));
 		return 1;

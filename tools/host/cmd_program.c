@@ -24,25 +24,13 @@
 #include "pmu/count_msr.h"
 #include "pmu/count_sched.h"
 #include "pmu/cpu.h"
-#include "pmu/cpuid_dump.h"
+#include "host_dump.h"
 #include "pmu/msr_save.h"
 #include "pmu/pmu_caps.h"
 #include "pmu/pmu_model.h"
 
-#define DUMP_MAX_BYTES (64u << 20)
 /* Events each counting counter sees while the "kernel" runs, so reads and restores show. */
 #define MODEL_UNITS 1000u
-
-struct dump_source {
-	struct cpuid_dump d;
-	size_t cpu;
-};
-
-static void dump_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf, struct cpuid_regs *out)
-{
-	const struct dump_source *s = ctx;
-	cpuid_dump_query(&s->d, s->cpu, leaf, subleaf, out);
-}
 
 /* MSR accesses go to the model; anything it does not model faults, as an absent MSR would. */
 static int model_rd(void *ctx, uint32_t msr, uint64_t *val)
@@ -55,55 +43,6 @@ static int model_wr(void *ctx, uint32_t msr, uint64_t val)
 {
 	int r;
 	return pmu_model_wrmsr(ctx, msr, val, &r) ? r : HW_FAULT_GP;
-}
-
-static bool load_dump(const char *path, struct dump_source *s)
-{
-	FILE *f = fopen(path, "rb");
-	char *text = NULL;
-	size_t len = 0, cap = 0;
-
-	if (!f) {
-		fprintf(stderr, "pmuboot-host program: %s: %s\n", path, strerror(errno));
-		return false;
-	}
-	for (;;) {
-		if (len == cap) {
-			cap = cap ? cap * 2 : 65536;
-			char *nb = cap <= DUMP_MAX_BYTES ? realloc(text, cap) : NULL;
-			if (!nb) {
-				fprintf(stderr, "pmuboot-host program: %s: too large\n", path);
-				fclose(f);
-				return false;
-			}
-			text = nb;
-		}
-		size_t got = fread(text + len, 1, cap - len, f);
-		len += got;
-		if (!got)
-			break;
-	}
-	fclose(f);
-	size_t lines = cpuid_dump_line_count(text, len);
-	struct cpuid_dump_leaf *leaves = calloc(lines + 1, sizeof(*leaves));
-	struct cpuid_dump_cpu *cpus = calloc(lines + 1, sizeof(*cpus));
-	if (!leaves || !cpus) {
-		fprintf(stderr, "pmuboot-host program: out of memory\n");
-		return false;
-	}
-	cpuid_dump_init(&s->d, leaves, lines + 1, cpus, lines + 1);
-	if (!cpuid_dump_parse(&s->d, text, len)) {
-		if (s->d.err_line)
-			fprintf(stderr, "pmuboot-host program: %s:%u: %s\n", path, s->d.err_line, s->d.err);
-		else
-			fprintf(stderr, "pmuboot-host program: %s: %s\n", path, s->d.err);
-		return false;
-	}
-	if (s->cpu >= s->d.ncpus) {
-		fprintf(stderr, "pmuboot-host program: %s has %zu CPU blocks, no block %zu\n", path, s->d.ncpus, s->cpu);
-		return false;
-	}
-	return true;
 }
 
 /* Print the writes logged since *cursor, under a heading whenever the phase changes. */
@@ -146,7 +85,8 @@ static int usage(void)
 
 int cmd_program(int argc, char **argv)
 {
-	static struct dump_source src;
+	static struct host_dump src;
+	size_t block = 0;
 	static struct cpu_info ci;
 	static struct pmu_caps caps;
 	static struct pmu_model model;
@@ -168,7 +108,7 @@ int cmd_program(int argc, char **argv)
 				fprintf(stderr, "pmuboot-host program: --cpu wants a CPU block number, not '%s'\n", argv[i]);
 				return 2;
 			}
-			src.cpu = (size_t)n;
+			block = (size_t)n;
 		} else if (!strcmp(argv[i], "--user")) {
 			priv = COUNT_PRIV_USER;
 		} else if (!strcmp(argv[i], "--kernel")) {
@@ -195,9 +135,8 @@ int cmd_program(int argc, char **argv)
 			COUNT_MAX_EVENTS);
 		return 2;
 	}
-	if (!load_dump(dump, &src))
+	if (!host_dump_load("program", dump, block, &src))
 		return 2;
-	hw_linux_set_cpuid_source(dump_cpuid, &src);
 	cpu_identify(&ci);
 	pmu_caps_detect(&ci, &caps);
 

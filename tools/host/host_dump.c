@@ -1,0 +1,85 @@
+/* tools/host/host_dump.c - see host_dump.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host_dump.h"
+#include "hw_linux.h"
+
+char *host_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (n + 1 >= cap) {
+			cap = cap ? cap * 2 : 65536;
+			char *nb = cap <= HOST_FILE_MAX ? realloc(buf, cap) : NULL;
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				errno = cap > HOST_FILE_MAX ? EFBIG : ENOMEM;
+				return NULL;
+			}
+			buf = nb;
+		}
+		size_t got = fread(buf + n, 1, cap - n - 1, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	int err = ferror(f);
+	fclose(f);
+	if (err) {
+		free(buf);
+		errno = EIO;
+		return NULL;
+	}
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+static void dump_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf, struct cpuid_regs *out)
+{
+	const struct host_dump *s = ctx;
+	cpuid_dump_query(&s->d, s->cpu, leaf, subleaf, out);
+}
+
+bool host_dump_load(const char *cmd, const char *path, size_t cpu, struct host_dump *s)
+{
+	size_t len;
+
+	s->cpu = cpu;
+	s->text = host_read_file(path, &len);
+	if (!s->text) {
+		fprintf(stderr, "pmuboot-host %s: %s: %s\n", cmd, path, strerror(errno));
+		return false;
+	}
+	size_t lines = cpuid_dump_line_count(s->text, len) + 1;
+	struct cpuid_dump_leaf *leaves = calloc(lines, sizeof(*leaves));
+	struct cpuid_dump_cpu *cpus = calloc(lines, sizeof(*cpus));
+	if (!leaves || !cpus) {
+		fprintf(stderr, "pmuboot-host %s: %s: out of memory\n", cmd, path);
+		return false;
+	}
+	cpuid_dump_init(&s->d, leaves, lines, cpus, lines);
+	if (!cpuid_dump_parse(&s->d, s->text, len)) {
+		if (s->d.err_line)
+			fprintf(stderr, "pmuboot-host %s: %s:%u: %s\n", cmd, path, s->d.err_line, s->d.err);
+		else
+			fprintf(stderr, "pmuboot-host %s: %s: %s\n", cmd, path, s->d.err);
+		return false;
+	}
+	if (s->cpu >= s->d.ncpus) {
+		fprintf(stderr, "pmuboot-host %s: %s has %zu CPU blocks (0..%zu), no block %zu\n", cmd, path,
+			s->d.ncpus, s->d.ncpus - 1, s->cpu);
+		return false;
+	}
+	hw_linux_set_cpuid_source(dump_cpuid, s);
+	return true;
+}

@@ -1,0 +1,30 @@
+/*
+ * tools/host/host_dump.h - files for pmuboot-host commands: reading a whole
+ * file, and answering CPUID from a CPUID dump (identify, program).
+ */
+#ifndef PMUBOOT_TOOLS_HOST_HOST_DUMP_H
+#define PMUBOOT_TOOLS_HOST_HOST_DUMP_H
+
+#include "lib/libc.h"
+#include "pmu/cpuid_dump.h"
+
+/* The largest real dumps are a few hundred KiB; captures can be larger. */
+#define HOST_FILE_MAX ((size_t)64 << 20)
+
+/* The whole file, NUL-terminated; NULL with errno set (EFBIG past HOST_FILE_MAX). */
+char *host_read_file(const char *path, size_t *len);
+
+struct host_dump {
+	struct cpuid_dump d;
+	size_t cpu;	/* the logical-CPU block CPUID answers from */
+	char *text;
+};
+
+/*
+ * Read and parse a dump and make CPUID answer from block `cpu` of it (MSRs
+ * then read as absent).  On error prints "pmuboot-host CMD: FILE[:LINE]:
+ * message" and returns false.
+ */
+bool host_dump_load(const char *cmd, const char *path, size_t cpu, struct host_dump *s);
+
+#endif
