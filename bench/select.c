@@ -33,17 +33,9 @@ size_t bench_select(const char *spec, bool *sel, void (*bad)(const char *word, s
 	const char *p = spec;
 
 	memset(sel, 0, n * sizeof(*sel));
-	while (*p) {
-		while (*p == ',' || lc_isspace(*p))
-			p++;
-		const char *w = p;
-		while (*p && *p != ',')
-			p++;
-		size_t len = (size_t)(p - w);
-		while (len && lc_isspace(w[len - 1]))
-			len--;
-		if (!len)
-			continue;
+	const char *w;
+	size_t len;
+	while (lc_next_item(&p, ',', &w, &len)) {
 		if (word_is(w, len, "all"))
 			for (size_t i = 0; i < n; i++)
 				sel[i] = true;

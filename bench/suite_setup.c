@@ -70,17 +70,9 @@ void suite_setup_extra_events(void)
 	const char *p = suite.cfg->events;
 	char err[192];
 
-	while (*p) {
-		while (*p == ';' || lc_isspace(*p))
-			p++;
-		const char *w = p;
-		while (*p && *p != ';')
-			p++;
-		size_t len = (size_t)(p - w);
-		while (len && lc_isspace(w[len - 1]))
-			len--;
-		if (!len)
-			continue;
+	const char *w;
+	size_t len;
+	while (lc_next_item(&p, ';', &w, &len)) {
 		if (suite.nextra == EXTRA_MAX) {
 			rec_error("bench", "events", "more than %d extra events; '%.*s' and later ones are ignored",
 				  EXTRA_MAX, (int)(len > 60 ? 60 : len), w);

@@ -54,4 +54,11 @@ int lc_strcasecmp(const char *a, const char *b);
  */
 bool lc_parse_u64(const char *s, size_t len, uint64_t *out);
 
+/*
+ * The next item of a list separated by `sep` (option values such as
+ * "a,b" or "x;y"): skips separators and white space, sets *item and *len to
+ * the item with trailing space trimmed, advances *p.  False at the end.
+ */
+bool lc_next_item(const char **p, char sep, const char **item, size_t *len);
+
 #endif

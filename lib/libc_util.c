@@ -43,3 +43,29 @@ bool lc_parse_u64(const char *s, size_t len, uint64_t *out)
 	*out = v;
 	return true;
 }
+
+bool lc_next_item(const char **p, char sep, const char **item, size_t *len)
+{
+	const char *s = *p;
+
+	for (;;) {
+		while (*s == sep || lc_isspace((unsigned char)*s))
+			s++;
+		if (!*s) {
+			*p = s;
+			return false;
+		}
+		const char *w = s;
+		while (*s && *s != sep)
+			s++;
+		size_t n = (size_t)(s - w);
+		while (n && lc_isspace((unsigned char)w[n - 1]))
+			n--;
+		if (n) {
+			*item = w;
+			*len = n;
+			*p = s;
+			return true;
+		}
+	}
+}
