@@ -11,6 +11,8 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -91,9 +93,11 @@ uint64_t hw_tsc(void)
 
 /*
  * A user process cannot mask interrupts.  The host window instead counts
- * context switches of this thread across it (getrusage), reported in the
- * NMI fields: a sample during which the thread was switched out is
- * polluted, just as one with an NMI would be on bare metal.
+ * what can disturb a sample and reports it in the NMI fields: context
+ * switches of this thread (getrusage) and interrupts taken by this CPU
+ * (the CPU's column of /proc/interrupts, timer ticks included).  A sample
+ * during which either moved is polluted, as one with an NMI would be on
+ * bare metal, and the harness takes it again.
  */
 static uint32_t switches(void)
 {
@@ -103,12 +107,66 @@ static uint32_t switches(void)
 	return (uint32_t)(ru.ru_nvcsw + ru.ru_nivcsw);
 }
 
+#define PROC_INTERRUPTS_MAX 65536
+
+/* Sum of this CPU's column in /proc/interrupts; 0 when it cannot be read. */
+static uint64_t cpu_interrupts(void)
+{
+	static char buf[PROC_INTERRUPTS_MAX];
+	int fd = open("/proc/interrupts", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+
+	/* The header names the columns ("CPU0 CPU1 ..."); find ours among them. */
+	int cpu = hw_linux_pinned_cpu(), col = -1, k = 0;
+	char *p = buf;
+	while (*p && *p != '\n') {
+		while (*p == ' ')
+			p++;
+		if (!strncmp(p, "CPU", 3) && atoi(p + 3) == cpu)
+			col = k;
+		while (*p && *p != ' ' && *p != '\n')
+			p++;
+		k++;
+	}
+	if (col < 0)
+		return 0;
+	uint64_t sum = 0;
+	while (*p) {
+		p = strchr(p, '\n');
+		if (!p)
+			break;
+		p++;
+		char *colon = strchr(p, ':');
+		char *eol = strchr(p, '\n');
+		if (!colon || (eol && colon > eol))
+			continue;
+		char *q = colon + 1;
+		for (int c = 0; c <= col; c++) {
+			char *end;
+			unsigned long long v = strtoull(q, &end, 10);
+			if (end == q)
+				break;	/* a line with fewer columns (ERR:, MIS:) */
+			if (c == col)
+				sum += v;
+			q = end;
+		}
+	}
+	return sum;
+}
+
 bool hw_window_enter(struct hw_window *w)
 {
 	w->smi_valid = false;
 	w->smi_start = w->smi_end = 0;
 	w->if_was_set = true;
 	w->if_verified_clear = false;
+	w->opaque[0] = cpu_interrupts();
 	w->nmi_start = switches();
 	w->nmi_end = w->nmi_start;
 	return true;
@@ -116,7 +174,9 @@ bool hw_window_enter(struct hw_window *w)
 
 void hw_window_leave(struct hw_window *w)
 {
-	w->nmi_end = switches();
+	uint32_t sw = switches();
+	uint64_t irq = cpu_interrupts() - w->opaque[0];
+	w->nmi_end = sw + (uint32_t)irq;
 }
 
 bool hw_nmi_route_eilvt(unsigned offset, hw_nmi_fn fn, void *ctx, char *why, unsigned long why_cap)
