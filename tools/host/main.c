@@ -16,7 +16,7 @@ struct command {
 static const struct command commands[] = {
 	{ "events", cmd_events, "events [--uarch KEY|list|ibs]    the event vocabulary as CSV (--spec SPEC: resolve one)" },
 	{ "ibs-report", cmd_ibs_report, "ibs-report LOGFILE              IBS derived events from a capture's ibs_sample records" },
-	{ "identify", cmd_identify, "identify [--cpuid-dump FILE]   identify this CPU (or a dump) and its PMU" },
+	{ "identify", cmd_identify, "identify [--cpuid-dump FILE] [--cpu N]  identify this CPU (or a dump block) and its PMU" },
 	{ "program", cmd_program, "program --cpuid-dump FILE SPEC... the MSR writes that count SPEC... on that CPU's PMU" },
 	{ "options", cmd_options, "options                         print the option reference (docs/options.md)" },
 	{ "run", cmd_run, "run [key=value ...]             run the image's stages on this machine" },
