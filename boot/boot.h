@@ -29,6 +29,9 @@ long fw_load_options(char *buf, size_t cap, const char **note);
  */
 long fw_read_beside_image(const char *name, char *buf, size_t cap, char *where, size_t where_cap);
 
+/* The root directory of the volume the image was loaded from, or NULL (no file system there). */
+EFI_FILE_HANDLE fw_open_boot_volume(void);
+
 /* The config from pmuboot.cfg then the load options; errors go to report(). */
 void boot_read_config(struct config *cfg, void (*report)(const struct config_error *e, void *ctx), void *ctx,
 		      char *sources, size_t sources_cap);

@@ -213,7 +213,7 @@ static void image_dir(CHAR16 *dir, size_t cap)
 	dir[len] = 0;
 }
 
-static EFI_FILE_HANDLE open_root(void)
+EFI_FILE_HANDLE fw_open_boot_volume(void)
 {
 	static EFI_GUID fs_guid = SIMPLE_FILE_SYSTEM_PROTOCOL;
 	EFI_FILE_IO_INTERFACE *fs = NULL;
@@ -239,7 +239,7 @@ static void to_ascii(char *dst, size_t cap, const CHAR16 *src)
 long fw_read_beside_image(const char *name, char *buf, size_t cap, char *where, size_t where_cap)
 {
 	CHAR16 dir[PATH_MAX_CHARS], path[PATH_MAX_CHARS];
-	EFI_FILE_HANDLE root = open_root();
+	EFI_FILE_HANDLE root = fw_open_boot_volume();
 	long result = -1;
 
 	where[0] = '\0';

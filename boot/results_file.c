@@ -89,21 +89,6 @@ static void close_all(void)
 	rf.file = rf.dir = rf.root = NULL;
 }
 
-static EFI_FILE_HANDLE open_boot_volume(void)
-{
-	static EFI_GUID fs_guid = SIMPLE_FILE_SYSTEM_PROTOCOL;
-	EFI_FILE_IO_INTERFACE *fs = NULL;
-	EFI_FILE_HANDLE root = NULL;
-
-	if (!fw_loaded_image || !fw_loaded_image->DeviceHandle)
-		return NULL;
-	if (fw_st->BootServices->HandleProtocol(fw_loaded_image->DeviceHandle, &fs_guid, (void **)&fs) != EFI_SUCCESS)
-		return NULL;
-	if (fs->OpenVolume(fs, &root) != EFI_SUCCESS)
-		return NULL;
-	return root;
-}
-
 static bool volume_read_only(EFI_FILE_HANDLE root)
 {
 	static EFI_GUID fs_info_guid = EFI_FILE_SYSTEM_INFO_ID;
@@ -218,7 +203,7 @@ void results_file_attach(bool save)
 		rf.why = "no memory for the results file's buffer";
 		return;
 	}
-	rf.root = open_boot_volume();
+	rf.root = fw_open_boot_volume();
 	if (!rf.root) {
 		rf.why = "the boot medium has no file system the firmware can open";
 		return;
