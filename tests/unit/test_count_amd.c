@@ -14,29 +14,7 @@
 #include "fake/fake_pmu.h"
 #include "pmu/count.h"
 
-static char why[256], err[256];
-static struct count_set set;
-
-static void setup(const char *key)
-{
-	if (!fake_count_setup(key, false, false, why, sizeof(why)))
-		fail_msg("init on %s: %s", key, why);
-	memset(&set, 0, sizeof(set));
-}
-
-static void add(struct event_spec e) { set.ev[set.n++] = e; }
-
-static void schedule(void)
-{
-	if (!count_backend()->schedule(&set, err, sizeof(err)))
-		fail_msg("schedule: %s", err);
-}
-
-static void begin(unsigned pass)
-{
-	if (!count_backend()->pass_begin(&set, pass, err, sizeof(err)))
-		fail_msg("pass_begin: %s", err);
-}
+#include "count_test.h"
 
 #define RETIRED fake_spec("EX_RET_INSTR", 0x0C0, 0x00, EV_NO_FIXED, 0)
 #define WIDE fake_spec("event=0x12e,umask=0x05", 0x12E, 0x05, EV_NO_FIXED, 0)

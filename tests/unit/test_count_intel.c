@@ -19,8 +19,7 @@
 #include "pmu/count.h"
 #include "pmu/msr_save.h"
 
-static char why[256], err[256];
-static struct count_set set;
+#include "count_test.h"
 
 static uint64_t rates(void *ctx, uint16_t event, uint8_t umask)
 {
@@ -34,26 +33,11 @@ static uint64_t rates(void *ctx, uint16_t event, uint8_t umask)
 	return 1;
 }
 
-static void setup(const char *key)
+/* Every preset here counts at the rates above. */
+static void setup_rated(const char *key)
 {
-	if (!fake_count_setup(key, false, false, why, sizeof(why)))
-		fail_msg("init on %s: %s", key, why);
+	setup(key);
 	fake_pmu_set_rate(rates, NULL);
-	memset(&set, 0, sizeof(set));
-}
-
-static void add(struct event_spec e) { set.ev[set.n++] = e; }
-
-static void schedule(void)
-{
-	if (!count_backend()->schedule(&set, err, sizeof(err)))
-		fail_msg("schedule: %s", err);
-}
-
-static void begin(unsigned pass)
-{
-	if (!count_backend()->pass_begin(&set, pass, err, sizeof(err)))
-		fail_msg("pass_begin: %s", err);
 }
 
 #define INST_ANY fake_spec("INST_RETIRED.ANY", 0x00, 0x01, 0, 0)
@@ -66,7 +50,7 @@ static void skylake_program(void **state)
 {
 	(void)state;
 	uint64_t v[COUNT_MAX_EVENTS];
-	setup("skylake");
+	setup_rated("skylake");
 	/* init proved writes stick on PERFEVTSEL0 and put it back. */
 	FAKE_EXPECT_LOG(0, { 0x186, 0x1 }, { 0x186, 0x0 });
 	add(INST_ANY);
@@ -122,7 +106,7 @@ static void v1_program(void **state)
 {
 	(void)state;
 	uint64_t v[COUNT_MAX_EVENTS];
-	setup("intel-v1");
+	setup_rated("intel-v1");
 	add(fake_spec("INST_RETIRED.ANY_P", 0xC0, 0x00, 0, 0));	/* fixed-capable, but v1 has none */
 	add(STLF);
 	schedule();
@@ -160,7 +144,7 @@ static void core2_program(void **state)
 	uint64_t v[COUNT_MAX_EVENTS];
 	static struct rec r;
 	struct capture cap;
-	setup("core2");
+	setup_rated("core2");
 	add(INST_ANY);
 	add(CLK_THREAD);
 	add(REF_TSC);
@@ -200,7 +184,7 @@ static void core2_program(void **state)
 static void silvermont_any_thread(void **state)
 {
 	(void)state;
-	setup("silvermont");
+	setup_rated("silvermont");
 	struct event_spec e = fake_spec("CPU_CLK_UNHALTED.CORE_P:any", 0x3C, 0x00, EV_NO_FIXED, 0);
 	e.any = true;
 	add(e);
@@ -257,7 +241,7 @@ static void icelake_v5(void **state)
 {
 	(void)state;
 	uint64_t v[COUNT_MAX_EVENTS];
-	setup("icelake");
+	setup_rated("icelake");
 	add(fake_spec("TOPDOWN.SLOTS", 0x00, 0x04, 3, 0));
 	add(INST_ANY);
 	schedule();
@@ -290,7 +274,7 @@ static void p6_shared_enable(void **state)
 {
 	(void)state;
 	uint64_t v[COUNT_MAX_EVENTS];
-	setup("p6");
+	setup_rated("p6");
 	add(fake_spec("DATA_MEM_REFS", 0x43, 0x00, EV_NO_FIXED, 0));
 	add(fake_spec("LD_BLOCKS", 0x03, 0x00, EV_NO_FIXED, 0));
 	schedule();
@@ -342,7 +326,7 @@ static void p6_shared_enable(void **state)
 static void privilege_levels(void **state)
 {
 	(void)state;
-	setup("skylake");
+	setup_rated("skylake");
 	add(CLK_THREAD);
 	add(STLF);
 	set.priv = COUNT_PRIV_USER;

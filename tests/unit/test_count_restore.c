@@ -16,16 +16,7 @@
 #include "pmu/count.h"
 #include "pmu/msr_save.h"
 
-static char why[256], err[256];
-static struct count_set set;
-
-static void add(struct event_spec e) { set.ev[set.n++] = e; }
-
-static void schedule(void)
-{
-	if (!count_backend()->schedule(&set, err, sizeof(err)))
-		fail_msg("schedule: %s", err);
-}
+#include "count_test.h"
 
 /* Firmware on Skylake: PMC3 counting cycles, fixed counter 0 on, both enabled globally. */
 static void skylake_with_firmware(bool force)
