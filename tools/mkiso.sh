@@ -25,13 +25,8 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-PATH=$PATH:/usr/sbin:/sbin
-export MTOOLS_SKIP_CHECK=1
-for tool in xorriso mkfs.fat mmd mcopy; do
-	command -v $tool >/dev/null 2>&1 || { echo "mkiso: $tool is missing: run tools/deps.sh" >&2; exit 1; }
-done
-[ -f "$efi" ] || { echo "mkiso: $efi does not exist (run make first)" >&2; exit 1; }
-[ -f "$cfg" ] || { echo "mkiso: config file $cfg does not exist" >&2; exit 1; }
+. "$here/media_common.sh"
+check_inputs mkiso xorriso mkfs.fat mmd mcopy
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/pmuboot-iso.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -40,9 +35,7 @@ trap 'rm -rf "$work"' EXIT
 # firmware's El Torito code accepts), room for a 256 KiB image many times over.
 fat=$work/efiboot.img
 log=$(mkfs.fat -C -n PMUBOOT "$fat" 2880 2>&1) || { echo "$log" >&2; echo "mkiso: mkfs.fat failed" >&2; exit 1; }
-mmd -i "$fat" ::/EFI ::/EFI/BOOT
-mcopy -i "$fat" "$efi" ::/EFI/BOOT/BOOTX64.EFI
-mcopy -i "$fat" "$cfg" ::/EFI/BOOT/pmuboot.cfg
+fill_esp "$fat"
 
 tree=$work/tree
 mkdir -p "$tree/EFI/BOOT"

@@ -26,14 +26,8 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-# sgdisk and mkfs.fat live in /usr/sbin, which an ordinary user's PATH may lack.
-PATH=$PATH:/usr/sbin:/sbin
-export MTOOLS_SKIP_CHECK=1
-for tool in sgdisk mkfs.fat mmd mcopy; do
-	command -v $tool >/dev/null 2>&1 || { echo "mkusb: $tool is missing: run tools/deps.sh" >&2; exit 1; }
-done
-[ -f "$efi" ] || { echo "mkusb: $efi does not exist (run make first)" >&2; exit 1; }
-[ -f "$cfg" ] || { echo "mkusb: config file $cfg does not exist" >&2; exit 1; }
+. "$here/media_common.sh"
+check_inputs mkusb sgdisk mkfs.fat mmd mcopy
 # FAT32 needs at least 65525 clusters: 33 MiB of 512-byte clusters, plus the GPT.
 [ "$size_mib" -ge 40 ] 2>/dev/null || { echo "mkusb: --size must be at least 40 (MiB)" >&2; exit 1; }
 
@@ -54,9 +48,7 @@ log=$(mkfs.fat -F 32 -n PMUBOOT -h $part_start --offset $part_start "$tmp" $((pa
 	{ echo "$log" >&2; echo "mkusb: mkfs.fat failed" >&2; exit 1; }
 
 fs="$tmp@@$((part_start * sector))"
-mmd -i "$fs" ::/EFI ::/EFI/BOOT ::/pmuboot
-mcopy -i "$fs" "$efi" ::/EFI/BOOT/BOOTX64.EFI
-mcopy -i "$fs" "$cfg" ::/EFI/BOOT/pmuboot.cfg
+fill_esp "$fs" ::/pmuboot
 mv "$tmp" "$out"
 trap - EXIT
 echo "$out: ${size_mib} MiB disk image (GPT, FAT32 EFI System Partition) with $efi and $(basename "$cfg") as pmuboot.cfg"
