@@ -35,27 +35,34 @@ uint64_t hw_tsc(void)
 /*
  * On a fault at label 1, kx_trap sets RAX to the vector and resumes at label
  * 3 (out of line, in .text.fixup), which stores it in err and returns to 2.
+ * SAFE_READ_EDX_EAX does that for the 64-bit reads into EDX:EAX with ECX as
+ * the index (RDMSR, RDPMC); a faulting read yields 0.
  */
+#define SAFE_READ_EDX_EAX(insn, index, val)                                           \
+	({                                                                            \
+		uint32_t lo_, hi_;                                                    \
+		int err_ = 0;                                                         \
+		__asm__ volatile("1: " insn "\n2:\n\t"                              \
+				 ".pushsection .text.fixup, \"ax\"\n"                  \
+				 "3: movl %%eax, %2\n\t"                               \
+				 "xorl %%eax, %%eax\n\t"                               \
+				 "xorl %%edx, %%edx\n\t"                               \
+				 "jmp 2b\n\t"                                          \
+				 ".popsection\n\t"                                     \
+				 EX_ENTRY("1b", "3b")                                   \
+				 : "=a"(lo_), "=d"(hi_), "+r"(err_)                     \
+				 : "c"(index)                                           \
+				 : "memory");                                           \
+		*(val) = err_ ? 0 : ((uint64_t)hi_ << 32) | lo_;                      \
+		err_;                                                                 \
+	})
+
 int hw_rdmsr(uint32_t msr, uint64_t *val)
 {
-	uint32_t lo, hi;
-	int err = 0;
 	*val = 0;
 	if (!idt_get()->installed)
 		return HW_ENODEV;	/* no fault handler of ours: do not risk the firmware's */
-	__asm__ volatile("1: rdmsr\n2:\n\t"
-			 ".pushsection .text.fixup, \"ax\"\n"
-			 "3: movl %%eax, %2\n\t"
-			 "xorl %%eax, %%eax\n\t"
-			 "xorl %%edx, %%edx\n\t"
-			 "jmp 2b\n\t"
-			 ".popsection\n\t"
-			 EX_ENTRY("1b", "3b")
-			 : "=a"(lo), "=d"(hi), "+r"(err)
-			 : "c"(msr)
-			 : "memory");
-	*val = err ? 0 : ((uint64_t)hi << 32) | lo;
-	return err;
+	return SAFE_READ_EDX_EAX("rdmsr", msr, val);
 }
 
 int hw_wrmsr(uint32_t msr, uint64_t val)
@@ -78,24 +85,10 @@ int hw_wrmsr(uint32_t msr, uint64_t val)
 
 int hw_rdpmc(uint32_t index, uint64_t *val)
 {
-	uint32_t lo, hi;
-	int err = 0;
 	*val = 0;
 	if (!idt_get()->installed)
 		return HW_ENODEV;
-	__asm__ volatile("1: rdpmc\n2:\n\t"
-			 ".pushsection .text.fixup, \"ax\"\n"
-			 "3: movl %%eax, %2\n\t"
-			 "xorl %%eax, %%eax\n\t"
-			 "xorl %%edx, %%edx\n\t"
-			 "jmp 2b\n\t"
-			 ".popsection\n\t"
-			 EX_ENTRY("1b", "3b")
-			 : "=a"(lo), "=d"(hi), "+r"(err)
-			 : "c"(index)
-			 : "memory");
-	*val = err ? 0 : ((uint64_t)hi << 32) | lo;
-	return err;
+	return SAFE_READ_EDX_EAX("rdpmc", index, val);
 }
 
 /* The register file for window.c and apic.c. */
