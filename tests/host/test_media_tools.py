@@ -6,6 +6,7 @@ inside them, that the image's PE layout is one sbsign/sbverify accept, that a si
 image verifies against the certificate it was signed with, and that `make usb`/`make iso`
 rebuild exactly when their inputs change.
 """
+import atexit
 import calendar
 import os
 import re
@@ -135,6 +136,7 @@ def make_tree(ctx):
     its times, so `make usb` there finds the image up to date and the build's media stay as
     tests/qemu/test_media.py made them."""
     d = tempfile.mkdtemp(prefix="pmuboot-mk-")
+    atexit.register(shutil.rmtree, d, True)   # also when an assertion stops the test (64 MiB images)
     b = os.path.join(d, "b")
     os.mkdir(b)
     for name in ("image", "gen", "pmuboot.so", "pmuboot.debug", "pmuboot.efi"):
@@ -258,6 +260,7 @@ def test_media_carry_the_commit_date(ctx):
     ref, slack = media_reference_date(ctx)
     now = time.time()
     d = tempfile.mkdtemp(prefix="pmuboot-dates-")
+    atexit.register(subprocess.run, ["rm", "-rf", d])   # the ISO's files extract read-only
     img, iso = os.path.join(d, "usb.img"), os.path.join(d, "pmuboot.iso")
     ok(os.path.join(ctx.root, "tools", "mkusb.sh"), "--efi", ctx.efi, "--out", img)
     ok(os.path.join(ctx.root, "tools", "mkiso.sh"), "--efi", ctx.efi, "--out", iso)
