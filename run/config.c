@@ -18,6 +18,7 @@ static const char *const finish_choices[] = { "auto", "shutdown", "reboot", "hal
 static const char *const tri_choices[] = { "auto", "on", "off", NULL };
 static const char *const arena_choices[] = { "both", "4k", "2m", NULL };
 static const char *const ibs_choices[] = { "both", "off", "fetch", "op", NULL };
+static const char *const screen_choices[] = { "readable", "records", NULL };
 
 #define OFF(f) offsetof(struct config, f)
 
@@ -36,6 +37,12 @@ static const struct opt_def opts[] = {
 	{ "qemu_exit", OPT_ENUM, OFF(qemu_exit), tri_choices, 0, 0, "auto", "qemu_exit=off",
 	  "Report the run's status through QEMU's isa-debug-exit device (I/O port 0xf4). `auto` does so "
 	  "only when CPUID names the QEMU TCG or KVM hypervisor." },
+	{ "screen", OPT_ENUM, OFF(screen), screen_choices, 0, 0, "readable", "screen=records",
+	  "What the screen shows. `readable`: the CPU and PMU in one block, a progress line, the results "
+	  "as a table (variant, cycles, penalty against its control, key events, check) and, at the end, a "
+	  "summary that stays (checks passed, failed and unstable, errors, where the results were saved, "
+	  "what happens next). `records`: every text line and `@pmuboot` record as the serial port gets "
+	  "them. Serial and the results file always get every record." },
 	{ "verbose", OPT_BOOL, OFF(verbose), NULL, 0, 0, "off", "verbose=on",
 	  "Emit extra records (for example a `program` record with the MSR writes for each pass)." },
 	{ "save", OPT_BOOL, OFF(save), NULL, 0, 0, "on", "save=off",
