@@ -36,7 +36,7 @@ static void on_begin(const struct sj *o)
 	if (file[0])
 		snprintf(ssp->saved, sizeof(ssp->saved), "%s on the boot medium", file);
 	else
-		snprintf(ssp->saved, sizeof(ssp->saved), "not saved: %s", T("results.reason"));
+		snprintf(ssp->saved, sizeof(ssp->saved), "not saved: %s", T("results.why"));
 }
 
 static void on_platform(const struct sj *o)
