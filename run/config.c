@@ -1,5 +1,46 @@
 /* run/config.c - the option table and its parser; see config.h. */
 #include "run/config.h"
+#include "bench/select.h"
+#include "bench/kernels.h"
+
+struct bad_bench {
+	char *why;
+	size_t cap;
+	bool bad;
+};
+
+static void note_bad_bench(const char *w, size_t len, void *ctx)
+{
+	struct bad_bench *b = ctx;
+	if (!b->bad)
+		snprintf(b->why, b->cap, "unknown benchmark '%.*s' (a kernel, kernel.variant, all, none or list)",
+			 (int)(len > 60 ? 60 : len), w);
+	b->bad = true;
+}
+
+/* bench=: every word must name a kernel or variant (bench/select.c decides); `list` is a request. */
+static bool check_bench(const char *v, size_t len, char *why, size_t cap)
+{
+	static bool sel[128];
+	char spec[CONFIG_STR_MAX], rest[CONFIG_STR_MAX];
+	struct bad_bench b = { why, cap, false };
+	size_t k = 0;
+	const char *p, *w;
+	size_t wl;
+
+	if (bench_def_count() > ARRAY_SIZE(sel) || len >= sizeof(spec))
+		return true;	/* the stage checks again */
+	memcpy(spec, v, len);
+	spec[len] = 0;
+	/* `list` (print the variants) is not a benchmark name; the rest is checked. */
+	p = spec;
+	rest[0] = 0;
+	while (lc_next_item(&p, ',', &w, &wl))
+		if (!(wl == 4 && !strncmp(w, "list", 4)))
+			k += (size_t)snprintf(rest + k, sizeof(rest) - k, "%s%.*s", k ? "," : "", (int)wl, w);
+	bench_select(rest, sel, note_bad_bench, &b);
+	return !b.bad;
+}
 
 enum opt_type { OPT_ENUM, OPT_BOOL, OPT_U32, OPT_U64, OPT_STR, OPT_SERIAL, OPT_COUNTDOWN };
 
@@ -74,6 +115,25 @@ static const struct opt_def opts[] = {
 	{ "ibs_raw", OPT_BOOL, OFF(ibs_raw), NULL, 0, 0, "off", "ibs_raw=on",
 	  "Emit one `ibs_sample` record per IBS sample with the raw registers." },
 };
+
+/*
+ * String options whose words are checked against what exists while the
+ * option is read, so that a bad word is reported with its file and line.
+ */
+static const struct {
+	const char *key;
+	bool (*check)(const char *v, size_t len, char *why, size_t cap);
+} str_checks[] = {
+	{ "bench", check_bench },
+};
+
+static bool check_str(const struct opt_def *o, const char *v, size_t len, char *why, size_t cap)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(str_checks); i++)
+		if (!strcmp(str_checks[i].key, o->key))
+			return str_checks[i].check(v, len, why, cap);
+	return true;
+}
 
 static const struct opt_def *find_opt(const char *key, size_t len)
 {
@@ -228,6 +288,8 @@ static bool parse_value(const struct opt_def *o, struct config *c, const char *v
 				return false;
 			}
 		}
+		if (!check_str(o, v, len, why, cap))
+			return false;
 		memcpy(field, v, len);
 		field[len] = '\0';
 		return true;
