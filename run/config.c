@@ -12,34 +12,46 @@ struct bad_bench {
 static void note_bad_bench(const char *w, size_t len, void *ctx)
 {
 	struct bad_bench *b = ctx;
-	if (!b->bad)
+	if (!b->bad && b->why)
 		snprintf(b->why, b->cap, "unknown benchmark '%.*s' (a kernel, kernel.variant, all, none or list)",
 			 (int)(len > 60 ? 60 : len), w);
 	b->bad = true;
 }
 
-/* bench=: every word must name a kernel or variant (bench/select.c decides); `list` is a request. */
-static bool check_bench(const char *v, size_t len, char *why, size_t cap)
+/*
+ * bench=: every word must name a kernel or variant (bench/select.c
+ * decides); `list` is a request, not a name.  The good words are kept in
+ * out, so the rest of a list still runs.
+ */
+static bool check_bench(const char *v, size_t len, char *out, size_t out_cap, char *why, size_t cap)
 {
 	static bool sel[128];
-	char spec[CONFIG_STR_MAX], rest[CONFIG_STR_MAX];
-	struct bad_bench b = { why, cap, false };
-	size_t k = 0;
+	char spec[CONFIG_STR_MAX], one[CONFIG_STR_MAX];
 	const char *p, *w;
-	size_t wl;
+	size_t wl, k = 0;
+	bool ok = true;
 
-	if (bench_def_count() > ARRAY_SIZE(sel) || len >= sizeof(spec))
+	out[0] = 0;
+	if (bench_def_count() > ARRAY_SIZE(sel) || len >= sizeof(spec) || out_cap < len + 1) {
+		snprintf(out, out_cap, "%.*s", (int)len, v);
 		return true;	/* the stage checks again */
+	}
 	memcpy(spec, v, len);
 	spec[len] = 0;
-	/* `list` (print the variants) is not a benchmark name; the rest is checked. */
 	p = spec;
-	rest[0] = 0;
-	while (lc_next_item(&p, ',', &w, &wl))
-		if (!(wl == 4 && !strncmp(w, "list", 4)))
-			k += (size_t)snprintf(rest + k, sizeof(rest) - k, "%s%.*s", k ? "," : "", (int)wl, w);
-	bench_select(rest, sel, note_bad_bench, &b);
-	return !b.bad;
+	while (lc_next_item(&p, ',', &w, &wl)) {
+		struct bad_bench b = { ok ? why : NULL, cap, false };
+		snprintf(one, sizeof(one), "%.*s", (int)wl, w);
+		if (strcmp(one, "list"))
+			bench_select(one, sel, note_bad_bench, &b);
+		if (b.bad)
+			ok = false;	/* the first bad word is the one named in why */
+		else
+			k += (size_t)snprintf(out + k, out_cap - k, "%s%s", k ? "," : "", one);
+	}
+	if (!ok && k)
+		snprintf(why + strlen(why), cap - strlen(why), "; running the rest: %s", out);
+	return ok;
 }
 
 enum opt_type { OPT_ENUM, OPT_BOOL, OPT_U32, OPT_U64, OPT_STR, OPT_SERIAL, OPT_COUNTDOWN };
@@ -122,16 +134,22 @@ static const struct opt_def opts[] = {
  */
 static const struct {
 	const char *key;
-	bool (*check)(const char *v, size_t len, char *why, size_t cap);
+	bool (*check)(const char *v, size_t len, char *out, size_t out_cap, char *why, size_t cap);
 } str_checks[] = {
 	{ "bench", check_bench },
 };
 
-static bool check_str(const struct opt_def *o, const char *v, size_t len, char *why, size_t cap)
+/*
+ * Writes the words worth keeping to out.  False with why when a word is
+ * bad; out then holds the good ones, or "" when none is left.
+ */
+static bool check_str(const struct opt_def *o, const char *v, size_t len, char *out, size_t out_cap, char *why,
+		      size_t cap)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(str_checks); i++)
 		if (!strcmp(str_checks[i].key, o->key))
-			return str_checks[i].check(v, len, why, cap);
+			return str_checks[i].check(v, len, out, out_cap, why, cap);
+	snprintf(out, out_cap, "%.*s", (int)len, v);
 	return true;
 }
 
@@ -288,11 +306,14 @@ static bool parse_value(const struct opt_def *o, struct config *c, const char *v
 				return false;
 			}
 		}
-		if (!check_str(o, v, len, why, cap))
-			return false;
-		memcpy(field, v, len);
-		field[len] = '\0';
-		return true;
+		{
+			char kept[CONFIG_STR_MAX];
+			bool ok = check_str(o, v, len, kept, sizeof(kept), why, cap);
+			/* A list with some bad words keeps its good ones; with none left, the previous value stays. */
+			if (ok || kept[0])
+				memcpy(field, kept, strlen(kept) + 1);
+			return ok;
+		}
 	case OPT_SERIAL:
 		return parse_serial((struct serial_cfg *)field, v, len, why, cap);
 	}

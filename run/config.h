@@ -60,7 +60,8 @@ void config_defaults(struct config *c);
 
 /*
  * Apply one key=value word.  On failure fills err (source, key, reason) and
- * returns false; the config keeps its previous value for that key.
+ * returns false; the config keeps its previous value for that key, except
+ * that a list (bench=) with some unknown words keeps its known ones.
  */
 bool config_apply_word(struct config *c, const char *source, const char *word, size_t len,
 		       struct config_error *err);

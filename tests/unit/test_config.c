@@ -173,6 +173,11 @@ static void bench_words_checked_with_their_line(void **state)
 	assert_true(apply(&c, "bench=list", &e));
 	assert_false(apply(&c, "bench=store_forward.nope", &e));
 	assert_string_equal(c.bench, "list");
+	/* Some words bad: the others still run, and the error says which ran. */
+	assert_false(apply(&c, "bench=store_forward.nope,ref", &e));
+	assert_string_equal(c.bench, "ref");
+	assert_non_null(strstr(e.message, "store_forward.nope"));
+	assert_non_null(strstr(e.message, "running the rest: ref"));
 }
 
 static void value_text_round_trip(void **state)
