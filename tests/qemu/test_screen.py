@@ -5,6 +5,7 @@ reverse video, the summary at the bottom) or, with screen=records, the lines
 as they come (no title bar)."""
 import json
 import os
+import shutil
 import socket
 import tempfile
 import threading
@@ -68,6 +69,7 @@ def shot(ctx, key, cfg_text):
         t.join()
         res = out["res"]
         res.screen = read_ppm(ppm) if os.path.exists(ppm) else None
+        shutil.rmtree(work, ignore_errors=True)
         return res
     with ctx._guard:
         lock = ctx._locks.setdefault(key, threading.Lock())
