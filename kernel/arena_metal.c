@@ -36,6 +36,7 @@ static struct {
 	bool pt_ready;
 	uint64_t fw_cr3, root;
 	bool ours_loaded;
+	bool runtime_up;	/* passed down by kernel/runtime.c */
 	uint8_t *pool;
 	unsigned pool_used;
 	struct arena arenas[SLOTS];
@@ -132,7 +133,7 @@ bool arena_get(uint32_t page_size, struct arena *a, char *why, size_t why_cap)
 		snprintf(why, why_cap, "the firmware uses 5-level paging, which this runtime does not build");
 		return false;
 	}
-	if (!kx_platform()) {
+	if (!st.runtime_up) {
 		snprintf(why, why_cap, "the runtime is not initialised");
 		return false;
 	}
@@ -202,5 +203,4 @@ void arena_release_all(void)
 	st.pt.n_owned = 0;
 }
 
-/* The firmware's CR3, as found by the first arena_get (0 before). */
-uint64_t arena_firmware_cr3(void) { return st.fw_cr3; }
+void arena_attach(bool runtime_up) { st.runtime_up = runtime_up; }
