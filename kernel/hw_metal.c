@@ -10,6 +10,7 @@
  * kernel/platform_metal.c.  This file calls no other kernel/ file.
  */
 #include "kernel/hw.h"
+#include "kernel/hw_regs.h"
 #include "kernel/fixup.h"
 #include "kernel/io.h"
 #include "kernel/kx.h"
@@ -94,35 +95,23 @@ int hw_rdpmc(uint32_t index, uint64_t *val)
 	return SAFE_READ_EDX_EAX("rdpmc", index, val);
 }
 
-/* The register file for window.c and apic.c. */
-static uint32_t metal_mmio_read32(uint64_t a) { return mmio_read32(a); }
-static void metal_mmio_write32(uint64_t a, uint32_t v) { mmio_write32(a, v); }
-static uint8_t metal_inb(uint16_t port) { return inb(port); }
-static void metal_outb(uint16_t port, uint8_t v) { outb(port, v); }
+/* kernel/hw_regs.h: the registers window.c and apic.c work on. */
+uint32_t hw_mmio_read32(uint64_t a) { return mmio_read32(a); }
+void hw_mmio_write32(uint64_t a, uint32_t v) { mmio_write32(a, v); }
+uint8_t hw_inb(uint16_t port) { return inb(port); }
+void hw_outb(uint16_t port, uint8_t v) { outb(port, v); }
 
-static uint64_t metal_irq_save(void)
+uint64_t hw_irq_save(void)
 {
 	uint64_t f;
 	__asm__ volatile("pushfq; pop %0; cli" : "=r"(f) : : "memory");
 	return f;
 }
 
-static void metal_irq_restore(uint64_t rflags)
+void hw_irq_restore(uint64_t rflags)
 {
 	if (rflags & RFLAGS_IF)
 		__asm__ volatile("sti" : : : "memory");
 }
 
-static uint64_t metal_rflags(void) { return kx_read_rflags(); }
-
-const struct kx_regio kx_metal_io = {
-	.mmio_read32 = metal_mmio_read32,
-	.mmio_write32 = metal_mmio_write32,
-	.rdmsr = hw_rdmsr,
-	.wrmsr = hw_wrmsr,
-	.inb = metal_inb,
-	.outb = metal_outb,
-	.irq_save = metal_irq_save,
-	.irq_restore = metal_irq_restore,
-	.rflags = metal_rflags,
-};
+uint64_t hw_rflags(void) { return kx_read_rflags(); }

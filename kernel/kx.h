@@ -12,11 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/regio.h"
 #include "kernel/window.h"
-
-/* The real register file (hw_metal.c). */
-extern const struct kx_regio kx_metal_io;
 
 /* hw_metal.c: our fault handlers are live (idt.c); until then MSR and PMC access reports HW_ENODEV. */
 void hw_metal_fixups_live(bool live);

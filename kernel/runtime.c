@@ -62,7 +62,7 @@ void kernel_init(void)
 {
 	idt_install();
 	/* Only now: the probe reads MSRs, and a missing one must land in our fixup handler. */
-	win_probe(&platform, &kx_metal_io);
+	win_probe(&platform);
 	platform_ready = true;
 	platform_attach(&platform);
 	arena_attach(true);

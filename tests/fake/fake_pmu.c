@@ -181,7 +181,6 @@ bool fake_count_prepare(const char *key, bool force_counters, bool verbose)
 		return false;
 	fake_pmu_install(count_cpu);
 	msr_save_forget();
-	msr_io_use(NULL);
 	count_opts = (struct count_opts){ .force = force_counters, .verbose = verbose };
 	count_use_backend(&count_backend_msr);
 	return true;
