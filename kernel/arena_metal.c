@@ -20,6 +20,7 @@
 #include "kernel/trap.h"
 #include "kernel/firmware.h"
 #include "lib/libc.h"
+#include "lib/x86/cpuid.h"
 
 #define POOL_PAGES 16
 #define CR4_PGE (1ull << 7)		/* Intel SDM Vol. 3A §2.5 */
@@ -65,7 +66,7 @@ static void pt_setup(void)
 
 	if (st.pt_ready)
 		return;
-	hw_cpuid(0x80000000u, 0, &r);
+	hw_cpuid(CPUID_LEAF_EXT_MAX, 0, &r);
 	uint32_t max_ext = r.eax;
 	if (max_ext >= CPUID_EXT_ADDR_SIZES) {
 		hw_cpuid(CPUID_EXT_ADDR_SIZES, 0, &r);

@@ -17,6 +17,7 @@
 #include "kernel/window.h"
 #include "kernel/firmware.h"
 #include "lib/out.h"
+#include "lib/x86/cpuid.h"
 #include "lib/x86/msr_intel.h"
 
 extern const char _text[], _etext[];
@@ -30,7 +31,6 @@ extern const char _text[], _etext[];
  * CPUID.(7,0):ECX[31]); #GP on silicon, KVM and TCG alike. */
 #define PKRS_RESERVED_BIT (1ull << 32)
 #define EFER_LMA (1ull << 10)		/* set whenever the CPU is in IA-32e mode, as we are */
-#define CPUID1_ECX_HYPERVISOR (1u << 31)
 #define RDPMC_BOGUS_INDEX 0x3FFFFFFFu	/* no such counter: #GP (SDM Vol. 2B, RDPMC) */
 #define FIXUP_LOOP 1000
 #define NMI_WAIT_TSC_FALLBACK 200000000ull	/* 100 ms at 2 GHz when the TSC rate is unknown */
@@ -121,7 +121,7 @@ static void test_fixup(const struct win_platform *p)
 		 bad < 0 ? "all inside .text, no duplicates" : "an entry points outside .text");
 
 	struct cpuid_regs r1;
-	hw_cpuid(1, 0, &r1);
+	hw_cpuid(CPUID_LEAF_SIGNATURE, 0, &r1);
 	bool hv = (r1.ecx & CPUID1_ECX_HYPERVISOR) != 0;
 	rc = hw_rdmsr(MSR_BOGUS_X2APIC_RESERVED, &v);
 	/* An emulator that reads every unknown MSR as 0 cannot show the #GP; say so rather than fail. */

@@ -3,10 +3,8 @@
 #include "kernel/hw_regs.h"
 #include "lib/libc.h"
 #include "kernel/nmi.h"
+#include "lib/x86/cpuid.h"
 
-#define CPUID1_ECX_PDCM (1u << 15)		/* SDM Vol. 2A, CPUID Table 3-10 */
-#define CPUID1_ECX_TSC_DEADLINE (1u << 24)
-#define CPUID1_EDX_APIC (1u << 9)		/* SDM Vol. 2A, CPUID Table 3-11 */
 #define RFLAGS_IF_BIT (1ull << 9)
 #define PIC_ALL_MASKED 0xFF
 #define WIN_MAGIC 0x57494E31u			/* "WIN1": this window was entered */
@@ -63,12 +61,12 @@ void win_probe(struct win_platform *p)
 
 	memset(p, 0, sizeof(*p));
 	p->pic = true;	/* masking an absent 8259 writes to nothing: always safe */
-	hw_cpuid(0, 0, &r0);
-	if (r0.eax >= 1)
-		hw_cpuid(1, 0, &r1);
+	hw_cpuid(CPUID_LEAF_VENDOR, 0, &r0);
+	if (r0.eax >= CPUID_LEAF_SIGNATURE)
+		hw_cpuid(CPUID_LEAF_SIGNATURE, 0, &r1);
 	else
 		memset(&r1, 0, sizeof(r1));
-	bool intel = r0.ebx == 0x756e6547 && r0.edx == 0x49656e69 && r0.ecx == 0x6c65746e; /* "GenuineIntel" */
+	bool intel = cpuid_vendor_is_intel(r0.ebx, r0.edx, r0.ecx);
 
 	if (apic_probe(&p->apic, (r1.edx & CPUID1_EDX_APIC) != 0, p->apic_why, sizeof(p->apic_why)) &&
 	    apic_read(&p->apic, APIC_VERSION, &ver))
