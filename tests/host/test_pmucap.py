@@ -77,7 +77,7 @@ def test_cli_exit_status(ctx, tmp=None):
         f.write(make_capture(RECS))
     with open(bad, "w") as f:
         f.write(make_capture(RECS)[:-40])
-    tool = os.path.join(ctx.root, "tools", "pmucap.py")
+    tool = os.path.join(ctx.root, "tools", "pmucap")
     p = subprocess.run(["python3", tool, "parse", good], capture_output=True, text=True)
     assert p.returncode == 0 and len(p.stdout.splitlines()) == 4, p
     p = subprocess.run(["python3", tool, "parse", bad], capture_output=True, text=True)
