@@ -18,7 +18,6 @@ import math
 import os
 import re
 import stat
-import sys
 import zlib
 
 PREFIX = "@pmuboot "
@@ -56,9 +55,19 @@ def one_line(msg):
     return " ".join(str(msg).split())
 
 
+_warnings = []
+
+
 def warn(msg):
-    """A problem the user allowed (--allow-incomplete): said once, on one line."""
-    print(f"pmucap: warning: {one_line(msg)}", file=sys.stderr)
+    """A problem the user allowed (--allow-incomplete).  Kept until the command is over
+    (take_warnings): printed when it succeeds, folded into its one error line when it fails."""
+    _warnings.append(one_line(msg))
+
+
+def take_warnings():
+    out = list(_warnings)
+    _warnings.clear()
+    return out
 
 
 # --- reading the file ---
@@ -149,14 +158,15 @@ def load_record(js):
         obj = json.loads(js, parse_constant=_reject_constant, parse_float=_finite_float,
                          parse_int=_bounded_int)
     except json.JSONDecodeError as e:
-        return None, f"record is not valid JSON ({e.msg} at column {e.colno})"
+        return None, f"record is not valid JSON ({e.msg}, column {e.colno})"
     except RecursionError:
         return None, "record is not valid JSON (nested too deeply)"
     except ValueError as e:
         return None, f"record is not valid JSON ({e})"
     if not isinstance(obj, dict):
         return None, f"record is a JSON {type_name(obj)}, not an object"
-    if _too_deep(obj):
+    # Nesting needs brackets: only a text with more of them than MAX_DEPTH can be too deep.
+    if js.count("{") + js.count("[") > MAX_DEPTH and _too_deep(obj):
         return None, f"record nests deeper than {MAX_DEPTH} levels"
     if not isinstance(obj.get("type"), str) or not obj["type"]:
         return None, "record has no type" if "type" not in obj else \
@@ -302,9 +312,16 @@ class Capture:
     def verify(self, runs, allow_incomplete):
         """Refuse damaged runs (and damage outside every run) unless allowed.
 
+        First every field the tools read is type-checked (FieldError, whatever
+        allow_incomplete says: a figure that is not a number cannot be shown).
         Returns the warning lines to print when allowed; raises CaptureError (one line
         naming each damaged run and why) when not.
         """
+        try:
+            for r in runs:
+                validate_run(r)
+        except FieldError as e:
+            raise FieldError(f"{self.path}: {e}") from None
         bad = [r.summary() for r in runs if r.problems]
         if self.stray:
             more = len(self.stray) - MAX_PROBLEMS_SHOWN
@@ -353,12 +370,16 @@ _CHECKS = {
 def type_name(v):
     if v is None:
         return "null"
-    return {bool: "true/false", int: "an integer", float: "a number", str: "a string",
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
             dict: "an object", list: "a list"}.get(type(v), "an object" if isinstance(v, dict) else type(v).__name__)
 
 
 def _short(v, limit=40):
-    r = repr(v)
+    """v as JSON writes it (as repr when JSON cannot), cut to about limit characters."""
+    try:
+        r = json.dumps(v)
+    except (TypeError, ValueError):
+        r = repr(v)
     return r if len(r) <= limit else r[:limit] + "..."
 
 
@@ -453,6 +474,35 @@ def figures(rec):
         if fig is not None:
             out[name] = fig
     return out
+
+
+# The fields the subcommands read, and their types (null is always allowed: "not known").
+# A tuple is a path into nested objects.  Figures ({min, median, max, n}) are checked by
+# figures().  Checked once when a run is read, so a wrong type is one error up front, never
+# a crash half-way through the output.
+FIELD_TYPES = {
+    "begin": {"version": STR, "build": STR, "program": STR, "options": DICT},
+    "cpu": {"brand": STR, "vendor_string": STR, "signature": STR},
+    "platform": {"smbios": DICT, ("smbios", "system_manufacturer"): STR, ("smbios", "system_product"): STR,
+                 ("smbios", "bios_version"): STR},
+    "bench_setup": {"iterations": INT, "reps": INT, "counting": DICT, ("counting", "available"): BOOL,
+                    ("counting", "reason"): STR},
+    "bench": {"kernel": STR, "variant": STR, "arena": STR, "control": STR, "cycles_source": STR,
+              "dropped": INT, "penalty": DICT, ("penalty", "median"): NUM, "events": DICT},
+    "check": {"kernel": STR, "variant": STR, "arena": STR, "what": STR, "status": STR, "role": STR,
+              "event": STR, "reason": STR, "value": NUM, "control_value": NUM},
+    "error": {"source": STR, "what": STR, "message": STR},
+    "end": {"status": STR, "errors": INT, "records": INT, "crc32": STR},
+}
+
+
+def validate_run(run):
+    """Raise FieldError for the first field of the wrong type among those the tools read."""
+    for rec in run_records(run):
+        for path, kind in FIELD_TYPES.get(rec.get("type"), {}).items():
+            get(rec, path, kind)
+        if rec.get("type") == "bench":
+            figures(rec)
 
 
 def bench_table(run):

@@ -13,6 +13,7 @@ Runs are numbered from 1 in capture order by every command (parse's "_run" field
 # The command line: one subcommand per module, and one place (main) that turns every
 # failure into a single line on stderr and an exit status.
 import argparse
+import functools
 import os
 import sys
 
@@ -34,6 +35,7 @@ EXIT_INTERRUPTED = 130
 EXIT_BUG = 70   # EX_SOFTWARE: an exception nobody planned for
 
 
+@functools.lru_cache(maxsize=1)
 def build_parser():
     ap = argparse.ArgumentParser(prog="pmucap", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -42,6 +44,14 @@ def build_parser():
     for mod in (cmd_parse, cmd_table, cmd_junit, cmd_compare, cmd_plot):
         mod.add_parser(sub)
     return ap
+
+
+def also_damaged():
+    """The warnings of a command that then failed, folded into its one error line."""
+    ws = capture.take_warnings()
+    if not ws:
+        return ""
+    return f" (also: {ws[0][:200]}" + (f"; and {len(ws) - 1} more warning(s)" if len(ws) > 1 else "") + ")"
 
 
 def main(argv=None):
@@ -53,12 +63,15 @@ def main(argv=None):
             pass
     ap = build_parser()
     args = ap.parse_args(argv)
+    capture.take_warnings()
     try:
         status = args.func(args)
         sys.stdout.flush()
+        for w in capture.take_warnings():
+            print(f"pmucap: warning: {w}", file=sys.stderr)
         return status
     except capture.CaptureError as e:
-        print(f"pmucap: {one_line(e)}", file=sys.stderr)
+        print(f"pmucap: {one_line(e)}{also_damaged()}", file=sys.stderr)
         return e.exit_status
     except BrokenPipeError:
         # The reader (head, less) went away: stop quietly, and keep the interpreter's
@@ -71,7 +84,7 @@ def main(argv=None):
         return EXIT_BROKEN_PIPE
     except OSError as e:
         where = f"{e.filename}: " if getattr(e, "filename", None) else ""
-        print(f"pmucap: {where}{e.strerror or e}", file=sys.stderr)
+        print(f"pmucap: {where}{e.strerror or e}{also_damaged()}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("pmucap: interrupted", file=sys.stderr)
