@@ -3,7 +3,8 @@
 #
 # Run as root it installs them with apt-get; otherwise it prints the exact
 # command to run.  `make run` and `make test` call it first, so README's two
-# commands are the whole set-up on a fresh Debian machine.
+# commands are the whole set-up on a fresh Debian machine.  python3-matplotlib is
+# only used by `tools/pmucap plot` (which says how to install it when it is missing).
 #   --quiet   print nothing when everything is present
 set -eu
 
@@ -25,6 +26,7 @@ gdisk:/usr/sbin/sgdisk
 xorriso:/usr/bin/xorriso
 libcmocka-dev:/usr/include/cmocka.h
 python3:/usr/bin/python3
+python3-matplotlib:/usr/lib/python3/dist-packages/matplotlib
 sbsigntool:/usr/bin/sbsign
 openssl:/usr/bin/openssl
 "
