@@ -21,12 +21,13 @@ from . import capture, cmd_compare, cmd_junit, cmd_parse, cmd_plot, cmd_table
 from .capture import one_line
 
 EXIT_STATUS_HELP = """exit status:
-  0  done; every run read is complete and intact
-  1  usage, a file that cannot be read (missing, not a regular file, too large),
-     or nothing to show (no bench records, no event counts)
-  2  a run is truncated or damaged (refused unless --allow-incomplete), no run in
-     the capture, or a record field of the wrong type
-  3  compare --fail-on-change: a figure moved beyond its spread
+  0    done; every run read is complete and intact (or --allow-incomplete)
+  1    a file that cannot be read (missing, not a regular file, too large), or
+       nothing to show (no bench records, no event counts, no matplotlib)
+  2    a run is truncated or damaged (refused unless --allow-incomplete), no run
+       in the capture, a record field of the wrong type; or bad usage
+  3    compare --fail-on-change: a figure moved beyond its spread
+  141  the reader of the output went away (e.g. | head): stopped quietly
 docs/lab.md shows each command at work; docs/results-format.md describes the records."""
 
 # 128 + SIGPIPE, as a shell reports a writer whose reader went away (`pmucap parse X | head`).

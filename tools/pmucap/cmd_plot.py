@@ -7,9 +7,9 @@ samples (min..max: the records carry no quartiles), and the penalty against the
 control written beside it.  With two captures each row holds an A and a B bar, and
 rows that changed beyond the spread (as `compare` judges it) are marked with *.
 
-The axis of a panel is fitted to its ordinary values: a bar or whisker far beyond them
-(more than OUTLIER_FACTOR times the panel's typical median) is cut at the edge and
-marked with a red arrow and its value, so one outlier never squashes every other bar.
+The axis of a panel is fitted to its ordinary values: an isolated bar or a whisker far
+beyond them (more than OUTLIER_FACTOR times the next largest median) is cut at the edge
+and marked with a red arrow and its value, so one outlier never squashes every other bar.
 
 matplotlib is needed for this command only (Debian: python3-matplotlib).
 """
@@ -26,9 +26,12 @@ from .capture import STR, get
 FORMATS = ("png", "svg", "pdf")
 COLOURS = ("#4e79a7", "#f28e2b")   # A, B
 FLAG_COLOUR = "#d62728"
-# A median or whisker beyond this many times the panel's typical (upper-quartile)
-# median is an outlier: cut at the axis edge and marked, not allowed to set the scale.
-OUTLIER_FACTOR = 4.0
+# A median this many times the next largest, or a whisker this many times the largest
+# ordinary median, is an outlier: cut at the axis edge and marked, not allowed to set the scale.
+OUTLIER_FACTOR = 3.0
+# ... and only when it would squash the others: above this many times the middle median
+# (a bar under a tenth of the axis is still read; under a fiftieth it is not).
+SQUASH_FACTOR = 10.0
 # Room right of the largest ordinary value for the arrows and penalty labels.
 LABEL_ROOM = 1.5
 ROW_INCHES = 0.26
@@ -38,7 +41,7 @@ DPI = 110
 # More panels than this would make a picture nobody can read (and a huge file).
 MAX_PANELS = 40
 # Header lines wrap here (characters at the legend's font size across the picture).
-TITLE_CHARS = 120
+TITLE_CHARS = 105
 
 
 def add_parser(sub):
@@ -167,16 +170,23 @@ def build_panels(tables, metric_sel):
 def axis_limits(rows):
     """(low, high): the axis range fitted to the ordinary values.
 
-    High: the largest median or whisker end that is not an outlier (more than
-    OUTLIER_FACTOR times the upper-quartile median, when there are three bars or more).
-    Low: zero, or the lowest median when one is negative; whiskers below it (a noisy
-    differential sample) are cut too.  Anything beyond is drawn to the edge and marked.
+    Outliers do not set the scale.  A median is one when, with three bars or more, it is
+    more than OUTLIER_FACTOR times the next largest median (an isolated peak, not a group
+    of large values: a quarter of the bars at most) and more than SQUASH_FACTOR times the
+    middle median (it would squash the others); a whisker end is one when it reaches
+    more than OUTLIER_FACTOR times the largest ordinary median (one slow sample).  Low:
+    zero, or a little below the lowest median when one is negative; whiskers below it (a
+    noisy differential sample) are cut too.  Whatever is cut is drawn to the edge and marked.
     """
     meds = sorted(b.fig["median"] for r in rows for b in r.bars if b)
-    typical = meds[(3 * (len(meds) - 1)) // 4]
-    cut = OUTLIER_FACTOR * typical if len(meds) >= 3 and typical > 0 else math.inf
-    ordinary = [v for r in rows for b in r.bars if b for v in (b.fig["median"], b.fig["max"]) if v <= cut]
-    hi = max(ordinary + [0.0])
+    middle = meds[len(meds) // 2]
+    kept = list(meds)
+    while len(meds) >= 3 and len(meds) - len(kept) < max(1, len(meds) // 4) and len(kept) >= 2 \
+            and kept[-2] > 0 and kept[-1] > OUTLIER_FACTOR * kept[-2] and kept[-1] > SQUASH_FACTOR * middle:
+        kept.pop()
+    top = max(kept[-1], 0.0)
+    whisker_cut = OUTLIER_FACTOR * top if top > 0 else math.inf
+    hi = max([top] + [b.fig["max"] for r in rows for b in r.bars if b and b.fig["max"] <= whisker_cut])
     lo = min(0.0, meds[0])
     if lo < 0:
         lo -= 0.05 * (hi - lo)
@@ -247,7 +257,7 @@ def draw_panel(ax, panel, n):
                 cut.append(f"min {_fmt(f['min'])}")
             any_cut = any_cut or bool(cut)
             note = "control" if row.is_control else (
-                f"{bar.penalty:+.2f} vs control" if bar.penalty is not None else "")
+                f"{'+' if bar.penalty >= 0 else ''}{_fmt(bar.penalty)} vs control" if bar.penalty is not None else "")
             label = "  " + (_fmt(f["median"]) if f["median"] <= hi else "") + (f"  ({note})" if note else "")
             if cut:
                 label += "  cut: " + ", ".join(cut)
