@@ -8,6 +8,7 @@
 #ifndef PMUBOOT_BENCH_SUITE_H
 #define PMUBOOT_BENCH_SUITE_H
 
+#include "bench/observer.h"
 #include "pmu/cpu/cpu.h"
 
 /* Which arena page sizes the split kernels run in (arena_page=). */
@@ -22,8 +23,15 @@ struct bench_params {
 	unsigned pages;		/* BENCH_PAGES_* */
 	bool image;		/* in the UEFI image (APERF is read there only) */
 	const struct cpu_info *cpu;
+	/* What watches each variant after it is measured (AMD IBS), from the run environment. */
+	const struct bench_observer *observers;
+	size_t nobservers;
 };
 
 void bench_stage(const struct bench_params *p);
+
+/* bench=list: every kernel.variant, one line each (text, not records), with what it provokes. */
+#define BENCH_LIST_WORD "list"
+void bench_list(void);
 
 #endif
