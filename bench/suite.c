@@ -33,8 +33,11 @@ void bench_list(void)
 					      "sweep point" };
 	for (size_t i = 0; i < bench_def_count(); i++) {
 		const struct bench_def *d = bench_def_at(i);
-		out_text("%s.%s  %s%s%s%s  %s", d->kernel, d->variant, expect[d->expect], d->control ? " (vs " : "",
-			 d->control ? d->control : "", d->control ? ")" : "", d->body);
+		char name[64], what[64];
+		snprintf(name, sizeof(name), "%s.%s", d->kernel, d->variant);
+		snprintf(what, sizeof(what), "%s%s%s%s", expect[d->expect], d->control ? " (vs " : "",
+			 d->control ? d->control : "", d->control ? ")" : "");
+		out_text("%-33s %-38s %s", name, what, d->body);
 	}
 }
 
