@@ -1,0 +1,350 @@
+/*
+ * The benchmark stage (bench/suite*.c) end to end against fakes: the
+ * platform's arenas and timing (tests/fake/arena_fake.h, timing_fake.h), a
+ * scripted counting backend whose counts per iteration follow each event's
+ * role, and the real kernels on this CPU.  Asserts on the records emitted:
+ * what is measured in which order and where, the figures that follow from
+ * the counts, the checks and their tally, fallbacks, observers, bench=list.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench/suite.h"
+#include "bench/kernels.h"
+#include "events/events.h"
+#include "pmu/count/count.h"
+#include "tests/fake/arena_fake.h"
+#include "tests/fake/capture.h"
+#include "tests/fake/hw_fake.h"
+#include "tests/fake/timing_fake.h"
+
+#define ITERATIONS 256
+
+/*
+ * Counts per iteration by role: cycles 1, instructions 2, any other role 1,
+ * raw events 0; each read is one run (N or 2N iterations, alternately) plus
+ * 777 of overhead the differential must cancel.  No MSR lists: nothing is
+ * written, so the kernels run as they would under perf.
+ */
+static struct {
+	bool init_ok;
+	unsigned reads;
+} fk;
+
+static bool fk_init(const struct cpu_info *ci, const struct pmu_caps *caps, const struct count_opts *opts, char *why,
+		    size_t cap)
+{
+	(void)ci, (void)caps, (void)opts;
+	if (!fk.init_ok)
+		snprintf(why, cap, "fake: no counters");
+	return fk.init_ok;
+}
+
+static bool fk_schedule(struct count_set *set, char *err, size_t cap)
+{
+	(void)err, (void)cap;
+	/* Four counters: more events than that take more passes. */
+	set->passes = (unsigned)((set->n + 3) / 4);
+	for (size_t i = 0; i < set->n; i++) {
+		set->pass_of[i] = (uint8_t)(i / 4);
+		set->counter_of[i] = (int8_t)(i % 4);
+		set->fixed_of[i] = -1;
+	}
+	return true;
+}
+
+static bool fk_pass_begin(struct count_set *set, unsigned pass, char *err, size_t cap)
+{
+	(void)pass, (void)err, (void)cap;
+	set->start.n = set->stop.n = 0;
+	return true;
+}
+
+static uint64_t rate(const struct event_spec *sp)
+{
+	uint32_t roles = sp->def ? sp->def->roles : 0;
+	return (roles & EV_ROLE_INSTRUCTIONS) ? 2 : roles ? 1 : 0;
+}
+
+static bool fk_read(struct count_set *set, unsigned pass, uint64_t *v, char *err, size_t cap)
+{
+	(void)err, (void)cap;
+	uint64_t runs = (fk.reads++ % 2) ? 2 : 1;
+	for (size_t i = 0; i < set->n; i++)
+		if (set->pass_of[i] == pass)
+			v[i] = 777 + rate(&set->ev[i]) * runs * ITERATIONS;
+	return true;
+}
+
+static const struct count_backend fk_backend = {
+	.name = "fake", .init = fk_init, .schedule = fk_schedule, .pass_begin = fk_pass_begin, .read = fk_read,
+};
+
+static struct cpu_info ci;
+static struct capture cap;
+
+/* A Skylake client core (its event set gives the roles' events), counting as init_ok says. */
+static void machine(bool counting)
+{
+	struct pmu_caps caps;
+	struct count_opts opts = { false, false };
+	struct timing_info t = { .invariant_tsc = true, .tsc_hz = 2000000000, .tsc_source = "fake",
+				 .core_per_tsc_milli = 1300, .core_source = "add_chain", .core_spread_milli = 4 };
+	char why[96];
+
+	fake_reset();
+	fake_arena_reset(0);
+	fake_timing_set(&t);
+	memset(&ci, 0, sizeof(ci));
+	ci.vendor = VENDOR_INTEL;
+	ci.family = 6;
+	ci.model = 0x5E;
+	ci.event_set = "skylake";
+	memset(&caps, 0, sizeof(caps));
+	memset(&fk, 0, sizeof(fk));
+	fk.init_ok = counting;
+	count_use_backend(&fk_backend);
+	assert_int_equal(count_init(&ci, &caps, &opts, why, sizeof(why)), counting);
+	capture_start(&cap);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	capture_free(&cap);
+	count_use_backend(&count_backend_msr);
+	fake_arena_reset(0);
+	return 0;
+}
+
+static struct bench_params params(const char *bench)
+{
+	return (struct bench_params){ .bench = bench, .events = "", .iterations = ITERATIONS, .reps = 5, .warmup = 1,
+				      .pages = BENCH_PAGES_4K | BENCH_PAGES_2M, .image = false, .cpu = &ci };
+}
+
+/* Records of one type, in order. */
+static size_t of_type(const char *type, const char **out, size_t cap_n)
+{
+	char needle[64];
+	size_t n = 0;
+	snprintf(needle, sizeof(needle), "{\"type\":\"%s\"", type);
+	for (size_t i = 0; i < capture_record_count(&cap); i++) {
+		const char *r = capture_record(&cap, i);
+		if (!strncmp(r, needle, strlen(needle)) && n < cap_n)
+			out[n++] = r;
+	}
+	return n;
+}
+
+static void has(const char *rec, const char *frag)
+{
+	assert_non_null(rec);
+	if (!strstr(rec, frag))
+		fail_msg("lacks %s: %s", frag, rec);
+}
+
+/* A text line containing frag, or NULL. */
+static const char *text_line(const char *frag)
+{
+	for (size_t i = 0; i < cap.n; i++)
+		if (cap.kinds[i] != OUT_RECORD && strstr(cap.lines[i], frag))
+			return cap.lines[i];
+	return NULL;
+}
+
+static void counted_run_gives_figures_and_checks(void **state)
+{
+	(void)state;
+	const char *b[8], *c[8], *s[2];
+	machine(true);
+	struct bench_params p = params("store_forward.size_mismatch");
+	bench_stage(&p);
+
+	assert_int_equal(of_type("bench_setup", s, 2), 1);
+	has(s[0], "\"variants\":4");
+	has(s[0], "\"counting\":{\"available\":true,\"backend\":\"fake\",\"reason\":null}");
+	has(s[0], "\"event_set\":\"skylake\"");
+	has(s[0], "\"timing_source\":\"add_chain\",\"timing_core_per_tsc\":1.300");
+	has(s[0], "\"rules\":{\"outlier_z\":3.500,\"mad_floor\":0.010,\"n_2n_slack\":0.100");
+
+	/* The references, then the control before its variant. */
+	assert_int_equal(of_type("bench", b, 8), 4);
+	has(b[0], "\"kernel\":\"ref\",\"variant\":\"add_chain\"");
+	has(b[1], "\"variant\":\"load_chain\"");
+	has(b[2], "\"variant\":\"forward\"");
+	has(b[3], "\"variant\":\"size_mismatch\",\"control\":\"forward\"");
+	for (size_t i = 0; i < 4; i++) {
+		/* Cycles from the counted cycles event, exactly 1 per iteration: the 777 of overhead cancelled. */
+		has(b[i], "\"cycles\":{\"min\":1.000,\"median\":1.000,\"max\":1.000,\"n\":5,\"q1\":1.000,\"q3\":1.000,"
+			  "\"mad\":0.000,\"outliers\":0,\"outlier_min\":null,\"outlier_max\":null,\"rejected\":0,"
+			  "\"unstable\":null}");
+		has(b[i], "\"cycles_source\":\"pmc\",\"unstable\":null,\"calibration\":null");
+		has(b[i], "\"instructions\":{\"min\":2.000,\"median\":2.000");
+		has(b[i], "\"CPU_CLK_UNHALTED.THREAD\":{\"min\":1.000");
+		has(b[i], "\"rejected\":{\"negative\":0,\"n_2n\":0,\"below_chain\":0}");
+	}
+	has(b[0], "\"chain_min\":1.000");
+	has(b[2], "\"chain_min\":null");
+	has(b[3], "\"LD_BLOCKS.STORE_FORWARD\":{\"min\":1.000");
+	has(b[3], "\"penalty\":{\"median\":0.000,\"low\":0.000,\"high\":0.000}");
+
+	/* Checks follow from those figures: 1.0 is the add chain's figure but no load's latency; the control
+	 * counts the blocked-forward event as often as the variant, and takes as long. */
+	assert_int_equal(of_type("check", c, 8), 4);
+	has(c[0], "\"what\":\"reference\",\"value\":1.000");
+	has(c[0], "\"reason\":null,\"status\":\"pass\"");	/* counted cycles: no calibration caveat */
+	has(c[1], "\"variant\":\"load_chain\"");
+	has(c[1], "\"status\":\"fail\"");
+	has(c[2], "\"what\":\"events\"");
+	has(c[2], "\"control_value\":1.000");
+	has(c[2], "\"status\":\"fail\"");
+	has(c[3], "\"what\":\"timing\"");
+	has(c[3], "\"penalty\":0.000");
+	has(c[3], "\"status\":\"fail\"");
+	assert_non_null(text_line("bench: checks 1 passed, 3 failed, 0 skipped, 0 unstable"));
+	assert_int_equal(fake_arena_releases(), 1);
+	assert_int_equal(fake_arena_live(), 0);
+}
+
+static struct {
+	unsigned begins;
+	uint32_t pages[8];
+} ob;
+static void ob_begin(void *ctx, const struct bench_variant_id *id)
+{
+	(void)ctx;
+	if (ob.begins < 8)
+		ob.pages[ob.begins] = id->arena_page;
+	ob.begins++;
+}
+
+static void split_rows_run_arena_by_arena_with_observers(void **state)
+{
+	(void)state;
+	const char *b[8], *s[2];
+	struct bench_observer o = { .name = "test", .slices = 1, .variant_begin = ob_begin };
+	machine(false);
+	memset(&ob, 0, sizeof(ob));
+	struct bench_params p = params("split.load_page");
+	p.reps = 3;
+	p.observers = &o;
+	p.nobservers = 1;
+	bench_stage(&p);
+
+	assert_int_equal(of_type("bench_setup", s, 2), 1);
+	has(s[0], "\"counting\":{\"available\":false,\"backend\":\"fake\",\"reason\":\"fake: no counters\"}");
+	has(s[0], "\"arenas\":[{\"name\":\"4k\",\"page\":4096,\"how\":\"fake\"},{\"name\":\"2m\",\"page\":2097152");
+	has(s[0], "\"samples_in\":\"arena\"");
+	assert_int_equal(of_type("bench", b, 8), 6);
+	has(b[2], "\"variant\":\"load_aligned\",\"control\":null,\"arena\":\"4k\",\"arena_page\":4096,\"page_crossed\":false");
+	has(b[3], "\"variant\":\"load_page\",\"control\":\"load_aligned\",\"arena\":\"4k\",\"arena_page\":4096,"
+		  "\"page_crossed\":true,\"page_offset\":\"0xffc\"");
+	has(b[4], "\"variant\":\"load_aligned\",\"control\":null,\"arena\":\"2m\"");
+	has(b[5], "\"arena\":\"2m\",\"arena_page\":2097152,\"page_crossed\":false,\"page_offset\":\"0xffc\"");
+	for (size_t i = 0; i < 6; i++) {
+		/* No counter: TSC ticks turned into cycles by the harness's calibration right around the variant. */
+		has(b[i], "\"cycles_source\":\"tsc_calibrated\"");
+		has(b[i], "\"calibration\":{\"source\":\"harness_add_chain\"");
+		has(b[i], "\"events\":{}");
+	}
+	/* The observer passed in watched every variant, in each arena. */
+	assert_int_equal(ob.begins, 6);
+	const uint32_t want[] = { 0, 0, 4096, 4096, ARENA_PAGE_2M, ARENA_PAGE_2M };
+	for (size_t i = 0; i < 6; i++)
+		assert_int_equal(ob.pages[i], want[i]);
+}
+
+static void refused_arenas_fall_back_to_a_buffer(void **state)
+{
+	(void)state;
+	const char *b[8], *s[2];
+	machine(false);
+	fake_arena_refuse(ARENA_PAGE_4K, "fake refusal");
+	fake_arena_refuse(ARENA_PAGE_2M, "no huge page");
+	struct bench_params p = params("split.store_line");
+	p.reps = 3;
+	bench_stage(&p);
+	assert_int_equal(of_type("bench_setup", s, 2), 1);
+	has(s[0], "\"arenas\":[{\"name\":\"fallback\",\"page\":null,\"how\":\"heap or stack\"}]");
+	has(s[0], "\"arena_problems\":\"4k: fake refusal; 2m: no huge page\"");
+	has(s[0], "\"samples_in\":\"heap\"");
+	assert_int_equal(of_type("bench", b, 8), 4);
+	/* No page size known for the buffer; the aligned store crosses nothing anyway. */
+	has(b[2], "\"variant\":\"store_aligned\",\"control\":null,\"arena\":\"fallback\",\"arena_page\":null,"
+		  "\"page_crossed\":false");
+	has(b[3], "\"variant\":\"store_line\"");
+	assert_non_null(text_line("(split kernels run in a plain buffer)"));
+}
+
+/* Under QEMU's TCG time means nothing: one calibration, no chain floor, timing checks skipped. */
+static void emulator_skips_timing(void **state)
+{
+	(void)state;
+	const char *b[8], *c[8], *s[2];
+	machine(true);
+	ci.hypervisor = true;
+	strcpy(ci.hv_vendor, "TCGTCGTCGTCG");
+	struct bench_params p = params("store_forward.size_mismatch");
+	bench_stage(&p);
+	assert_int_equal(of_type("bench_setup", s, 2), 1);
+	has(s[0], "\"per_variant\":false,\"settle_runs\":1");
+	has(s[0], "\"emulated\":true,\"emulator\":true");
+	assert_int_equal(of_type("bench", b, 8), 4);
+	has(b[0], "\"chain_min\":null");
+	assert_int_equal(of_type("check", c, 8), 4);
+	has(c[0], "\"status\":\"skip\"");
+	has(c[1], "\"status\":\"skip\"");
+	has(c[3], "\"what\":\"timing\"");
+	has(c[3], "\"status\":\"skip\"");
+	assert_non_null(text_line("bench: checks 0 passed, 1 failed, 3 skipped, 0 unstable"));
+}
+
+static void list_and_unknown_words(void **state)
+{
+	(void)state;
+	const char *b[8], *e[2];
+	machine(false);
+	struct bench_params p = params("list");
+	bench_stage(&p);
+	assert_int_equal(capture_record_count(&cap), 0);
+	assert_int_equal(cap.n, bench_def_count());
+	assert_non_null(text_line("store_forward.size_mismatch"));
+	assert_non_null(text_line("slower than its control (vs forward)"));
+	capture_free(&cap);
+
+	capture_start(&cap);
+	p = params("warp,ref");
+	p.reps = 3;
+	bench_stage(&p);
+	assert_int_equal(of_type("error", e, 2), 1);
+	has(e[0], "unknown benchmark 'warp'");
+	has(e[0], "all, none, list");
+	assert_int_equal(of_type("bench", b, 8), 2);
+	has(b[0], "\"variant\":\"add_chain\"");
+	has(b[1], "\"variant\":\"load_chain\"");
+
+	capture_free(&cap);
+	capture_start(&cap);
+	p = params("none");
+	bench_stage(&p);
+	assert_int_equal(capture_record_count(&cap), 0);
+	assert_non_null(text_line("bench: nothing chosen (bench=none)"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(counted_run_gives_figures_and_checks, teardown),
+		cmocka_unit_test_teardown(split_rows_run_arena_by_arena_with_observers, teardown),
+		cmocka_unit_test_teardown(refused_arenas_fall_back_to_a_buffer, teardown),
+		cmocka_unit_test_teardown(emulator_skips_timing, teardown),
+		cmocka_unit_test_teardown(list_and_unknown_words, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
