@@ -65,12 +65,19 @@ static void check_finish(struct rec *r, const struct check_input *in, const char
 		 in->arena ? in->arena : "", what, status_name(status), detail);
 }
 
+/* The event counted for a role; measured or not (an unmeasured one is unstable when its samples ran out). */
 static const struct bench_event_figure *find_role(const struct bench_figures *f, uint32_t bit)
 {
 	for (size_t i = 0; f && i < f->nev; i++)
-		if (f->ev[i].measured && (f->ev[i].roles & bit))
+		if (f->ev[i].roles & bit)
 			return &f->ev[i];
 	return NULL;
+}
+
+/* Usable for a verdict: measured, or unmeasured because no sample could be kept (then unstable). */
+static bool judgeable(const struct bench_event_figure *e)
+{
+	return e && (e->measured || e->fig.unstable != STATS_STABLE);
 }
 
 /*
@@ -132,10 +139,14 @@ static void check_event_role(const struct check_input *in, uint32_t bit, struct 
 	check_start(r, in, "events");
 	rec_str(r, "role", bench_role_name(bit));
 	rec_str(r, "event", v ? v->name : NULL);
-	if (!v) {
+	if (!judgeable(c))
+		c = NULL;
+	if (!judgeable(v)) {
 		status = CHECK_SKIP;
-		reason = in->set ? "this core's event set has no event for this role"
+		reason = v ? "the event was not measured (counting failed: see the bench record's problem)"
+		       : in->set ? "this core's event set has no event for this role"
 				 : "this core's event set is not known";
+		v = NULL;
 		rec_null(r, "value");
 		rec_null(r, "control_value");
 	} else {

@@ -275,9 +275,7 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 			bool polluted, windowed;
 
 			if (!sample(&c, trips, &base, &main, &polluted, &windowed)) {
-				/* Counting failed: finish this variant on time alone. */
-				if (!c.set)
-					return any;
+				/* Counting failed (only a counted run can fail): finish this variant on time alone. */
 				drop_counting(&c, &set, &nev, f, pass, true);
 				continue;
 			}
@@ -325,12 +323,13 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 	if (f->instructions >= 0 && !f->ev[f->instructions].measured)
 		f->instructions = -1;
 	choose_cycles(s, set, &aperf, f);
+	/* Nothing kept is a result too: figures with n = 0, unstable ("budget"), and the problem says why. */
 	if (!any && !f->problem[0])
 		snprintf(f->problem, sizeof(f->problem),
 			 "no sample could be kept: %u disturbed (SMI/NMI/preemption), %u rejected as impossible",
 			 f->dropped, f->rejected[STATS_REJECT_NEGATIVE] + f->rejected[STATS_REJECT_N_2N] +
 					     f->rejected[STATS_REJECT_BELOW_CHAIN]);
-	return any;
+	return true;
 }
 
 /*

@@ -124,8 +124,9 @@ struct bench_setup {
 /*
  * Measure variant d once with p and q inside `window`, converting TSC
  * ticks with s->clock.  set (NULL when not counting) holds the events to
- * count; it is scheduled here.  Returns false only when nothing at all
- * could be measured (problem says why).
+ * count; it is scheduled here.  Returns false only when nothing could be
+ * attempted (no room for samples; problem says why).  When every sample was
+ * thrown away the figures have n = 0 and are unstable ("budget").
  */
 bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, uint8_t *window,
 		       struct count_set *set, struct bench_figures *f);

@@ -104,6 +104,8 @@ static void run_row(const struct bench_def *d, int slot)
 
 /* ---- the stage ---- */
 
+#define DROP_BUDGET_MIN 16
+
 static uint32_t round_up_unroll(uint32_t n)
 {
 	uint32_t r = (n + BENCH_UNROLL - 1) / BENCH_UNROLL * BENCH_UNROLL;
@@ -162,7 +164,8 @@ void bench_stage(const struct bench_params *p)
 	suite.hs.iterations = round_up_unroll(suite.p->iterations);
 	suite.hs.reps = suite.p->reps;
 	suite.hs.warmup = suite.p->warmup;
-	suite.hs.drop_budget = suite.p->reps < 8 ? 8 : suite.p->reps;
+	/* Twice the samples wanted may be thrown away (disturbed or impossible) before a figure is unstable. */
+	suite.hs.drop_budget = 2 * suite.p->reps < DROP_BUDGET_MIN ? DROP_BUDGET_MIN : 2 * suite.p->reps;
 	suite.hs.emulated_time = suite.emulator;
 	suite.hs.pool = suite.pool_fallback;
 	suite.hs.pool_cap = pool_cap;
