@@ -94,7 +94,14 @@ static void run_row(const struct bench_def *d, int slot)
 		.set = suite.set,
 		.emulator = suite.emulator,
 	};
-	bench_checks(&in, &suite.tally);
+	struct bench_variant_report rep = { d, in.arena, f, ctl, { 0, 0, 0, 0 }, ++suite.row, suite.rows };
+	bench_checks(&in, &rep.checks);
+	suite.tally.pass += rep.checks.pass;
+	suite.tally.fail += rep.checks.fail;
+	suite.tally.skip += rep.checks.skip;
+	suite.tally.unstable += rep.checks.unstable;
+	if (suite.p->listener && suite.p->listener->variant)
+		suite.p->listener->variant(suite.p->listener->ctx, &rep);
 
 	if (d->expect == BENCH_CONTROL)
 		memo_keep(d, slot, f);
@@ -177,6 +184,9 @@ void bench_stage(const struct bench_params *p)
 	suite_setup_arenas(arena_notes, sizeof(arena_notes));
 	suite_setup_clock();
 	suite_setup_record(arena_notes);
+	for (size_t i = 0; i < n; i++)
+		if (suite.sel[i])
+			suite.rows += bench_def_at(i)->per_arena ? (unsigned)suite.nslots : 1;
 
 	for (size_t i = 0; i < n;) {
 		const struct bench_def *d = bench_def_at(i);
@@ -201,4 +211,6 @@ void bench_stage(const struct bench_params *p)
 	arena_release_all();
 	out_text("bench: checks %u passed, %u failed, %u skipped, %u unstable", suite.tally.pass, suite.tally.fail,
 		 suite.tally.skip, suite.tally.unstable);
+	if (p->listener && p->listener->done)
+		p->listener->done(p->listener->ctx, &suite.tally, suite.row);
 }

@@ -73,7 +73,8 @@ struct suite {
 	struct memo memo[MEMO_MAX];
 	size_t nmemo;
 	struct check_tally tally;
-	unsigned measured;
+	unsigned measured;		/* variants chosen */
+	unsigned rows, row;		/* rows to run (split variants once per arena), and the current one */
 };
 extern struct suite suite;
 

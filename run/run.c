@@ -87,6 +87,7 @@ static void stage_bench(struct run_env *env)
 		.cpu = &env->cpu,
 		.observers = env->observers,
 		.nobservers = env->nobservers,
+		.listener = env->bench_listener,
 	};
 	bench_stage(&p);
 }

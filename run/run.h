@@ -9,7 +9,7 @@
 #ifndef PMUBOOT_RUN_RUN_H
 #define PMUBOOT_RUN_RUN_H
 
-#include "bench/observer.h"
+#include "bench/suite.h"
 #include "run/config.h"
 #include "pmu/cpu/cpu.h"
 #include "pmu/caps/pmu_caps.h"
@@ -24,6 +24,8 @@ struct run_env {
 	/* Filled by the stages before `bench` (the IBS stage), passed to it in struct bench_params. */
 	struct bench_observer observers[BENCH_MAX_OBSERVERS];
 	size_t nobservers;
+	/* Set by the caller (the image's screen): reads each variant's figures as the bench stage measures them. */
+	const struct bench_listener *bench_listener;
 };
 
 /* Run every stage in order; a failing stage is recorded and the run goes on. */

@@ -104,6 +104,16 @@ static void setup_fk(struct bench_setup *s, unsigned passes)
 	fake_reset();
 }
 
+/*
+ * Samples rejected in all: the kernels run on the real core with the real TSC
+ * and the fake window cannot see an interrupt, so on a busy machine a 2N run
+ * may be disturbed and rejected (n_2n).  Exact read counts account for those.
+ */
+static unsigned rejected(const struct bench_figures *r)
+{
+	return r->rejected[STATS_REJECT_NEGATIVE] + r->rejected[STATS_REJECT_N_2N] + r->rejected[STATS_REJECT_BELOW_CHAIN];
+}
+
 static void set_of(struct count_set *set, size_t n)
 {
 	memset(set, 0, sizeof(*set));
@@ -158,7 +168,7 @@ static void events_per_iteration_over_passes(void **state)
 	/* Each pass programmed once; 2 passes x (2 warm-up + 5 samples) x 2 counted runs read. */
 	assert_int_equal(fk.begins, 2);
 	assert_int_equal(fk.ends, 2);
-	assert_int_equal(fk.reads, 2 * 7 * 2);
+	assert_int_equal(fk.reads, 2 * (7 * 2 + rejected(&r)));
 	assert_int_equal(r.problem[0], 0);
 }
 
@@ -214,7 +224,7 @@ static void one_polluted_sample_costs_one_retake(void **state)
 	assert_int_equal(r.ev[0].fig.n, 5);
 	assert_int_equal(r.ev[0].fig.median, 1000);
 	/* 2 warm-up + 5 good + 1 dropped samples, 2 counted runs each. */
-	assert_int_equal(fk.reads, 8 * 2);
+	assert_int_equal(fk.reads, (8 + rejected(&r)) * 2);
 	assert_int_equal(fk.begins, 1);
 }
 
@@ -229,14 +239,14 @@ static void impossible_sample_is_rejected_and_retaken(void **state)
 	set_of(&set, 2);
 	fk.negative_at = 6;	/* the 2N run of the first measured sample (warm-up: reads 1-4) */
 	assert_true(bench_run_variant(&s, bench_def_find("store_forward", "forward"), window, &set, &r));
-	assert_int_equal(r.rejected[STATS_REJECT_NEGATIVE], 1);
+	assert_true(r.rejected[STATS_REJECT_NEGATIVE] >= 1);	/* (the real TSC may add its own) */
 	assert_int_equal(r.dropped, 0);
 	assert_false(r.exhausted);
 	assert_int_equal(r.ev[0].fig.n, 5);
-	assert_int_equal(r.ev[0].fig.rejected, 1);
+	assert_int_equal(r.ev[0].fig.rejected, rejected(&r));
 	assert_int_equal(r.ev[1].fig.min, 2000);	/* the zero never reached a figure */
 	assert_int_equal(r.tsc.n, 5);
-	assert_int_equal(fk.reads, 2 * (2 + 5 + 1));
+	assert_int_equal(fk.reads, 2 * (2 + 5 + rejected(&r)));
 }
 
 static void counting_failure_falls_back_to_time(void **state)
