@@ -15,9 +15,9 @@ void fake_timing_set(const struct timing_info *t)
 unsigned fake_timing_inits(void) { return inits; }
 unsigned fake_timing_reports(void) { return reports; }
 
-const struct timing_info *timing_init(bool hypervisor)
+const struct timing_info *timing_init(enum cpu_exec exec)
 {
-	(void)hypervisor;
+	(void)exec;
 	inits++;
 	return &info;
 }

@@ -339,6 +339,7 @@ static void emulator_skips_timing(void **state)
 	machine(true);
 	ci.hypervisor = true;
 	strcpy(ci.hv_vendor, "TCGTCGTCGTCG");
+	ci.exec = EXEC_EMULATED;	/* what identification decides for that signature */
 	struct bench_params p = params("store_forward.size_mismatch");
 	bench_stage(&p);
 	assert_int_equal(of_type("bench_setup", s, 2), 1);
