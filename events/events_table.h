@@ -12,7 +12,7 @@
 #ifndef PMUBOOT_EVENTS_EVENTS_TABLE_H
 #define PMUBOOT_EVENTS_EVENTS_TABLE_H
 
-#include "events.h"
+#include "events/events.h"
 
 #define EVF_INV		0x001u
 #define EVF_EDGE	0x002u

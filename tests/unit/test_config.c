@@ -7,7 +7,7 @@
 #include <string.h>
 #include <stdio.h>
 
-#include "lib/config.h"
+#include "run/config.h"
 
 struct errs {
 	struct config_error e[8];
