@@ -140,6 +140,8 @@ const char *events_role_name(uint32_t role_bit);
 uint32_t events_role_parse(const char *word);
 /* The set's hand-written (role) events in preference order: index i of set, or -1 past the end. */
 long events_role_row(const struct event_set *set, size_t i);
+/* The set of the architectural events (CPUID leaf 0AH), which names on any Intel set fall back to. */
+#define EVENTS_ARCH_KEY "intel_arch"
 /* An IBS derived event's row as a pseudo set key for listings: "ibs". */
 #define EVENTS_IBS_KEY "ibs"
 

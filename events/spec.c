@@ -418,6 +418,12 @@ bool event_spec_parse(const struct event_set *set, bool amd, const char *text, s
 					*c = '.';
 			d = events_find(set, dotted);
 		}
+		/* The architectural events (SDM Vol. 3B Table 20-1) exist by definition on every Intel core
+		 * with an architectural PMU, whether or not its own table lists them (Nehalem's has no
+		 * BR_MISP_RETIRED.ALL_BRANCHES 0C5H/00H); whether this CPU counts one is CPUID.0AH:EBX's
+		 * business, which the scheduler checks. */
+		if (!d && !set->amd && strcmp(set->key, EVENTS_ARCH_KEY))
+			d = events_find(events_set_find(EVENTS_ARCH_KEY), spec);
 		if (d) {
 			from_def(out, d);
 			return true;

@@ -18,18 +18,26 @@
 #include "pmu/count/msr_save.h"
 #include "pmu/count/pmu_encode.h"
 #include "pmu/caps/pmu_flavour.h"
+#include "pmu/cpu/uarch.h"
 #include "kernel/hw.h"
 #include "lib/out.h"
 
 #define MAX_GP COUNT_SCHED_MAX_GP
 #define MAX_FIXED COUNT_SCHED_MAX_FIXED
 #define MAX_NOTES 3
+#define OFFCORE_MIN_ARCH_VERSION 3
+#define MSR_OFFCORE_RSP_0 0x1A6u	/* SDM Vol. 4: offcore response selection, form 1 */
+#define MSR_OFFCORE_RSP_1 0x1A7u	/* form 2 */
 
 static struct {
 	bool ready, force, verbose, hypervisor;
 	const struct pmu_flavour *fl;
 	unsigned n_gp, n_fixed, gp_width, fixed_width;
 	bool full_width, any_ok;
+	bool arch_pmu, offcore;			/* CPUID.0AH architectural PMU; OFFCORE_RSP MSRs (v3 on) */
+	bool arch_only;				/* the CPU has no core event table, only CPUID.0AH's */
+	uint8_t arch_len;
+	uint32_t arch_absent;
 	uint32_t gp_exists, fixed_exists, gp_missing, fixed_missing;
 	uint32_t gp_in_use, fixed_in_use;	/* found enabled */
 	uint32_t gp_usable, fixed_usable;
@@ -268,6 +276,13 @@ static bool msr_init(const struct cpu_info *ci, const struct pmu_caps *caps, con
 	st.fixed_width = caps->fixed_width ? caps->fixed_width : st.gp_width;
 	st.full_width = st.fl->ctr_fw_base && caps->full_width_write;
 	st.any_ok = st.fl->sel_any && !caps->any_thread_deprecated;
+	st.arch_pmu = caps->kind == PMU_INTEL_ARCH;
+	st.arch_len = caps->arch_events_len;
+	st.arch_absent = caps->arch_events_absent;
+	st.arch_only = !ci || !ci->event_set || !strcmp(ci->event_set, EVENT_SET_INTEL_FALLBACK);
+	/* OFFCORE_RSP_0/1 (1A6H/1A7H) arrive with Nehalem and Silvermont, both architectural PMU
+	 * version 3 (SDM Vol. 4 Tables 2-15, 2-6); an offcore event exists only where they do. */
+	st.offcore = st.arch_pmu && caps->version >= OFFCORE_MIN_ARCH_VERSION;
 
 	if (!probe_general(why, why_cap) || !probe_global_and_fixed(caps, why, why_cap))
 		return false;
@@ -299,6 +314,9 @@ static bool msr_schedule(struct count_set *set, char *err, size_t err_cap)
 		.gp_exists = st.gp_exists, .fixed_exists = st.fixed_exists,
 		.gp_in_use = st.gp_exists & ~st.gp_usable, .fixed_in_use = st.fixed_exists & ~st.fixed_usable,
 		.event0_fixed_only = st.fl->event0_fixed_only,
+		.arch_pmu = st.arch_pmu, .arch_len = st.arch_len, .arch_absent = st.arch_absent,
+		.arch_only = st.arch_only,
+		.offcore = st.offcore,
 	};
 	return count_sched_assign(set, &s, err, err_cap);
 }
@@ -321,6 +339,8 @@ struct pass_plan {
 	uint32_t gp, fixed;			/* counters used */
 	uint64_t sel[MAX_GP];			/* select values without EN */
 	uint64_t field[MAX_FIXED];		/* fixed-control fields */
+	bool rsp_used[2];			/* OFFCORE_RSP_0 / _1 programmed for this pass */
+	uint64_t rsp[2];
 };
 
 static bool plan_pass(const struct count_set *set, unsigned p, struct pass_plan *pl, char *err, size_t cap)
@@ -337,7 +357,23 @@ static bool plan_pass(const struct count_set *set, unsigned p, struct pass_plan 
 				snprintf(err, cap, "event '%s' was scheduled on counter %u, which is not usable", ev->name, c);
 				return false;
 			}
-			if (!pmu_encode_select(st.fl, st.any_ok, ev, &sel, err, cap))
+			struct event_spec form = *ev;
+			int f = set->form_of[i];
+			if (f >= 0) {
+				/* Offcore: the form's event code and its response MSR with the event's value. */
+				if (f == 1) {
+					form.event = ev->alt_event;
+					form.umask = ev->alt_umask;
+				}
+				unsigned r = f == 1 || ev->msr == MSR_OFFCORE_RSP_1 ? 1 : 0;
+				if (pl->rsp_used[r]) {
+					snprintf(err, cap, "event '%s': OFFCORE_RSP_%u is taken in pass %u", ev->name, r, p);
+					return false;
+				}
+				pl->rsp_used[r] = true;
+				pl->rsp[r] = ev->msr_value;
+			}
+			if (!pmu_encode_select(st.fl, st.any_ok, &form, &sel, err, cap))
 				return false;
 			pl->gp |= 1u << c;
 			pl->sel[c] = sel | priv_sel(set->priv);
@@ -428,6 +464,9 @@ static int program_controls(const struct pass_plan *pl, uint32_t *bad)
 		if ((r = put(*bad = sel_msr(c), want)) != HW_OK)
 			return r;
 	}
+	for (unsigned k = 0; k < 2; k++)
+		if (pl->rsp_used[k] && (r = put(*bad = k ? MSR_OFFCORE_RSP_1 : MSR_OFFCORE_RSP_0, pl->rsp[k])) != HW_OK)
+			return r;
 	if (st.fl->fixed_ctrl && st.fixed_exists) {
 		uint64_t want = st.keep_fixed;
 		for (unsigned f = 0; f < MAX_FIXED; f++)
