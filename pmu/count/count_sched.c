@@ -165,17 +165,21 @@ static void explain(const struct event_spec *ev, const struct count_slots *s, ch
 	char list[96];
 	int fx = fixed_index(ev, s);
 
-	if (arch_unavailable(ev, s) && !(fx >= 0 && (s->fixed_exists & (1u << fx)) && fixed_capable(ev))) {
+	if (arch_unavailable(ev, s)) {
 		int b = count_sched_arch_bit(ev);
 		const char *what = pmu_arch_event_name((unsigned)b);
+		bool has_fixed = fx >= 0 && (s->fixed_exists & (1u << fx)) && fixed_capable(ev);
 		if (b >= s->arch_len)
 			snprintf(err, cap, "event '%s' (%02XH/%02XH) is the architectural event %s, CPUID.0AH:EBX bit %d, "
 				 "past the %u architectural events CPUID.0AH:EAX[31:24] enumerates: not available on "
-				 "this CPU", ev->name, ev->event, ev->umask, what ? what : "?", b, s->arch_len);
+				 "this CPU%s", ev->name, ev->event, ev->umask, what ? what : "?", b, s->arch_len,
+				 has_fixed ? "; its fixed counter is in use" : "");
 		else
 			snprintf(err, cap, "event '%s' (%02XH/%02XH) is the architectural event %s, which CPUID.0AH:EBX "
-				 "bit %d marks not available on this CPU", ev->name, ev->event, ev->umask,
-				 what ? what : "?", b);
+				 "bit %d marks not available on this CPU%s", ev->name, ev->event, ev->umask,
+				 what ? what : "?", b,
+				 has_fixed ? "; only its fixed counter could count it, and that is in use (found enabled "
+					     "by firmware or a BMC; force_counters=on takes it over)" : "");
 		return;
 	}
 	if (!gp_capable(ev, s)) {

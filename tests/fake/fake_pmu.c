@@ -112,18 +112,24 @@ struct pmu_model *fake_pmu_install_cfg(const struct pmu_model_cfg *cfg)
 	return &model;
 }
 
+/* The presets are hand-written cpu_info without an event set: the one identification gives. */
+static struct cpu_info identified(const struct fake_cpu *cpu)
+{
+	struct cpu_info ci = cpu->ci;
+	struct uarch_match um;
+	if (!ci.event_set && cpu->caps.kind != PMU_NONE) {
+		uarch_lookup(ci.vendor, ci.family, ci.model, ci.stepping, 0, cpu->caps.kind == PMU_INTEL_ARCH, &um);
+		ci.event_set = um.event_set;
+	}
+	return ci;
+}
+
 struct pmu_model *fake_pmu_install(const struct fake_cpu *cpu)
 {
 	struct pmu_model_cfg cfg;
-	struct uarch_match um;
-	pmu_model_cfg_from_caps(&cfg, &cpu->ci, &cpu->caps);
-	/* The presets are hand-written cpu_info without an event set: the model learns the vendor's
-	 * constraints from the set identification gives the part. */
-	if (!cfg.events && cpu->caps.kind != PMU_NONE) {
-		uarch_lookup(cpu->ci.vendor, cpu->ci.family, cpu->ci.model, cpu->ci.stepping, 0,
-			     cpu->caps.kind == PMU_INTEL_ARCH, &um);
-		cfg.events = um.event_set ? events_set_find(um.event_set) : NULL;
-	}
+	struct cpu_info ci = identified(cpu);
+	/* The model learns the vendor's constraints from that set. */
+	pmu_model_cfg_from_caps(&cfg, &ci, &cpu->caps);
 	return fake_pmu_install_cfg(&cfg);
 }
 
@@ -205,7 +211,9 @@ bool fake_count_init(char *why, size_t cap)
 		snprintf(why, cap, "fake_count_prepare was not called");
 		return false;
 	}
-	return count_init(&count_cpu->ci, &count_cpu->caps, &count_opts, why, cap);
+	static struct cpu_info ci;
+	ci = identified(count_cpu);
+	return count_init(&ci, &count_cpu->caps, &count_opts, why, cap);
 }
 
 bool fake_count_setup(const char *key, bool force_counters, bool verbose, char *why, size_t cap)
