@@ -36,6 +36,7 @@ static struct {
 	bool full_width, any_ok;
 	bool arch_pmu, offcore;			/* CPUID.0AH architectural PMU; OFFCORE_RSP MSRs (v3 on) */
 	bool arch_only;				/* the CPU has no core event table, only CPUID.0AH's */
+	bool legacy_writes;			/* counters written through IA32_PMCx / P6 PerfCtr: 31:0 only */
 	uint8_t arch_len;
 	uint32_t arch_absent;
 	uint32_t gp_exists, fixed_exists, gp_missing, fixed_missing;
@@ -280,6 +281,10 @@ static bool msr_init(const struct cpu_info *ci, const struct pmu_caps *caps, con
 	st.arch_len = caps->arch_events_len;
 	st.arch_absent = caps->arch_events_absent;
 	st.arch_only = !ci || !ci->event_set || !strcmp(ci->event_set, EVENT_SET_INTEL_FALLBACK);
+	/* Intel's legacy counter address takes EAX sign-extended (SDM Vol. 3B 20.2.5, Full-Width
+	 * Writes): without IA32_A_PMCx (Core 2, Nehalem, Westmere, early Atoms, P6) a value with other
+	 * bits above 31 cannot be written back. */
+	st.legacy_writes = (caps->kind == PMU_INTEL_ARCH || caps->kind == PMU_INTEL_P6) && !st.full_width;
 	/* OFFCORE_RSP_0/1 (1A6H/1A7H) arrive with Nehalem and Silvermont, both architectural PMU
 	 * version 3 (SDM Vol. 4 Tables 2-15, 2-6); an offcore event exists only where they do. */
 	st.offcore = st.arch_pmu && caps->version >= OFFCORE_MIN_ARCH_VERSION;
@@ -657,6 +662,44 @@ static void msr_pass_end(struct count_set *set, unsigned pass)
  * go back while nothing of ours can run, and the global switch last.
  */
 
+/* What a legacy-address write of v leaves in a counter: bits 31:0, sign-extended to the width. */
+static uint64_t legacy_result(uint64_t v)
+{
+	return (uint64_t)(int64_t)(int32_t)(uint32_t)v & mask_of(st.gp_width);
+}
+
+/*
+ * Counters found holding a value the legacy address cannot write back: named per counter in
+ * the restore record (and a line of text), before the restore writes what it can (bits 31:0).
+ */
+static unsigned inexact_counters(struct rec *r)
+{
+	unsigned n = 0;
+	char name[16];
+	for (unsigned c = 0; st.legacy_writes && c < st.n_gp; c++) {
+		uint64_t found;
+		if (!msr_save_original(ctr_msr(c), &found) || legacy_result(found) == found)
+			continue;
+		if (!n++)
+			rec_arr(r, "inexact_counters");
+		snprintf(name, sizeof(name), "pmc%u", c);
+		rec_obj(r, NULL);
+		rec_str(r, "counter", name);
+		rec_hex(r, "msr", ctr_msr(c));
+		rec_hex(r, "found", found);
+		rec_hex(r, "restorable", legacy_result(found));
+		rec_str(r, "why", "no full-width alias (IA32_A_PMCx): the legacy address takes bits 31:0 "
+				  "sign-extended, so bits above 31 cannot be put back");
+		rec_obj_end(r);
+		out_text("pmu: %s (MSR 0x%x) was found at 0x%llx; this CPU has no full-width counter alias, so only "
+			 "bits 31:0 go back (0x%llx)", name, ctr_msr(c), (unsigned long long)found,
+			 (unsigned long long)legacy_result(found));
+	}
+	if (n)
+		rec_arr_end(r);
+	return n;
+}
+
 static void msr_restore(void)
 {
 	struct msr_restore_result res;
@@ -669,9 +712,10 @@ static void msr_restore(void)
 	st.checked = false;
 	if (!msr_save_count())
 		return;
-	msr_save_restore(&res);
 	rec_start(r, "restore");
 	rec_str(r, "what", "pmu");
+	inexact_counters(r);
+	msr_save_restore(&res);
 	rec_u64(r, "msrs", res.restored);
 	rec_bool(r, "exact", res.mismatched == 0);
 	if (res.mismatched) {
