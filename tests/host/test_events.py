@@ -9,7 +9,8 @@ import tempfile
 
 from testlib import Skip
 
-HEADER = "uarch,name,event,umask,cmask,inv,edge,counters,precise,source,description"
+HEADER = ("uarch,name,event,umask,cmask,inv,edge,counters,precise,source,description,"
+          "any,umask_ext,counters_smt_off,flags,msr,msr_value,alt,errata,roles")
 KEYS = ["intel_arch", "pentium_pro", "pentium2", "p6", "pentium_m", "coreduo", "core", "nehalem", "nehalem_ex",
         "westmere", "westmere_dp", "westmere_ex", "sandybridge", "jaketown", "ivybridge", "ivytown", "haswell",
         "haswellx", "broadwell", "broadwellx", "broadwellde", "skylake", "skylake_server", "cascadelakex",
@@ -149,13 +150,13 @@ def test_ibs_derived_events_listed(ctx):
         assert r, f"IBS 0x{code} missing"
         assert r["name"] == name and r["description"].startswith(f"[{abbrev}] "), r
     # ...and in the full listing, as the IBS work's acceptance needs.
-    _, every = events_csv(ctx)
+    _, every = events_csv(ctx, "--uarch", "all")
     assert sum(r["uarch"] == "ibs" for r in every) == 59
 
 
 def test_full_listing_sorted_and_deterministic(ctx):
-    out1, rows = events_csv(ctx)
-    out2, _ = events_csv(ctx)
+    out1, rows = events_csv(ctx, "--uarch", "all")
+    out2, _ = events_csv(ctx, "--uarch", "all")
     assert out1 == out2
     assert {r["uarch"] for r in rows} == set(KEYS) | {"ibs"}
     keys = [r["uarch"] for r in rows]
@@ -178,6 +179,40 @@ def test_list_keys(ctx):
     assert set(keys) == set(KEYS) | {"ibs"}
     for r in rows:
         assert r["name"] and int(r["events"]) > 0 and r["vendor"] in ("intel", "amd"), r
+    by = {r["key"]: r for r in rows}
+    assert (by["skylake_server"]["perf"], by["skylake_server"]["vendor_name"]) == ("skylakex", "SKX")
+    assert (by["zen4"]["perf"], by["zen4"]["vendor_name"]) == ("amdzen4", "Family 19h (Zen 4)")
+
+
+def test_this_cpus_set_by_default(ctx):
+    """Without --uarch: the set identification gives the CPU this runs on."""
+    p = ctx.run_host("identify", check=True)
+    m = re.search(r'"event_set":"([a-z0-9_]+)"', p.stdout)
+    _, rows = events_csv(ctx)
+    if not m:
+        assert not rows
+        return
+    assert rows and {r["uarch"] for r in rows} == {m.group(1)}
+
+
+def test_grep_and_vendor_columns(ctx):
+    _, rows = events_csv(ctx, "--uarch", "icelake", "--grep", "ld_blocks")
+    names = {r["name"] for r in rows}
+    assert "LD_BLOCKS.STORE_FORWARD" in names and all("LD_BLOCKS" in n for n in names), names
+    sf = next(r for r in rows if r["name"] == "LD_BLOCKS.STORE_FORWARD")
+    assert sf["counters"] == "0-3" and sf["roles"] == "stlf_block", sf
+    _, rows = events_csv(ctx, "--uarch", "icelake", "--grep", "OCR.DEMAND_DATA_RD.L3_HIT.SNOOP_MISS")
+    assert len(rows) == 1
+    o = rows[0]
+    assert (o["msr"], o["msr_value"], o["alt"]) == ("0x1a6+0x1a7", "0x2003c0001", "0xbb/0x01"), o
+    _, rows = events_csv(ctx, "--uarch", "skylake", "--grep", "LD_BLOCKS.STORE_FORWARD")
+    assert rows[0]["counters_smt_off"] == "0-7", rows
+    _, rows = events_csv(ctx, "--uarch", "cascadelakex", "--grep", "L2_LINES_OUT.USELESS_PREF")
+    assert len(rows) == 1 and "deprecated" in rows[0]["flags"].split(), rows
+    _, rows = events_csv(ctx, "--uarch", "fam15h", "--grep", "CPU_CLK_UNHALTED")
+    assert [r["counters"] for r in rows] == ["0-2"], rows
+    _, rows = events_csv(ctx, "--uarch", "fam15h", "--grep", "nosuchevent")
+    assert rows == []
 
 
 def test_bad_uarch_names_it_and_lists_keys(ctx):
@@ -196,6 +231,11 @@ def test_spec_resolution(ctx):
     assert "event=0x03 umask=0x02" in p.stdout
     p = ctx.run_host("events", "--uarch", "zen4", "--spec", "r1000000c1", check=True)
     assert "event=0x1c1" in p.stdout and p.stdout.rstrip().endswith("raw")
+    # perf's spellings; a raw spec of a catalogue event keeps its restriction.
+    p = ctx.run_host("events", "--uarch", "icelake", "--spec", "ld_blocks:store_forward", check=True)
+    assert "event=0x03 umask=0x02" in p.stdout and "counters=0-3" in p.stdout
+    p = ctx.run_host("events", "--uarch", "icelake", "--spec", "cpu/event=0x03,umask=0x02/", check=True)
+    assert "counters=0-3" in p.stdout and p.stdout.rstrip().endswith("raw")
     p = ctx.run_host("events", "--uarch", "goldencove", "--spec", "LD_BLOCKS_PARTIAL.ADDRESS_ALIAS")
     assert p.returncode == 1
     assert "unknown event 'LD_BLOCKS_PARTIAL.ADDRESS_ALIAS'" in p.stderr

@@ -447,8 +447,8 @@ static void vendor_constraints(void **state)
 	s = events_set_find("skylake");
 	assert_int_equal(events_find(s, "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4")->msr, 0x3F6);
 	/* Deprecated events are listed and marked. */
-	assert_true(events_find(events_set_find("cascadelakex"), "OFFCORE_RESPONSE.ALL_DATA_RD.ANY_RESPONSE") == NULL ||
-		    events_find(events_set_find("cascadelakex"), "OFFCORE_RESPONSE.ALL_DATA_RD.ANY_RESPONSE")->deprecated);
+	assert_true(events_find(events_set_find("cascadelakex"), "L2_LINES_OUT.USELESS_PREF")->deprecated);
+	assert_false(events_find(events_set_find("cascadelakex"), "L2_LINES_OUT.USELESS_HWPF")->deprecated);
 	/* Zen: the large-increment FLOPs event needs a merged pair. */
 	s = events_set_find("zen4");
 	bool pair = false;
