@@ -11,6 +11,7 @@
  * Every error names the offending text and what was expected instead.
  */
 #include "events/events.h"
+#include "lib/x86/msr_intel.h"
 
 #define SPEC_MAX 127
 
@@ -24,8 +25,7 @@
 #define CFG_CMASK	0xFF000000ull		/* bits 31:24 counter mask */
 #define CFG_AMD_EVENT_HI 0xF00000000ull		/* AMD: event select bits 11:8 in 35:32 */
 
-/* perf's offcore_rsp= (config1): the value for MSR_OFFCORE_RSP_0 (SDM Vol.4, MSR 1A6H). */
-#define MSR_OFFCORE_RSP_0 0x1A6u
+/* perf's offcore_rsp= (config1) is the value for MSR_OFFCORE_RSP_0 (lib/x86/msr_intel.h). */
 
 #define INTEL_EVENT_MAX	0xFFu
 #define AMD_EVENT_MAX	0xFFFu

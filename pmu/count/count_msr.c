@@ -20,14 +20,13 @@
 #include "pmu/caps/pmu_flavour.h"
 #include "pmu/cpu/uarch.h"
 #include "kernel/hw.h"
+#include "lib/x86/msr_intel.h"
 #include "lib/out.h"
 
 #define MAX_GP COUNT_SCHED_MAX_GP
 #define MAX_FIXED COUNT_SCHED_MAX_FIXED
 #define MAX_NOTES 3
 #define OFFCORE_MIN_ARCH_VERSION 3
-#define MSR_OFFCORE_RSP_0 0x1A6u	/* SDM Vol. 4: offcore response selection, form 1 */
-#define MSR_OFFCORE_RSP_1 0x1A7u	/* form 2 */
 
 static struct {
 	bool ready, force, verbose, hypervisor;

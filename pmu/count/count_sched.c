@@ -1,14 +1,10 @@
 /* pmu/count/count_sched.c - see count_sched.h. */
 #include "pmu/count/count_sched.h"
 #include "pmu/caps/pmu_caps.h"
+#include "lib/x86/msr_intel.h"
 
 #define MAX_SLOTS (COUNT_SCHED_MAX_GP + COUNT_SCHED_MAX_FIXED)
 
-/* Extra MSRs the vendors' tables name (SDM Vol. 4, Table 2-2 and the model tables). */
-#define MSR_OFFCORE_RSP_0	0x1A6u	/* offcore response, form 1 */
-#define MSR_OFFCORE_RSP_1	0x1A7u	/* offcore response, form 2 */
-#define MSR_PEBS_LD_LAT		0x3F6u	/* PEBS load-latency threshold */
-#define MSR_PEBS_FRONTEND	0x3F7u	/* PEBS front-end event selection */
 /* Without SMT, Sandy Bridge to Cascade Lake give one thread all eight counters (CPUID.0AH
  * EAX[15:8] = 8); perfmon's CounterHTOff applies then. */
 #define SMT_ON_GP_COUNTERS	4u

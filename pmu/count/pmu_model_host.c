@@ -9,10 +9,10 @@
  * IA32_PERFEVTSEL0-7, IA32_A_PMC0-7; the fixed counters from 0x309). */
 #define INTEL_RANGE_GP 8
 #define INTEL_RANGE_FIXED 7
-/* SDM Vol. 4 Tables 2-15 (Nehalem) and 2-6 (Silvermont): MSR_OFFCORE_RSP_0/1, from
- * architectural PMU version 3. */
-#define MODEL_OFFCORE_RSP_0 0x1A6u
-#define MODEL_OFFCORE_RSP_1 0x1A7u
+/* MSR_OFFCORE_RSP_0/1 (SDM Vol. 4 Tables 2-15 Nehalem, 2-6 Silvermont): architectural PMU
+ * version 3 on. */
+#define MODEL_OFFCORE_RSP_0 MSR_OFFCORE_RSP_0
+#define MODEL_OFFCORE_RSP_1 MSR_OFFCORE_RSP_1
 #define MODEL_OFFCORE_MIN_VERSION 3
 /* Sandy Bridge to Cascade Lake give one thread 8 counters with SMT off (perfmon CounterHTOff). */
 #define MODEL_SMT_ON_COUNTERS 4u

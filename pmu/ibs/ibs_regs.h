@@ -53,9 +53,7 @@
  * registers whose Dis bit disables the sampler without touching the status fields of
  * IbsOpCtl / IbsFetchCtl.  A sampler runs only with CTL[En] = 1 and CTL2[Dis] = 0, so Dis
  * must be cleared to start it and set to stop it. */
-#define IBS_MSR_OP_CTL2 0xC001103Eu
-#define IBS_MSR_FETCH_CTL2 0xC001103Fu
-#define IBS_CTL2_DIS (1ull << 0)
+#define IBS_CTL2_DIS (1ull << 0)		/* IbsOpCtl2/IbsFetchCtl2 (lib/x86/msr_amd.h) bit 0 */
 #define IBS_CAP_FETCHLAT (1u << 14)	/* fetch-latency filtering */
 #define IBS_CAP_BIT63FILTER (1u << 15)	/* RIP[63] filtering */
 #define IBS_CAP_STRMST_RMTSOCKET (1u << 16)	/* IbsOpData2 StrmSt, RmtSocket */
