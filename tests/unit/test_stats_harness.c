@@ -346,8 +346,8 @@ static void msr_backend_against_modelled_pmu(void **state)
 	s.model_work = model_work;
 
 	memset(&set, 0, sizeof(set));
-	add_named(&set, es, "CPU_CLK_UNHALTED.THREAD");
-	add_named(&set, es, "INST_RETIRED.ANY");
+	add_named(&set, es, "CPU_CLK_UNHALTED.THREAD_P");
+	add_named(&set, es, "INST_RETIRED.ANY_P");
 	add_named(&set, es, "LD_BLOCKS.STORE_FORWARD");
 	add_named(&set, es, "MEM_INST_RETIRED.SPLIT_LOADS");
 	/* Eight more general-counter events: more than the model's 8 general counters hold at once. */
@@ -412,7 +412,7 @@ static void below_the_chain_is_rejected(void **state)
 	s.pool_cap = sizeof(pool) / sizeof(pool[0]);
 	s.model_work = model_work;
 	memset(&set, 0, sizeof(set));
-	add_named(&set, es, "CPU_CLK_UNHALTED.THREAD");
+	add_named(&set, es, "CPU_CLK_UNHALTED.THREAD_P");
 	assert_true(bench_run_variant(&s, bench_def_find("ref", "add_chain"), window, &set, &r));
 	/* The whole budget went on impossible samples: below the chain (the real TSC may reject one first). */
 	assert_int_equal(rejected(&r), 4);

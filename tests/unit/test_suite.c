@@ -218,7 +218,7 @@ static void counted_run_gives_figures_and_checks(void **state)
 			  "\"mad\":0.000,\"outliers\":0,\"outlier_min\":null,\"outlier_max\":null,\"rejected\":");
 		has(b[i], "\"cycles_source\":\"pmc\",\"unstable\":null,\"calibration\":null");
 		has(b[i], "\"instructions\":{\"min\":2.000,\"median\":2.000");
-		has(b[i], "\"CPU_CLK_UNHALTED.THREAD\":{\"min\":1.000");
+		has(b[i], "\"CPU_CLK_UNHALTED.THREAD_P\":{\"min\":1.000");
 		has(b[i], "\"below_chain\":0}");
 	}
 	has(b[0], "\"chain_min\":1.000");
