@@ -1,5 +1,7 @@
 """pmuboot-host program: the MSR writes the counter driver makes, against the PMU of a CPUID dump.
 
+The dumps are the committed reductions of the real InstLatx64 dumps (tests/fixtures/cpuid-real/).
+
 Expected values are worked out from the SDM / AMD BKDG layouts, not taken from the program:
   Intel PERFEVTSELx = event | umask<<8 | USR(16) | OS(17) | EN(22); FIXED_CTR_CTRL field n = 0x3 << 4n;
   GLOBAL_CTRL bit n = PMCn, bit 32+n = FIXED_CTRn; AMD PERF_CTL adds event[11:8] << 32.
@@ -9,11 +11,12 @@ import re
 
 from testlib import Skip
 
+REAL = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "cpuid-real")
 WRMSR = re.compile(r"^wrmsr 0x([0-9a-f]+) 0x([0-9a-f]+)$")
 
 
 def program(ctx, dump, *specs, check=True):
-    path = ctx.shared_path("cpuid-dumps", dump)
+    path = os.path.join(REAL, dump)
     p = ctx.run_host("program", "--cpuid-dump", path, *specs)
     if check:
         assert p.returncode == 0, f"exit {p.returncode}: {p.stderr}"
@@ -142,7 +145,7 @@ def test_errors_name_what_is_wrong(ctx):
 
 def test_every_dump_programs_cleanly(ctx):
     """Each real dump with a PMU gets a program that ends by restoring the global switch or selects."""
-    d = ctx.shared_path("cpuid-dumps")
+    d = REAL
     n = 0
     for name in sorted(os.listdir(d)):
         if not name.endswith(".txt"):

@@ -44,10 +44,18 @@ char *host_read_file(const char *path, size_t *len)
 	return buf;
 }
 
+/*
+ * With PMUBOOT_CPUID_TRACE set, every question asked of the dump goes to
+ * stderr: how tests/host/test_cpuid_fixtures.py proves that a reduced
+ * fixture answers exactly as its full dump did.
+ */
 static void dump_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf, struct cpuid_regs *out)
 {
 	const struct host_dump *s = ctx;
-	cpuid_dump_query(&s->d, s->cpu, leaf, subleaf, out);
+	bool found = cpuid_dump_query(&s->d, s->cpu, leaf, subleaf, out);
+	if (s->trace)
+		fprintf(stderr, "cpuid-trace: %08X.%X %s %08X %08X %08X %08X\n", leaf, subleaf,
+			found ? "found" : "absent", out->eax, out->ebx, out->ecx, out->edx);
 }
 
 bool host_dump_load(const char *cmd, const char *path, size_t cpu, struct host_dump *s)
@@ -80,6 +88,7 @@ bool host_dump_load(const char *cmd, const char *path, size_t cpu, struct host_d
 			s->d.ncpus, s->d.ncpus - 1, s->cpu);
 		return false;
 	}
+	s->trace = getenv("PMUBOOT_CPUID_TRACE") != NULL;
 	hw_linux_set_cpuid_source(dump_cpuid, s);
 	return true;
 }

@@ -17,6 +17,7 @@ char *host_read_file(const char *path, size_t *len);
 struct host_dump {
 	struct cpuid_dump d;
 	size_t cpu;	/* the logical-CPU block CPUID answers from */
+	bool trace;	/* PMUBOOT_CPUID_TRACE: print each CPUID question and answer to stderr */
 	char *text;
 };
 
