@@ -12,6 +12,8 @@ each must be named.
 import json
 import os
 import re
+import shutil
+import subprocess
 
 import pmucap
 from testlib import Skip
@@ -253,6 +255,27 @@ def test_fixtures(ctx):
     cpu, pmu, out = identify(ctx, "--cpuid-dump", f("unknown_vendor_centaur.txt"))
     assert (cpu["vendor"], cpu["vendor_string"], cpu["event_set"]) == ("unknown", "CentaurHauls", None), cpu
     assert pmu["present"] is False and "unknown vendor" in pmu["absent_reason"], pmu
+
+
+def test_cpuid_r_output(ctx):
+    """Debian's `cpuid -r` output: the committed sample of the development machine, and this machine's own."""
+    path = os.path.join(FIXTURES, "cpuid_r_amd_epyc_kvm.txt")
+    cpu, pmu, out = identify(ctx, "--cpuid-dump", path)
+    assert (cpu["vendor_string"], cpu["family"], cpu["model"], cpu["stepping"]) == ("AuthenticAMD", "0x19", "0x11", 1), cpu
+    assert (cpu["uarch_key"], cpu["brand"], cpu["hypervisor_vendor"]) == ("zen4", "AMD EPYC", "KVMKVMKVM"), cpu
+    assert cpu["source"] == f"cpuid dump {path}, block 0 (unlabelled block 0, line 1)", cpu
+    assert pmu["kind"] == "amd_legacy" and pmu["gp"]["count"] == 4, pmu
+    if not shutil.which("cpuid"):
+        raise Skip("the cpuid program is not installed (apt-get install cpuid): only the committed sample was read")
+    raw = subprocess.run(["cpuid", "-r"], capture_output=True, text=True, timeout=60, check=True).stdout
+    dump = os.path.join(ctx.build, "tests", "cpuid-r-this-machine.txt")
+    os.makedirs(os.path.dirname(dump), exist_ok=True)
+    with open(dump, "w", encoding="ascii") as f:
+        f.write(raw)
+    mine, _, _ = identify(ctx, "--cpu", "0")
+    theirs, _, _ = identify(ctx, "--cpuid-dump", dump, "--cpu", "0")
+    keys = ("vendor_string", "family", "model", "stepping", "brand", "uarch_key", "event_set", "hypervisor", "hybrid")
+    assert [mine[k] for k in keys] == [theirs[k] for k in keys], (mine, theirs)
 
 
 BAD = [
