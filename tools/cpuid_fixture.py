@@ -204,11 +204,13 @@ def main(argv=None):
                     f.write(text)
             else:
                 sys.stdout.write(text)
+    except BrokenPipeError:
+        # The reader (say, `| head`) has gone: stop quietly, and keep Python from complaining at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (OSError, DumpError) as e:
         print(f"cpuid_fixture: {e}", file=sys.stderr)
         return 1
-    except BrokenPipeError:
-        return 0
     return 0
 
 

@@ -178,6 +178,10 @@ def test_this_machine(ctx):
     assert cpu["brand"] == info["model name"], (cpu["brand"], info["model name"])
     assert cpu["hypervisor"] == ("hypervisor" in info["flags"].split()), cpu
     assert cpu["source"] == "cpuid", cpu
+    # The microcode revision: MSR 0x8B when readable, else /proc/cpuinfo's line; the same number either way.
+    if "microcode" in info:
+        assert cpu["microcode"] is not None and int(cpu["microcode"], 16) == int(info["microcode"], 16), cpu
+        assert cpu["microcode_reason"] is None, cpu
     # An exact identification names a real event set; a fallback says why.
     if cpu["fallback"]:
         assert cpu["fallback_reason"], cpu

@@ -1,5 +1,7 @@
 /* tools/host/host_dump.c - see host_dump.h. */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,5 +92,17 @@ bool host_dump_load(const char *cmd, const char *path, size_t cpu, struct host_d
 	}
 	s->trace = getenv("PMUBOOT_CPUID_TRACE") != NULL;
 	hw_linux_set_cpuid_source(dump_cpuid, s);
+	return true;
+}
+
+bool host_pin_cpu(const char *cmd, long cpu)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET((int)cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) != 0) {
+		fprintf(stderr, "pmuboot-host %s: cannot run on CPU %ld: %s\n", cmd, cpu, strerror(errno));
+		return false;
+	}
 	return true;
 }
