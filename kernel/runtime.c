@@ -22,6 +22,7 @@ static bool platform_ready;
 static struct kx_guard guard;
 static struct hw_window fault_window;
 static bool fault_window_valid;
+static const char *fault_expected;	/* kernel_expect_fault: why the next fault is asked for */
 
 const struct win_platform *kx_platform(void) { return platform_ready ? &platform : NULL; }
 
@@ -74,6 +75,8 @@ static const char vector_names[VEC_EXCEPTIONS][9] = {
 	"reserved", "reserved", "reserved", "#HV", "#VC", "#SX", "reserved",
 };
 
+void kernel_expect_fault(const char *why) { fault_expected = why; }
+
 static void fault_report(void *unused)
 {
 	struct rec r;	/* on the stack: .bss is file size in this image */
@@ -90,8 +93,9 @@ static void fault_report(void *unused)
 	else
 		snprintf(where, sizeof(where), "outside the image");
 	out_text("FAULT: %s (vector %llu, error code 0x%llx) at 0x%llx (%s), cr2 0x%llx, while running '%s'; "
-		 "the run ends here", name, (unsigned long long)f->vector, (unsigned long long)f->error,
-		 (unsigned long long)f->rip, where, (unsigned long long)k->cr2, k->activity);
+		 "the run ends here%s%s", name, (unsigned long long)f->vector, (unsigned long long)f->error,
+		 (unsigned long long)f->rip, where, (unsigned long long)k->cr2, k->activity,
+		 fault_expected ? "; EXPECTED, not a run error: " : "", fault_expected ? fault_expected : "");
 	if (!rec_stream_open())
 		return;
 	rec_start(&r, "fault");
@@ -129,9 +133,12 @@ static void fault_report(void *unused)
 	}
 	/* The window was restored before this report: the firmware's tick must be back. */
 	rec_bool(&r, "firmware_timer_ok", fw_timer_event_fires(FAULT_TIMER_US, FAULT_TIMER_LIMIT_US));
+	rec_bool(&r, "expected", fault_expected != NULL);
+	rec_str(&r, "expected_because", fault_expected);
 	rec_str(&r, "outcome", "run ended; interrupt masks restored, firmware IDT and page tables restored next");
 	rec_emit(&r);
-	rec_stream_note_error();
+	if (!fault_expected)
+		rec_stream_note_error();
 }
 
 bool kernel_run(void (*body)(void *), void *arg)
