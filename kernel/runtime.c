@@ -1,6 +1,11 @@
 /*
  * kernel/runtime.c - kernel_init, kernel_run, kernel_teardown and the
  * `fault` record; see runtime.h and docs/runtime.md.
+ *
+ * The top of kernel/: it owns the platform (the interrupt sources found
+ * at kernel_init) and passes it down to the files that work on it
+ * (platform_metal.c, selftest.c); trap.c reaches back only through the
+ * hooks registered here.
  */
 #include "kernel/runtime.h"
 #include "kernel/activity.h"
@@ -8,6 +13,7 @@
 #include "kernel/idt.h"
 #include "kernel/kx.h"
 #include "kernel/nmi.h"
+#include "kernel/selftest.h"
 #include "kernel/trap.h"
 #include "kernel/firmware.h"
 #include "lib/out.h"
@@ -22,22 +28,12 @@ static bool platform_ready;
 static struct kx_guard guard;
 static struct hw_window fault_window;
 static bool fault_window_valid;
-static const char *fault_expected;	/* kernel_expect_fault: why the next fault is asked for */
 
-const struct win_platform *kx_platform(void) { return platform_ready ? &platform : NULL; }
-
-void kernel_init(void)
-{
-	idt_install();
-	/* Only now: the probe reads MSRs, and a missing one must land in our fixup handler. */
-	win_probe(&platform, &kx_metal_io);
-	platform_ready = true;
-	kx_trap_set_guard(&guard);
-}
-
-void kx_fault_capture_window(void)
+/* Exception context (trap.c's capture hook): keep a copy of the open window for the recovery path. */
+static void capture_window(struct kx_fault *f)
 {
 	struct hw_window *w = win_active();
+	f->in_window = w != NULL;
 	if (w) {
 		fault_window = *w;
 		fault_window_valid = true;
@@ -53,12 +49,28 @@ static void restore_fault_window(void)
 	}
 }
 
-void kx_emergency_restore(void)
+/* Exception context, no recovery possible (trap.c's last hook): firmware IDT, CR3 and window back. */
+static void emergency_restore(void)
 {
 	restore_fault_window();
 	arena_emergency_restore();
 	idt_restore();
 }
+
+static const struct kx_trap_hooks trap_hooks = { capture_window, emergency_restore };
+
+void kernel_init(void)
+{
+	idt_install();
+	/* Only now: the probe reads MSRs, and a missing one must land in our fixup handler. */
+	win_probe(&platform);
+	platform_ready = true;
+	platform_attach(&platform);
+	arena_attach(true);
+	kx_trap_set_hooks(&trap_hooks, &guard);
+}
+
+void kernel_selftest(const char *list) { selftest_run(platform_ready ? &platform : NULL, list); }
 
 /* Back on the guarded call's stack after a fault: undo the window, then interrupts as they were. */
 static void recover(void)
@@ -75,8 +87,6 @@ static const char vector_names[VEC_EXCEPTIONS][9] = {
 	"reserved", "reserved", "reserved", "#HV", "#VC", "#SX", "reserved",
 };
 
-void kernel_expect_fault(const char *why) { fault_expected = why; }
-
 static void fault_report(void *unused)
 {
 	struct rec r;	/* on the stack: .bss is file size in this image */
@@ -86,6 +96,10 @@ static void fault_report(void *unused)
 	bool in_image = base && f->rip >= base && f->rip < base + size;
 	const char *name = f->vector < VEC_EXCEPTIONS ? vector_names[f->vector] : "?";
 	char where[48];
+
+	/* The fault self-test's ud2 was asked for: marked expected, not a run error. */
+	const char *fault_expected = f->vector == VEC_UD && k->activity &&
+				     strcmp(k->activity, SELFTEST_FAULT_ACTIVITY) == 0 ? SELFTEST_FAULT_WHY : NULL;
 
 	(void)unused;
 	if (in_image)
@@ -161,9 +175,10 @@ bool kernel_run(void (*body)(void *), void *arg)
 
 void kernel_teardown(void)
 {
-	kx_unroute_all();
+	platform_attach(NULL);	/* unroutes every EILVT entry */
 	nmi_unregister_all();
 	arena_release_all();
+	arena_attach(false);
 	idt_restore();
 	platform_ready = false;
 }

@@ -23,13 +23,6 @@ void kernel_init(void);
  */
 bool kernel_run(void (*body)(void *), void *arg);
 
-/*
- * The next fault is asked for (the `fault` self-test): its record says
- * "expected" with `why`, and it does not count as a run error, so a run
- * whose only fault was the deliberate one ends with status ok.
- */
-void kernel_expect_fault(const char *why);
-
 /* The firmware's IDT, CR3 and APIC routing back; safe to call more than once. */
 void kernel_teardown(void);
 
