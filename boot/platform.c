@@ -206,8 +206,8 @@ static void emit(const struct platform *p)
 		 p->id.have_system ? p->id.system_product : "",
 		 p->id.have_bios ? p->id.bios_vendor : "?", p->id.have_bios ? p->id.bios_version : "?",
 		 p->id.have_bios ? p->id.bios_date : "?", p->fw_vendor, p->fw_revision, uefi);
-	out_text("platform: %llu MiB of RAM, %llu CPUs (%llu enabled), Secure Boot %s",
-		 (unsigned long long)(p->memory_bytes / MIB), (unsigned long long)p->cpus,
+	out_text("platform: %llu MiB of RAM, %llu CPU%s (%llu enabled), Secure Boot %s",
+		 (unsigned long long)(p->memory_bytes / MIB), (unsigned long long)p->cpus, p->cpus == 1 ? "" : "s",
 		 (unsigned long long)p->cpus_enabled,
 		 p->secure_boot == 1 ? "on" : p->secure_boot == 0 ? "off" : "not supported by the firmware");
 }

@@ -370,12 +370,14 @@ void __attribute__((noinline)) selftest_fault_ud(void)
 	struct hw_window w;
 	char why[128];
 
-	activity_set("selftest fault: deliberate ud2 inside a window");
-	out_text("selftest fault: executing ud2 on purpose inside a window; a `fault` record and the end of the run "
-		 "follow");
+	activity_set("selftest fault: preparing the window");
+	out_text("selftest fault: executing ud2 on purpose inside a window; a `fault` record marked expected and the "
+		 "end of the run follow (the expected fault is not a run error)");
 	if (!arena_get(ARENA_PAGE_4K, &a, why, sizeof(why)))
 		out_text("selftest fault: no arena (%s); faulting with the firmware's page tables", why);
 	hw_window_enter(&w);
+	/* Only the ud2 runs under this activity: the fault record marks it expected, not a run error. */
+	activity_set(SELFTEST_FAULT_ACTIVITY);
 	__asm__ volatile("ud2" : : : "memory");
 	hw_window_leave(&w);
 }

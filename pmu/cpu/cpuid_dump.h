@@ -12,6 +12,11 @@
  * where the tail may start with a subleaf tag "[SL xx]".  Lines without a
  * tag that repeat a leaf are subleaves in ascending order.
  *
+ * Two more formats name the subleaf on every line (cpuid_dump_tagged_host.c,
+ * docs/cpuid-dumps.md): pmuboot's compact fixtures ("# pmuboot cpuid
+ * fixture 1", written by tools/cpuid_fixture.py) and the output of Debian's
+ * `cpuid -r`.
+ *
  * The parser is portable (it runs in the image too): it reads a text
  * buffer into storage the caller provides and never allocates.  Anything
  * it cannot read exactly - a truncated line, a register that is not 8 hex
@@ -59,7 +64,8 @@ struct cpuid_dump {
 	size_t cpus_cap;
 	/* Results. */
 	size_t nleaves, ncpus;
-	char variant;		/* 'A'..'G' as in the README, or 'P' for a plain list of register lines */
+	char variant;		/* 'A'..'G' as in the README, 'P' a plain list of register lines,
+				   'X' a pmuboot fixture, 'R' `cpuid -r` output */
 	uint32_t err_line;	/* line of the error, 0 when it concerns the whole text */
 	char err[CPUID_DUMP_ERR_MAX];
 };

@@ -10,7 +10,7 @@
  * reads dumps yet, and the image has a 256 KiB budget.  Drop the guard to
  * use it there.
  */
-#include "pmu/cpu/cpuid_dump.h"
+#include "pmu/cpu/cpuid_dump_internal.h"
 
 
 #define LEAF_VENDOR 0x00000000u
@@ -36,11 +36,6 @@ static const uint32_t indexed_leaves[] = {
 #define INTEL_EDX 0x49656E69u
 #define INTEL_ECX 0x6C65746Eu
 
-struct line {
-	const char *p;
-	size_t n;
-	uint32_t no;
-};
 
 /* Parser state between lines. */
 struct state {
@@ -59,7 +54,7 @@ static bool in_list(const uint32_t *list, size_t n, uint32_t v)
 	return false;
 }
 
-static int hexval(char c)
+int cpuid_dump_hexval(char c)
 {
 	if (lc_isdigit(c))
 		return c - '0';
@@ -67,10 +62,10 @@ static int hexval(char c)
 	return (c >= 'a' && c <= 'f') ? c - 'a' + 10 : -1;
 }
 
-static size_t hex_run(const char *p, const char *e)
+size_t cpuid_dump_hex_run(const char *p, const char *e)
 {
 	size_t k = 0;
-	while (p + k < e && hexval(p[k]) >= 0)
+	while (p + k < e && cpuid_dump_hexval(p[k]) >= 0)
 		k++;
 	return k;
 }
@@ -79,7 +74,7 @@ static uint32_t hex32(const char *p)
 {
 	uint32_t v = 0;
 	for (int i = 0; i < 8; i++)
-		v = v << 4 | (uint32_t)hexval(p[i]);
+		v = v << 4 | (uint32_t)cpuid_dump_hexval(p[i]);
 	return v;
 }
 
@@ -90,7 +85,7 @@ static const char *find_char(const char *p, const char *e, char c)
 	return p < e ? p : NULL;
 }
 
-static bool prefix(const struct line *l, const char *lit)
+static bool prefix(const struct cpuid_dump_line *l, const char *lit)
 {
 	size_t n = strlen(lit);
 	return l->n >= n && memcmp(l->p, lit, n) == 0;
@@ -102,7 +97,7 @@ static bool alnum(char c)
 }
 
 /* Up to 16 characters at p for an error message, non-printables as '?'. */
-static const char *excerpt(const char *p, const char *e, char out[20])
+const char *cpuid_dump_excerpt(const char *p, const char *e, char out[20])
 {
 	size_t n = 0;
 	if (p >= e) {
@@ -119,8 +114,7 @@ static const char *excerpt(const char *p, const char *e, char out[20])
 	return out;
 }
 
-static bool fail(struct cpuid_dump *d, uint32_t line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static bool fail(struct cpuid_dump *d, uint32_t line, const char *fmt, ...)
+bool cpuid_dump_fail(struct cpuid_dump *d, uint32_t line, const char *fmt, ...)
 {
 	va_list ap;
 	d->err_line = line;
@@ -155,7 +149,7 @@ static bool only_space(const char *p, const char *e)
  * register line at all (a header such as "CPUID Revision : ..."), -1 on
  * a malformed one (error set).
  */
-static int parse_register(struct cpuid_dump *d, const struct line *l, struct cpuid_dump_leaf *out, bool *tagged)
+static int parse_register(struct cpuid_dump *d, const struct cpuid_dump_line *l, struct cpuid_dump_leaf *out, bool *tagged)
 {
 	static const char *const regname[4] = { "EAX", "EBX", "ECX", "EDX" };
 	const char *p = l->p, *e = l->p + l->n;
@@ -171,10 +165,10 @@ static int parse_register(struct cpuid_dump *d, const struct line *l, struct cpu
 	bool digit = false;
 	while (p + run < e && alnum(p[run]))
 		digit |= lc_isdigit(p[run++]);
-	if (!digit && !(run >= 8 && hex_run(p, e) >= 8))
+	if (!digit && !(run >= 8 && cpuid_dump_hex_run(p, e) >= 8))
 		return 0;
-	if (hex_run(p, e) < 8) {
-		fail(d, l->no, "the leaf %s is not 8 hex digits", excerpt(p, p + run, ex));
+	if (cpuid_dump_hex_run(p, e) < 8) {
+		cpuid_dump_fail(d, l->no, "the leaf %s is not 8 hex digits", cpuid_dump_excerpt(p, p + run, ex));
 		return -1;
 	}
 	out->leaf = hex32(p);
@@ -189,25 +183,25 @@ static int parse_register(struct cpuid_dump *d, const struct line *l, struct cpu
 	for (int i = 0; i < 4; i++) {
 		if (i > 0) {
 			if (p >= e) {
-				fail(d, l->no, "truncated after %s (leaf %08X): %s is missing",
+				cpuid_dump_fail(d, l->no, "truncated after %s (leaf %08X): %s is missing",
 				     regname[i - 1], out->leaf, regname[i]);
 				return -1;
 			}
 			if (*p != '-' && *p != ' ') {
-				fail(d, l->no, "leaf %08X: expected '-' after %s, found %s", out->leaf,
-				     regname[i - 1], excerpt(p, e, ex));
+				cpuid_dump_fail(d, l->no, "leaf %08X: expected '-' after %s, found %s", out->leaf,
+				     regname[i - 1], cpuid_dump_excerpt(p, e, ex));
 				return -1;
 			}
 			p++;
 		}
-		size_t k = hex_run(p, e);
+		size_t k = cpuid_dump_hex_run(p, e);
 		if (k != 8) {
 			if (k < 8 && p + k == e)
-				fail(d, l->no, "leaf %08X: %s is truncated (%s)", out->leaf, regname[i],
-				     excerpt(p, e, ex));
+				cpuid_dump_fail(d, l->no, "leaf %08X: %s is truncated (%s)", out->leaf, regname[i],
+				     cpuid_dump_excerpt(p, e, ex));
 			else
-				fail(d, l->no, "leaf %08X: %s is not 8 hex digits: %s", out->leaf,
-				     regname[i], excerpt(p, e, ex));
+				cpuid_dump_fail(d, l->no, "leaf %08X: %s is not 8 hex digits: %s", out->leaf,
+				     regname[i], cpuid_dump_excerpt(p, e, ex));
 			return -1;
 		}
 		v[i] = hex32(p);
@@ -215,7 +209,7 @@ static int parse_register(struct cpuid_dump *d, const struct line *l, struct cpu
 	}
 	out->r = (struct cpuid_regs){ v[0], v[1], v[2], v[3] };
 	if (p < e && *p != ' ' && *p != '\t' && *p != '[') {
-		fail(d, l->no, "leaf %08X: unexpected text after EDX: %s", out->leaf, excerpt(p, e, ex));
+		cpuid_dump_fail(d, l->no, "leaf %08X: unexpected text after EDX: %s", out->leaf, cpuid_dump_excerpt(p, e, ex));
 		return -1;
 	}
 	while (p < e && (*p == ' ' || *p == '\t'))
@@ -224,12 +218,12 @@ static int parse_register(struct cpuid_dump *d, const struct line *l, struct cpu
 	out->subleaf = 0;
 	/* Only the first annotation can be the subleaf tag; the rest is the tool's commentary. */
 	if (e - p >= 3 && memcmp(p, "[SL", 3) == 0) {
-		if (e - p < 7 || p[3] != ' ' || hexval(p[4]) < 0 || hexval(p[5]) < 0 || p[6] != ']') {
-			fail(d, l->no, "leaf %08X: malformed subleaf tag %s (expected [SL xx])", out->leaf,
-			     excerpt(p, e, ex));
+		if (e - p < 7 || p[3] != ' ' || cpuid_dump_hexval(p[4]) < 0 || cpuid_dump_hexval(p[5]) < 0 || p[6] != ']') {
+			cpuid_dump_fail(d, l->no, "leaf %08X: malformed subleaf tag %s (expected [SL xx])", out->leaf,
+			     cpuid_dump_excerpt(p, e, ex));
 			return -1;
 		}
-		out->subleaf = (uint32_t)(hexval(p[4]) << 4 | hexval(p[5]));
+		out->subleaf = (uint32_t)(cpuid_dump_hexval(p[4]) << 4 | cpuid_dump_hexval(p[5]));
 		*tagged = true;
 	}
 	out->line = l->no;
@@ -240,7 +234,7 @@ static int parse_register(struct cpuid_dump *d, const struct line *l, struct cpu
  * A line that opens a CPU block.  Returns true with the CPU number when the
  * header carries one (*labelled), and the variant letter it implies.
  */
-static bool parse_cpu_header(const struct line *l, uint32_t *label, bool *labelled, char *variant)
+static bool parse_cpu_header(const struct cpuid_dump_line *l, uint32_t *label, bool *labelled, char *variant)
 {
 	const char *p = l->p, *e = l->p + l->n, *q;
 	uint64_t mask, group;
@@ -267,14 +261,14 @@ static bool parse_cpu_header(const struct line *l, uint32_t *label, bool *labell
 	if (prefix(l, "Group: 0x")) {				/* variant F: the CPU is the mask's bit */
 		*variant = 'F';
 		q = p + 9;
-		size_t k = hex_run(q, e);
+		size_t k = cpuid_dump_hex_run(q, e);
 		if (k == 0 || k > 4 || !lc_parse_u64(q - 2, k + 2, &group))
 			return false;
 		q += k;
 		if (e - q < 18 || memcmp(q, " Affinity mask: 0x", 18) != 0)
 			return false;
 		q += 18;
-		k = hex_run(q, e);
+		k = cpuid_dump_hex_run(q, e);
 		if (k == 0 || k > 16 || !lc_parse_u64(q - 2, k + 2, &mask) || !only_space(q + k, e))
 			return false;
 		if (mask && !(mask & (mask - 1)) && group < 0x1000000) {
@@ -297,7 +291,7 @@ static bool parse_cpu_header(const struct line *l, uint32_t *label, bool *labell
 }
 
 /* "allcpu: Package 0 / Core 0 / Thread 0: Valid, Virtual, Intel Atom": keep the core type. */
-static void parse_allcpu(const struct line *l, char note[CPUID_DUMP_NOTE_MAX])
+static void parse_allcpu(const struct cpuid_dump_line *l, char note[CPUID_DUMP_NOTE_MAX])
 {
 	const char *e = l->p + l->n, *item = NULL;
 	for (const char *p = l->p; p < e; p++)
@@ -344,7 +338,7 @@ static bool close_block(struct cpuid_dump *d, struct state *s)
 
 	s->open = false;
 	if (!block_find(d, c, LEAF_SIGNATURE))
-		return fail(d, c->line, "%s (lines %u-%u) has no leaf 00000001 line",
+		return cpuid_dump_fail(d, c->line, "%s (lines %u-%u) has no leaf 00000001 line",
 			    block_name(c, d->ncpus - 1, name), c->line, L[c->count - 1].line);
 	const struct cpuid_dump_leaf *v = block_find(d, c, LEAF_VENDOR);
 	bool intel = v && v->r.ebx == INTEL_EBX && v->r.edx == INTEL_EDX && v->r.ecx == INTEL_ECX;
@@ -384,7 +378,7 @@ static bool close_block(struct cpuid_dump *d, struct state *s)
 static bool open_block(struct cpuid_dump *d, struct state *s, uint32_t line)
 {
 	if (d->ncpus >= d->cpus_cap)
-		return fail(d, line, "more CPU blocks than the %u this reader has room for",
+		return cpuid_dump_fail(d, line, "more CPU blocks than the %u this reader has room for",
 			    (unsigned)d->cpus_cap);
 	struct cpuid_dump_cpu *c = &d->cpus[d->ncpus];
 	memset(c, 0, sizeof(*c));
@@ -406,7 +400,7 @@ static bool open_block(struct cpuid_dump *d, struct state *s, uint32_t line)
 	return true;
 }
 
-static bool add_register(struct cpuid_dump *d, struct state *s, const struct line *l, struct cpuid_dump_leaf *in,
+static bool add_register(struct cpuid_dump *d, struct state *s, const struct cpuid_dump_line *l, struct cpuid_dump_leaf *in,
 			 bool tagged)
 {
 	char name[32];
@@ -417,10 +411,10 @@ static bool add_register(struct cpuid_dump *d, struct state *s, const struct lin
 		if (!open_block(d, s, l->no))
 			return false;
 	} else if (s->pending) {
-		return fail(d, l->no, "the CPU block headed on line %u starts with leaf %08X; "
+		return cpuid_dump_fail(d, l->no, "the CPU block headed on line %u starts with leaf %08X; "
 			    "leaf 00000000 must come first", s->pend_line, in->leaf);
 	} else if (!s->open) {
-		return fail(d, l->no, "leaf %08X comes before any leaf 00000000 line "
+		return cpuid_dump_fail(d, l->no, "leaf %08X comes before any leaf 00000000 line "
 			    "(every CPU block starts with leaf 0)", in->leaf);
 	}
 	struct cpuid_dump_cpu *c = &d->cpus[d->ncpus - 1];
@@ -429,14 +423,14 @@ static bool add_register(struct cpuid_dump *d, struct state *s, const struct lin
 		if (o->leaf != in->leaf)
 			continue;
 		if (tagged && o->sl == DUMP_SL_TAGGED && o->subleaf == in->subleaf)
-			return fail(d, l->no, "leaf %08X subleaf %02X was already given on line %u (%s)",
+			return cpuid_dump_fail(d, l->no, "leaf %08X subleaf %02X was already given on line %u (%s)",
 				    in->leaf, in->subleaf, o->line, block_name(c, d->ncpus - 1, name));
 		if (in->leaf == LEAF_SIGNATURE)
-			return fail(d, l->no, "a second leaf 00000001 line in %s (first on line %u): "
+			return cpuid_dump_fail(d, l->no, "a second leaf 00000001 line in %s (first on line %u): "
 				    "is a leaf 00000000 line missing?", block_name(c, d->ncpus - 1, name), o->line);
 	}
 	if (d->nleaves >= d->leaves_cap)
-		return fail(d, l->no, "more register lines than the %u this reader has room for",
+		return cpuid_dump_fail(d, l->no, "more register lines than the %u this reader has room for",
 			    (unsigned)d->leaves_cap);
 	in->sl = tagged ? DUMP_SL_TAGGED : DUMP_SL_ORDER;
 	d->leaves[d->nleaves++] = *in;
@@ -454,6 +448,18 @@ void cpuid_dump_init(struct cpuid_dump *d, struct cpuid_dump_leaf *leaves, size_
 	d->cpus_cap = cpus_cap;
 }
 
+bool cpuid_dump_next_line(const char **p, const char *end, uint32_t *no, struct cpuid_dump_line *l)
+{
+	if (*p >= end)
+		return false;
+	const char *nl = find_char(*p, end, '\n');
+	*l = (struct cpuid_dump_line){ *p, (size_t)((nl ? nl : end) - *p), ++*no };
+	*p = nl ? nl + 1 : end;
+	if (l->n && l->p[l->n - 1] == '\r')
+		l->n--;
+	return true;
+}
+
 size_t cpuid_dump_line_count(const char *text, size_t len)
 {
 	size_t n = 1;
@@ -463,7 +469,7 @@ size_t cpuid_dump_line_count(const char *text, size_t len)
 }
 
 /* The variant from the first non-empty line, or 0 when it is none of the known ones. */
-static char first_line_variant(struct cpuid_dump *d, const struct line *l)
+static char first_line_variant(struct cpuid_dump *d, const struct cpuid_dump_line *l)
 {
 	uint32_t label;
 	bool labelled, tagged;
@@ -492,22 +498,26 @@ bool cpuid_dump_parse(struct cpuid_dump *d, const char *text, size_t len)
 	d->err_line = 0;
 	if (len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)	/* a UTF-8 byte-order mark */
 		p += 3;
-	while (p < end) {
-		const char *nl = find_char(p, end, '\n');
-		struct line l = { p, (size_t)((nl ? nl : end) - p), ++no };
-		p = nl ? nl + 1 : end;
-		if (l.n && l.p[l.n - 1] == '\r')
-			l.n--;
+	const char *start = p;
+	struct cpuid_dump_line l;
+	while (cpuid_dump_next_line(&p, end, &no, &l)) {
 		if (!d->variant) {
 			if (only_space(l.p, l.p + l.n))
 				continue;
+			/* pmuboot's compact fixtures and `cpuid -r` output have a reader of their own. */
+			char tagged_variant = cpuid_dump_tagged_variant(&l, p, end);
+			if (tagged_variant) {
+				d->variant = tagged_variant;
+				return cpuid_dump_parse_tagged(d, tagged_variant, start, end);
+			}
 			d->variant = first_line_variant(d, &l);
 			if (!d->variant) {
 				char ex[20];
-				return fail(d, l.no, "not a CPUID dump: %s is none of the known first lines "
+				return cpuid_dump_fail(d, l.no, "not a CPUID dump: %s is none of the known first lines "
 					    "(\"------[ ... ]------\", \"CPUID Registers (CPU #1):\", \"CPU#000 AffMask:\", "
-					    "\"Group: 0x00 Affinity mask:\", \"CPU 0:\", \"CPUID 00000000: ...\")",
-					    excerpt(l.p, l.p + l.n, ex));
+					    "\"Group: 0x00 Affinity mask:\", \"CPU 0:\", \"CPUID 00000000: ...\", "
+					    "\"" CPUID_FIXTURE_MAGIC "\", `cpuid -r`'s \"CPU:\")",
+					    cpuid_dump_excerpt(l.p, l.p + l.n, ex));
 			}
 		}
 
@@ -526,7 +536,7 @@ bool cpuid_dump_parse(struct cpuid_dump *d, const char *text, size_t len)
 		bool cpu_header = parse_cpu_header(&l, &label, &labelled, &variant);
 		if (cpu_header || prefix(&l, "------[ ")) {
 			if (s.pending)
-				return fail(d, s.pend_line, "CPU block header with no register lines after it");
+				return cpuid_dump_fail(d, s.pend_line, "CPU block header with no register lines after it");
 			if (s.open && !close_block(d, &s))
 				return false;
 			if (cpu_header) {
@@ -541,13 +551,13 @@ bool cpuid_dump_parse(struct cpuid_dump *d, const char *text, size_t len)
 		}
 	}
 	if (!d->variant)
-		return fail(d, 0, "empty input: no CPUID register lines");
+		return cpuid_dump_fail(d, 0, "empty input: no CPUID register lines");
 	if (s.pending)
-		return fail(d, s.pend_line, "CPU block header with no register lines after it (truncated?)");
+		return cpuid_dump_fail(d, s.pend_line, "CPU block header with no register lines after it (truncated?)");
 	if (s.open && !close_block(d, &s))
 		return false;
 	if (d->ncpus == 0)
-		return fail(d, 0, "no CPUID register lines in %u lines", no);
+		return cpuid_dump_fail(d, 0, "no CPUID register lines in %u lines", no);
 	return true;
 }
 

@@ -1,17 +1,25 @@
 """pmuboot-host identify: this machine, every real CPUID dump, the hand-written fixtures, bad input.
 
-The real dumps are read from ../shared/cpuid-dumps/ (never copied into the
-repository); their README's table gives vendor, family, model and stepping
-of each file, and this test adds the microarchitecture each must be named.
+The real dumps are the InstLatx64 files of ../shared/cpuid-dumps/, which may
+not be copied into the repository: tests/fixtures/cpuid-real/ holds their
+register values reduced by tools/cpuid_fixture.py to the leaves pmuboot reads
+(same file names), so these tests run on any clone.  README_TABLE is that
+folder's README table (vendor, family, model, stepping of each file);
+tests/host/test_cpuid_fixtures.py checks it against the README and re-derives
+the fixtures when ../shared is there.  This test adds the microarchitecture
+each must be named.
 """
 import json
 import os
 import re
+import shutil
+import subprocess
 
 import pmucap
 from testlib import Skip
 
 FIXTURES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "cpuid")
+REAL = os.path.join(os.path.dirname(FIXTURES), "cpuid-real")
 
 # file -> (uarch_key, event_set, pmu kind) of the first CPU block.
 DUMPS = {
@@ -88,15 +96,70 @@ def identify(ctx, *args):
     return recs["cpu"], recs["pmu"], p.stdout
 
 
-def readme_table(ctx):
-    """file -> (vendor string, family, model, stepping) from the dumps' README."""
+# file -> (vendor string, family, model, stepping): ../shared/cpuid-dumps/README.md's table (display values, hex).
+README_TABLE = {
+    "GenuineIntel0000617_P6_CPUID.txt": ("GenuineIntel", 0x6, 0x1, 7),
+    "GenuineIntel0000651_P2_Descuthes_CPUID.txt": ("GenuineIntel", 0x6, 0x5, 1),
+    "GenuineIntel0000673_P3_Katmai_CPUID.txt": ("GenuineIntel", 0x6, 0x7, 3),
+    "GenuineIntel00006D8_PM_Dothan_CPUID.txt": ("GenuineIntel", 0x6, 0xD, 8),
+    "GenuineIntel00006F6_Merom_CPUID.txt": ("GenuineIntel", 0x6, 0xF, 6),
+    "GenuineIntel0010676_Penryn_CPUID.txt": ("GenuineIntel", 0x6, 0x17, 6),
+    "GenuineIntel00106A4_Bloomfield_CPUID.txt": ("GenuineIntel", 0x6, 0x1A, 4),
+    "GenuineIntel0020652_Clarkdale_CPUID.txt": ("GenuineIntel", 0x6, 0x25, 2),
+    "GenuineIntel00206A7_SandyBridge_CPUID.txt": ("GenuineIntel", 0x6, 0x2A, 7),
+    "GenuineIntel00306A9_IvyBridge_CPUID.txt": ("GenuineIntel", 0x6, 0x3A, 9),
+    "GenuineIntel00306C3_Haswell_CPUID.txt": ("GenuineIntel", 0x6, 0x3C, 3),
+    "GenuineIntel00306D4_Broadwell2_CPUID.txt": ("GenuineIntel", 0x6, 0x3D, 4),
+    "GenuineIntel00506E3_Skylake_CPUID.txt": ("GenuineIntel", 0x6, 0x5E, 3),
+    "GenuineIntel0050654_SkylakeXeon_CPUID9.txt": ("GenuineIntel", 0x6, 0x55, 4),
+    "GenuineIntel00906E9_KabyLake_01_CPUID.txt": ("GenuineIntel", 0x6, 0x9E, 9),
+    "GenuineIntel00706E5_IceLakeY_CPUID.txt": ("GenuineIntel", 0x6, 0x7E, 5),
+    "GenuineIntel00806C1_TigerLake_01_CPUID.txt": ("GenuineIntel", 0x6, 0x8C, 1),
+    "GenuineIntel00906A4_AlderLakeP_00_CPUID.txt": ("GenuineIntel", 0x6, 0x9A, 4),
+    "GenuineIntel00B0671_RaptorLake_01_CPUID.txt": ("GenuineIntel", 0x6, 0xB7, 1),
+    "GenuineIntel00806F8_SapphireRapids_05_CPUID.txt": ("GenuineIntel", 0x6, 0x8F, 8),
+    "GenuineIntel00A06A4_MeteorLake_10_CPUID.txt": ("GenuineIntel", 0x6, 0xAA, 4),
+    "GenuineIntel00106C2_Diamondville_CPUID.txt": ("GenuineIntel", 0x6, 0x1C, 2),
+    "GenuineIntel0030673_Silvermont3_CPUID.txt": ("GenuineIntel", 0x6, 0x37, 3),
+    "GenuineIntel00406C3_Braswell_CPUID.txt": ("GenuineIntel", 0x6, 0x4C, 3),
+    "GenuineIntel00506C9_Goldmont2_CPUID.txt": ("GenuineIntel", 0x6, 0x5C, 9),
+    "GenuineIntel00706A1_GoldmontPlus_CPUID2.txt": ("GenuineIntel", 0x6, 0x7A, 1),
+    "GenuineIntel00906C0_JasperLake_01_CPUID.txt": ("GenuineIntel", 0x6, 0x9C, 0),
+    "GenuineIntel00B06E0_AlderLakeN_02_CPUID.txt": ("GenuineIntel", 0x6, 0xBE, 0),
+    "AuthenticAMD0020FB1_K8_Manchester_CPUID.txt": ("AuthenticAMD", 0xF, 0x2B, 1),
+    "AuthenticAMD0100F21_K10_Barcelona_CPUID.txt": ("AuthenticAMD", 0x10, 0x2, 1),
+    "AuthenticAMD0100F42_K10_Deneb_CPUID.txt": ("AuthenticAMD", 0x10, 0x4, 2),
+    "AuthenticAMD0300F10_K12_Llano_CPUID.txt": ("AuthenticAMD", 0x12, 0x1, 0),
+    "AuthenticAMD0500F10_K14_Bobcat_CPUID.txt": ("AuthenticAMD", 0x14, 0x1, 0),
+    "AuthenticAMD0600F12_K15_Zambezi8C_CPUID.txt": ("AuthenticAMD", 0x15, 0x1, 2),
+    "AuthenticAMD0600F20_K15_Vishera_CPUID.txt": ("AuthenticAMD", 0x15, 0x2, 0),
+    "AuthenticAMD0630F01_K15_Kaveri_CPUID.txt": ("AuthenticAMD", 0x15, 0x30, 1),
+    "AuthenticAMD0660F51_K15_BristolRidge_CPUID.txt": ("AuthenticAMD", 0x15, 0x65, 1),
+    "AuthenticAMD0700F01_K16_Kabini_CPUID.txt": ("AuthenticAMD", 0x16, 0x0, 1),
+    "AuthenticAMD0800F11_K17_Zen_CPUID4.txt": ("AuthenticAMD", 0x17, 0x1, 1),
+    "AuthenticAMD0800F82_K17_PinnacleRidge_01_CPUID.txt": ("AuthenticAMD", 0x17, 0x8, 2),
+    "AuthenticAMD0870F10_K17_Matisse_01_CPUID.txt": ("AuthenticAMD", 0x17, 0x71, 0),
+    "AuthenticAMD0A20F12_K19_Vermeer_03_CPUID.txt": ("AuthenticAMD", 0x19, 0x21, 2),
+    "AuthenticAMD0A60F12_K19_Raphael_04_CPUID.txt": ("AuthenticAMD", 0x19, 0x61, 2),
+    "AuthenticAMD0B40F40_K20_GraniteRidge_02_CPUID.txt": ("AuthenticAMD", 0x1A, 0x44, 0),
+    "HygonGenuine0900F02_Hygon_CPUID.txt": ("HygonGenuine", 0x18, 0x0, 2),
+}
+
+
+def readme_table(path):
+    """file -> (vendor string, family, model, stepping) from a README in ../shared/cpuid-dumps/'s form."""
     table = {}
-    with open(ctx.shared_path("cpuid-dumps", "README.md"), encoding="utf-8") as f:
+    with open(path, encoding="utf-8") as f:
         for line in f:
             cells = [c.strip() for c in line.strip().strip("|").split("|")]
             if len(cells) >= 5 and cells[0].endswith(".txt"):
                 table[cells[0]] = (cells[1], int(cells[2], 16), int(cells[3], 16), int(cells[4]))
     return table
+
+
+def real(name):
+    """A committed reduction of a real dump (tests/fixtures/cpuid-real/)."""
+    return os.path.join(REAL, name)
 
 
 def cpuinfo_first():
@@ -115,6 +178,10 @@ def test_this_machine(ctx):
     assert cpu["brand"] == info["model name"], (cpu["brand"], info["model name"])
     assert cpu["hypervisor"] == ("hypervisor" in info["flags"].split()), cpu
     assert cpu["source"] == "cpuid", cpu
+    # The microcode revision: MSR 0x8B when readable, else /proc/cpuinfo's line; the same number either way.
+    if "microcode" in info:
+        assert cpu["microcode"] is not None and int(cpu["microcode"], 16) == int(info["microcode"], 16), cpu
+        assert cpu["microcode_reason"] is None, cpu
     # An exact identification names a real event set; a fallback says why.
     if cpu["fallback"]:
         assert cpu["fallback_reason"], cpu
@@ -129,8 +196,8 @@ def test_this_machine(ctx):
 
 
 def check_dump(ctx, name):
-    path = ctx.shared_path("cpuid-dumps", name)
-    vendor, family, model, stepping = readme_table(ctx)[name]
+    path = real(name)
+    vendor, family, model, stepping = README_TABLE[name]
     ukey, eset, kind = DUMPS[name]
     cpu, pmu, out = identify(ctx, "--cpuid-dump", path)
     assert cpu["vendor_string"] == vendor, cpu
@@ -150,20 +217,20 @@ CASES = [(f"test_dump_{re.sub(r'[^0-9A-Za-z]+', '_', n[:-4])}", _dump_case(n)) f
 
 
 def test_every_dump_is_covered(ctx):
-    files = sorted(f for f in os.listdir(ctx.shared_path("cpuid-dumps")) if f.endswith(".txt"))
+    files = sorted(f for f in os.listdir(REAL) if f.endswith(".txt"))
     assert files == sorted(DUMPS), set(files) ^ set(DUMPS)
-    assert sorted(readme_table(ctx)) == files
+    assert sorted(README_TABLE) == files
 
 
 def test_hybrid_e_core_blocks(ctx):
     for name, block, ukey, eset in ECORE_BLOCKS:
-        cpu, pmu, out = identify(ctx, "--cpuid-dump", ctx.shared_path("cpuid-dumps", name), "--cpu", str(block))
+        cpu, pmu, out = identify(ctx, "--cpuid-dump", real(name), "--cpu", str(block))
         assert cpu["hybrid"] is True and cpu["core_type"] == "atom", (name, block, cpu)
         assert (cpu["uarch_key"], cpu["event_set"], cpu["fallback"]) == (ukey, eset, False), (name, block, cpu)
         assert "Intel Atom" in cpu["source"] and f"block {block}" in cpu["source"], cpu
         assert "running on an Atom (E-core)" in out, out
     # And block 0 of each is a P-core.
-    cpu, _, _ = identify(ctx, "--cpuid-dump", ctx.shared_path("cpuid-dumps", ECORE_BLOCKS[0][0]))
+    cpu, _, _ = identify(ctx, "--cpuid-dump", real(ECORE_BLOCKS[0][0]))
     assert cpu["core_type"] == "core" and cpu["uarch_key"] == "goldencove", cpu
 
 
@@ -192,6 +259,27 @@ def test_fixtures(ctx):
     cpu, pmu, out = identify(ctx, "--cpuid-dump", f("unknown_vendor_centaur.txt"))
     assert (cpu["vendor"], cpu["vendor_string"], cpu["event_set"]) == ("unknown", "CentaurHauls", None), cpu
     assert pmu["present"] is False and "unknown vendor" in pmu["absent_reason"], pmu
+
+
+def test_cpuid_r_output(ctx):
+    """Debian's `cpuid -r` output: the committed sample of the development machine, and this machine's own."""
+    path = os.path.join(FIXTURES, "cpuid_r_amd_epyc_kvm.txt")
+    cpu, pmu, out = identify(ctx, "--cpuid-dump", path)
+    assert (cpu["vendor_string"], cpu["family"], cpu["model"], cpu["stepping"]) == ("AuthenticAMD", "0x19", "0x11", 1), cpu
+    assert (cpu["uarch_key"], cpu["brand"], cpu["hypervisor_vendor"]) == ("zen4", "AMD EPYC", "KVMKVMKVM"), cpu
+    assert cpu["source"] == f"cpuid dump {path}, block 0 (unlabelled block 0, line 1)", cpu
+    assert pmu["kind"] == "amd_legacy" and pmu["gp"]["count"] == 4, pmu
+    if not shutil.which("cpuid"):
+        raise Skip("the cpuid program is not installed (apt-get install cpuid): only the committed sample was read")
+    raw = subprocess.run(["cpuid", "-r"], capture_output=True, text=True, timeout=60, check=True).stdout
+    dump = os.path.join(ctx.build, "tests", "cpuid-r-this-machine.txt")
+    os.makedirs(os.path.dirname(dump), exist_ok=True)
+    with open(dump, "w", encoding="ascii") as f:
+        f.write(raw)
+    mine, _, _ = identify(ctx, "--cpu", "0")
+    theirs, _, _ = identify(ctx, "--cpuid-dump", dump, "--cpu", "0")
+    keys = ("vendor_string", "family", "model", "stepping", "brand", "uarch_key", "event_set", "hypervisor", "hybrid")
+    assert [mine[k] for k in keys] == [theirs[k] for k in keys], (mine, theirs)
 
 
 BAD = [

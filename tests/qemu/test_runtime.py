@@ -142,10 +142,11 @@ def fault_symbol(ctx, offset):
 
 def test_unexpected_ud_gives_fault_record_and_clean_end(ctx):
     res = fault(ctx)
-    # Complete and CRC-valid (judge() checks count and CRC), with the fault counted as the one error.
+    # Complete and CRC-valid (judge() checks count and CRC); the fault was asked for, so it is marked
+    # expected and is not a run error: selftest=fault (and all) ends clean.
     assert res.run is not None and res.run.complete, describe(res)
-    assert res.status == qemurun.RUN_ERRORS and res.qemu_rc == qemurun.QEMU_ERRORS, describe(res)
-    assert res.run.end["errors"] == 1, res.run.end
+    assert res.status == qemurun.OK and res.qemu_rc == qemurun.QEMU_CLEAN, describe(res)
+    assert res.run.end["errors"] == 0 and res.run.end["status"] == "ok", res.run.end
     types = [r["type"] for r in res.records()]
     assert types[0] == "begin" and {"cpu", "timing", "runtime"} <= set(types), types
     assert types[-2:] == ["fault", "end"], types
@@ -153,8 +154,9 @@ def test_unexpected_ud_gives_fault_record_and_clean_end(ctx):
     assert f["vector"] == VEC_UD and f["name"] == "#UD", f
     assert f["code"].startswith("0f 0b"), f  # the ud2 itself
     assert "selftest fault" in f["activity"] and f["in_window"] is True, f
+    assert f["expected"] is True and "on purpose" in f["expected_because"], f
     assert int(f["rip"], 16) - int(f["image_base"], 16) == int(f["image_offset"], 16), f
     assert fault_symbol(ctx, int(f["image_offset"], 16)) == "selftest_fault_ud", f
     # The window it happened in was undone before the report: the firmware's timer ticks again.
     assert f["firmware_timer_ok"] is True, f
-    assert "run finished (with errors)" in res.log, describe(res)
+    assert "EXPECTED, not a run error" in res.log and "run finished (clean)" in res.log, describe(res)

@@ -321,22 +321,107 @@ static void storage_limits_are_errors(void **state)
 	assert_int_equal(cpuid_dump_line_count("a\nb\nc", 5), 3);
 }
 
+/* pmuboot's compact fixture (tools/cpuid_fixture.py): every line names its CPU and subleaf. */
+#define FIX "# pmuboot cpuid fixture 1\n# source: hand-written\n"
+#define FIX0 "CPU 0: 00000000.00: 00000016 756E6547 6C65746E 49656E69\n"
+#define FIX1 "CPU 0: 00000001.00: 000906E9 00100800 7FFAFBBF BFEBFBFF\n"
+
+static void fixture_format(void **state)
+{
+	(void)state;
+	bool found;
+	assert_true(parse(FIX FIX0 FIX1 "CPU 0: 00000007.01: 00000010 00000000 00000000 00000000\n"
+			  "\n# a comment between blocks\n"
+			  "CPU 1: core Intel Atom\n"
+			  "CPU 1: 00000000.00: 00000016 756E6547 6C65746E 49656E69\n"
+			  "CPU 1: 00000001.00: 000906E9 01100800 7FFAFBBF BFEBFBFF\n"
+			  "CPU 1: 0000001A.00: 20000001 00000000 00000000 00000000\n"));
+	assert_int_equal(D.variant, 'X');
+	assert_int_equal(D.ncpus, 2);
+	assert_true(D.cpus[1].labelled);
+	assert_int_equal(D.cpus[1].label, 1);
+	assert_int_equal(D.cpus[1].line, 8);
+	assert_string_equal(D.cpus[1].core_note, "Intel Atom");
+	assert_string_equal(D.cpus[0].core_note, "");
+	assert_int_equal(q(0, 7, 1, &found).eax, 0x10);
+	assert_true(found);
+	/* A line answers its own subleaf only. */
+	q(0, 7, 0, &found);
+	assert_false(found);
+	q(0, 1, 1, &found);
+	assert_false(found);
+	assert_int_equal(q(1, 0x1A, 0, NULL).eax, 0x20000001);
+	assert_int_equal(q(1, 1, 0, NULL).ebx, 0x01100800);
+}
+
+static void fixture_errors_name_their_line(void **state)
+{
+	(void)state;
+	expect_error(FIX FIX0 "CPU 0: 00000001.00: 000906E9 00100800 7FFAFBBF\n", 4, "EDX is missing");
+	expect_error(FIX FIX0 "CPU 0: 00000001.00: 000906E9 0010080 7FFAFBBF BFEBFBFF\n", 4, "EBX is not 8 hex digits");
+	expect_error(FIX FIX0 "CPU 0: 00000001: 000906E9 00100800 7FFAFBBF BFEBFBFF\n", 4, "expected \".SUBLEAF:\"");
+	expect_error(FIX FIX0 FIX1 "CPU 0: 00000001.00: 000906E9 00100800 7FFAFBBF BFEBFBFF\n", 5, "already given on line 4");
+	expect_error(FIX FIX0 FIX1 "CPU 2: 00000000.00: 00000016 756E6547 6C65746E 49656E69\n", 5, "CPU 1 was expected");
+	expect_error(FIX "CPU 1: 00000000.00: 00000016 756E6547 6C65746E 49656E69\n", 3, "CPU 0 was expected");
+	expect_error(FIX FIX0 "CPU 1: " "00000000.00: 00000016 756E6547 6C65746E 49656E69\n", 3, "CPU 0 (lines 3-3) has no leaf 00000001");
+	expect_error(FIX FIX1, 3, "has no leaf 00000000");
+	expect_error(FIX FIX0 FIX1 "CPU 0: 00000006.00: 00000004 00000000 00000000 00000000 extra\n", 5, "unexpected text after EDX");
+	expect_error(FIX FIX0 FIX1 "CPUID 00000006: 00000004-00000000-00000000-00000000\n", 5, "expected \"CPU n: ...\"");
+	expect_error(FIX FIX0 "CPU 0: core \n" FIX1, 4, "core note");
+	expect_error(FIX, 0, "no CPU blocks");
+}
+
+/* Debian's `cpuid -r`: "CPU:" (with -1) or "CPU n:" blocks, lower-case 0x-prefixed registers. */
+#define RAW0 "   0x00000000 0x00: eax=0x00000010 ebx=0x68747541 ecx=0x444d4163 edx=0x69746e65\n"
+#define RAW1 "   0x00000001 0x00: eax=0x00a10f11 ebx=0x01020800 ecx=0xfffa3203 edx=0x178bfbff\n"
+
+static void cpuid_r_format(void **state)
+{
+	(void)state;
+	bool found;
+	assert_true(parse("CPU:\n" RAW0 RAW1 "   0x00000007 0x01: eax=0x00000020 ebx=0x00000000 ecx=0x00000000 edx=0x00000000\n"
+			  "   0x80860000 0x00: eax=0x00000000 ebx=0x00000000 ecx=0x00000000 edx=0x00000000\n"
+			  "   0x80860000 0x00: eax=0x00000000 ebx=0x00000000 ecx=0x00000000 edx=0x00000000\n"));
+	assert_int_equal(D.variant, 'R');
+	assert_int_equal(D.ncpus, 1);
+	assert_false(D.cpus[0].labelled);
+	assert_int_equal(q(0, 1, 0, NULL).eax, 0x00a10f11);
+	assert_int_equal(q(0, 7, 1, &found).eax, 0x20);
+	q(0, 7, 0, &found);
+	assert_false(found);
+	/* Several CPUs: "CPU 0:" followed by a raw line is `cpuid -r`, not AIDA64's variant G. */
+	assert_true(parse("CPU 0:\n" RAW0 RAW1 "CPU 1:\n" RAW0 RAW1));
+	assert_int_equal(D.variant, 'R');
+	assert_int_equal(D.ncpus, 2);
+	assert_int_equal(D.cpus[1].label, 1);
+	assert_int_equal(D.cpus[1].line, 4);
+	assert_true(parse("CPU 0:\nCPUID 00000000: 00000016-756e6547-6c65746e-49656e69\n"
+			  "CPUID 00000001: 00050654-00000800-7ffefbff-bfebfbff\n"));
+	assert_int_equal(D.variant, 'G');
+}
+
+static void cpuid_r_errors_name_their_line(void **state)
+{
+	(void)state;
+	expect_error("CPU:\n" RAW0 "   0x00000001 0x00: eax=0x00a10f11 ebx=0x01020800 ecx=0xfffa3203\n", 3, "edx is missing");
+	expect_error("CPU:\n" RAW0 "   0x00000001 0x00: eax=0x00a10f11 ebx=0x0102080 ecx=0xfffa3203 edx=0x178bfbff\n", 3,
+		     "expected ebx=0x");
+	expect_error("CPU:\n" RAW0 "   0x00000001: eax=0x00a10f11 ebx=0x01020800 ecx=0xfffa3203 edx=0x178bfbff\n", 3,
+		     "0xSUBLEAF");
+	expect_error("CPU:\n" RAW0 RAW1 "   0x00000001 0x00: eax=0x00a10f12 ebx=0x01020800 ecx=0xfffa3203 edx=0x178bfbff\n", 4,
+		     "with other values");
+	expect_error("CPU:\n" RAW0 RAW1 "garbage\n", 4, "`cpuid -r` register line");
+	expect_error("CPU:\n" RAW1, 1, "has no leaf 00000000");
+	expect_error("CPU:\n" RAW0 RAW1 "CPU 1:\n", 4, "no register lines after it");
+}
+
 /*
  * Every prefix of a valid dump, and every single-byte corruption of it, is
  * either read or refused with a line number inside the text: never a crash,
  * and never a block without leaves 0 and 1.
  */
-static void truncation_and_corruption_never_crash(void **state)
+static void never_crash(const char *good)
 {
-	(void)state;
-	const char *good =
-		"------[ CPUID Registers / Logical CPU #0 ]------\n"
-		"allcpu: Package 0 / Core 0 / Thread 0: Valid, Intel Core\n"
-		INTEL0 " [GenuineIntel]\n" INTEL1 "\n"
-		"CPUID 00000004: 1C004121-01C0003F-0000003F-00000000 [SL 00] [L1D: 32 KB]\n"
-		"CPUID 0000000A: 07300404-00000000-00000000-00000603\n"
-		"------[ CPUID Registers / Logical CPU #1 ]------\n"
-		INTEL0 "\n" INTEL1 "\n";
 	size_t n = strlen(good);
 	char *buf = malloc(n + 1);
 	uint32_t seed = 12345;
@@ -376,6 +461,22 @@ static void truncation_and_corruption_never_crash(void **state)
 		}
 	}
 	free(buf);
+}
+
+static void truncation_and_corruption_never_crash(void **state)
+{
+	(void)state;
+	never_crash("------[ CPUID Registers / Logical CPU #0 ]------\n"
+		    "allcpu: Package 0 / Core 0 / Thread 0: Valid, Intel Core\n"
+		    INTEL0 " [GenuineIntel]\n" INTEL1 "\n"
+		    "CPUID 00000004: 1C004121-01C0003F-0000003F-00000000 [SL 00] [L1D: 32 KB]\n"
+		    "CPUID 0000000A: 07300404-00000000-00000000-00000603\n"
+		    "------[ CPUID Registers / Logical CPU #1 ]------\n"
+		    INTEL0 "\n" INTEL1 "\n");
+	never_crash(FIX "CPU 0: core Intel Core\n" FIX0 FIX1
+		    "CPU 1: 00000000.00: 00000016 756E6547 6C65746E 49656E69\n"
+		    "CPU 1: 00000001.00: 000906E9 01100800 7FFAFBBF BFEBFBFF\n");
+	never_crash("CPU 0:\n" RAW0 RAW1 "CPU 1:\n" RAW0 RAW1);
 }
 
 /* The committed malformed fixtures: each names the right line. */
@@ -428,6 +529,10 @@ int main(void)
 		cmocka_unit_test(storage_limits_are_errors),
 		cmocka_unit_test(truncation_and_corruption_never_crash),
 		cmocka_unit_test(malformed_fixtures),
+		cmocka_unit_test(fixture_format),
+		cmocka_unit_test(fixture_errors_name_their_line),
+		cmocka_unit_test(cpuid_r_format),
+		cmocka_unit_test(cpuid_r_errors_name_their_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

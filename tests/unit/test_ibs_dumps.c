@@ -1,7 +1,8 @@
 /*
- * IBS on real AMD CPUID data: every AMD dump in ../shared/cpuid-dumps (K8 to
- * Zen 5) is loaded into the fake CPU, identified, and given to the run's IBS
- * step with IBS MSRs present.  IBS must be used exactly where the dump's
+ * IBS on real AMD CPUID data: every AMD dump of ../shared/cpuid-dumps (K8 to
+ * Zen 5), as its committed reduction in tests/fixtures/cpuid-real/ (made by
+ * tools/cpuid_fixture.py, re-derived by tests/host/test_cpuid_fixtures.py),
+ * is loaded into the fake CPU, identified, and given to the run's IBS step with IBS MSRs present.  IBS must be used exactly where the dump's
  * CPUID says it exists on a family that has it, every such family must have
  * a documented decoding profile (none may fall through to a guess), the
  * profile must follow the dump's capability bits (Zen 4 data sources, Zen 5
@@ -25,18 +26,7 @@
 #include "pmu/caps/pmu_caps.h"
 #include "tests/unit/test_ibs_fake.h"
 
-static const char *dump_dir(void)
-{
-	static const char *const candidates[] = { "../shared/cpuid-dumps", "../../shared/cpuid-dumps" };
-	for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++) {
-		DIR *d = opendir(candidates[i]);
-		if (d) {
-			closedir(d);
-			return candidates[i];
-		}
-	}
-	return NULL;
-}
+#define FIXTURE_DIR "tests/fixtures/cpuid-real"	/* unit tests run from the repository root */
 
 static unsigned checked, used;
 
@@ -114,14 +104,13 @@ static void one_dump(const char *path)
 static void every_amd_dump(void **state)
 {
 	(void)state;
-	const char *dir = dump_dir();
+	const char *dir = FIXTURE_DIR;
 	char path[512];
 	struct dirent *e;
-	DIR *d;
+	DIR *d = opendir(dir);
 
-	if (!dir)
-		skip();
-	d = opendir(dir);
+	if (!d)
+		fail_msg("%s: cannot open (run from the repository root)", dir);
 	while ((e = readdir(d)) != NULL) {
 		if (strncmp(e->d_name, "AuthenticAMD", 12) != 0 || !strstr(e->d_name, ".txt"))
 			continue;

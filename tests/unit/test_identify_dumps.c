@@ -1,12 +1,14 @@
 /*
- * Identification over the real CPUID dumps in ../shared/cpuid-dumps/ (read
- * from there, never copied into the repository; skipped with a message when
- * the folder is absent).  The expected values are the README's table there
- * (vendor, family, model, stepping, leaf 0AH and leaf 8000_001BH of the first
- * CPU) plus the microarchitecture, event set and PMU each file must yield.
- * Every CPU block of every file is identified, and on the hybrid parts each
- * block's core type (leaf 1AH) must select the P- or E-core as the file's
- * own "allcpu:" annotation says.
+ * Identification over the real CPUID dumps: the register values of the
+ * InstLatx64 dumps described in ../shared/cpuid-dumps/README.md, reduced by
+ * tools/cpuid_fixture.py to the leaves pmuboot reads and committed under
+ * tests/fixtures/cpuid-real/ (same file names; tests/host/test_cpuid_fixtures.py
+ * re-derives them from ../shared).  The expected values are that README's
+ * table (vendor, family, model, stepping, leaf 0AH and leaf 8000_001BH of the
+ * first CPU) plus the microarchitecture, event set and PMU each file must
+ * yield.  Every CPU block of every file is identified, and on the hybrid parts
+ * each block's core type (leaf 1AH) must select the P- or E-core as the
+ * file's own "allcpu:" annotation (kept in the fixture as "core ...") says.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -87,23 +89,14 @@ static const struct {
 	{ "GenuineIntel00A06A4_MeteorLake_10_CPUID.txt", "redwoodcove", "crestmont", "redwoodcove", "crestmont" },
 };
 
-static const char *shared_dir(void)
-{
-	const char *d = getenv("PMUBOOT_SHARED");
-	return d ? d : "../shared";
-}
+#define FIXTURE_DIR "tests/fixtures/cpuid-real"	/* unit tests run from the repository root */
 
-static bool load(const char *file, struct loaded_dump *ld)
+static void load(const char *file, struct loaded_dump *ld)
 {
 	char path[512], err[800];
-	snprintf(path, sizeof(path), "%s/cpuid-dumps/%s", shared_dir(), file);
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return false;
-	fclose(f);
+	snprintf(path, sizeof(path), "%s/%s", FIXTURE_DIR, file);
 	if (!dump_load(path, ld, err, sizeof(err)))
 		fail_msg("%s", err);
-	return true;
 }
 
 static void regs_text(const struct loaded_dump *ld, uint32_t leaf, char out[40])
@@ -121,10 +114,7 @@ static void one_dump(void **state)
 	struct pmu_caps caps;
 	char regs[40];
 
-	if (!load(e->file, &ld)) {
-		printf("# %s/cpuid-dumps/%s is not present: skipped\n", shared_dir(), e->file);
-		skip();
-	}
+	load(e->file, &ld);
 	/* The README's leaf 0AH / 8000_001BH columns, straight from the first CPU's lines. */
 	if (e->leaf_0a) {
 		regs_text(&ld, 0xA, regs);
@@ -172,10 +162,7 @@ static void hybrid_blocks(void **state)
 		struct pmu_caps caps;
 		unsigned p = 0, e = 0;
 
-		if (!load(hybrids[i].file, &ld)) {
-			printf("# %s/cpuid-dumps/%s is not present: skipped\n", shared_dir(), hybrids[i].file);
-			skip();
-		}
+		load(hybrids[i].file, &ld);
 		for (size_t b = 0; b < ld.d.ncpus; b++) {
 			const char *note = ld.d.cpus[b].core_note;
 			bool atom = strncmp(note, "Intel Atom", 10) == 0;	/* "Intel Atom" and "Intel Atom LP" */
@@ -195,17 +182,17 @@ static void hybrid_blocks(void **state)
 	}
 }
 
-/* Every file in the folder has an expectation here, so a new dump cannot go unchecked. */
+/*
+ * Every fixture has an expectation here, so a new dump cannot go unchecked
+ * (tests/host/test_cpuid_fixtures.py checks there is one fixture per dump).
+ */
 static void every_dump_is_listed(void **state)
 {
 	(void)state;
-	char path[512];
-	snprintf(path, sizeof(path), "%s/cpuid-dumps", shared_dir());
+	const char *path = FIXTURE_DIR;
 	DIR *dir = opendir(path);
-	if (!dir) {
-		printf("# %s is not present: skipped\n", path);
-		skip();
-	}
+	if (!dir)
+		fail_msg("%s: cannot open (run from the repository root)", path);
 	unsigned seen = 0;
 	for (struct dirent *de; (de = readdir(dir));) {
 		size_t n = strlen(de->d_name);

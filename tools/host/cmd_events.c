@@ -8,6 +8,7 @@
  *                                          the vendor's names for the table
  *   pmuboot-host events ... --grep WORD    only events whose name (or description) holds WORD
  *   pmuboot-host events --uarch KEY --spec SPEC   resolve one event spec as the image would
+ *   pmuboot-host events --spec SPEC        the same in the event set of this CPU
  *
  * Rows are sorted by key, then name, then code, so the output is the same on every run.
  */
@@ -214,8 +215,36 @@ static void list_keys(FILE *f, bool csv)
 static int usage(FILE *f)
 {
 	fprintf(f, "usage: pmuboot-host events [--uarch KEY|all|list|ibs] [--grep WORD] [--spec SPEC]\n"
-		   "  without --uarch: the event set of the CPU this runs on\n");
+		   "\n"
+		   "The event vocabulary as CSV: " HEADER "\n"
+		   "\n"
+		   "  (no options)        the event set of the CPU this runs on\n"
+		   "  --uarch KEY         one event set; KEY ibs: the IBS derived events; all: every set\n"
+		   "                      then the IBS derived events; list: the keys\n"
+		   "  --grep WORD         only events whose name (or description) holds WORD\n"
+		   "  --spec SPEC         resolve one event spec as the image would (an event name,\n"
+		   "                      EVENT:UMASK, cpu/event=0x..,umask=0x../, event=0x..,umask=0x..[,cmask=N]\n"
+		   "                      [,inv][,edge][,any], or rUUEE), in --uarch KEY's set or, without\n"
+		   "                      --uarch, in this CPU's event set\n"
+		   "  -h, --help          this text\n"
+		   "\n"
+		   "Exit status: 0, 1 a spec that does not resolve, 2 bad arguments.\n");
 	return f == stderr ? 2 : 0;
+}
+
+/* The event set the image would use on this CPU; NULL with the reason printed. */
+static const struct event_set *this_cpu_set(void)
+{
+	static struct cpu_info ci;
+	cpu_identify(&ci);
+	const struct event_set *set = ci.event_set ? events_set_find(ci.event_set) : NULL;
+	if (!set)
+		fprintf(stderr, "pmuboot-host events: this CPU (%s family 0x%x model 0x%x) has no event set; "
+				"give --uarch KEY (--uarch list shows them)\n", ci.vendor_str, ci.family, ci.model);
+	else
+		fprintf(stderr, "pmuboot-host events: --spec in event set %s (this CPU: %s family 0x%x model 0x%x%s)\n",
+			set->key, ci.vendor_str, ci.family, ci.model, ci.fallback ? ", a fallback set" : "");
+	return set;
 }
 
 static int resolve_spec(const struct event_set *set, const char *spec)
@@ -223,7 +252,7 @@ static int resolve_spec(const struct event_set *set, const char *spec)
 	struct event_spec s;
 	char err[512];
 	if (!set) {
-		fprintf(stderr, "pmuboot-host events: --spec needs --uarch KEY (a set, not 'ibs' or 'list')\n");
+		fprintf(stderr, "pmuboot-host events: --spec needs an event set, not 'ibs'\n");
 		return 2;
 	}
 	if (!event_spec_parse(set, set->amd, spec, strlen(spec), &s, err, sizeof(err))) {
@@ -263,6 +292,9 @@ int cmd_events(int argc, char **argv)
 {
 	const char *uarch = NULL, *spec = NULL, *grep = NULL;
 
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return usage(stdout);
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--uarch") && i + 1 < argc)
 			uarch = argv[++i];
@@ -272,8 +304,6 @@ int cmd_events(int argc, char **argv)
 			spec = argv[++i];
 		else if (!strcmp(argv[i], "--grep") && i + 1 < argc)
 			grep = argv[++i];
-		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-			return usage(stdout);
 		else {
 			fprintf(stderr, "pmuboot-host events: unexpected argument '%s'\n", argv[i]);
 			return usage(stderr);
@@ -300,6 +330,8 @@ int cmd_events(int argc, char **argv)
 		list_keys(stderr, false);
 		return 2;
 	}
+	if (spec && !uarch && !(set = this_cpu_set()))
+		return 2;
 	if (spec)
 		return resolve_spec(set, spec);
 

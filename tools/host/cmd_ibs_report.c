@@ -149,6 +149,21 @@ static void end_variant(const struct ibs_capture_item *it)
 	close_group();
 }
 
+static int usage(FILE *f)
+{
+	fprintf(f, "usage: pmuboot-host ibs-report LOGFILE\n"
+		   "\n"
+		   "The IBS derived events of every sampled kernel variant, computed offline with the image's\n"
+		   "decoder from the ibs_sample records of a capture: one ibs record (\"source\":\"capture\")\n"
+		   "and a table per variant.\n"
+		   "\n"
+		   "  LOGFILE      a serial log or saved records (.jsonl) of a run made with ibs_raw=on\n"
+		   "  -h, --help   this text\n"
+		   "\n"
+		   "Exit status: 0, 1 unreadable file or records in error, 2 bad arguments.\n");
+	return f == stdout ? 0 : 2;
+}
+
 int cmd_ibs_report(int argc, char **argv)
 {
 	static struct ibs_capture_item it;
@@ -157,11 +172,11 @@ int cmd_ibs_report(int argc, char **argv)
 	char *text;
 	unsigned lineno = 0;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: pmuboot-host ibs-report LOGFILE\n"
-				"  LOGFILE: a serial log or saved records of a run made with ibs_raw=on\n");
-		return 2;
-	}
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return usage(stdout);
+	if (argc != 2)
+		return usage(stderr);
 	st.file = argv[1];
 	text = host_read_file(st.file, &len);
 	if (!text) {

@@ -4,9 +4,12 @@
  *   pmuboot-host identify [--cpu N]                   this machine (pinned to CPU N)
  *   pmuboot-host identify --cpuid-dump FILE [--cpu N] block N of a dump (default 0)
  *
- * Either way the image's own stages ("identify", "pmu") run, so the records
+ * Either way the image's own code identifies the CPU (cpu_identify,
+ * cpu_report: the "identify" stage) and runs the "pmu" stage, so the records
  * (begin, cpu, pmu, end) are the image's.  With a dump, CPUID is answered
- * from the file (hw_linux_set_cpuid_source) and MSRs read as absent.
+ * from the file (hw_linux_set_cpuid_source) and MSRs read as absent.  On this
+ * machine without MSR access (no root or no msr module) the microcode
+ * revision is taken from /proc/cpuinfo, and a text line says so.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,25 +23,42 @@
 #include "tools/host/hw_linux.h"
 #include "run/config.h"
 #include "lib/record.h"
+#include "tools/host/host_cpuinfo.h"
 #include "tools/host/host_dump.h"
+#include "lib/out.h"
+#include "pmu/cpu/cpu.h"
 
 
-static bool pin_to(long cpu)
+static int usage(FILE *f)
 {
-	cpu_set_t set;
-	CPU_ZERO(&set);
-	CPU_SET((int)cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set) != 0) {
-		fprintf(stderr, "pmuboot-host identify: cannot run on CPU %ld: %s\n", cpu, strerror(errno));
-		return false;
-	}
-	return true;
+	fprintf(f, "usage: pmuboot-host identify [--cpuid-dump FILE] [--cpu N]\n"
+		   "\n"
+		   "Identify a CPU and its PMU with the image's own code; prints the text lines and the\n"
+		   "begin, cpu, pmu and end records.\n"
+		   "\n"
+		   "  (no options)        this CPU, the one the command runs on\n"
+		   "  --cpu N             run on CPU N; with --cpuid-dump, use the dump's block N (default 0)\n"
+		   "  --cpuid-dump FILE   answer CPUID from a dump instead: `cpuid -r` output, an AIDA64 /\n"
+		   "                      InstLatx64 CPUID dump or a pmuboot fixture (docs/cpuid-dumps.md);\n"
+		   "                      MSRs then read as absent\n"
+		   "  -h, --help          this text\n"
+		   "\n"
+		   "The microcode revision is MSR 0x8B (/dev/cpu/N/msr: root and the msr module), else the\n"
+		   "\"microcode\" line of /proc/cpuinfo.\n"
+		   "Exit status: 0 identified, 1 an error (unreadable dump, error record), 2 bad arguments.\n");
+	return f == stdout ? 0 : 2;
 }
 
-static int usage(void)
+/* MSR 0x8B was not readable here: Linux read it at boot and shows it in /proc/cpuinfo. */
+static int microcode_from_cpuinfo(struct cpu_info *ci)
 {
-	fprintf(stderr, "usage: pmuboot-host identify [--cpuid-dump FILE] [--cpu N]\n");
-	return 2;
+	uint32_t rev;
+	int cpu = hw_linux_pinned_cpu();
+	if (ci->microcode_valid || !host_cpuinfo_microcode_now(cpu, &rev))
+		return -1;
+	ci->microcode = rev;
+	ci->microcode_valid = true;
+	return cpu;
 }
 
 int cmd_identify(int argc, char **argv)
@@ -47,9 +67,13 @@ int cmd_identify(int argc, char **argv)
 	static struct run_env env;
 	static struct host_dump src;
 	static char source[512];
+	static struct rec rec;
 	const char *dump = NULL;
 	long cpu = -1;
 
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return usage(stdout);
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--cpuid-dump") && i + 1 < argc) {
 			dump = argv[++i];
@@ -62,7 +86,7 @@ int cmd_identify(int argc, char **argv)
 			}
 		} else {
 			fprintf(stderr, "pmuboot-host identify: unexpected argument '%s'\n", argv[i]);
-			return usage();
+			return usage(stderr);
 		}
 	}
 
@@ -74,7 +98,7 @@ int cmd_identify(int argc, char **argv)
 			 c->labelled ? "CPU #" : "unlabelled block", c->label, c->line, c->core_note[0] ? ", " : "",
 			 c->core_note);
 		cpu_set_source(source);
-	} else if (cpu >= 0 && !pin_to(cpu)) {
+	} else if (cpu >= 0 && !host_pin_cpu("identify", cpu)) {
 		return 1;
 	}
 
@@ -83,7 +107,13 @@ int cmd_identify(int argc, char **argv)
 	host_stream_begin("identify");
 	env.cfg = &cfg;
 	env.image = false;
-	run_stage(&env, "identify");
+	/* The "identify" stage, with the /proc/cpuinfo microcode between identifying and reporting. */
+	cpu_identify(&env.cpu);
+	int from_cpuinfo = dump ? -1 : microcode_from_cpuinfo(&env.cpu);
+	cpu_report(&env.cpu, &rec);
+	if (from_cpuinfo >= 0)
+		out_text("cpu: (microcode revision from /proc/cpuinfo, processor %d: MSR 0x8B is not readable here)",
+			 from_cpuinfo);
 	run_stage(&env, "pmu");
 	rec_stream_end();
 	free(src.text);

@@ -1,11 +1,11 @@
 /*
  * tools/host/cmd_program.c - the MSR writes the counter driver would make.
  *
- *   pmuboot-host program --cpuid-dump FILE [--cpu N] [--user|--kernel] SPEC...
+ *   pmuboot-host program [--cpuid-dump FILE] [--cpu N] [--user|--kernel] SPEC...
  *
- * The CPU of a CPUID dump is identified as the image would (cpu_identify,
- * pmu_caps_detect), its PMU is modelled at power-on state by
- * pmu/count/pmu_model.h, described to kernel/hw.h as the dump's MSRs
+ * This CPU (or the CPU of a CPUID dump) is identified as the image would
+ * (cpu_identify, pmu_caps_detect), its PMU is modelled at power-on state by
+ * pmu/count/pmu_model.h, described to kernel/hw.h as the CPU's MSRs
  * (hw_linux_set_msr_source), and the image's own MSR backend
  * (pmu/count/count_msr.c) counts SPEC... against it: every write is printed as
  * `wrmsr 0xMSR 0xVALUE`, in order, under `#` lines saying what each group
@@ -76,18 +76,31 @@ static void print_pass(const struct count_set *set, unsigned p)
 	printf("\n");
 }
 
-static int usage(void)
+static int usage(FILE *f)
 {
-	fprintf(stderr, "usage: pmuboot-host program --cpuid-dump FILE [--cpu N] [--user|--kernel] SPEC...\n"
-			"  SPEC: an event name of the CPU's event set, or event=0x..,umask=0x..[,cmask=N][,inv][,edge]"
-			"[,any], or rUUEE\n");
-	return 2;
+	fprintf(f, "usage: pmuboot-host program [--cpuid-dump FILE] [--cpu N] [--user|--kernel] SPEC...\n"
+		   "\n"
+		   "The MSR writes the image's counter driver makes to count SPEC... (start, stop, read,\n"
+		   "restore), against a model of the PMU at power-on state, not to real MSRs.  (Describing\n"
+		   "this CPU's PMU probes counter 0 and restores it, as `identify` does, when /dev/cpu/N/msr\n"
+		   "is open.)\n"
+		   "\n"
+		   "  SPEC                an event name of the CPU's event set, or event=0x..,umask=0x..\n"
+		   "                      [,cmask=N][,inv][,edge][,any], or rUUEE\n"
+		   "  (no --cpuid-dump)   this CPU, the one the command runs on\n"
+		   "  --cpuid-dump FILE   the CPU of a CPUID dump (docs/cpuid-dumps.md)\n"
+		   "  --cpu N             this machine: run on CPU N; a dump: its block N (default 0)\n"
+		   "  --user, --kernel    count in user or kernel mode only (default both)\n"
+		   "  -h, --help          this text\n"
+		   "\n"
+		   "Exit status: 0, 1 the set cannot be counted on that PMU, 2 bad arguments or dump.\n");
+	return f == stdout ? 0 : 2;
 }
 
 int cmd_program(int argc, char **argv)
 {
 	static struct host_dump src;
-	size_t block = 0;
+	long block = -1;
 	static struct cpu_info ci;
 	static struct pmu_caps caps;
 	static struct pmu_model model;
@@ -99,6 +112,9 @@ int cmd_program(int argc, char **argv)
 	enum count_priv priv = COUNT_PRIV_ALL;
 	int first_spec = argc;
 
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return usage(stdout);
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--cpuid-dump") && i + 1 < argc) {
 			dump = argv[++i];
@@ -109,34 +125,31 @@ int cmd_program(int argc, char **argv)
 				fprintf(stderr, "pmuboot-host program: --cpu wants a CPU block number, not '%s'\n", argv[i]);
 				return 2;
 			}
-			block = (size_t)n;
+			block = n;
 		} else if (!strcmp(argv[i], "--user")) {
 			priv = COUNT_PRIV_USER;
 		} else if (!strcmp(argv[i], "--kernel")) {
 			priv = COUNT_PRIV_KERNEL;
 		} else if (argv[i][0] == '-' && argv[i][1] == '-') {
 			fprintf(stderr, "pmuboot-host program: unknown option '%s'\n", argv[i]);
-			return usage();
+			return usage(stderr);
 		} else {
 			first_spec = i;
 			break;
 		}
 	}
-	if (!dump) {
-		fprintf(stderr, "pmuboot-host program: --cpuid-dump FILE is required (the program is shown for the "
-				"CPU of a dump, against a model of its PMU)\n");
-		return usage();
-	}
 	if (first_spec >= argc) {
 		fprintf(stderr, "pmuboot-host program: no events given\n");
-		return usage();
+		return usage(stderr);
 	}
 	if (argc - first_spec > COUNT_MAX_EVENTS) {
 		fprintf(stderr, "pmuboot-host program: %d events; at most %d per set\n", argc - first_spec,
 			COUNT_MAX_EVENTS);
 		return 2;
 	}
-	if (!host_dump_load("program", dump, block, &src))
+	if (dump && !host_dump_load("program", dump, block < 0 ? 0 : (size_t)block, &src))
+		return 2;
+	if (!dump && block >= 0 && !host_pin_cpu("program", block))
 		return 2;
 	cpu_identify(&ci);
 	pmu_caps_detect(&ci, &caps);
@@ -156,6 +169,9 @@ int cmd_program(int argc, char **argv)
 
 	printf("# cpu: %s family 0x%x model 0x%x stepping %u: %s, event set %s\n", ci.vendor_str, ci.family, ci.model,
 	       ci.stepping, ci.uarch ? ci.uarch : "unknown microarchitecture", es ? es->key : "none (raw specs only)");
+	if (!dump)
+		printf("# from: this CPU (CPU %d); the writes below go to a model of its PMU, not to real MSRs\n",
+		       hw_linux_pinned_cpu());
 	if (caps.kind == PMU_NONE) {
 		printf("# pmu: none: %s\n", caps.absent_reason ? caps.absent_reason : "no counters identified");
 		fprintf(stderr, "pmuboot-host program: no counters to program: %s\n",
@@ -163,7 +179,7 @@ int cmd_program(int argc, char **argv)
 		return 1;
 	}
 
-	/* The PMU of the dump, at power-on state, behind the MSR backend. */
+	/* The PMU of this CPU or the dump, at power-on state, behind the MSR backend. */
 	pmu_model_cfg_from_caps(&mcfg, &ci, &caps);
 	pmu_model_reset(&model, &mcfg);
 	const struct hw_msr_source msrs = { model_rd, model_wr, &model };
@@ -177,7 +193,8 @@ int cmd_program(int argc, char **argv)
 	count_msr_describe(line, sizeof(line));
 	printf("# pmu: %s\n", line);
 	if (caps.pdcm && !caps.perf_caps_read)
-		printf("# note: a CPUID dump has no IA32_PERF_CAPABILITIES: full-width counter writes not assumed\n");
+		printf("# note: %s: full-width counter writes not assumed\n",
+		       dump ? "a CPUID dump has no IA32_PERF_CAPABILITIES" : "IA32_PERF_CAPABILITIES is not readable here");
 	printf("# the model starts at power-on state: no counter in use\n");
 	print_writes(&cursor, "");
 	if (!ok) {

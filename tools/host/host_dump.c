@@ -1,5 +1,7 @@
 /* tools/host/host_dump.c - see host_dump.h. */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,10 +46,18 @@ char *host_read_file(const char *path, size_t *len)
 	return buf;
 }
 
+/*
+ * With PMUBOOT_CPUID_TRACE set, every question asked of the dump goes to
+ * stderr: how tests/host/test_cpuid_fixtures.py proves that a reduced
+ * fixture answers exactly as its full dump did.
+ */
 static void dump_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf, struct cpuid_regs *out)
 {
 	const struct host_dump *s = ctx;
-	cpuid_dump_query(&s->d, s->cpu, leaf, subleaf, out);
+	bool found = cpuid_dump_query(&s->d, s->cpu, leaf, subleaf, out);
+	if (s->trace)
+		fprintf(stderr, "cpuid-trace: %08X.%X %s %08X %08X %08X %08X\n", leaf, subleaf,
+			found ? "found" : "absent", out->eax, out->ebx, out->ecx, out->edx);
 }
 
 bool host_dump_load(const char *cmd, const char *path, size_t cpu, struct host_dump *s)
@@ -80,6 +90,19 @@ bool host_dump_load(const char *cmd, const char *path, size_t cpu, struct host_d
 			s->d.ncpus, s->d.ncpus - 1, s->cpu);
 		return false;
 	}
+	s->trace = getenv("PMUBOOT_CPUID_TRACE") != NULL;
 	hw_linux_set_cpuid_source(dump_cpuid, s);
+	return true;
+}
+
+bool host_pin_cpu(const char *cmd, long cpu)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET((int)cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) != 0) {
+		fprintf(stderr, "pmuboot-host %s: cannot run on CPU %ld: %s\n", cmd, cpu, strerror(errno));
+		return false;
+	}
 	return true;
 }

@@ -1,6 +1,7 @@
 /*
- * tools/host/host_dump.h - files for pmuboot-host commands: reading a whole
- * file, and answering CPUID from a CPUID dump (identify, program).
+ * tools/host/host_dump.h - where pmuboot-host commands take a CPU from:
+ * reading a whole file, answering CPUID from a CPUID dump (identify,
+ * program, events), or pinning to one CPU of this machine.
  */
 #ifndef PMUBOOT_TOOLS_HOST_HOST_DUMP_H
 #define PMUBOOT_TOOLS_HOST_HOST_DUMP_H
@@ -17,6 +18,7 @@ char *host_read_file(const char *path, size_t *len);
 struct host_dump {
 	struct cpuid_dump d;
 	size_t cpu;	/* the logical-CPU block CPUID answers from */
+	bool trace;	/* PMUBOOT_CPUID_TRACE: print each CPUID question and answer to stderr */
 	char *text;
 };
 
@@ -26,5 +28,8 @@ struct host_dump {
  * message" and returns false.
  */
 bool host_dump_load(const char *cmd, const char *path, size_t cpu, struct host_dump *s);
+
+/* Run this thread on CPU `cpu` only; false with "pmuboot-host CMD: cannot run on CPU N: why" printed. */
+bool host_pin_cpu(const char *cmd, long cpu);
 
 #endif

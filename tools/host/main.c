@@ -17,7 +17,7 @@ static const struct command commands[] = {
 	{ "events", cmd_events, "events [--uarch KEY|list|ibs]    the event vocabulary as CSV (--spec SPEC: resolve one)" },
 	{ "ibs-report", cmd_ibs_report, "ibs-report LOGFILE              IBS derived events from a capture's ibs_sample records" },
 	{ "identify", cmd_identify, "identify [--cpuid-dump FILE] [--cpu N]  identify this CPU (or a dump block) and its PMU" },
-	{ "program", cmd_program, "program --cpuid-dump FILE SPEC... the MSR writes that count SPEC... on that CPU's PMU" },
+	{ "program", cmd_program, "program [--cpuid-dump FILE] SPEC... the MSR writes that count SPEC... on that CPU's PMU" },
 	{ "options", cmd_options, "options                         print the option reference (docs/options.md)" },
 	{ "run", cmd_run, "run [key=value ...]             run the image's stages on this machine" },
 };
@@ -47,9 +47,12 @@ void host_stream_begin(const char *command)
 
 static int usage(FILE *f)
 {
-	fprintf(f, "usage: pmuboot-host COMMAND [ARGS]\n\ncommands:\n");
+	fprintf(f, "usage: pmuboot-host COMMAND [ARGS]\n\n"
+		   "The image's portable code on Linux: the same identification, counting and benchmarks,\n"
+		   "the same text lines and @pmuboot records, on stdout.\n\ncommands:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %s\n", commands[i].usage);
+	fprintf(f, "\n`pmuboot-host COMMAND --help` describes a command; `pmuboot-host --version` the build.\n");
 	return f == stderr ? 2 : 0;
 }
 
