@@ -82,6 +82,39 @@ bool ukernel_from_hex(const char *name, size_t name_len, const char *hex, size_t
 /* The unroll to use: the file's hint, or UK_UNROLL_DEFAULT. */
 unsigned ukernel_unroll(const struct ukernel *k);
 
+/* A kernel file as the platform read it (boot medium, host directory), before it is parsed. */
+#define UK_WHERE_MAX 96
+struct ukernel_file {
+	char where[UK_WHERE_MAX];	/* its path, for messages */
+	const uint8_t *data;		/* NULL when it could not be read */
+	size_t len;
+	const char *problem;		/* why it could not be read, or NULL */
+};
+
+/* A kernel given as hex in the options (kernel.NAME=HEX). */
+struct ukernel_hex {
+	const char *name, *hex;
+};
+
+/* The user kernels of a run, each with where it came from. */
+#define UK_SET_MAX 16
+struct ukernel_set {
+	struct ukernel *k[UK_SET_MAX];
+	char where[UK_SET_MAX][UK_WHERE_MAX];
+	size_t n;
+};
+
+/*
+ * Parse every file and hex kernel into s (storage from lib/heap.h).  A
+ * file that cannot be read or parsed, a name given twice, or more than
+ * UK_SET_MAX kernels: bad(where, why) is called and the rest go on.
+ */
+void ukernel_set_build(struct ukernel_set *s, const struct ukernel_file *files, size_t nfiles,
+		       const struct ukernel_hex *hex, size_t nhex,
+		       void (*bad)(const char *where, const char *why, void *ctx), void *ctx);
+/* The kernel called name (without "user."), or NULL. */
+const struct ukernel *ukernel_set_find(const struct ukernel_set *s, const char *name, size_t len);
+
 /* bytes as lower-case hex into out (NUL-terminated, cut short to fit cap). */
 void ukernel_hex(const uint8_t *bytes, size_t n, char *out, size_t cap);
 

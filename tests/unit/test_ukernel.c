@@ -220,6 +220,46 @@ static void hex_out(void **state)
 	assert_string_equal(s, "4801");
 }
 
+static char bad_log[1024];
+static void log_bad(const char *where, const char *why, void *ctx)
+{
+	(void)ctx;
+	size_t n = strlen(bad_log);
+	snprintf(bad_log + n, sizeof(bad_log) - n, "[%s: %s]", where, why);
+}
+
+static void set_collects_and_reports(void **state)
+{
+	(void)state;
+	static uint8_t a[UK_FILE_MAX], b[UK_FILE_MAX];
+	size_t na = make_add("", 0);
+	memcpy(a, file, na);
+	size_t nb = make_add("", 0);	/* the same name again */
+	memcpy(b, file, nb);
+	b[nb - 1] ^= 1;
+	struct ukernel_file files[] = {
+		{ "\\pmuboot\\kernels\\a.pmuk", a, na, NULL },
+		{ "\\pmuboot\\kernels\\dup.pmuk", a, na, NULL },
+		{ "\\pmuboot\\kernels\\bad.pmuk", b, nb, NULL },
+		{ "\\pmuboot\\kernels\\big.pmuk", NULL, 0, "larger than 2130 bytes" },
+	};
+	struct ukernel_hex hex[] = { { "nop", "90" }, { "odd", "909" } };
+	static struct ukernel_set set;
+	bad_log[0] = 0;
+	ukernel_set_build(&set, files, 4, hex, 2, log_bad, NULL);
+	assert_int_equal(set.n, 2);
+	assert_non_null(ukernel_set_find(&set, "add_chain", 9));
+	assert_null(ukernel_set_find(&set, "add_chai", 8));
+	const struct ukernel *n = ukernel_set_find(&set, "nop", 3);
+	assert_non_null(n);
+	assert_int_equal(n->body_len, 1);
+	assert_string_equal(set.where[1], "kernel.nop");
+	assert_non_null(strstr(bad_log, "[\\pmuboot\\kernels\\dup.pmuk: a kernel named add_chain was already loaded from \\pmuboot\\kernels\\a.pmuk"));
+	assert_non_null(strstr(bad_log, "bad.pmuk: byte"));
+	assert_non_null(strstr(bad_log, "big.pmuk: larger than"));
+	assert_non_null(strstr(bad_log, "[kernel.odd: 3 hex digits"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -232,6 +272,7 @@ int main(void)
 		cmocka_unit_test(names_checked),
 		cmocka_unit_test(hex_bodies),
 		cmocka_unit_test(hex_out),
+		cmocka_unit_test(set_collects_and_reports),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,4 +25,11 @@ bool kt_disasm(const uint8_t *bytes, size_t n, char *out, size_t cap);
 /* The instructions only (no offsets or bytes), joined by " / ", for a record. */
 bool kt_disasm_brief(const uint8_t *bytes, size_t n, char *out, size_t cap);
 
+/*
+ * Every *.pmuk file in dir into files[0..max), sorted by name (data from
+ * malloc; an unreadable or oversized file is an entry with data NULL and
+ * the problem).  why says what went wrong with the directory itself.
+ */
+size_t kt_read_dir(const char *dir, struct ukernel_file *files, size_t max, char *why, size_t cap);
+
 #endif
