@@ -79,6 +79,9 @@ static const struct opt_def opts[] = {
 	  "`bench=user.NAME` can choose. The image always reads `\\pmuboot\\kernels\\` on the boot medium." },
 	{ "kernel_unroll", OPT_U32, OFF(kernel_unroll), NULL, 0, UK_UNROLL_MAX, "0", "kernel_unroll=32",
 	  "Copies of a user kernel's body per loop trip; `0`: the kernel's own `unroll` (8 when it gives none)." },
+	{ "kernel_timeout_ms", OPT_U32, OFF(kernel_timeout_ms), NULL, 1, 3600000, "1000", "kernel_timeout_ms=5000",
+	  "A user kernel still running after this many milliseconds (in its trial run, before it is measured) is "
+	  "stopped by the watchdog and reported with a `timeout` record." },
 	{ KERNEL_KEY_DOC, OPT_HEX_KERNEL, 0, NULL, 0, 0, "", "kernel.add=4801c8",
 	  "A user kernel given as the hex bytes of its body (no init, no control), chosen by `bench=user.NAME`; "
 	  "at most 4, each up to 127 bytes. A name given again replaces the body." },

@@ -56,6 +56,7 @@ struct config {
 	/* User kernels (docs/kernels.md). */
 	char kernels[CONFIG_STR_MAX];	/* pmuboot-host: directory of kernel files, "" = none */
 	uint32_t kernel_unroll;		/* body copies per loop trip, 0 = each kernel's own */
+	uint32_t kernel_timeout_ms;	/* a user kernel's trial run is stopped after this */
 	struct config_hex_kernel hex_kernels[CONFIG_HEX_KERNELS];
 	uint32_t n_hex_kernels;
 };
