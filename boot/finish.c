@@ -1,5 +1,6 @@
 /* boot/finish.c - the end of a run: countdown, QEMU exit status, then on_finish. */
 #include "boot/boot.h"
+#include "boot/screen.h"
 #include "kernel/io.h"
 #include "lib/out.h"
 #include "lib/record.h"
@@ -74,7 +75,17 @@ void boot_finish(const struct config *cfg, bool hypervisor, const char *hv_vendo
 
 	out_text("pmuboot: run finished (%s); on_finish=%s", rec_stream_errors() ? "with errors" : "clean",
 		 action_names[action]);
-	if (wait > 0 && action != FINISH_HALT && input_devices() > 0) {
+	bool counting = wait > 0 && action != FINISH_HALT && input_devices() > 0;
+	char next[128];
+	if (action == FINISH_HALT)
+		snprintf(next, sizeof(next), "halt: this screen stays; it is safe to power off (on_finish=halt)");
+	else if (counting)
+		snprintf(next, sizeof(next), "%s in %d s; press any key to stay on this screen (on_finish=%s)",
+			 action_names[action], wait, action_names[action]);
+	else
+		snprintf(next, sizeof(next), "%s now (on_finish=%s)", action_names[action], action_names[action]);
+	screen_summary(next);
+	if (counting) {
 		while (fw_key_pressed())
 			;	/* drop keys typed during the run */
 		if (countdown((unsigned)wait, action_names[action])) {

@@ -111,3 +111,6 @@ bool run_stage(struct run_env *env, const char *name)
 	}
 	return false;
 }
+
+size_t run_stage_count(void) { return ARRAY_SIZE(stages); }
+const char *run_stage_name(size_t i) { return i < ARRAY_SIZE(stages) ? stages[i].name : NULL; }
