@@ -17,16 +17,6 @@ static uint32_t get32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
 
 static bool name_char(char c, bool first)
 {
@@ -57,8 +47,8 @@ bool ukernel_control_ok(const char *s, size_t len)
 
 unsigned ukernel_unroll(const struct ukernel *k) { return k->unroll ? k->unroll : UK_UNROLL_DEFAULT; }
 
-/* The limits every kernel obeys, from a file or from the hex option. */
-static bool limits_ok(const struct ukernel *k, char *why, size_t cap)
+/* The limits every kernel obeys, from a file or from the hex option (ukernel_encode_host.c too). */
+bool ukernel_limits_ok(const struct ukernel *k, char *why, size_t cap)
 {
 	if (k->unroll > UK_UNROLL_MAX) {
 		snprintf(why, cap, "unroll %u is larger than %u", k->unroll, UK_UNROLL_MAX);
@@ -118,7 +108,7 @@ bool ukernel_parse(const uint8_t *buf, size_t len, struct ukernel *k, char *why,
 		return false;
 	}
 	char lim[96];
-	if (!limits_ok(k, lim, sizeof(lim))) {
+	if (!ukernel_limits_ok(k, lim, sizeof(lim))) {
 		snprintf(why, cap, "header: %s", lim);
 		return false;
 	}
@@ -151,47 +141,6 @@ bool ukernel_parse(const uint8_t *buf, size_t len, struct ukernel *k, char *why,
 	p += k->init_len;
 	memcpy(k->body, p, k->body_len);
 	return true;
-}
-
-size_t ukernel_encode(const struct ukernel *k, uint8_t *out, size_t cap, char *why, size_t why_cap)
-{
-	size_t nlen = strlen(k->name), clen = strlen(k->control);
-
-	if (!ukernel_name_ok(k->name, nlen)) {
-		snprintf(why, why_cap, "name '%.*s' is not [a-z][a-z0-9_]* of at most %d characters", UK_NAME_MAX, k->name,
-			 UK_NAME_MAX);
-		return 0;
-	}
-	if (clen && !ukernel_control_ok(k->control, clen)) {
-		snprintf(why, why_cap, "control '%.*s' is neither a kernel name nor kernel.variant", UK_NAME_MAX, k->control);
-		return 0;
-	}
-	if (!limits_ok(k, why, why_cap))
-		return 0;
-	size_t len = UK_HEADER_BYTES + nlen + clen + k->init_len + k->body_len + UK_CRC_BYTES;
-	if (len > cap) {
-		snprintf(why, why_cap, "%zu bytes do not fit in %zu", len, cap);
-		return 0;
-	}
-	memset(out, 0, UK_HEADER_BYTES);
-	memcpy(out, UK_MAGIC, UK_MAGIC_LEN);
-	out[OFF_VERSION] = UK_FORMAT_VERSION;
-	out[OFF_NAME_LEN] = (uint8_t)nlen;
-	out[OFF_CONTROL_LEN] = (uint8_t)clen;
-	put16(out + OFF_UNROLL, k->unroll);
-	put16(out + OFF_INIT_LEN, k->init_len);
-	put16(out + OFF_BODY_LEN, k->body_len);
-	uint8_t *p = out + UK_HEADER_BYTES;
-	memcpy(p, k->name, nlen);
-	p += nlen;
-	memcpy(p, k->control, clen);
-	p += clen;
-	memcpy(p, k->init, k->init_len);
-	p += k->init_len;
-	memcpy(p, k->body, k->body_len);
-	p += k->body_len;
-	put32(p, crc32_update(CRC32_INIT, out, len - UK_CRC_BYTES));
-	return len;
 }
 
 static int hex_value(char c)
@@ -233,7 +182,7 @@ bool ukernel_from_hex(const char *name, size_t name_len, const char *hex, size_t
 		}
 		k->body[k->body_len++] = (uint8_t)(hi << 4 | lo);
 	}
-	return limits_ok(k, why, cap);
+	return ukernel_limits_ok(k, why, cap);
 }
 
 void ukernel_hex(const uint8_t *bytes, size_t n, char *out, size_t cap)

@@ -68,8 +68,12 @@ bool ukernel_parse(const uint8_t *buf, size_t len, struct ukernel *k, char *why,
 /*
  * Write k as a kernel file.  Returns its length, or 0 (with why) when k is
  * not valid or does not fit in cap.  ukernel_parse reads back the same k.
+ * Host only (bench/ukernel_encode_host.c): the image reads kernel files.
  */
 size_t ukernel_encode(const struct ukernel *k, uint8_t *out, size_t cap, char *why, size_t why_cap);
+
+/* The size limits above (unroll, body, init, unrolled bytes); false with why. */
+bool ukernel_limits_ok(const struct ukernel *k, char *why, size_t why_cap);
 
 /*
  * A kernel from a name and its body as hex digits (pmuboot.cfg's

@@ -2,6 +2,7 @@
 #include "run/config.h"
 #include "bench/ukernel.h"
 #include "bench/select.h"
+#include "lib/heap.h"
 #include "bench/kernels.h"
 
 struct bad_bench {
@@ -349,22 +350,28 @@ static bool parse_value(const struct opt_def *o, struct config *c, const char *v
 static bool set_hex_kernel(struct config *c, const char *name, size_t nlen, const char *hex, size_t hlen, char *why,
 			   size_t cap)
 {
-	static struct ukernel k;	/* 2 KiB: not on the stack */
+	/* 2 KiB: neither on the stack nor static (the image's .bss is file bytes). */
+	static struct ukernel *kp;
+	if (!kp && !(kp = heap_alloc(sizeof(*kp), 16))) {
+		snprintf(why, cap, "no memory to check the kernel");
+		return false;
+	}
+	struct ukernel *k = kp;
 	if (hlen >= CONFIG_STR_MAX) {
 		snprintf(why, cap, "%zu hex digits; at most %d fit here (longer kernels go in a kernel file)", hlen,
 			 CONFIG_STR_MAX - 1);
 		return false;
 	}
-	if (!ukernel_from_hex(name, nlen, hex, hlen, &k, why, cap))
+	if (!ukernel_from_hex(name, nlen, hex, hlen, k, why, cap))
 		return false;
 	uint32_t i = 0;
-	while (i < c->n_hex_kernels && strcmp(c->hex_kernels[i].name, k.name))
+	while (i < c->n_hex_kernels && strcmp(c->hex_kernels[i].name, k->name))
 		i++;
 	if (i == CONFIG_HEX_KERNELS) {
 		snprintf(why, cap, "at most %d kernels can be given as hex", CONFIG_HEX_KERNELS);
 		return false;
 	}
-	memcpy(c->hex_kernels[i].name, k.name, sizeof(c->hex_kernels[i].name));
+	memcpy(c->hex_kernels[i].name, k->name, sizeof(c->hex_kernels[i].name));
 	memcpy(c->hex_kernels[i].hex, hex, hlen);
 	c->hex_kernels[i].hex[hlen] = 0;
 	if (i == c->n_hex_kernels)

@@ -8,7 +8,7 @@
  * fuzzer; linked with tests/fuzz/replay.c it replays a corpus and
  * deterministic mutations of it (tests/host/test_ukernel_fuzz.py does both).
  *   clang -fsanitize=fuzzer,address -DPMUBOOT_HOSTED -I. tests/fuzz/ukernel_fuzz.c \
- *         bench/ukernel.c lib/crc32.c -o ukernel_fuzz && ./ukernel_fuzz tests/fuzz/corpus/ukernel
+ *         bench/ukernel.c bench/ukernel_encode_host.c lib/crc32.c -o ukernel_fuzz && ./ukernel_fuzz tests/fuzz/corpus/ukernel
  */
 #include "bench/ukernel.h"
 

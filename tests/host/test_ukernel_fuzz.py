@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import tempfile
 
-SOURCES = ["tests/fuzz/ukernel_fuzz.c", "bench/ukernel.c", "lib/crc32.c"]
+SOURCES = ["tests/fuzz/ukernel_fuzz.c", "bench/ukernel.c", "bench/ukernel_encode_host.c", "lib/crc32.c"]
 FLAGS = ["-std=gnu11", "-g", "-O1", "-DPMUBOOT_HOSTED", "-I.", "-fsanitize=address,undefined",
          "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"]
 CORPUS = "tests/fuzz/corpus/ukernel"
