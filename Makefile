@@ -160,7 +160,7 @@ deps:
 run:
 	@tools/deps.sh --quiet --for run
 	@$(MAKE) --no-print-directory image
-	@tools/run-qemu --show --efi $(B)/pmuboot.efi $(RUN_ARGS)
+	@tools/run-qemu --show --efi $(B)/pmuboot.efi --keep $(B)/run $(RUN_ARGS)
 
 test:
 	@tools/deps.sh --quiet --for test

@@ -109,6 +109,6 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 	kernel_teardown();
 	rec_stream_end();
 	results_file_close();
-	boot_finish(&m.cfg, m.env.cpu.hypervisor, m.env.cpu.hv_vendor);
+	boot_finish(&m.cfg, &m.env.cpu);
 	return EFI_SUCCESS;
 }

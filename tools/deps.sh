@@ -26,12 +26,13 @@ libcmocka-dev        /usr/include/cmocka.h               unit test
 python3              /usr/bin/python3                    run bench test
 qemu-system-x86      /usr/bin/qemu-system-x86_64         run test
 ovmf                 /usr/share/OVMF/OVMF_CODE_4M.fd     run test
-mtools               /usr/bin/mcopy                      usb iso test
-dosfstools           /usr/sbin/mkfs.fat                  usb iso test
-gdisk                /usr/sbin/sgdisk                    usb test
+mtools               /usr/bin/mcopy                      run usb iso test
+dosfstools           /usr/sbin/mkfs.fat                  run usb iso test
+gdisk                /usr/sbin/sgdisk                    run usb test
 xorriso              /usr/bin/xorriso                    iso test
 sbsigntool           /usr/bin/sbsign                     sign test
 openssl              /usr/bin/openssl                    sign test
+python3-matplotlib   /usr/lib/python3/dist-packages/matplotlib  plot test
 "
 
 die() { echo "deps: $*" >&2; exit 1; }
