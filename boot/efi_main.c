@@ -8,6 +8,7 @@
  */
 #include "boot/boot.h"
 #include "boot/console.h"
+#include "boot/kernels_read.h"
 #include "boot/platform.h"
 #include "boot/results_file.h"
 #include "boot/serial_setup.h"
@@ -90,6 +91,13 @@ static void run_body(void *p)
 	m->env.cfg = &m->cfg;
 	m->env.image = true;
 	m->env.selftest = kernel_selftest;
+	/* User kernels from \pmuboot\kernels\ (docs/kernels.md), handed to the run as data. */
+	static struct ukernel_file kfiles[KERNELS_FILES_MAX];
+	char knote[96];
+	m->env.nkernel_files = boot_read_kernels(kfiles, KERNELS_FILES_MAX, knote, sizeof(knote));
+	m->env.kernel_files = kfiles;
+	if (m->env.nkernel_files)
+		out_text("kernels: %s", knote);
 	run_stages(&m->env);
 }
 
