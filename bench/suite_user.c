@@ -353,7 +353,7 @@ size_t suite_user_prepare(void)
 	memset(&us, 0, sizeof(us));
 	ukernel_set_build(&us.set, p->kernel_files, p->nkernel_files, p->kernel_hex, p->nkernel_hex, bad_file, NULL);
 	if (!us.set.n)
-		return 0;
+		return choose(p->bench);	/* none loaded: user.NAME words are still errors */
 	if (!(us.rows = heap_alloc(us.set.n * sizeof(*us.rows), sizeof(int64_t)))) {
 		rec_error("kernels", "memory", "no room for %zu user kernels", us.set.n);
 		us.set.n = 0;

@@ -6,10 +6,13 @@ bytes are checked against the instructions the example states.  Bad text
 files and damaged kernel files are refused with the reason and the place.
 """
 import glob
+import sys
 import os
 import re
 import subprocess
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 EXAMPLES = "docs/kernels"
 
@@ -124,3 +127,108 @@ def test_damaged_kernel_files_are_refused(ctx):
             p = show(ctx, bad)
             assert p.returncode == 1 and want in p.stderr, (want, p.stderr)
             assert p.stderr.startswith(f"pmuboot-host kernel: {bad}: "), p.stderr
+
+
+# ---- measuring them (pmuboot-host run kernels=DIR) ----
+
+PREFIX = "@pmuboot "
+
+
+def run_kernels(ctx, kdir, *opts):
+    p = ctx.run_host("run", f"kernels={kdir}", *opts)
+    recs = [__import__("json").loads(l[len(PREFIX):]) for l in p.stdout.splitlines() if l.startswith(PREFIX)]
+    assert recs and recs[-1]["type"] == "end", p.stdout[-2000:]
+    return p, recs
+
+
+def user_benches(recs):
+    return {b["variant"]: b for b in recs if b["type"] == "bench" and b["kernel"] == "user"}
+
+
+def test_every_example_is_measured(ctx):
+    """Each docs/kernels.md example runs through the harness and shows what the doc says it shows."""
+    from test_bench import check_bench
+    with tempfile.TemporaryDirectory() as d:
+        build_all(ctx, d)
+        p, recs = run_kernels(ctx, d, "bench=user", "iterations=2000", "reps=11")
+    assert p.returncode == 0, p.stdout[-2000:]
+    setup = next(r for r in recs if r["type"] == "bench_setup")
+    b = user_benches(recs)
+    assert set(b) == set(BODIES), sorted(b)
+    for name, r in b.items():
+        check_bench(dict(r, iterations=r["iterations"]), dict(setup, iterations=r["iterations"]))
+        assert r["body"] == " / ".join(BODIES[name]), r
+    cyc = {n: r["cycles"]["median"] for n, r in b.items()}
+    # The add chain: 1 cycle per add on every x86 core (the harness's own check allows 0.95..1.05).
+    assert 0.95 <= cyc["add_chain"] <= 1.05, cyc
+    # A load wider than the store cannot forward: at least 3 cycles slower than forwarding (11-24 published).
+    assert b["sf_size_mismatch"]["control"] == "sf_forward", b["sf_size_mismatch"]
+    assert b["sf_size_mismatch"]["penalty"]["median"] >= 3.0, cyc
+    # 4K aliasing costs the load chain something; the control is the L1 load latency (2-8 cycles).
+    assert 2.0 <= cyc["alias_line"] <= 8.0, cyc
+    assert b["alias_4k"]["control"] == "alias_line" and cyc["alias_4k"] > cyc["alias_line"], cyc
+    # A 64-bit division has a latency of several cycles on every core.
+    assert cyc["div_lat"] >= 3.0, cyc
+
+
+def test_user_store_forward_matches_the_builtin(ctx):
+    """The user copy of store_forward.size_mismatch measures what the built-in measures, in one run."""
+    with tempfile.TemporaryDirectory() as d:
+        build_all(ctx, d)
+        p, recs = run_kernels(ctx, d, "bench=store_forward.size_mismatch,user.sf_size_mismatch",
+                              "iterations=2000", "reps=15")
+    builtin = next(r for r in recs if r["type"] == "bench" and r["kernel"] == "store_forward"
+                   and r["variant"] == "size_mismatch")
+    user = user_benches(recs)["sf_size_mismatch"]
+    a, b = builtin["cycles"]["median"], user["cycles"]["median"]
+    # Within 10% here, whatever the load on a shared machine (the issue's 5% is reported, not gated).
+    assert abs(a - b) <= 0.10 * a, (a, b)
+
+
+BAD_KERNELS = {
+    "bad_ud2": ("body:\n\tud2\n", "fault", 6),
+    "segv": ("init:\n\txor eax, eax\nbody:\n\tmov rax, [rax]\n", "fault", 14),
+    "spin": ("body:\n\tjmp $\n", "timeout", None),
+}
+
+
+def test_faulting_and_endless_kernels_are_stopped_and_the_run_goes_on(ctx):
+    with tempfile.TemporaryDirectory() as d:
+        for name, (text, _, _) in BAD_KERNELS.items():
+            src = os.path.join(d, name + ".s")
+            with open(src, "w") as f:
+                f.write(f"; name: {name}\n" + text)
+            ctx.run_host("kernel", "build", src, check=True)
+        build_all(ctx, d)
+        with open(os.path.join(d, "zz_damaged.pmuk"), "wb") as f:
+            f.write(b"PMUK\x01\x00")
+        p, recs = run_kernels(ctx, d, "bench=user.bad_ud2,user.segv,user.spin,user.add_chain",
+                              "kernel_timeout_ms=200", "iterations=200", "reps=3")
+    by = {}
+    for r in recs:
+        if r["type"] in ("fault", "timeout"):
+            by[r["kernel"]] = r
+    for name, (_, kind, vector) in BAD_KERNELS.items():
+        r = by[f"user.{name}"]
+        assert r["type"] == kind, r
+        assert r["in"] == "body" and r["copy"] == 0, r
+        if kind == "fault":
+            assert r["vector"] == vector, r
+        else:
+            assert r["watchdog"] == "sigalrm" and r["bound_ms"] == 200, r
+    # The good kernel after them was measured, the damaged file refused by name, the stream ended.
+    assert "add_chain" in user_benches(recs)
+    errors = [r for r in recs if r["type"] == "error"]
+    assert len(errors) == 1 and errors[0]["what"].endswith("zz_damaged.pmuk"), errors
+    assert recs[-1]["status"] == "error" and recs[-1]["errors"] == 1, recs[-1]
+
+
+def test_hex_kernel_from_the_options(ctx):
+    p = ctx.run_host("run", "bench=user.addhex", "kernel.addhex=4801c8", "iterations=2000")
+    recs = [__import__("json").loads(l[len(PREFIX):]) for l in p.stdout.splitlines() if l.startswith(PREFIX)]
+    b = user_benches(recs)["addhex"]
+    assert b["body_hex"] == "4801c8" and b["body"] == "add rax,rcx", b
+    # No init: rax and rcx start at 0, and the chain of dependent adds is still 1 cycle per add.
+    assert 0.95 <= b["cycles"]["median"] <= 1.05, b["cycles"]
+    p = ctx.run_host("run", "bench=user.nothere", "iterations=100")
+    assert "no user kernel 'user.nothere' (loaded: none" in p.stdout, p.stdout[-1500:]
