@@ -35,7 +35,7 @@ struct uk_row {
 };
 
 static struct {
-	struct ukernel_set set;
+	struct ukernel_set *setp;	/* heap: the image's .bss is file bytes */
 	struct uk_row *rows;		/* set.n of them (heap) */
 	const char *watchdog;
 	char watchdog_why[128];
@@ -62,43 +62,43 @@ static size_t choose(const char *spec)
 	while (lc_next_item(&p, ',', &w, &len)) {
 		bool all = word_is(w, len, "all") || word_is(w, len, USER_KERNEL);
 		if (word_is(w, len, "none")) {
-			for (size_t i = 0; i < us.set.n; i++)
+			for (size_t i = 0; i < us.setp->n; i++)
 				us.rows[i].chosen = false;
 			continue;
 		}
 		if (!all && (len <= prefix || strncmp(w, USER_KERNEL ".", prefix)))
 			continue;
 		if (all) {
-			for (size_t i = 0; i < us.set.n; i++)
+			for (size_t i = 0; i < us.setp->n; i++)
 				us.rows[i].chosen = true;
 			continue;
 		}
-		const struct ukernel *k = ukernel_set_find(&us.set, w + prefix, len - prefix);
+		const struct ukernel *k = ukernel_set_find(us.setp, w + prefix, len - prefix);
 		if (!k) {
 			char known[160];
 			size_t kk = 0;
 			known[0] = 0;
-			for (size_t i = 0; i < us.set.n && kk < sizeof(known); i++)
-				kk += (size_t)snprintf(known + kk, sizeof(known) - kk, "%s%s", i ? ", " : "", us.set.k[i]->name);
+			for (size_t i = 0; i < us.setp->n && kk < sizeof(known); i++)
+				kk += (size_t)snprintf(known + kk, sizeof(known) - kk, "%s%s", i ? ", " : "", us.setp->k[i]->name);
 			rec_error("bench", "bench", "no user kernel '%.*s' (loaded: %s)", (int)(len > 60 ? 60 : len), w,
-				  us.set.n ? known : "none; kernel files go in \\pmuboot\\kernels\\ or kernels=DIR");
+				  us.setp->n ? known : "none; kernel files go in \\pmuboot\\kernels\\ or kernels=DIR");
 			continue;
 		}
-		for (size_t i = 0; i < us.set.n; i++)
-			if (us.set.k[i] == k)
+		for (size_t i = 0; i < us.setp->n; i++)
+			if (us.setp->k[i] == k)
 				us.rows[i].chosen = true;
 	}
 	/* A chosen kernel's user control is measured too (first). */
-	for (size_t i = 0; i < us.set.n; i++) {
-		const char *c = us.set.k[i]->control;
+	for (size_t i = 0; i < us.setp->n; i++) {
+		const char *c = us.setp->k[i]->control;
 		if (!us.rows[i].chosen || !c[0] || strchr(c, '.'))
 			continue;
-		const struct ukernel *ck = ukernel_set_find(&us.set, c, strlen(c));
-		for (size_t j = 0; ck && j < us.set.n; j++)
-			if (us.set.k[j] == ck)
+		const struct ukernel *ck = ukernel_set_find(us.setp, c, strlen(c));
+		for (size_t j = 0; ck && j < us.setp->n; j++)
+			if (us.setp->k[j] == ck)
 				us.rows[j].chosen = true;
 	}
-	for (size_t i = 0; i < us.set.n; i++)
+	for (size_t i = 0; i < us.setp->n; i++)
 		n += us.rows[i].chosen;
 	return n;
 }
@@ -180,10 +180,10 @@ static void emit_setup(size_t chosen)
 	struct rec *r = &suite.rec;
 	rec_start(r, "user_kernels");
 	rec_arr(r, "loaded");
-	for (size_t i = 0; i < us.set.n; i++) {
+	for (size_t i = 0; i < us.setp->n; i++) {
 		rec_obj(r, NULL);
-		rec_str(r, "name", us.set.k[i]->name);
-		rec_str(r, "source", us.set.where[i]);
+		rec_str(r, "name", us.setp->k[i]->name);
+		rec_str(r, "source", us.setp->where[i]);
 		rec_bool(r, "chosen", us.rows[i].chosen);
 		rec_obj_end(r);
 	}
@@ -284,8 +284,8 @@ static const struct bench_figures *control_figs(const struct uk_row *u)
 		return NULL;
 	const char *dot = strchr(c, '.');
 	if (!dot) {
-		for (size_t i = 0; i < us.set.n; i++)
-			if (!strcmp(us.set.k[i]->name, c))
+		for (size_t i = 0; i < us.setp->n; i++)
+			if (!strcmp(us.setp->k[i]->name, c))
 				return us.rows[i].figs;
 		return NULL;
 	}
@@ -340,7 +340,7 @@ static void run_user(struct uk_row *u)
 
 const char *suite_user_body_hex(const struct bench_def *d)
 {
-	for (size_t i = 0; us.rows && i < us.set.n; i++)
+	for (size_t i = 0; us.rows && i < us.setp->n; i++)
 		if (d == &us.rows[i].def)
 			return us.rows[i].hex;
 	return NULL;
@@ -351,17 +351,21 @@ size_t suite_user_prepare(void)
 	const struct bench_params *p = suite.p;
 
 	memset(&us, 0, sizeof(us));
-	ukernel_set_build(&us.set, p->kernel_files, p->nkernel_files, p->kernel_hex, p->nkernel_hex, bad_file, NULL);
-	if (!us.set.n)
-		return choose(p->bench);	/* none loaded: user.NAME words are still errors */
-	if (!(us.rows = heap_alloc(us.set.n * sizeof(*us.rows), sizeof(int64_t)))) {
-		rec_error("kernels", "memory", "no room for %zu user kernels", us.set.n);
-		us.set.n = 0;
+	if (!(us.setp = heap_alloc(sizeof(*us.setp), sizeof(int64_t)))) {
+		rec_error("kernels", "memory", "no room on the heap for the user kernels");
 		return 0;
 	}
-	for (size_t i = 0; i < us.set.n; i++) {
-		us.rows[i].k = us.set.k[i];
-		us.rows[i].where = us.set.where[i];
+	ukernel_set_build(us.setp, p->kernel_files, p->nkernel_files, p->kernel_hex, p->nkernel_hex, bad_file, NULL);
+	if (!us.setp->n)
+		return choose(p->bench);	/* none loaded: user.NAME words are still errors */
+	if (!(us.rows = heap_alloc(us.setp->n * sizeof(*us.rows), sizeof(int64_t)))) {
+		rec_error("kernels", "memory", "no room for %zu user kernels", us.setp->n);
+		us.setp->n = 0;
+		return 0;
+	}
+	for (size_t i = 0; i < us.setp->n; i++) {
+		us.rows[i].k = us.setp->k[i];
+		us.rows[i].where = us.setp->where[i];
 	}
 	return choose(p->bench);
 }
@@ -375,11 +379,11 @@ void suite_user_run(size_t chosen)
 	emit_setup(chosen);
 	/* Controls first: a kernel's penalty needs its control's figures. */
 	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < us.set.n; i++) {
+		for (size_t i = 0; i < us.setp->n; i++) {
 			struct uk_row *u = &us.rows[i];
 			bool is_control = false;
-			for (size_t j = 0; j < us.set.n; j++)
-				if (us.rows[j].chosen && !strcmp(us.set.k[j]->control, u->k->name))
+			for (size_t j = 0; j < us.setp->n; j++)
+				if (us.rows[j].chosen && !strcmp(us.setp->k[j]->control, u->k->name))
 					is_control = true;
 			if (!u->chosen || u->done || (pass == 0 && !is_control))
 				continue;
@@ -390,7 +394,7 @@ void suite_user_run(size_t chosen)
 			run_user(u);
 		}
 	}
-	for (size_t i = 0; i < us.set.n; i++)
+	for (size_t i = 0; i < us.setp->n; i++)
 		if (us.rows[i].code)
 			hw_xmem_free(us.rows[i].code, us.rows[i].code_len);
 }

@@ -14,6 +14,7 @@
 #include "boot/serial_setup.h"
 #include "run/run.h"
 #include "kernel/runtime.h"
+#include "lib/heap.h"
 #include "lib/out.h"
 #include "lib/record.h"
 #include "version.h"
@@ -92,9 +93,9 @@ static void run_body(void *p)
 	m->env.image = true;
 	m->env.selftest = kernel_selftest;
 	/* User kernels from \pmuboot\kernels\ (docs/kernels.md), handed to the run as data. */
-	static struct ukernel_file kfiles[KERNELS_FILES_MAX];
+	struct ukernel_file *kfiles = heap_alloc(KERNELS_FILES_MAX * sizeof(*kfiles), 16);
 	char knote[96];
-	m->env.nkernel_files = boot_read_kernels(kfiles, KERNELS_FILES_MAX, knote, sizeof(knote));
+	m->env.nkernel_files = kfiles ? boot_read_kernels(kfiles, KERNELS_FILES_MAX, knote, sizeof(knote)) : 0;
 	m->env.kernel_files = kfiles;
 	if (m->env.nkernel_files)
 		out_text("kernels: %s", knote);
