@@ -232,3 +232,44 @@ def test_hex_kernel_from_the_options(ctx):
     assert 0.95 <= b["cycles"]["median"] <= 1.05, b["cycles"]
     p = ctx.run_host("run", "bench=user.nothere", "iterations=100")
     assert "no user kernel 'user.nothere' (loaded: none" in p.stdout, p.stdout[-1500:]
+
+
+def test_media_carry_the_kernel_files(ctx):
+    """mkusb/mkiso --kernels (make usb/iso KERNELS=dir) put the files in \\pmuboot\\kernels\\ of the ESP."""
+    import shutil as sh
+    for tool in ("mdir", "mcopy", "sgdisk", "mkfs.fat", "xorriso"):
+        if not sh.which(tool) and not os.path.exists("/usr/sbin/" + tool) and not os.path.exists("/sbin/" + tool):
+            from testlib import Skip
+            raise Skip(f"{tool} is not installed (tools/deps.sh --for usb,iso)")
+    env = dict(os.environ, MTOOLS_SKIP_CHECK="1")
+    with tempfile.TemporaryDirectory() as d:
+        kdir = os.path.join(d, "k")
+        os.makedirs(kdir)
+        names = sorted(build_all(ctx, kdir))
+        img = os.path.join(d, "stick.img")
+        p = subprocess.run(["tools/mkusb.sh", "--efi", ctx.efi, "--kernels", kdir, "--out", img],
+                           capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0, p.stderr
+        ls = subprocess.run(["mdir", "-b", "-i", img + "@@1048576", "::/pmuboot/kernels"], capture_output=True,
+                            text=True, env=env)
+        assert ls.returncode == 0, ls.stderr
+        got = sorted(os.path.basename(l).rsplit(".", 1)[0] for l in ls.stdout.split())
+        assert got == names, (got, names)
+        # The iso's El Torito FAT image carries them too.
+        iso = os.path.join(d, "p.iso")
+        p = subprocess.run(["tools/mkiso.sh", "--efi", ctx.efi, "--kernels", kdir, "--out", iso],
+                           capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0, p.stderr
+        x = subprocess.run(["xorriso", "-osirrox", "on", "-indev", iso, "-extract_boot_images", d + "/"],
+                           capture_output=True, text=True)
+        imgs = [f for f in os.listdir(d) if f.startswith("eltorito_img")]
+        assert x.returncode == 0 and imgs, (x.stderr[-1500:], os.listdir(d))
+        fat = os.path.join(d, sorted(imgs)[-1])
+        ls = subprocess.run(["mdir", "-b", "-i", fat, "::/pmuboot/kernels"], capture_output=True, text=True, env=env)
+        assert ls.returncode == 0 and len(ls.stdout.split()) == len(names), (ls.stdout, ls.stderr)
+        # A directory without kernel files is refused by name.
+        empty = os.path.join(d, "empty")
+        os.makedirs(empty)
+        p = subprocess.run(["tools/mkusb.sh", "--efi", ctx.efi, "--kernels", empty, "--out", img],
+                           capture_output=True, text=True, timeout=300)
+        assert p.returncode == 1 and "holds no kernel files" in p.stderr, p.stderr
