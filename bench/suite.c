@@ -188,6 +188,7 @@ void bench_stage(const struct bench_params *p)
 	for (size_t i = 0; i < n; i++)
 		if (suite.sel[i])
 			suite.rows += bench_def_at(i)->per_arena ? (unsigned)suite.nslots : 1;
+	suite.rows += (unsigned)user;
 
 	for (size_t i = 0; i < n;) {
 		const struct bench_def *d = bench_def_at(i);
