@@ -149,7 +149,8 @@ $(B)/pmuboot-host: $(HOST_ONLY_OBJS) $(B)/libpmuboot.a
 $(B)/tests/%: tests/unit/%.c $(B)/libpmuboot.a $(B)/libfake.a $(B)/gen/version.h
 	@mkdir -p $(@D)
 	@$(if $(Q),echo '  TEST   $@')
-	$(Q)$(CC) $(HOST_CFLAGS) -MMD -MP -o $@ $< $(B)/libfake.a $(B)/libpmuboot.a -lcmocka
+	@# libfake.a again after the library: fakes only library code calls (kernel/guard.h) are found too.
+	$(Q)$(CC) $(HOST_CFLAGS) -MMD -MP -o $@ $< $(B)/libfake.a $(B)/libpmuboot.a $(B)/libfake.a -lcmocka
 
 unit: $(UNIT_TESTS)
 

@@ -2,6 +2,8 @@
 #include "bench/select.h"
 #include "bench/kernels.h"
 
+#define USER_PREFIX "user."
+
 static bool word_is(const char *w, size_t len, const char *s)
 {
 	return strlen(s) == len && !strncmp(w, s, len);
@@ -41,6 +43,10 @@ size_t bench_select(const char *spec, bool *sel, void (*bad)(const char *word, s
 				sel[i] = true;
 		else if (word_is(w, len, "none"))
 			memset(sel, 0, n * sizeof(*sel));
+		else if (len >= sizeof(USER_PREFIX) - 1 && !strncmp(w, USER_PREFIX, sizeof(USER_PREFIX) - 1))
+			continue;	/* user kernels: bench/suite_user.c chooses those */
+		else if (word_is(w, len, "user"))
+			continue;
 		else if (!select_word(w, len, sel) && bad)
 			bad(w, len, ctx);
 	}

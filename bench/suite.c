@@ -155,8 +155,9 @@ void bench_stage(const struct bench_params *p)
 		rec_error("bench", "table", "%zu variants but room for %zu", n, ARRAY_SIZE(suite.sel));
 		return;
 	}
+	size_t user = suite_user_prepare();
 	suite.measured = (unsigned)bench_select(suite.p->bench, suite.sel, bad_word, NULL);
-	if (!suite.measured) {
+	if (!suite.measured && !user) {
 		out_text("bench: nothing chosen (bench=%s)", suite.p->bench);
 		return;
 	}
@@ -187,6 +188,7 @@ void bench_stage(const struct bench_params *p)
 	for (size_t i = 0; i < n; i++)
 		if (suite.sel[i])
 			suite.rows += bench_def_at(i)->per_arena ? (unsigned)suite.nslots : 1;
+	suite.rows += (unsigned)user;
 
 	for (size_t i = 0; i < n;) {
 		const struct bench_def *d = bench_def_at(i);
@@ -206,6 +208,8 @@ void bench_stage(const struct bench_params *p)
 					run_row(bench_def_at(k), (int)s);
 		i = j;
 	}
+
+	suite_user_run(user);
 
 	/* The counters are restored by the run's last stage (and the fault path), not here. */
 	arena_release_all();

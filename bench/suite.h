@@ -11,6 +11,7 @@
 #include "bench/check.h"
 #include "bench/harness.h"
 #include "bench/observer.h"
+#include "bench/ukernel.h"
 #include "pmu/cpu/cpu.h"
 
 /* Which arena page sizes the split kernels run in (arena_page=). */
@@ -50,6 +51,15 @@ struct bench_params {
 	const struct bench_observer *observers;
 	size_t nobservers;
 	const struct bench_listener *listener;	/* NULL: none */
+	/* User kernels (docs/kernels.md, bench/suite_user.c): files as read, kernel.NAME=HEX options. */
+	const struct ukernel_file *kernel_files;
+	size_t nkernel_files;
+	const struct ukernel_hex *kernel_hex;
+	size_t nkernel_hex;
+	unsigned kernel_unroll;		/* 0: each kernel's own */
+	unsigned kernel_timeout_ms;	/* the watchdog's bound on a kernel's trial run */
+	/* Host only: a one-line disassembly of bytes (ndisasm), NULL in the image (records give the hex). */
+	bool (*disasm)(const uint8_t *bytes, size_t n, char *out, size_t cap);
 };
 
 void bench_stage(const struct bench_params *p);

@@ -93,6 +93,12 @@ uint32_t suite_roles_for(const struct bench_def *d);
 const char *suite_static_name(const struct event_spec *sp);
 bool suite_counts_cycles(const struct count_set *cs);
 
+/* suite_user.c: read and choose the user kernels (returns how many run); measure them, after the built-ins. */
+size_t suite_user_prepare(void);
+void suite_user_run(size_t chosen);
+/* A user kernel's body bytes as hex, for its record; NULL for the built-ins. */
+const char *suite_user_body_hex(const struct bench_def *d);
+
 /* suite_record.c */
 void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const struct bench_figures *f,
 		      const struct bench_figures *ctl);

@@ -111,6 +111,8 @@ void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const st
 	rec_str(r, "expect", expect_name(d->expect));
 	rec_bool(r, "emulated", suite.ci->exec == EXEC_EMULATED);
 	rec_str(r, "body", d->body);
+	if (suite_user_body_hex(d))
+		rec_str(r, "body_hex", suite_user_body_hex(d));
 	rec_str(r, "problem", f->problem[0] ? f->problem : NULL);
 	rec_emit(r);
 

@@ -8,11 +8,13 @@
  */
 #include "boot/boot.h"
 #include "boot/console.h"
+#include "boot/kernels_read.h"
 #include "boot/platform.h"
 #include "boot/results_file.h"
 #include "boot/serial_setup.h"
 #include "run/run.h"
 #include "kernel/runtime.h"
+#include "lib/heap.h"
 #include "lib/out.h"
 #include "lib/record.h"
 #include "version.h"
@@ -90,6 +92,13 @@ static void run_body(void *p)
 	m->env.cfg = &m->cfg;
 	m->env.image = true;
 	m->env.selftest = kernel_selftest;
+	/* User kernels from \pmuboot\kernels\ (docs/kernels.md), handed to the run as data. */
+	struct ukernel_file *kfiles = heap_alloc(KERNELS_FILES_MAX * sizeof(*kfiles), 16);
+	char knote[96];
+	m->env.nkernel_files = kfiles ? boot_read_kernels(kfiles, KERNELS_FILES_MAX, knote, sizeof(knote)) : 0;
+	m->env.kernel_files = kfiles;
+	if (m->env.nkernel_files)
+		out_text("kernels: %s", knote);
 	run_stages(&m->env);
 }
 

@@ -51,6 +51,16 @@ void *fw_alloc_pages(size_t bytes, size_t align)
 	return (void *)(uintptr_t)addr;
 }
 
+void *fw_alloc_code_pages(size_t bytes)
+{
+	EFI_PHYSICAL_ADDRESS addr = 0;
+	UINTN pages = (bytes + PAGE_SIZE_4K - 1) / PAGE_SIZE_4K;
+
+	if (fw_st->BootServices->AllocatePages(AllocateAnyPages, EfiLoaderCode, pages, &addr) != EFI_SUCCESS)
+		return NULL;
+	return (void *)(uintptr_t)addr;
+}
+
 void fw_free_pages(void *p, size_t bytes, size_t align)
 {
 	(void)align;

@@ -22,6 +22,12 @@ void fw_stall_us(uint64_t us);
  */
 void *fw_alloc_pages(size_t bytes, size_t align);
 void fw_free_pages(void *p, size_t bytes, size_t align);
+/*
+ * Pages of type EfiLoaderCode, 4 KiB-aligned: memory the firmware's
+ * no-execute policy leaves executable (it marks data types only), for
+ * generated code (user kernels, kernel/guard.h).  NULL when refused.
+ */
+void *fw_alloc_code_pages(size_t bytes);
 
 /* An ACPI table by signature (e.g. "SPCR", "HPET", "FACP") through the XSDT/RSDT, or NULL. */
 const void *fw_acpi_table(const char sig[4]);

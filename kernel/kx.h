@@ -29,6 +29,9 @@ void arena_attach(bool runtime_up);
 /* arena_metal.c: CR3 back to the firmware's without freeing (exception context). */
 void arena_emergency_restore(void);
 
+/* guard_metal.c: the platform whose local APIC timer is the watchdog (NULL detaches). */
+void guard_attach(const struct win_platform *p);
+
 /* selftest.c: the `runtime` record and the self-tests in list on platform p (NULL: not initialised). */
 void selftest_run(const struct win_platform *p, const char *list);
 

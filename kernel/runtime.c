@@ -66,6 +66,7 @@ void kernel_init(void)
 	win_probe(&platform);
 	platform_ready = true;
 	platform_attach(&platform);
+	guard_attach(&platform);
 	arena_attach(true);
 	kx_trap_set_hooks(&trap_hooks, &guard);
 }
@@ -176,6 +177,7 @@ bool kernel_run(void (*body)(void *), void *arg)
 void kernel_teardown(void)
 {
 	platform_attach(NULL);	/* unroutes every EILVT entry */
+	guard_attach(NULL);
 	nmi_unregister_all();
 	arena_release_all();
 	arena_attach(false);

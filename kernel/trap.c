@@ -26,6 +26,33 @@ static struct kx_fault fault;
 static struct kx_guard *guard;
 static struct kx_trap_hooks hooks;
 static volatile uint64_t fixups;
+static struct kx_inner *volatile inner;
+
+void kx_trap_set_inner(struct kx_inner *in) { inner = in; }
+
+/* Resume at guard g, on its stack, interrupts as they were masked there (the caller's window restores them). */
+static void resume_at(struct kx_frame *f, struct kx_guard *g)
+{
+	g->active = false;
+	f->rip = g->resume;
+	f->rsp = g->rsp;
+	f->rflags = g->rflags & ~RFLAGS_IF;
+	f->cs = kx_read_cs();
+	f->ss = kx_read_ss();
+}
+
+/* The inner guarded call stops here; true when it did. */
+static bool stop_inner(struct kx_frame *f)
+{
+	struct kx_inner *in = inner;
+	if (!in || !in->g.active)
+		return false;
+	in->frame = *f;
+	in->cr2 = kx_read_cr2();
+	in->abort = false;
+	resume_at(f, &in->g);
+	return true;
+}
 
 void kx_trap_set_hooks(const struct kx_trap_hooks *h, struct kx_guard *g)
 {
@@ -54,6 +81,8 @@ void kx_trap(struct kx_frame *f)
 {
 	if (f->vector == VEC_NMI) {
 		nmi_dispatch();
+		if (inner && inner->abort)
+			stop_inner(f);
 		return;
 	}
 	if (fixable(f->vector)) {
@@ -65,6 +94,10 @@ void kx_trap(struct kx_frame *f)
 			return;
 		}
 	}
+
+	/* A user kernel's fault ends its guarded call, not the run. */
+	if (stop_inner(f))
+		return;
 
 	/* Fatal.  Keep the first fault's state: a second one is a failure of the recovery itself. */
 	if (fault.count++ == 0) {

@@ -76,6 +76,22 @@ struct kx_trap_hooks {
 /* Either may be NULL; g is the guarded call a fatal exception resumes in. */
 void kx_trap_set_hooks(const struct kx_trap_hooks *h, struct kx_guard *g);
 
+/*
+ * A guarded call inside the run (kernel/guard.h, kernel/guard_metal.c):
+ * while g.active, a fatal exception - or an NMI after which `abort` is set
+ * (the watchdog's callback sets it) - resumes at g (kx_guarded_call returns
+ * 1) with the stopping frame in `frame`, instead of ending the run.  The
+ * run's own fault state (kx_fault_info) is not touched.
+ */
+struct kx_inner {
+	struct kx_guard g;
+	volatile bool abort;
+	struct kx_frame frame;
+	uint64_t cr2;
+};
+/* NULL: none. */
+void kx_trap_set_inner(struct kx_inner *in);
+
 /* Fixups taken so far (self-test and diagnostics). */
 uint64_t kx_fixup_count(void);
 /* The fixup table this image was linked with. */

@@ -1,6 +1,8 @@
 /* run/config.c - the option table and its parser; see config.h. */
 #include "run/config.h"
+#include "bench/ukernel.h"
 #include "bench/select.h"
+#include "lib/heap.h"
 #include "bench/kernels.h"
 
 struct bad_bench {
@@ -54,7 +56,9 @@ static bool check_bench(const char *v, size_t len, char *out, size_t out_cap, ch
 	return ok;
 }
 
-enum opt_type { OPT_ENUM, OPT_BOOL, OPT_U32, OPT_U64, OPT_STR, OPT_SERIAL, OPT_COUNTDOWN };
+_Static_assert(CONFIG_KERNEL_NAME_MAX == UK_NAME_MAX, "kernel names: config and kernel files agree");
+
+enum opt_type { OPT_ENUM, OPT_BOOL, OPT_U32, OPT_U64, OPT_STR, OPT_SERIAL, OPT_COUNTDOWN, OPT_HEX_KERNEL };
 
 struct opt_def {
 	const char *key;
@@ -66,6 +70,10 @@ struct opt_def {
 	const char *example;
 	const char *help;
 };
+
+/* kernel.NAME=HEX: one table row documents the family of keys. */
+#define KERNEL_KEY_PREFIX "kernel."
+#define KERNEL_KEY_DOC "kernel.NAME"
 
 static const char *const finish_choices[] = { "auto", "shutdown", "reboot", "halt", "return", NULL };
 static const char *const tri_choices[] = { "auto", "on", "off", NULL };
@@ -126,6 +134,18 @@ static const struct opt_def opts[] = {
 	  "IBS sampling period in ops (op sampling) or fetches (fetch sampling)." },
 	{ "ibs_raw", OPT_BOOL, OFF(ibs_raw), NULL, 0, 0, "off", "ibs_raw=on",
 	  "Emit one `ibs_sample` record per IBS sample with the raw registers." },
+	/* User kernels (docs/kernels.md). */
+	{ "kernels", OPT_STR, OFF(kernels), NULL, 0, 0, "", "kernels=my-kernels",
+	  "pmuboot-host only: the directory whose kernel files (`*.pmuk`, from `pmuboot-host kernel build`) "
+	  "`bench=user.NAME` can choose. The image always reads `\\pmuboot\\kernels\\` on the boot medium." },
+	{ "kernel_unroll", OPT_U32, OFF(kernel_unroll), NULL, 0, UK_UNROLL_MAX, "0", "kernel_unroll=32",
+	  "Copies of a user kernel's body per loop trip; `0`: the kernel's own `unroll` (8 when it gives none)." },
+	{ "kernel_timeout_ms", OPT_U32, OFF(kernel_timeout_ms), NULL, 1, 3600000, "1000", "kernel_timeout_ms=5000",
+	  "A user kernel still running after this many milliseconds (in its trial run, before it is measured) is "
+	  "stopped by the watchdog and reported with a `timeout` record." },
+	{ KERNEL_KEY_DOC, OPT_HEX_KERNEL, 0, NULL, 0, 0, "", "kernel.add=4801c8",
+	  "A user kernel given as the hex bytes of its body (no init, no control), chosen by `bench=user.NAME`; "
+	  "at most 4, each up to 127 bytes. A name given again replaces the body." },
 };
 
 /*
@@ -155,6 +175,10 @@ static bool check_str(const struct opt_def *o, const char *v, size_t len, char *
 
 static const struct opt_def *find_opt(const char *key, size_t len)
 {
+	size_t plen = sizeof(KERNEL_KEY_PREFIX) - 1;
+	for (size_t i = 0; i < ARRAY_SIZE(opts); i++)
+		if (opts[i].type == OPT_HEX_KERNEL && len > plen && !strncmp(key, KERNEL_KEY_PREFIX, plen))
+			return &opts[i];
 	for (size_t i = 0; i < ARRAY_SIZE(opts); i++)
 		if (strlen(opts[i].key) == len && strncmp(opts[i].key, key, len) == 0)
 			return &opts[i];
@@ -316,8 +340,43 @@ static bool parse_value(const struct opt_def *o, struct config *c, const char *v
 		}
 	case OPT_SERIAL:
 		return parse_serial((struct serial_cfg *)field, v, len, why, cap);
+	case OPT_HEX_KERNEL:
+		return len == 0;	/* the default: none (kernel.NAME words go through set_hex_kernel) */
 	}
 	return false;
+}
+
+/* kernel.NAME=HEX: checked as a kernel now, so a bad one is an error naming its line. */
+static bool set_hex_kernel(struct config *c, const char *name, size_t nlen, const char *hex, size_t hlen, char *why,
+			   size_t cap)
+{
+	/* 2 KiB: neither on the stack nor static (the image's .bss is file bytes). */
+	static struct ukernel *kp;
+	if (!kp && !(kp = heap_alloc(sizeof(*kp), 16))) {
+		snprintf(why, cap, "no memory to check the kernel");
+		return false;
+	}
+	struct ukernel *k = kp;
+	if (hlen >= CONFIG_STR_MAX) {
+		snprintf(why, cap, "%zu hex digits; at most %d fit here (longer kernels go in a kernel file)", hlen,
+			 CONFIG_STR_MAX - 1);
+		return false;
+	}
+	if (!ukernel_from_hex(name, nlen, hex, hlen, k, why, cap))
+		return false;
+	uint32_t i = 0;
+	while (i < c->n_hex_kernels && strcmp(c->hex_kernels[i].name, k->name))
+		i++;
+	if (i == CONFIG_HEX_KERNELS) {
+		snprintf(why, cap, "at most %d kernels can be given as hex", CONFIG_HEX_KERNELS);
+		return false;
+	}
+	memcpy(c->hex_kernels[i].name, k->name, sizeof(c->hex_kernels[i].name));
+	memcpy(c->hex_kernels[i].hex, hex, hlen);
+	c->hex_kernels[i].hex[hlen] = 0;
+	if (i == c->n_hex_kernels)
+		c->n_hex_kernels++;
+	return true;
 }
 
 void config_defaults(struct config *c)
@@ -360,6 +419,14 @@ bool config_apply_word(struct config *c, const char *source, const char *word, s
 			 word);
 		set_err(err, source, word, klen, why);
 		return false;
+	}
+	if (o->type == OPT_HEX_KERNEL) {
+		size_t plen = sizeof(KERNEL_KEY_PREFIX) - 1;
+		if (!set_hex_kernel(c, word + plen, klen - plen, eq + 1, len - klen - 1, why, sizeof(why))) {
+			set_err(err, source, word, klen, why);
+			return false;
+		}
+		return true;
 	}
 	if (!parse_value(o, c, eq + 1, len - klen - 1, why, sizeof(why))) {
 		set_err(err, source, word, klen, why);
@@ -436,6 +503,14 @@ static void value_text(const struct opt_def *o, const struct config *c, char *bu
 	case OPT_STR:
 		snprintf(buf, cap, "%s", field);
 		break;
+	case OPT_HEX_KERNEL: {
+		size_t k = 0;
+		buf[0] = 0;
+		for (uint32_t i = 0; i < c->n_hex_kernels && k < cap; i++)
+			k += (size_t)snprintf(buf + k, cap - k, "%s%s=%s", i ? "," : "", c->hex_kernels[i].name,
+					      c->hex_kernels[i].hex);
+		break;
+	}
 	case OPT_SERIAL: {
 		const struct serial_cfg *s = (const struct serial_cfg *)field;
 		if (s->kind == SERIAL_AUTO || s->kind == SERIAL_OFF)

@@ -21,6 +21,14 @@ enum ibs_mode { IBS_MODE_BOTH, IBS_MODE_OFF, IBS_MODE_FETCH, IBS_MODE_OP };
 enum screen_mode { SCREEN_READABLE, SCREEN_RECORDS };
 
 #define CONFIG_STR_MAX 256
+/* User kernels given as hex in the options (kernel.NAME=HEX): at most this many. */
+#define CONFIG_HEX_KERNELS 4
+#define CONFIG_KERNEL_NAME_MAX 31
+
+struct config_hex_kernel {
+	char name[CONFIG_KERNEL_NAME_MAX + 1];
+	char hex[CONFIG_STR_MAX];	/* the body's bytes, checked by ukernel_from_hex when set */
+};
 
 struct serial_cfg {
 	enum serial_kind kind;
@@ -47,6 +55,12 @@ struct config {
 	enum ibs_mode ibs;
 	uint64_t ibs_period;
 	bool ibs_raw;
+	/* User kernels (docs/kernels.md). */
+	char kernels[CONFIG_STR_MAX];	/* pmuboot-host: directory of kernel files, "" = none */
+	uint32_t kernel_unroll;		/* body copies per loop trip, 0 = each kernel's own */
+	uint32_t kernel_timeout_ms;	/* a user kernel's trial run is stopped after this */
+	struct config_hex_kernel hex_kernels[CONFIG_HEX_KERNELS];
+	uint32_t n_hex_kernels;
 };
 
 /* Where a word came from, for error messages: "pmuboot.cfg:3" or "load-options". */

@@ -74,6 +74,9 @@ static void stage_selftest(struct run_env *env)
 static void stage_bench(struct run_env *env)
 {
 	const struct config *c = env->cfg;
+	struct ukernel_hex hex[CONFIG_HEX_KERNELS];
+	for (uint32_t i = 0; i < c->n_hex_kernels && i < CONFIG_HEX_KERNELS; i++)
+		hex[i] = (struct ukernel_hex){ c->hex_kernels[i].name, c->hex_kernels[i].hex };
 	struct bench_params p = {
 		.bench = c->bench,
 		.events = c->events,
@@ -88,6 +91,13 @@ static void stage_bench(struct run_env *env)
 		.observers = env->observers,
 		.nobservers = env->nobservers,
 		.listener = env->bench_listener,
+		.kernel_files = env->kernel_files,
+		.nkernel_files = env->nkernel_files,
+		.kernel_hex = hex,
+		.nkernel_hex = c->n_hex_kernels,
+		.kernel_unroll = c->kernel_unroll,
+		.kernel_timeout_ms = c->kernel_timeout_ms,
+		.disasm = env->disasm,
 	};
 	bench_stage(&p);
 }

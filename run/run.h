@@ -10,6 +10,8 @@
 #define PMUBOOT_RUN_RUN_H
 
 #include "bench/suite.h"
+#include "bench/observer.h"
+#include "bench/ukernel.h"
 #include "run/config.h"
 #include "pmu/cpu/cpu.h"
 #include "pmu/caps/pmu_caps.h"
@@ -26,6 +28,10 @@ struct run_env {
 	size_t nobservers;
 	/* Set by the caller (the image's screen): reads each variant's figures as the bench stage measures them. */
 	const struct bench_listener *bench_listener;
+	/* User kernel files as the platform read them (boot medium, kernels=DIR), and a host disassembler. */
+	const struct ukernel_file *kernel_files;
+	size_t nkernel_files;
+	bool (*disasm)(const uint8_t *bytes, size_t n, char *out, size_t cap);
 };
 
 /* Run every stage in order; a failing stage is recorded and the run goes on. */

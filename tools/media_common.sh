@@ -42,4 +42,23 @@ fill_esp() {
 	mmd -i "$fs" ::/EFI ::/EFI/BOOT "$@"
 	mcopy -i "$fs" "$efi" ::/EFI/BOOT/BOOTX64.EFI
 	mcopy -i "$fs" "$cfg" ::/EFI/BOOT/pmuboot.cfg
+	fill_kernels "$fs"
+}
+
+# check_kernels NAME: $kernels (empty: none) is a directory holding kernel files; exits otherwise.
+check_kernels() {
+	[ -z "${kernels:-}" ] && return 0
+	[ -d "$kernels" ] || { echo "$1: --kernels $kernels is not a directory" >&2; exit 1; }
+	ls "$kernels"/*.pmuk >/dev/null 2>&1 ||
+		{ echo "$1: $kernels holds no kernel files (*.pmuk, from pmuboot-host kernel build)" >&2; exit 1; }
+}
+
+# fill_kernels FAT-IMAGE-SPEC: the user kernel files of $kernels into /pmuboot/kernels (docs/kernels.md).
+fill_kernels() {
+	[ -z "${kernels:-}" ] && return 0
+	mmd -i "$1" ::/pmuboot 2>/dev/null || true
+	mmd -i "$1" ::/pmuboot/kernels
+	for k in "$kernels"/*.pmuk; do
+		mcopy -i "$1" "$k" ::/pmuboot/kernels/
+	done
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # tools/mkiso.sh - build a bootable ISO 9660 image of pmuboot, for BMC virtual media and optical drives.
 #
-#   tools/mkiso.sh [--efi build/pmuboot.efi] [--cfg FILE] [--out build/pmuboot.iso]
+#   tools/mkiso.sh [--efi build/pmuboot.efi] [--cfg FILE] [--kernels DIR] [--out build/pmuboot.iso]
 #
 # UEFI firmware boots a CD through its El Torito catalogue: the EFI boot entry (platform
 # 0xEF) points at a small FAT image holding EFI/BOOT/BOOTX64.EFI and pmuboot.cfg.  The
@@ -14,12 +14,14 @@ set -eu
 here=$(dirname "$0")
 efi=build/pmuboot.efi
 cfg=$here/pmuboot.cfg.default
+kernels=
 out=build/pmuboot.iso
 
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--efi) efi=$2; shift 2 ;;
 	--cfg) cfg=$2; shift 2 ;;
+	--kernels) kernels=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	*) echo "mkiso: unknown argument '$1' (see the usage at the top of $0)" >&2; exit 1 ;;
 	esac
@@ -27,6 +29,7 @@ done
 
 . "$here/media_common.sh"
 check_inputs mkiso xorriso mkfs.fat mmd mcopy
+check_kernels mkiso
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/pmuboot-iso.XXXXXX")
 trap 'rm -rf "$work"' EXIT

@@ -1,7 +1,7 @@
 #!/bin/sh
 # tools/mkusb.sh - build a raw USB disk image holding pmuboot, ready for dd or any raw writer.
 #
-#   tools/mkusb.sh [--efi build/pmuboot.efi] [--cfg FILE] [--out build/pmuboot-usb.img] [--size MiB]
+#   tools/mkusb.sh [--efi build/pmuboot.efi] [--cfg FILE] [--kernels DIR] [--out build/pmuboot-usb.img] [--size MiB]
 #
 # The image has a GPT with one FAT32 EFI System Partition (type EF00) at 1 MiB, holding
 #   EFI/BOOT/BOOTX64.EFI   the image (the removable-media path every UEFI firmware boots)
@@ -13,6 +13,7 @@ set -eu
 here=$(dirname "$0")
 efi=build/pmuboot.efi
 cfg=$here/pmuboot.cfg.default
+kernels=
 out=build/pmuboot-usb.img
 size_mib=64
 
@@ -20,6 +21,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--efi) efi=$2; shift 2 ;;
 	--cfg) cfg=$2; shift 2 ;;
+	--kernels) kernels=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--size) size_mib=$2; shift 2 ;;
 	*) echo "mkusb: unknown argument '$1' (see the usage at the top of $0)" >&2; exit 1 ;;
@@ -28,6 +30,7 @@ done
 
 . "$here/media_common.sh"
 check_inputs mkusb sgdisk mkfs.fat mmd mcopy
+check_kernels mkusb
 # FAT32 needs at least 65525 clusters: 33 MiB of 512-byte clusters, plus the GPT.
 [ "$size_mib" -ge 40 ] 2>/dev/null || { echo "mkusb: --size must be at least 40 (MiB)" >&2; exit 1; }
 

@@ -4,12 +4,15 @@
 #   make iso [CFG=my.cfg] [SIGN_KEY=k.key SIGN_CERT=k.crt]   $(B)/pmuboot.iso
 #
 # CFG is the pmuboot.cfg put beside the image (default: every option commented out).
+# KERNELS=dir puts dir's user kernel files (*.pmuk) in \pmuboot\kernels\ (docs/kernels.md).
 # With SIGN_KEY and SIGN_CERT the media carry $(B)/pmuboot-signed.efi (tools/sign.sh).
 # Each target prints the path of its medium, made or already up to date.
 
 CFG ?= tools/pmuboot.cfg.default
 SIGN_KEY ?=
 SIGN_CERT ?=
+KERNELS ?=
+MEDIA_KERNELS := $(if $(KERNELS),--kernels $(KERNELS))
 MEDIA_SIGNED := $(if $(SIGN_KEY)$(SIGN_CERT),yes)
 MEDIA_EFI := $(if $(MEDIA_SIGNED),$(B)/pmuboot-signed.efi,$(B)/pmuboot.efi)
 MEDIA_TOOLS := tools/mkusb.sh tools/mkiso.sh tools/media_common.sh tools/sign.sh
@@ -42,13 +45,14 @@ $(MEDIA_INPUTS): FORCE
 	@{ echo 'cfg $(CFG)'; echo "cfg-sha256 $$(sha256sum '$(CFG)' | cut -d' ' -f1)"; \
 	  $(if $(MEDIA_SIGNED),echo 'signed key=$(SIGN_KEY) cert=$(SIGN_CERT)'; \
 	  echo "cert-sha256 $$(sha256sum '$(SIGN_CERT)' 2>/dev/null | cut -d' ' -f1)",echo unsigned); \
+	  $(if $(KERNELS),echo 'kernels $(KERNELS)'; (cd '$(KERNELS)' && sha256sum *.pmuk 2>/dev/null);) \
 	} > $@.tmp.$$$$ && { cmp -s $@.tmp.$$$$ $@ && rm -f $@.tmp.$$$$ || mv $@.tmp.$$$$ $@; }
 
 $(B)/pmuboot-usb.img: $(MEDIA_EFI) $(MEDIA_INPUTS) $(MEDIA_TOOLS)
-	@tools/mkusb.sh --efi $(MEDIA_EFI) --cfg $(CFG) --out $@
+	@tools/mkusb.sh --efi $(MEDIA_EFI) --cfg $(CFG) $(MEDIA_KERNELS) --out $@
 
 $(B)/pmuboot.iso: $(MEDIA_EFI) $(MEDIA_INPUTS) $(MEDIA_TOOLS)
-	@tools/mkiso.sh --efi $(MEDIA_EFI) --cfg $(CFG) --out $@
+	@tools/mkiso.sh --efi $(MEDIA_EFI) --cfg $(CFG) $(MEDIA_KERNELS) --out $@
 
 # Key and certificate are checked by the media-inputs rule and by sign.sh.
 $(B)/pmuboot-signed.efi: $(B)/pmuboot.efi $(MEDIA_INPUTS) tools/sign.sh

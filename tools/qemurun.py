@@ -254,7 +254,7 @@ USB_PART_OFFSET = 1 << 20
 MTOOLS_ENV = dict(os.environ, MTOOLS_SKIP_CHECK="1")
 
 
-def make_usb(efi, workdir, cfg_text=None):
+def make_usb(efi, workdir, cfg_text=None, kernels=None):
     """A USB disk image (tools/mkusb.sh) in workdir, with cfg_text (str or bytes) as its pmuboot.cfg.
 
     QEMU's writable FAT directory (vvfat) loses the files the image creates, so a run
@@ -267,6 +267,8 @@ def make_usb(efi, workdir, cfg_text=None):
         with open(cfg, "wb") as f:
             f.write(cfg_text if isinstance(cfg_text, bytes) else cfg_text.encode("latin-1"))
         args += ["--cfg", cfg]
+    if kernels:
+        args += ["--kernels", kernels]  # user kernel files into \pmuboot\kernels\ (docs/kernels.md)
     p = subprocess.run(args, capture_output=True, text=True, errors="replace")
     if p.returncode != 0:
         raise RuntimeError("mkusb.sh failed: " + " ".join(p.stderr.split())[-300:])

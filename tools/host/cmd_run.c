@@ -10,6 +10,7 @@
 #include "tools/host/hw_linux.h"
 #include "run/config.h"
 #include "lib/record.h"
+#include "tools/host/kernel_tools.h"
 
 static void report(const struct config_error *e, void *ctx)
 {
@@ -69,6 +70,16 @@ int cmd_run(int argc, char **argv)
 	}
 	env.cfg = &cfg;
 	env.image = false;
+	/* User kernels: kernels=DIR is this machine's directory (the image reads \pmuboot\kernels\). */
+	static struct ukernel_file kfiles[UK_SET_MAX];
+	if (cfg.kernels[0]) {
+		char why[256];
+		env.nkernel_files = kt_read_dir(cfg.kernels, kfiles, UK_SET_MAX, why, sizeof(why));
+		if (why[0])
+			rec_error("kernels", "kernels", "%s", why);
+		env.kernel_files = kfiles;
+	}
+	env.disasm = kt_disasm_brief;
 	run_stages(&env);
 	rec_stream_end();
 	return rec_stream_errors() ? 1 : 0;

@@ -18,6 +18,7 @@ static const struct command commands[] = {
 	{ "ibs-report", cmd_ibs_report, "ibs-report LOGFILE              IBS derived events from a capture's ibs_sample records" },
 	{ "identify", cmd_identify, "identify [--cpuid-dump FILE] [--cpu N]  identify this CPU (or a dump block) and its PMU" },
 	{ "program", cmd_program, "program [--cpuid-dump FILE] SPEC... the MSR writes that count SPEC... on that CPU's PMU" },
+	{ "kernel", cmd_kernel, "kernel build FILE [-o OUT] | show FILE  user kernels: assemble a kernel text file, show a kernel file" },
 	{ "options", cmd_options, "options                         print the option reference (docs/options.md)" },
 	{ "run", cmd_run, "run [key=value ...]             run the image's stages on this machine" },
 };

@@ -1,0 +1,275 @@
+"""Host: user kernels (docs/kernels.md) - building, showing, refusing.
+
+Every example under docs/kernels/ is built with `pmuboot-host kernel build`
+(NASM) and read back by `kernel show` (the strict reader and ndisasm); the
+bytes are checked against the instructions the example states.  Bad text
+files and damaged kernel files are refused with the reason and the place.
+"""
+import glob
+import sys
+import os
+import re
+import subprocess
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+EXAMPLES = "docs/kernels"
+
+# What each example's body must disassemble to (ndisasm syntax), one copy.
+BODIES = {
+    "add_chain": ["add rax,rcx"],
+    "sf_forward": ["mov [rsi],rax", "mov rax,[rsi]"],
+    "sf_size_mismatch": ["mov [rsi],eax", "mov rax,[rsi]"],
+    "alias_line": ["mov [rdx+rax],rcx", "mov rax,[rsi+rax]"],
+    "alias_4k": ["mov [rdx+rax],rcx", "mov rax,[rsi+rax]"],
+    "div_lat": ["xor edx,edx", "div rcx"],
+}
+
+
+def build_all(ctx, outdir):
+    """Build every example into outdir; returns {name: path}."""
+    out = {}
+    for src in sorted(glob.glob(os.path.join(EXAMPLES, "*.s"))):
+        name = os.path.splitext(os.path.basename(src))[0]
+        dst = os.path.join(outdir, name + ".pmuk")
+        p = ctx.run_host("kernel", "build", src, "-o", dst)
+        assert p.returncode == 0, (src, p.stderr)
+        assert f"kernel {name}," in p.stdout, p.stdout
+        out[name] = dst
+    return out
+
+
+def show(ctx, path):
+    p = ctx.run_host("kernel", "show", path)
+    return p
+
+
+def body_lines(text):
+    body = text.split("body, one copy")[1]
+    return [re.split(r"\s{2,}", l.strip(), maxsplit=2)[2] for l in body.splitlines()[1:] if l.strip()]
+
+
+def test_every_example_builds_and_shows(ctx):
+    names = {os.path.splitext(os.path.basename(s))[0] for s in glob.glob(os.path.join(EXAMPLES, "*.s"))}
+    assert names == set(BODIES), sorted(names ^ set(BODIES))
+    with tempfile.TemporaryDirectory() as d:
+        for name, path in build_all(ctx, d).items():
+            p = show(ctx, path)
+            assert p.returncode == 0, p.stderr
+            assert f"name: {name}\n" in p.stdout, p.stdout
+            assert body_lines(p.stdout) == BODIES[name], (name, p.stdout)
+            # The docs say which example is compared with which.
+            want = {"sf_size_mismatch": "sf_forward", "alias_4k": "alias_line"}.get(name, "(none)")
+            assert f"control: {want}\n" in p.stdout, p.stdout
+
+
+def test_docs_list_every_example(ctx):
+    doc = open("docs/kernels.md").read()
+    for name in BODIES:
+        assert f"docs/kernels/{name}.s" in doc, name
+
+
+def test_default_output_name_and_unroll(ctx):
+    with tempfile.TemporaryDirectory() as d:
+        src = os.path.join(d, "u.s")
+        with open(src, "w") as f:
+            f.write("; name: u16\n; unroll: 16\nbody:\n\timul rax, rax\n")
+        p = ctx.run_host("kernel", "build", src)
+        assert p.returncode == 0, p.stderr
+        assert os.path.exists(os.path.join(d, "u.pmuk"))
+        s = show(ctx, os.path.join(d, "u.pmuk"))
+        assert "unroll: 16\n" in s.stdout and "imul rax,rax" in s.stdout, s.stdout
+
+
+BAD_TEXT = [
+    ("no_name", "body:\n nop\n", r"no '; name: NAME' line"),
+    ("no_body", "; name: x\ninit:\n nop\n", r"no 'body:' section"),
+    ("bad_name", "; name: X1\nbody:\n nop\n", r":1: name 'X1' is not"),
+    ("code_before", "; name: x\nnop\nbody:\n nop\n", r":2: 'nop' before 'init:' or 'body:'"),
+    ("two_bodies", "; name: x\nbody:\n nop\nbody:\n nop\n", r":4: a second 'body:' section"),
+    ("bad_unroll", "; name: x\n; unroll: 0\nbody:\n nop\n", r":2: unroll '0' is not a number"),
+    ("bad_insn", "; name: x\nbody:\n nop\n frob rax\n", r":4: error"),
+    ("empty_body", "; name: x\nbody:\n; nothing\n", r"body assembles to no bytes"),
+    ("too_long", "; name: x\nbody:\n times 1025 nop\n", r"the body is 1025 bytes; at most 1024"),
+    ("unrolled_too_long", "; name: x\n; unroll: 128\nbody:\n times 1000 nop\n", r"128 copies of a 1000-byte body"),
+]
+
+
+def test_bad_text_files_are_refused_by_line(ctx):
+    with tempfile.TemporaryDirectory() as d:
+        for name, text, want in BAD_TEXT:
+            src = os.path.join(d, name + ".s")
+            with open(src, "w") as f:
+                f.write(text)
+            p = ctx.run_host("kernel", "build", src)
+            assert p.returncode == 1, (name, p.returncode, p.stderr)
+            assert re.search(want, p.stderr), (name, p.stderr)
+            assert not os.path.exists(os.path.join(d, name + ".pmuk")), name
+
+
+def test_damaged_kernel_files_are_refused(ctx):
+    with tempfile.TemporaryDirectory() as d:
+        path = build_all(ctx, d)["div_lat"]
+        good = open(path, "rb").read()
+        cases = [
+            (good[:-1], "truncated"),
+            (good + b"\0", "trailing bytes"),
+            (b"MZ" + good[2:], "not a pmuboot kernel file"),
+            (good[:4] + b"\x02" + good[5:], "format version 2; this pmuboot reads version 1"),
+            (good[:20] + bytes([good[20] ^ 1]) + good[21:], "CRC-32"),
+            (b"PMUK" + b"\1" * 5000, "too large"),
+        ]
+        for data, want in cases:
+            bad = os.path.join(d, "bad.pmuk")
+            with open(bad, "wb") as f:
+                f.write(data)
+            p = show(ctx, bad)
+            assert p.returncode == 1 and want in p.stderr, (want, p.stderr)
+            assert p.stderr.startswith(f"pmuboot-host kernel: {bad}: "), p.stderr
+
+
+# ---- measuring them (pmuboot-host run kernels=DIR) ----
+
+PREFIX = "@pmuboot "
+
+
+def run_kernels(ctx, kdir, *opts):
+    p = ctx.run_host("run", f"kernels={kdir}", *opts)
+    recs = [__import__("json").loads(l[len(PREFIX):]) for l in p.stdout.splitlines() if l.startswith(PREFIX)]
+    assert recs and recs[-1]["type"] == "end", p.stdout[-2000:]
+    return p, recs
+
+
+def user_benches(recs):
+    return {b["variant"]: b for b in recs if b["type"] == "bench" and b["kernel"] == "user"}
+
+
+def test_every_example_is_measured(ctx):
+    """Each docs/kernels.md example runs through the harness and shows what the doc says it shows."""
+    from test_bench import check_bench
+    with tempfile.TemporaryDirectory() as d:
+        build_all(ctx, d)
+        p, recs = run_kernels(ctx, d, "bench=user", "iterations=2000", "reps=11")
+    assert p.returncode == 0, p.stdout[-2000:]
+    setup = next(r for r in recs if r["type"] == "bench_setup")
+    b = user_benches(recs)
+    assert set(b) == set(BODIES), sorted(b)
+    for name, r in b.items():
+        check_bench(dict(r, iterations=r["iterations"]), dict(setup, iterations=r["iterations"]))
+        assert r["body"] == " / ".join(BODIES[name]), r
+    cyc = {n: r["cycles"]["median"] for n, r in b.items()}
+    # The add chain: 1 cycle per add on every x86 core (the harness's own check allows 0.95..1.05).
+    assert 0.95 <= cyc["add_chain"] <= 1.05, cyc
+    # A load wider than the store cannot forward: at least 3 cycles slower than forwarding (11-24 published).
+    assert b["sf_size_mismatch"]["control"] == "sf_forward", b["sf_size_mismatch"]
+    assert b["sf_size_mismatch"]["penalty"]["median"] >= 3.0, cyc
+    # 4K aliasing costs the load chain something; the control is the L1 load latency (2-8 cycles).
+    assert 2.0 <= cyc["alias_line"] <= 8.0, cyc
+    assert b["alias_4k"]["control"] == "alias_line" and cyc["alias_4k"] > cyc["alias_line"], cyc
+    # A 64-bit division has a latency of several cycles on every core.
+    assert cyc["div_lat"] >= 3.0, cyc
+
+
+def test_user_store_forward_matches_the_builtin(ctx):
+    """The user copy of store_forward.size_mismatch measures what the built-in measures, in one run."""
+    with tempfile.TemporaryDirectory() as d:
+        build_all(ctx, d)
+        p, recs = run_kernels(ctx, d, "bench=store_forward.size_mismatch,user.sf_size_mismatch",
+                              "iterations=2000", "reps=15")
+    builtin = next(r for r in recs if r["type"] == "bench" and r["kernel"] == "store_forward"
+                   and r["variant"] == "size_mismatch")
+    user = user_benches(recs)["sf_size_mismatch"]
+    a, b = builtin["cycles"]["median"], user["cycles"]["median"]
+    # Within 10% here, whatever the load on a shared machine (the issue's 5% is reported, not gated).
+    assert abs(a - b) <= 0.10 * a, (a, b)
+
+
+BAD_KERNELS = {
+    "bad_ud2": ("body:\n\tud2\n", "fault", 6),
+    "segv": ("init:\n\txor eax, eax\nbody:\n\tmov rax, [rax]\n", "fault", 14),
+    "spin": ("body:\n\tjmp $\n", "timeout", None),
+}
+
+
+def test_faulting_and_endless_kernels_are_stopped_and_the_run_goes_on(ctx):
+    with tempfile.TemporaryDirectory() as d:
+        for name, (text, _, _) in BAD_KERNELS.items():
+            src = os.path.join(d, name + ".s")
+            with open(src, "w") as f:
+                f.write(f"; name: {name}\n" + text)
+            ctx.run_host("kernel", "build", src, check=True)
+        build_all(ctx, d)
+        with open(os.path.join(d, "zz_damaged.pmuk"), "wb") as f:
+            f.write(b"PMUK\x01\x00")
+        p, recs = run_kernels(ctx, d, "bench=user.bad_ud2,user.segv,user.spin,user.add_chain",
+                              "kernel_timeout_ms=200", "iterations=200", "reps=3")
+    by = {}
+    for r in recs:
+        if r["type"] in ("fault", "timeout"):
+            by[r["kernel"]] = r
+    for name, (_, kind, vector) in BAD_KERNELS.items():
+        r = by[f"user.{name}"]
+        assert r["type"] == kind, r
+        assert r["in"] == "body" and r["copy"] == 0, r
+        if kind == "fault":
+            assert r["vector"] == vector, r
+        else:
+            assert r["watchdog"] == "sigalrm" and r["bound_ms"] == 200, r
+    # The good kernel after them was measured, the damaged file refused by name, the stream ended.
+    assert "add_chain" in user_benches(recs)
+    errors = [r for r in recs if r["type"] == "error"]
+    assert len(errors) == 1 and errors[0]["what"].endswith("zz_damaged.pmuk"), errors
+    assert recs[-1]["status"] == "error" and recs[-1]["errors"] == 1, recs[-1]
+
+
+def test_hex_kernel_from_the_options(ctx):
+    p = ctx.run_host("run", "bench=user.addhex", "kernel.addhex=4801c8", "iterations=2000")
+    recs = [__import__("json").loads(l[len(PREFIX):]) for l in p.stdout.splitlines() if l.startswith(PREFIX)]
+    b = user_benches(recs)["addhex"]
+    assert b["body_hex"] == "4801c8" and b["body"] == "add rax,rcx", b
+    # No init: rax and rcx start at 0, and the chain of dependent adds is still 1 cycle per add.
+    assert 0.95 <= b["cycles"]["median"] <= 1.05, b["cycles"]
+    p = ctx.run_host("run", "bench=user.nothere", "iterations=100")
+    assert "no user kernel 'user.nothere' (loaded: none" in p.stdout, p.stdout[-1500:]
+
+
+def test_media_carry_the_kernel_files(ctx):
+    """mkusb/mkiso --kernels (make usb/iso KERNELS=dir) put the files in \\pmuboot\\kernels\\ of the ESP."""
+    import shutil as sh
+    for tool in ("mdir", "mcopy", "sgdisk", "mkfs.fat", "xorriso"):
+        if not sh.which(tool) and not os.path.exists("/usr/sbin/" + tool) and not os.path.exists("/sbin/" + tool):
+            from testlib import Skip
+            raise Skip(f"{tool} is not installed (tools/deps.sh --for usb,iso)")
+    env = dict(os.environ, MTOOLS_SKIP_CHECK="1")
+    with tempfile.TemporaryDirectory() as d:
+        kdir = os.path.join(d, "k")
+        os.makedirs(kdir)
+        names = sorted(build_all(ctx, kdir))
+        img = os.path.join(d, "stick.img")
+        p = subprocess.run(["tools/mkusb.sh", "--efi", ctx.efi, "--kernels", kdir, "--out", img],
+                           capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0, p.stderr
+        ls = subprocess.run(["mdir", "-b", "-i", img + "@@1048576", "::/pmuboot/kernels"], capture_output=True,
+                            text=True, env=env)
+        assert ls.returncode == 0, ls.stderr
+        got = sorted(os.path.basename(l).rsplit(".", 1)[0] for l in ls.stdout.split())
+        assert got == names, (got, names)
+        # The iso's El Torito FAT image carries them too.
+        iso = os.path.join(d, "p.iso")
+        p = subprocess.run(["tools/mkiso.sh", "--efi", ctx.efi, "--kernels", kdir, "--out", iso],
+                           capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0, p.stderr
+        x = subprocess.run(["xorriso", "-osirrox", "on", "-indev", iso, "-extract_boot_images", d + "/"],
+                           capture_output=True, text=True)
+        imgs = [f for f in os.listdir(d) if f.startswith("eltorito_img")]
+        assert x.returncode == 0 and imgs, (x.stderr[-1500:], os.listdir(d))
+        fat = os.path.join(d, sorted(imgs)[-1])
+        ls = subprocess.run(["mdir", "-b", "-i", fat, "::/pmuboot/kernels"], capture_output=True, text=True, env=env)
+        assert ls.returncode == 0 and len(ls.stdout.split()) == len(names), (ls.stdout, ls.stderr)
+        # A directory without kernel files is refused by name.
+        empty = os.path.join(d, "empty")
+        os.makedirs(empty)
+        p = subprocess.run(["tools/mkusb.sh", "--efi", ctx.efi, "--kernels", empty, "--out", img],
+                           capture_output=True, text=True, timeout=300)
+        assert p.returncode == 1 and "holds no kernel files" in p.stderr, p.stderr

@@ -1,0 +1,205 @@
+/*
+ * User kernels in the benchmark stage (bench/suite_user.c) end to end
+ * against fakes: arenas and timing (tests/fake), a counting backend whose
+ * counts follow each event's role, the guard of tests/fake/guard_fake.c (a
+ * plain call, no watchdog) - and the kernels' generated code really runs on
+ * this CPU.  Asserts on the records: what is chosen, in which order, what
+ * the bench record says about a user kernel, and the errors for bad input.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench/suite.h"
+#include "bench/ukernel.h"
+#include "events/events.h"
+#include "pmu/count/count.h"
+#include "tests/fake/arena_fake.h"
+#include "tests/fake/capture.h"
+#include "tests/fake/hw_fake.h"
+#include "tests/fake/timing_fake.h"
+
+#define ITERATIONS 256
+
+/* Cycles 1 and instructions 2 per iteration, plus 777 of overhead per read that the differential cancels. */
+static unsigned reads;
+static bool fk_init(const struct cpu_info *ci, const struct pmu_caps *caps, const struct count_opts *opts, char *why,
+		    size_t cap)
+{
+	(void)ci, (void)caps, (void)opts, (void)why, (void)cap;
+	return true;
+}
+static bool fk_schedule(struct count_set *set, char *err, size_t cap)
+{
+	(void)err, (void)cap;
+	set->passes = 1;
+	for (size_t i = 0; i < set->n; i++) {
+		set->pass_of[i] = 0;
+		set->counter_of[i] = (int8_t)i;
+		set->fixed_of[i] = -1;
+	}
+	return true;
+}
+static bool fk_pass_begin(struct count_set *set, unsigned pass, char *err, size_t cap)
+{
+	(void)pass, (void)err, (void)cap;
+	set->start.n = set->stop.n = 0;
+	return true;
+}
+static bool fk_read(struct count_set *set, unsigned pass, uint64_t *v, char *err, size_t cap)
+{
+	(void)pass, (void)err, (void)cap;
+	uint64_t runs = (reads++ % 2) ? 2 : 1;
+	for (size_t i = 0; i < set->n; i++) {
+		uint32_t roles = set->ev[i].def ? set->ev[i].def->roles : 0;
+		v[i] = 777 + ((roles & EV_ROLE_INSTRUCTIONS) ? 2 : roles ? 1 : 0) * runs * ITERATIONS;
+	}
+	return true;
+}
+static const struct count_backend fk_backend = {
+	.name = "fake", .init = fk_init, .schedule = fk_schedule, .pass_begin = fk_pass_begin, .read = fk_read,
+};
+
+static struct cpu_info ci;
+static struct capture cap;
+
+static void machine(void)
+{
+	struct pmu_caps caps;
+	struct count_opts opts = { false, false };
+	struct timing_info t = { .invariant_tsc = true, .tsc_hz = 2000000000, .tsc_source = "fake",
+				 .core_per_tsc_milli = 1300, .core_source = "add_chain", .core_spread_milli = 4 };
+	char why[96];
+
+	fake_reset();
+	fake_arena_reset(0);
+	fake_timing_set(&t);
+	memset(&ci, 0, sizeof(ci));
+	ci.vendor = VENDOR_INTEL;
+	ci.family = 6;
+	ci.model = 0x5E;
+	ci.event_set = "skylake";
+	memset(&caps, 0, sizeof(caps));
+	reads = 0;
+	count_use_backend(&fk_backend);
+	assert_true(count_init(&ci, &caps, &opts, why, sizeof(why)));
+	capture_start(&cap);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	capture_free(&cap);
+	count_use_backend(&count_backend_msr);
+	fake_arena_reset(0);
+	return 0;
+}
+
+static size_t of_type(const char *type, const char **out, size_t cap_n)
+{
+	char needle[64];
+	size_t n = 0;
+	snprintf(needle, sizeof(needle), "{\"type\":\"%s\"", type);
+	for (size_t i = 0; i < capture_record_count(&cap); i++) {
+		const char *r = capture_record(&cap, i);
+		if (!strncmp(r, needle, strlen(needle)) && n < cap_n)
+			out[n++] = r;
+	}
+	return n;
+}
+
+static void has(const char *rec, const char *frag)
+{
+	assert_non_null(rec);
+	if (!strstr(rec, frag))
+		fail_msg("lacks %s: %s", frag, rec);
+}
+
+/* A kernel file: body `add qword [rsi], 1` (48 83 06 01), so running it leaves a trace in the window. */
+static size_t file_of(const char *name, const char *control, uint16_t unroll, uint8_t *out, size_t cap_n)
+{
+	static struct ukernel k;
+	char why[128];
+	memset(&k, 0, sizeof(k));
+	snprintf(k.name, sizeof(k.name), "%s", name);
+	snprintf(k.control, sizeof(k.control), "%s", control);
+	k.unroll = unroll;
+	memcpy(k.body, "\x48\x83\x06\x01", 4);
+	k.body_len = 4;
+	size_t n = ukernel_encode(&k, out, cap_n, why, sizeof(why));
+	assert_true(n > 0);
+	return n;
+}
+
+static void user_kernels_measured_after_builtins_controls_first(void **state)
+{
+	(void)state;
+	static uint8_t a[UK_FILE_MAX], b[UK_FILE_MAX];
+	const char *r[8], *u[2], *e[4];
+	machine();
+	struct ukernel_file files[] = {
+		{ "k/b.pmuk", b, file_of("inc_b", "inc_a", 4, b, sizeof(b)), NULL },
+		{ "k/a.pmuk", a, file_of("inc_a", "", 0, a, sizeof(a)), NULL },
+		{ "k/broken.pmuk", (const uint8_t *)"PMUK", 4, NULL },
+	};
+	struct ukernel_hex hex[] = { { "addhex", "4801c8" } };
+	struct bench_params p = { .bench = "ref.add_chain,user.inc_b,user.addhex,user.nope", .events = "",
+				  .iterations = ITERATIONS, .reps = 5, .warmup = 1, .pages = BENCH_PAGES_4K,
+				  .image = false, .cpu = &ci, .kernel_files = files, .nkernel_files = 3,
+				  .kernel_hex = hex, .nkernel_hex = 1, .kernel_timeout_ms = 50 };
+	bench_stage(&p);
+
+	/* The broken file and the unknown name are errors naming them; the rest runs. */
+	assert_int_equal(of_type("error", e, 4), 2);
+	has(e[0], "\"what\":\"k/broken.pmuk\"");
+	has(e[0], "too short");
+	has(e[1], "no user kernel 'user.nope' (loaded: inc_b, inc_a, addhex)");
+
+	assert_int_equal(of_type("user_kernels", u, 2), 1);
+	has(u[0], "\"chosen\":3");
+	has(u[0], "\"watchdog\":null,\"watchdog_why\":\"unit tests have no watchdog\"");
+
+	/* Built-ins first (the references), then the control inc_a before inc_b, then addhex. */
+	assert_int_equal(of_type("bench", r, 8), 5);
+	has(r[0], "\"kernel\":\"ref\",\"variant\":\"add_chain\"");
+	has(r[2], "\"kernel\":\"user\",\"variant\":\"inc_a\",\"control\":null");
+	has(r[3], "\"kernel\":\"user\",\"variant\":\"inc_b\",\"control\":\"inc_a\"");
+	has(r[4], "\"kernel\":\"user\",\"variant\":\"addhex\"");
+	for (size_t i = 2; i < 5; i++) {
+		has(r[i], "\"method\":\"differential_n_2n\"");
+		has(r[i], "\"iterations\":256");
+		has(r[i], "\"cycles\":{\"min\":1.000,\"median\":1.000");
+		has(r[i], "\"instructions\":{\"min\":2.000");
+		has(r[i], "\"expect\":\"sweep\"");
+	}
+	has(r[3], "\"penalty\":{\"median\":0.000");
+	has(r[3], "\"body\":\"bytes 48830601\",\"body_hex\":\"48830601\"");
+	has(r[4], "\"body_hex\":\"4801c8\"");
+	assert_null(strstr(r[0], "body_hex"));
+}
+
+static void nothing_loaded_and_none_chosen(void **state)
+{
+	(void)state;
+	const char *e[2], *u[2];
+	machine();
+	struct bench_params p = { .bench = "user.x", .events = "", .iterations = ITERATIONS, .reps = 3, .warmup = 0,
+				  .pages = BENCH_PAGES_4K, .cpu = &ci, .kernel_timeout_ms = 50 };
+	bench_stage(&p);
+	assert_int_equal(of_type("error", e, 2), 1);
+	has(e[0], "no user kernel 'user.x' (loaded: none");
+	assert_int_equal(of_type("user_kernels", u, 2), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(user_kernels_measured_after_builtins_controls_first, teardown),
+		cmocka_unit_test_teardown(nothing_loaded_and_none_chosen, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

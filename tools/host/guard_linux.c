@@ -1,0 +1,132 @@
+/*
+ * tools/host/guard_linux.c - kernel/guard.h in pmuboot-host.
+ *
+ * A fault in the guarded code arrives as SIGSEGV, SIGBUS, SIGILL, SIGFPE or
+ * SIGTRAP; the handler jumps back (siglongjmp) to hw_guarded_call, which
+ * reports it.  The bound is a one-shot ITIMER_REAL: SIGALRM jumps back the
+ * same way.  The handlers are installed only for the call and the previous
+ * ones put back after it.  Executable memory is an anonymous mapping,
+ * written while PROT_READ|PROT_WRITE and sealed PROT_READ|PROT_EXEC.
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <errno.h>
+#include <sys/mman.h>
+#include <sys/time.h>
+#include <ucontext.h>
+
+#include "kernel/guard.h"
+#include "kernel/trap.h"
+
+#ifndef VEC_BP
+#define VEC_BP 3	/* #BP, breakpoint (int3): Intel SDM Vol. 3A §6.3.1, Table 6-1 */
+#endif
+#define PAGE 4096u
+#define US_PER_S 1000000u
+
+static const struct {
+	int sig;
+	unsigned vector;	/* the exception behind the signal on x86 Linux */
+	const char *name;
+} signals[] = {
+	{ SIGSEGV, VEC_PF, "SIGSEGV" },
+	{ SIGBUS, VEC_GP, "SIGBUS" },
+	{ SIGILL, VEC_UD, "SIGILL" },
+	{ SIGFPE, VEC_DE, "SIGFPE" },
+	{ SIGTRAP, VEC_BP, "SIGTRAP" },
+	{ SIGALRM, 0, "SIGALRM" },
+};
+#define NSIG_GUARDED (sizeof(signals) / sizeof(signals[0]))
+
+static sigjmp_buf back;
+static volatile sig_atomic_t which = -1;
+static volatile uint64_t stop_rip, stop_addr, stop_err;
+
+static void on_signal(int sig, siginfo_t *si, void *uc_)
+{
+	ucontext_t *uc = uc_;
+	for (size_t i = 0; i < NSIG_GUARDED; i++)
+		if (signals[i].sig == sig)
+			which = (sig_atomic_t)i;
+	stop_rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+	stop_err = (uint64_t)uc->uc_mcontext.gregs[REG_ERR];
+	stop_addr = sig == SIGSEGV || sig == SIGBUS ? (uint64_t)(uintptr_t)si->si_addr : 0;
+	siglongjmp(back, 1);
+}
+
+const char *hw_guard_watchdog(char *why, size_t why_cap)
+{
+	(void)why;
+	(void)why_cap;
+	return "sigalrm";
+}
+
+void hw_guarded_call(void (*fn)(void *), void *arg, uint64_t bound_us, struct hw_guard_result *r)
+{
+	struct sigaction sa, old[NSIG_GUARDED];
+	struct itimerval t, off;
+
+	memset(r, 0, sizeof(*r));
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < NSIG_GUARDED; i++)
+		sigaction(signals[i].sig, &sa, &old[i]);
+	memset(&t, 0, sizeof(t));
+	memset(&off, 0, sizeof(off));
+	t.it_value.tv_sec = (time_t)(bound_us / US_PER_S);
+	t.it_value.tv_usec = (suseconds_t)(bound_us % US_PER_S);
+	which = -1;
+	/* savemask = 1: the handler's signal is unblocked again after the jump. */
+	if (sigsetjmp(back, 1) == 0) {
+		if (bound_us)
+			setitimer(ITIMER_REAL, &t, NULL);
+		fn(arg);
+	}
+	setitimer(ITIMER_REAL, &off, NULL);
+	for (size_t i = 0; i < NSIG_GUARDED; i++)
+		sigaction(signals[i].sig, &old[i], NULL);
+	if (which < 0)
+		return;
+	r->what = signals[which].name;
+	r->rip = stop_rip;
+	if (signals[which].sig == SIGALRM) {
+		r->outcome = HW_GUARD_TIMEOUT;
+		return;
+	}
+	r->outcome = HW_GUARD_FAULT;
+	r->vector = signals[which].vector;
+	r->error_code = stop_err;
+	r->addr = stop_addr;
+}
+
+void *hw_xmem_alloc(size_t bytes, char *why, size_t why_cap)
+{
+	size_t n = (bytes + PAGE - 1) / PAGE * PAGE;
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		snprintf(why, why_cap, "mmap of %zu bytes: %s", n, strerror(errno));
+		return NULL;
+	}
+	return p;
+}
+
+bool hw_xmem_seal(void *p, size_t bytes, char *why, size_t why_cap)
+{
+	size_t n = (bytes + PAGE - 1) / PAGE * PAGE;
+	if (mprotect(p, n, PROT_READ | PROT_EXEC) != 0) {
+		snprintf(why, why_cap, "mprotect(PROT_EXEC): %s (is W^X enforced for this process?)", strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+void hw_xmem_free(void *p, size_t bytes)
+{
+	if (p)
+		munmap(p, (bytes + PAGE - 1) / PAGE * PAGE);
+}
