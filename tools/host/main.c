@@ -14,7 +14,7 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{ "events", cmd_events, "events [--uarch KEY|list|ibs]    the event vocabulary as CSV (--spec SPEC: resolve one)" },
+	{ "events", cmd_events, "events [--uarch KEY|all|list|ibs] [--grep W]  the event vocabulary as CSV (default: this CPU's set)" },
 	{ "ibs-report", cmd_ibs_report, "ibs-report LOGFILE              IBS derived events from a capture's ibs_sample records" },
 	{ "identify", cmd_identify, "identify [--cpuid-dump FILE] [--cpu N]  identify this CPU (or a dump block) and its PMU" },
 	{ "program", cmd_program, "program [--cpuid-dump FILE] SPEC... the MSR writes that count SPEC... on that CPU's PMU" },
