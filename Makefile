@@ -10,7 +10,7 @@
 #
 # Sources are found by directory.  A folder may add generated sources or
 # rules in its own module.mk (included below), so most changes need no edit
-# here.  Portable code (lib/, pmu/, events/, bench/ and the kernel/ files
+# here.  Portable code (lib/, pmu/, events/, bench/, run/ and the kernel/ files
 # listed in KERNEL_PORTABLE) is compiled twice: freestanding for the image
 # and hosted for pmuboot-host and the unit tests.
 
@@ -38,21 +38,26 @@ IMAGE_CFLAGS := -std=gnu11 -Os -g $(WARN) $(REPRO) -ffreestanding -fpic -fshort-
 	-mno-red-zone -mgeneral-regs-only -DGNU_EFI_USE_MS_ABI -DPMUBOOT_IMAGE \
 	-I$(EFI_INC) -I$(EFI_INC)/x86_64 -I$(B)/gen -I.
 HOST_CFLAGS := -std=gnu11 -O2 -g $(WARN) $(REPRO) -DPMUBOOT_HOSTED -I$(B)/gen -I. -fno-strict-aliasing
-NASMFLAGS := -f elf64 -g -Ibench/ -Ikernel/
+NASMFLAGS := -f elf64 -g -I./
 IMAGE_NASMFLAGS := $(NASMFLAGS) -DPMUBOOT_IMAGE
 HOST_NASMFLAGS := $(NASMFLAGS) -DPMUBOOT_HOSTED
 
 # Filled in by module.mk files.
 KERNEL_PORTABLE :=
+KERNEL_PORTABLE_ASM :=
 GEN_C :=
 GEN_DEPS :=
 -include $(sort $(wildcard */module.mk))
 
-PORTABLE_C := $(filter-out lib/libc_min.c,$(wildcard lib/*.c)) $(wildcard pmu/*.c) \
-	$(wildcard events/*.c) $(wildcard bench/*.c) $(KERNEL_PORTABLE)
-PORTABLE_ASM := $(wildcard bench/*.asm)
+# Rooms (docs/architecture.md).  A file named *_host.c is host-only: it is
+# built into pmuboot-host and the unit tests, never into the image.
+ALL_PORTABLE_C := $(filter-out lib/libc_min.c,$(wildcard lib/*.c)) $(wildcard pmu/*/*.c) \
+	$(wildcard events/*.c) $(wildcard bench/*.c) $(wildcard run/*.c) $(KERNEL_PORTABLE)
+HOSTED_C := $(filter %_host.c,$(ALL_PORTABLE_C))
+PORTABLE_C := $(filter-out %_host.c,$(ALL_PORTABLE_C))
+PORTABLE_ASM := $(wildcard bench/*.asm) $(KERNEL_PORTABLE_ASM)
 IMAGE_ONLY_C := lib/libc_min.c $(wildcard boot/*.c) $(filter-out $(KERNEL_PORTABLE),$(wildcard kernel/*.c))
-IMAGE_ONLY_ASM := $(wildcard kernel/*.asm)
+IMAGE_ONLY_ASM := $(filter-out $(KERNEL_PORTABLE_ASM),$(wildcard kernel/*.asm))
 HOST_ONLY_C := $(wildcard tools/host/*.c)
 FAKE_C := $(wildcard tests/fake/*.c)
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
@@ -60,15 +65,15 @@ UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_
 IMAGE_OBJS := $(patsubst %.c,$(B)/image/%.o,$(PORTABLE_C) $(IMAGE_ONLY_C)) \
 	$(patsubst %,$(B)/image/%.o,$(GEN_C)) \
 	$(patsubst %.asm,$(B)/image/%.o,$(PORTABLE_ASM) $(IMAGE_ONLY_ASM))
-HOST_LIB_OBJS := $(patsubst %.c,$(B)/host/%.o,$(PORTABLE_C)) \
+HOST_LIB_OBJS := $(patsubst %.c,$(B)/host/%.o,$(PORTABLE_C) $(HOSTED_C)) \
 	$(patsubst %,$(B)/host/%.o,$(GEN_C)) \
 	$(patsubst %.asm,$(B)/host/%.o,$(PORTABLE_ASM))
 HOST_ONLY_OBJS := $(patsubst %.c,$(B)/host/%.o,$(HOST_ONLY_C))
 FAKE_OBJS := $(patsubst %.c,$(B)/host/%.o,$(FAKE_C))
 
 # The build id is a hash of the sources, so it changes exactly when they do.
-ID_SOURCES := $(sort $(PORTABLE_C) $(IMAGE_ONLY_C) $(PORTABLE_ASM) $(IMAGE_ONLY_ASM) $(HOST_ONLY_C) \
-	$(wildcard */*.h) $(wildcard events/*.csv) linker.ld VERSION)
+ID_SOURCES := $(sort $(PORTABLE_C) $(HOSTED_C) $(IMAGE_ONLY_C) $(PORTABLE_ASM) $(IMAGE_ONLY_ASM) $(HOST_ONLY_C) \
+	$(wildcard */*.h */*/*.h) $(wildcard events/*.csv) linker.ld VERSION)
 BUILD_ID := $(shell cat $(ID_SOURCES) 2>/dev/null | sha256sum | cut -c1-12)
 VERSION := $(shell cat VERSION)
 
@@ -143,7 +148,7 @@ $(B)/pmuboot-host: $(HOST_ONLY_OBJS) $(B)/libpmuboot.a
 $(B)/tests/%: tests/unit/%.c $(B)/libpmuboot.a $(B)/libfake.a $(B)/gen/version.h
 	@mkdir -p $(@D)
 	@$(if $(Q),echo '  TEST   $@')
-	$(Q)$(CC) $(HOST_CFLAGS) -Itests -MMD -MP -o $@ $< $(B)/libfake.a $(B)/libpmuboot.a -lcmocka
+	$(Q)$(CC) $(HOST_CFLAGS) -MMD -MP -o $@ $< $(B)/libfake.a $(B)/libpmuboot.a -lcmocka
 
 unit: $(UNIT_TESTS)
 

@@ -1,8 +1,8 @@
 /* bench/check.c - `check` records; see check.h. */
-#include "check.h"
-#include "../events/events.h"
-#include "../lib/out.h"
-#include "../lib/record.h"
+#include "bench/check.h"
+#include "events/events.h"
+#include "lib/out.h"
+#include "lib/record.h"
 
 static const struct {
 	uint32_t bit;

@@ -15,9 +15,9 @@
 #ifndef PMUBOOT_BENCH_CHECK_H
 #define PMUBOOT_BENCH_CHECK_H
 
-#include "kernels.h"
-#include "stats.h"
-#include "../lib/record.h"
+#include "bench/kernels.h"
+#include "bench/stats.h"
+#include "lib/record.h"
 
 #define CHECK_EV_MIN_MILLI 750
 #define CHECK_EV_MAX_MILLI 1500

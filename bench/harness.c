@@ -1,7 +1,7 @@
 /* bench/harness.c - measuring one variant; see harness.h. */
-#include "harness.h"
-#include "observer.h"
-#include "../kernel/hw.h"
+#include "bench/harness.h"
+#include "bench/observer.h"
+#include "kernel/hw.h"
 
 /* bench/measure.asm reads these offsets. */
 _Static_assert(offsetof(struct bench_call, kernel) == 0, "bench_call layout");

@@ -15,9 +15,9 @@
 #ifndef PMUBOOT_BENCH_HARNESS_H
 #define PMUBOOT_BENCH_HARNESS_H
 
-#include "../pmu/count.h"
-#include "kernels.h"
-#include "stats.h"
+#include "pmu/count/count.h"
+#include "bench/kernels.h"
+#include "bench/stats.h"
 
 /* One run of a kernel; the layout is read by bench/measure.asm. */
 struct bench_call {

@@ -1,5 +1,5 @@
 ; bench/k_alias.asm - 4K aliasing.
-%include "kernel.inc"
+%include "bench/kernel.inc"
 
 ; alias_4k.*: a load chain through p (a quadword holding 0: rax stays 0, but
 ; every address waits for the previous load) with an 8-byte store to q in

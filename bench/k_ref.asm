@@ -1,5 +1,5 @@
 ; bench/k_ref.asm - reference kernels, printed first so a broken set-up shows.
-%include "kernel.inc"
+%include "bench/kernel.inc"
 
 ; ref.add_chain: one dependent `add rax, rcx` per iteration.  Every core since
 ; the P6 runs a register add in 1 cycle, so this reads 1.00 cycles/iteration

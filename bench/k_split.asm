@@ -3,7 +3,7 @@
 ; Loads use the pointer chase of bench/k_ref.asm (bk_load_chain) with p at
 ; the split address; stores use the kernel below.  p is always the exact
 ; address of the access ([rsi], no displacement).
-%include "kernel.inc"
+%include "bench/kernel.inc"
 
 ; split.store_*: independent 8-byte stores to p (throughput form); a store
 ; whose address splits a line or page costs store-port/commit bandwidth.

@@ -8,7 +8,7 @@
 ; Throughput forms: the store data is a constant, so nothing chains from one
 ; iteration to the next and cycles/iteration shows what blocked loads cost in
 ; throughput.  p is 64-byte aligned in every caller.
-%include "kernel.inc"
+%include "bench/kernel.inc"
 
 ; store_forward.forward: same address, same size: forwarding succeeds.
 ;   body: mov [rsi], rax / mov rax, [rsi]

@@ -12,8 +12,8 @@
  * Controls come before the variants compared with them: the harness runs the
  * table in order and a variant's penalty needs its control's figure.
  */
-#include "kernels.h"
-#include "../events/events.h"
+#include "bench/kernels.h"
+#include "events/events.h"
 
 #define K(fn) fn, fn##_end
 

@@ -11,7 +11,7 @@
 #ifndef PMUBOOT_BENCH_KERNELS_H
 #define PMUBOOT_BENCH_KERNELS_H
 
-#include "../lib/libc.h"
+#include "lib/libc.h"
 
 /* Copies of the body per loop trip; bench/kernel.inc says the same (checked at run time). */
 #define BENCH_UNROLL 8

@@ -1,5 +1,5 @@
 /* bench/observer.c - the observer registry; see observer.h. */
-#include "observer.h"
+#include "bench/observer.h"
 
 static struct bench_observer observers[BENCH_MAX_OBSERVERS];
 static size_t nobservers;

@@ -9,7 +9,7 @@
 #ifndef PMUBOOT_BENCH_OBSERVER_H
 #define PMUBOOT_BENCH_OBSERVER_H
 
-#include "../lib/libc.h"
+#include "lib/libc.h"
 
 struct bench_variant_id {
 	const char *kernel;	/* e.g. "store_forward" */

@@ -1,6 +1,6 @@
 /* bench/select.c - the `bench=` option; see select.h. */
-#include "select.h"
-#include "kernels.h"
+#include "bench/select.h"
+#include "bench/kernels.h"
 
 static bool word_is(const char *w, size_t len, const char *s)
 {

@@ -4,7 +4,7 @@
 #ifndef PMUBOOT_BENCH_SELECT_H
 #define PMUBOOT_BENCH_SELECT_H
 
-#include "../lib/libc.h"
+#include "lib/libc.h"
 
 /*
  * Parse a `bench=` value into sel[0..bench_def_count()): "all", "none", or

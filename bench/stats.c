@@ -1,5 +1,5 @@
 /* bench/stats.c - see stats.h. */
-#include "stats.h"
+#include "bench/stats.h"
 
 /* Shell sort (Ciura's gaps): no recursion, no allocation, fine for the few thousand samples a figure holds. */
 static void sort_i64(int64_t *s, size_t n)

@@ -8,7 +8,7 @@
 #ifndef PMUBOOT_BENCH_STATS_H
 #define PMUBOOT_BENCH_STATS_H
 
-#include "../lib/libc.h"
+#include "lib/libc.h"
 
 /* min, median, max over n samples; all in the samples' unit. */
 struct bench_figure {

@@ -1,10 +1,10 @@
 /* bench/suite.c - the benchmark stage; see suite.h (and suite_int.h for how it is split). */
-#include "suite_int.h"
-#include "observer.h"
-#include "select.h"
-#include "../kernel/arena.h"
-#include "../lib/heap.h"
-#include "../lib/out.h"
+#include "bench/suite_int.h"
+#include "bench/observer.h"
+#include "bench/select.h"
+#include "kernel/arena.h"
+#include "lib/heap.h"
+#include "lib/out.h"
 
 struct suite suite;
 
@@ -214,13 +214,13 @@ static uint32_t round_up_unroll(uint32_t n)
 	return r < n ? n / BENCH_UNROLL * BENCH_UNROLL : r;
 }
 
-void bench_stage(struct run_env *env)
+void bench_stage(const struct bench_params *p)
 {
 	char arena_notes[256];
 	size_t n = bench_def_count();
 	uint8_t scratch_mem[SCRATCH_BYTES];
 	int64_t pool_mem[POOL_STACK];
-	size_t pool_cap = (size_t)env->cfg->reps * (1 + COUNT_MAX_EVENTS) + 64;
+	size_t pool_cap = (size_t)p->reps * (1 + COUNT_MAX_EVENTS) + 64;
 
 	memset(&suite, 0, sizeof(suite));
 	/* Aligned here, not by asking heap_alloc: the hosted heap is plain calloc, which ignores alignment. */
@@ -233,15 +233,15 @@ void bench_stage(struct run_env *env)
 		suite.pool_fallback = pool_mem;
 		pool_cap = POOL_STACK;
 	}
-	suite.cfg = env->cfg;
-	suite.ci = &env->cpu;
+	suite.p = p;
+	suite.ci = p->cpu;
 	if (n > ARRAY_SIZE(suite.sel)) {
 		rec_error("bench", "table", "%zu variants but room for %zu", n, ARRAY_SIZE(suite.sel));
 		return;
 	}
-	suite.measured = (unsigned)bench_select(suite.cfg->bench, suite.sel, bad_word, NULL);
+	suite.measured = (unsigned)bench_select(suite.p->bench, suite.sel, bad_word, NULL);
 	if (!suite.measured) {
-		out_text("bench: nothing chosen (bench=%s)", suite.cfg->bench);
+		out_text("bench: nothing chosen (bench=%s)", suite.p->bench);
 		return;
 	}
 	if (bench_asm_unroll != BENCH_UNROLL) {
@@ -252,16 +252,16 @@ void bench_stage(struct run_env *env)
 	suite.amd = suite.ci->vendor == VENDOR_AMD || suite.ci->vendor == VENDOR_HYGON;
 	suite.emulator = suite.ci->hypervisor && !strcmp(suite.ci->hv_vendor, "TCGTCGTCGTCG");
 	suite.set = suite_core_event_set(suite.ci);
-	suite.hs.iterations = round_up_unroll(suite.cfg->iterations);
-	suite.hs.reps = suite.cfg->reps;
-	suite.hs.warmup = suite.cfg->warmup;
-	suite.hs.drop_budget = suite.cfg->reps < 8 ? 8 : suite.cfg->reps;
+	suite.hs.iterations = round_up_unroll(suite.p->iterations);
+	suite.hs.reps = suite.p->reps;
+	suite.hs.warmup = suite.p->warmup;
+	suite.hs.drop_budget = suite.p->reps < 8 ? 8 : suite.p->reps;
 	suite.hs.pool = suite.pool_fallback;
 	suite.hs.pool_cap = pool_cap;
 	suite.samples_in = suite.pool_fallback == pool_mem ? "stack" : "heap";
 
 	suite_setup_counting();
-	suite_setup_aperf(env->image);
+	suite_setup_aperf(p->image);
 	suite_setup_extra_events();
 	suite_setup_arenas(arena_notes, sizeof(arena_notes));
 	settle_clock();

@@ -1,5 +1,5 @@
 /* bench/suite_events.c - the events a variant counts; see suite_int.h. */
-#include "suite_int.h"
+#include "bench/suite_int.h"
 
 static void add_spec(struct count_set *cs, const struct event_spec *sp)
 {

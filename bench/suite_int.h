@@ -9,13 +9,13 @@
 #ifndef PMUBOOT_BENCH_SUITE_INT_H
 #define PMUBOOT_BENCH_SUITE_INT_H
 
-#include "suite.h"
-#include "check.h"
-#include "harness.h"
-#include "kernels.h"
-#include "../events/events.h"
-#include "../lib/record.h"
-#include "../pmu/count.h"
+#include "bench/suite.h"
+#include "bench/check.h"
+#include "bench/harness.h"
+#include "bench/kernels.h"
+#include "events/events.h"
+#include "lib/record.h"
+#include "pmu/count/count.h"
 
 #define EXTRA_MAX 8
 #define SLOT_MAX 2
@@ -63,7 +63,7 @@ struct measured {
 };
 
 struct suite {
-	const struct config *cfg;
+	const struct bench_params *p;
 	const struct cpu_info *ci;
 	const struct event_set *set;
 	bool amd, emulator;

@@ -1,7 +1,7 @@
 /* bench/suite_record.c - the `bench` record and its readable line; see suite_int.h. */
-#include "suite_int.h"
-#include "../kernel/arena.h"
-#include "../lib/out.h"
+#include "bench/suite_int.h"
+#include "kernel/arena.h"
+#include "lib/out.h"
 
 static void rec_figure(struct rec *r, const char *key, const struct bench_figure *f)
 {

@@ -1,9 +1,10 @@
 /* bench/suite_setup.c - what the benchmark stage sets up before measuring; see suite_int.h. */
-#include "suite_int.h"
-#include "../kernel/arena.h"
-#include "../kernel/hw.h"
-#include "../kernel/timing.h"
-#include "../lib/out.h"
+#include "bench/suite_int.h"
+#include "kernel/arena.h"
+#include "kernel/hw.h"
+#include "kernel/timing.h"
+#include "lib/out.h"
+#include "lib/x86/msr_intel.h"
 
 /*
  * IA32_APERF counts core clocks at the actual frequency while in C0 (SDM
@@ -12,7 +13,6 @@
  * "Hardware Coordination Feedback Capability"; AMD CPUID Fn0000_0006_ECX[0]
  * EffFreq).  A cycle source where no cycles event can be counted.
  */
-#define MSR_IA32_APERF 0xE8u
 #define CPUID_LEAF_THERMAL_POWER 0x06u
 #define CPUID_06_ECX_APERFMPERF (1u << 0)
 
@@ -67,7 +67,7 @@ void suite_setup_aperf(bool image)
 
 void suite_setup_extra_events(void)
 {
-	const char *p = suite.cfg->events;
+	const char *p = suite.p->events;
 	char err[192];
 
 	const char *w;
@@ -117,10 +117,10 @@ void suite_calibrate(uint8_t *window)
 void suite_setup_arenas(char *notes, size_t cap)
 {
 	static const struct {
-		enum arena_sel sel;
+		unsigned sel;
 		uint32_t size;
 		const char *name;
-	} sizes[] = { { ARENA_4K, ARENA_PAGE_4K, "4k" }, { ARENA_2M, ARENA_PAGE_2M, "2m" } };
+	} sizes[] = { { BENCH_PAGES_4K, ARENA_PAGE_4K, "4k" }, { BENCH_PAGES_2M, ARENA_PAGE_2M, "2m" } };
 	size_t k = 0;
 
 	suite.nslots = 0;
@@ -129,7 +129,7 @@ void suite_setup_arenas(char *notes, size_t cap)
 		struct arena a;
 		char why[96];
 
-		if (suite.cfg->arena_page != ARENA_BOTH && suite.cfg->arena_page != sizes[i].sel)
+		if (!(suite.p->pages & sizes[i].sel))
 			continue;
 		if (!arena_get(sizes[i].size, &a, why, sizeof(why))) {
 			k += (size_t)snprintf(notes + k, k < cap ? cap - k : 0, "%s%s: %s", k ? "; " : "", sizes[i].name, why);

@@ -5,9 +5,9 @@
 #define PMUBOOT_BOOT_BOOT_H
 
 #include <efi.h>
-#include "../lib/libc.h"
-#include "../lib/config.h"
-#include "firmware.h"
+#include "lib/libc.h"
+#include "run/config.h"
+#include "kernel/firmware.h"
 
 extern EFI_SYSTEM_TABLE *fw_st;
 extern EFI_HANDLE fw_image;

@@ -1,6 +1,6 @@
 /* boot/config_read.c - options from pmuboot.cfg and the load options (load options win). */
-#include "boot.h"
-#include "../lib/heap.h"
+#include "boot/boot.h"
+#include "lib/heap.h"
 
 #define CONFIG_FILE_NAME "pmuboot.cfg"
 /*

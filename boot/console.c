@@ -1,7 +1,7 @@
 /* boot/console.c - see console.h. */
-#include "console.h"
-#include "../lib/libc.h"
-#include "../lib/out.h"
+#include "boot/console.h"
+#include "lib/libc.h"
+#include "lib/out.h"
 
 /* UEFI 2.10 §10.3.4.2 (UART messaging node) and §10.3.3 (ACPI node, EISA PNP0501). */
 #define DP_TYPE_ACPI 0x02

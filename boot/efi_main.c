@@ -6,15 +6,15 @@
  * results, and its timer, while kernel/ masks everything for each
  * measurement window.
  */
-#include "boot.h"
-#include "console.h"
-#include "platform.h"
-#include "results_file.h"
-#include "serial_setup.h"
-#include "../bench/run.h"
-#include "../kernel/runtime.h"
-#include "../lib/out.h"
-#include "../lib/record.h"
+#include "boot/boot.h"
+#include "boot/console.h"
+#include "boot/platform.h"
+#include "boot/results_file.h"
+#include "boot/serial_setup.h"
+#include "run/run.h"
+#include "kernel/runtime.h"
+#include "lib/out.h"
+#include "lib/record.h"
 #include "version.h"
 
 #define MAX_DEFERRED_ERRORS 16

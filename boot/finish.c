@@ -1,8 +1,8 @@
 /* boot/finish.c - the end of a run: countdown, QEMU exit status, then on_finish. */
-#include "boot.h"
-#include "../kernel/io.h"
-#include "../lib/out.h"
-#include "../lib/record.h"
+#include "boot/boot.h"
+#include "kernel/io.h"
+#include "lib/out.h"
+#include "lib/record.h"
 
 /*
  * QEMU's isa-debug-exit device (hw/misc/debugexit.c): a write of v to its

@@ -1,6 +1,6 @@
 /* boot/fw.c - firmware services: firmware.h and the loaded-image helpers of boot.h. */
-#include "boot.h"
-#include "../lib/heap.h"
+#include "boot/boot.h"
+#include "lib/heap.h"
 
 EFI_SYSTEM_TABLE *fw_st;
 EFI_HANDLE fw_image;

@@ -1,9 +1,9 @@
 /* boot/platform.c - see platform.h. */
-#include "boot.h"
-#include "platform.h"
-#include "../lib/out.h"
-#include "../lib/record.h"
-#include "../lib/smbios.h"
+#include "boot/boot.h"
+#include "boot/platform.h"
+#include "lib/out.h"
+#include "lib/record.h"
+#include "lib/smbios.h"
 
 #define PAGE_SIZE_4K 4096u
 #define MIB (1024u * 1024u)

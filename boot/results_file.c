@@ -1,8 +1,8 @@
 /* boot/results_file.c - see results_file.h. */
-#include "boot.h"
-#include "results_file.h"
-#include "../lib/heap.h"
-#include "../lib/out.h"
+#include "boot/boot.h"
+#include "boot/results_file.h"
+#include "lib/heap.h"
+#include "lib/out.h"
 
 #define RESULTS_DIR L"\\pmuboot"
 #define RESULTS_DIR_ASCII "\\pmuboot"

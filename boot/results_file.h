@@ -25,7 +25,7 @@
 #ifndef PMUBOOT_BOOT_RESULTS_FILE_H
 #define PMUBOOT_BOOT_RESULTS_FILE_H
 
-#include "../lib/record.h"
+#include "lib/record.h"
 
 /* Open the results file (when save is true) and add the records-only sink. */
 void results_file_attach(bool save);

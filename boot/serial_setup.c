@@ -6,11 +6,11 @@
  * console, since it is the one a BMC's serial-over-LAN or the lab's cable is
  * on.  Otherwise, or when that UART does not answer, COM1.
  */
-#include "boot.h"
-#include "serial_setup.h"
-#include "../kernel/serial.h"
-#include "../lib/out.h"
-#include "../lib/record.h"
+#include "boot/boot.h"
+#include "boot/serial_setup.h"
+#include "kernel/serial.h"
+#include "lib/out.h"
+#include "lib/record.h"
 
 #define COM1_PORT 0x3f8		/* PC/AT convention */
 #define DEFAULT_BAUD 115200

@@ -2,9 +2,9 @@
 #ifndef PMUBOOT_BOOT_SERIAL_SETUP_H
 #define PMUBOOT_BOOT_SERIAL_SETUP_H
 
-#include "../lib/config.h"
-#include "../lib/record.h"
-#include "../lib/spcr.h"
+#include "run/config.h"
+#include "lib/record.h"
+#include "lib/spcr.h"
 
 struct serial_choice {
 	bool active;		/* a UART answered and is an output sink */

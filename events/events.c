@@ -7,8 +7,8 @@
  * in table order, which is also what makes events_for_role deterministic: the CSV order
  * decides which event plays a role first.
  */
-#include "events.h"
-#include "events_table.h"
+#include "events/events.h"
+#include "events/events_table.h"
 
 /* The words for enum event_role bits 0, 1, ... in order, as in tools/gen_events.py ROLES.
  * One string rather than an array of pointers: no relocations in the image. */

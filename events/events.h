@@ -9,7 +9,7 @@
 #ifndef PMUBOOT_EVENTS_EVENTS_H
 #define PMUBOOT_EVENTS_EVENTS_H
 
-#include "../lib/libc.h"
+#include "lib/libc.h"
 
 /* What an event means to the benchmarks; an event may have several roles. */
 enum event_role {

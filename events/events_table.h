@@ -11,7 +11,7 @@
 #ifndef PMUBOOT_EVENTS_EVENTS_TABLE_H
 #define PMUBOOT_EVENTS_EVENTS_TABLE_H
 
-#include "events.h"
+#include "events/events.h"
 
 #define EVF_INV		0x01u
 #define EVF_EDGE	0x02u

@@ -10,7 +10,7 @@
  *                              11:8 sit in config bits 35:32, as perf encodes them
  * Every error names the offending text and what was expected instead.
  */
-#include "events.h"
+#include "events/events.h"
 
 #define SPEC_MAX 127
 

@@ -1,5 +1,5 @@
 /* kernel/activity.c - see activity.h. */
-#include "activity.h"
+#include "kernel/activity.h"
 
 static const char *volatile current = "start";
 

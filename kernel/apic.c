@@ -1,7 +1,7 @@
 /* kernel/apic.c - see apic.h. */
-#include "apic.h"
-#include "hw.h"
-#include "../lib/libc.h"
+#include "kernel/apic.h"
+#include "kernel/hw.h"
+#include "lib/libc.h"
 
 #define ICR_SEND_SPINS 100000u	/* the xAPIC clears delivery-pending within a few bus cycles */
 

@@ -13,16 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "regio.h"
+#include "kernel/regio.h"
+#include "lib/x86/msr_intel.h"
 
-/* MSRs (Intel SDM Vol. 4, Table 2-2). */
-#define MSR_IA32_APIC_BASE 0x1B
-#define APIC_BASE_EXTD (1ull << 10)	/* x2APIC mode (SDM Vol. 3A §11.12.1) */
-#define APIC_BASE_EN (1ull << 11)	/* APIC global enable (SDM Vol. 3A §11.4.4) */
-#define APIC_BASE_ADDR_MASK 0x000FFFFFFFFFF000ull
-#define MSR_X2APIC_BASE 0x800
-#define MSR_X2APIC_ICR 0x830
-#define MSR_IA32_TSC_DEADLINE 0x6E0	/* SDM Vol. 3A §11.5.4.1 */
 
 /* xAPIC register offsets (Intel SDM Vol. 3A §11.4.1, Table 11-1; AMD APM Vol. 2 §16.3.2). */
 #define APIC_ID 0x020

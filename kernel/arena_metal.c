@@ -13,13 +13,13 @@
  * a 4 KiB arena needs at most 1 PML4 + 1 PDPT + 2 PD + 2 PT, a 2 MiB one
  * fewer; the pool has room for both with a 1 GiB split on each path.
  */
-#include "arena.h"
-#include "hw.h"
-#include "kx.h"
-#include "paging.h"
-#include "trap.h"
-#include "../boot/firmware.h"
-#include "../lib/libc.h"
+#include "kernel/arena.h"
+#include "kernel/hw.h"
+#include "kernel/kx.h"
+#include "kernel/paging.h"
+#include "kernel/trap.h"
+#include "kernel/firmware.h"
+#include "lib/libc.h"
 
 #define POOL_PAGES 16
 #define CR4_PGE (1ull << 7)		/* Intel SDM Vol. 3A §2.5 */

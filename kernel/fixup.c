@@ -1,5 +1,5 @@
 /* kernel/fixup.c - fixup-table lookup; see fixup.h.  Portable (unit-tested on the host). */
-#include "fixup.h"
+#include "kernel/fixup.h"
 
 uintptr_t ex_lookup(const struct ex_entry *start, const struct ex_entry *end, uintptr_t rip)
 {

@@ -6,16 +6,16 @@
  * EAX, which becomes the return value.  The window is kernel/window.c over
  * the real registers; EILVT routing is AMD's extended APIC space.
  */
-#include "hw.h"
-#include "apic.h"
-#include "fixup.h"
-#include "idt.h"
-#include "io.h"
-#include "nmi.h"
-#include "kx.h"
-#include "trap.h"
-#include "window.h"
-#include "../lib/libc.h"
+#include "kernel/hw.h"
+#include "kernel/apic.h"
+#include "kernel/fixup.h"
+#include "kernel/idt.h"
+#include "kernel/io.h"
+#include "kernel/nmi.h"
+#include "kernel/kx.h"
+#include "kernel/trap.h"
+#include "kernel/window.h"
+#include "lib/libc.h"
 
 void hw_cpuid(uint32_t leaf, uint32_t subleaf, struct cpuid_regs *out)
 {

@@ -1,8 +1,8 @@
 /* kernel/idt.c - see idt.h. */
-#include "idt.h"
-#include "trap.h"
-#include "../boot/firmware.h"
-#include "../lib/libc.h"
+#include "kernel/idt.h"
+#include "kernel/trap.h"
+#include "kernel/firmware.h"
+#include "lib/libc.h"
 
 /* 64-bit IDT gate descriptor (Intel SDM Vol. 3A §6.14.1, Figure 6-8). */
 struct idt_gate {

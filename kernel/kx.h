@@ -7,8 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "regio.h"
-#include "window.h"
+#include "kernel/regio.h"
+#include "kernel/window.h"
 
 /* The real register file (hw_metal.c). */
 extern const struct kx_regio kx_metal_io;

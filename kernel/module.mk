@@ -4,6 +4,8 @@
 # kernel/ is image-only.
 KERNEL_PORTABLE += kernel/activity.c kernel/apic.c kernel/fixup.c kernel/nmi.c kernel/paging.c \
 	kernel/selftest_common.c kernel/timing_common.c kernel/tsc_math.c kernel/window.c
+# The add chain that calibrates core cycles against the TSC runs on the host too.
+KERNEL_PORTABLE_ASM += kernel/calib.asm
 
 # Set-up, reporting and self-test code runs once per boot: compile it for size, so
 # the image stays under its 256 KiB cap.  The code around measurements

@@ -1,5 +1,5 @@
 /* kernel/nmi.c - see nmi.h. */
-#include "nmi.h"
+#include "kernel/nmi.h"
 
 struct slot {
 	nmi_handler_fn volatile fn;

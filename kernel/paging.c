@@ -1,6 +1,6 @@
 /* kernel/paging.c - see paging.h. */
-#include "paging.h"
-#include "../lib/libc.h"
+#include "kernel/paging.h"
+#include "lib/libc.h"
 
 #define LEVEL_SHIFT_PML4 39
 #define LEVEL_SHIFT_PDPT 30

@@ -1,9 +1,9 @@
 /* kernel/refclock.c - see refclock.h. */
-#include "refclock.h"
-#include "arena.h"
-#include "io.h"
-#include "../boot/firmware.h"
-#include "../lib/libc.h"
+#include "kernel/refclock.h"
+#include "kernel/arena.h"
+#include "kernel/io.h"
+#include "kernel/firmware.h"
+#include "lib/libc.h"
 
 /* FADT fields (ACPI 6.5 §5.2.9, Table 5.9): byte offsets. */
 #define FADT_PM_TMR_BLK 76		/* 4 bytes: I/O port */

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "tsc_math.h"
+#include "kernel/tsc_math.h"
 
 bool refclock_pm_timer(struct ref_clock *c, char *why, size_t why_cap);
 bool refclock_hpet(struct ref_clock *c, char *why, size_t why_cap);

@@ -2,16 +2,16 @@
  * kernel/runtime.c - kernel_init, kernel_run, kernel_teardown and the
  * `fault` record; see runtime.h and docs/runtime.md.
  */
-#include "runtime.h"
-#include "activity.h"
-#include "arena.h"
-#include "idt.h"
-#include "kx.h"
-#include "nmi.h"
-#include "trap.h"
-#include "../boot/firmware.h"
-#include "../lib/out.h"
-#include "../lib/record.h"
+#include "kernel/runtime.h"
+#include "kernel/activity.h"
+#include "kernel/arena.h"
+#include "kernel/idt.h"
+#include "kernel/kx.h"
+#include "kernel/nmi.h"
+#include "kernel/trap.h"
+#include "kernel/firmware.h"
+#include "lib/out.h"
+#include "lib/record.h"
 
 #define FAULT_CODE_BYTES 16
 #define FAULT_TIMER_US 10000

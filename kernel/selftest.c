@@ -2,22 +2,23 @@
  * kernel/selftest.c - the runtime's self-tests and the `runtime` record
  * (see selftest.h).  Image-only.
  */
-#include "runtime.h"
-#include "activity.h"
-#include "apic.h"
-#include "arena.h"
-#include "fixup.h"
-#include "hw.h"
-#include "idt.h"
-#include "io.h"
-#include "kx.h"
-#include "nmi.h"
-#include "selftest.h"
-#include "timing.h"
-#include "trap.h"
-#include "window.h"
-#include "../boot/firmware.h"
-#include "../lib/out.h"
+#include "kernel/runtime.h"
+#include "kernel/activity.h"
+#include "kernel/apic.h"
+#include "kernel/arena.h"
+#include "kernel/fixup.h"
+#include "kernel/hw.h"
+#include "kernel/idt.h"
+#include "kernel/io.h"
+#include "kernel/kx.h"
+#include "kernel/nmi.h"
+#include "kernel/selftest.h"
+#include "kernel/timing.h"
+#include "kernel/trap.h"
+#include "kernel/window.h"
+#include "kernel/firmware.h"
+#include "lib/out.h"
+#include "lib/x86/msr_intel.h"
 
 extern const char _text[], _etext[];
 
@@ -28,9 +29,7 @@ extern const char _text[], _etext[];
 #define MSR_BOGUS_UNDEFINED 0x4C4F4F4Bu
 /* IA32_PKRS with a reserved bit: absent without PKS, bits 63:32 reserved with it (SDM Vol. 4, Table 2-2;
  * CPUID.(7,0):ECX[31]); #GP on silicon, KVM and TCG alike. */
-#define MSR_IA32_PKRS 0x6E1
 #define PKRS_RESERVED_BIT (1ull << 32)
-#define MSR_IA32_EFER 0xC0000080u	/* SDM Vol. 3A §2.2.1 */
 #define EFER_LMA (1ull << 10)		/* set whenever the CPU is in IA-32e mode, as we are */
 #define CPUID1_ECX_HYPERVISOR (1u << 31)
 #define RDPMC_BOGUS_INDEX 0x3FFFFFFFu	/* no such counter: #GP (SDM Vol. 2B, RDPMC) */

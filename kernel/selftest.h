@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../lib/record.h"
+#include "lib/record.h"
 
 enum {
 	ST_FIXUP = 1u << 0,

@@ -1,6 +1,6 @@
 /* kernel/selftest_common.c - see selftest.h. */
-#include "selftest.h"
-#include "../lib/out.h"
+#include "kernel/selftest.h"
+#include "lib/out.h"
 
 static const char names[SELFTEST_COUNT][8] = { "fixup", "window", "nmi", "paging", "fault" };
 

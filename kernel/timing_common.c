@@ -1,8 +1,8 @@
 /* kernel/timing_common.c - see timing_common.h. */
-#include "timing_common.h"
-#include "hw.h"
-#include "../bench/calib.h"
-#include "../lib/libc.h"
+#include "kernel/timing_common.h"
+#include "kernel/hw.h"
+#include "kernel/calib.h"
+#include "lib/libc.h"
 
 #define CPUID_TSC_LEAF 0x15u		/* Intel SDM Vol. 2A, CPUID leaf 15H */
 #define CPUID_FREQ_LEAF 0x16u		/* leaf 16H */

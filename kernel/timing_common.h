@@ -7,8 +7,8 @@
 #ifndef PMUBOOT_KERNEL_TIMING_COMMON_H
 #define PMUBOOT_KERNEL_TIMING_COMMON_H
 
-#include "timing.h"
-#include "tsc_math.h"
+#include "kernel/timing.h"
+#include "kernel/tsc_math.h"
 
 /*
  * The platform's measurement of the TSC against an independent clock, into

@@ -8,12 +8,12 @@
  * window, and the error is stated.  tsc_choose decides which figure is
  * used and says why.  Then the add chain calibrates core cycles per tick.
  */
-#include "timing.h"
-#include "refclock.h"
-#include "timing_common.h"
-#include "hw.h"
-#include "../boot/firmware.h"
-#include "../lib/libc.h"
+#include "kernel/timing.h"
+#include "kernel/refclock.h"
+#include "kernel/timing_common.h"
+#include "kernel/hw.h"
+#include "kernel/firmware.h"
+#include "lib/libc.h"
 
 #define MEASURE_RUNS 3
 #define MEASURE_MS 40

@@ -11,13 +11,13 @@
  *     kx_guard_resume on the guarded call's stack (kernel/runtime.c), which
  *     reports the fault and ends the run cleanly.
  */
-#include "trap.h"
-#include "activity.h"
-#include "fixup.h"
-#include "nmi.h"
-#include "kx.h"
-#include "window.h"
-#include "../lib/libc.h"
+#include "kernel/trap.h"
+#include "kernel/activity.h"
+#include "kernel/fixup.h"
+#include "kernel/nmi.h"
+#include "kernel/kx.h"
+#include "kernel/window.h"
+#include "lib/libc.h"
 
 extern const struct ex_entry __ex_table_start[], __ex_table_end[];
 

@@ -1,8 +1,8 @@
 /* kernel/tsc_math.c - see tsc_math.h. */
-#include "tsc_math.h"
-#include "hw.h"
-#include "../lib/out.h"
-#include "../lib/record.h"
+#include "kernel/tsc_math.h"
+#include "kernel/hw.h"
+#include "lib/out.h"
+#include "lib/record.h"
 
 #define CRYSTAL_TOLERANCE_PPM 100	/* typical quartz; the SDM states no tolerance for the core crystal */
 #define CPUID16_BCLK_PPM 500		/* base clock deviation from nominal allowed for by cpuid_16h figures */

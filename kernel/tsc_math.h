@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "timing.h"
+#include "kernel/timing.h"
 
 #define PPM 1000000u
 

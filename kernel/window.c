@@ -1,7 +1,7 @@
 /* kernel/window.c - see window.h. */
-#include "window.h"
-#include "../lib/libc.h"
-#include "nmi.h"
+#include "kernel/window.h"
+#include "lib/libc.h"
+#include "kernel/nmi.h"
 
 #define CPUID1_ECX_PDCM (1u << 15)		/* SDM Vol. 2A, CPUID Table 3-10 */
 #define CPUID1_ECX_TSC_DEADLINE (1u << 24)

@@ -23,16 +23,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "apic.h"
-#include "hw.h"
-#include "regio.h"
+#include "kernel/apic.h"
+#include "kernel/hw.h"
+#include "kernel/regio.h"
+#include "lib/x86/msr_intel.h"
 
-/* MSRs (Intel SDM Vol. 4, Tables 2-2 and 2-20). */
-#define MSR_SMI_COUNT 0x34		/* Intel, Nehalem and later: SMIs since reset */
-#define MSR_IA32_DEBUGCTL 0x1D9
-#define DEBUGCTL_FREEZE_WHILE_SMM (1ull << 14)	/* SDM Vol. 3B §18.4.1 / §20.8.1 */
-#define MSR_IA32_PERF_CAPABILITIES 0x345
-#define PERF_CAP_FREEZE_WHILE_SMM (1ull << 12)	/* SDM Vol. 3B §20.8 (IA32_PERF_CAPABILITIES.SMM_FRZ) */
 
 /* 8259A ports (PC/AT; Intel 8259A datasheet: OCW1 = interrupt mask register). */
 #define PIC1_DATA 0x21

@@ -1,5 +1,5 @@
 /* lib/crc32.c - bitwise CRC-32; records are short, so no table is needed. */
-#include "crc32.h"
+#include "lib/crc32.h"
 
 #define CRC32_POLY_REFLECTED 0xEDB88320u
 

@@ -6,7 +6,7 @@
 #ifndef PMUBOOT_LIB_CRC32_H
 #define PMUBOOT_LIB_CRC32_H
 
-#include "libc.h"
+#include "lib/libc.h"
 
 #define CRC32_INIT 0u
 

@@ -1,5 +1,5 @@
 /* lib/heap.c - see heap.h. */
-#include "heap.h"
+#include "lib/heap.h"
 
 static uint8_t *heap_base;
 static size_t heap_cap, heap_off;

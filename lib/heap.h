@@ -11,7 +11,7 @@
 #ifndef PMUBOOT_LIB_HEAP_H
 #define PMUBOOT_LIB_HEAP_H
 
-#include "libc.h"
+#include "lib/libc.h"
 
 #define HEAP_IMAGE_SIZE (8u * 1024 * 1024)
 

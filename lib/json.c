@@ -1,5 +1,5 @@
 /* lib/json.c - see json.h. */
-#include "json.h"
+#include "lib/json.h"
 
 size_t json_escape(char *dst, size_t cap, const char *s, size_t len)
 {

@@ -10,7 +10,7 @@
 #ifndef PMUBOOT_LIB_JSON_H
 #define PMUBOOT_LIB_JSON_H
 
-#include "libc.h"
+#include "lib/libc.h"
 
 /*
  * Write the escaped form of s[0..len) (without surrounding quotes) into

@@ -7,7 +7,7 @@
  * ll z, and conversions d i u x X p s c %.  It always NUL-terminates and
  * returns the length the full output would have had, like C99.
  */
-#include "libc.h"
+#include "lib/libc.h"
 
 void *memcpy(void *dst, const void *src, size_t n)
 {

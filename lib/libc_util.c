@@ -1,5 +1,5 @@
 /* lib/libc_util.c - locale-free helpers shared by the image and host builds. */
-#include "libc.h"
+#include "lib/libc.h"
 
 int lc_strcasecmp(const char *a, const char *b)
 {

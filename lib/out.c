@@ -1,5 +1,5 @@
 /* lib/out.c - line fan-out to the registered sinks. */
-#include "out.h"
+#include "lib/out.h"
 
 static struct out_sink sinks[OUT_MAX_SINKS];
 static size_t nsinks;

@@ -9,7 +9,7 @@
 #ifndef PMUBOOT_LIB_OUT_H
 #define PMUBOOT_LIB_OUT_H
 
-#include "libc.h"
+#include "lib/libc.h"
 
 enum out_kind {
 	OUT_TEXT,	/* human-readable line */

@@ -1,9 +1,9 @@
 /* lib/record.c - see record.h. */
-#include "record.h"
-#include "crc32.h"
-#include "heap.h"
-#include "json.h"
-#include "out.h"
+#include "lib/record.h"
+#include "lib/crc32.h"
+#include "lib/heap.h"
+#include "lib/json.h"
+#include "lib/out.h"
 
 /* Room kept free so a record can always be closed and marked truncated. */
 #define REC_RESERVE 48

@@ -18,7 +18,7 @@
 #ifndef PMUBOOT_LIB_RECORD_H
 #define PMUBOOT_LIB_RECORD_H
 
-#include "libc.h"
+#include "lib/libc.h"
 
 #define REC_PREFIX "@pmuboot "
 #define REC_FORMAT_VERSION 1

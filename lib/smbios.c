@@ -1,5 +1,5 @@
 /* lib/smbios.c - see smbios.h. */
-#include "smbios.h"
+#include "lib/smbios.h"
 
 /* 64-bit entry point (DSP0134 §5.2.2, table 3). */
 #define SM3_ANCHOR "_SM3_"

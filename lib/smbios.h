@@ -13,7 +13,7 @@
 #ifndef PMUBOOT_LIB_SMBIOS_H
 #define PMUBOOT_LIB_SMBIOS_H
 
-#include "libc.h"
+#include "lib/libc.h"
 
 #define SMBIOS_STR_MAX 64
 

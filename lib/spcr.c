@@ -1,5 +1,5 @@
 /* lib/spcr.c - see spcr.h. */
-#include "spcr.h"
+#include "lib/spcr.h"
 
 /* SPCR table layout (byte offsets; Microsoft SPCR specification, revision 4). */
 #define SPCR_OFF_REVISION 8

@@ -14,7 +14,7 @@
 #ifndef PMUBOOT_LIB_SPCR_H
 #define PMUBOOT_LIB_SPCR_H
 
-#include "libc.h"
+#include "lib/libc.h"
 
 enum spcr_access { SPCR_IO, SPCR_MMIO8, SPCR_MMIO32 };
 

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
-#include "capture.h"
+#include "tests/fake/capture.h"
 #include "lib/record.h"
 
 static void keep(void *ctx, enum out_kind kind, const char *line, size_t len)

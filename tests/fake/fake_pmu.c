@@ -2,9 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fake_pmu.h"
-#include "lib/config.h"
-#include "pmu/msr_save.h"
+#include "tests/fake/fake_pmu.h"
+#include "pmu/count/msr_save.h"
 
 static struct pmu_model model;
 static bool installed;
@@ -172,7 +171,7 @@ bool fake_log_matches(size_t from, const struct fake_write *want, size_t n, char
 	return false;
 }
 
-static struct config count_cfg;
+static struct count_opts count_opts;
 static const struct fake_cpu *count_cpu;
 
 bool fake_count_prepare(const char *key, bool force_counters, bool verbose)
@@ -183,9 +182,7 @@ bool fake_count_prepare(const char *key, bool force_counters, bool verbose)
 	fake_pmu_install(count_cpu);
 	msr_save_forget();
 	msr_io_use(NULL);
-	config_defaults(&count_cfg);
-	count_cfg.force_counters = force_counters;
-	count_cfg.verbose = verbose;
+	count_opts = (struct count_opts){ .force = force_counters, .verbose = verbose };
 	count_use_backend(&count_backend_msr);
 	return true;
 }
@@ -196,7 +193,7 @@ bool fake_count_init(char *why, size_t cap)
 		snprintf(why, cap, "fake_count_prepare was not called");
 		return false;
 	}
-	return count_init(&count_cpu->ci, &count_cpu->caps, &count_cfg, why, cap);
+	return count_init(&count_cpu->ci, &count_cpu->caps, &count_opts, why, cap);
 }
 
 bool fake_count_setup(const char *key, bool force_counters, bool verbose, char *why, size_t cap)

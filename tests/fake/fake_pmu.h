@@ -15,9 +15,9 @@
 #ifndef PMUBOOT_TESTS_FAKE_FAKE_PMU_H
 #define PMUBOOT_TESTS_FAKE_FAKE_PMU_H
 
-#include "hw_fake.h"
-#include "pmu/count.h"
-#include "pmu/pmu_model.h"
+#include "tests/fake/hw_fake.h"
+#include "pmu/count/count.h"
+#include "pmu/count/pmu_model.h"
 
 struct fake_cpu {
 	const char *key;	/* "core2", "zen4", ... */

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hw_fake.h"
+#include "tests/fake/hw_fake.h"
 
 struct leaf {
 	uint32_t leaf, subleaf;

@@ -9,8 +9,8 @@
 
 #include <string.h>
 
-#include "fake/fake_pmu.h"
-#include "pmu/count.h"
+#include "tests/fake/fake_pmu.h"
+#include "pmu/count/count.h"
 
 static char why[256], err[256];
 static struct count_set set;

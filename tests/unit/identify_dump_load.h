@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fake/hw_fake.h"
-#include "pmu/cpuid_dump.h"
+#include "tests/fake/hw_fake.h"
+#include "pmu/cpu/cpuid_dump.h"
 
 #define FAKE_FLAT_MAX 64	/* hw_fake.c's table of ECX-independent leaves */
 

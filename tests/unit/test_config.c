@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "lib/config.h"
+#include "run/config.h"
 
 struct errs {
 	struct config_error e[8];

@@ -11,10 +11,10 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "fake/fake_pmu.h"
-#include "pmu/count.h"
+#include "tests/fake/fake_pmu.h"
+#include "pmu/count/count.h"
 
-#include "count_test.h"
+#include "tests/unit/count_test.h"
 
 #define RETIRED fake_spec("EX_RET_INSTR", 0x0C0, 0x00, EV_NO_FIXED, 0)
 #define WIDE fake_spec("event=0x12e,umask=0x05", 0x12E, 0x05, EV_NO_FIXED, 0)

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "fake/fake_pmu.h"
+#include "tests/fake/fake_pmu.h"
 
 static void install(const char *key)
 {

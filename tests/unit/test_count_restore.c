@@ -11,12 +11,12 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "fake/capture.h"
-#include "fake/fake_pmu.h"
-#include "pmu/count.h"
-#include "pmu/msr_save.h"
+#include "tests/fake/capture.h"
+#include "tests/fake/fake_pmu.h"
+#include "pmu/count/count.h"
+#include "pmu/count/msr_save.h"
 
-#include "count_test.h"
+#include "tests/unit/count_test.h"
 
 /* Firmware on Skylake: PMC3 counting cycles, fixed counter 0 on, both enabled globally. */
 static void skylake_with_firmware(bool force)

@@ -10,8 +10,8 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "fake/fake_pmu.h"
-#include "pmu/count_sched.h"
+#include "tests/fake/fake_pmu.h"
+#include "pmu/count/count_sched.h"
 
 static char err[512];
 

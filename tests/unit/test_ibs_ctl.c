@@ -12,7 +12,7 @@
 #include <string.h>
 #include <stdio.h>
 
-#include "test_ibs_fake.h"
+#include "tests/unit/test_ibs_fake.h"
 
 #define ZEN_CAPS (IBS_CAP_FFV | IBS_CAP_FETCHSAM | IBS_CAP_OPSAM | IBS_CAP_RDWROPCNT | IBS_CAP_OPCNT | \
 		  IBS_CAP_OPCNTEXT | IBS_CAP_BRNTRGT | IBS_CAP_RIPINVALIDCHK)

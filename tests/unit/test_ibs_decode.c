@@ -16,8 +16,8 @@
 #include <stdio.h>
 
 #include "events/events.h"
-#include "pmu/ibs.h"
-#include "pmu/ibs_regs.h"
+#include "pmu/ibs/ibs.h"
+#include "pmu/ibs/ibs_regs.h"
 
 /* Fetch bits. */
 #define COMP IBS_FETCH_COMP

@@ -17,12 +17,13 @@
 #include <stdio.h>
 
 #include "bench/observer.h"
-#include "fake/capture.h"
-#include "identify_dump_load.h"
-#include "lib/config.h"
-#include "pmu/cpu.h"
-#include "pmu/pmu_caps.h"
-#include "test_ibs_fake.h"
+#include "tests/fake/capture.h"
+#include "tests/unit/identify_dump_load.h"
+#include "run/config.h"
+#include "run/ibs_stage.h"
+#include "pmu/cpu/cpu.h"
+#include "pmu/caps/pmu_caps.h"
+#include "tests/unit/test_ibs_fake.h"
 
 static const char *dump_dir(void)
 {

@@ -12,9 +12,9 @@
 #ifndef PMUBOOT_TESTS_UNIT_TEST_IBS_FAKE_H
 #define PMUBOOT_TESTS_UNIT_TEST_IBS_FAKE_H
 
-#include "fake/hw_fake.h"
-#include "pmu/ibs.h"
-#include "pmu/ibs_regs.h"
+#include "tests/fake/hw_fake.h"
+#include "pmu/ibs/ibs.h"
+#include "pmu/ibs/ibs_regs.h"
 
 static const uint32_t ibs_fake_msrs[] = {
 	IBS_MSR_FETCH_CTL, IBS_MSR_FETCH_LINAD, IBS_MSR_FETCH_PHYSAD, IBS_MSR_OP_CTL, IBS_MSR_OP_RIP,

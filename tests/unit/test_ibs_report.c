@@ -10,10 +10,10 @@
 #include <string.h>
 #include <stdio.h>
 
-#include "fake/capture.h"
+#include "tests/fake/capture.h"
 #include "lib/record.h"
-#include "pmu/ibs.h"
-#include "pmu/ibs_regs.h"
+#include "pmu/ibs/ibs.h"
+#include "pmu/ibs/ibs_regs.h"
 
 static struct ibs_sample op_sample(uint64_t d1, uint64_t d2, uint64_t d3)
 {

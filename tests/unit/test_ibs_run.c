@@ -19,10 +19,11 @@
 #include <stdio.h>
 
 #include "bench/observer.h"
-#include "fake/capture.h"
-#include "lib/config.h"
+#include "tests/fake/capture.h"
+#include "run/config.h"
+#include "run/ibs_stage.h"
 #include "lib/record.h"
-#include "test_ibs_fake.h"
+#include "tests/unit/test_ibs_fake.h"
 
 #define ZEN_CAPS (IBS_CAP_FFV | IBS_CAP_FETCHSAM | IBS_CAP_OPSAM | IBS_CAP_RDWROPCNT | IBS_CAP_OPCNT | \
 		  IBS_CAP_OPCNTEXT | IBS_CAP_BRNTRGT | IBS_CAP_RIPINVALIDCHK | IBS_CAP_FETCHCTLEXTD)

@@ -13,13 +13,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fake/capture.h"
-#include "fake/hw_fake.h"
+#include "tests/fake/capture.h"
+#include "tests/fake/hw_fake.h"
 #include "lib/record.h"
-#include "pmu/cpu.h"
-#include "pmu/pmu_caps.h"
-#include "pmu/uarch.h"
-#include "unit/identify_dump_load.h"
+#include "pmu/cpu/cpu.h"
+#include "pmu/caps/pmu_caps.h"
+#include "pmu/cpu/uarch.h"
+#include "tests/unit/identify_dump_load.h"
 
 static struct cpu_info ci;
 static struct pmu_caps caps;

@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmu/cpu.h"
-#include "pmu/pmu_caps.h"
-#include "unit/identify_dump_load.h"
+#include "pmu/cpu/cpu.h"
+#include "pmu/caps/pmu_caps.h"
+#include "tests/unit/identify_dump_load.h"
 
 struct expect {
 	const char *file;

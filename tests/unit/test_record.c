@@ -10,7 +10,7 @@
 #include "lib/crc32.h"
 #include "lib/json.h"
 #include "lib/record.h"
-#include "fake/capture.h"
+#include "tests/fake/capture.h"
 
 static void crc_check_value(void **state)
 {

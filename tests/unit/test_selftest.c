@@ -6,7 +6,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "fake/capture.h"
+#include "tests/fake/capture.h"
 #include "kernel/selftest.h"
 
 static void parse_lists(void **state)

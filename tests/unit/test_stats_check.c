@@ -9,7 +9,7 @@
 #include "bench/check.h"
 #include "bench/kernels.h"
 #include "events/events.h"
-#include "fake/capture.h"
+#include "tests/fake/capture.h"
 
 static struct capture cap;
 static struct rec rec;

@@ -17,9 +17,9 @@
 #include "bench/observer.h"
 #include "bench/select.h"
 #include "events/events.h"
-#include "fake/fake_pmu.h"
-#include "fake/hw_fake.h"
-#include "pmu/count.h"
+#include "tests/fake/fake_pmu.h"
+#include "tests/fake/hw_fake.h"
+#include "pmu/count/count.h"
 
 static uint8_t window[BENCH_WINDOW_BYTES] __attribute__((aligned(4096)));
 static int64_t pool[4096];

@@ -11,8 +11,8 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "fake/capture.h"
-#include "fake/hw_fake.h"
+#include "tests/fake/capture.h"
+#include "tests/fake/hw_fake.h"
 #include "kernel/tsc_math.h"
 #include "lib/record.h"
 

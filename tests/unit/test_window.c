@@ -11,7 +11,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "fake/hw_fake.h"
+#include "tests/fake/hw_fake.h"
 #include "kernel/apic.h"
 #include "kernel/nmi.h"
 #include "kernel/window.h"

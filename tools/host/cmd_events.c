@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "events/events.h"
-#include "host.h"
+#include "tools/host/host.h"
 
 #define HEADER "uarch,name,event,umask,cmask,inv,edge,counters,precise,source,description"
 

@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host.h"
-#include "host_dump.h"
+#include "tools/host/host.h"
+#include "tools/host/host_dump.h"
 #include "lib/record.h"
 #include "lib/out.h"
-#include "pmu/ibs.h"
-#include "pmu/ibs_regs.h"
+#include "pmu/ibs/ibs.h"
+#include "pmu/ibs/ibs_regs.h"
 
 struct group {
 	char kernel[64], variant[64];

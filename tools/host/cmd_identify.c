@@ -15,12 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/run.h"
-#include "host.h"
-#include "hw_linux.h"
-#include "lib/config.h"
+#include "run/run.h"
+#include "tools/host/host.h"
+#include "tools/host/hw_linux.h"
+#include "run/config.h"
 #include "lib/record.h"
-#include "host_dump.h"
+#include "tools/host/host_dump.h"
 
 
 static bool pin_to(long cpu)

@@ -1,8 +1,8 @@
 /* tools/host/cmd_options.c - print the option reference generated from lib/config.c. */
 #include <stdio.h>
 
-#include "host.h"
-#include "lib/config.h"
+#include "tools/host/host.h"
+#include "run/config.h"
 
 static void emit(const char *line, void *ctx)
 {

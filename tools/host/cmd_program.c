@@ -17,17 +17,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host.h"
-#include "hw_linux.h"
+#include "tools/host/host.h"
+#include "tools/host/hw_linux.h"
 #include "events/events.h"
-#include "pmu/count.h"
-#include "pmu/count_msr.h"
-#include "pmu/count_sched.h"
-#include "pmu/cpu.h"
-#include "host_dump.h"
-#include "pmu/msr_save.h"
-#include "pmu/pmu_caps.h"
-#include "pmu/pmu_model.h"
+#include "pmu/count/count.h"
+#include "pmu/count/count_msr.h"
+#include "pmu/count/count_sched.h"
+#include "pmu/cpu/cpu.h"
+#include "tools/host/host_dump.h"
+#include "pmu/count/msr_save.h"
+#include "pmu/caps/pmu_caps.h"
+#include "pmu/count/pmu_model.h"
 
 /* Events each counting counter sees while the "kernel" runs, so reads and restores show. */
 #define MODEL_UNITS 1000u
@@ -92,7 +92,7 @@ int cmd_program(int argc, char **argv)
 	static struct pmu_model model;
 	static struct count_set set;
 	struct pmu_model_cfg mcfg;
-	struct config cfg;
+	struct count_opts opts = { 0 };
 	const char *dump = NULL;
 	char err[256], line[256];
 	enum count_priv priv = COUNT_PRIV_ALL;
@@ -168,12 +168,11 @@ int cmd_program(int argc, char **argv)
 	struct msr_io io = { model_rd, model_wr, &model };
 	msr_io_use(&io);
 	msr_save_forget();
-	config_defaults(&cfg);
 	count_use_backend(&count_backend_msr);
 	const struct count_backend *b = count_backend();
 	uint64_t cursor = msr_log_total();
 
-	bool ok = count_init(&ci, &caps, &cfg, err, sizeof(err));
+	bool ok = count_init(&ci, &caps, &opts, err, sizeof(err));
 	count_msr_describe(line, sizeof(line));
 	printf("# pmu: %s\n", line);
 	if (caps.pdcm && !caps.perf_caps_read)

@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench/run.h"
-#include "host.h"
-#include "hw_linux.h"
-#include "lib/config.h"
+#include "run/run.h"
+#include "tools/host/host.h"
+#include "tools/host/hw_linux.h"
+#include "run/config.h"
 #include "lib/record.h"
 
 static void report(const struct config_error *e, void *ctx)

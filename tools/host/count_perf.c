@@ -27,11 +27,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "host.h"
-#include "pmu/count.h"
-#include "pmu/count_sched.h"
-#include "pmu/pmu_encode.h"
-#include "pmu/pmu_flavour.h"
+#include "tools/host/host.h"
+#include "pmu/count/count.h"
+#include "pmu/count/count_sched.h"
+#include "pmu/count/pmu_encode.h"
+#include "pmu/caps/pmu_flavour.h"
 
 /* Counters per pass when CPUID describes none (the kernel may still expose some). */
 #define PERF_FALLBACK_GP 4
@@ -125,11 +125,11 @@ static bool describes_this_cpu(const struct cpu_info *ci)
 	return eax == ci->signature;
 }
 
-static bool perf_init(const struct cpu_info *ci, const struct pmu_caps *caps, const struct config *cfg, char *why,
+static bool perf_init(const struct cpu_info *ci, const struct pmu_caps *caps, const struct count_opts *opts, char *why,
 		      size_t why_cap)
 {
 	struct perf_event_attr a;
-	(void)cfg;
+	(void)opts;
 
 	for (size_t i = 0; i < ps.nfd; i++)
 		close(ps.fd[i]);

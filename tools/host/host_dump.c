@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_dump.h"
-#include "hw_linux.h"
+#include "tools/host/host_dump.h"
+#include "tools/host/hw_linux.h"
 
 char *host_read_file(const char *path, size_t *len)
 {

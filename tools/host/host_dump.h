@@ -6,7 +6,7 @@
 #define PMUBOOT_TOOLS_HOST_HOST_DUMP_H
 
 #include "lib/libc.h"
-#include "pmu/cpuid_dump.h"
+#include "pmu/cpu/cpuid_dump.h"
 
 /* The largest real dumps are a few hundred KiB; captures can be larger. */
 #define HOST_FILE_MAX ((size_t)64 << 20)

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "kernel/hw.h"
-#include "hw_linux.h"
+#include "tools/host/hw_linux.h"
 
 static hw_cpuid_source_fn cpuid_source;
 static void *cpuid_ctx;

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "host.h"
+#include "tools/host/host.h"
 #include "lib/out.h"
 #include "lib/record.h"
 #include "version.h"

@@ -1,0 +1,45 @@
+/*
+ * kernel/firmware.h - the firmware services the rest of the image may use.
+ *
+ * boot/ is the only code that calls UEFI.  kernel/ and the run sequence get
+ * what they need from the firmware through these functions, each of which
+ * says plainly when the firmware cannot help.
+ */
+#ifndef PMUBOOT_BOOT_FIRMWARE_H
+#define PMUBOOT_BOOT_FIRMWARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Busy-wait through the firmware's Stall service (an independent clock for TSC calibration). */
+void fw_stall_us(uint64_t us);
+
+/*
+ * Physically contiguous, identity-mapped pages from the firmware's page
+ * allocator, aligned to `align` bytes (a power of two, >= 4096).  Returns
+ * NULL when the firmware cannot satisfy the request.
+ */
+void *fw_alloc_pages(size_t bytes, size_t align);
+void fw_free_pages(void *p, size_t bytes, size_t align);
+
+/* An ACPI table by signature (e.g. "SPCR", "HPET", "FACP") through the XSDT/RSDT, or NULL. */
+const void *fw_acpi_table(const char sig[4]);
+
+/* Image load address and size, for turning a fault RIP into an offset into the image. */
+uint64_t fw_image_base(void);
+uint64_t fw_image_size(void);
+
+/*
+ * Arm a one-shot firmware timer event `us` from now and poll it (CheckEvent,
+ * with Stall in between) for at most `limit_us`.  True when it was
+ * signalled: the firmware's timer interrupt is being delivered (a check
+ * that kernel/'s IDT and measurement windows left the firmware working).
+ */
+bool fw_timer_event_fires(uint64_t us, uint64_t limit_us);
+
+/* True when a key press is waiting (consumed); false when there is none or no console input. */
+bool fw_key_pressed(void);
+bool fw_has_console_input(void);
+
+#endif

@@ -1,0 +1,85 @@
+/*
+ * lib/x86/msr_amd.h - AMD (and Hygon) core performance-counter MSRs.
+ *
+ * Sources:
+ *   [APM]   AMD64 Architecture Programmer's Manual Vol. 2 (pub. 24593),
+ *           §13.2 "Performance-Monitoring Counters" (PerfEvtSel layout,
+ *           core extension, PerfMonV2 global registers).
+ *   [BKDG-K8] BKDG for AMD Family 0Fh (pub. 32559), MSRC001_00[03:00]: an
+ *           8-bit event select, PERF_CTL[63:32] reserved.
+ *   [BKDG10] BKDG for AMD Family 10h (pub. 31116), MSRC001_00[03:00]
+ *           "Performance Event Select" and MSRC001_00[07:04] "Performance
+ *           Event Counter" (48-bit counters, EventSelect[11:8] in [35:32]).
+ *   [BKDG15] BKDG for AMD Family 15h (pub. 42301), MSRC001_020[A:0]
+ *           PERF_CTL/PERF_CTR[5:0]: the six-counter layout, stride 2; the
+ *           legacy addresses C001_0000..7 alias counters 0..3.
+ *   [PPR19] PPR for AMD Family 19h (e.g. pub. 55898), MSRC000_0300..0303
+ *           PerfCntrGlobalStatus/Ctl/StatusClr/StatusSet; PerfCntrGlobalCtl
+ *           resets with every counter's enable bit set.
+ */
+#ifndef PMUBOOT_LIB_X86_MSR_AMD_H
+#define PMUBOOT_LIB_X86_MSR_AMD_H
+
+/* Legacy (K7 .. Family 10h) four counters [BKDG10]. */
+#define MSR_K7_PERF_CTL0		0xC0010000u	/* PERF_CTLn = C001_0000 + n, n < 4 */
+#define MSR_K7_PERF_CTR0		0xC0010004u	/* PERF_CTRn = C001_0004 + n */
+#define AMD_LEGACY_COUNTERS		4
+
+/* Core performance counter extension (CPUID 8000_0001h ECX[23]) [BKDG15]. */
+#define MSR_F15H_PERF_CTL0		0xC0010200u	/* PERF_CTLn = C001_0200 + 2n */
+#define MSR_F15H_PERF_CTR0		0xC0010201u	/* PERF_CTRn = C001_0201 + 2n */
+#define AMD_CORE_EXT_STRIDE		2
+#define AMD_CORE_EXT_COUNTERS		6
+
+/* PerfMonV2 (CPUID 8000_0022h EAX[0]) global registers [PPR19][APM]:
+ * bit n = counter n in each. */
+#define MSR_AMD_PERF_GLOBAL_STATUS	0xC0000300u	/* read-only overflow status */
+#define MSR_AMD_PERF_GLOBAL_CTL		0xC0000301u	/* enable; reset value: all counters */
+#define MSR_AMD_PERF_GLOBAL_STATUS_CLR	0xC0000302u	/* write 1 to clear a status bit */
+#define MSR_AMD_PERF_GLOBAL_STATUS_SET	0xC0000303u	/* write 1 to set a status bit */
+
+/* PERF_CTL fields [APM][BKDG10]; the same positions as Intel's for bits 0..23. */
+#define AMD_CTL_EVENT_LO_MASK		0xFFull		/* EventSelect[7:0] */
+#define AMD_CTL_UMASK_SHIFT		8		/* UnitMask */
+#define AMD_CTL_USR			(1ull << 16)
+#define AMD_CTL_OS			(1ull << 17)
+#define AMD_CTL_EDGE			(1ull << 18)
+#define AMD_CTL_INT			(1ull << 20)
+#define AMD_CTL_EN			(1ull << 22)
+#define AMD_CTL_INV			(1ull << 23)
+#define AMD_CTL_CMASK_SHIFT		24		/* CntMask */
+#define AMD_CTL_EVENT_HI_SHIFT		32		/* EventSelect[11:8] in bits 35:32 */
+#define AMD_CTL_EVENT_HI_MASK		(0xFull << 32)
+#define AMD_CTL_GUEST_ONLY		(1ull << 40)
+#define AMD_CTL_HOST_ONLY		(1ull << 41)
+#define AMD_EVENT_MAX			0xFFFu		/* 12-bit event select */
+/* Bits 19 and 21 are reserved, and 39:36, 63:42 [BKDG10]. */
+#define AMD_CTL_WRITABLE		(0xFFFFull | AMD_CTL_USR | AMD_CTL_OS | AMD_CTL_EDGE | AMD_CTL_INT | \
+					 AMD_CTL_EN | AMD_CTL_INV | (0xFFull << AMD_CTL_CMASK_SHIFT) | \
+					 AMD_CTL_EVENT_HI_MASK | AMD_CTL_GUEST_ONLY | AMD_CTL_HOST_ONLY)
+
+#define AMD_COUNTER_WIDTH		48		/* [BKDG10][APM] */
+
+/* EventSelect[11:8] (PERF_CTL[35:32]) exists from Family 10h; on K7/K8
+ * PERF_CTL[63:32] are reserved [BKDG-K8]. */
+#define AMD_FAMILY_EVENT_HI		0x10
+#define AMD_CTL_WRITABLE_K8		(AMD_CTL_WRITABLE & 0xFFFFFFFFull)
+
+/* IBS registers (BKDG for Family 10h pub. 31116 and Family 15h pub. 42301, MSRC001_103x;
+ * the control-2 MSRs C001_103E/103F: PPR for Family 19h). */
+#define IBS_MSR_FETCH_CTL 0xC0011030u		/* IbsFetchCtl */
+#define IBS_MSR_FETCH_LINAD 0xC0011031u		/* IbsFetchLinAd */
+#define IBS_MSR_FETCH_PHYSAD 0xC0011032u	/* IbsFetchPhysAd */
+#define IBS_MSR_OP_CTL 0xC0011033u		/* IbsOpCtl */
+#define IBS_MSR_OP_RIP 0xC0011034u		/* IbsOpRip */
+#define IBS_MSR_OP_DATA 0xC0011035u		/* IbsOpData */
+#define IBS_MSR_OP_DATA2 0xC0011036u		/* IbsOpData2 */
+#define IBS_MSR_OP_DATA3 0xC0011037u		/* IbsOpData3 */
+#define IBS_MSR_DC_LINAD 0xC0011038u		/* IbsDcLinAd */
+#define IBS_MSR_DC_PHYSAD 0xC0011039u		/* IbsDcPhysAd */
+#define IBS_MSR_CTL 0xC001103Au			/* IBS_CTL (IbsCtl) */
+#define IBS_MSR_BR_TARGET 0xC001103Bu		/* IbsBrTarget [BKDG15] */
+#define IBS_MSR_FETCH_CTL_EXTD 0xC001103Cu	/* IbsFetchCtlExtd (IC_IBS_EXTD_CTL) [BKDG15 60h] */
+#define IBS_MSR_OP_DATA4 0xC001103Du		/* IbsOpData4 [BKDG15 60h] */
+
+#endif

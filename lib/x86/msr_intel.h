@@ -1,0 +1,114 @@
+/*
+ * lib/x86/msr_intel.h - Intel performance-monitoring MSRs and their bit fields.
+ *
+ * Sources:
+ *   [SDM4]  Intel SDM Vol. 4, Table 2-2 "IA-32 Architectural MSRs" (addresses),
+ *           and "MSRs in the P6 Family Processors" (P6 addresses).
+ *   [ARCH]  Intel SDM Vol. 3B, chapter "Performance Monitoring" (ch. 20 in the
+ *           2023 editions, ch. 18 before): §"Architectural Performance
+ *           Monitoring Version 1" .. "Version 5" and their figures.
+ *   [FW]    same chapter, §"Full-Width Writes to Performance Counter Registers".
+ *   [P6]    same chapter, §"Performance Monitoring (P6 Family Processor)":
+ *           "PerfEvtSel0 and PerfEvtSel1 MSRs", "PerfCtr0 and PerfCtr1 MSRs".
+ *   [CORE]  same chapter, §"Performance Monitoring for Processors Based on
+ *           Intel Core Microarchitecture" and the NOTE in §"Architectural
+ *           Performance Monitoring Version 2" on early Core parts.
+ */
+#ifndef PMUBOOT_LIB_X86_MSR_INTEL_H
+#define PMUBOOT_LIB_X86_MSR_INTEL_H
+
+/*
+ * The one index of Intel-defined MSR addresses (architectural IA32_* MSRs,
+ * which AMD implements too where it says so, and Intel model-specific
+ * ones).  Every MSR number in the tree is defined here or in msr_amd.h,
+ * once; the bit fields of the PMU registers sit beside their address.
+ */
+
+/* Platform and processor state [SDM4]. */
+#define MSR_IA32_APIC_BASE		0x01Bu
+#define APIC_BASE_EXTD			(1ull << 10)	/* x2APIC mode (SDM Vol. 3A §11.12.1) */
+#define APIC_BASE_EN			(1ull << 11)	/* APIC global enable (SDM Vol. 3A §11.4.4) */
+#define APIC_BASE_ADDR_MASK		0x000FFFFFFFFFF000ull
+#define MSR_SMI_COUNT			0x034u	/* Nehalem and later: SMIs since reset, bits 31:0 (Table 2-20) */
+/* IA32_BIOS_SIGN_ID; AMD's MSR0000_008B PATCH_LEVEL is the same address. */
+#define MSR_MICROCODE_REV		0x08Bu
+#define MSR_IA32_APERF			0x0E8u	/* actual core clocks in C0 (SDM Vol. 3B §15.2) */
+#define MSR_IA32_DEBUGCTL		0x1D9u
+#define DEBUGCTL_FREEZE_WHILE_SMM	(1ull << 14)	/* SDM Vol. 3B §18.4.1 / §20.8.1 */
+#define MSR_IA32_TSC_DEADLINE		0x6E0u	/* SDM Vol. 3A §11.5.4.1 */
+#define MSR_IA32_PKRS			0x6E1u	/* CPUID.(7,0):ECX[31]; bits 63:32 reserved */
+#define MSR_X2APIC_BASE			0x800u	/* x2APIC registers 800H-8FFH (SDM Vol. 3A §11.12.1.2) */
+#define MSR_X2APIC_ICR			0x830u
+#define MSR_IA32_EFER			0xC0000080u	/* SDM Vol. 3A §2.2.1 (AMD64 architectural) */
+
+/* General counters and their event selects [SDM4]. */
+#define MSR_IA32_PMC0			0x0C1u	/* IA32_PMCx = 0xC1 + x; P6: PerfCtr0/1 at 0xC1/0xC2 */
+#define MSR_IA32_PERFEVTSEL0		0x186u	/* IA32_PERFEVTSELx = 0x186 + x; P6: PerfEvtSel0/1 */
+#define MSR_IA32_A_PMC0			0x4C1u	/* full-width write alias of IA32_PMCx [FW] */
+
+/* IA32_PERF_CAPABILITIES [SDM4]: bit 13 FW_WRITE says the IA32_A_PMCx aliases exist [FW]. */
+#define MSR_IA32_PERF_CAPABILITIES	0x345u
+#define PERF_CAP_LBR_FMT(v)		((uint8_t)((v) & 0x3f))
+#define PERF_CAP_PEBS_TRAP		(1ull << 6)
+#define PERF_CAP_PEBS_ARCH_REGS		(1ull << 7)
+#define PERF_CAP_PEBS_FMT(v)		((uint8_t)(((v) >> 8) & 0xf))
+#define PERF_CAP_FREEZE_WHILE_SMM	(1ull << 12)	/* SMM_FRZ (SDM Vol. 3B §20.8) */
+#define PERF_CAP_FW_WRITE		(1ull << 13)
+#define PERF_CAP_PEBS_BASELINE		(1ull << 14)
+#define PERF_CAP_PERF_METRICS		(1ull << 15)
+
+/* Fixed-function counters, architectural version 2 and later [ARCH v2]. */
+#define MSR_IA32_FIXED_CTR0		0x309u	/* IA32_FIXED_CTRx = 0x309 + x */
+#define MSR_IA32_FIXED_CTR_CTRL		0x38Du
+#define MSR_IA32_PERF_GLOBAL_STATUS	0x38Eu
+#define MSR_IA32_PERF_GLOBAL_CTRL	0x38Fu
+/* Version 2/3 name it IA32_PERF_GLOBAL_OVF_CTRL; version 4 renames it
+ * IA32_PERF_GLOBAL_STATUS_RESET with the same write-1-to-clear meaning [ARCH v4]. */
+#define MSR_IA32_PERF_GLOBAL_OVF_CTRL	0x390u
+#define MSR_IA32_PERF_GLOBAL_STATUS_RESET MSR_IA32_PERF_GLOBAL_OVF_CTRL
+#define MSR_IA32_PERF_GLOBAL_STATUS_SET	0x391u	/* version 4: write 1 to set a status bit */
+
+/* IA32_PERFEVTSELx fields [ARCH v1, figure "Layout of IA32_PERFEVTSELx MSRs"]. */
+#define EVTSEL_EVENT_MASK		0xFFull		/* bits 7:0 event select */
+#define EVTSEL_UMASK_SHIFT		8		/* bits 15:8 unit mask */
+#define EVTSEL_USR			(1ull << 16)	/* count at CPL > 0 */
+#define EVTSEL_OS			(1ull << 17)	/* count at CPL 0 */
+#define EVTSEL_EDGE			(1ull << 18)
+#define EVTSEL_PC			(1ull << 19)	/* pin control */
+#define EVTSEL_INT			(1ull << 20)	/* APIC interrupt on overflow (never set here) */
+#define EVTSEL_ANY			(1ull << 21)	/* AnyThread: version 3+, unless CPUID.0AH:EDX[15] */
+#define EVTSEL_EN			(1ull << 22)	/* P6: only in PerfEvtSel0, enables both [P6] */
+#define EVTSEL_INV			(1ull << 23)
+#define EVTSEL_CMASK_SHIFT		24		/* bits 31:24 counter mask */
+/* Bits 31:0 are the architectural select; 63:32 are reserved here (TSX
+ * qualifiers on some models are model-specific and not used). */
+#define EVTSEL_ARCH_BITS		0xFFFFFFFFull
+
+/* IA32_FIXED_CTR_CTRL: a 4-bit field per fixed counter [ARCH v2, figure
+ * "Layout of IA32_FIXED_CTR_CTRL MSR"]; AnyThread (bit 2) from version 3. */
+#define FIXED_CTRL_FIELD_BITS		4
+#define FIXED_CTRL_OS			0x1ull	/* ENABLE bit 0: ring 0 */
+#define FIXED_CTRL_USR			0x2ull	/* ENABLE bit 1: ring > 0 */
+#define FIXED_CTRL_ANY			0x4ull
+#define FIXED_CTRL_PMI			0x8ull
+#define FIXED_CTRL_FIELD_MASK		0xFull
+
+/* IA32_PERF_GLOBAL_CTRL / STATUS / OVF_CTRL: bit n = IA32_PMCn, bit 32+n =
+ * IA32_FIXED_CTRn [ARCH v2].  At reset GLOBAL_CTRL has every general
+ * counter's bit set and the fixed counters' bits clear, so legacy software
+ * that only sets PERFEVTSELx.EN keeps working. */
+#define GLOBAL_FIXED_SHIFT		32
+/* OVF_CTRL bits 62 (ClrOvfBuffer) and 63 (ClrCondChgd) [ARCH v2]; version 4
+ * adds further reset bits in 63:55 [ARCH v4]. */
+#define GLOBAL_OVF_V2_EXTRA		(3ull << 62)
+#define GLOBAL_OVF_V4_EXTRA		(0x1FFull << 55)
+
+/* Fixed counters of the pre-enumeration parts (Core 2, Bonnell) [CORE]:
+ * three 40-bit fixed counters although CPUID.0AH:EDX may report none. */
+#define CORE2_FIXED_COUNTERS		3
+
+/* Counter widths where CPUID does not give one. */
+#define P6_COUNTER_WIDTH		40	/* [P6] */
+#define P6_COUNTERS			2	/* [P6] */
+
+#endif

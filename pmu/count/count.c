@@ -1,0 +1,54 @@
+/* pmu/count/count.c - backend selection and the conveniences of count.h. */
+#include "pmu/count/count.h"
+#include "pmu/count/msr_save.h"
+#include "lib/out.h"
+
+static const struct count_backend *current = &count_backend_msr;
+static bool ready;
+static char reason[192] = "counting not initialised";
+
+void count_use_backend(const struct count_backend *b) { current = b; }
+const struct count_backend *count_backend(void) { return current; }
+
+bool count_init(const struct cpu_info *ci, const struct pmu_caps *caps, const struct count_opts *opts, char *why,
+		size_t why_cap)
+{
+	reason[0] = 0;
+	ready = current->init(ci, caps, opts, reason, sizeof(reason));
+	if (ready)
+		reason[0] = 0;
+	else if (!reason[0])
+		snprintf(reason, sizeof(reason), "counting is not available");
+	if (why && why_cap)
+		snprintf(why, why_cap, "%s", reason);
+	return ready;
+}
+
+bool count_available(void) { return ready; }
+const char *count_unavailable_reason(void) { return ready ? NULL : reason; }
+
+void count_restore(void)
+{
+	if (current->restore)
+		current->restore();
+}
+
+void count_state_fields(struct rec *r)
+{
+	if (current->state_fields)
+		current->state_fields(r);
+}
+
+void count_summary(void)
+{
+	if (ready)
+		out_text("pmu: counting through the %s backend", current->name);
+	else
+		out_text("pmu: no event counting: %s", reason);
+}
+
+void count_toggle_apply(const struct count_toggle *t)
+{
+	for (uint32_t i = 0; i < t->n && i < COUNT_TOGGLE_MAX; i++)
+		msr_save_write(t->w[i].msr, t->w[i].value);
+}

@@ -1,0 +1,844 @@
+/*
+ * pmu/count/count_msr.c - the counting backend that programs the PMU's MSRs.
+ *
+ * Driven entirely by the flavour row (pmu_flavour.h) for the PMU that
+ * identification found.  The rules it keeps:
+ *  - init only reads, except one select-register write (put back at once)
+ *    that proves writes stick: emulators without a PMU drop them;
+ *  - a counter whose enable bit is already set belongs to someone else
+ *    (firmware, a BMC) and is left alone, bits in the global and fixed
+ *    control registers included, unless force_counters=on;
+ *  - every write goes through msr_save (saved first, restored by restore());
+ *  - the start/stop lists are tried once through the safe accessor before
+ *    the harness runs them with plain WRMSR, so they cannot fault there.
+ * docs/counters.md walks through each flavour's sequence.
+ */
+#include "pmu/count/count_msr.h"
+#include "pmu/count/count_sched.h"
+#include "pmu/count/msr_save.h"
+#include "pmu/count/pmu_encode.h"
+#include "pmu/caps/pmu_flavour.h"
+#include "kernel/hw.h"
+#include "lib/out.h"
+
+#define MAX_GP COUNT_SCHED_MAX_GP
+#define MAX_FIXED COUNT_SCHED_MAX_FIXED
+#define MAX_NOTES 3
+
+static struct {
+	bool ready, force, verbose, hypervisor;
+	const struct pmu_flavour *fl;
+	unsigned n_gp, n_fixed, gp_width, fixed_width;
+	bool full_width, any_ok;
+	uint32_t gp_exists, fixed_exists, gp_missing, fixed_missing;
+	uint32_t gp_in_use, fixed_in_use;	/* found enabled */
+	uint32_t gp_usable, fixed_usable;
+	uint64_t found_sel[MAX_GP];
+	uint64_t found_fixed_ctrl, found_global, found_status;
+	uint64_t keep_global;	/* global-control bits of counters held by others */
+	uint64_t keep_fixed;	/* fixed-control fields of counters held by others */
+	const char *notes[MAX_NOTES];
+	unsigned nnotes;
+	/* The pass programmed now. */
+	struct count_set *set;
+	int pass;
+	uint64_t base[COUNT_MAX_EVENTS];
+	uint64_t pass_status_bits;
+	/* The start/stop lists last tried through the safe accessor (a harness re-programs every run). */
+	struct count_toggle checked_start, checked_stop;
+	bool checked;
+	/* Passes whose `program` record was emitted (verbose), for the set with this signature. */
+	uint64_t recorded_sig;
+	uint32_t recorded;
+	char why[192];
+} st;
+
+/* One record buffer for the restore and program records (never built at once):
+ * static data is part of the image file. */
+static struct rec rbuf;
+
+/* Population count without libgcc (the image links none). */
+static unsigned bits(uint32_t v)
+{
+	unsigned n = 0;
+	for (; v; v &= v - 1)
+		n++;
+	return n;
+}
+
+static uint64_t mask_of(unsigned width) { return width >= 64 ? ~0ull : (1ull << width) - 1; }
+static uint32_t sel_msr(unsigned c) { return st.fl->sel_base + c * st.fl->stride; }
+static uint32_t ctr_msr(unsigned c) { return st.fl->ctr_base + c * st.fl->stride; }
+static uint32_t ctr_write_msr(unsigned c) { return st.full_width ? st.fl->ctr_fw_base + c : ctr_msr(c); }
+static uint32_t fixed_msr(unsigned f) { return st.fl->fixed_ctr_base + f; }
+static unsigned field_shift(unsigned f) { return f * st.fl->fixed_field_bits; }
+static uint64_t field_mask(void) { return (1ull << st.fl->fixed_field_bits) - 1; }
+static uint64_t gp_global_bit(unsigned c) { return 1ull << c; }
+static uint64_t fixed_global_bit(unsigned f) { return 1ull << (st.fl->global_fixed_shift + f); }
+
+static void note(const char *s)
+{
+	if (st.nnotes < MAX_NOTES)
+		st.notes[st.nnotes++] = s;
+}
+
+/* Write only when the register does not already hold the value. */
+static int put(uint32_t msr, uint64_t val)
+{
+	uint64_t cur;
+	if (msr_read(msr, &cur) == HW_OK && cur == val)
+		return HW_OK;
+	return msr_save_write(msr, val);
+}
+
+static const char *fault_text(int r)
+{
+	return r == HW_FAULT_GP ? "#GP" : r == HW_FAULT_UD ? "#UD" : r == HW_ENODEV ? "no MSR access" :
+	       r == MSR_SAVE_EUNSAVED ? "could not save its value first" : "error";
+}
+
+/* ---- init: read what is there ---- */
+
+static unsigned general_count(const struct pmu_caps *caps)
+{
+	unsigned n = caps->kind == PMU_INTEL_ARCH ? caps->n_gp :
+		     caps->kind == PMU_INTEL_P6 ? 0 : caps->amd_n_counters;
+	if (!n)
+		n = st.fl->fallback_gp;
+	return n > st.fl->max_gp ? st.fl->max_gp : n > MAX_GP ? MAX_GP : n;
+}
+
+/* Fixed counters that should exist, as a bit mask. */
+static uint32_t fixed_expected(const struct pmu_caps *caps)
+{
+	if (!st.fl->fixed_ctrl)
+		return 0;
+	unsigned n = caps->n_fixed;
+	if (n < st.fl->fixed_min_bare_metal && !st.hypervisor) {
+		n = st.fl->fixed_min_bare_metal;
+		note("CPUID.0AH:EDX under-reports the fixed counters of early Core 2 / Bonnell parts; "
+		     "3 are assumed and probed (SDM Vol. 3B, Architectural Performance Monitoring Version 2, NOTE)");
+	}
+	uint32_t bits = n >= 32 ? ~0u : (1u << n) - 1;
+	if (st.fl->fixed_bitmap)
+		bits |= caps->fixed_bitmap;
+	return bits & ((1u << MAX_FIXED) - 1);
+}
+
+static bool fail(char *why, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool fail(char *why, size_t cap, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(st.why, sizeof(st.why), fmt, ap);
+	va_end(ap);
+	snprintf(why, cap, "%s", st.why);
+	st.ready = false;
+	return false;
+}
+
+static bool probe_general(char *why, size_t cap)
+{
+	for (unsigned c = 0; c < st.n_gp; c++) {
+		uint64_t sel, ctr;
+		int r1 = msr_read(sel_msr(c), &sel), r2 = msr_read(ctr_msr(c), &ctr);
+		if (r1 == HW_ENODEV || r2 == HW_ENODEV)
+			return fail(why, cap, "no MSR access here (the msr driver is not available)");
+		if (r1 != HW_OK || r2 != HW_OK) {
+			st.gp_missing |= 1u << c;
+			continue;
+		}
+		st.gp_exists |= 1u << c;
+		st.found_sel[c] = sel;
+	}
+	if (st.full_width) {
+		uint64_t v;
+		if (msr_read(st.fl->ctr_fw_base, &v) != HW_OK) {
+			st.full_width = false;
+			note("IA32_PERF_CAPABILITIES.FW_WRITE is set but IA32_A_PMC0 faulted; legacy counter writes used");
+		}
+	}
+	return true;
+}
+
+static bool probe_global_and_fixed(const struct pmu_caps *caps, char *why, size_t cap)
+{
+	if (st.fl->global_ctrl) {
+		if (msr_read(st.fl->global_ctrl, &st.found_global) != HW_OK ||
+		    msr_read(st.fl->global_status, &st.found_status) != HW_OK)
+			return fail(why, cap, "the global counter control MSR 0x%x faulted although CPUID reports a %s",
+				    st.fl->global_ctrl, st.fl->label);
+	}
+	uint32_t want = fixed_expected(caps);
+	if (want && msr_read(st.fl->fixed_ctrl, &st.found_fixed_ctrl) != HW_OK) {
+		st.fixed_missing = want;
+		want = 0;
+	}
+	for (unsigned f = 0; f < MAX_FIXED; f++) {
+		uint64_t v;
+		if (!(want & (1u << f)))
+			continue;
+		if (msr_read(fixed_msr(f), &v) == HW_OK) {
+			st.fixed_exists |= 1u << f;
+			st.n_fixed = f + 1;
+		} else {
+			st.fixed_missing |= 1u << f;
+		}
+	}
+	return true;
+}
+
+/* A counter whose own enable bits are set is someone else's. */
+static void find_in_use(void)
+{
+	for (unsigned c = 0; c < st.n_gp; c++)
+		if ((st.gp_exists & (1u << c)) && (st.found_sel[c] & st.fl->sel_en))
+			st.gp_in_use |= 1u << c;
+	/* P6: PerfEvtSel0.EN runs both counters, so both are taken. */
+	if (st.fl->toggle == TOGGLE_SELECT0 && (st.gp_in_use & 1u))
+		st.gp_in_use = st.gp_exists;
+	for (unsigned f = 0; f < st.n_fixed; f++)
+		if ((st.fixed_exists & (1u << f)) &&
+		    ((st.found_fixed_ctrl >> field_shift(f)) & st.fl->fixed_enable_mask))
+			st.fixed_in_use |= 1u << f;
+
+	uint32_t gp_held = st.force ? 0 : st.gp_in_use, fixed_held = st.force ? 0 : st.fixed_in_use;
+	st.gp_usable = st.gp_exists & ~gp_held;
+	st.fixed_usable = st.fixed_exists & ~fixed_held;
+	st.keep_global = 0;
+	st.keep_fixed = 0;
+	for (unsigned c = 0; c < st.n_gp; c++)
+		if (gp_held & (1u << c))
+			st.keep_global |= st.found_global & gp_global_bit(c);
+	for (unsigned f = 0; f < st.n_fixed; f++)
+		if (fixed_held & (1u << f)) {
+			st.keep_global |= st.found_global & fixed_global_bit(f);
+			st.keep_fixed |= st.found_fixed_ctrl & (field_mask() << field_shift(f));
+		}
+}
+
+/* Emulators that list a PMU but implement none (QEMU TCG) drop writes: prove one sticks. */
+static bool writes_stick(char *why, size_t cap)
+{
+	unsigned c = 0;
+	while (!(st.gp_usable & (1u << c)))
+		c++;
+	uint64_t orig = st.found_sel[c], test = (orig & ~st.fl->sel_en) ^ 1, got = 0;
+	/* Saved first, restored last: the global switch goes back after everything it gates. */
+	if (st.fl->global_ctrl)
+		msr_save_remember(st.fl->global_ctrl);
+	msr_log_phase("init: check that writes stick");
+	int r = msr_save_write(sel_msr(c), test);
+	if (r == HW_OK)
+		msr_read(sel_msr(c), &got);
+	msr_save_write(sel_msr(c), orig);
+	msr_log_phase("");
+	if (r != HW_OK)
+		return fail(why, cap, "writing the event select MSR 0x%x failed (%s)", sel_msr(c), fault_text(r));
+	if (got != test)
+		return fail(why, cap, "PMU writes do not stick (MSR 0x%x: wrote 0x%llx, read back 0x%llx): this CPU "
+			    "model does not implement the counters it reports (an emulator such as QEMU TCG?)",
+			    sel_msr(c), (unsigned long long)test, (unsigned long long)got);
+	return true;
+}
+
+static bool msr_init(const struct cpu_info *ci, const struct pmu_caps *caps, const struct count_opts *opts, char *why,
+		     size_t why_cap)
+{
+	struct msr_restore_result res;
+
+	/* A second init starts from the machine as it was found. */
+	if (msr_save_count())
+		msr_save_restore(&res);
+	memset(&st, 0, sizeof(st));
+	st.pass = -1;
+	st.force = opts && opts->force;
+	st.verbose = opts && opts->verbose;
+	st.hypervisor = ci && ci->hypervisor;
+
+	if (!caps || caps->kind == PMU_NONE)
+		return fail(why, why_cap, "%s", caps && caps->absent_reason ? caps->absent_reason :
+			    "no performance counters were identified");
+	st.fl = pmu_flavour_find(caps->kind, caps->version, ci ? ci->family : 0);
+	if (!st.fl)
+		return fail(why, why_cap, "no counter driver for this PMU (kind %d, version %u)", (int)caps->kind,
+			    caps->version);
+	st.n_gp = general_count(caps);
+	st.gp_width = caps->kind == PMU_INTEL_ARCH && caps->gp_width ? caps->gp_width : st.fl->fallback_width;
+	st.fixed_width = caps->fixed_width ? caps->fixed_width : st.gp_width;
+	st.full_width = st.fl->ctr_fw_base && caps->full_width_write;
+	st.any_ok = st.fl->sel_any && !caps->any_thread_deprecated;
+
+	if (!probe_general(why, why_cap) || !probe_global_and_fixed(caps, why, why_cap))
+		return false;
+	if (!st.gp_exists && !st.fixed_exists)
+		return fail(why, why_cap, "every counter MSR faulted although CPUID reports a %s", st.fl->label);
+	find_in_use();
+	if (!st.gp_usable && !st.fixed_usable)
+		return fail(why, why_cap, "every counter is in use (found enabled by firmware or a BMC); "
+			    "force_counters=on takes them over");
+	if (st.gp_usable && !writes_stick(why, why_cap)) {
+		msr_save_restore(&res);
+		return false;
+	}
+	st.ready = true;
+	return true;
+}
+
+/* ---- scheduling ---- */
+
+static bool msr_schedule(struct count_set *set, char *err, size_t err_cap)
+{
+	if (!st.ready) {
+		snprintf(err, err_cap, "counting is not available: %s", st.why);
+		return false;
+	}
+	struct count_slots s = {
+		.gp_usable = st.gp_usable, .fixed_usable = st.fixed_usable,
+		.n_gp = st.n_gp, .n_fixed = st.n_fixed,
+		.gp_exists = st.gp_exists, .fixed_exists = st.fixed_exists,
+		.gp_in_use = st.gp_exists & ~st.gp_usable, .fixed_in_use = st.fixed_exists & ~st.fixed_usable,
+		.event0_fixed_only = st.fl->event0_fixed_only,
+	};
+	return count_sched_assign(set, &s, err, err_cap);
+}
+
+/* ---- one pass ---- */
+
+static uint64_t priv_sel(enum count_priv p)
+{
+	return p == COUNT_PRIV_USER ? st.fl->sel_usr : p == COUNT_PRIV_KERNEL ? st.fl->sel_os :
+	       st.fl->sel_usr | st.fl->sel_os;
+}
+
+static uint64_t priv_field(enum count_priv p)
+{
+	return p == COUNT_PRIV_USER ? st.fl->fixed_usr : p == COUNT_PRIV_KERNEL ? st.fl->fixed_os :
+	       st.fl->fixed_usr | st.fl->fixed_os;
+}
+
+struct pass_plan {
+	uint32_t gp, fixed;			/* counters used */
+	uint64_t sel[MAX_GP];			/* select values without EN */
+	uint64_t field[MAX_FIXED];		/* fixed-control fields */
+};
+
+static bool plan_pass(const struct count_set *set, unsigned p, struct pass_plan *pl, char *err, size_t cap)
+{
+	memset(pl, 0, sizeof(*pl));
+	for (size_t i = 0; i < set->n; i++) {
+		if (set->pass_of[i] != p)
+			continue;
+		const struct event_spec *ev = &set->ev[i];
+		if (set->counter_of[i] >= 0) {
+			unsigned c = (unsigned)set->counter_of[i];
+			uint64_t sel;
+			if (c >= MAX_GP || !(st.gp_usable & (1u << c))) {
+				snprintf(err, cap, "event '%s' was scheduled on counter %u, which is not usable", ev->name, c);
+				return false;
+			}
+			if (!pmu_encode_select(st.fl, st.any_ok, ev, &sel, err, cap))
+				return false;
+			pl->gp |= 1u << c;
+			pl->sel[c] = sel | priv_sel(set->priv);
+		} else if (set->fixed_of[i] >= 0) {
+			unsigned f = (unsigned)set->fixed_of[i];
+			if (f >= MAX_FIXED || !(st.fixed_usable & (1u << f))) {
+				snprintf(err, cap, "event '%s' was scheduled on fixed counter %u, which is not usable",
+					 ev->name, f);
+				return false;
+			}
+			if (ev->any && !(st.fl->fixed_any && st.any_ok)) {
+				snprintf(err, cap, "event '%s' asks for AnyThread counting, which this PMU does not offer",
+					 ev->name);
+				return false;
+			}
+			pl->fixed |= 1u << f;
+			pl->field[f] = priv_field(set->priv) | (ev->any ? st.fl->fixed_any : 0);
+		} else {
+			snprintf(err, cap, "event '%s' has no counter: schedule the set first", ev->name);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void toggle_add(struct count_toggle *t, uint32_t msr, uint64_t value)
+{
+	if (t->n < COUNT_TOGGLE_MAX)
+		t->w[t->n++] = (struct msr_write){ msr, 0, value };
+}
+
+static uint64_t run_global(const struct pass_plan *pl)
+{
+	uint64_t g = st.keep_global;
+	for (unsigned c = 0; c < MAX_GP; c++)
+		if (pl->gp & (1u << c))
+			g |= gp_global_bit(c);
+	for (unsigned f = 0; f < MAX_FIXED; f++)
+		if (pl->fixed & (1u << f))
+			g |= fixed_global_bit(f);
+	return g;
+}
+
+static void build_toggles(struct count_set *set, const struct pass_plan *pl)
+{
+	memset(&set->start, 0, sizeof(set->start));
+	memset(&set->stop, 0, sizeof(set->stop));
+	switch (st.fl->toggle) {
+	case TOGGLE_GLOBAL:
+		toggle_add(&set->start, st.fl->global_ctrl, run_global(pl));
+		toggle_add(&set->stop, st.fl->global_ctrl, st.keep_global);
+		break;
+	case TOGGLE_SELECT0:
+		toggle_add(&set->start, sel_msr(0), pl->sel[0] | st.fl->sel_en);
+		toggle_add(&set->stop, sel_msr(0), pl->sel[0]);
+		break;
+	case TOGGLE_EACH_SELECT:
+		for (unsigned c = 0; c < st.n_gp; c++)
+			if (pl->gp & (1u << c)) {
+				toggle_add(&set->start, sel_msr(c), pl->sel[c] | st.fl->sel_en);
+				toggle_add(&set->stop, sel_msr(c), pl->sel[c]);
+			}
+		break;
+	}
+}
+
+/* Selects and fixed controls for the pass, with every counter of ours stopped. */
+static int program_controls(const struct pass_plan *pl, uint32_t *bad)
+{
+	int r;
+	if (st.fl->global_ctrl && (r = put(*bad = st.fl->global_ctrl, st.keep_global)) != HW_OK)
+		return r;
+	/* With a global switch the selects carry EN already; otherwise the start list sets it. */
+	uint64_t en = st.fl->toggle == TOGGLE_GLOBAL ? st.fl->sel_en : 0;
+	for (unsigned c = 0; c < st.n_gp; c++) {
+		uint64_t cur = 0, want;
+		/* What makes an unused counter count once the start list runs: its EN bit, or on P6
+		 * (where select 0's EN runs both) the privilege bits of the other select. */
+		uint64_t live = st.fl->toggle == TOGGLE_SELECT0 && c ? st.fl->sel_usr | st.fl->sel_os : st.fl->sel_en;
+		if (!(st.gp_usable & (1u << c)))
+			continue;
+		if (pl->gp & (1u << c))
+			want = pl->sel[c] | en;
+		else if (msr_read(sel_msr(c), &cur) == HW_OK && (cur & live))
+			want = 0;	/* ours from an earlier pass, or forced: off */
+		else
+			continue;
+		if ((r = put(*bad = sel_msr(c), want)) != HW_OK)
+			return r;
+	}
+	if (st.fl->fixed_ctrl && st.fixed_exists) {
+		uint64_t want = st.keep_fixed;
+		for (unsigned f = 0; f < MAX_FIXED; f++)
+			if (pl->fixed & (1u << f))
+				want |= pl->field[f] << field_shift(f);
+		if ((r = put(*bad = st.fl->fixed_ctrl, want)) != HW_OK)
+			return r;
+	}
+	return HW_OK;
+}
+
+/* The harness runs the lists with plain WRMSR: try them once here, where a fault is survivable. */
+static int check_toggles(const struct count_set *set, uint32_t *bad)
+{
+	const struct count_toggle *lists[2] = { &set->start, &set->stop };
+	if (st.checked && !memcmp(&st.checked_start, &set->start, sizeof(set->start)) &&
+	    !memcmp(&st.checked_stop, &set->stop, sizeof(set->stop)))
+		return HW_OK;
+	st.checked = false;
+	for (unsigned l = 0; l < 2; l++) {
+		msr_log_phase(l ? "check stop list" : "check start list");
+		for (uint32_t i = 0; i < lists[l]->n; i++) {
+			int r = msr_save_write(*bad = lists[l]->w[i].msr, lists[l]->w[i].value);
+			if (r != HW_OK)
+				return r;
+		}
+	}
+	st.checked_start = set->start;
+	st.checked_stop = set->stop;
+	st.checked = true;
+	return HW_OK;
+}
+
+static int zero_counters(const struct count_set *set, const struct pass_plan *pl, uint32_t *bad)
+{
+	for (unsigned c = 0; c < MAX_GP; c++)
+		if (pl->gp & (1u << c)) {
+			/* Legacy writes keep bits 31:0 sign-extended, which gives the same preset. */
+			int r = msr_save_write(*bad = ctr_write_msr(c), set->preset & mask_of(st.gp_width));
+			if (r != HW_OK)
+				return r;
+		}
+	for (unsigned f = 0; f < MAX_FIXED; f++)
+		if (pl->fixed & (1u << f)) {
+			int r = msr_save_write(*bad = fixed_msr(f), set->preset & mask_of(st.fixed_width));
+			if (r != HW_OK)
+				return r;
+		}
+	return HW_OK;
+}
+
+static uint64_t status_bits(const struct pass_plan *pl)
+{
+	return run_global(pl) & ~st.keep_global;
+}
+
+/* Overflow flags of our counters left from before would hide an overflow in this pass. */
+static void clear_overflow(uint64_t bits)
+{
+	uint64_t status;
+	if (!st.fl->global_status || msr_read(st.fl->global_status, &status) != HW_OK || !(status & bits))
+		return;
+	msr_log_phase("clear overflow");
+	msr_save_command(st.fl->global_ovf_clear, status & bits);
+}
+
+static bool read_counter(const struct count_set *set, size_t i, uint64_t *v)
+{
+	uint32_t msr = set->fixed_of[i] >= 0 ? fixed_msr((unsigned)set->fixed_of[i]) :
+						ctr_msr((unsigned)set->counter_of[i]);
+	unsigned w = set->fixed_of[i] >= 0 ? st.fixed_width : st.gp_width;
+	if (msr_read(msr, v) != HW_OK)
+		return false;
+	*v &= mask_of(w);
+	return true;
+}
+
+static void emit_program(const struct count_set *set, unsigned p, uint64_t mark);
+
+static bool msr_pass_begin(struct count_set *set, unsigned pass, char *err, size_t err_cap)
+{
+	struct pass_plan pl;
+	uint32_t bad = 0;
+	int r;
+
+	if (!st.ready) {
+		snprintf(err, err_cap, "counting is not available: %s", st.why);
+		return false;
+	}
+	if (pass >= set->passes) {
+		snprintf(err, err_cap, "pass %u does not exist (the set has %u)", pass, set->passes);
+		return false;
+	}
+	if (!plan_pass(set, pass, &pl, err, err_cap))
+		return false;
+	uint64_t mark = msr_log_total();
+	st.set = set;
+	st.pass = (int)pass;
+	build_toggles(set, &pl);
+
+	msr_log_phase("program");
+	r = program_controls(&pl, &bad);
+	if (r == HW_OK)
+		r = check_toggles(set, &bad);
+	msr_log_phase("zero counters");
+	if (r == HW_OK)
+		r = zero_counters(set, &pl, &bad);
+	msr_log_phase("");
+	if (r != HW_OK) {
+		snprintf(err, err_cap, "programming pass %u: writing MSR 0x%x failed (%s)", pass, bad, fault_text(r));
+		return false;
+	}
+	st.pass_status_bits = st.fl->global_status ? status_bits(&pl) : 0;
+	clear_overflow(st.pass_status_bits);
+	msr_log_phase("");
+	for (size_t i = 0; i < set->n; i++)
+		if (set->pass_of[i] == pass && !read_counter(set, i, &st.base[i])) {
+			snprintf(err, err_cap, "reading the counter of event '%s' failed", set->ev[i].name);
+			return false;
+		}
+	if (st.verbose)
+		emit_program(set, pass, mark);
+	return true;
+}
+
+static bool msr_read_pass(struct count_set *set, unsigned pass, uint64_t *values, char *err, size_t err_cap)
+{
+	uint64_t status = 0, ovf = 0;
+
+	if (!st.ready || st.set != set || st.pass != (int)pass) {
+		snprintf(err, err_cap, "pass %u is not the pass programmed", pass);
+		return false;
+	}
+	if (st.pass_status_bits && msr_read(st.fl->global_status, &status) == HW_OK)
+		ovf = status & st.pass_status_bits;
+	for (size_t i = 0; i < set->n; i++) {
+		uint64_t v;
+		if (set->pass_of[i] != pass)
+			continue;
+		if (!read_counter(set, i, &v)) {
+			snprintf(err, err_cap, "reading the counter of event '%s' failed", set->ev[i].name);
+			return false;
+		}
+		bool fixed = set->fixed_of[i] >= 0;
+		unsigned idx = (unsigned)(fixed ? set->fixed_of[i] : set->counter_of[i]);
+		uint64_t bit = fixed ? fixed_global_bit(idx) : gp_global_bit(idx);
+		/* One wrap shows as end < start and the modular difference is right; an
+		 * overflow flag with end >= start means at least a whole wrap more. */
+		if ((ovf & bit) && v >= st.base[i]) {
+			snprintf(err, err_cap, "the counter of event '%s' overflowed: more than 2^%u events in one "
+				 "reading", set->ev[i].name, fixed ? st.fixed_width : st.gp_width);
+			return false;
+		}
+		values[i] = count_delta(st.base[i], v, fixed ? st.fixed_width : st.gp_width);
+		st.base[i] = v;
+	}
+	if (ovf) {
+		msr_log_phase("clear overflow");
+		msr_save_command(st.fl->global_ovf_clear, ovf);
+		msr_log_phase("");
+	}
+	return true;
+}
+
+static void apply_stop(const struct count_set *set, const char *phase)
+{
+	msr_log_phase(phase);
+	for (uint32_t i = 0; i < set->stop.n; i++)
+		put(set->stop.w[i].msr, set->stop.w[i].value);
+	msr_log_phase("");
+}
+
+static void msr_pass_end(struct count_set *set, unsigned pass)
+{
+	if (st.set != set || st.pass != (int)pass)
+		return;
+	apply_stop(set, "pass end");
+	st.set = NULL;
+	st.pass = -1;
+}
+
+/* ---- restore ----
+ *
+ * Order matters for exactness: a counter written back while it still
+ * counts would not stay as found.  The stop list runs first; then
+ * msr_save restores newest first, and the save order is global switch
+ * (saved at init), selects and fixed control, then counters - so counters
+ * go back while nothing of ours can run, and the global switch last.
+ */
+
+static void msr_restore(void)
+{
+	struct msr_restore_result res;
+	struct rec *r = &rbuf;
+
+	if (st.set)
+		apply_stop(st.set, "restore");
+	st.set = NULL;
+	st.pass = -1;
+	st.checked = false;
+	if (!msr_save_count())
+		return;
+	msr_save_restore(&res);
+	rec_start(r, "restore");
+	rec_str(r, "what", "pmu");
+	rec_u64(r, "msrs", res.restored);
+	rec_bool(r, "exact", res.mismatched == 0);
+	if (res.mismatched) {
+		rec_arr(r, "mismatches");
+		for (unsigned i = 0; i < res.mismatched && i < ARRAY_SIZE(res.bad_msr); i++) {
+			rec_obj(r, NULL);
+			rec_hex(r, "msr", res.bad_msr[i]);
+			rec_hex(r, "wrote", res.bad_want[i]);
+			if (res.bad_err[i] == HW_OK)
+				rec_hex(r, "read", res.bad_got[i]);
+			else
+				rec_str(r, "fault", fault_text(res.bad_err[i]));
+			rec_obj_end(r);
+		}
+		rec_arr_end(r);
+	}
+	rec_emit(r);
+	if (res.mismatched)
+		out_text("pmu: restored %u MSRs; %u did not read back as found (see the restore record)", res.restored,
+			 res.mismatched);
+	else
+		out_text("pmu: restored %u MSRs exactly as found", res.restored);
+}
+
+/* ---- records ---- */
+
+static void counter_list(struct rec *r, const char *key, uint32_t gp, uint32_t fixed)
+{
+	char name[16];
+	rec_arr(r, key);
+	for (unsigned c = 0; c < MAX_GP; c++)
+		if (gp & (1u << c)) {
+			snprintf(name, sizeof(name), "pmc%u", c);
+			rec_str(r, NULL, name);
+		}
+	for (unsigned f = 0; f < MAX_FIXED; f++)
+		if (fixed & (1u << f)) {
+			snprintf(name, sizeof(name), "fixed%u", f);
+			rec_str(r, NULL, name);
+		}
+	rec_arr_end(r);
+}
+
+static void msr_state_fields(struct rec *r)
+{
+	char name[16];
+
+	rec_str(r, "count_backend", "msr");
+	rec_bool(r, "counting", st.ready);
+	rec_str(r, "counting_reason", st.ready ? NULL : st.why);
+	if (!st.fl)
+		return;
+	rec_str(r, "count_flavour", st.fl->name);
+	rec_u64(r, "counters_general", bits(st.gp_usable));
+	rec_u64(r, "counters_fixed", bits(st.fixed_usable));
+	rec_u64(r, "counter_width", st.gp_width);
+	if (st.fixed_exists)
+		rec_u64(r, "fixed_counter_width", st.fixed_width);
+	rec_bool(r, "full_width_writes", st.full_width);
+	rec_obj(r, "found");
+	if (st.fl->global_ctrl) {
+		rec_hex(r, "global_ctrl", st.found_global);
+		rec_hex(r, "global_status", st.found_status);
+	}
+	if (st.fl->fixed_ctrl && st.fixed_exists)
+		rec_hex(r, "fixed_ctr_ctrl", st.found_fixed_ctrl);
+	rec_obj_end(r);
+	rec_arr(r, "counters_in_use");
+	for (unsigned c = 0; c < st.n_gp; c++)
+		if (st.gp_in_use & (1u << c)) {
+			rec_obj(r, NULL);
+			snprintf(name, sizeof(name), "pmc%u", c);
+			rec_str(r, "counter", name);
+			rec_hex(r, "msr", sel_msr(c));
+			rec_hex(r, "value", st.found_sel[c]);
+			rec_bool(r, "forced", st.force);
+			rec_obj_end(r);
+		}
+	for (unsigned f = 0; f < st.n_fixed; f++)
+		if (st.fixed_in_use & (1u << f)) {
+			rec_obj(r, NULL);
+			snprintf(name, sizeof(name), "fixed%u", f);
+			rec_str(r, "counter", name);
+			rec_hex(r, "msr", st.fl->fixed_ctrl);
+			rec_hex(r, "value", (st.found_fixed_ctrl >> field_shift(f)) & field_mask());
+			rec_bool(r, "forced", st.force);
+			rec_obj_end(r);
+		}
+	rec_arr_end(r);
+	rec_bool(r, "force_counters", st.force);
+	if (st.gp_missing || st.fixed_missing)
+		counter_list(r, "counters_missing", st.gp_missing, st.fixed_missing);
+	if (st.nnotes) {
+		rec_arr(r, "count_notes");
+		for (unsigned i = 0; i < st.nnotes; i++)
+			rec_str(r, NULL, st.notes[i]);
+		rec_arr_end(r);
+	}
+}
+
+static void write_list(struct rec *r, const char *key, const struct count_toggle *t)
+{
+	rec_arr(r, key);
+	for (uint32_t i = 0; i < t->n; i++) {
+		rec_obj(r, NULL);
+		rec_hex(r, "msr", t->w[i].msr);
+		rec_hex(r, "value", t->w[i].value);
+		rec_obj_end(r);
+	}
+	rec_arr_end(r);
+}
+
+/* FNV-1a over what decides a set's programming: a harness reusing one count_set
+ * for different events still gets a record for each. */
+static uint64_t set_signature(const struct count_set *set)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < set->n; i++) {
+		const struct event_spec *e = &set->ev[i];
+		uint64_t parts[] = { e->event, e->umask, e->cmask, (uint64_t)e->inv << 2 | e->edge << 1 | e->any,
+				     set->pass_of[i], (uint8_t)set->counter_of[i], (uint8_t)set->fixed_of[i] };
+		for (size_t k = 0; k < ARRAY_SIZE(parts); k++)
+			h = (h ^ parts[k]) * 0x100000001b3ull;
+	}
+	return (h ^ set->priv ^ set->n) * 0x100000001b3ull;
+}
+
+/* The `program` record (verbose=on): once per pass of a set. */
+static void emit_program(const struct count_set *set, unsigned p, uint64_t mark)
+{
+	struct rec *r = &rbuf;
+	char name[16];
+	uint64_t sig = set_signature(set);
+
+	if (st.recorded_sig != sig) {
+		st.recorded_sig = sig;
+		st.recorded = 0;
+	}
+	if (p < 32 && (st.recorded & (1u << p)))
+		return;
+	if (p < 32)
+		st.recorded |= 1u << p;
+	rec_start(r, "program");
+	rec_str(r, "backend", "msr");
+	rec_str(r, "flavour", st.fl->name);
+	rec_u64(r, "pass", p);
+	rec_u64(r, "passes", set->passes);
+	rec_arr(r, "events");
+	for (size_t i = 0; i < set->n; i++) {
+		if (set->pass_of[i] != p)
+			continue;
+		rec_obj(r, NULL);
+		rec_str(r, "name", set->ev[i].name);
+		rec_str(r, "counter", count_sched_counter_name(set, i, name));
+		rec_obj_end(r);
+	}
+	rec_arr_end(r);
+	rec_arr(r, "writes");
+	for (uint64_t k = mark; k < msr_log_total(); k++) {
+		const struct msr_log_entry *e = msr_log_get(k);
+		if (!e)
+			continue;
+		rec_obj(r, NULL);
+		rec_hex(r, "msr", e->msr);
+		rec_hex(r, "value", e->value);
+		rec_str(r, "phase", e->phase);
+		rec_obj_end(r);
+	}
+	rec_arr_end(r);
+	write_list(r, "start", &set->start);
+	write_list(r, "stop", &set->stop);
+	rec_emit(r);
+}
+
+/* ---- for tools ---- */
+
+const struct pmu_flavour *count_msr_flavour(void) { return st.ready ? st.fl : NULL; }
+
+void count_msr_describe(char *buf, size_t cap)
+{
+	if (!st.fl) {
+		snprintf(buf, cap, "no counter driver: %s", st.why);
+		return;
+	}
+	size_t n = (size_t)snprintf(buf, cap, "%s: %u general counters x %u bits", st.fl->label,
+				    bits(st.gp_usable), st.gp_width);
+	if (n < cap && st.fixed_exists)
+		n += (size_t)snprintf(buf + n, cap - n, ", %u fixed x %u bits", bits(st.fixed_usable),
+				      st.fixed_width);
+	if (n < cap && st.full_width)
+		n += (size_t)snprintf(buf + n, cap - n, ", full-width writes");
+	if (n < cap && (st.gp_in_use || st.fixed_in_use))
+		n += (size_t)snprintf(buf + n, cap - n, ", %u found in use%s",
+				      bits(st.gp_in_use) + bits(st.fixed_in_use),
+				      st.force ? " (forced)" : " (left alone)");
+	if (n < cap && !st.ready)
+		snprintf(buf + n, cap - n, "; not counting: %s", st.why);
+}
+
+const struct count_backend count_backend_msr = {
+	.name = "msr",
+	.init = msr_init,
+	.schedule = msr_schedule,
+	.pass_begin = msr_pass_begin,
+	.read = msr_read_pass,
+	.pass_end = msr_pass_end,
+	.restore = msr_restore,
+	.state_fields = msr_state_fields,
+};

@@ -1,0 +1,17 @@
+/*
+ * pmu/count/count_msr.h - what the MSR counting backend found, for tools.
+ *
+ * The backend itself is count_backend_msr (count.h).  These read-only
+ * queries let pmuboot-host program describe the PMU it drove.
+ */
+#ifndef PMUBOOT_PMU_COUNT_MSR_H
+#define PMUBOOT_PMU_COUNT_MSR_H
+
+#include "pmu/count/count.h"
+
+/* One line: flavour, counters usable, widths, full-width writes, counters found in use. */
+void count_msr_describe(char *buf, size_t cap);
+/* The flavour row in use, or NULL before a successful init. */
+const struct pmu_flavour *count_msr_flavour(void);
+
+#endif

@@ -1,0 +1,87 @@
+/*
+ * pmu/count/pmu_model.h - a software model of a CPU's performance counters.
+ *
+ * Used where no real PMU may be touched: the unit tests plug it into the
+ * fake CPU (tests/fake/fake_pmu.h), and `pmuboot-host program` drives it to
+ * show the MSR writes the driver would make on the CPU of a CPUID dump.
+ * It lives in pmu/ because both of those link it; the image carries it
+ * unused (a few KiB).
+ *
+ * The model is written from the manuals independently of the driver's
+ * flavour tables (msr_intel.h and msr_amd.h give the sources), so a wrong
+ * row in a table shows up as a #GP or a wrong count rather than agreeing
+ * with itself.  It models, per kind of PMU:
+ *   - MSRs that exist or raise #GP (an absent counter, an AMD MSR on Intel,
+ *     IA32_A_PMCx without FW_WRITE, global registers before version 2);
+ *   - #GP on writes to reserved bits (AnyThread before version 3 or when
+ *     deprecated, EN in P6's PerfEvtSel1, bits above a counter's width on
+ *     full-width writes, read-only status registers);
+ *   - counter writes through the legacy Intel/P6 address keeping bits 31:0
+ *     sign-extended;
+ *   - counting: a counter advances while enabled (own EN or fixed field,
+ *     global control where present, PerfEvtSel0.EN on P6, USR/OS set),
+ *     wraps at its width and sets its overflow status bit;
+ *   - reset values, notably GLOBAL_CTRL with every general counter enabled;
+ *   - AMD's legacy addresses aliasing core-extension counters 0-3.
+ */
+#ifndef PMUBOOT_PMU_PMU_MODEL_H
+#define PMUBOOT_PMU_PMU_MODEL_H
+
+#include "pmu/cpu/cpu.h"
+#include "pmu/caps/pmu_caps.h"
+
+#define PMU_MODEL_MAX_GP 16
+#define PMU_MODEL_MAX_FIXED 16
+
+struct pmu_model_cfg {
+	enum pmu_kind kind;
+	unsigned version;		/* Intel architectural version */
+	unsigned n_gp, gp_width;
+	uint32_t fixed_mask;		/* fixed counters present (Intel v2+) */
+	unsigned fixed_width;
+	bool any_thread;		/* AnyThread bits writable (v3+, not deprecated) */
+	bool full_width;		/* IA32_A_PMCx present */
+	bool amd_event_hi;		/* AMD PERF_CTL[35:32] writable (Family 10h on, not K8) */
+	bool perf_caps;			/* IA32_PERF_CAPABILITIES readable */
+	uint64_t perf_caps_value;
+};
+
+/* Events a counter sees per unit of pmu_model_run(): the fake CPU's "workload". */
+typedef uint64_t (*pmu_model_rate_fn)(void *ctx, uint16_t event, uint8_t umask);
+
+struct pmu_model {
+	struct pmu_model_cfg cfg;
+	uint64_t sel[PMU_MODEL_MAX_GP], ctr[PMU_MODEL_MAX_GP];
+	uint64_t fixed_ctr[PMU_MODEL_MAX_FIXED], fixed_ctrl;
+	uint64_t global_ctrl, global_status;
+	pmu_model_rate_fn rate;		/* NULL: one event per unit on every counter */
+	void *rate_ctx;
+};
+
+/* What hardware matches these capabilities (what a CPUID dump describes). */
+void pmu_model_cfg_from_caps(struct pmu_model_cfg *cfg, const struct cpu_info *ci, const struct pmu_caps *caps);
+/* Power-on state. */
+void pmu_model_reset(struct pmu_model *m, const struct pmu_model_cfg *cfg);
+
+/*
+ * An MSR access.  Returns false when the MSR is outside the PMU address
+ * ranges the model answers for (the caller's plain MSR store handles it);
+ * otherwise *result is HW_OK or HW_FAULT_GP.
+ */
+bool pmu_model_rdmsr(struct pmu_model *m, uint32_t msr, uint64_t *val, int *result);
+bool pmu_model_wrmsr(struct pmu_model *m, uint32_t msr, uint64_t val, int *result);
+
+/* Set a register's state directly (read-only ones too), as firmware or an earlier
+ * user left it; false when the MSR is not a modelled, present one. */
+bool pmu_model_poke(struct pmu_model *m, uint32_t msr, uint64_t val);
+
+/* Let `units` of work pass: every counting counter advances by units * rate. */
+void pmu_model_run(struct pmu_model *m, uint64_t units);
+/* Whether general counter c / fixed counter f is counting now. */
+bool pmu_model_gp_counting(const struct pmu_model *m, unsigned c);
+bool pmu_model_fixed_counting(const struct pmu_model *m, unsigned f);
+
+/* Intel's pseudo-encoding of fixed counter f for the rate function: event 0x00, umask f+1. */
+#define PMU_MODEL_FIXED_EVENT 0x00
+
+#endif

@@ -1,0 +1,333 @@
+/* pmu/count/pmu_model_host.c - see pmu_model.h.  Facts from msr_intel.h / msr_amd.h sources. */
+#include "pmu/count/pmu_model.h"
+#include "lib/x86/msr_amd.h"
+#include "lib/x86/msr_intel.h"
+#include "kernel/hw.h"
+
+/* The architectural ranges the model answers for (SDM Vol. 4 Table 2-2: IA32_PMC0-7,
+ * IA32_PERFEVTSEL0-7, IA32_A_PMC0-7; the fixed counters from 0x309). */
+#define INTEL_RANGE_GP 8
+#define INTEL_RANGE_FIXED 7
+
+static uint64_t wmask(unsigned width) { return width >= 64 ? ~0ull : (1ull << width) - 1; }
+static bool kind_amd(enum pmu_kind k) { return k == PMU_AMD_LEGACY || k == PMU_AMD_CORE_EXT || k == PMU_AMD_V2; }
+static bool is_amd(const struct pmu_model *m) { return kind_amd(m->cfg.kind); }
+static bool intel_global(const struct pmu_model *m)
+{
+	return m->cfg.kind == PMU_INTEL_ARCH && m->cfg.version >= 2;
+}
+
+void pmu_model_cfg_from_caps(struct pmu_model_cfg *cfg, const struct cpu_info *ci, const struct pmu_caps *caps)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->kind = caps->kind;
+	cfg->version = caps->version;
+	if (caps->kind == PMU_INTEL_ARCH) {
+		cfg->n_gp = caps->n_gp > INTEL_RANGE_GP ? INTEL_RANGE_GP : caps->n_gp;
+		cfg->gp_width = caps->gp_width ? caps->gp_width : P6_COUNTER_WIDTH;
+		if (caps->version >= 2) {
+			unsigned n = caps->n_fixed;
+			/* Early Core 2 and Bonnell parts have three fixed counters whatever EDX says [CORE]. */
+			if (caps->version < 5 && n < CORE2_FIXED_COUNTERS && !(ci && ci->hypervisor))
+				n = CORE2_FIXED_COUNTERS;
+			if (n > INTEL_RANGE_FIXED)
+				n = INTEL_RANGE_FIXED;
+			cfg->fixed_mask = (1u << n) - 1;
+			if (caps->version >= 5)
+				cfg->fixed_mask |= caps->fixed_bitmap & ((1u << INTEL_RANGE_FIXED) - 1);
+			cfg->fixed_width = caps->fixed_width ? caps->fixed_width : cfg->gp_width;
+		}
+		cfg->any_thread = caps->version >= 3 && !caps->any_thread_deprecated;
+		cfg->full_width = caps->full_width_write;
+	} else if (caps->kind == PMU_INTEL_P6) {
+		cfg->n_gp = P6_COUNTERS;
+		cfg->gp_width = P6_COUNTER_WIDTH;
+	} else if (kind_amd(caps->kind)) {
+		unsigned def = caps->kind == PMU_AMD_LEGACY ? AMD_LEGACY_COUNTERS : AMD_CORE_EXT_COUNTERS;
+		cfg->n_gp = caps->amd_n_counters ? caps->amd_n_counters : def;
+		if (cfg->n_gp > PMU_MODEL_MAX_GP)
+			cfg->n_gp = PMU_MODEL_MAX_GP;
+		cfg->gp_width = AMD_COUNTER_WIDTH;
+		cfg->amd_event_hi = !ci || ci->family >= AMD_FAMILY_EVENT_HI;
+	}
+	cfg->perf_caps = caps->perf_caps_read;
+	cfg->perf_caps_value = caps->perf_caps;
+}
+
+void pmu_model_reset(struct pmu_model *m, const struct pmu_model_cfg *cfg)
+{
+	pmu_model_rate_fn rate = m->rate;
+	void *ctx = m->rate_ctx;
+	memset(m, 0, sizeof(*m));
+	m->cfg = *cfg;
+	m->rate = rate;
+	m->rate_ctx = ctx;
+	uint64_t all_gp = wmask(cfg->n_gp);
+	/* GLOBAL_CTRL resets with every general counter enabled [ARCH v2]; PerfCntrGlobalCtl too [PPR19]. */
+	if (intel_global(m) || cfg->kind == PMU_AMD_V2)
+		m->global_ctrl = all_gp;
+}
+
+/* ---- which register an MSR number is ---- */
+
+enum reg { R_NONE, R_SEL, R_CTR, R_CTR_FW, R_FIXED, R_FIXED_CTRL, R_STATUS, R_GLOBAL, R_OVF, R_STATUS_SET,
+	   R_PERF_CAPS };
+
+struct where {
+	enum reg reg;
+	unsigned idx;
+	bool exists;
+};
+
+static struct where decode_intel(const struct pmu_model *m, uint32_t msr)
+{
+	struct where w = { R_NONE, 0, false };
+	bool arch = m->cfg.kind == PMU_INTEL_ARCH, p6 = m->cfg.kind == PMU_INTEL_P6;
+	if (msr >= MSR_IA32_PMC0 && msr < MSR_IA32_PMC0 + INTEL_RANGE_GP)
+		w = (struct where){ R_CTR, msr - MSR_IA32_PMC0, (arch || p6) && msr - MSR_IA32_PMC0 < m->cfg.n_gp };
+	else if (msr >= MSR_IA32_PERFEVTSEL0 && msr < MSR_IA32_PERFEVTSEL0 + INTEL_RANGE_GP)
+		w = (struct where){ R_SEL, msr - MSR_IA32_PERFEVTSEL0,
+				    (arch || p6) && msr - MSR_IA32_PERFEVTSEL0 < m->cfg.n_gp };
+	else if (msr >= MSR_IA32_A_PMC0 && msr < MSR_IA32_A_PMC0 + INTEL_RANGE_GP)
+		w = (struct where){ R_CTR_FW, msr - MSR_IA32_A_PMC0,
+				    arch && m->cfg.full_width && msr - MSR_IA32_A_PMC0 < m->cfg.n_gp };
+	else if (msr >= MSR_IA32_FIXED_CTR0 && msr < MSR_IA32_FIXED_CTR0 + INTEL_RANGE_FIXED)
+		w = (struct where){ R_FIXED, msr - MSR_IA32_FIXED_CTR0,
+				    intel_global(m) && (m->cfg.fixed_mask & (1u << (msr - MSR_IA32_FIXED_CTR0))) };
+	else if (msr == MSR_IA32_FIXED_CTR_CTRL)
+		w = (struct where){ R_FIXED_CTRL, 0, intel_global(m) };
+	else if (msr == MSR_IA32_PERF_GLOBAL_STATUS)
+		w = (struct where){ R_STATUS, 0, intel_global(m) };
+	else if (msr == MSR_IA32_PERF_GLOBAL_CTRL)
+		w = (struct where){ R_GLOBAL, 0, intel_global(m) };
+	else if (msr == MSR_IA32_PERF_GLOBAL_OVF_CTRL)
+		w = (struct where){ R_OVF, 0, intel_global(m) };
+	else if (msr == MSR_IA32_PERF_GLOBAL_STATUS_SET)
+		w = (struct where){ R_STATUS_SET, 0, intel_global(m) && m->cfg.version >= 4 };
+	else if (msr == MSR_IA32_PERF_CAPABILITIES && m->cfg.perf_caps)
+		w = (struct where){ R_PERF_CAPS, 0, true };
+	return w;
+}
+
+static struct where decode_amd(const struct pmu_model *m, uint32_t msr)
+{
+	struct where w = { R_NONE, 0, false };
+	bool amd = is_amd(m), ext = m->cfg.kind == PMU_AMD_CORE_EXT || m->cfg.kind == PMU_AMD_V2;
+	if (msr >= MSR_K7_PERF_CTL0 && msr < MSR_K7_PERF_CTL0 + AMD_LEGACY_COUNTERS)
+		w = (struct where){ R_SEL, msr - MSR_K7_PERF_CTL0, amd };
+	else if (msr >= MSR_K7_PERF_CTR0 && msr < MSR_K7_PERF_CTR0 + AMD_LEGACY_COUNTERS)
+		w = (struct where){ R_CTR, msr - MSR_K7_PERF_CTR0, amd };
+	else if (msr >= MSR_F15H_PERF_CTL0 && msr < MSR_F15H_PERF_CTL0 + AMD_CORE_EXT_STRIDE * PMU_MODEL_MAX_GP) {
+		unsigned i = (msr - MSR_F15H_PERF_CTL0) / AMD_CORE_EXT_STRIDE;
+		bool ctr = (msr - MSR_F15H_PERF_CTL0) % AMD_CORE_EXT_STRIDE;
+		w = (struct where){ ctr ? R_CTR : R_SEL, i, ext && i < m->cfg.n_gp };
+	} else if (msr >= MSR_AMD_PERF_GLOBAL_STATUS && msr <= MSR_AMD_PERF_GLOBAL_STATUS_SET) {
+		static const enum reg regs[] = { R_STATUS, R_GLOBAL, R_OVF, R_STATUS_SET };
+		w = (struct where){ regs[msr - MSR_AMD_PERF_GLOBAL_STATUS], 0, m->cfg.kind == PMU_AMD_V2 };
+	}
+	return w;
+}
+
+static struct where decode(const struct pmu_model *m, uint32_t msr)
+{
+	struct where w = decode_intel(m, msr);
+	return w.reg != R_NONE ? w : decode_amd(m, msr);
+}
+
+/* ---- bit masks ---- */
+
+static uint64_t status_bits(const struct pmu_model *m)
+{
+	return wmask(m->cfg.n_gp) | (is_amd(m) ? 0 : (uint64_t)m->cfg.fixed_mask << GLOBAL_FIXED_SHIFT);
+}
+
+static uint64_t sel_writable(const struct pmu_model *m, unsigned i)
+{
+	if (is_amd(m))
+		return m->cfg.amd_event_hi ? AMD_CTL_WRITABLE : AMD_CTL_WRITABLE_K8;
+	uint64_t w = EVTSEL_ARCH_BITS;
+	if (!m->cfg.any_thread)
+		w &= ~EVTSEL_ANY;
+	if (m->cfg.kind == PMU_INTEL_P6 && i != 0)
+		w &= ~EVTSEL_EN;	/* EN exists only in PerfEvtSel0 [P6] */
+	return w;
+}
+
+static uint64_t fixed_ctrl_writable(const struct pmu_model *m)
+{
+	uint64_t w = 0;
+	for (unsigned f = 0; f < PMU_MODEL_MAX_FIXED; f++)
+		if (m->cfg.fixed_mask & (1u << f))
+			w |= (FIXED_CTRL_OS | FIXED_CTRL_USR | FIXED_CTRL_PMI | (m->cfg.any_thread ? FIXED_CTRL_ANY : 0))
+			     << (f * FIXED_CTRL_FIELD_BITS);
+	return w;
+}
+
+static uint64_t ovf_writable(const struct pmu_model *m)
+{
+	if (is_amd(m))
+		return status_bits(m);
+	return status_bits(m) | (m->cfg.version >= 4 ? GLOBAL_OVF_V4_EXTRA : GLOBAL_OVF_V2_EXTRA);
+}
+
+static uint64_t sext32(uint64_t v) { return (uint64_t)(int64_t)(int32_t)(uint32_t)v; }
+
+/* ---- access ---- */
+
+bool pmu_model_rdmsr(struct pmu_model *m, uint32_t msr, uint64_t *val, int *result)
+{
+	struct where w = decode(m, msr);
+	*val = 0;
+	if (w.reg == R_NONE)
+		return false;
+	*result = w.exists ? HW_OK : HW_FAULT_GP;
+	if (!w.exists)
+		return true;
+	switch (w.reg) {
+	case R_SEL: *val = m->sel[w.idx]; break;
+	case R_CTR:
+	case R_CTR_FW: *val = m->ctr[w.idx]; break;
+	case R_FIXED: *val = m->fixed_ctr[w.idx]; break;
+	case R_FIXED_CTRL: *val = m->fixed_ctrl; break;
+	case R_STATUS: *val = m->global_status; break;
+	case R_GLOBAL: *val = m->global_ctrl; break;
+	case R_PERF_CAPS: *val = m->cfg.perf_caps_value; break;
+	default: *val = 0; break;	/* the clear/set command registers read as zero */
+	}
+	return true;
+}
+
+bool pmu_model_wrmsr(struct pmu_model *m, uint32_t msr, uint64_t val, int *result)
+{
+	struct where w = decode(m, msr);
+	if (w.reg == R_NONE)
+		return false;
+	*result = HW_FAULT_GP;
+	if (!w.exists)
+		return true;
+	uint64_t gp_mask = wmask(m->cfg.gp_width), fx_mask = wmask(m->cfg.fixed_width);
+	switch (w.reg) {
+	case R_SEL:
+		if (val & ~sel_writable(m, w.idx))
+			return true;
+		m->sel[w.idx] = val;
+		break;
+	case R_CTR:
+		if (is_amd(m)) {
+			if (val & ~gp_mask)
+				return true;
+			m->ctr[w.idx] = val;
+		} else {
+			/* The legacy address keeps EAX sign-extended [FW][P6]. */
+			m->ctr[w.idx] = sext32(val) & gp_mask;
+		}
+		break;
+	case R_CTR_FW:
+		if (val & ~gp_mask)
+			return true;
+		m->ctr[w.idx] = val;
+		break;
+	case R_FIXED:
+		if (val & ~fx_mask)
+			return true;
+		m->fixed_ctr[w.idx] = val;
+		break;
+	case R_FIXED_CTRL:
+		if (val & ~fixed_ctrl_writable(m))
+			return true;
+		m->fixed_ctrl = val;
+		break;
+	case R_GLOBAL:
+		if (val & ~status_bits(m))
+			return true;
+		m->global_ctrl = val;
+		break;
+	case R_OVF:
+		if (val & ~ovf_writable(m))
+			return true;
+		m->global_status &= ~val;
+		break;
+	case R_STATUS_SET:
+		if (val & ~status_bits(m))
+			return true;
+		m->global_status |= val;
+		break;
+	case R_STATUS:
+	case R_PERF_CAPS:
+	case R_NONE:
+		return true;	/* read-only */
+	}
+	*result = HW_OK;
+	return true;
+}
+
+bool pmu_model_poke(struct pmu_model *m, uint32_t msr, uint64_t val)
+{
+	struct where w = decode(m, msr);
+	if (w.reg == R_NONE || !w.exists)
+		return false;
+	switch (w.reg) {
+	case R_SEL: m->sel[w.idx] = val; break;
+	case R_CTR:
+	case R_CTR_FW: m->ctr[w.idx] = val & wmask(m->cfg.gp_width); break;
+	case R_FIXED: m->fixed_ctr[w.idx] = val & wmask(m->cfg.fixed_width); break;
+	case R_FIXED_CTRL: m->fixed_ctrl = val; break;
+	case R_STATUS: m->global_status = val; break;
+	case R_GLOBAL: m->global_ctrl = val; break;
+	default: return false;
+	}
+	return true;
+}
+
+/* ---- counting ---- */
+
+bool pmu_model_gp_counting(const struct pmu_model *m, unsigned c)
+{
+	if (c >= m->cfg.n_gp)
+		return false;
+	uint64_t s = m->sel[c];
+	bool priv = s & (EVTSEL_USR | EVTSEL_OS);	/* same bits on AMD [APM] */
+	if (m->cfg.kind == PMU_INTEL_P6)
+		return priv && (m->sel[0] & EVTSEL_EN);
+	bool en = s & EVTSEL_EN;
+	if (intel_global(m) || m->cfg.kind == PMU_AMD_V2)
+		en = en && (m->global_ctrl & (1ull << c));
+	return en && priv;
+}
+
+bool pmu_model_fixed_counting(const struct pmu_model *m, unsigned f)
+{
+	if (!intel_global(m) || !(m->cfg.fixed_mask & (1u << f)))
+		return false;
+	uint64_t field = m->fixed_ctrl >> (f * FIXED_CTRL_FIELD_BITS);
+	return (field & (FIXED_CTRL_OS | FIXED_CTRL_USR)) && (m->global_ctrl & (1ull << (GLOBAL_FIXED_SHIFT + f)));
+}
+
+static uint64_t rate(const struct pmu_model *m, uint16_t event, uint8_t umask)
+{
+	return m->rate ? m->rate(m->rate_ctx, event, umask) : 1;
+}
+
+/* Advance a counter; on a wrap, set its overflow flag where the PMU has one. */
+static void advance(struct pmu_model *m, uint64_t *ctr, uint64_t n, unsigned width, uint64_t status_bit)
+{
+	uint64_t mask = wmask(width), before = *ctr;
+	*ctr = (before + n) & mask;
+	bool wrapped = n > mask - before;
+	if (wrapped && (intel_global(m) || m->cfg.kind == PMU_AMD_V2))
+		m->global_status |= status_bit;
+}
+
+void pmu_model_run(struct pmu_model *m, uint64_t units)
+{
+	for (unsigned c = 0; c < m->cfg.n_gp; c++)
+		if (pmu_model_gp_counting(m, c)) {
+			uint64_t s = m->sel[c];
+			uint16_t ev = (uint16_t)((s & 0xFF) | (is_amd(m) ? ((s >> AMD_CTL_EVENT_HI_SHIFT) & 0xF) << 8 : 0));
+			advance(m, &m->ctr[c], units * rate(m, ev, (uint8_t)(s >> 8)), m->cfg.gp_width, 1ull << c);
+		}
+	for (unsigned f = 0; f < PMU_MODEL_MAX_FIXED; f++)
+		if (pmu_model_fixed_counting(m, f))
+			advance(m, &m->fixed_ctr[f], units * rate(m, PMU_MODEL_FIXED_EVENT, (uint8_t)(f + 1)),
+				m->cfg.fixed_width, 1ull << (GLOBAL_FIXED_SHIFT + f));
+}

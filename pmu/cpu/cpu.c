@@ -1,0 +1,283 @@
+/*
+ * pmu/cpu/cpu.c - see cpu.h.  Field layouts: Intel SDM Vol. 2A, CPUID (Table 3-8 and
+ * "Identification of the processor"); AMD APM Vol. 3, Appendix E; microcode
+ * revision: SDM Vol. 3A §10.11.7 "Update Signature and Verification", AMD
+ * BKDG/PPR MSR0000_008B PATCH_LEVEL.
+ */
+#include "pmu/cpu/cpu.h"
+#include "kernel/hw.h"
+#include "lib/out.h"
+#include "lib/record.h"
+#include "pmu/cpu/uarch.h"
+#include "lib/x86/msr_intel.h"
+
+#define CPUID_LEAF_VENDOR 0x00000000u
+#define CPUID_LEAF_SIGNATURE 0x00000001u
+#define CPUID_LEAF_EXT_FEATURES 0x00000007u	/* subleaf 0 */
+#define CPUID_LEAF_ARCH_PERFMON 0x0000000Au
+#define CPUID_LEAF_NATIVE_MODEL 0x0000001Au	/* hybrid core type (SDM Vol. 2A, leaf 1AH) */
+#define CPUID_LEAF_HYPERVISOR 0x40000000u	/* hypervisor vendor; valid when CPUID.1:ECX[31] */
+#define CPUID_LEAF_EXT_MAX 0x80000000u
+#define CPUID_LEAF_BRAND0 0x80000002u		/* 0x80000002..4: brand string, 16 bytes each */
+#define CPUID_LEAF_BRAND2 0x80000004u
+
+#define CPUID1_ECX_HYPERVISOR (1u << 31)	/* SDM Vol. 2A Table 3-10: reserved, set by hypervisors */
+#define CPUID7_EDX_HYBRID (1u << 15)		/* SDM Vol. 2A leaf 07H: hybrid part */
+#define CPUID1A_CORE_TYPE(eax) ((uint8_t)((eax) >> 24))
+#define CPUID1A_NATIVE_MODEL(eax) ((eax) & 0xffffffu)
+#define CPUID0A_VERSION(eax) ((uint8_t)((eax) & 0xff))
+
+/* CPUID.1:EAX fields (SDM Vol. 2A Figure 3-6; APM Vol. 3 CPUID Fn0000_0001_EAX). */
+#define SIG_STEPPING(s) ((s) & 0xfu)
+#define SIG_MODEL(s) (((s) >> 4) & 0xfu)
+#define SIG_FAMILY(s) (((s) >> 8) & 0xfu)
+#define SIG_EXT_MODEL(s) (((s) >> 16) & 0xfu)
+#define SIG_EXT_FAMILY(s) (((s) >> 20) & 0xffu)
+#define FAMILY_USES_EXT_FAMILY 0xfu	/* base family 0Fh: add the extended family (both vendors) */
+#define FAMILY_INTEL_P6 0x6u		/* Intel applies the extended model for family 6 too */
+
+/* MSR 8BH: Intel IA32_BIOS_SIGN_ID (SDM Vol. 4 Table 2-2), AMD MSR0000_008B PATCH_LEVEL. */
+#define INTEL_UCODE_REV(v) ((uint32_t)((v) >> 32))	/* bits 63:32 after the write-0 + CPUID(1) sequence */
+#define AMD_PATCH_LEVEL(v) ((uint32_t)(v))		/* bits 31:0 */
+
+static const char *source_note;
+
+const char *cpu_vendor_name(enum cpu_vendor v)
+{
+	static const char *const names[] = { "unknown", "intel", "amd", "hygon" };
+	return names[v];
+}
+
+const char *cpu_core_type_name(uint8_t t)
+{
+	return t == CORE_TYPE_ATOM ? "atom" : t == CORE_TYPE_CORE ? "core" : NULL;
+}
+
+void cpu_set_source(const char *source) { source_note = source; }
+
+void cpu_decode_signature(enum cpu_vendor v, uint32_t s, uint32_t *family, uint32_t *model, uint32_t *stepping)
+{
+	*stepping = SIG_STEPPING(s);
+	*family = SIG_FAMILY(s);
+	*model = SIG_MODEL(s);
+	if (SIG_FAMILY(s) == FAMILY_USES_EXT_FAMILY)
+		*family += SIG_EXT_FAMILY(s);
+	/* AMD/Hygon: the extended model only with base family 0Fh; Intel (and the SDM rule for others): 06h too. */
+	bool amd_like = v == VENDOR_AMD || v == VENDOR_HYGON;
+	if (SIG_FAMILY(s) == FAMILY_USES_EXT_FAMILY || (!amd_like && SIG_FAMILY(s) == FAMILY_INTEL_P6))
+		*model += SIG_EXT_MODEL(s) << 4;
+}
+
+static void regs_to_str(char *dst, const uint32_t *words, size_t n)
+{
+	memcpy(dst, words, n * 4);
+	dst[n * 4] = '\0';
+}
+
+/* Hypervisor signatures as their vendors document them (leaf 0x40000000 EBX:ECX:EDX). */
+static const char *hypervisor_name(const char *sig)
+{
+	static const struct {
+		const char *sig, *name;
+	} known[] = {
+		{ "TCGTCGTCGTCG", "QEMU TCG" },
+		{ "KVMKVMKVM", "KVM" },
+		{ "Microsoft Hv", "Hyper-V" },
+		{ "VMwareVMware", "VMware" },
+		{ "XenVMMXenVMM", "Xen" },
+		{ "VBoxVBoxVBox", "VirtualBox" },
+		{ "bhyve bhyve ", "bhyve" },
+		{ " lrpepyh  vr", "Parallels" },
+		{ "ACRNACRNACRN", "ACRN" },
+		{ "Linux KVM Hv", "KVM (Hyper-V enlightenments)" },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(known); i++)
+		if (strcmp(sig, known[i].sig) == 0)
+			return known[i].name;
+	return NULL;
+}
+
+static void read_brand(struct cpu_info *ci)
+{
+	struct cpuid_regs r;
+	uint32_t words[12];
+	char raw[49];
+
+	for (uint32_t i = 0; i < 3; i++) {
+		hw_cpuid(CPUID_LEAF_BRAND0 + i, 0, &r);
+		words[i * 4 + 0] = r.eax;
+		words[i * 4 + 1] = r.ebx;
+		words[i * 4 + 2] = r.ecx;
+		words[i * 4 + 3] = r.edx;
+	}
+	regs_to_str(raw, words, 12);
+	/* Intel pads on the left, others on the right; both are trimmed. */
+	const char *p = raw;
+	while (*p == ' ')
+		p++;
+	size_t n = strlen(p);
+	while (n && p[n - 1] == ' ')
+		n--;
+	memcpy(ci->brand, p, n);
+	ci->brand[n] = '\0';
+}
+
+static const char *why_msr(int rc)
+{
+	if (rc == HW_ENODEV)
+		return "MSR 0x8B not readable: no MSR access here (e.g. pmuboot-host without /dev/cpu/N/msr, "
+		       "or a CPUID dump)";
+	if (rc == HW_FAULT_GP)
+		return "reading MSR 0x8B raised #GP";
+	return "reading MSR 0x8B raised an exception";
+}
+
+static void read_microcode(struct cpu_info *ci)
+{
+	struct cpuid_regs r;
+	uint64_t v = 0;
+	int rc;
+
+	ci->microcode_valid = false;
+	if (ci->vendor == VENDOR_INTEL) {
+		/* Write 0, execute CPUID(1) so the processor loads the revision, then read it back. */
+		rc = hw_wrmsr(MSR_MICROCODE_REV, 0);
+		hw_cpuid(CPUID_LEAF_SIGNATURE, 0, &r);
+		if (rc != HW_ENODEV)
+			rc = hw_rdmsr(MSR_MICROCODE_REV, &v);
+		if (rc == HW_OK)
+			ci->microcode = INTEL_UCODE_REV(v);
+	} else if (ci->vendor == VENDOR_AMD || ci->vendor == VENDOR_HYGON) {
+		rc = hw_rdmsr(MSR_MICROCODE_REV, &v);
+		if (rc == HW_OK)
+			ci->microcode = AMD_PATCH_LEVEL(v);
+	} else {
+		ci->microcode_reason = "unknown vendor: no documented microcode revision MSR";
+		return;
+	}
+	ci->microcode_valid = rc == HW_OK;
+	ci->microcode_reason = ci->microcode_valid ? NULL : why_msr(rc);
+}
+
+static void identify_uarch(struct cpu_info *ci)
+{
+	struct uarch_match m;
+
+	uarch_lookup(ci->vendor, ci->family, ci->model, ci->stepping, ci->core_type, ci->arch_pmu_version > 0, &m);
+	ci->uarch = m.uarch;
+	ci->uarch_key = m.key;
+	ci->event_set = m.event_set;
+	ci->fallback = m.fallback;
+	memcpy(ci->fallback_reason, m.reason, sizeof(ci->fallback_reason));
+}
+
+void cpu_identify(struct cpu_info *ci)
+{
+	static const struct {
+		const char *sig;
+		enum cpu_vendor v;
+	} vendors[] = {
+		{ "GenuineIntel", VENDOR_INTEL },
+		{ "AuthenticAMD", VENDOR_AMD },
+		{ "HygonGenuine", VENDOR_HYGON },
+	};
+	struct cpuid_regs r;
+	uint32_t words[3];
+
+	memset(ci, 0, sizeof(*ci));
+	hw_cpuid(CPUID_LEAF_VENDOR, 0, &r);
+	ci->max_leaf = r.eax;
+	words[0] = r.ebx;
+	words[1] = r.edx;
+	words[2] = r.ecx;
+	regs_to_str(ci->vendor_str, words, 3);
+	for (size_t i = 0; i < ARRAY_SIZE(vendors); i++)
+		if (strcmp(ci->vendor_str, vendors[i].sig) == 0)
+			ci->vendor = vendors[i].v;
+
+	if (ci->max_leaf >= CPUID_LEAF_SIGNATURE) {
+		hw_cpuid(CPUID_LEAF_SIGNATURE, 0, &r);
+		ci->signature = r.eax;
+		cpu_decode_signature(ci->vendor, r.eax, &ci->family, &ci->model, &ci->stepping);
+		ci->hypervisor = (r.ecx & CPUID1_ECX_HYPERVISOR) != 0;
+	}
+	if (ci->hypervisor) {
+		hw_cpuid(CPUID_LEAF_HYPERVISOR, 0, &r);
+		words[0] = r.ebx;
+		words[1] = r.ecx;
+		words[2] = r.edx;
+		regs_to_str(ci->hv_vendor, words, 3);
+		ci->hv_name = hypervisor_name(ci->hv_vendor);
+	}
+	if (ci->max_leaf >= CPUID_LEAF_EXT_FEATURES) {
+		hw_cpuid(CPUID_LEAF_EXT_FEATURES, 0, &r);
+		ci->hybrid = ci->vendor == VENDOR_INTEL && (r.edx & CPUID7_EDX_HYBRID);
+	}
+	if (ci->vendor == VENDOR_INTEL && ci->max_leaf >= CPUID_LEAF_ARCH_PERFMON) {
+		hw_cpuid(CPUID_LEAF_ARCH_PERFMON, 0, &r);
+		ci->arch_pmu_version = CPUID0A_VERSION(r.eax);
+	}
+	/* Leaf 1AH exists on every logical processor of a hybrid part, and on some others (Jasper Lake). */
+	if (ci->vendor == VENDOR_INTEL && ci->max_leaf >= CPUID_LEAF_NATIVE_MODEL) {
+		hw_cpuid(CPUID_LEAF_NATIVE_MODEL, 0, &r);
+		ci->core_type = CPUID1A_CORE_TYPE(r.eax);
+		ci->native_model = CPUID1A_NATIVE_MODEL(r.eax);
+	}
+
+	hw_cpuid(CPUID_LEAF_EXT_MAX, 0, &r);
+	ci->max_ext_leaf = (r.eax & CPUID_LEAF_EXT_MAX) ? r.eax : 0;
+	if (ci->max_ext_leaf >= CPUID_LEAF_BRAND2)
+		read_brand(ci);
+
+	read_microcode(ci);
+	identify_uarch(ci);
+}
+
+void cpu_report(const struct cpu_info *ci, struct rec *r)
+{
+	const char *ct = cpu_core_type_name(ci->core_type);
+
+	out_text("cpu: %s family 0x%x model 0x%x stepping %u, \"%s\"%s%s", ci->vendor_str, ci->family, ci->model,
+		 ci->stepping, ci->brand, ci->hypervisor ? ", hypervisor " : "", ci->hv_vendor);
+	out_text("cpu: %s, event set %s%s", ci->uarch, ci->event_set ? ci->event_set : "none",
+		 !ci->hybrid ? "" : !ct ? "; hybrid part, core type not enumerated"
+			: ct[0] == 'a' ? "; hybrid part, running on an Atom (E-core)" : "; hybrid part, running on a Core (P-core)");
+	if (ci->fallback)
+		out_text("cpu: FALLBACK, not an exact identification: %s", ci->fallback_reason);
+	if (ci->microcode_valid)
+		out_text("cpu: microcode revision 0x%x", ci->microcode);
+	else
+		out_text("cpu: microcode revision unknown: %s", ci->microcode_reason);
+
+	rec_start(r, "cpu");
+	rec_str(r, "vendor", cpu_vendor_name(ci->vendor));
+	rec_str(r, "vendor_string", ci->vendor_str);
+	rec_hex(r, "signature", ci->signature);
+	rec_hex(r, "family", ci->family);
+	rec_hex(r, "model", ci->model);
+	rec_u64(r, "stepping", ci->stepping);
+	rec_str(r, "brand", ci->brand);
+	rec_hex(r, "max_leaf", ci->max_leaf);
+	rec_hex(r, "max_ext_leaf", ci->max_ext_leaf);
+	if (ci->microcode_valid) {
+		rec_hex(r, "microcode", ci->microcode);
+		rec_null(r, "microcode_reason");
+	} else {
+		rec_null(r, "microcode");
+		rec_str(r, "microcode_reason", ci->microcode_reason);
+	}
+	rec_bool(r, "hypervisor", ci->hypervisor);
+	rec_str(r, "hypervisor_vendor", ci->hypervisor ? ci->hv_vendor : NULL);
+	rec_str(r, "hypervisor_name", ci->hv_name);
+	rec_bool(r, "hybrid", ci->hybrid);
+	rec_str(r, "core_type", ct);
+	if (ci->core_type)
+		rec_hex(r, "native_model", ci->native_model);
+	rec_str(r, "uarch", ci->uarch);
+	rec_str(r, "uarch_key", ci->uarch_key);
+	rec_str(r, "event_set", ci->event_set);
+	rec_bool(r, "fallback", ci->fallback);
+	rec_str(r, "fallback_reason", ci->fallback ? ci->fallback_reason : NULL);
+	rec_str(r, "source", source_note ? source_note : "cpuid");
+	rec_emit(r);
+}

@@ -1,0 +1,68 @@
+/*
+ * pmu/cpu/cpu.h - processor identification.
+ *
+ * Everything is derived from CPUID (through kernel/hw.h) so the same code
+ * identifies the CPU in the image, on the host, and from a CPUID dump; the
+ * microcode revision is the one MSR read (safely).  The microarchitecture
+ * comes from the table in pmu/uarch_table.c; a CPU the table does not know
+ * is reported with its raw numbers and a family-level fallback, marked so.
+ */
+#ifndef PMUBOOT_PMU_CPU_H
+#define PMUBOOT_PMU_CPU_H
+
+#include "lib/libc.h"
+#include "lib/record.h"
+
+enum cpu_vendor { VENDOR_UNKNOWN, VENDOR_INTEL, VENDOR_AMD, VENDOR_HYGON };
+
+struct cpu_info {
+	enum cpu_vendor vendor;
+	char vendor_str[13];
+	uint32_t max_leaf, max_ext_leaf;
+	uint32_t signature;		/* CPUID.1:EAX */
+	uint32_t family, model, stepping;	/* display values, extended fields applied */
+	char brand[49];			/* trimmed; "" when the CPU has no brand string */
+	bool hypervisor;		/* CPUID.1:ECX[31] */
+	char hv_vendor[13];		/* leaf 0x40000000 signature, "" if none */
+	const char *hv_name;		/* e.g. "QEMU TCG", "KVM"; NULL when unknown or none */
+
+	/* Microcode revision: Intel IA32_BIOS_SIGN_ID[63:32], AMD PATCH_LEVEL[31:0] (MSR 8BH). */
+	bool microcode_valid;
+	uint32_t microcode;
+	const char *microcode_reason;	/* why it is unknown, when !microcode_valid */
+
+	/* Hybrid parts (Intel): the core type of the CPU this runs on selects the microarchitecture. */
+	bool hybrid;			/* CPUID.07H.0:EDX[15] */
+	uint8_t core_type;		/* CPUID.1AH:EAX[31:24]: 0x20 Atom, 0x40 Core; 0 = not enumerated */
+	uint32_t native_model;		/* CPUID.1AH:EAX[23:0] */
+	uint8_t arch_pmu_version;	/* CPUID.0AH:EAX[7:0] (Intel), 0 when absent */
+
+	/* Microarchitecture (pmu/uarch.h). */
+	const char *uarch;		/* e.g. "Golden Cove (Alder Lake P-core)" */
+	const char *uarch_key;		/* e.g. "goldencove" */
+	const char *event_set;		/* events/ key, NULL when none applies */
+	bool fallback;			/* not an exact table match: see fallback_reason */
+	char fallback_reason[200];
+};
+
+/* Identify the CPU this code runs on (through hw_cpuid / hw_rdmsr). */
+void cpu_identify(struct cpu_info *ci);
+/* The `cpu` record (built in the caller's r) and a readable summary. */
+void cpu_report(const struct cpu_info *ci, struct rec *r);
+const char *cpu_vendor_name(enum cpu_vendor v);
+/* "atom", "core", or NULL (not enumerated / unknown). */
+const char *cpu_core_type_name(uint8_t core_type);
+
+/*
+ * Display family/model/stepping from a CPUID.1:EAX signature (SDM Vol. 2A,
+ * CPUID, "Family and model"; AMD APM Vol. 3, CPUID Fn0000_0001_EAX).
+ */
+void cpu_decode_signature(enum cpu_vendor v, uint32_t sig, uint32_t *family, uint32_t *model, uint32_t *stepping);
+
+/*
+ * Where CPUID comes from, for the `cpu` record's "source" field: NULL (the
+ * default) means the instruction itself; pmuboot-host names its dump file.
+ */
+void cpu_set_source(const char *source);
+
+#endif

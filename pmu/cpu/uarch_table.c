@@ -1,0 +1,494 @@
+/*
+ * pmu/cpu/uarch_table.c - the microarchitecture table (see uarch.h) and its lookup.
+ *
+ * Sources of the signatures: Intel SDM Vol. 4, Table 2-1 (CPUID signature
+ * values of DisplayFamily_DisplayModel) and the Intel Architecture
+ * Instruction Set Extensions reference for parts newer than Vol. 4; AMD's
+ * BKDGs (Families 0Fh, 10h, 12h, 14h, 15h models 00h-7Fh, 16h) and PPRs
+ * (Families 17h, 19h, 1Ah), whose model ranges group each family's cores;
+ * Hygon Family 18h is AMD Family 17h (Zen) under licence.  The Skylake
+ * server stepping split (Skylake-SP 0-4, Cascade Lake 5-7, Cooper Lake
+ * 10-11) is Intel's numbering for model 55h; Kaby Lake (stepping 9) and
+ * Coffee Lake (10-13) share model 9Eh the same way.
+ */
+#include "pmu/cpu/uarch.h"
+
+enum event_set_id {
+	ES_P6,
+	ES_CORE,
+	ES_NEHALEM,
+	ES_WESTMERE,
+	ES_SANDYBRIDGE,
+	ES_IVYBRIDGE,
+	ES_HASWELL,
+	ES_BROADWELL,
+	ES_SKYLAKE,
+	ES_SKYLAKE_SERVER,
+	ES_ICELAKE,
+	ES_ICELAKE_SERVER,
+	ES_TIGERLAKE,
+	ES_GOLDENCOVE,
+	ES_REDWOODCOVE,
+	ES_LIONCOVE,
+	ES_BONNELL,
+	ES_SILVERMONT,
+	ES_GOLDMONT,
+	ES_GOLDMONT_PLUS,
+	ES_TREMONT,
+	ES_GRACEMONT,
+	ES_CRESTMONT,
+	ES_SKYMONT,
+	ES_INTEL_ARCH,
+	ES_K8,
+	ES_FAM10H,
+	ES_FAM14H,
+	ES_FAM15H,
+	ES_FAM16H,
+	ES_ZEN1,
+	ES_ZEN2,
+	ES_ZEN3,
+	ES_ZEN4,
+	ES_ZEN5,
+	ES_AMD_LEGACY,
+};
+
+const char uarch_event_sets[][UARCH_EVENT_SET_MAX] = {
+	[ES_P6] = "p6",
+	[ES_CORE] = "core",
+	[ES_NEHALEM] = "nehalem",
+	[ES_WESTMERE] = "westmere",
+	[ES_SANDYBRIDGE] = "sandybridge",
+	[ES_IVYBRIDGE] = "ivybridge",
+	[ES_HASWELL] = "haswell",
+	[ES_BROADWELL] = "broadwell",
+	[ES_SKYLAKE] = "skylake",
+	[ES_SKYLAKE_SERVER] = "skylake_server",
+	[ES_ICELAKE] = "icelake",
+	[ES_ICELAKE_SERVER] = "icelake_server",
+	[ES_TIGERLAKE] = "tigerlake",
+	[ES_GOLDENCOVE] = "goldencove",
+	[ES_REDWOODCOVE] = "redwoodcove",
+	[ES_LIONCOVE] = "lioncove",
+	[ES_BONNELL] = "bonnell",
+	[ES_SILVERMONT] = "silvermont",
+	[ES_GOLDMONT] = "goldmont",
+	[ES_GOLDMONT_PLUS] = "goldmont_plus",
+	[ES_TREMONT] = "tremont",
+	[ES_GRACEMONT] = "gracemont",
+	[ES_CRESTMONT] = "crestmont",
+	[ES_SKYMONT] = "skymont",
+	[ES_INTEL_ARCH] = "intel_arch",
+	[ES_K8] = "k8",
+	[ES_FAM10H] = "fam10h",
+	[ES_FAM14H] = "fam14h",
+	[ES_FAM15H] = "fam15h",
+	[ES_FAM16H] = "fam16h",
+	[ES_ZEN1] = "zen1",
+	[ES_ZEN2] = "zen2",
+	[ES_ZEN3] = "zen3",
+	[ES_ZEN4] = "zen4",
+	[ES_ZEN5] = "zen5",
+	[ES_AMD_LEGACY] = "amd_legacy",
+};
+const size_t uarch_event_sets_count = ARRAY_SIZE(uarch_event_sets);
+
+enum uarch_id {
+	U_PENTIUM_PRO,
+	U_PENTIUM2,
+	U_PENTIUM3,
+	U_PENTIUM_M,
+	U_YONAH,
+	U_MEROM,
+	U_PENRYN,
+	U_NEHALEM,
+	U_WESTMERE,
+	U_SANDYBRIDGE,
+	U_IVYBRIDGE,
+	U_HASWELL,
+	U_BROADWELL,
+	U_SKYLAKE,
+	U_KABYLAKE,
+	U_KABYLAKE_L,
+	U_COFFEELAKE,
+	U_COMETLAKE,
+	U_SKYLAKE_SP,
+	U_CASCADELAKE,
+	U_COOPERLAKE,
+	U_ICELAKE,
+	U_ROCKETLAKE,
+	U_ICELAKE_SP,
+	U_TIGERLAKE,
+	U_LAKEFIELD_P,
+	U_LAKEFIELD_E,
+	U_ADL_P,
+	U_ADL_E,
+	U_RPL_P,
+	U_RPL_E,
+	U_SPR,
+	U_EMR,
+	U_MTL_P,
+	U_MTL_E,
+	U_ARLU_P,
+	U_ARLU_E,
+	U_GNR,
+	U_ARL_P,
+	U_ARL_E,
+	U_LNL_P,
+	U_LNL_E,
+	U_BONNELL,
+	U_SALTWELL,
+	U_SILVERMONT,
+	U_AIRMONT,
+	U_GOLDMONT,
+	U_GOLDMONT_PLUS,
+	U_TREMONT,
+	U_ADLN,
+	U_SRF,
+	U_NETBURST,
+	U_K8,
+	U_K10,
+	U_LLANO,
+	U_BOBCAT,
+	U_BULLDOZER,
+	U_PILEDRIVER,
+	U_STEAMROLLER,
+	U_EXCAVATOR,
+	U_JAGUAR,
+	U_PUMA,
+	U_ZEN,
+	U_ZEN_PLUS,
+	U_ZEN2,
+	U_ZEN3,
+	U_ZEN3_PLUS,
+	U_ZEN4,
+	U_ZEN5,
+	U_DHYANA,
+};
+
+static const struct uarch_desc descs[] = {
+	[U_PENTIUM_PRO] = { "pentium_pro", "P6 (Pentium Pro)", ES_P6 },
+	[U_PENTIUM2] = { "pentium2", "P6 (Pentium II, Celeron)", ES_P6 },
+	[U_PENTIUM3] = { "pentium3", "P6 (Pentium III)", ES_P6 },
+	[U_PENTIUM_M] = { "pentium_m", "P6 (Pentium M)", ES_P6 },
+	[U_YONAH] = { "yonah", "Yonah (Core Solo, Core Duo)", ES_INTEL_ARCH },
+	[U_MEROM] = { "merom", "Core (Merom/Conroe, 65 nm)", ES_CORE },
+	[U_PENRYN] = { "penryn", "Penryn (45 nm Core)", ES_CORE },
+	[U_NEHALEM] = { "nehalem", "Nehalem", ES_NEHALEM },
+	[U_WESTMERE] = { "westmere", "Westmere", ES_WESTMERE },
+	[U_SANDYBRIDGE] = { "sandybridge", "Sandy Bridge", ES_SANDYBRIDGE },
+	[U_IVYBRIDGE] = { "ivybridge", "Ivy Bridge", ES_IVYBRIDGE },
+	[U_HASWELL] = { "haswell", "Haswell", ES_HASWELL },
+	[U_BROADWELL] = { "broadwell", "Broadwell", ES_BROADWELL },
+	[U_SKYLAKE] = { "skylake", "Skylake (client)", ES_SKYLAKE },
+	[U_KABYLAKE] = { "kabylake", "Skylake core (Kaby Lake)", ES_SKYLAKE },
+	[U_KABYLAKE_L] = { "kabylake_l", "Skylake core (Kaby/Whiskey/Comet Lake-U)", ES_SKYLAKE },
+	[U_COFFEELAKE] = { "coffeelake", "Skylake core (Coffee Lake)", ES_SKYLAKE },
+	[U_COMETLAKE] = { "cometlake", "Skylake core (Comet Lake)", ES_SKYLAKE },
+	[U_SKYLAKE_SP] = { "skylake_sp", "Skylake server (Skylake-SP)", ES_SKYLAKE_SERVER },
+	[U_CASCADELAKE] = { "cascadelake", "Skylake server core (Cascade Lake)", ES_SKYLAKE_SERVER },
+	[U_COOPERLAKE] = { "cooperlake", "Skylake server core (Cooper Lake)", ES_SKYLAKE_SERVER },
+	[U_ICELAKE] = { "icelake", "Sunny Cove (Ice Lake client)", ES_ICELAKE },
+	[U_ROCKETLAKE] = { "rocketlake", "Cypress Cove (Rocket Lake)", ES_ICELAKE },
+	[U_ICELAKE_SP] = { "icelake_sp", "Sunny Cove (Ice Lake server)", ES_ICELAKE_SERVER },
+	[U_TIGERLAKE] = { "tigerlake", "Willow Cove (Tiger Lake)", ES_TIGERLAKE },
+	[U_LAKEFIELD_P] = { "lakefield_p", "Sunny Cove (Lakefield P-core)", ES_ICELAKE },
+	[U_LAKEFIELD_E] = { "lakefield_e", "Tremont (Lakefield E-core)", ES_TREMONT },
+	[U_ADL_P] = { "goldencove", "Golden Cove (Alder Lake P-core)", ES_GOLDENCOVE },
+	[U_ADL_E] = { "gracemont", "Gracemont (Alder Lake E-core)", ES_GRACEMONT },
+	[U_RPL_P] = { "raptorcove", "Raptor Cove (Raptor Lake P-core)", ES_GOLDENCOVE },
+	[U_RPL_E] = { "gracemont", "Gracemont (Raptor Lake E-core)", ES_GRACEMONT },
+	[U_SPR] = { "sapphirerapids", "Golden Cove (Sapphire Rapids)", ES_GOLDENCOVE },
+	[U_EMR] = { "emeraldrapids", "Raptor Cove (Emerald Rapids)", ES_GOLDENCOVE },
+	[U_MTL_P] = { "redwoodcove", "Redwood Cove (Meteor Lake P-core)", ES_REDWOODCOVE },
+	[U_MTL_E] = { "crestmont", "Crestmont (Meteor Lake E-core)", ES_CRESTMONT },
+	[U_ARLU_P] = { "redwoodcove", "Redwood Cove (Arrow Lake-U P-core)", ES_REDWOODCOVE },
+	[U_ARLU_E] = { "crestmont", "Crestmont (Arrow Lake-U E-core)", ES_CRESTMONT },
+	[U_GNR] = { "graniterapids", "Redwood Cove (Granite Rapids)", ES_REDWOODCOVE },
+	[U_ARL_P] = { "lioncove", "Lion Cove (Arrow Lake P-core)", ES_LIONCOVE },
+	[U_ARL_E] = { "skymont", "Skymont (Arrow Lake E-core)", ES_SKYMONT },
+	[U_LNL_P] = { "lioncove", "Lion Cove (Lunar Lake P-core)", ES_LIONCOVE },
+	[U_LNL_E] = { "skymont", "Skymont (Lunar Lake E-core)", ES_SKYMONT },
+	[U_BONNELL] = { "bonnell", "Bonnell", ES_BONNELL },
+	[U_SALTWELL] = { "saltwell", "Saltwell (32 nm Bonnell)", ES_BONNELL },
+	[U_SILVERMONT] = { "silvermont", "Silvermont", ES_SILVERMONT },
+	[U_AIRMONT] = { "airmont", "Airmont (14 nm Silvermont)", ES_SILVERMONT },
+	[U_GOLDMONT] = { "goldmont", "Goldmont", ES_GOLDMONT },
+	[U_GOLDMONT_PLUS] = { "goldmont_plus", "Goldmont Plus", ES_GOLDMONT_PLUS },
+	[U_TREMONT] = { "tremont", "Tremont", ES_TREMONT },
+	[U_ADLN] = { "gracemont", "Gracemont (Alder Lake-N)", ES_GRACEMONT },
+	[U_SRF] = { "crestmont", "Crestmont (Sierra Forest, Grand Ridge)", ES_CRESTMONT },
+	[U_NETBURST] = { "netburst", "NetBurst (Pentium 4)", UARCH_NO_EVENT_SET },
+	[U_K8] = { "k8", "K8 (Family 0Fh)", ES_K8 },
+	[U_K10] = { "k10", "K10 (Family 10h)", ES_FAM10H },
+	[U_LLANO] = { "llano", "K10 (Family 12h, Llano)", ES_FAM10H },
+	[U_BOBCAT] = { "bobcat", "Bobcat (Family 14h)", ES_FAM14H },
+	[U_BULLDOZER] = { "bulldozer", "Bulldozer (Family 15h)", ES_FAM15H },
+	[U_PILEDRIVER] = { "piledriver", "Piledriver (Family 15h)", ES_FAM15H },
+	[U_STEAMROLLER] = { "steamroller", "Steamroller (Family 15h)", ES_FAM15H },
+	[U_EXCAVATOR] = { "excavator", "Excavator (Family 15h)", ES_FAM15H },
+	[U_JAGUAR] = { "jaguar", "Jaguar (Family 16h)", ES_FAM16H },
+	[U_PUMA] = { "puma", "Puma (Family 16h)", ES_FAM16H },
+	[U_ZEN] = { "zen", "Zen", ES_ZEN1 },
+	[U_ZEN_PLUS] = { "zen_plus", "Zen+", ES_ZEN1 },
+	[U_ZEN2] = { "zen2", "Zen 2", ES_ZEN2 },
+	[U_ZEN3] = { "zen3", "Zen 3", ES_ZEN3 },
+	[U_ZEN3_PLUS] = { "zen3", "Zen 3+", ES_ZEN3 },
+	[U_ZEN4] = { "zen4", "Zen 4", ES_ZEN4 },
+	[U_ZEN5] = { "zen5", "Zen 5", ES_ZEN5 },
+	[U_DHYANA] = { "dhyana", "Zen (Hygon Dhyana)", ES_ZEN1 },
+
+};
+
+#define ROW(v, fam, lo, hi, d) { v, CORE_TYPE_ANY, fam, lo, hi, 0x0, 0xf, d }
+#define I6(lo, hi, d) ROW(VENDOR_INTEL, 0x6, lo, hi, d)
+/* One stepping range of a model. */
+#define I6S(m, slo, shi, d) { VENDOR_INTEL, CORE_TYPE_ANY, 0x6, m, m, slo, shi, d }
+/* A hybrid model: one row per core type; the core we run on decides. */
+#define I6H(m, type, d) { VENDOR_INTEL, type, 0x6, m, m, 0x0, 0xf, d }
+
+static const struct uarch_row table[] = {
+	/* Intel P6 family: PerfEvtSel0/1 + PerfCtr0/1, events of SDM Vol. 3B "P6 family". */
+	I6(0x01, 0x01, U_PENTIUM_PRO),
+	I6(0x03, 0x03, U_PENTIUM2),		/* Klamath */
+	I6(0x05, 0x06, U_PENTIUM2),		/* Deschutes, Covington, Mendocino, Dixon */
+	I6(0x07, 0x08, U_PENTIUM3),		/* Katmai, Coppermine */
+	I6(0x0a, 0x0b, U_PENTIUM3),		/* Cascades, Tualatin */
+	I6(0x09, 0x09, U_PENTIUM_M),		/* Banias */
+	I6(0x0d, 0x0d, U_PENTIUM_M),		/* Dothan */
+	/* Yonah has architectural PMU v1; its own events are in no pmuboot set, the architectural ones hold. */
+	I6(0x0e, 0x0e, U_YONAH),
+
+	/* Intel Core. */
+	I6(0x0f, 0x0f, U_MEROM),		/* Merom, Conroe, Kentsfield, Woodcrest, Clovertown */
+	I6(0x16, 0x16, U_MEROM),		/* Merom-L, Conroe-L */
+	I6(0x17, 0x17, U_PENRYN),		/* Penryn, Wolfdale, Yorkfield, Harpertown */
+	I6(0x1d, 0x1d, U_PENRYN),		/* Dunnington */
+	I6(0x1a, 0x1a, U_NEHALEM),		/* Bloomfield, Gainestown */
+	I6(0x1e, 0x1f, U_NEHALEM),		/* Lynnfield, Clarksfield; Auburndale */
+	I6(0x2e, 0x2e, U_NEHALEM),		/* Nehalem-EX */
+	I6(0x25, 0x25, U_WESTMERE),		/* Clarkdale, Arrandale */
+	I6(0x2c, 0x2c, U_WESTMERE),		/* Gulftown, Westmere-EP */
+	I6(0x2f, 0x2f, U_WESTMERE),		/* Westmere-EX */
+	I6(0x2a, 0x2a, U_SANDYBRIDGE),
+	I6(0x2d, 0x2d, U_SANDYBRIDGE),		/* Sandy Bridge-EP/E */
+	I6(0x3a, 0x3a, U_IVYBRIDGE),
+	I6(0x3e, 0x3e, U_IVYBRIDGE),		/* Ivy Bridge-EP/EX */
+	I6(0x3c, 0x3c, U_HASWELL),
+	I6(0x3f, 0x3f, U_HASWELL),		/* Haswell-EP/EX */
+	I6(0x45, 0x46, U_HASWELL),		/* Haswell-ULT, GT3e */
+	I6(0x3d, 0x3d, U_BROADWELL),
+	I6(0x47, 0x47, U_BROADWELL),		/* Broadwell-H */
+	I6(0x4f, 0x4f, U_BROADWELL),		/* Broadwell-EP/EX */
+	I6(0x56, 0x56, U_BROADWELL),		/* Broadwell-DE */
+	I6(0x4e, 0x4e, U_SKYLAKE),		/* Skylake-U/Y */
+	I6(0x5e, 0x5e, U_SKYLAKE),		/* Skylake-S/H */
+	I6(0x8e, 0x8e, U_KABYLAKE_L),		/* Kaby/Amber/Whiskey Lake, Coffee/Comet Lake-U */
+	I6S(0x9e, 0x9, 0x9, U_KABYLAKE),	/* Kaby Lake-S/H */
+	I6S(0x9e, 0xa, 0xd, U_COFFEELAKE),	/* Coffee Lake-S/H (and Refresh) */
+	I6(0xa5, 0xa6, U_COMETLAKE),		/* Comet Lake-S/H, Comet Lake-U */
+	I6S(0x55, 0x0, 0x4, U_SKYLAKE_SP),
+	I6S(0x55, 0x5, 0x7, U_CASCADELAKE),
+	I6S(0x55, 0xa, 0xb, U_COOPERLAKE),
+	I6(0x7d, 0x7e, U_ICELAKE),		/* Ice Lake, Ice Lake-U/Y */
+	I6(0xa7, 0xa7, U_ROCKETLAKE),
+	I6(0x6a, 0x6a, U_ICELAKE_SP),		/* Ice Lake-SP */
+	I6(0x6c, 0x6c, U_ICELAKE_SP),		/* Ice Lake-D */
+	I6(0x8c, 0x8d, U_TIGERLAKE),		/* Tiger Lake-U/Y, Tiger Lake-H */
+	I6H(0x8a, CORE_TYPE_CORE, U_LAKEFIELD_P),
+	I6H(0x8a, CORE_TYPE_ATOM, U_LAKEFIELD_E),
+	I6H(0x97, CORE_TYPE_CORE, U_ADL_P),	/* Alder Lake-S */
+	I6H(0x97, CORE_TYPE_ATOM, U_ADL_E),
+	I6H(0x9a, CORE_TYPE_CORE, U_ADL_P),	/* Alder Lake-P/U */
+	I6H(0x9a, CORE_TYPE_ATOM, U_ADL_E),
+	I6H(0xb7, CORE_TYPE_CORE, U_RPL_P),	/* Raptor Lake-S */
+	I6H(0xb7, CORE_TYPE_ATOM, U_RPL_E),
+	I6H(0xba, CORE_TYPE_CORE, U_RPL_P),	/* Raptor Lake-P/U */
+	I6H(0xba, CORE_TYPE_ATOM, U_RPL_E),
+	I6H(0xbf, CORE_TYPE_CORE, U_RPL_P),	/* Raptor Lake-S (C0/H0 die) */
+	I6H(0xbf, CORE_TYPE_ATOM, U_RPL_E),
+	I6(0x8f, 0x8f, U_SPR),
+	I6(0xcf, 0xcf, U_EMR),
+	I6H(0xaa, CORE_TYPE_CORE, U_MTL_P),	/* Meteor Lake-H/U */
+	I6H(0xaa, CORE_TYPE_ATOM, U_MTL_E),
+	I6H(0xac, CORE_TYPE_CORE, U_MTL_P),	/* Meteor Lake-S */
+	I6H(0xac, CORE_TYPE_ATOM, U_MTL_E),
+	I6H(0xb5, CORE_TYPE_CORE, U_ARLU_P),	/* Arrow Lake-U */
+	I6H(0xb5, CORE_TYPE_ATOM, U_ARLU_E),
+	I6(0xad, 0xae, U_GNR),			/* Granite Rapids-AP/SP, Granite Rapids-D */
+	I6H(0xc5, CORE_TYPE_CORE, U_ARL_P),	/* Arrow Lake-H */
+	I6H(0xc5, CORE_TYPE_ATOM, U_ARL_E),
+	I6H(0xc6, CORE_TYPE_CORE, U_ARL_P),	/* Arrow Lake-S/HX */
+	I6H(0xc6, CORE_TYPE_ATOM, U_ARL_E),
+	I6H(0xbd, CORE_TYPE_CORE, U_LNL_P),	/* Lunar Lake */
+	I6H(0xbd, CORE_TYPE_ATOM, U_LNL_E),
+
+	/* Intel Atom. */
+	I6(0x1c, 0x1c, U_BONNELL),		/* Silverthorne, Diamondville, Pineview */
+	I6(0x26, 0x26, U_BONNELL),		/* Lincroft */
+	I6(0x27, 0x27, U_SALTWELL),		/* Penwell */
+	I6(0x35, 0x36, U_SALTWELL),		/* Cloverview, Cedarview */
+	I6(0x37, 0x37, U_SILVERMONT),		/* Bay Trail */
+	I6(0x4a, 0x4a, U_SILVERMONT),		/* Merrifield */
+	I6(0x4d, 0x4d, U_SILVERMONT),		/* Avoton, Rangeley */
+	I6(0x5a, 0x5a, U_SILVERMONT),		/* Moorefield */
+	I6(0x5d, 0x5d, U_SILVERMONT),		/* SoFIA */
+	I6(0x4c, 0x4c, U_AIRMONT),		/* Cherry Trail, Braswell */
+	I6(0x75, 0x75, U_AIRMONT),		/* Lightning Mountain */
+	I6(0x5c, 0x5c, U_GOLDMONT),		/* Apollo Lake */
+	I6(0x5f, 0x5f, U_GOLDMONT),		/* Denverton */
+	I6(0x7a, 0x7a, U_GOLDMONT_PLUS),	/* Gemini Lake */
+	I6(0x86, 0x86, U_TREMONT),		/* Snow Ridge, Jacobsville */
+	I6(0x96, 0x96, U_TREMONT),		/* Elkhart Lake */
+	I6(0x9c, 0x9c, U_TREMONT),		/* Jasper Lake */
+	I6(0xbe, 0xbe, U_ADLN),			/* Alder Lake-N, Twin Lake */
+	I6(0xaf, 0xaf, U_SRF),			/* Sierra Forest */
+	I6(0xb6, 0xb6, U_SRF),			/* Grand Ridge */
+
+	/* Intel NetBurst: ESCR/CCCR performance monitoring, for which pmuboot has no event set or driver. */
+	ROW(VENDOR_INTEL, 0xf, 0x00, 0x06, U_NETBURST),
+
+	/* AMD: the BKDG/PPR model ranges of each family. */
+	ROW(VENDOR_AMD, 0x0f, 0x00, 0xff, U_K8),
+	ROW(VENDOR_AMD, 0x10, 0x00, 0xff, U_K10),
+	ROW(VENDOR_AMD, 0x12, 0x00, 0xff, U_LLANO),
+	ROW(VENDOR_AMD, 0x14, 0x00, 0xff, U_BOBCAT),
+	ROW(VENDOR_AMD, 0x15, 0x00, 0x01, U_BULLDOZER),	/* Zambezi, Interlagos, Valencia */
+	ROW(VENDOR_AMD, 0x15, 0x02, 0x02, U_PILEDRIVER),	/* Vishera, Abu Dhabi, Seoul */
+	ROW(VENDOR_AMD, 0x15, 0x10, 0x1f, U_PILEDRIVER),	/* Trinity, Richland */
+	ROW(VENDOR_AMD, 0x15, 0x30, 0x3f, U_STEAMROLLER),	/* Kaveri, Godavari */
+	ROW(VENDOR_AMD, 0x15, 0x60, 0x7f, U_EXCAVATOR),	/* Carrizo, Bristol Ridge, Stoney Ridge */
+	ROW(VENDOR_AMD, 0x16, 0x00, 0x0f, U_JAGUAR),		/* Kabini, Temash, Kyoto */
+	ROW(VENDOR_AMD, 0x16, 0x30, 0x3f, U_PUMA),		/* Beema, Mullins */
+	ROW(VENDOR_AMD, 0x17, 0x00, 0x07, U_ZEN),		/* Summit Ridge, Whitehaven, Naples */
+	ROW(VENDOR_AMD, 0x17, 0x08, 0x0f, U_ZEN_PLUS),	/* Pinnacle Ridge, Colfax */
+	ROW(VENDOR_AMD, 0x17, 0x10, 0x17, U_ZEN),		/* Raven Ridge */
+	ROW(VENDOR_AMD, 0x17, 0x18, 0x1f, U_ZEN_PLUS),	/* Picasso */
+	ROW(VENDOR_AMD, 0x17, 0x20, 0x2f, U_ZEN),		/* Dali, Pollock */
+	ROW(VENDOR_AMD, 0x17, 0x30, 0x3f, U_ZEN2),		/* Rome, Castle Peak */
+	ROW(VENDOR_AMD, 0x17, 0x47, 0x47, U_ZEN2),
+	ROW(VENDOR_AMD, 0x17, 0x60, 0x7f, U_ZEN2),		/* Renoir, Lucienne, Matisse */
+	ROW(VENDOR_AMD, 0x17, 0x84, 0x87, U_ZEN2),
+	ROW(VENDOR_AMD, 0x17, 0x90, 0x91, U_ZEN2),		/* Van Gogh */
+	ROW(VENDOR_AMD, 0x17, 0xa0, 0xaf, U_ZEN2),		/* Mendocino */
+	ROW(VENDOR_AMD, 0x19, 0x00, 0x0f, U_ZEN3),		/* Milan, Chagall */
+	ROW(VENDOR_AMD, 0x19, 0x10, 0x1f, U_ZEN4),		/* Genoa, Storm Peak */
+	ROW(VENDOR_AMD, 0x19, 0x20, 0x2f, U_ZEN3),		/* Vermeer */
+	ROW(VENDOR_AMD, 0x19, 0x40, 0x4f, U_ZEN3_PLUS),	/* Rembrandt */
+	ROW(VENDOR_AMD, 0x19, 0x50, 0x5f, U_ZEN3),		/* Cezanne, Barcelo */
+	ROW(VENDOR_AMD, 0x19, 0x60, 0xaf, U_ZEN4),		/* Raphael, Phoenix, Hawk Point, Bergamo, Siena */
+	ROW(VENDOR_AMD, 0x1a, 0x00, 0x2f, U_ZEN5),		/* Turin, Strix Point */
+	ROW(VENDOR_AMD, 0x1a, 0x40, 0x4f, U_ZEN5),		/* Granite Ridge */
+	ROW(VENDOR_AMD, 0x1a, 0x60, 0x7f, U_ZEN5),		/* Krackan Point, Strix Halo */
+
+	/* Hygon: AMD Zen licensed as Family 18h. */
+	ROW(VENDOR_HYGON, 0x18, 0x00, 0x0f, U_DHYANA),
+};
+
+size_t uarch_table_count(void) { return ARRAY_SIZE(table); }
+const struct uarch_row *uarch_table_at(size_t i) { return i < ARRAY_SIZE(table) ? &table[i] : NULL; }
+const struct uarch_desc *uarch_desc_of(const struct uarch_row *row) { return &descs[row->desc]; }
+
+const char *uarch_row_event_set(const struct uarch_row *row)
+{
+	uint8_t e = descs[row->desc].event_set;
+	return e == UARCH_NO_EVENT_SET ? NULL : uarch_event_sets[e];
+}
+
+static bool same_model(const struct uarch_row *t, enum cpu_vendor v, uint32_t family, uint32_t model)
+{
+	return t->vendor == v && t->family == family && model >= t->model_lo && model <= t->model_hi;
+}
+
+static const char *core_type_name(uint8_t t)
+{
+	return t == CORE_TYPE_ATOM ? "Atom (E-core)" : t == CORE_TYPE_CORE ? "Core (P-core)" : "not enumerated";
+}
+
+static void use_row(struct uarch_match *m, const struct uarch_row *t)
+{
+	m->row = t;
+	m->uarch = descs[t->desc].name;
+	m->key = descs[t->desc].key;
+	m->event_set = uarch_row_event_set(t);
+}
+
+/* No row of this model applies: the vendor's family-level fallback. */
+static void family_fallback(enum cpu_vendor vendor, uint32_t family, uint32_t model, bool arch_pmu,
+			    struct uarch_match *m, const char *why)
+{
+	m->row = NULL;
+	m->fallback = true;
+	if (vendor == VENDOR_INTEL) {
+		m->uarch = "unknown Intel model";
+		m->key = "intel_unknown";
+		m->event_set = arch_pmu ? EVENT_SET_INTEL_FALLBACK : NULL;
+		snprintf(m->reason, sizeof(m->reason), "%s family 0x%x model 0x%x; %s", why, family, model,
+			 arch_pmu ? "using the architectural events of CPUID.0AH only"
+				  : "no architectural PMU (CPUID.0AH) either, so no event set");
+	} else if (vendor == VENDOR_AMD || vendor == VENDOR_HYGON) {
+		m->uarch = vendor == VENDOR_AMD ? "unknown AMD model" : "unknown Hygon model";
+		m->key = "amd_unknown";
+		m->event_set = EVENT_SET_AMD_FALLBACK;
+		snprintf(m->reason, sizeof(m->reason), "%s family 0x%x model 0x%x; using the legacy AMD core events only",
+			 why, family, model);
+	} else {
+		m->uarch = "unknown vendor";
+		m->key = "unknown";
+		m->event_set = NULL;
+		snprintf(m->reason, sizeof(m->reason), "unknown vendor: no microarchitecture table and no event set");
+	}
+}
+
+void uarch_lookup(enum cpu_vendor vendor, uint32_t family, uint32_t model, uint32_t stepping, uint8_t core_type,
+		  bool arch_pmu, struct uarch_match *m)
+{
+	const struct uarch_row *model_rows[8];
+	size_t nmodel = 0;
+
+	memset(m, 0, sizeof(*m));
+	for (size_t i = 0; i < ARRAY_SIZE(table); i++) {
+		const struct uarch_row *t = &table[i];
+		if (!same_model(t, vendor, family, model))
+			continue;
+		if (nmodel < ARRAY_SIZE(model_rows))
+			model_rows[nmodel++] = t;
+		if (stepping < t->step_lo || stepping > t->step_hi)
+			continue;
+		if (t->core_type != CORE_TYPE_ANY && t->core_type != core_type)
+			continue;
+		use_row(m, t);
+		return;
+	}
+	if (nmodel == 0) {
+		family_fallback(vendor, family, model, arch_pmu, m, "not in the table:");
+		return;
+	}
+
+	/* A hybrid model whose core type is not enumerated (or unknown): the P-core row, marked as assumed. */
+	for (size_t i = 0; i < nmodel; i++) {
+		const struct uarch_row *t = model_rows[i];
+		if (t->core_type == CORE_TYPE_CORE && stepping >= t->step_lo && stepping <= t->step_hi) {
+			use_row(m, t);
+			m->fallback = true;
+			snprintf(m->reason, sizeof(m->reason),
+				 "family 0x%x model 0x%x is a hybrid part but this CPU's core type is %s "
+				 "(CPUID.1AH:EAX[31:24] = 0x%02x); assumed a P-core", family, model,
+				 core_type_name(core_type), core_type);
+			return;
+		}
+	}
+	/* A known model, but not this stepping: its rows are used only if they all share an event set. */
+	for (size_t i = 1; i < nmodel; i++) {
+		if (descs[model_rows[i]->desc].event_set != descs[model_rows[0]->desc].event_set) {
+			family_fallback(vendor, family, model, arch_pmu, m,
+					"stepping not in the table, and this model's steppings use different event sets:");
+			return;
+		}
+	}
+	use_row(m, model_rows[0]);
+	m->uarch = "unlisted stepping of a known model";
+	m->fallback = true;
+	snprintf(m->reason, sizeof(m->reason),
+		 "stepping %u of family 0x%x model 0x%x is not in the table; every known stepping of this model uses "
+		 "event set %s", stepping, family, model, m->event_set ? m->event_set : "(none)");
+}

@@ -1,0 +1,440 @@
+/* run/config.c - the option table and its parser; see config.h. */
+#include "run/config.h"
+
+enum opt_type { OPT_ENUM, OPT_BOOL, OPT_U32, OPT_U64, OPT_STR, OPT_SERIAL, OPT_COUNTDOWN };
+
+struct opt_def {
+	const char *key;
+	enum opt_type type;
+	size_t offset;
+	const char *const *choices;	/* OPT_ENUM: value i is choices[i] */
+	uint64_t min, max;		/* OPT_U32 / OPT_U64 */
+	const char *def;		/* default, parsed like any other value */
+	const char *example;
+	const char *help;
+};
+
+static const char *const finish_choices[] = { "auto", "shutdown", "reboot", "halt", "return", NULL };
+static const char *const tri_choices[] = { "auto", "on", "off", NULL };
+static const char *const arena_choices[] = { "both", "4k", "2m", NULL };
+static const char *const ibs_choices[] = { "both", "off", "fetch", "op", NULL };
+
+#define OFF(f) offsetof(struct config, f)
+
+static const struct opt_def opts[] = {
+	{ "serial", OPT_SERIAL, OFF(serial), NULL, 0, 0, "auto", "serial=0x2f8,57600",
+	  "Console UART. `auto`: the UART the firmware's ACPI SPCR table names, else COM1 (I/O port 0x3f8). "
+	  "`off`: no serial output. `0xPORT[,baud]` or `com1`..`com4[,baud]`: a 16550 at an I/O port. "
+	  "`mmio,0xADDR[,baud]` / `mmio32,0xADDR[,baud]`: a memory-mapped 16550 with 1- or 4-byte register "
+	  "spacing. Baud defaults to 115200; the frame is always 8N1." },
+	{ "on_finish", OPT_ENUM, OFF(on_finish), finish_choices, 0, 0, "auto", "on_finish=reboot",
+	  "What to do when the run is over. `auto` is `shutdown` under a hypervisor and `halt` on bare "
+	  "metal, so the screen stays readable. `return` goes back to the firmware (boot menu or shell)." },
+	{ "countdown", OPT_COUNTDOWN, OFF(countdown), NULL, 0, 3600, "auto", "countdown=10",
+	  "Seconds shown on screen before on_finish, interrupted by any key. `auto` is 5 on bare metal and "
+	  "0 under a hypervisor; there is no wait when the firmware offers no console input." },
+	{ "qemu_exit", OPT_ENUM, OFF(qemu_exit), tri_choices, 0, 0, "auto", "qemu_exit=off",
+	  "Report the run's status through QEMU's isa-debug-exit device (I/O port 0xf4). `auto` does so "
+	  "only when CPUID names the QEMU TCG or KVM hypervisor." },
+	{ "verbose", OPT_BOOL, OFF(verbose), NULL, 0, 0, "off", "verbose=on",
+	  "Emit extra records (for example a `program` record with the MSR writes for each pass)." },
+	{ "save", OPT_BOOL, OFF(save), NULL, 0, 0, "on", "save=off",
+	  "Write the records to \\pmuboot\\results-NNNN.jsonl on the boot medium as the run goes." },
+	{ "force_counters", OPT_BOOL, OFF(force_counters), NULL, 0, 0, "off", "force_counters=on",
+	  "Use performance counters that were already enabled when pmuboot started (by firmware or a "
+	  "BMC). Their state is still restored at the end." },
+	{ "selftest", OPT_STR, OFF(selftest), NULL, 0, 0, "", "selftest=fixup,nmi",
+	  "Runtime self-tests to run first, comma-separated: `fixup`, `window`, `nmi`, `paging`, `fault`, or "
+	  "`all` (see docs/runtime.md). `fault` runs last and ends the run through the fault path on purpose." },
+	{ "bench", OPT_STR, OFF(bench), NULL, 0, 0, "all", "bench=store_forward,split.load_page",
+	  "Benchmarks to run: `all`, `none`, or a comma-separated list of `kernel` or `kernel.variant`." },
+	{ "reps", OPT_U32, OFF(reps), NULL, 3, 10000, "11", "reps=31",
+	  "Measured repetitions per figure (min, median and max are reported over these)." },
+	{ "iterations", OPT_U32, OFF(iterations), NULL, 16, 100000000, "1000", "iterations=10000",
+	  "Kernel loop iterations per repetition." },
+	{ "warmup", OPT_U32, OFF(warmup), NULL, 0, 1000, "3", "warmup=5",
+	  "Unmeasured repetitions before measuring." },
+	{ "events", OPT_STR, OFF(events), NULL, 0, 0, "", "events=INST_RETIRED.ANY;event=0x24,umask=0x02",
+	  "Extra events counted alongside every benchmark, separated by `;`: names from the event tables "
+	  "of this core, or raw specs (`event=0x03,umask=0x02[,cmask=N][,inv][,edge]`, `r0203`)." },
+	{ "arena_page", OPT_ENUM, OFF(arena_page), arena_choices, 0, 0, "both", "arena_page=4k",
+	  "Page size of the benchmark memory for the split kernels: `4k`, `2m` or `both`." },
+	{ "ibs", OPT_ENUM, OFF(ibs), ibs_choices, 0, 0, "both", "ibs=op",
+	  "AMD Instruction-Based Sampling alongside each benchmark: `both`, `fetch`, `op` or `off`. "
+	  "Ignored, with a note, where IBS is absent." },
+	{ "ibs_period", OPT_U64, OFF(ibs_period), NULL, 0x10, 0x7FFFFFF0ull, "0x4000", "ibs_period=0x10000",
+	  "IBS sampling period in ops (op sampling) or fetches (fetch sampling)." },
+	{ "ibs_raw", OPT_BOOL, OFF(ibs_raw), NULL, 0, 0, "off", "ibs_raw=on",
+	  "Emit one `ibs_sample` record per IBS sample with the raw registers." },
+};
+
+static const struct opt_def *find_opt(const char *key, size_t len)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(opts); i++)
+		if (strlen(opts[i].key) == len && strncmp(opts[i].key, key, len) == 0)
+			return &opts[i];
+	return NULL;
+}
+
+static bool eq_ci(const char *a, size_t alen, const char *b)
+{
+	if (alen != strlen(b))
+		return false;
+	for (size_t i = 0; i < alen; i++)
+		if (lc_tolower((unsigned char)a[i]) != lc_tolower((unsigned char)b[i]))
+			return false;
+	return true;
+}
+
+#define UART_DEFAULT_BAUD 115200
+#define UART_MAX_BAUD 115200	/* 1.8432 MHz clock / 16, divisor 1 */
+#define IO_PORT_MAX 0xffff
+
+static bool parse_serial(struct serial_cfg *s, const char *v, size_t len, char *why, size_t cap)
+{
+	static const uint16_t com_ports[] = { 0x3f8, 0x2f8, 0x3e8, 0x2e8 }; /* PC/AT convention */
+	const char *comma = NULL;
+	struct serial_cfg out = { SERIAL_IO, 0, 0 };
+
+	if (eq_ci(v, len, "auto") || eq_ci(v, len, "off")) {
+		out.kind = eq_ci(v, len, "auto") ? SERIAL_AUTO : SERIAL_OFF;
+		*s = out;
+		return true;
+	}
+	for (size_t i = 0; i < len; i++)
+		if (v[i] == ',') {
+			comma = v + i;
+			break;
+		}
+	size_t head = comma ? (size_t)(comma - v) : len;
+	const char *rest = comma ? comma + 1 : NULL;
+	size_t rest_len = comma ? len - head - 1 : 0;
+
+	if (eq_ci(v, head, "mmio") || eq_ci(v, head, "mmio32")) {
+		out.kind = eq_ci(v, head, "mmio") ? SERIAL_MMIO8 : SERIAL_MMIO32;
+		if (!rest) {
+			snprintf(why, cap, "'%.*s' needs an address: %.*s,0xADDR[,baud]", (int)head, v, (int)head, v);
+			return false;
+		}
+		const char *c2 = NULL;
+		for (size_t i = 0; i < rest_len; i++)
+			if (rest[i] == ',') {
+				c2 = rest + i;
+				break;
+			}
+		size_t alen = c2 ? (size_t)(c2 - rest) : rest_len;
+		if (!lc_parse_u64(rest, alen, &out.base) || out.base == 0) {
+			snprintf(why, cap, "bad MMIO address '%.*s' (expected 0x followed by hex digits)", (int)alen, rest);
+			return false;
+		}
+		rest = c2 ? c2 + 1 : NULL;
+		rest_len = c2 ? rest_len - alen - 1 : 0;
+	} else if (head == 4 && eq_ci(v, 3, "com") && v[3] >= '1' && v[3] <= '4') {
+		out.base = com_ports[v[3] - '1'];
+	} else {
+		if (!lc_parse_u64(v, head, &out.base) || out.base == 0 || out.base > IO_PORT_MAX) {
+			snprintf(why, cap,
+				 "'%.*s' is not a serial port (expected auto, off, com1..com4, an I/O port 0x1..0xffff, "
+				 "mmio,0xADDR or mmio32,0xADDR)", (int)head, v);
+			return false;
+		}
+	}
+	if (rest) {
+		uint64_t baud;
+		if (!lc_parse_u64(rest, rest_len, &baud) || baud == 0 || baud > UART_MAX_BAUD ||
+		    (UART_MAX_BAUD % baud) != 0) {
+			snprintf(why, cap, "bad baud rate '%.*s' (expected a divisor of 115200, e.g. 115200, 57600, 9600)",
+				 (int)rest_len, rest);
+			return false;
+		}
+		out.baud = (uint32_t)baud;
+	}
+	if (!out.baud)
+		out.baud = UART_DEFAULT_BAUD;
+	*s = out;
+	return true;
+}
+
+static bool parse_value(const struct opt_def *o, struct config *c, const char *v, size_t len, char *why,
+			size_t cap)
+{
+	char *field = (char *)c + o->offset;
+	uint64_t n;
+
+	switch (o->type) {
+	case OPT_ENUM:
+		for (int i = 0; o->choices[i]; i++) {
+			if (eq_ci(v, len, o->choices[i])) {
+				*(int *)field = i;
+				return true;
+			}
+		}
+		{
+			size_t k = (size_t)snprintf(why, cap, "'%.*s' is not one of:", (int)len, v);
+			for (int i = 0; o->choices[i] && k < cap; i++)
+				k += (size_t)snprintf(why + k, cap - k, " %s", o->choices[i]);
+		}
+		return false;
+	case OPT_BOOL:
+		if (eq_ci(v, len, "on") || eq_ci(v, len, "yes") || eq_ci(v, len, "true") || eq_ci(v, len, "1")) {
+			*(bool *)field = true;
+			return true;
+		}
+		if (eq_ci(v, len, "off") || eq_ci(v, len, "no") || eq_ci(v, len, "false") || eq_ci(v, len, "0")) {
+			*(bool *)field = false;
+			return true;
+		}
+		snprintf(why, cap, "'%.*s' is not on or off", (int)len, v);
+		return false;
+	case OPT_COUNTDOWN:
+		if (eq_ci(v, len, "auto")) {
+			*(int32_t *)field = -1;
+			return true;
+		}
+		/* fall through */
+	case OPT_U32:
+	case OPT_U64:
+		if (!lc_parse_u64(v, len, &n)) {
+			snprintf(why, cap, "'%.*s' is not a number (decimal, or hex with 0x)", (int)len, v);
+			return false;
+		}
+		if (n < o->min || n > o->max) {
+			snprintf(why, cap, "%llu is out of range %llu..%llu", (unsigned long long)n,
+				 (unsigned long long)o->min, (unsigned long long)o->max);
+			return false;
+		}
+		if (o->type == OPT_U64)
+			*(uint64_t *)field = n;
+		else if (o->type == OPT_U32)
+			*(uint32_t *)field = (uint32_t)n;
+		else
+			*(int32_t *)field = (int32_t)n;
+		return true;
+	case OPT_STR:
+		if (len >= CONFIG_STR_MAX) {
+			snprintf(why, cap, "value is %zu characters long; at most %d fit", len, CONFIG_STR_MAX - 1);
+			return false;
+		}
+		for (size_t i = 0; i < len; i++) {
+			if ((unsigned char)v[i] < 0x21 || (unsigned char)v[i] > 0x7e) {
+				snprintf(why, cap, "character %zu is not printable ASCII", i + 1);
+				return false;
+			}
+		}
+		memcpy(field, v, len);
+		field[len] = '\0';
+		return true;
+	case OPT_SERIAL:
+		return parse_serial((struct serial_cfg *)field, v, len, why, cap);
+	}
+	return false;
+}
+
+void config_defaults(struct config *c)
+{
+	char why[192];
+
+	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; i < ARRAY_SIZE(opts); i++)
+		(void)parse_value(&opts[i], c, opts[i].def, strlen(opts[i].def), why, sizeof(why));
+}
+
+static void set_err(struct config_error *err, const char *source, const char *key, size_t klen, const char *msg)
+{
+	snprintf(err->source, sizeof(err->source), "%s", source);
+	snprintf(err->key, sizeof(err->key), "%.*s", (int)(klen < sizeof(err->key) ? klen : sizeof(err->key) - 1),
+		 key);
+	snprintf(err->message, sizeof(err->message), "%s", msg);
+}
+
+bool config_apply_word(struct config *c, const char *source, const char *word, size_t len,
+		       struct config_error *err)
+{
+	const char *eq = NULL;
+	char why[192];
+
+	for (size_t i = 0; i < len; i++)
+		if (word[i] == '=') {
+			eq = word + i;
+			break;
+		}
+	if (!eq) {
+		snprintf(why, sizeof(why), "'%.*s' is not key=value", (int)(len > 60 ? 60 : len), word);
+		set_err(err, source, word, len, why);
+		return false;
+	}
+	size_t klen = (size_t)(eq - word);
+	const struct opt_def *o = find_opt(word, klen);
+	if (!o) {
+		snprintf(why, sizeof(why), "unknown option '%.*s' (see docs/options.md)", (int)(klen > 40 ? 40 : klen),
+			 word);
+		set_err(err, source, word, klen, why);
+		return false;
+	}
+	if (!parse_value(o, c, eq + 1, len - klen - 1, why, sizeof(why))) {
+		set_err(err, source, word, klen, why);
+		return false;
+	}
+	return true;
+}
+
+unsigned config_apply_text(struct config *c, const char *name, bool is_file, const char *text, size_t len,
+			   void (*report)(const struct config_error *err, void *ctx), void *ctx)
+{
+	unsigned errors = 0, line = 1;
+	char source[64];
+	struct config_error err;
+	size_t i = 0;
+
+	while (i < len) {
+		/* One line at a time; load options are a single line. */
+		size_t end = i;
+		while (end < len && text[end] != '\n')
+			end++;
+		size_t stop = end;
+		for (size_t k = i; k < end; k++)
+			if (text[k] == '#') {
+				stop = k;
+				break;
+			}
+		if (is_file)
+			snprintf(source, sizeof(source), "%s:%u", name, line);
+		else
+			snprintf(source, sizeof(source), "%s", name);
+		size_t k = i;
+		while (k < stop) {
+			while (k < stop && lc_isspace((unsigned char)text[k]))
+				k++;
+			size_t w = k;
+			while (k < stop && !lc_isspace((unsigned char)text[k]))
+				k++;
+			if (k > w && !config_apply_word(c, source, text + w, k - w, &err)) {
+				errors++;
+				if (report)
+					report(&err, ctx);
+			}
+		}
+		i = end + 1;
+		line++;
+	}
+	return errors;
+}
+
+/*
+ * Unicode 15.0 §23.8 (byte order mark): U+FEFF at the start of a file is
+ * EF BB BF in UTF-8, FF FE in UTF-16LE and FE FF in UTF-16BE.
+ */
+static const char bom_utf8[] = "\xef\xbb\xbf";
+#define BOM_UTF8_LEN 3
+
+/* Which UTF-16 a text is, or NULL: by its byte order mark, or by a NUL beside an ASCII byte. */
+static const char *utf16_kind(const unsigned char *t, size_t len)
+{
+	if (len < 2)
+		return NULL;
+	if (t[0] == 0xff && t[1] == 0xfe)
+		return "UTF-16LE, byte order mark FF FE";
+	if (t[0] == 0xfe && t[1] == 0xff)
+		return "UTF-16BE, byte order mark FE FF";
+	if (t[0] && t[0] < 0x80 && !t[1])
+		return "UTF-16LE without a byte order mark";
+	if (!t[0] && t[1] && t[1] < 0x80)
+		return "UTF-16BE without a byte order mark";
+	return NULL;
+}
+
+unsigned config_apply_file(struct config *c, const char *name, const char *text, size_t len,
+			   void (*report)(const struct config_error *err, void *ctx), void *ctx)
+{
+	if (len >= BOM_UTF8_LEN && memcmp(text, bom_utf8, BOM_UTF8_LEN) == 0) {
+		text += BOM_UTF8_LEN;
+		len -= BOM_UTF8_LEN;
+	}
+	const char *u16 = utf16_kind((const unsigned char *)text, len);
+	if (u16) {
+		struct config_error err;
+		char why[160];
+		snprintf(why, sizeof(why), "is UTF-16 text (%s): no option was read; save it as ASCII or UTF-8", u16);
+		set_err(&err, name, "-", 1, why);
+		if (report)
+			report(&err, ctx);
+		return 1;
+	}
+	return config_apply_text(c, name, true, text, len, report, ctx);
+}
+
+static void value_text(const struct opt_def *o, const struct config *c, char *buf, size_t cap)
+{
+	const char *field = (const char *)c + o->offset;
+
+	switch (o->type) {
+	case OPT_ENUM:
+		snprintf(buf, cap, "%s", o->choices[*(const int *)field]);
+		break;
+	case OPT_BOOL:
+		snprintf(buf, cap, "%s", *(const bool *)field ? "on" : "off");
+		break;
+	case OPT_COUNTDOWN:
+		if (*(const int32_t *)field < 0)
+			snprintf(buf, cap, "auto");
+		else
+			snprintf(buf, cap, "%d", *(const int32_t *)field);
+		break;
+	case OPT_U32:
+		snprintf(buf, cap, "%u", *(const uint32_t *)field);
+		break;
+	case OPT_U64:
+		snprintf(buf, cap, "0x%llx", (unsigned long long)*(const uint64_t *)field);
+		break;
+	case OPT_STR:
+		snprintf(buf, cap, "%s", field);
+		break;
+	case OPT_SERIAL: {
+		const struct serial_cfg *s = (const struct serial_cfg *)field;
+		if (s->kind == SERIAL_AUTO || s->kind == SERIAL_OFF)
+			snprintf(buf, cap, "%s", s->kind == SERIAL_AUTO ? "auto" : "off");
+		else
+			snprintf(buf, cap, "%s0x%llx,%u",
+				 s->kind == SERIAL_MMIO8 ? "mmio," : s->kind == SERIAL_MMIO32 ? "mmio32," : "",
+				 (unsigned long long)s->base, s->baud);
+		break;
+	}
+	}
+}
+
+bool config_value_text(const struct config *c, const char *key, char *buf, size_t cap)
+{
+	const struct opt_def *o = find_opt(key, strlen(key));
+	if (!o)
+		return false;
+	value_text(o, c, buf, cap);
+	return true;
+}
+
+size_t config_key_count(void) { return ARRAY_SIZE(opts); }
+const char *config_key_at(size_t i) { return i < ARRAY_SIZE(opts) ? opts[i].key : NULL; }
+
+void config_write_doc(void (*emit)(const char *line, void *ctx), void *ctx)
+{
+	char line[1024];
+
+	emit("# pmuboot options", ctx);
+	emit("", ctx);
+	emit("<!-- Generated by `build/pmuboot-host options` from lib/config.c; a test keeps them equal. -->", ctx);
+	emit("", ctx);
+	emit("Options are `key=value` words. They are read from `pmuboot.cfg` beside the image on the boot medium "
+	     "(any number of words per line; `#` starts a comment; ASCII or UTF-8, a byte order mark is skipped; "
+	     "a UTF-16 file is refused with an error saying so; up to 1 MiB) and then from the image's load options (the "
+	     "UEFI shell command line or a boot entry's optional data), so load options win. Keys are "
+	     "case-sensitive; values are not. An unknown key or a bad value is an `error` record naming the file "
+	     "and line (or `load-options`), the key and the reason; the run goes on with the default for that key "
+	     "and ends with status `error`.", ctx);
+	emit("", ctx);
+	emit("| key | default | example | meaning |", ctx);
+	emit("| --- | --- | --- | --- |", ctx);
+	for (size_t i = 0; i < ARRAY_SIZE(opts); i++) {
+		snprintf(line, sizeof(line), "| `%s` | `%s` | `%s` | %s |", opts[i].key,
+			 opts[i].def[0] ? opts[i].def : "(empty)", opts[i].example, opts[i].help);
+		emit(line, ctx);
+	}
+}

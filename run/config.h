@@ -1,0 +1,92 @@
+/*
+ * run/config.h - run options.
+ *
+ * Options are `key=value` words.  They come from pmuboot.cfg beside the
+ * image (one or more words per line, '#' starts a comment) and from the
+ * image's load options; load options are applied last, so they win.  The
+ * table in config.c is the single source of truth: defaults, value checks
+ * and the documentation (`pmuboot-host options` prints docs/options.md from
+ * it, and a test keeps the two equal).
+ */
+#ifndef PMUBOOT_LIB_CONFIG_H
+#define PMUBOOT_LIB_CONFIG_H
+
+#include "lib/libc.h"
+
+enum on_finish { FINISH_AUTO, FINISH_SHUTDOWN, FINISH_REBOOT, FINISH_HALT, FINISH_RETURN };
+enum tristate { TRI_AUTO, TRI_ON, TRI_OFF };
+enum serial_kind { SERIAL_AUTO, SERIAL_OFF, SERIAL_IO, SERIAL_MMIO8, SERIAL_MMIO32 };
+enum arena_sel { ARENA_BOTH, ARENA_4K, ARENA_2M };
+enum ibs_mode { IBS_MODE_BOTH, IBS_MODE_OFF, IBS_MODE_FETCH, IBS_MODE_OP };
+
+#define CONFIG_STR_MAX 256
+
+struct serial_cfg {
+	enum serial_kind kind;
+	uint64_t base;	/* I/O port or MMIO address */
+	uint32_t baud;	/* 0: keep the default / what SPCR says */
+};
+
+struct config {
+	struct serial_cfg serial;
+	enum on_finish on_finish;
+	int32_t countdown;		/* seconds; -1 = auto */
+	enum tristate qemu_exit;
+	bool verbose;
+	bool save;
+	bool force_counters;
+	char selftest[CONFIG_STR_MAX];	/* comma list, "" = none */
+	char bench[CONFIG_STR_MAX];	/* comma list of kernel[.variant], "all", "none" */
+	uint32_t reps;
+	uint32_t iterations;
+	uint32_t warmup;
+	char events[CONFIG_STR_MAX];	/* extra events, ';'-separated specs */
+	enum arena_sel arena_page;
+	enum ibs_mode ibs;
+	uint64_t ibs_period;
+	bool ibs_raw;
+};
+
+/* Where a word came from, for error messages: "pmuboot.cfg:3" or "load-options". */
+struct config_error {
+	char source[64];
+	char key[32];
+	char message[192];
+};
+
+void config_defaults(struct config *c);
+
+/*
+ * Apply one key=value word.  On failure fills err (source, key, reason) and
+ * returns false; the config keeps its previous value for that key.
+ */
+bool config_apply_word(struct config *c, const char *source, const char *word, size_t len,
+		       struct config_error *err);
+
+/*
+ * Apply a whole text: a config file (line numbers reported as
+ * "<name>:<line>") or load options (is_file false: the source is the name
+ * as given).  Calls report() for each error and goes on; returns the number
+ * of errors.
+ */
+unsigned config_apply_text(struct config *c, const char *name, bool is_file, const char *text,
+			   size_t len, void (*report)(const struct config_error *err, void *ctx),
+			   void *ctx);
+
+/*
+ * Apply a config file's bytes: config_apply_text after a UTF-8 byte order
+ * mark is skipped.  A UTF-16 file (by its byte order mark, or NULs between
+ * ASCII bytes) is refused with one error saying so.
+ */
+unsigned config_apply_file(struct config *c, const char *name, const char *text, size_t len,
+			   void (*report)(const struct config_error *err, void *ctx), void *ctx);
+
+/* Write the option reference (Markdown) through emit(), one line per call. */
+void config_write_doc(void (*emit)(const char *line, void *ctx), void *ctx);
+
+/* Canonical text of an option's current value, e.g. for the `begin` record. */
+bool config_value_text(const struct config *c, const char *key, char *buf, size_t cap);
+size_t config_key_count(void);
+const char *config_key_at(size_t i);
+
+#endif

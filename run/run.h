@@ -1,0 +1,30 @@
+/*
+ * run/run.h - the run sequence shared by the image and pmuboot-host.
+ *
+ * A run is a fixed list of stages (identify, PMU, time, self-tests,
+ * benchmarks, ...), each emitting its records as it goes.  The image and
+ * the host call run_stages() with the same config, so both print the same
+ * records; stages that need bare metal check env->image.
+ */
+#ifndef PMUBOOT_BENCH_RUN_H
+#define PMUBOOT_BENCH_RUN_H
+
+#include "run/config.h"
+#include "pmu/cpu/cpu.h"
+#include "pmu/caps/pmu_caps.h"
+
+struct run_env {
+	const struct config *cfg;
+	bool image;		/* true in the UEFI image, false in pmuboot-host */
+	struct cpu_info cpu;
+	/* Image only: the runtime record and self-tests (kernel_selftest); NULL on the host. */
+	void (*selftest)(const char *list);
+	struct pmu_caps caps;
+};
+
+/* Run every stage in order; a failing stage is recorded and the run goes on. */
+void run_stages(struct run_env *env);
+/* Run the one stage called name (pmuboot-host identify runs "identify" and "pmu"); false if unknown. */
+bool run_stage(struct run_env *env, const char *name);
+
+#endif
