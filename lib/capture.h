@@ -15,7 +15,7 @@
 #ifndef PMUBOOT_LIB_CAPTURE_H
 #define PMUBOOT_LIB_CAPTURE_H
 
-#include "libc.h"
+#include "lib/libc.h"
 
 /* The record's JSON text in line[0..len) (trailing CR and blanks dropped), or false. */
 bool capture_record_text(const char *line, size_t len, const char **json, size_t *jlen);

@@ -15,7 +15,7 @@
 #ifndef PMUBOOT_LIB_JSON_READ_H
 #define PMUBOOT_LIB_JSON_READ_H
 
-#include "libc.h"
+#include "lib/libc.h"
 
 #define JSON_READ_MAX_DEPTH 64
 

@@ -11,7 +11,7 @@
 #include "lib/capture.h"
 #include "lib/json_read.h"
 #include "lib/record.h"
-#include "fake/capture.h"
+#include "tests/fake/capture.h"
 
 static bool parses(const char *s, size_t n)
 {

@@ -9,7 +9,7 @@
 
 #include "lib/out.h"
 #include "lib/record.h"
-#include "fake/capture.h"
+#include "tests/fake/capture.h"
 
 /* No captured line of kind OUT_TEXT begins with or contains the record marker. */
 static void assert_no_marker_in_text(const struct capture *c)

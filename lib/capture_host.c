@@ -1,11 +1,10 @@
-/* lib/capture.c - see capture.h. */
-#include "capture.h"
+/* lib/capture_host.c - see capture.h. */
+#include "lib/capture.h"
 
-#ifdef PMUBOOT_HOSTED
 #include <stdlib.h>
-#include "crc32.h"
-#include "json_read.h"
-#include "record.h"
+#include "lib/crc32.h"
+#include "lib/json_read.h"
+#include "lib/record.h"
 
 #define ESC 0x1b
 #define CRC_HEX_DIGITS 8
@@ -171,5 +170,3 @@ const struct capture_run *capture_run_of_line(const struct capture_run *runs, si
 			return &runs[i];
 	return NULL;
 }
-
-#endif

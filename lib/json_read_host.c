@@ -1,7 +1,6 @@
-/* lib/json_read.c - see json_read.h.  Grammar references are RFC 8259 sections. */
-#include "json_read.h"
+/* lib/json_read_host.c - see json_read.h.  Grammar references are RFC 8259 sections. */
+#include "lib/json_read.h"
 
-#ifdef PMUBOOT_HOSTED
 #include <stdlib.h>
 
 #define NODES_PER_BLOCK 256
@@ -410,5 +409,3 @@ const char *json_type_name(enum json_type t)
 					     "an object" };
 	return (unsigned)t < ARRAY_SIZE(names) ? names[t] : "?";
 }
-
-#endif
