@@ -248,7 +248,11 @@ struct ibs_capture_item {
 	struct ibs_sample sample;	/* IBS_LINE_SAMPLE */
 };
 
-/* Classify and read one line of a capture (serial log or .jsonl; noise before the prefix is skipped). */
+/*
+ * Classify and read one line of a capture (serial log or .jsonl): a record only
+ * with the prefix at the line start (lib/capture.h), read as strict JSON with
+ * every field type-checked.
+ */
 enum ibs_line_type ibs_capture_parse(const char *line, size_t len, struct ibs_capture_item *it, char *err,
 				     size_t err_cap);
 
