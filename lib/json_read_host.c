@@ -1,5 +1,6 @@
 /* lib/json_read_host.c - see json_read.h.  Grammar references are RFC 8259 sections. */
 #include "lib/json_read.h"
+#include "lib/strbuf.h"
 
 #include <stdlib.h>
 
@@ -25,7 +26,7 @@ struct parser {
 static bool fail(struct parser *p, const char *why)
 {
 	if (!p->failed && p->err_cap)
-		snprintf(p->err, p->err_cap, "%s at byte %zu", why, p->i);
+		str_appendf(p->err, p->err_cap, 0, "%s at byte %zu", why, p->i);
 	p->failed = true;
 	return false;
 }

@@ -1,5 +1,10 @@
 /* run/config.c - the option table and its parser; see config.h. */
 #include "run/config.h"
+#include "lib/strbuf.h"
+
+/* A value quoted in an error message: enough to recognise it, never a whole long line. */
+#define QUOTE_MAX 48
+#define QUOTED(len) ((int)((len) > QUOTE_MAX ? QUOTE_MAX : (len)))
 
 enum opt_type { OPT_ENUM, OPT_BOOL, OPT_U32, OPT_U64, OPT_STR, OPT_SERIAL, OPT_COUNTDOWN };
 
@@ -113,7 +118,7 @@ static bool parse_serial(struct serial_cfg *s, const char *v, size_t len, char *
 	if (eq_ci(v, head, "mmio") || eq_ci(v, head, "mmio32")) {
 		out.kind = eq_ci(v, head, "mmio") ? SERIAL_MMIO8 : SERIAL_MMIO32;
 		if (!rest) {
-			snprintf(why, cap, "'%.*s' needs an address: %.*s,0xADDR[,baud]", (int)head, v, (int)head, v);
+			snprintf(why, cap, "'%.*s' needs an address: %.*s,0xADDR[,baud]", QUOTED(head), v, QUOTED(head), v);
 			return false;
 		}
 		const char *c2 = NULL;
@@ -124,7 +129,7 @@ static bool parse_serial(struct serial_cfg *s, const char *v, size_t len, char *
 			}
 		size_t alen = c2 ? (size_t)(c2 - rest) : rest_len;
 		if (!lc_parse_u64(rest, alen, &out.base) || out.base == 0) {
-			snprintf(why, cap, "bad MMIO address '%.*s' (expected 0x followed by hex digits)", (int)alen, rest);
+			snprintf(why, cap, "bad MMIO address '%.*s' (expected 0x followed by hex digits)", QUOTED(alen), rest);
 			return false;
 		}
 		rest = c2 ? c2 + 1 : NULL;
@@ -135,7 +140,7 @@ static bool parse_serial(struct serial_cfg *s, const char *v, size_t len, char *
 		if (!lc_parse_u64(v, head, &out.base) || out.base == 0 || out.base > IO_PORT_MAX) {
 			snprintf(why, cap,
 				 "'%.*s' is not a serial port (expected auto, off, com1..com4, an I/O port 0x1..0xffff, "
-				 "mmio,0xADDR or mmio32,0xADDR)", (int)head, v);
+				 "mmio,0xADDR or mmio32,0xADDR)", QUOTED(head), v);
 			return false;
 		}
 	}
@@ -144,7 +149,7 @@ static bool parse_serial(struct serial_cfg *s, const char *v, size_t len, char *
 		if (!lc_parse_u64(rest, rest_len, &baud) || baud == 0 || baud > UART_MAX_BAUD ||
 		    (UART_MAX_BAUD % baud) != 0) {
 			snprintf(why, cap, "bad baud rate '%.*s' (expected a divisor of 115200, e.g. 115200, 57600, 9600)",
-				 (int)rest_len, rest);
+				 QUOTED(rest_len), rest);
 			return false;
 		}
 		out.baud = (uint32_t)baud;
@@ -170,9 +175,9 @@ static bool parse_value(const struct opt_def *o, struct config *c, const char *v
 			}
 		}
 		{
-			size_t k = (size_t)snprintf(why, cap, "'%.*s' is not one of:", (int)len, v);
+			size_t k = (size_t)snprintf(why, cap, "'%.*s' is not one of:", QUOTED(len), v);
 			for (int i = 0; o->choices[i] && k < cap; i++)
-				k += (size_t)snprintf(why + k, cap - k, " %s", o->choices[i]);
+				k = str_appendf(why, cap, k, " %s", o->choices[i]);
 		}
 		return false;
 	case OPT_BOOL:
@@ -184,7 +189,7 @@ static bool parse_value(const struct opt_def *o, struct config *c, const char *v
 			*(bool *)field = false;
 			return true;
 		}
-		snprintf(why, cap, "'%.*s' is not on or off", (int)len, v);
+		snprintf(why, cap, "'%.*s' is not on or off", QUOTED(len), v);
 		return false;
 	case OPT_COUNTDOWN:
 		if (eq_ci(v, len, "auto")) {
@@ -195,7 +200,7 @@ static bool parse_value(const struct opt_def *o, struct config *c, const char *v
 	case OPT_U32:
 	case OPT_U64:
 		if (!lc_parse_u64(v, len, &n)) {
-			snprintf(why, cap, "'%.*s' is not a number (decimal, or hex with 0x)", (int)len, v);
+			snprintf(why, cap, "'%.*s' is not a number (decimal, or hex with 0x)", QUOTED(len), v);
 			return false;
 		}
 		if (n < o->min || n > o->max) {

@@ -173,7 +173,7 @@ struct ibs_ctl_info {
 /* Per kernel variant. */
 struct ibs_ctl_stats {
 	enum ibs_delivery delivery;
-	char delivery_note[128];	/* why polled, when NMI routing was refused */
+	char delivery_note[160];	/* why polled, when NMI routing was refused (room for a 95-byte reason) */
 	uint32_t slices;
 	uint64_t nmis;			/* NMIs that found a sample */
 	uint64_t late_nmis;		/* NMIs while disarmed, absorbed */

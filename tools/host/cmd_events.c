@@ -14,6 +14,7 @@
 
 #include "events/events.h"
 #include "tools/host/host.h"
+#include "lib/strbuf.h"
 
 #define HEADER "uarch,name,event,umask,cmask,inv,edge,counters,precise,source,description"
 
@@ -54,12 +55,12 @@ static void counters_text(const struct event_def *d, char *buf, size_t cap)
 			int j = i;
 			while (j + 1 < 32 && (d->counters & (1u << (j + 1))))
 				j++;
-			w += (size_t)snprintf(buf + w, cap - w, j > i ? "%s%d-%d" : "%s%d", w ? "+" : "", i, j);
+			w = str_appendf(buf, cap, w, j > i ? "%s%d-%d" : "%s%d", w ? "+" : "", i, j);
 			i = j;
 		}
 	}
 	if (d->fixed != EV_NO_FIXED && w < cap)
-		snprintf(buf + w, cap - w, " fixed%d", d->fixed);
+		str_appendf(buf, cap, w, " fixed%d", d->fixed);
 }
 
 static void print_row(const struct row *r)
