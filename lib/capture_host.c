@@ -165,8 +165,14 @@ struct capture_run *capture_runs(const char *text, size_t len, size_t *nruns)
 
 const struct capture_run *capture_run_of_line(const struct capture_run *runs, size_t n, unsigned line)
 {
-	for (size_t i = 0; i < n; i++)
-		if (line >= runs[i].first_line && line <= runs[i].last_line)
-			return &runs[i];
-	return NULL;
+	/* Runs are in line order and do not overlap: a binary search, so a capture of many runs stays linear. */
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (runs[mid].last_line < line)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && line >= runs[lo].first_line ? &runs[lo] : NULL;
 }

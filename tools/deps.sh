@@ -10,7 +10,7 @@ set -eu
 quiet=0
 [ "${1:-}" = "--quiet" ] && quiet=1
 
-# package : a file or command that shows it is installed
+# package : a file or command that shows it is installed (a glob: any match will do)
 checks="
 gcc:/usr/bin/gcc
 make:/usr/bin/make
@@ -27,13 +27,17 @@ libcmocka-dev:/usr/include/cmocka.h
 python3:/usr/bin/python3
 sbsigntool:/usr/bin/sbsign
 openssl:/usr/bin/openssl
+clang:/usr/bin/clang
+libclang-rt-dev:/usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a
 "
 
 missing=""
 for c in $checks; do
 	pkg=${c%%:*}
 	path=${c#*:}
-	[ -e "$path" ] || missing="$missing $pkg"
+	# shellcheck disable=SC2086 # the path is a glob on purpose
+	set -- $path
+	[ -e "$1" ] || missing="$missing $pkg"
 done
 
 if [ -z "$missing" ]; then

@@ -154,6 +154,30 @@ static void runs_are_checked(void **state)
 	free(text);
 }
 
+static void runs_are_found_by_line(void **state)
+{
+	(void)state;
+	const char text[] = "{\"type\":\"x\"}\n"		/* 1: a stray record */
+			    "text\n"
+			    "@pmuboot {\"type\":\"begin\"}\n"	/* 3: run 2, cut short by the next begin */
+			    "@pmuboot {\"type\":\"begin\"}\n"	/* 4: run 3 */
+			    "text\n"
+			    "@pmuboot {\"type\":\"end\"}\n";	/* 6 */
+	size_t n;
+	struct capture_run *runs = capture_runs(text, sizeof(text) - 1, &n);
+	assert_int_equal(n, 3);
+	assert_non_null(strstr(runs[0].problem, "before any begin"));
+	assert_non_null(strstr(runs[1].problem, "no end record"));
+	assert_non_null(strstr(runs[2].problem, "no record count or CRC"));
+	assert_ptr_equal(capture_run_of_line(runs, n, 1), &runs[0]);
+	assert_null(capture_run_of_line(runs, n, 2));
+	assert_ptr_equal(capture_run_of_line(runs, n, 3), &runs[1]);
+	assert_ptr_equal(capture_run_of_line(runs, n, 5), &runs[2]);
+	assert_ptr_equal(capture_run_of_line(runs, n, 6), &runs[2]);
+	assert_null(capture_run_of_line(runs, n, 7));
+	free(runs);
+}
+
 static void record_lines_only_at_line_start(void **state)
 {
 	(void)state;
@@ -176,6 +200,7 @@ int main(void)
 		cmocka_unit_test(nesting_is_bounded),
 		cmocka_unit_test(values_and_errors),
 		cmocka_unit_test(runs_are_checked),
+		cmocka_unit_test(runs_are_found_by_line),
 		cmocka_unit_test(record_lines_only_at_line_start),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
