@@ -72,9 +72,10 @@ HOST_LIB_OBJS := $(patsubst %.c,$(B)/host/%.o,$(PORTABLE_C) $(HOSTED_C)) \
 HOST_ONLY_OBJS := $(patsubst %.c,$(B)/host/%.o,$(HOST_ONLY_C))
 FAKE_OBJS := $(patsubst %.c,$(B)/host/%.o,$(FAKE_C))
 
-# The build id is a hash of the sources, so it changes exactly when they do.
+# The build id is a hash of the sources, so it changes exactly when they do (not the
+# generated version.h, which holds the id: hashing it changed the id on every make).
 ID_SOURCES := $(sort $(PORTABLE_C) $(HOSTED_C) $(IMAGE_ONLY_C) $(PORTABLE_ASM) $(IMAGE_ONLY_ASM) $(HOST_ONLY_C) \
-	$(wildcard */*.h */*/*.h) $(wildcard events/*.csv) linker.ld VERSION)
+	$(filter-out $(B)/% %/gen/version.h,$(wildcard */*.h */*/*.h)) $(wildcard events/*.csv) linker.ld VERSION)
 BUILD_ID := $(shell cat $(ID_SOURCES) 2>/dev/null | sha256sum | cut -c1-12)
 VERSION := $(shell cat VERSION)
 
@@ -158,17 +159,17 @@ deps:
 
 # The two README commands.  Both install what is missing first.
 run:
-	@tools/deps.sh --quiet
+	@tools/deps.sh --quiet --for run
 	@$(MAKE) --no-print-directory image
-	@tools/run-qemu --show --efi $(B)/pmuboot.efi $(RUN_ARGS)
+	@tools/run-qemu --show --efi $(B)/pmuboot.efi --keep $(B)/run $(RUN_ARGS)
 
 test:
-	@tools/deps.sh --quiet
+	@tools/deps.sh --quiet --for test
 	@$(MAKE) --no-print-directory all unit test-builds
 	@PMUBOOT_BUILD=$(B) $(PYTHON) tests/run.py $(TEST_ARGS)
 
 bench:
-	@tools/deps.sh --quiet
+	@tools/deps.sh --quiet --for bench
 	@$(MAKE) --no-print-directory host
 	@$(PYTHON) tools/bench-table.py $(B)/pmuboot-host
 

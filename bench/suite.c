@@ -251,7 +251,7 @@ void bench_stage(const struct bench_params *p)
 		return;
 	}
 	suite.amd = suite.ci->vendor == VENDOR_AMD || suite.ci->vendor == VENDOR_HYGON;
-	suite.emulator = suite.ci->hypervisor && !strcmp(suite.ci->hv_vendor, "TCGTCGTCGTCG");
+	suite.emulator = suite.ci->exec == EXEC_EMULATED;
 	suite.set = suite_core_event_set(suite.ci);
 	suite.hs.iterations = round_up_unroll(suite.p->iterations);
 	suite.hs.reps = suite.p->reps;

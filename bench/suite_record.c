@@ -85,7 +85,7 @@ void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const st
 		rec_null(r, "penalty");
 	}
 	rec_str(r, "expect", expect_name(d->expect));
-	rec_bool(r, "emulated", suite.ci->hypervisor);
+	rec_bool(r, "emulated", suite.ci->exec == EXEC_EMULATED);
 	rec_str(r, "body", d->body);
 	rec_str(r, "problem", res->problem[0] ? res->problem : NULL);
 	rec_emit(r);

@@ -206,7 +206,7 @@ void suite_setup_record(const char *arena_notes)
 	rec_arr_end(r);
 	rec_str(r, "arena_problems", arena_notes[0] ? arena_notes : NULL);
 	rec_str(r, "samples_in", suite.samples_in);
-	rec_bool(r, "emulated", suite.ci->hypervisor);
+	rec_bool(r, "emulated", suite.ci->exec == EXEC_EMULATED);
 	rec_bool(r, "emulator", suite.emulator);
 	rec_emit(r);
 

@@ -9,6 +9,8 @@
 #include "run/config.h"
 #include "kernel/firmware.h"
 
+struct cpu_info;
+
 extern EFI_SYSTEM_TABLE *fw_st;
 extern EFI_HANDLE fw_image;
 extern EFI_LOADED_IMAGE *fw_loaded_image;
@@ -37,6 +39,8 @@ void boot_read_config(struct config *cfg, void (*report)(const struct config_err
 		      char *sources, size_t sources_cap);
 
 /* Finish as cfg->on_finish says.  Returns only for on_finish=return. */
-void boot_finish(const struct config *cfg, bool hypervisor, const char *hv_vendor);
+/* Identification (ci->exec, ci->hv_qemu) chooses the defaults: shut down without a countdown under a
+ * hypervisor, report through QEMU's isa-debug-exit under QEMU. */
+void boot_finish(const struct config *cfg, const struct cpu_info *ci);
 
 #endif

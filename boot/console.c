@@ -1,6 +1,7 @@
 /* boot/console.c - see console.h. */
 #include "boot/console.h"
 #include "lib/libc.h"
+#include "boot/screen.h"
 #include "lib/out.h"
 
 /* UEFI 2.10 §10.3.4.2 (UART messaging node) and §10.3.3 (ACPI node, EISA PNP0501). */
@@ -13,8 +14,12 @@
 
 #define MAX_SCREENS 4
 
-static SIMPLE_TEXT_OUTPUT_INTERFACE *screens[MAX_SCREENS];
-static unsigned nscreens;
+static SIMPLE_TEXT_OUTPUT_INTERFACE *screens[MAX_SCREENS], *serials[MAX_SCREENS];
+static unsigned nscreens, nserials;
+static bool split;	/* the screens and serial terminals could be told apart */
+static bool readable;	/* screen=readable is drawn */
+static bool wanted_readable;
+static bool fw_serial;	/* the lines also go to the firmware's serial consoles */
 
 static bool is_serial_path(EFI_DEVICE_PATH *dp)
 {
@@ -59,7 +64,8 @@ static void write_ascii(SIMPLE_TEXT_OUTPUT_INTERFACE *con, const char *s, size_t
 		con->OutputString(con, buf);
 }
 
-static void screen_line(void *ctx, enum out_kind kind, const char *line, size_t len)
+/* screen=records, or a screen too small for the layout: every line as it comes. */
+static void screen_lines(void *ctx, enum out_kind kind, const char *line, size_t len)
 {
 	(void)ctx;
 	(void)kind;
@@ -67,37 +73,86 @@ static void screen_line(void *ctx, enum out_kind kind, const char *line, size_t 
 		write_ascii(screens[i], line, len, true);
 }
 
-unsigned console_attach(EFI_SYSTEM_TABLE *st, bool own_uart_active)
+/* The firmware's own serial consoles, used only when our UART is not (and serial= is not off). */
+static void fw_serial_lines(void *ctx, enum out_kind kind, const char *line, size_t len)
+{
+	(void)ctx;
+	(void)kind;
+	for (unsigned i = 0; i < nserials; i++)
+		write_ascii(serials[i], line, len, true);
+}
+
+/* Sort the firmware's text outputs into screens and serial terminals. */
+static void find_consoles(EFI_SYSTEM_TABLE *st)
 {
 	static EFI_GUID text_out_guid = SIMPLE_TEXT_OUTPUT_PROTOCOL;
 	static EFI_GUID dp_guid = DEVICE_PATH_PROTOCOL;
 	EFI_HANDLE *handles = NULL;
 	UINTN count = 0;
 
-	nscreens = 0;
-	if (!own_uart_active) {
-		screens[nscreens++] = st->ConOut;
-	} else if (st->BootServices->LocateHandleBuffer(ByProtocol, &text_out_guid, NULL, &count, &handles) ==
-		   EFI_SUCCESS) {
-		for (UINTN i = 0; i < count && nscreens < MAX_SCREENS; i++) {
-			EFI_DEVICE_PATH *dp = NULL;
-			SIMPLE_TEXT_OUTPUT_INTERFACE *con = NULL;
-			/* The console splitter has no device path: it is the multiplexer itself. */
-			if (st->BootServices->HandleProtocol(handles[i], &dp_guid, (void **)&dp) != EFI_SUCCESS || !dp)
-				continue;
-			if (is_serial_path(dp))
-				continue;
-			if (st->BootServices->HandleProtocol(handles[i], &text_out_guid, (void **)&con) == EFI_SUCCESS &&
-			    con)
-				screens[nscreens++] = con;
+	nscreens = nserials = 0;
+	if (st->BootServices->LocateHandleBuffer(ByProtocol, &text_out_guid, NULL, &count, &handles) != EFI_SUCCESS)
+		return;
+	for (UINTN i = 0; i < count; i++) {
+		EFI_DEVICE_PATH *dp = NULL;
+		SIMPLE_TEXT_OUTPUT_INTERFACE *con = NULL;
+		/* The console splitter has no device path: it is the multiplexer itself. */
+		if (st->BootServices->HandleProtocol(handles[i], &dp_guid, (void **)&dp) != EFI_SUCCESS || !dp)
+			continue;
+		if (st->BootServices->HandleProtocol(handles[i], &text_out_guid, (void **)&con) != EFI_SUCCESS || !con)
+			continue;
+		if (is_serial_path(dp)) {
+			if (nserials < MAX_SCREENS)
+				serials[nserials++] = con;
+		} else if (nscreens < MAX_SCREENS) {
+			screens[nscreens++] = con;
 		}
-		st->BootServices->FreePool(handles);
 	}
+	st->BootServices->FreePool(handles);
+}
+
+unsigned console_attach(EFI_SYSTEM_TABLE *st, bool own_uart_active, bool serial_off, const struct config *cfg)
+{
+	find_consoles(st);
+	split = nscreens || nserials;
+	if (!split && !own_uart_active) {
+		/* Only the splitter: screen and any firmware serial console cannot be told apart. */
+		screens[nscreens++] = st->ConOut;
+	}
+	readable = false;
+	wanted_readable = cfg->screen == SCREEN_READABLE;
 	if (nscreens) {
-		struct out_sink sink = { .name = "screen", .write_line = screen_line, .ctx = NULL };
+		readable = split && cfg->screen == SCREEN_READABLE && screen_start(screens, nscreens, cfg);
+		struct out_sink sink = { .name = "screen", .write_line = readable ? screen_sink : screen_lines };
+		out_add_sink(&sink);
+	}
+	fw_serial = split && !own_uart_active && !serial_off && nserials;
+	if (fw_serial) {
+		struct out_sink sink = { .name = "fw-serial", .write_line = fw_serial_lines };
 		out_add_sink(&sink);
 	}
 	return nscreens;
+}
+
+void console_record(struct rec *r)
+{
+	unsigned c = 0, rw = 0;
+	rec_obj(r, "screen");
+	rec_str(r, "mode", !nscreens ? "none" : readable ? "readable" : "records");
+	rec_u64(r, "consoles", nscreens);
+	if (readable) {
+		screen_size(&c, &rw);
+		rec_u64(r, "columns", c);
+		rec_u64(r, "rows", rw);
+	}
+	const char *note = NULL;
+	if (!split && nscreens)
+		note = "the firmware offers only its combined console (screen and serial together): lines as they come";
+	else if (nscreens && !readable && wanted_readable)
+		note = "the screen is smaller than the readable layout needs (80x20): lines as they come";
+	rec_str(r, "note", note);
+	rec_bool(r, "firmware_serial", fw_serial);
+	rec_obj_end(r);
 }
 
 void console_puts(EFI_SYSTEM_TABLE *st, const char *s)

@@ -45,6 +45,7 @@ static void begin_extra(struct rec *r, void *p)
 	char val[CONFIG_STR_MAX + 32];
 
 	serial_choice_record(r, b->serial);
+	console_record(r);
 	results_file_record(r);
 	rec_str(r, "config", b->config_sources);
 	rec_obj(r, "options");
@@ -70,7 +71,7 @@ static void run_body(void *p)
 
 	boot_read_config(&m->cfg, defer_error, &m->errs, sources, sizeof(sources));
 	boot_serial_setup(&m->cfg.serial, &serial);
-	console_attach(fw_st, serial.active);
+	console_attach(fw_st, serial.active, m->cfg.serial.kind == SERIAL_OFF, &m->cfg);
 	results_file_attach(m->cfg.save);
 
 	out_text("pmuboot %s (build %s): bare-metal PMU profiling", PMUBOOT_VERSION, PMUBOOT_BUILD_ID);
@@ -108,6 +109,6 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 	kernel_teardown();
 	rec_stream_end();
 	results_file_close();
-	boot_finish(&m.cfg, m.env.cpu.hypervisor, m.env.cpu.hv_vendor);
+	boot_finish(&m.cfg, &m.env.cpu);
 	return EFI_SUCCESS;
 }

@@ -1,8 +1,10 @@
 /* boot/finish.c - the end of a run: countdown, QEMU exit status, then on_finish. */
 #include "boot/boot.h"
+#include "boot/screen.h"
 #include "kernel/io.h"
 #include "lib/out.h"
 #include "lib/record.h"
+#include "pmu/cpu/cpu.h"
 
 /*
  * QEMU's isa-debug-exit device (hw/misc/debugexit.c): a write of v to its
@@ -18,11 +20,6 @@
 #define KEY_POLL_US 50000u
 
 static const char *const action_names[] = { "auto", "shutdown", "reboot", "halt", "return" };
-
-static bool is_qemu(const char *hv_vendor)
-{
-	return strcmp(hv_vendor, "TCGTCGTCGTCG") == 0 || memcmp(hv_vendor, "KVMKVMKVM", 9) == 0;
-}
 
 /*
  * Input devices behind ConIn.  The console splitter always exists, so
@@ -65,8 +62,9 @@ static bool countdown(unsigned seconds, const char *action)
 	return false;
 }
 
-void boot_finish(const struct config *cfg, bool hypervisor, const char *hv_vendor)
+void boot_finish(const struct config *cfg, const struct cpu_info *ci)
 {
+	bool hypervisor = ci->exec != EXEC_BARE_METAL;
 	enum on_finish action = cfg->on_finish;
 	if (action == FINISH_AUTO)
 		action = hypervisor ? FINISH_SHUTDOWN : FINISH_HALT;
@@ -74,7 +72,17 @@ void boot_finish(const struct config *cfg, bool hypervisor, const char *hv_vendo
 
 	out_text("pmuboot: run finished (%s); on_finish=%s", rec_stream_errors() ? "with errors" : "clean",
 		 action_names[action]);
-	if (wait > 0 && action != FINISH_HALT && input_devices() > 0) {
+	bool counting = wait > 0 && action != FINISH_HALT && input_devices() > 0;
+	char next[128];
+	if (action == FINISH_HALT)
+		snprintf(next, sizeof(next), "halt: this screen stays; it is safe to power off (on_finish=halt)");
+	else if (counting)
+		snprintf(next, sizeof(next), "%s in %d s; press any key to stay on this screen (on_finish=%s)",
+			 action_names[action], wait, action_names[action]);
+	else
+		snprintf(next, sizeof(next), "%s now (on_finish=%s)", action_names[action], action_names[action]);
+	screen_summary(next);
+	if (counting) {
 		while (fw_key_pressed())
 			;	/* drop keys typed during the run */
 		if (countdown((unsigned)wait, action_names[action])) {
@@ -92,7 +100,7 @@ void boot_finish(const struct config *cfg, bool hypervisor, const char *hv_vendo
 		break;
 	case FINISH_SHUTDOWN:
 	case FINISH_AUTO:
-		if (cfg->qemu_exit == TRI_ON || (cfg->qemu_exit == TRI_AUTO && is_qemu(hv_vendor)))
+		if (cfg->qemu_exit == TRI_ON || (cfg->qemu_exit == TRI_AUTO && ci->hv_qemu))
 			outl(QEMU_DEBUG_EXIT_PORT, rec_stream_errors() ? QEMU_EXIT_ERRORS : QEMU_EXIT_CLEAN);
 		fw_st->RuntimeServices->ResetSystem(EfiResetShutdown, EFI_SUCCESS, 0, NULL);
 		break;

@@ -6,7 +6,7 @@
  * highest number already there) as bare JSON lines, each written and flushed
  * the moment it is emitted, so a crash or a power cut loses nothing already
  * measured.  The file holds exactly the records of the serial capture, so
- * tools/pmucap.py reads either.
+ * tools/pmucap reads either.
  *
  * Nothing here is fatal and nothing counts as a run error: a read-only
  * medium (a CD, BMC virtual media, a write-protected stick) is the normal

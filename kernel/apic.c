@@ -1,6 +1,7 @@
 /* kernel/apic.c - see apic.h. */
 #include "kernel/apic.h"
 #include "kernel/hw.h"
+#include "kernel/hw_regs.h"
 #include "lib/libc.h"
 
 #define ICR_SEND_SPINS 100000u	/* the xAPIC clears delivery-pending within a few bus cycles */
@@ -11,18 +12,17 @@ const char *apic_mode_name(enum apic_mode m)
 	return m <= APIC_X2APIC ? names[m] : "?";
 }
 
-bool apic_probe(struct apic *a, const struct kx_regio *io, bool apic_on_chip, char *why, size_t why_cap)
+bool apic_probe(struct apic *a, bool apic_on_chip, char *why, size_t why_cap)
 {
 	uint64_t base;
 
 	a->mode = APIC_NONE;
 	a->base = 0;
-	a->io = io;
 	if (!apic_on_chip) {
 		snprintf(why, why_cap, "no local APIC (CPUID.1:EDX[9] clear)");
 		return false;
 	}
-	if (io->rdmsr(MSR_IA32_APIC_BASE, &base) != HW_OK) {
+	if (hw_rdmsr(MSR_IA32_APIC_BASE, &base) != HW_OK) {
 		snprintf(why, why_cap, "IA32_APIC_BASE (MSR 0x1b) cannot be read");
 		return false;
 	}
@@ -46,10 +46,10 @@ bool apic_read(const struct apic *a, uint32_t reg, uint32_t *v)
 	*v = 0;
 	switch (a->mode) {
 	case APIC_XAPIC:
-		*v = a->io->mmio_read32(a->base + reg);
+		*v = hw_mmio_read32(a->base + reg);
 		return true;
 	case APIC_X2APIC:
-		if (a->io->rdmsr(x2apic_msr(reg), &val) != HW_OK)
+		if (hw_rdmsr(x2apic_msr(reg), &val) != HW_OK)
 			return false;
 		*v = (uint32_t)val;
 		return true;
@@ -63,10 +63,10 @@ bool apic_write(const struct apic *a, uint32_t reg, uint32_t v)
 {
 	switch (a->mode) {
 	case APIC_XAPIC:
-		a->io->mmio_write32(a->base + reg, v);
+		hw_mmio_write32(a->base + reg, v);
 		return true;
 	case APIC_X2APIC:
-		return a->io->wrmsr(x2apic_msr(reg), v) == HW_OK;
+		return hw_wrmsr(x2apic_msr(reg), v) == HW_OK;
 	case APIC_NONE:
 		break;
 	}
@@ -88,7 +88,7 @@ bool apic_self_nmi(const struct apic *a)
 	uint32_t lo = ICR_DELIVERY_NMI | ICR_LEVEL_ASSERT;
 
 	if (a->mode == APIC_X2APIC)
-		return a->io->wrmsr(MSR_X2APIC_ICR, ((uint64_t)id << 32) | lo) == HW_OK;
+		return hw_wrmsr(MSR_X2APIC_ICR, ((uint64_t)id << 32) | lo) == HW_OK;
 	if (a->mode != APIC_XAPIC)
 		return false;
 	/* The high half holds the destination; writing the low half sends (SDM §11.6.1). */

@@ -4,7 +4,8 @@
  * Registers are named by their xAPIC MMIO offset; in x2APIC mode the same
  * register is MSR 800h + offset/16 (Intel SDM Vol. 3A §11.12.1.2, Table
  * 11-6), and the two ICR halves are one 64-bit MSR 830h.  Portable: the
- * register access goes through struct kx_regio.
+ * registers are reached through kernel/hw.h (MSRs) and kernel/hw_regs.h
+ * (MMIO), so the unit tests run it against the fake CPU.
  */
 #ifndef PMUBOOT_KERNEL_APIC_H
 #define PMUBOOT_KERNEL_APIC_H
@@ -13,7 +14,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/regio.h"
 #include "lib/x86/msr_intel.h"
 
 
@@ -59,7 +59,6 @@ enum apic_mode { APIC_NONE, APIC_XAPIC, APIC_X2APIC };
 struct apic {
 	enum apic_mode mode;
 	uint64_t base;			/* xAPIC MMIO base */
-	const struct kx_regio *io;
 };
 
 /*
@@ -67,7 +66,7 @@ struct apic {
  * Returns false (mode APIC_NONE, the reason in why) when there is none or
  * it is disabled.
  */
-bool apic_probe(struct apic *a, const struct kx_regio *io, bool apic_on_chip, char *why, size_t why_cap);
+bool apic_probe(struct apic *a, bool apic_on_chip, char *why, size_t why_cap);
 const char *apic_mode_name(enum apic_mode m);
 
 /* False when the register cannot be accessed (x2APIC MSR that faults, no APIC). */

@@ -20,6 +20,7 @@
 #include "kernel/trap.h"
 #include "kernel/firmware.h"
 #include "lib/libc.h"
+#include "lib/x86/cpuid.h"
 
 #define POOL_PAGES 16
 #define CR4_PGE (1ull << 7)		/* Intel SDM Vol. 3A §2.5 */
@@ -36,6 +37,7 @@ static struct {
 	bool pt_ready;
 	uint64_t fw_cr3, root;
 	bool ours_loaded;
+	bool runtime_up;	/* passed down by kernel/runtime.c */
 	uint8_t *pool;
 	unsigned pool_used;
 	struct arena arenas[SLOTS];
@@ -64,7 +66,7 @@ static void pt_setup(void)
 
 	if (st.pt_ready)
 		return;
-	hw_cpuid(0x80000000u, 0, &r);
+	hw_cpuid(CPUID_LEAF_EXT_MAX, 0, &r);
 	uint32_t max_ext = r.eax;
 	if (max_ext >= CPUID_EXT_ADDR_SIZES) {
 		hw_cpuid(CPUID_EXT_ADDR_SIZES, 0, &r);
@@ -132,7 +134,7 @@ bool arena_get(uint32_t page_size, struct arena *a, char *why, size_t why_cap)
 		snprintf(why, why_cap, "the firmware uses 5-level paging, which this runtime does not build");
 		return false;
 	}
-	if (!kx_platform()) {
+	if (!st.runtime_up) {
 		snprintf(why, why_cap, "the runtime is not initialised");
 		return false;
 	}
@@ -202,5 +204,4 @@ void arena_release_all(void)
 	st.pt.n_owned = 0;
 }
 
-/* The firmware's CR3, as found by the first arena_get (0 before). */
-uint64_t arena_firmware_cr3(void) { return st.fw_cr3; }
+void arena_attach(bool runtime_up) { st.runtime_up = runtime_up; }

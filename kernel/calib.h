@@ -1,6 +1,6 @@
 /*
  * kernel/calib.h - the add chain that calibrates core cycles against the
- * TSC (bench/calib.asm).  Portable: the same code runs in the image and on
+ * TSC (kernel/calib.asm).  Portable: the same code runs in the image and on
  * the host.
  */
 #ifndef PMUBOOT_BENCH_CALIB_H

@@ -86,10 +86,11 @@ kx_common:
 ; int kx_guarded_call(void (*fn)(void *), void *arg, struct kx_guard *g)
 ;
 ; Calls fn(arg) and returns 0.  When a fatal exception happens inside fn,
-; kx_trap resumes at kx_guard_resume with RSP = g->rsp, which unwinds to
-; this frame and returns 1: a longjmp through IRETQ, so the exception
-; context (and NMI blocking) is left properly.  g->rsp and g->rflags are
-; written here (struct kx_guard in kernel/trap.h: rsp at 0, rflags at 8).
+; kx_trap resumes at g->resume (kx_guard_resume) with RSP = g->rsp, which
+; unwinds to this frame and returns 1: a longjmp through IRETQ, so the
+; exception context (and NMI blocking) is left properly.  g->rsp, g->rflags
+; and g->resume are written here (struct kx_guard in kernel/trap.h: rsp at
+; 0, rflags at 8, resume at 16), so trap.c names no symbol of this file.
 global kx_guarded_call
 kx_guarded_call:
 	push rbp
@@ -104,6 +105,8 @@ kx_guarded_call:
 	pushfq
 	pop rax
 	mov [rdx + 8], rax
+	lea rax, [kx_guard_resume]
+	mov [rdx + 16], rax
 	mov rax, rdi
 	mov rdi, rsi
 	call rax
@@ -118,7 +121,6 @@ kx_guard_out:
 	pop rbp
 	ret
 
-global kx_guard_resume
 kx_guard_resume:
 	mov eax, 1
 	jmp kx_guard_out

@@ -1,5 +1,6 @@
 /* kernel/idt.c - see idt.h. */
 #include "kernel/idt.h"
+#include "kernel/kx.h"
 #include "kernel/trap.h"
 #include "kernel/firmware.h"
 #include "lib/libc.h"
@@ -85,12 +86,15 @@ void idt_install(void)
 	info.limit = ours.limit;
 	lidt(&ours);
 	info.installed = true;
+	hw_metal_fixups_live(true);
 }
 
 void idt_restore(void)
 {
 	if (!info.installed)
 		return;
+	/* First: from here on a faulting MSR read would reach the firmware's handler. */
+	hw_metal_fixups_live(false);
 	lidt(&fw_idtr);
 	info.installed = false;
 }

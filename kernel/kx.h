@@ -1,5 +1,10 @@
 /*
- * kernel/kx.h - what the image-only kernel files share among themselves.
+ * kernel/kx.h - what the image-only kernel files give each other.
+ *
+ * Calls go one way, down (docs/architecture.md, "Inside kernel/";
+ * tools/kernel_calls.py checks it on the objects): runtime.c owns the
+ * platform it finds at kernel_init and passes it down to the files that
+ * need it; nothing calls back up to fetch it.
  */
 #ifndef PMUBOOT_KERNEL_KX_H
 #define PMUBOOT_KERNEL_KX_H
@@ -7,26 +12,24 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/regio.h"
 #include "kernel/window.h"
 
-/* The real register file (hw_metal.c). */
-extern const struct kx_regio kx_metal_io;
+/* hw_metal.c: our fault handlers are live (idt.c); until then MSR and PMC access reports HW_ENODEV. */
+void hw_metal_fixups_live(bool live);
 
-/* The interrupt sources found by kernel_init; NULL before it and after teardown. */
-const struct win_platform *kx_platform(void);
+/*
+ * platform_metal.c: the interrupt sources hw_window_enter and the EILVT
+ * routing work on.  NULL detaches: every routed EILVT entry is unrouted and
+ * windows are refused from then on.
+ */
+void platform_attach(const struct win_platform *p);
 
-/* Exception context (trap.c): keep a copy of the open window for the recovery path. */
-void kx_fault_capture_window(void);
-/* Exception context, no recovery possible: firmware IDT, CR3 and window back. */
-void kx_emergency_restore(void);
-
-/* hw_metal.c: unroute every AMD extended LVT routed for IBS. */
-void kx_unroute_all(void);
-
+/* arena_metal.c: whether the runtime is up (arenas are refused before kernel_init). */
+void arena_attach(bool runtime_up);
 /* arena_metal.c: CR3 back to the firmware's without freeing (exception context). */
 void arena_emergency_restore(void);
-/* arena_metal.c: the firmware's CR3 as found by the first arena_get (0 before). */
-uint64_t arena_firmware_cr3(void);
+
+/* selftest.c: the `runtime` record and the self-tests in list on platform p (NULL: not initialised). */
+void selftest_run(const struct win_platform *p, const char *list);
 
 #endif

@@ -2,7 +2,7 @@
  * kernel/refclock.h - clocks independent of the TSC, for measuring it.
  *
  * The ACPI PM timer (FADT) and the HPET (ACPI HPET table), found through
- * boot/firmware.h's fw_acpi_table.  Image-only.  Each says why it cannot
+ * kernel/firmware.h's fw_acpi_table.  Image-only.  Each says why it cannot
  * be used when it cannot (absent, hardware-reduced ACPI, HPET halted).
  * A halted HPET is not started: that would change the platform's state.
  */

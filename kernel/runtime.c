@@ -1,6 +1,11 @@
 /*
  * kernel/runtime.c - kernel_init, kernel_run, kernel_teardown and the
  * `fault` record; see runtime.h and docs/runtime.md.
+ *
+ * The top of kernel/: it owns the platform (the interrupt sources found
+ * at kernel_init) and passes it down to the files that work on it
+ * (platform_metal.c, selftest.c); trap.c reaches back only through the
+ * hooks registered here.
  */
 #include "kernel/runtime.h"
 #include "kernel/activity.h"
@@ -23,20 +28,11 @@ static struct kx_guard guard;
 static struct hw_window fault_window;
 static bool fault_window_valid;
 
-const struct win_platform *kx_platform(void) { return platform_ready ? &platform : NULL; }
-
-void kernel_init(void)
-{
-	idt_install();
-	/* Only now: the probe reads MSRs, and a missing one must land in our fixup handler. */
-	win_probe(&platform, &kx_metal_io);
-	platform_ready = true;
-	kx_trap_set_guard(&guard);
-}
-
-void kx_fault_capture_window(void)
+/* Exception context (trap.c's capture hook): keep a copy of the open window for the recovery path. */
+static void capture_window(struct kx_fault *f)
 {
 	struct hw_window *w = win_active();
+	f->in_window = w != NULL;
 	if (w) {
 		fault_window = *w;
 		fault_window_valid = true;
@@ -52,12 +48,28 @@ static void restore_fault_window(void)
 	}
 }
 
-void kx_emergency_restore(void)
+/* Exception context, no recovery possible (trap.c's last hook): firmware IDT, CR3 and window back. */
+static void emergency_restore(void)
 {
 	restore_fault_window();
 	arena_emergency_restore();
 	idt_restore();
 }
+
+static const struct kx_trap_hooks trap_hooks = { capture_window, emergency_restore };
+
+void kernel_init(void)
+{
+	idt_install();
+	/* Only now: the probe reads MSRs, and a missing one must land in our fixup handler. */
+	win_probe(&platform);
+	platform_ready = true;
+	platform_attach(&platform);
+	arena_attach(true);
+	kx_trap_set_hooks(&trap_hooks, &guard);
+}
+
+void kernel_selftest(const char *list) { selftest_run(platform_ready ? &platform : NULL, list); }
 
 /* Back on the guarded call's stack after a fault: undo the window, then interrupts as they were. */
 static void recover(void)
@@ -154,9 +166,10 @@ bool kernel_run(void (*body)(void *), void *arg)
 
 void kernel_teardown(void)
 {
-	kx_unroute_all();
+	platform_attach(NULL);	/* unroutes every EILVT entry */
 	nmi_unregister_all();
 	arena_release_all();
+	arena_attach(false);
 	idt_restore();
 	platform_ready = false;
 }

@@ -2,7 +2,6 @@
  * kernel/selftest.c - the runtime's self-tests and the `runtime` record
  * (see selftest.h).  Image-only.
  */
-#include "kernel/runtime.h"
 #include "kernel/activity.h"
 #include "kernel/apic.h"
 #include "kernel/arena.h"
@@ -18,6 +17,7 @@
 #include "kernel/window.h"
 #include "kernel/firmware.h"
 #include "lib/out.h"
+#include "lib/x86/cpuid.h"
 #include "lib/x86/msr_intel.h"
 
 extern const char _text[], _etext[];
@@ -31,7 +31,6 @@ extern const char _text[], _etext[];
  * CPUID.(7,0):ECX[31]); #GP on silicon, KVM and TCG alike. */
 #define PKRS_RESERVED_BIT (1ull << 32)
 #define EFER_LMA (1ull << 10)		/* set whenever the CPU is in IA-32e mode, as we are */
-#define CPUID1_ECX_HYPERVISOR (1u << 31)
 #define RDPMC_BOGUS_INDEX 0x3FFFFFFFu	/* no such counter: #GP (SDM Vol. 2B, RDPMC) */
 #define FIXUP_LOOP 1000
 #define NMI_WAIT_TSC_FALLBACK 200000000ull	/* 100 ms at 2 GHz when the TSC rate is unknown */
@@ -50,11 +49,10 @@ static const char *vec_name(int v)
 	return "other";
 }
 
-static void runtime_report(void)
+static void runtime_report(const struct win_platform *p)
 {
 	struct rec r;	/* on the stack: .bss is file size in this image */
 	const struct idt_info *idt = idt_get();
-	const struct win_platform *p = kx_platform();
 	const struct ex_entry *s, *e;
 	struct nmi_counts nc;
 	uint64_t v;
@@ -109,7 +107,7 @@ static void runtime_report(void)
 	rec_emit(&r);
 }
 
-static void test_fixup(void)
+static void test_fixup(const struct win_platform *p)
 {
 	struct st s;	/* 8 KiB on the stack: .bss is file size in this image */
 	uint64_t v;
@@ -123,7 +121,7 @@ static void test_fixup(void)
 		 bad < 0 ? "all inside .text, no duplicates" : "an entry points outside .text");
 
 	struct cpuid_regs r1;
-	hw_cpuid(1, 0, &r1);
+	hw_cpuid(CPUID_LEAF_SIGNATURE, 0, &r1);
 	bool hv = (r1.ecx & CPUID1_ECX_HYPERVISOR) != 0;
 	rc = hw_rdmsr(MSR_BOGUS_X2APIC_RESERVED, &v);
 	/* An emulator that reads every unknown MSR as 0 cannot show the #GP; say so rather than fail. */
@@ -178,10 +176,9 @@ static void snap(const struct win_platform *p, struct snapshot *n)
 	n->debugctl_ok = hw_rdmsr(MSR_IA32_DEBUGCTL, &n->debugctl) == HW_OK;
 }
 
-static void test_window(void)
+static void test_window(const struct win_platform *p)
 {
 	struct st s;	/* 8 KiB on the stack: .bss is file size in this image */
-	const struct win_platform *p = kx_platform();
 	struct snapshot before, inside, after;
 	struct hw_window w, w2;
 	struct win_view view;
@@ -265,10 +262,9 @@ static bool self_nmi(const struct apic *a)
 	return false;
 }
 
-static void test_nmi(void)
+static void test_nmi(const struct win_platform *p)
 {
 	struct st s;	/* 8 KiB on the stack: .bss is file size in this image */
-	const struct win_platform *p = kx_platform();
 	struct nmi_counts c0, c1, c2;
 
 	st_begin(&s, "nmi");
@@ -339,7 +335,7 @@ static void check_arena(struct st *s, const char *what, uint32_t page_size)
 		 "pattern written and read back over %zu KiB", a.size / 1024);
 }
 
-static void test_paging(void)
+static void test_paging(const struct win_platform *p)
 {
 	struct st s;	/* 8 KiB on the stack: .bss is file size in this image */
 	uint64_t cr3_fw = kx_read_cr3();
@@ -384,22 +380,22 @@ void __attribute__((noinline)) selftest_fault_ud(void)
 	hw_window_leave(&w);
 }
 
-void kernel_selftest(const char *list)
+void selftest_run(const struct win_platform *p, const char *list)
 {
 	unsigned mask;
 	char why[128];
-	static void (*const tests[])(void) = { test_fixup, test_window, test_nmi, test_paging };
+	static void (*const tests[])(const struct win_platform *) = { test_fixup, test_window, test_nmi, test_paging };
 	static const char activities[][16] = { "selftest fixup", "selftest window", "selftest nmi",
 					      "selftest paging" };
 
-	runtime_report();
+	runtime_report(p);
 	if (!list[0])
 		return;
 	if (!selftest_parse(list, &mask, why, sizeof(why))) {
 		rec_error("selftest", "selftest", "%s", why);
 		return;
 	}
-	if (!kx_platform()) {
+	if (!p) {
 		selftest_skip(list, "the runtime is not initialised");
 		return;
 	}
@@ -407,7 +403,7 @@ void kernel_selftest(const char *list)
 		if (!(mask & (1u << i)))
 			continue;
 		const char *prev = activity_set(activities[i]);
-		tests[i]();
+		tests[i](p);
 		activity_set(prev);
 	}
 	if (mask & ST_FAULT)

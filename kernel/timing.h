@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lib/x86/cpuid.h"
+
 struct timing_info {
 	bool invariant_tsc;		/* CPUID 8000_0007h EDX[8] */
 	uint64_t tsc_hz;		/* 0 when unknown */
@@ -22,11 +24,11 @@ struct timing_info {
 	int64_t core_per_tsc_milli;
 	const char *core_source;	/* "add_chain" or NULL when not calibrated */
 	uint32_t core_spread_milli;	/* (max-min)/median of the calibration runs, thousandths */
-	bool emulated;			/* a hypervisor is present: times are not silicon's */
+	enum cpu_exec exec;		/* from identification: emulated clocks say nothing about silicon */
 };
 
-/* Measure once (a few tens of ms); later calls return the same figures. */
-const struct timing_info *timing_init(bool hypervisor);
+/* Measure once (a few tens of ms); later calls return the same figures.  exec: struct cpu_info's. */
+const struct timing_info *timing_init(enum cpu_exec exec);
 const struct timing_info *timing_get(void);
 /* The `timing` record. */
 void timing_report(const struct timing_info *t);

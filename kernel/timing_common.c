@@ -3,6 +3,7 @@
 #include "kernel/hw.h"
 #include "kernel/calib.h"
 #include "lib/libc.h"
+#include "lib/x86/cpuid.h"
 
 #define CPUID_TSC_LEAF 0x15u		/* Intel SDM Vol. 2A, CPUID leaf 15H */
 #define CPUID_FREQ_LEAF 0x16u		/* leaf 16H */
@@ -18,11 +19,7 @@ void timing_read_cpuid(struct timing_info *t, struct timing_detail *d)
 
 	hw_cpuid(0, 0, &r0);
 	hw_cpuid(1, 0, &r1);
-	uint32_t family = (r1.eax >> 8) & 0xF, model = (r1.eax >> 4) & 0xF;
-	if (family == 0xF)
-		family += (r1.eax >> 20) & 0xFF;
-	if (family == 0x6 || family >= 0xF)
-		model |= ((r1.eax >> 16) & 0xF) << 4;
+	struct cpuid_signature sig = cpuid_decode_signature(r1.eax, cpuid_vendor_is_amd_like(r0.ebx, r0.edx, r0.ecx));
 
 	hw_cpuid(0x80000000u, 0, &r);
 	if (r.eax >= CPUID_EXT_APM) {
@@ -45,7 +42,7 @@ void timing_read_cpuid(struct timing_info *t, struct timing_detail *d)
 		d->c15_ecx = r.ecx;
 		d->have_c15 = r.eax && r.ebx;
 		if (d->have_c15)
-			tsc_from_cpuid15(r.eax, r.ebx, r.ecx, family, model, d->c16_base_mhz, &d->c15);
+			tsc_from_cpuid15(r.eax, r.ebx, r.ecx, sig.family, sig.model, d->c16_base_mhz, &d->c15);
 	}
 }
 
@@ -94,20 +91,23 @@ void timing_calibrate_core(struct timing_info *t, struct timing_detail *d)
 	t->core_source = "add_chain";
 	if (unwindowed)
 		snprintf(d->core_note, sizeof(d->core_note), "no interrupts-off window was available");
-	else if (t->emulated)
+	else if (t->exec == EXEC_EMULATED)
 		snprintf(d->core_note, sizeof(d->core_note),
-			 "a hypervisor is present: the clocks are the ones it presents (under an emulator such as QEMU TCG, not the silicon's)");
+			 "emulated (QEMU TCG): the clocks are the emulator's and say nothing about any silicon");
+	else if (t->exec == EXEC_VIRTUALISED)
+		snprintf(d->core_note, sizeof(d->core_note),
+			 "virtualised: the core is real, the hypervisor may interrupt and may present its own TSC rate");
 }
 
 static struct timing_info info;
 static struct timing_detail detail;
 static bool done;
 
-const struct timing_info *timing_init(bool hypervisor)
+const struct timing_info *timing_init(enum cpu_exec exec)
 {
 	if (done)
 		return &info;
-	info.emulated = hypervisor;
+	info.exec = exec;
 	timing_read_cpuid(&info, &detail);
 	timing_measure_tsc(&detail);
 	timing_choose(&info, &detail);

@@ -6,26 +6,32 @@
  *   - NMI: dispatched to the registered callbacks (kernel/nmi.c), then return;
  *   - #GP or #UD at an address in the fixup table: RAX = vector, resume at
  *     the fixup (the safe MSR/PMC accessors in hw_metal.c);
- *   - anything else is fatal: the state is captured, the open measurement
- *     window is copied so it can be restored, and the CPU resumes in
- *     kx_guard_resume on the guarded call's stack (kernel/runtime.c), which
- *     reports the fault and ends the run cleanly.
+ *   - anything else is fatal: the state is captured, the runtime's capture
+ *     hook copies the open measurement window so it can be restored, and
+ *     the CPU resumes where kx_guarded_call said (its guard), on the
+ *     guarded call's stack (kernel/runtime.c), which reports the fault and
+ *     ends the run cleanly.
+ * trap.c calls only what lies below it (nmi.c, fixup.c, activity.c); the
+ * runtime reaches in through the hooks it registers, never the reverse.
  */
 #include "kernel/trap.h"
 #include "kernel/activity.h"
 #include "kernel/fixup.h"
 #include "kernel/nmi.h"
-#include "kernel/kx.h"
-#include "kernel/window.h"
 #include "lib/libc.h"
 
 extern const struct ex_entry __ex_table_start[], __ex_table_end[];
 
 static struct kx_fault fault;
 static struct kx_guard *guard;
+static struct kx_trap_hooks hooks;
 static volatile uint64_t fixups;
 
-void kx_trap_set_guard(struct kx_guard *g) { guard = g; }
+void kx_trap_set_hooks(const struct kx_trap_hooks *h, struct kx_guard *g)
+{
+	hooks = h ? *h : (struct kx_trap_hooks){ 0 };
+	guard = g;
+}
 const struct kx_fault *kx_fault_info(void) { return &fault; }
 uint64_t kx_fixup_count(void) { return fixups; }
 
@@ -66,12 +72,12 @@ void kx_trap(struct kx_frame *f)
 		fault.cr2 = kx_read_cr2();
 		fault.cr3 = kx_read_cr3();
 		fault.activity = activity_get();
-		fault.in_window = win_active() != NULL;
-		kx_fault_capture_window();
+		if (hooks.capture)
+			hooks.capture(&fault);
 	}
 	if (guard && guard->active) {
 		guard->active = false;
-		f->rip = (uint64_t)(uintptr_t)kx_guard_resume;
+		f->rip = guard->resume;
 		f->rsp = guard->rsp;
 		f->rflags = guard->rflags & ~RFLAGS_IF;	/* the recovery code turns interrupts back on */
 		f->cs = kx_read_cs();
@@ -79,6 +85,7 @@ void kx_trap(struct kx_frame *f)
 		return;
 	}
 	/* No way back: give the firmware its own tables and stop. */
-	kx_emergency_restore();
+	if (hooks.no_way_back)
+		hooks.no_way_back();
 	halt_forever();
 }

@@ -8,6 +8,7 @@
 #define PMUBOOT_KERNEL_TRAP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Exception vectors (Intel SDM Vol. 3A §6.3.1, Table 6-1; AMD APM Vol. 2 §8.2). */
@@ -30,16 +31,23 @@ struct kx_frame {
 	uint64_t rip, cs, rflags, rsp, ss;
 };
 
+/*
+ * Written by kx_guarded_call: where a fatal exception resumes (resume, on
+ * the stack rsp) so that trap.c needs no symbol of entry.asm's.
+ */
 struct kx_guard {
-	uint64_t rsp, rflags;	/* written by kx_guarded_call */
+	uint64_t rsp, rflags, resume;
 	volatile bool active;
 };
+/* entry.asm stores at these offsets. */
+_Static_assert(offsetof(struct kx_guard, rsp) == 0 && offsetof(struct kx_guard, rflags) == 8 &&
+		       offsetof(struct kx_guard, resume) == 16,
+	       "struct kx_guard layout is fixed by kernel/entry.asm");
 
 /* kernel/entry.asm */
 extern const char kx_stubs[], kx_stubs_end[];
 #define KX_STUB_SIZE 16
 int kx_guarded_call(void (*fn)(void *), void *arg, struct kx_guard *g);
-void kx_guard_resume(void);
 
 /* kernel/trap.c */
 void kx_trap(struct kx_frame *f);
@@ -53,7 +61,20 @@ struct kx_fault {
 	unsigned count;		/* fatal exceptions so far (a second one during recovery) */
 };
 const struct kx_fault *kx_fault_info(void);
-void kx_trap_set_guard(struct kx_guard *g);
+
+/*
+ * What trap.c cannot know itself, registered by the runtime (kernel/runtime.c)
+ * instead of called: trap.c sits below the runtime and calls nothing above
+ * it.  Both run in exception context, interrupts off.
+ */
+struct kx_trap_hooks {
+	/* First fatal exception: note what the runtime knows (the open window) in f. */
+	void (*capture)(struct kx_fault *f);
+	/* No guarded call to resume in: give the firmware its tables back before halting. */
+	void (*no_way_back)(void);
+};
+/* Either may be NULL; g is the guarded call a fatal exception resumes in. */
+void kx_trap_set_hooks(const struct kx_trap_hooks *h, struct kx_guard *g);
 
 /* Fixups taken so far (self-test and diagnostics). */
 uint64_t kx_fixup_count(void);

@@ -260,7 +260,8 @@ void timing_emit(const struct timing_info *t, const struct timing_detail *d)
 	rec_str(&r, "source", t->tsc_source);
 	rec_u64(&r, "error_ppm", t->tsc_error_ppm);
 	rec_bool(&r, "invariant_tsc", t->invariant_tsc);
-	rec_bool(&r, "emulated", t->emulated);
+	rec_bool(&r, "emulated", t->exec == EXEC_EMULATED);
+	rec_str(&r, "execution", cpu_exec_name(t->exec));
 	if (t->core_source) {
 		rec_milli(&r, "core_per_tsc", t->core_per_tsc_milli);
 		rec_str(&r, "core_source", t->core_source);
@@ -313,8 +314,9 @@ void timing_emit(const struct timing_info *t, const struct timing_detail *d)
 	rec_str(&r, "note", d->note);
 	rec_emit(&r);
 
-	out_text("timing: TSC %s MHz (%s, +-%u ppm)%s; core/TSC %s (%s)%s", fmt_milli(mhz, (int64_t)(t->tsc_hz / 1000)),
+	bool hv = t->exec != EXEC_BARE_METAL;
+	out_text("timing: TSC %s MHz (%s, +-%u ppm)%s; core/TSC %s (%s)%s%s", fmt_milli(mhz, (int64_t)(t->tsc_hz / 1000)),
 		 t->tsc_source ? t->tsc_source : "unknown", t->tsc_error_ppm, t->invariant_tsc ? ", invariant" : "",
 		 t->core_source ? fmt_milli(ratio, t->core_per_tsc_milli) : "-",
-		 t->core_source ? t->core_source : "not calibrated", t->emulated ? "; emulated (hypervisor)" : "");
+		 t->core_source ? t->core_source : "not calibrated", hv ? "; " : "", hv ? cpu_exec_name(t->exec) : "");
 }

@@ -1,11 +1,10 @@
 /* kernel/window.c - see window.h. */
 #include "kernel/window.h"
+#include "kernel/hw_regs.h"
 #include "lib/libc.h"
 #include "kernel/nmi.h"
+#include "lib/x86/cpuid.h"
 
-#define CPUID1_ECX_PDCM (1u << 15)		/* SDM Vol. 2A, CPUID Table 3-10 */
-#define CPUID1_ECX_TSC_DEADLINE (1u << 24)
-#define CPUID1_EDX_APIC (1u << 9)		/* SDM Vol. 2A, CPUID Table 3-11 */
 #define RFLAGS_IF_BIT (1ull << 9)
 #define PIC_ALL_MASKED 0xFF
 #define WIN_MAGIC 0x57494E31u			/* "WIN1": this window was entered */
@@ -54,50 +53,48 @@ bool win_lvt_present(const struct win_platform *p, unsigned i)
 	return p->apic.mode != APIC_NONE && i < WIN_LVT_COUNT && p->max_lvt >= lvts[i].min_max_lvt;
 }
 
-void win_probe(struct win_platform *p, const struct kx_regio *io)
+void win_probe(struct win_platform *p)
 {
 	struct cpuid_regs r0, r1;
 	uint64_t v;
 	uint32_t ver;
 
 	memset(p, 0, sizeof(*p));
-	p->io = io;
 	p->pic = true;	/* masking an absent 8259 writes to nothing: always safe */
-	hw_cpuid(0, 0, &r0);
-	if (r0.eax >= 1)
-		hw_cpuid(1, 0, &r1);
+	hw_cpuid(CPUID_LEAF_VENDOR, 0, &r0);
+	if (r0.eax >= CPUID_LEAF_SIGNATURE)
+		hw_cpuid(CPUID_LEAF_SIGNATURE, 0, &r1);
 	else
 		memset(&r1, 0, sizeof(r1));
-	bool intel = r0.ebx == 0x756e6547 && r0.edx == 0x49656e69 && r0.ecx == 0x6c65746e; /* "GenuineIntel" */
+	bool intel = cpuid_vendor_is_intel(r0.ebx, r0.edx, r0.ecx);
 
-	if (apic_probe(&p->apic, io, (r1.edx & CPUID1_EDX_APIC) != 0, p->apic_why, sizeof(p->apic_why)) &&
+	if (apic_probe(&p->apic, (r1.edx & CPUID1_EDX_APIC) != 0, p->apic_why, sizeof(p->apic_why)) &&
 	    apic_read(&p->apic, APIC_VERSION, &ver))
 		p->max_lvt = (uint8_t)APIC_VERSION_MAX_LVT(ver);
 	p->tsc_deadline = (r1.ecx & CPUID1_ECX_TSC_DEADLINE) != 0;
-	p->smi_count = intel && io->rdmsr(MSR_SMI_COUNT, &v) == HW_OK;
-	p->freeze_smm = (r1.ecx & CPUID1_ECX_PDCM) && io->rdmsr(MSR_IA32_PERF_CAPABILITIES, &v) == HW_OK &&
-			(v & PERF_CAP_FREEZE_WHILE_SMM) && io->rdmsr(MSR_IA32_DEBUGCTL, &v) == HW_OK;
+	p->smi_count = intel && hw_rdmsr(MSR_SMI_COUNT, &v) == HW_OK;
+	p->freeze_smm = (r1.ecx & CPUID1_ECX_PDCM) && hw_rdmsr(MSR_IA32_PERF_CAPABILITIES, &v) == HW_OK &&
+			(v & PERF_CAP_FREEZE_WHILE_SMM) && hw_rdmsr(MSR_IA32_DEBUGCTL, &v) == HW_OK;
 }
 
 bool win_enter(const struct win_platform *p, struct hw_window *w)
 {
-	const struct kx_regio *io = p->io;
 	uint64_t v;
 
 	if (active)
 		return false;
 	memset(w, 0, sizeof(*w));
 	struct win_saved *s = saved(w);
-	s->rflags = io->irq_save();
+	s->rflags = hw_irq_save();
 	active = w;
 	s->magic = WIN_MAGIC;
 	w->if_was_set = (s->rflags & RFLAGS_IF_BIT) != 0;
 
 	if (p->pic) {
-		s->pic1 = io->inb(PIC1_DATA);
-		s->pic2 = io->inb(PIC2_DATA);
-		io->outb(PIC1_DATA, PIC_ALL_MASKED);
-		io->outb(PIC2_DATA, PIC_ALL_MASKED);
+		s->pic1 = hw_inb(PIC1_DATA);
+		s->pic2 = hw_inb(PIC2_DATA);
+		hw_outb(PIC1_DATA, PIC_ALL_MASKED);
+		hw_outb(PIC2_DATA, PIC_ALL_MASKED);
 		s->flags |= WS_PIC;
 	}
 	for (unsigned i = 0; i < WIN_LVT_COUNT; i++) {
@@ -118,26 +115,25 @@ bool win_enter(const struct win_platform *p, struct hw_window *w)
 	if (s->lvt_saved & (1u << LVT_TIMER_INDEX)) {
 		uint32_t mode = LVT_TIMER_MODE(s->lvt[LVT_TIMER_INDEX]);
 		if (mode == LVT_TIMER_TSC_DEADLINE && p->tsc_deadline &&
-		    io->rdmsr(MSR_IA32_TSC_DEADLINE, &s->deadline) == HW_OK) {
+		    hw_rdmsr(MSR_IA32_TSC_DEADLINE, &s->deadline) == HW_OK) {
 			/* Writing 0 disarms the deadline timer (SDM Vol. 3A §11.5.4.1). */
-			io->wrmsr(MSR_IA32_TSC_DEADLINE, 0);
+			hw_wrmsr(MSR_IA32_TSC_DEADLINE, 0);
 			s->flags |= WS_DEADLINE;
 		}
 	}
-	if (p->freeze_smm && io->rdmsr(MSR_IA32_DEBUGCTL, &s->debugctl) == HW_OK &&
-	    io->wrmsr(MSR_IA32_DEBUGCTL, s->debugctl | DEBUGCTL_FREEZE_WHILE_SMM) == HW_OK)
+	if (p->freeze_smm && hw_rdmsr(MSR_IA32_DEBUGCTL, &s->debugctl) == HW_OK &&
+	    hw_wrmsr(MSR_IA32_DEBUGCTL, s->debugctl | DEBUGCTL_FREEZE_WHILE_SMM) == HW_OK)
 		s->flags |= WS_FREEZE;
 
-	w->smi_valid = p->smi_count && io->rdmsr(MSR_SMI_COUNT, &v) == HW_OK;
+	w->smi_valid = p->smi_count && hw_rdmsr(MSR_SMI_COUNT, &v) == HW_OK;
 	w->smi_start = w->smi_end = w->smi_valid ? v : 0;
 	w->nmi_start = w->nmi_end = nmi_unclaimed();
-	w->if_verified_clear = (io->rflags() & RFLAGS_IF_BIT) == 0;
+	w->if_verified_clear = (hw_rflags() & RFLAGS_IF_BIT) == 0;
 	return true;
 }
 
 void win_leave(const struct win_platform *p, struct hw_window *w)
 {
-	const struct kx_regio *io = p->io;
 	struct win_saved *s = saved(w);
 	uint64_t v;
 
@@ -145,13 +141,13 @@ void win_leave(const struct win_platform *p, struct hw_window *w)
 		return;
 	w->nmi_end = nmi_unclaimed();
 	if (w->smi_valid)
-		w->smi_end = io->rdmsr(MSR_SMI_COUNT, &v) == HW_OK ? v : w->smi_start + 1; /* unreadable now: assume the worst */
+		w->smi_end = hw_rdmsr(MSR_SMI_COUNT, &v) == HW_OK ? v : w->smi_start + 1; /* unreadable now: assume the worst */
 
 	/* Something inside turned interrupts back on (a firmware call can): the window was not closed. */
-	if (io->rflags() & RFLAGS_IF_BIT)
+	if (hw_rflags() & RFLAGS_IF_BIT)
 		w->if_verified_clear = false;
 	if (s->flags & WS_FREEZE)
-		io->wrmsr(MSR_IA32_DEBUGCTL, s->debugctl);
+		hw_wrmsr(MSR_IA32_DEBUGCTL, s->debugctl);
 	/* Timer last among the LVTs, so a deadline written below is delivered, not lost behind a mask. */
 	for (unsigned i = WIN_LVT_COUNT; i-- > 0;)
 		if (s->lvt_saved & (1u << i))
@@ -159,7 +155,7 @@ void win_leave(const struct win_platform *p, struct hw_window *w)
 	if (s->flags & WS_DEADLINE) {
 		/* A deadline already passed fires at once: the firmware's tick arrives late, not never. */
 		if (s->deadline)
-			io->wrmsr(MSR_IA32_TSC_DEADLINE, s->deadline);
+			hw_wrmsr(MSR_IA32_TSC_DEADLINE, s->deadline);
 	} else if (s->flags & WS_ONESHOT) {
 		uint32_t ccr = 0, icr = 0;
 		/*
@@ -171,13 +167,13 @@ void win_leave(const struct win_platform *p, struct hw_window *w)
 			apic_write(&p->apic, APIC_TIMER_ICR, 1);
 	}
 	if (s->flags & WS_PIC) {
-		io->outb(PIC2_DATA, s->pic2);
-		io->outb(PIC1_DATA, s->pic1);
+		hw_outb(PIC2_DATA, s->pic2);
+		hw_outb(PIC1_DATA, s->pic1);
 	}
 	s->magic = 0;
 	if (active == w)
 		active = 0;
-	io->irq_restore(s->rflags);
+	hw_irq_restore(s->rflags);
 }
 
 struct hw_window *win_active(void) { return active; }

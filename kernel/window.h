@@ -14,8 +14,9 @@
  * saved.  The AMD extended LVTs are left alone: they carry IBS NMIs the
  * measurement asks for (kernel/hw_metal.c routes them).
  *
- * Portable: kernel/hw_metal.c implements hw_window_enter/leave with it; the
- * unit tests run it against a fake register file.
+ * Portable: kernel/platform_metal.c implements hw_window_enter/leave with
+ * it; the registers are reached through kernel/hw.h and kernel/hw_regs.h,
+ * so the unit tests run it against the fake CPU's register file.
  */
 #ifndef PMUBOOT_KERNEL_WINDOW_H
 #define PMUBOOT_KERNEL_WINDOW_H
@@ -25,7 +26,6 @@
 
 #include "kernel/apic.h"
 #include "kernel/hw.h"
-#include "kernel/regio.h"
 #include "lib/x86/msr_intel.h"
 
 
@@ -36,7 +36,6 @@
 #define WIN_LVT_COUNT 7
 
 struct win_platform {
-	const struct kx_regio *io;
 	struct apic apic;
 	char apic_why[96];	/* why there is no APIC, when there is none */
 	uint8_t max_lvt;	/* APIC version register: LVT entries minus one */
@@ -46,8 +45,8 @@ struct win_platform {
 	bool freeze_smm;	/* IA32_PERF_CAPABILITIES.FREEZE_WHILE_SMM */
 };
 
-/* What the platform offers, from CPUID (hw_cpuid) and careful MSR probes through io. */
-void win_probe(struct win_platform *p, const struct kx_regio *io);
+/* What the platform offers, from CPUID (hw_cpuid) and careful MSR probes (hw_rdmsr). */
+void win_probe(struct win_platform *p);
 
 /* The LVT entries this platform has: name and xAPIC offset of entry i (i < WIN_LVT_COUNT). */
 bool win_lvt_present(const struct win_platform *p, unsigned i);

@@ -6,7 +6,7 @@
  * an `end` record carrying the number of records before it and a CRC-32 over
  * their JSON texts (each followed by '\n'), so a rig can tell a complete
  * capture from a truncated or damaged one.  docs/results-format.md is the
- * contract; tools/pmucap.py reads it.
+ * contract; tools/pmucap reads it.
  *
  * A record is built in a caller-owned struct rec and emitted the moment it
  * is complete.  Building never fails: a record that outgrows its buffer is

@@ -5,6 +5,61 @@
 /* A value quoted in an error message: enough to recognise it, never a whole long line. */
 #define QUOTE_MAX 48
 #define QUOTED(len) ((int)((len) > QUOTE_MAX ? QUOTE_MAX : (len)))
+#include "bench/select.h"
+#include "bench/kernels.h"
+
+struct bad_bench {
+	char *why;
+	size_t cap;
+	bool bad;
+};
+
+static void note_bad_bench(const char *w, size_t len, void *ctx)
+{
+	struct bad_bench *b = ctx;
+	if (!b->bad && b->why)
+		snprintf(b->why, b->cap, "unknown benchmark '%.*s' (a kernel, kernel.variant, all, none or list)",
+			 (int)(len > 60 ? 60 : len), w);
+	b->bad = true;
+}
+
+/*
+ * bench=: every word must name a kernel or variant (bench/select.c
+ * decides); `list` is a request, not a name.  The good words are kept in
+ * out, so the rest of a list still runs.
+ */
+static bool check_bench(const char *v, size_t len, char *out, size_t out_cap, char *why, size_t cap)
+{
+	static bool sel[128];
+	char spec[CONFIG_STR_MAX], one[CONFIG_STR_MAX];
+	const char *p, *w;
+	size_t wl, k = 0;
+	bool ok = true;
+
+	out[0] = 0;
+	if (bench_def_count() > ARRAY_SIZE(sel) || len >= sizeof(spec) || out_cap < len + 1) {
+		snprintf(out, out_cap, "%.*s", (int)len, v);
+		return true;	/* the stage checks again */
+	}
+	memcpy(spec, v, len);
+	spec[len] = 0;
+	p = spec;
+	while (lc_next_item(&p, ',', &w, &wl)) {
+		struct bad_bench b = { ok ? why : NULL, cap, false };
+		size_t n1 = wl < sizeof(one) ? wl : sizeof(one) - 1;	/* wl <= len < sizeof(one) */
+		memcpy(one, w, n1);
+		one[n1] = 0;
+		if (strcmp(one, "list"))
+			bench_select(one, sel, note_bad_bench, &b);
+		if (b.bad)
+			ok = false;	/* the first bad word is the one named in why */
+		else
+			k += (size_t)snprintf(out + k, out_cap - k, "%s%s", k ? "," : "", one);
+	}
+	if (!ok && k)
+		snprintf(why + strlen(why), cap - strlen(why), "; running the rest: %s", out);
+	return ok;
+}
 
 enum opt_type { OPT_ENUM, OPT_BOOL, OPT_U32, OPT_U64, OPT_STR, OPT_SERIAL, OPT_COUNTDOWN };
 
@@ -23,6 +78,7 @@ static const char *const finish_choices[] = { "auto", "shutdown", "reboot", "hal
 static const char *const tri_choices[] = { "auto", "on", "off", NULL };
 static const char *const arena_choices[] = { "both", "4k", "2m", NULL };
 static const char *const ibs_choices[] = { "both", "off", "fetch", "op", NULL };
+static const char *const screen_choices[] = { "readable", "records", NULL };
 
 #define OFF(f) offsetof(struct config, f)
 
@@ -41,6 +97,12 @@ static const struct opt_def opts[] = {
 	{ "qemu_exit", OPT_ENUM, OFF(qemu_exit), tri_choices, 0, 0, "auto", "qemu_exit=off",
 	  "Report the run's status through QEMU's isa-debug-exit device (I/O port 0xf4). `auto` does so "
 	  "only when CPUID names the QEMU TCG or KVM hypervisor." },
+	{ "screen", OPT_ENUM, OFF(screen), screen_choices, 0, 0, "readable", "screen=records",
+	  "What the screen shows. `readable`: the CPU and PMU in one block, a progress line, the results "
+	  "as a table (variant, cycles, penalty against its control, key events, check) and, at the end, a "
+	  "summary that stays (checks passed, failed and unstable, errors, where the results were saved, "
+	  "what happens next). `records`: every text line and `@pmuboot` record as the serial port gets "
+	  "them. Serial and the results file always get every record." },
 	{ "verbose", OPT_BOOL, OFF(verbose), NULL, 0, 0, "off", "verbose=on",
 	  "Emit extra records (for example a `program` record with the MSR writes for each pass)." },
 	{ "save", OPT_BOOL, OFF(save), NULL, 0, 0, "on", "save=off",
@@ -72,6 +134,31 @@ static const struct opt_def opts[] = {
 	{ "ibs_raw", OPT_BOOL, OFF(ibs_raw), NULL, 0, 0, "off", "ibs_raw=on",
 	  "Emit one `ibs_sample` record per IBS sample with the raw registers." },
 };
+
+/*
+ * String options whose words are checked against what exists while the
+ * option is read, so that a bad word is reported with its file and line.
+ */
+static const struct {
+	const char *key;
+	bool (*check)(const char *v, size_t len, char *out, size_t out_cap, char *why, size_t cap);
+} str_checks[] = {
+	{ "bench", check_bench },
+};
+
+/*
+ * Writes the words worth keeping to out.  False with why when a word is
+ * bad; out then holds the good ones, or "" when none is left.
+ */
+static bool check_str(const struct opt_def *o, const char *v, size_t len, char *out, size_t out_cap, char *why,
+		      size_t cap)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(str_checks); i++)
+		if (!strcmp(str_checks[i].key, o->key))
+			return str_checks[i].check(v, len, out, out_cap, why, cap);
+	snprintf(out, out_cap, "%.*s", (int)len, v);
+	return true;
+}
 
 static const struct opt_def *find_opt(const char *key, size_t len)
 {
@@ -226,9 +313,14 @@ static bool parse_value(const struct opt_def *o, struct config *c, const char *v
 				return false;
 			}
 		}
-		memcpy(field, v, len);
-		field[len] = '\0';
-		return true;
+		{
+			char kept[CONFIG_STR_MAX];
+			bool ok = check_str(o, v, len, kept, sizeof(kept), why, cap);
+			/* A list with some bad words keeps its good ones; with none left, the previous value stays. */
+			if (ok || kept[0])
+				memcpy(field, kept, strlen(kept) + 1);
+			return ok;
+		}
 	case OPT_SERIAL:
 		return parse_serial((struct serial_cfg *)field, v, len, why, cap);
 	}
@@ -425,7 +517,7 @@ void config_write_doc(void (*emit)(const char *line, void *ctx), void *ctx)
 
 	emit("# pmuboot options", ctx);
 	emit("", ctx);
-	emit("<!-- Generated by `build/pmuboot-host options` from lib/config.c; a test keeps them equal. -->", ctx);
+	emit("<!-- Generated by `build/pmuboot-host options` from run/config.c; a test keeps them equal. -->", ctx);
 	emit("", ctx);
 	emit("Options are `key=value` words. They are read from `pmuboot.cfg` beside the image on the boot medium "
 	     "(any number of words per line; `#` starts a comment; ASCII or UTF-8, a byte order mark is skipped; "

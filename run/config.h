@@ -18,6 +18,7 @@ enum tristate { TRI_AUTO, TRI_ON, TRI_OFF };
 enum serial_kind { SERIAL_AUTO, SERIAL_OFF, SERIAL_IO, SERIAL_MMIO8, SERIAL_MMIO32 };
 enum arena_sel { ARENA_BOTH, ARENA_4K, ARENA_2M };
 enum ibs_mode { IBS_MODE_BOTH, IBS_MODE_OFF, IBS_MODE_FETCH, IBS_MODE_OP };
+enum screen_mode { SCREEN_READABLE, SCREEN_RECORDS };
 
 #define CONFIG_STR_MAX 256
 
@@ -32,6 +33,7 @@ struct config {
 	enum on_finish on_finish;
 	int32_t countdown;		/* seconds; -1 = auto */
 	enum tristate qemu_exit;
+	enum screen_mode screen;
 	bool verbose;
 	bool save;
 	bool force_counters;
@@ -58,7 +60,8 @@ void config_defaults(struct config *c);
 
 /*
  * Apply one key=value word.  On failure fills err (source, key, reason) and
- * returns false; the config keeps its previous value for that key.
+ * returns false; the config keeps its previous value for that key, except
+ * that a list (bench=) with some unknown words keeps its known ones.
  */
 bool config_apply_word(struct config *c, const char *source, const char *word, size_t len,
 		       struct config_error *err);

@@ -53,7 +53,7 @@ static void stage_ibs(struct run_env *env)
 /* The `timing` record, in every run: TSC frequency, its source and error, core/TSC calibration. */
 static void stage_timing(struct run_env *env)
 {
-	timing_report(timing_init(env->cpu.hypervisor));
+	timing_report(timing_init(env->cpu.exec));
 }
 
 /* The image's runtime record and self-tests; the host can only say it cannot run them. */
@@ -111,3 +111,6 @@ bool run_stage(struct run_env *env, const char *name)
 	}
 	return false;
 }
+
+size_t run_stage_count(void) { return ARRAY_SIZE(stages); }
+const char *run_stage_name(size_t i) { return i < ARRAY_SIZE(stages) ? stages[i].name : NULL; }

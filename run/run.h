@@ -27,4 +27,8 @@ void run_stages(struct run_env *env);
 /* Run the one stage called name (pmuboot-host identify runs "identify" and "pmu"); false if unknown. */
 bool run_stage(struct run_env *env, const char *name);
 
+/* The stages in run order, for progress displays (the image's screen). */
+size_t run_stage_count(void);
+const char *run_stage_name(size_t i);
+
 #endif

@@ -12,6 +12,26 @@ check_inputs() {
 	done
 	[ -f "$efi" ] || { echo "$name: $efi does not exist (run make first)" >&2; exit 1; }
 	[ -f "$cfg" ] || { echo "$name: config file $cfg does not exist" >&2; exit 1; }
+	SOURCE_DATE_EPOCH=$(media_date)
+	export SOURCE_DATE_EPOCH
+}
+
+# media_date: the date every file and folder on the medium gets, in seconds since 1970: the
+# last commit's when this is a git checkout (the same commit gives the same dates), else now.
+# The Makefile exports SOURCE_DATE_EPOCH=0 for the image's PE header; mtools and xorriso
+# take their dates from it too, and a FAT cannot hold 1970 (its dates start in 1980;
+# mtools writes 2098), so the media tools set it to this date instead.  The .efi copied
+# onto the medium keeps its bytes: only the file systems' dates change.
+media_date() {
+	root=$(cd "$here/.." && pwd -P)
+	top=$(git -C "$root" rev-parse --show-toplevel 2>/dev/null) || top=""
+	when=""
+	# Only this tree's own history: a tarball unpacked inside another repository is not a commit.
+	[ "$top" = "$root" ] && when=$(git -C "$root" log -1 --format=%ct 2>/dev/null)
+	case "$when" in
+	'' | *[!0-9]*) date +%s ;;
+	*) echo "$when" ;;
+	esac
 }
 
 # fill_esp FAT-IMAGE-SPEC [EXTRA-DIR...]: EFI/BOOT/BOOTX64.EFI and EFI/BOOT/pmuboot.cfg into an

@@ -41,6 +41,8 @@ tree=$work/tree
 mkdir -p "$tree/EFI/BOOT"
 cp "$efi" "$tree/EFI/BOOT/BOOTX64.EFI"
 cp "$cfg" "$tree/EFI/BOOT/pmuboot.cfg"
+# With SOURCE_DATE_EPOCH set, xorriso dates each file by its mtime and the volume by the epoch.
+find "$tree" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 
 mkdir -p "$(dirname "$out")"
 tmp=$out.tmp.$$

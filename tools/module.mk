@@ -5,26 +5,51 @@
 #
 # CFG is the pmuboot.cfg put beside the image (default: every option commented out).
 # With SIGN_KEY and SIGN_CERT the media carry $(B)/pmuboot-signed.efi (tools/sign.sh).
+# Each target prints the path of its medium, made or already up to date.
 
 CFG ?= tools/pmuboot.cfg.default
 SIGN_KEY ?=
 SIGN_CERT ?=
-MEDIA_EFI := $(if $(SIGN_KEY),$(B)/pmuboot-signed.efi,$(B)/pmuboot.efi)
-MEDIA_TOOLS := tools/mkusb.sh tools/mkiso.sh tools/sign.sh
+MEDIA_SIGNED := $(if $(SIGN_KEY)$(SIGN_CERT),yes)
+MEDIA_EFI := $(if $(MEDIA_SIGNED),$(B)/pmuboot-signed.efi,$(B)/pmuboot.efi)
+MEDIA_TOOLS := tools/mkusb.sh tools/mkiso.sh tools/media_common.sh tools/sign.sh
+MEDIA_INPUTS := $(B)/media-inputs.txt
+
+# media_make PATH: make the medium in a sub-make (after deps.sh has installed the tools
+# its rule uses) and name it; a file whose inode and time did not change was up to date.
+media_make = before=$$(stat -c '%i %y' $(1) 2>/dev/null); \
+	$(MAKE) --no-print-directory $(1) && \
+	if [ "$$before" = "$$(stat -c '%i %y' $(1))" ]; then echo "$(1) is up to date"; fi
+
+comma := ,
 
 usb:
-	@tools/deps.sh --quiet
-	@$(MAKE) --no-print-directory $(B)/pmuboot-usb.img
+	@tools/deps.sh --quiet --for usb$(if $(MEDIA_SIGNED),$(comma)sign)
+	@$(call media_make,$(B)/pmuboot-usb.img)
 iso:
-	@tools/deps.sh --quiet
-	@$(MAKE) --no-print-directory $(B)/pmuboot.iso
+	@tools/deps.sh --quiet --for iso$(if $(MEDIA_SIGNED),$(comma)sign)
+	@$(call media_make,$(B)/pmuboot.iso)
 
-$(B)/pmuboot-usb.img: $(MEDIA_EFI) $(CFG) $(MEDIA_TOOLS)
+# What file times cannot tell: which CFG goes on the medium (a my.cfg older than the
+# image is still another file) and whether the image is signed, and with which
+# certificate (a certificate belongs to exactly one key).  Rewritten only when it
+# differs, so the media depend on it as on a source.
+$(MEDIA_INPUTS): FORCE
+	@mkdir -p $(@D)
+	@[ -f '$(CFG)' ] || { echo "make: CFG=$(CFG) is not a file" >&2; exit 1; }
+	@$(if $(MEDIA_SIGNED),$(if $(SIGN_KEY),,echo "make: SIGN_CERT needs SIGN_KEY too" >&2; exit 1))
+	@$(if $(MEDIA_SIGNED),$(if $(SIGN_CERT),,echo "make: SIGN_KEY needs SIGN_CERT too" >&2; exit 1))
+	@{ echo 'cfg $(CFG)'; echo "cfg-sha256 $$(sha256sum '$(CFG)' | cut -d' ' -f1)"; \
+	  $(if $(MEDIA_SIGNED),echo 'signed key=$(SIGN_KEY) cert=$(SIGN_CERT)'; \
+	  echo "cert-sha256 $$(sha256sum '$(SIGN_CERT)' 2>/dev/null | cut -d' ' -f1)",echo unsigned); \
+	} > $@.tmp.$$$$ && { cmp -s $@.tmp.$$$$ $@ && rm -f $@.tmp.$$$$ || mv $@.tmp.$$$$ $@; }
+
+$(B)/pmuboot-usb.img: $(MEDIA_EFI) $(MEDIA_INPUTS) $(MEDIA_TOOLS)
 	@tools/mkusb.sh --efi $(MEDIA_EFI) --cfg $(CFG) --out $@
 
-$(B)/pmuboot.iso: $(MEDIA_EFI) $(CFG) $(MEDIA_TOOLS)
+$(B)/pmuboot.iso: $(MEDIA_EFI) $(MEDIA_INPUTS) $(MEDIA_TOOLS)
 	@tools/mkiso.sh --efi $(MEDIA_EFI) --cfg $(CFG) --out $@
 
-$(B)/pmuboot-signed.efi: $(B)/pmuboot.efi $(SIGN_KEY) $(SIGN_CERT) tools/sign.sh
-	@$(if $(SIGN_CERT),,echo "make: SIGN_KEY needs SIGN_CERT too" >&2; exit 1)
+# Key and certificate are checked by the media-inputs rule and by sign.sh.
+$(B)/pmuboot-signed.efi: $(B)/pmuboot.efi $(MEDIA_INPUTS) tools/sign.sh
 	@tools/sign.sh sign $(SIGN_KEY) $(SIGN_CERT) $< $@

@@ -2,10 +2,17 @@
 
 Used by tools/run-qemu (the command) and by the QEMU tests.  The serial
 line is captured to a log file; the verdict comes from the parsed records
-(tools/pmucap.py), never from QEMU's exit status alone, since a plain QEMU
+(tools/pmucap), never from QEMU's exit status alone, since a plain QEMU
 power-off also exits 0.
+
+A run that finishes with on_finish=halt (or return) leaves QEMU running: once
+its `end` record has arrived and QEMU has had END_GRACE_S to finish writing,
+the runner stops QEMU itself and judges the run by its records, instead of
+waiting for the time limit.
 """
+import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -25,6 +32,15 @@ QEMU_CLEAN, QEMU_ERRORS = 1, 3
 # Runner statuses.
 OK, RUN_ERRORS, BROKEN, TIMEOUT = 0, 1, 2, 124
 
+# After the end record: time for the image to close its results file and finish by itself.
+END_GRACE_S = 3.0
+# After asking QEMU to quit (SIGTERM): time before it is killed.
+TERM_GRACE_S = 5.0
+POLL_S = 0.2
+# Finish actions that leave QEMU running after the end record (docs/options.md: on_finish).
+STAYS_UP = ("halt", "return")
+END_LINE_RE = re.compile(r'^@pmuboot \{"type":"end"', re.M)
+
 
 class Result:
     def __init__(self):
@@ -37,6 +53,8 @@ class Result:
         self.stray = []
         self.elapsed = 0.0
         self.reason = ""
+        self.stopped_after_end = False   # the runner stopped QEMU after a complete run (on_finish=halt)
+        self.saved = []                  # results files the image wrote to its FAT directory, copied out
 
     @property
     def run(self):
@@ -54,12 +72,14 @@ class Result:
 
 
 def make_esp(efi, workdir, cfg_text=None, extra_files=None):
+    """cfg_text: str, or bytes written exactly as given (tools/run-qemu --cfg)."""
     esp = os.path.join(workdir, "esp")
     os.makedirs(os.path.join(esp, "EFI", "BOOT"), exist_ok=True)
     shutil.copyfile(efi, os.path.join(esp, "EFI", "BOOT", "BOOTX64.EFI"))
     if cfg_text is not None:
-        with open(os.path.join(esp, "EFI", "BOOT", "pmuboot.cfg"), "w") as f:
-            f.write(cfg_text)
+        data = cfg_text if isinstance(cfg_text, bytes) else cfg_text.encode("latin-1")
+        with open(os.path.join(esp, "EFI", "BOOT", "pmuboot.cfg"), "wb") as f:
+            f.write(data)
     for rel, data in (extra_files or {}).items():
         p = os.path.join(esp, rel)
         os.makedirs(os.path.dirname(p), exist_ok=True)
@@ -77,18 +97,74 @@ def judge(res):
         res.status, res.reason = BROKEN, "no records in the capture"
     elif not run.complete:
         res.status, res.reason = BROKEN, "; ".join(run.problems)
-    elif res.qemu_rc not in (0, QEMU_CLEAN, QEMU_ERRORS):
+    elif not res.stopped_after_end and res.qemu_rc not in (0, QEMU_CLEAN, QEMU_ERRORS):
         res.status, res.reason = BROKEN, f"QEMU exited {res.qemu_rc}"
     elif run.end.get("status") != "ok" or res.qemu_rc == QEMU_ERRORS:
         res.status, res.reason = RUN_ERRORS, f"run ended with {run.end.get('errors')} error(s)"
     else:
         res.status, res.reason = OK, "clean"
+    if res.stopped_after_end and res.status != TIMEOUT:
+        res.reason += f" (QEMU stopped by the runner after the end record: on_finish={finish_action(run)})"
     return res
+
+
+def finish_action(run):
+    """The on_finish the run's begin record says is in effect ("auto" is shutdown in a VM)."""
+    begin = pmucap.first_record(run, "begin") if run else None
+    opts = (begin or {}).get("options")
+    val = opts.get("on_finish") if isinstance(opts, dict) else None
+    return val if isinstance(val, str) else "auto"
+
+
+def _ended_and_stays_up(log_path, last_size):
+    """(size, True when the capture holds a complete run whose finish leaves QEMU up)."""
+    try:
+        size = os.path.getsize(log_path)
+    except OSError:
+        return last_size, False
+    if size == last_size:
+        return size, None
+    with open(log_path, "rb") as f:
+        text = f.read().decode("latin-1")
+    if not END_LINE_RE.search(pmucap.ANSI_RE.sub("", text).replace("\r", "\n")):
+        return size, False
+    runs, _ = pmucap.parse(text)
+    run = runs[-1] if runs else None
+    return size, bool(run and run.end is not None and finish_action(run) in STAYS_UP)
+
+
+def _wait(proc, res, timeout):
+    """Wait for QEMU: until it exits, the time limit, or a finished run that leaves it up."""
+    start = time.monotonic()
+    size, ended_at = -1, None
+    while True:
+        try:
+            proc.wait(timeout=POLL_S)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+        now = time.monotonic()
+        if now - start >= timeout:
+            res.timed_out = True
+            break
+        if res.log_path and ended_at is None:
+            size, done = _ended_and_stays_up(res.log_path, size)
+            if done:
+                ended_at = now
+        if ended_at is not None and now - ended_at >= END_GRACE_S:
+            res.stopped_after_end = True
+            break
+    proc.terminate()
+    try:
+        proc.wait(timeout=TERM_GRACE_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def boot(efi="build/pmuboot.efi", cpu="max", cfg_text=None, timeout=60, serial=True, drive=None,
          extra_args=(), show=False, log_path=None, memory="512M", extra_files=None, readonly=False,
-         keep_dir=None):
+         keep_dir=None, save_dir=None):
     """Boot once and return a judged Result.
 
     drive: None to boot a FAT directory built from efi/cfg_text, or
@@ -97,6 +173,10 @@ def boot(efi="build/pmuboot.efi", cpu="max", cfg_text=None, timeout=60, serial=T
     A writable directory (QEMU's vvfat, fat:rw:) takes the image's writes
     but is unreliable with them: files it creates can come out as zeros.
     Use a disk image (tools/mkusb.sh) to check what the image writes.
+    log_path: keep the serial capture there.  save_dir: copy the results files
+    the image wrote to its FAT directory there (res.saved lists them) before
+    the working directory goes.  keep_dir: work there and keep everything;
+    otherwise the working directory (a temporary one) is always removed.
     """
     res = Result()
     work = keep_dir or tempfile.mkdtemp(prefix="pmuboot-qemu-")
@@ -132,34 +212,96 @@ def boot(efi="build/pmuboot.efi", cpu="max", cfg_text=None, timeout=60, serial=T
         res.esp_dir = os.path.join(work, "esp")
 
         start = time.monotonic()
-        proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT)
+        # QEMU's own output goes to a file, not a pipe nobody reads while waiting.
+        out_path = os.path.join(work, "qemu.out")
+        with open(out_path, "wb") as out:
+            proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
         stop = threading.Event()
         shower = None
         if show:
             shower = threading.Thread(target=_follow, args=(res.log_path, stop), daemon=True)
             shower.start()
         try:
-            out, _ = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            out, _ = proc.communicate()
-            res.timed_out = True
+            _wait(proc, res, timeout)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
         res.elapsed = time.monotonic() - start
         stop.set()
         if shower:
             shower.join()
         res.qemu_rc = proc.returncode
-        res.qemu_output = out.decode("latin-1", "replace")
+        with open(out_path, "rb") as f:
+            res.qemu_output = f.read().decode("latin-1", "replace")
         with open(res.log_path, "rb") as f:
             res.log = f.read().decode("latin-1")
+        if save_dir and drive is None:
+            res.saved = copy_results(res.esp_dir, save_dir)
+        elif save_dir and drive[0] == "disk":
+            res.saved = copy_results_from_image(drive[1], save_dir)
         return judge(res)
     finally:
-        if keep_dir is None and log_path is None:
+        if keep_dir is None:
             res.work = None
             shutil.rmtree(work, ignore_errors=True)
         else:
             res.work = work
+
+
+# tools/mkusb.sh puts the FAT32 partition at 1 MiB.
+USB_PART_OFFSET = 1 << 20
+MTOOLS_ENV = dict(os.environ, MTOOLS_SKIP_CHECK="1")
+
+
+def make_usb(efi, workdir, cfg_text=None):
+    """A USB disk image (tools/mkusb.sh) in workdir, with cfg_text (str or bytes) as its pmuboot.cfg.
+
+    QEMU's writable FAT directory (vvfat) loses the files the image creates, so a run
+    whose results file is to be kept boots a real FAT32 image and copies it out.
+    """
+    img = os.path.join(workdir, "pmuboot-usb.img")
+    args = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "mkusb.sh"), "--efi", efi, "--out", img]
+    if cfg_text is not None:
+        cfg = os.path.join(workdir, "pmuboot.cfg")
+        with open(cfg, "wb") as f:
+            f.write(cfg_text if isinstance(cfg_text, bytes) else cfg_text.encode("latin-1"))
+        args += ["--cfg", cfg]
+    p = subprocess.run(args, capture_output=True, text=True, errors="replace")
+    if p.returncode != 0:
+        raise RuntimeError("mkusb.sh failed: " + " ".join(p.stderr.split())[-300:])
+    return img
+
+
+def copy_results_from_image(img, dest, offset=USB_PART_OFFSET):
+    """Copy pmuboot/results-*.jsonl out of a FAT disk image to dest; their new paths ([] when none)."""
+    p = subprocess.run(["mdir", "-b", "-i", f"{img}@@{offset}", "::/pmuboot"], capture_output=True,
+                       text=True, errors="replace", env=MTOOLS_ENV)
+    if p.returncode != 0:
+        return []
+    out = []
+    for line in sorted(p.stdout.split()):
+        name = line.rsplit("/", 1)[-1]
+        if not re.fullmatch(r"results-\d+\.jsonl", name, re.I):
+            continue
+        os.makedirs(dest, exist_ok=True)
+        dst = os.path.join(dest, name.lower())
+        c = subprocess.run(["mcopy", "-n", "-o", "-i", f"{img}@@{offset}", f"::/pmuboot/{name}", dst],
+                           capture_output=True, env=MTOOLS_ENV)
+        if c.returncode == 0:
+            out.append(dst)
+    return out
+
+
+def copy_results(esp, dest):
+    """Copy the results files the image saved on its FAT directory to dest; their new paths."""
+    out = []
+    for src in sorted(glob.glob(os.path.join(esp, "pmuboot", "results-*.jsonl"))):
+        os.makedirs(dest, exist_ok=True)
+        dst = os.path.join(dest, os.path.basename(src))
+        shutil.copyfile(src, dst)
+        out.append(dst)
+    return out
 
 
 def _follow(path, stop):

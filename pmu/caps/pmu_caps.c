@@ -12,17 +12,15 @@
 #include "lib/out.h"
 #include "lib/x86/msr_intel.h"
 #include "lib/x86/msr_amd.h"
+#include "lib/x86/cpuid.h"
 
-#define CPUID_LEAF_SIGNATURE 0x00000001u
+/* Leaves 01H, 07H and 0AH and CPUID1_ECX_PDCM: lib/x86/cpuid.h. */
 #define CPUID_LEAF_POWER 0x00000006u
-#define CPUID_LEAF_EXT_FEATURES 0x00000007u
-#define CPUID_LEAF_ARCH_PERFMON 0x0000000Au
 #define CPUID_LEAF_PERFMON_EXT 0x00000023u
 #define CPUID_LEAF_AMD_FEATURES 0x80000001u
 #define CPUID_LEAF_AMD_IBS 0x8000001Bu
 #define CPUID_LEAF_AMD_PERFMON 0x80000022u
 
-#define CPUID1_ECX_PDCM (1u << 15)		/* IA32_PERF_CAPABILITIES present */
 #define CPUID6_ECX_APERFMPERF (1u << 0)		/* IA32_MPERF/IA32_APERF */
 #define CPUID7_1_EAX_PERFMON_EXT (1u << 8)	/* leaf 23H valid */
 #define CPUID23_0_SUBLEAF1 (1u << 1)		/* sub-leaf 1 (counter bitmaps) valid */
@@ -135,10 +133,8 @@ static const char *msr_reason(int rc, const char *gp)
 	return rc == HW_ENODEV ? R_NOMSR : rc == HW_FAULT_GP ? gp : R_FAULT;
 }
 
-static bool is_tcg(const struct cpu_info *ci)
-{
-	return ci->hypervisor && strcmp(ci->hv_vendor, "TCGTCGTCGTCG") == 0;
-}
+/* Identification decided it (pmu/cpu/cpu.c); the one emulator it knows is QEMU's TCG, which the reasons name. */
+static bool is_tcg(const struct cpu_info *ci) { return ci->exec == EXEC_EMULATED; }
 
 /*
  * Under a hypervisor: does counter 0 hold a value written to it?  Only when

@@ -87,7 +87,7 @@ static void note(const char *s)
 static int put(uint32_t msr, uint64_t val)
 {
 	uint64_t cur;
-	if (msr_read(msr, &cur) == HW_OK && cur == val)
+	if (hw_rdmsr(msr, &cur) == HW_OK && cur == val)
 		return HW_OK;
 	return msr_save_write(msr, val);
 }
@@ -142,7 +142,7 @@ static bool probe_general(char *why, size_t cap)
 {
 	for (unsigned c = 0; c < st.n_gp; c++) {
 		uint64_t sel, ctr;
-		int r1 = msr_read(sel_msr(c), &sel), r2 = msr_read(ctr_msr(c), &ctr);
+		int r1 = hw_rdmsr(sel_msr(c), &sel), r2 = hw_rdmsr(ctr_msr(c), &ctr);
 		if (r1 == HW_ENODEV || r2 == HW_ENODEV)
 			return fail(why, cap, "no MSR access here (the msr driver is not available)");
 		if (r1 != HW_OK || r2 != HW_OK) {
@@ -154,7 +154,7 @@ static bool probe_general(char *why, size_t cap)
 	}
 	if (st.full_width) {
 		uint64_t v;
-		if (msr_read(st.fl->ctr_fw_base, &v) != HW_OK) {
+		if (hw_rdmsr(st.fl->ctr_fw_base, &v) != HW_OK) {
 			st.full_width = false;
 			note("IA32_PERF_CAPABILITIES.FW_WRITE is set but IA32_A_PMC0 faulted; legacy counter writes used");
 		}
@@ -165,13 +165,13 @@ static bool probe_general(char *why, size_t cap)
 static bool probe_global_and_fixed(const struct pmu_caps *caps, char *why, size_t cap)
 {
 	if (st.fl->global_ctrl) {
-		if (msr_read(st.fl->global_ctrl, &st.found_global) != HW_OK ||
-		    msr_read(st.fl->global_status, &st.found_status) != HW_OK)
+		if (hw_rdmsr(st.fl->global_ctrl, &st.found_global) != HW_OK ||
+		    hw_rdmsr(st.fl->global_status, &st.found_status) != HW_OK)
 			return fail(why, cap, "the global counter control MSR 0x%x faulted although CPUID reports a %s",
 				    st.fl->global_ctrl, st.fl->label);
 	}
 	uint32_t want = fixed_expected(caps);
-	if (want && msr_read(st.fl->fixed_ctrl, &st.found_fixed_ctrl) != HW_OK) {
+	if (want && hw_rdmsr(st.fl->fixed_ctrl, &st.found_fixed_ctrl) != HW_OK) {
 		st.fixed_missing = want;
 		want = 0;
 	}
@@ -179,7 +179,7 @@ static bool probe_global_and_fixed(const struct pmu_caps *caps, char *why, size_
 		uint64_t v;
 		if (!(want & (1u << f)))
 			continue;
-		if (msr_read(fixed_msr(f), &v) == HW_OK) {
+		if (hw_rdmsr(fixed_msr(f), &v) == HW_OK) {
 			st.fixed_exists |= 1u << f;
 			st.n_fixed = f + 1;
 		} else {
@@ -231,7 +231,7 @@ static bool writes_stick(char *why, size_t cap)
 	msr_log_phase("init: check that writes stick");
 	int r = msr_save_write(sel_msr(c), test);
 	if (r == HW_OK)
-		msr_read(sel_msr(c), &got);
+		hw_rdmsr(sel_msr(c), &got);
 	msr_save_write(sel_msr(c), orig);
 	msr_log_phase("");
 	if (r != HW_OK)
@@ -422,7 +422,7 @@ static int program_controls(const struct pass_plan *pl, uint32_t *bad)
 			continue;
 		if (pl->gp & (1u << c))
 			want = pl->sel[c] | en;
-		else if (msr_read(sel_msr(c), &cur) == HW_OK && (cur & live))
+		else if (hw_rdmsr(sel_msr(c), &cur) == HW_OK && (cur & live))
 			want = 0;	/* ours from an earlier pass, or forced: off */
 		else
 			continue;
@@ -489,7 +489,7 @@ static uint64_t status_bits(const struct pass_plan *pl)
 static void clear_overflow(uint64_t bits)
 {
 	uint64_t status;
-	if (!st.fl->global_status || msr_read(st.fl->global_status, &status) != HW_OK || !(status & bits))
+	if (!st.fl->global_status || hw_rdmsr(st.fl->global_status, &status) != HW_OK || !(status & bits))
 		return;
 	msr_log_phase("clear overflow");
 	msr_save_command(st.fl->global_ovf_clear, status & bits);
@@ -500,7 +500,7 @@ static bool read_counter(const struct count_set *set, size_t i, uint64_t *v)
 	uint32_t msr = set->fixed_of[i] >= 0 ? fixed_msr((unsigned)set->fixed_of[i]) :
 						ctr_msr((unsigned)set->counter_of[i]);
 	unsigned w = set->fixed_of[i] >= 0 ? st.fixed_width : st.gp_width;
-	if (msr_read(msr, v) != HW_OK)
+	if (hw_rdmsr(msr, v) != HW_OK)
 		return false;
 	*v &= mask_of(w);
 	return true;
@@ -562,7 +562,7 @@ static bool msr_read_pass(struct count_set *set, unsigned pass, uint64_t *values
 		snprintf(err, err_cap, "pass %u is not the pass programmed", pass);
 		return false;
 	}
-	if (st.pass_status_bits && msr_read(st.fl->global_status, &status) == HW_OK)
+	if (st.pass_status_bits && hw_rdmsr(st.fl->global_status, &status) == HW_OK)
 		ovf = status & st.pass_status_bits;
 	for (size_t i = 0; i < set->n; i++) {
 		uint64_t v;

@@ -2,21 +2,6 @@
 #include "pmu/count/msr_save.h"
 #include "kernel/hw.h"
 
-static int hw_rd(void *ctx, uint32_t msr, uint64_t *val)
-{
-	(void)ctx;
-	return hw_rdmsr(msr, val);
-}
-
-static int hw_wr(void *ctx, uint32_t msr, uint64_t val)
-{
-	(void)ctx;
-	return hw_wrmsr(msr, val);
-}
-
-static const struct msr_io hw_io = { hw_rd, hw_wr, NULL };
-static struct msr_io io = { hw_rd, hw_wr, NULL };
-
 struct saved {
 	uint32_t msr;
 	uint64_t value;
@@ -28,14 +13,6 @@ static size_t nsaved;
 static struct msr_log_entry ring[MSR_LOG_MAX];
 static uint64_t log_total;
 static const char *cur_phase = "";
-
-void msr_io_use(const struct msr_io *x) { io = x ? *x : hw_io; }
-
-int msr_read(uint32_t msr, uint64_t *val)
-{
-	*val = 0;
-	return io.rdmsr(io.ctx, msr, val);
-}
 
 static void log_write(uint32_t msr, uint64_t val, bool command, int result)
 {
@@ -56,7 +33,7 @@ int msr_save_remember(uint32_t msr)
 	uint64_t orig;
 	if (find(msr))
 		return HW_OK;
-	if (nsaved == MSR_SAVE_MAX || msr_read(msr, &orig) != HW_OK)
+	if (nsaved == MSR_SAVE_MAX || hw_rdmsr(msr, &orig) != HW_OK)
 		return MSR_SAVE_EUNSAVED;
 	table[nsaved++] = (struct saved){ msr, orig };
 	return HW_OK;
@@ -68,12 +45,12 @@ int msr_save_write(uint32_t msr, uint64_t val)
 	if (!find(msr)) {
 		uint64_t orig;
 		/* Never write what could not be put back. */
-		if (nsaved == MSR_SAVE_MAX || msr_read(msr, &orig) != HW_OK)
+		if (nsaved == MSR_SAVE_MAX || hw_rdmsr(msr, &orig) != HW_OK)
 			return MSR_SAVE_EUNSAVED;
 		table[nsaved++] = (struct saved){ msr, orig };
 		added = true;
 	}
-	int r = io.wrmsr(io.ctx, msr, val);
+	int r = hw_wrmsr(msr, val);
 	log_write(msr, val, false, r);
 	/* A write that faulted changed nothing: nothing to put back. */
 	if (r != HW_OK && added)
@@ -83,7 +60,7 @@ int msr_save_write(uint32_t msr, uint64_t val)
 
 int msr_save_command(uint32_t msr, uint64_t val)
 {
-	int r = io.wrmsr(io.ctx, msr, val);
+	int r = hw_wrmsr(msr, val);
 	log_write(msr, val, true, r);
 	return r;
 }
@@ -109,12 +86,12 @@ void msr_save_restore(struct msr_restore_result *res)
 		uint64_t got = 0;
 		int r = HW_OK;
 		res->restored++;
-		if (msr_read(s.msr, &got) == HW_OK && got == s.value)
+		if (hw_rdmsr(s.msr, &got) == HW_OK && got == s.value)
 			continue;
-		r = io.wrmsr(io.ctx, s.msr, s.value);
+		r = hw_wrmsr(s.msr, s.value);
 		log_write(s.msr, s.value, false, r);
 		if (r == HW_OK)
-			r = msr_read(s.msr, &got) == HW_OK && got == s.value ? HW_OK : 1;
+			r = hw_rdmsr(s.msr, &got) == HW_OK && got == s.value ? HW_OK : 1;
 		if (r != HW_OK) {
 			if (res->mismatched < ARRAY_SIZE(res->bad_msr)) {
 				unsigned k = res->mismatched;

@@ -10,24 +10,16 @@
  * Every write is also appended to a small log with the phase that made it,
  * which the `program` record and `pmuboot-host program` print.
  *
- * The MSR accessors default to kernel/hw.h; msr_io_use() substitutes
- * others (pmuboot-host program drives the PMU model in pmu/pmu_model.h).
+ * MSRs are reached through kernel/hw.h only, so what answers is whatever
+ * implements it in this program (docs/architecture.md, "The seam"): the
+ * real CPU, the fake one of the unit tests, or, in `pmuboot-host program`,
+ * the PMU model (pmu/count/pmu_model.h) of a dump's CPU.
  */
 #ifndef PMUBOOT_PMU_MSR_SAVE_H
 #define PMUBOOT_PMU_MSR_SAVE_H
 
 #include "lib/libc.h"
 
-struct msr_io {
-	int (*rdmsr)(void *ctx, uint32_t msr, uint64_t *val);
-	int (*wrmsr)(void *ctx, uint32_t msr, uint64_t val);
-	void *ctx;
-};
-
-/* NULL: back to hw_rdmsr/hw_wrmsr. */
-void msr_io_use(const struct msr_io *io);
-/* Read through the accessors in use; HW_OK or the fault. */
-int msr_read(uint32_t msr, uint64_t *val);
 
 #define MSR_SAVE_MAX 64
 /* Returned when the save table is full or the MSR cannot be read to save it. */

@@ -8,33 +8,14 @@
 #include "kernel/hw.h"
 #include "lib/out.h"
 #include "lib/record.h"
+#include "lib/x86/cpuid.h"
 #include "pmu/cpu/uarch.h"
 #include "lib/x86/msr_intel.h"
 
-#define CPUID_LEAF_VENDOR 0x00000000u
-#define CPUID_LEAF_SIGNATURE 0x00000001u
-#define CPUID_LEAF_EXT_FEATURES 0x00000007u	/* subleaf 0 */
-#define CPUID_LEAF_ARCH_PERFMON 0x0000000Au
-#define CPUID_LEAF_NATIVE_MODEL 0x0000001Au	/* hybrid core type (SDM Vol. 2A, leaf 1AH) */
-#define CPUID_LEAF_HYPERVISOR 0x40000000u	/* hypervisor vendor; valid when CPUID.1:ECX[31] */
-#define CPUID_LEAF_EXT_MAX 0x80000000u
-#define CPUID_LEAF_BRAND0 0x80000002u		/* 0x80000002..4: brand string, 16 bytes each */
-#define CPUID_LEAF_BRAND2 0x80000004u
-
-#define CPUID1_ECX_HYPERVISOR (1u << 31)	/* SDM Vol. 2A Table 3-10: reserved, set by hypervisors */
 #define CPUID7_EDX_HYBRID (1u << 15)		/* SDM Vol. 2A leaf 07H: hybrid part */
 #define CPUID1A_CORE_TYPE(eax) ((uint8_t)((eax) >> 24))
 #define CPUID1A_NATIVE_MODEL(eax) ((eax) & 0xffffffu)
 #define CPUID0A_VERSION(eax) ((uint8_t)((eax) & 0xff))
-
-/* CPUID.1:EAX fields (SDM Vol. 2A Figure 3-6; APM Vol. 3 CPUID Fn0000_0001_EAX). */
-#define SIG_STEPPING(s) ((s) & 0xfu)
-#define SIG_MODEL(s) (((s) >> 4) & 0xfu)
-#define SIG_FAMILY(s) (((s) >> 8) & 0xfu)
-#define SIG_EXT_MODEL(s) (((s) >> 16) & 0xfu)
-#define SIG_EXT_FAMILY(s) (((s) >> 20) & 0xffu)
-#define FAMILY_USES_EXT_FAMILY 0xfu	/* base family 0Fh: add the extended family (both vendors) */
-#define FAMILY_INTEL_P6 0x6u		/* Intel applies the extended model for family 6 too */
 
 /* MSR 8BH: Intel IA32_BIOS_SIGN_ID (SDM Vol. 4 Table 2-2), AMD MSR0000_008B PATCH_LEVEL. */
 #define INTEL_UCODE_REV(v) ((uint32_t)((v) >> 32))	/* bits 63:32 after the write-0 + CPUID(1) sequence */
@@ -57,15 +38,10 @@ void cpu_set_source(const char *source) { source_note = source; }
 
 void cpu_decode_signature(enum cpu_vendor v, uint32_t s, uint32_t *family, uint32_t *model, uint32_t *stepping)
 {
-	*stepping = SIG_STEPPING(s);
-	*family = SIG_FAMILY(s);
-	*model = SIG_MODEL(s);
-	if (SIG_FAMILY(s) == FAMILY_USES_EXT_FAMILY)
-		*family += SIG_EXT_FAMILY(s);
-	/* AMD/Hygon: the extended model only with base family 0Fh; Intel (and the SDM rule for others): 06h too. */
-	bool amd_like = v == VENDOR_AMD || v == VENDOR_HYGON;
-	if (SIG_FAMILY(s) == FAMILY_USES_EXT_FAMILY || (!amd_like && SIG_FAMILY(s) == FAMILY_INTEL_P6))
-		*model += SIG_EXT_MODEL(s) << 4;
+	struct cpuid_signature d = cpuid_decode_signature(s, v == VENDOR_AMD || v == VENDOR_HYGON);
+	*family = d.family;
+	*model = d.model;
+	*stepping = d.stepping;
 }
 
 static void regs_to_str(char *dst, const uint32_t *words, size_t n)
@@ -74,27 +50,43 @@ static void regs_to_str(char *dst, const uint32_t *words, size_t n)
 	dst[n * 4] = '\0';
 }
 
-/* Hypervisor signatures as their vendors document them (leaf 0x40000000 EBX:ECX:EDX). */
-static const char *hypervisor_name(const char *sig)
+/*
+ * Hypervisor signatures as their vendors document them (leaf 0x40000000
+ * EBX:ECX:EDX), whether each emulates the CPU or runs the code on it, and
+ * whether QEMU drives it (then its isa-debug-exit port may be configured).
+ */
+static const struct hypervisor {
+	const char *sig, *name;
+	enum cpu_exec exec;
+	bool qemu;
+} hypervisors[] = {
+	{ "TCGTCGTCGTCG", "QEMU TCG", EXEC_EMULATED, true },
+	{ "KVMKVMKVM", "KVM", EXEC_VIRTUALISED, true },
+	{ "Microsoft Hv", "Hyper-V", EXEC_VIRTUALISED, false },
+	{ "VMwareVMware", "VMware", EXEC_VIRTUALISED, false },
+	{ "XenVMMXenVMM", "Xen", EXEC_VIRTUALISED, false },
+	{ "VBoxVBoxVBox", "VirtualBox", EXEC_VIRTUALISED, false },
+	{ "bhyve bhyve ", "bhyve", EXEC_VIRTUALISED, false },
+	{ " lrpepyh  vr", "Parallels", EXEC_VIRTUALISED, false },
+	{ "ACRNACRNACRN", "ACRN", EXEC_VIRTUALISED, false },
+	{ "Linux KVM Hv", "KVM (Hyper-V enlightenments)", EXEC_VIRTUALISED, true },
+};
+
+/*
+ * A hypervisor whose signature is not in the table is taken as
+ * virtualisation: every hypervisor that sets CPUID.1:ECX[31] and is not
+ * listed here runs guests on the real core (emulators are the exception,
+ * and the one in common use, TCG, is listed).
+ */
+static void identify_hypervisor(struct cpu_info *ci)
 {
-	static const struct {
-		const char *sig, *name;
-	} known[] = {
-		{ "TCGTCGTCGTCG", "QEMU TCG" },
-		{ "KVMKVMKVM", "KVM" },
-		{ "Microsoft Hv", "Hyper-V" },
-		{ "VMwareVMware", "VMware" },
-		{ "XenVMMXenVMM", "Xen" },
-		{ "VBoxVBoxVBox", "VirtualBox" },
-		{ "bhyve bhyve ", "bhyve" },
-		{ " lrpepyh  vr", "Parallels" },
-		{ "ACRNACRNACRN", "ACRN" },
-		{ "Linux KVM Hv", "KVM (Hyper-V enlightenments)" },
-	};
-	for (size_t i = 0; i < ARRAY_SIZE(known); i++)
-		if (strcmp(sig, known[i].sig) == 0)
-			return known[i].name;
-	return NULL;
+	ci->exec = ci->hypervisor ? EXEC_VIRTUALISED : EXEC_BARE_METAL;
+	for (size_t i = 0; ci->hypervisor && i < ARRAY_SIZE(hypervisors); i++)
+		if (strcmp(ci->hv_vendor, hypervisors[i].sig) == 0) {
+			ci->hv_name = hypervisors[i].name;
+			ci->exec = hypervisors[i].exec;
+			ci->hv_qemu = hypervisors[i].qemu;
+		}
 }
 
 static void read_brand(struct cpu_info *ci)
@@ -207,8 +199,8 @@ void cpu_identify(struct cpu_info *ci)
 		words[1] = r.ecx;
 		words[2] = r.edx;
 		regs_to_str(ci->hv_vendor, words, 3);
-		ci->hv_name = hypervisor_name(ci->hv_vendor);
 	}
+	identify_hypervisor(ci);
 	if (ci->max_leaf >= CPUID_LEAF_EXT_FEATURES) {
 		hw_cpuid(CPUID_LEAF_EXT_FEATURES, 0, &r);
 		ci->hybrid = ci->vendor == VENDOR_INTEL && (r.edx & CPUID7_EDX_HYBRID);
@@ -239,10 +231,11 @@ void cpu_report(const struct cpu_info *ci, struct rec *r)
 
 	/* The vendor, brand and hypervisor strings are the CPU's (or a dump's) bytes: shown escaped. */
 	char vendor[4 * sizeof(ci->vendor_str)], brand[4 * sizeof(ci->brand)], hv[4 * sizeof(ci->hv_vendor)];
-	out_text("cpu: %s family 0x%x model 0x%x stepping %u, \"%s\"%s%s",
+	out_text("cpu: %s family 0x%x model 0x%x stepping %u, \"%s\"%s%s%s%s",
 		 out_clean(vendor, sizeof(vendor), ci->vendor_str), ci->family, ci->model, ci->stepping,
 		 out_clean(brand, sizeof(brand), ci->brand), ci->hypervisor ? ", hypervisor " : "",
-		 out_clean(hv, sizeof(hv), ci->hv_vendor));
+		 out_clean(hv, sizeof(hv), ci->hv_vendor), ci->hypervisor ? ": " : "",
+		 ci->hypervisor ? cpu_exec_name(ci->exec) : "");
 	out_text("cpu: %s, event set %s%s", ci->uarch, ci->event_set ? ci->event_set : "none",
 		 !ci->hybrid ? "" : !ct ? "; hybrid part, core type not enumerated"
 			: ct[0] == 'a' ? "; hybrid part, running on an Atom (E-core)" : "; hybrid part, running on a Core (P-core)");
@@ -273,6 +266,7 @@ void cpu_report(const struct cpu_info *ci, struct rec *r)
 	rec_bool(r, "hypervisor", ci->hypervisor);
 	rec_str(r, "hypervisor_vendor", ci->hypervisor ? ci->hv_vendor : NULL);
 	rec_str(r, "hypervisor_name", ci->hv_name);
+	rec_str(r, "execution", cpu_exec_name(ci->exec));
 	rec_bool(r, "hybrid", ci->hybrid);
 	rec_str(r, "core_type", ct);
 	if (ci->core_type)

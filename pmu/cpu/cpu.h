@@ -12,6 +12,7 @@
 
 #include "lib/libc.h"
 #include "lib/record.h"
+#include "lib/x86/cpuid.h"
 
 enum cpu_vendor { VENDOR_UNKNOWN, VENDOR_INTEL, VENDOR_AMD, VENDOR_HYGON };
 
@@ -25,6 +26,10 @@ struct cpu_info {
 	bool hypervisor;		/* CPUID.1:ECX[31] */
 	char hv_vendor[13];		/* leaf 0x40000000 signature, "" if none */
 	const char *hv_name;		/* e.g. "QEMU TCG", "KVM"; NULL when unknown or none */
+	/* Bare metal, virtualised (times are silicon's) or emulated (QEMU TCG: times mean nothing),
+	 * decided here once from the signature (lib/x86/cpuid.h); everything else reads this. */
+	enum cpu_exec exec;
+	bool hv_qemu;			/* a hypervisor QEMU drives (TCG, KVM): its isa-debug-exit may exist */
 
 	/* Microcode revision: Intel IA32_BIOS_SIGN_ID[63:32], AMD PATCH_LEVEL[31:0] (MSR 8BH). */
 	bool microcode_valid;

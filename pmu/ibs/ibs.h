@@ -2,7 +2,8 @@
  * pmu/ibs/ibs.h - AMD Instruction-Based Sampling: collection, decoding and the
  * derived events (0xF000-0xF24C).
  *
- * Five parts, one file each:
+ * Five parts, one file each (the run's IBS step, which joins them to the
+ * benchmarks, is run/ibs_stage.c):
  *   ibs_family.c   what each family's registers mean: reserved bits, fields
  *                  whose meaning changed, errata; normalises a raw sample
  *                  into the Family 10h meaning the derived events are
@@ -12,14 +13,15 @@
  *   ibs_ctl.c      programming the hardware: arm, collect (NMI or polled),
  *                  re-arm, disable, into a bounded sample buffer;
  *   ibs_report.c   the `ibs` and `ibs_sample` records and readable lines;
- *   ibs_capture.c  reading `ibs_sample` / `ibs` records back from a capture,
- *                  so pmuboot-host ibs-report decodes with the same code;
- *   ibs_run.c      the run's IBS step and the benchmark observer.
- * Register layouts and their sources: pmu/ibs_regs.h.  docs/ibs.md explains
+ *   ibs_capture_host.c  reading `ibs_sample` / `ibs` records back from a
+ *                  capture (host-only), so pmuboot-host ibs-report decodes
+ *                  with the same code.
+ * Register layouts and their sources: pmu/ibs/ibs_regs.h (MSR numbers in
+ * lib/x86/msr_amd.h).  docs/ibs.md explains
  * the rules and choices.
  */
-#ifndef PMUBOOT_PMU_IBS_H
-#define PMUBOOT_PMU_IBS_H
+#ifndef PMUBOOT_PMU_IBS_IBS_H
+#define PMUBOOT_PMU_IBS_IBS_H
 
 #include "lib/libc.h"
 #include "pmu/cpu/cpu.h"

@@ -50,7 +50,7 @@ static const struct fake_cpu cpus[] = {
 	  .vendor_str = "HygonGenuine", .family = 0x18, .model = 0 },
 	  { .kind = PMU_AMD_CORE_EXT, .amd_core_ext = true, .amd_n_counters = 6 } },
 	{ "tcg", "QEMU TCG: CPUID.0AH all zero", { .vendor = VENDOR_INTEL, .vendor_str = "GenuineIntel",
-	  .family = 6, .model = 0x5E, .hypervisor = true, .hv_vendor = "TCGTCGTCGTCG" },
+	  .family = 6, .model = 0x5E, .hypervisor = true, .hv_vendor = "TCGTCGTCGTCG", .exec = EXEC_EMULATED },
 	  { .kind = PMU_NONE, .absent_reason = "CPUID.0AH reports no architectural PMU (version 0)" } },
 };
 
@@ -181,7 +181,6 @@ bool fake_count_prepare(const char *key, bool force_counters, bool verbose)
 		return false;
 	fake_pmu_install(count_cpu);
 	msr_save_forget();
-	msr_io_use(NULL);
 	count_opts = (struct count_opts){ .force = force_counters, .verbose = verbose };
 	count_use_backend(&count_backend_msr);
 	return true;

@@ -1,5 +1,6 @@
 /* tests/fake/hw_fake.c - see hw_fake.h. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tests/fake/hw_fake.h"
@@ -30,13 +31,35 @@ static struct {
 	bool allow_route;
 	hw_nmi_fn nmi_fn;
 	void *nmi_ctx;
+	/* Platform registers. */
+	uint32_t mmio[FAKE_MMIO_BYTES / 4];
+	uint64_t mmio_base;
+	bool mmio_mapped;
+	void (*mmio_on_write)(uint32_t offset, uint32_t value);
+	uint8_t ports[0x10000];
+	uint64_t rflags;
+	struct fake_event events[FAKE_MAX_LOG];
+	size_t nevents;
 } f;
+
+#define RFLAGS_IF (1ull << 9)	/* Intel SDM Vol. 1 §3.4.3 */
+#define RFLAGS_FIXED 2ull	/* bit 1 always reads 1 */
 
 void fake_reset(void)
 {
 	memset(&f, 0, sizeof(f));
 	f.tsc_step = 1;
+	f.rflags = RFLAGS_IF | RFLAGS_FIXED;
 }
+
+static void event(enum fake_event_kind kind, uint64_t addr, uint64_t value)
+{
+	if (f.nevents < FAKE_MAX_LOG)
+		f.events[f.nevents++] = (struct fake_event){ kind, addr, value };
+}
+
+size_t fake_event_count(void) { return f.nevents; }
+const struct fake_event *fake_event_at(size_t i) { return i < f.nevents ? &f.events[i] : NULL; }
 
 static bool is_flat(uint32_t leaf)
 {
@@ -138,6 +161,8 @@ int hw_wrmsr(uint32_t msr, uint64_t val)
 	if (f.have_hook && f.hook.write && f.hook.write(f.hook.ctx, msr, val, &result)) {
 		if (result == HW_OK && f.nlog < FAKE_MAX_LOG)
 			f.log[f.nlog++] = (struct fake_write){ msr, val };
+		if (result == HW_OK)
+			event(FAKE_EV_MSR_W, msr, val);
 		return result;
 	}
 	struct msr *m = find(msr);
@@ -146,6 +171,7 @@ int hw_wrmsr(uint32_t msr, uint64_t val)
 	m->value = val;
 	if (f.nlog < FAKE_MAX_LOG)
 		f.log[f.nlog++] = (struct fake_write){ msr, val };
+	event(FAKE_EV_MSR_W, msr, val);
 	return HW_OK;
 }
 
@@ -156,6 +182,65 @@ int hw_rdpmc(uint32_t index, uint64_t *val)
 	if (f.have_hook && f.hook.rdpmc && f.hook.rdpmc(f.hook.ctx, index, val, &result))
 		return result;
 	return HW_FAULT_UD;
+}
+
+uint32_t *fake_mmio_page(uint64_t base)
+{
+	f.mmio_base = base;
+	f.mmio_mapped = true;
+	return f.mmio;
+}
+
+void fake_mmio_on_write(void (*fn)(uint32_t offset, uint32_t value)) { f.mmio_on_write = fn; }
+
+static uint32_t mmio_offset(uint64_t addr, const char *what)
+{
+	if (!f.mmio_mapped || addr < f.mmio_base || addr - f.mmio_base >= FAKE_MMIO_BYTES || (addr & 3)) {
+		fprintf(stderr, "hw_fake: %s at 0x%llx, outside the modelled MMIO page\n", what,
+			(unsigned long long)addr);
+		abort();
+	}
+	return (uint32_t)(addr - f.mmio_base);
+}
+
+uint32_t hw_mmio_read32(uint64_t addr) { return f.mmio[mmio_offset(addr, "MMIO read") / 4]; }
+
+void hw_mmio_write32(uint64_t addr, uint32_t v)
+{
+	uint32_t off = mmio_offset(addr, "MMIO write");
+	f.mmio[off / 4] = v;
+	event(FAKE_EV_MMIO_W, off, v);
+	if (f.mmio_on_write)
+		f.mmio_on_write(off, v);
+}
+
+uint8_t *fake_ports(void) { return f.ports; }
+uint8_t hw_inb(uint16_t port) { return f.ports[port]; }
+
+void hw_outb(uint16_t port, uint8_t v)
+{
+	f.ports[port] = v;
+	event(FAKE_EV_PORT_W, port, v);
+}
+
+uint64_t fake_rflags(void) { return f.rflags; }
+void fake_rflags_set(uint64_t rflags) { f.rflags = rflags; }
+uint64_t hw_rflags(void) { return f.rflags; }
+
+uint64_t hw_irq_save(void)
+{
+	uint64_t was = f.rflags;
+	f.rflags &= ~RFLAGS_IF;
+	event(FAKE_EV_CLI, 0, 0);
+	return was;
+}
+
+void hw_irq_restore(uint64_t rflags)
+{
+	if (rflags & RFLAGS_IF) {
+		f.rflags |= RFLAGS_IF;
+		event(FAKE_EV_STI, 0, 0);
+	}
 }
 
 void fake_tsc_set(uint64_t value, uint64_t step)

@@ -1,5 +1,7 @@
 /*
- * tests/fake/hw_fake.h - kernel/hw.h for unit tests: a modelled CPU.
+ * tests/fake/hw_fake.h - kernel/hw.h and kernel/hw_regs.h for unit tests:
+ * a modelled CPU, linked in place of the image's kernel/hw_metal.c (the
+ * one way hardware is substituted: docs/architecture.md, "The seam").
  *
  * CPUID answers come from a table of leaves (set by hand, or loaded from a
  * CPUID dump).  MSRs exist only when declared; any other access is #GP,
@@ -7,6 +9,8 @@
  * against a mask of writable bits (#GP on a reserved bit) and are logged in
  * order, so tests can assert the exact sequence a driver wrote.  Models of
  * richer behaviour (counters that count, IBS) hook in through fake_msr_hook.
+ * The platform registers (an xAPIC page, the I/O ports, RFLAGS.IF) are
+ * modelled too, with one ordered log of every write, cli and sti.
  */
 #ifndef PMUBOOT_TESTS_FAKE_HW_FAKE_H
 #define PMUBOOT_TESTS_FAKE_HW_FAKE_H
@@ -16,12 +20,14 @@
 #include <stdint.h>
 
 #include "kernel/hw.h"
+#include "kernel/hw_regs.h"
 
 #define FAKE_MAX_LEAVES 256
 #define FAKE_MAX_MSRS 512
 #define FAKE_MAX_LOG 4096
 
-/* Forget everything: no CPUID leaves, no MSRs, empty log, RDPMC raises #UD. */
+/* Forget everything: no CPUID leaves, no MSRs, empty logs, RDPMC raises #UD, no MMIO page,
+ * ports all zero, RFLAGS.IF set. */
 void fake_reset(void);
 
 /* CPUID: leaf/subleaf -> regs.  Leaves not set read as zero (as on CPUs past their max leaf). */
@@ -55,6 +61,31 @@ struct fake_msr_hook {
 	void *ctx;
 };
 void fake_set_hook(const struct fake_msr_hook *hook);
+
+/*
+ * Platform registers (kernel/hw_regs.h).  One 4 KiB MMIO page is modelled
+ * (an xAPIC): fake_mmio_page returns its registers, by byte offset / 4,
+ * for the test to set and inspect.  An access outside it aborts the test:
+ * the code under test touched memory it had no business with.
+ */
+#define FAKE_MMIO_BYTES 0x1000
+uint32_t *fake_mmio_page(uint64_t base);
+/* Called after every hw_mmio_write32 (offset into the page): a device that reacts to a write. */
+void fake_mmio_on_write(void (*fn)(uint32_t offset, uint32_t value));
+/* The 64 Ki I/O ports, for the test to set and inspect. */
+uint8_t *fake_ports(void);
+/* RFLAGS as hw_irq_save/hw_irq_restore/hw_rflags see and change it. */
+uint64_t fake_rflags(void);
+void fake_rflags_set(uint64_t rflags);
+
+/* Every platform write in order: MMIO (addr = offset into the page), port, successful MSR write, cli, sti. */
+enum fake_event_kind { FAKE_EV_MMIO_W, FAKE_EV_PORT_W, FAKE_EV_MSR_W, FAKE_EV_CLI, FAKE_EV_STI };
+struct fake_event {
+	enum fake_event_kind kind;
+	uint64_t addr, value;
+};
+size_t fake_event_count(void);
+const struct fake_event *fake_event_at(size_t i);
 
 /* The TSC: advances by `step` on every hw_tsc() call. */
 void fake_tsc_set(uint64_t value, uint64_t step);

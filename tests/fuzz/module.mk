@@ -47,7 +47,7 @@ $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(B)/fuzz/libfuzzlib.a
 fuzz-build: $(patsubst %,$(B)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 
 fuzz:
-	@tools/deps.sh --quiet
+	@tools/deps.sh --quiet --for fuzz
 	@$(MAKE) --no-print-directory fuzz-build
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		mkdir -p $(B)/fuzz/corpus/$$t $(B)/fuzz/crashes/$$t; \

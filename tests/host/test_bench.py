@@ -123,8 +123,11 @@ def test_unknown_benchmark_and_bad_event_are_errors(ctx):
 def test_bench_table_prints_every_variant(ctx):
     p = subprocess.run([sys.executable, os.path.join(ctx.root, "tools", "bench-table.py"), ctx.host,
                         "iterations=400", "reps=5", "warmup=1"], capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, p.stderr[-1500:]
     out = p.stdout
+    # 0 only when every target was met; 2 exactly when one says MISS.
+    missed = "[MISS]" in out
+    assert p.returncode == (2 if missed else 0), (p.returncode, p.stderr[-1500:], out[-1500:])
+    assert "spread above 2%" in out and "dropped N" in out, out[-3000:]
     for name in ("ref.add_chain", "store_forward.size_mismatch", "alias_4k.same_offset", "split.store_page"):
         assert name in out, out[-3000:]
     assert "Targets" in out and "spread within 2%" in out and "add chain 1.00" in out, out[-3000:]

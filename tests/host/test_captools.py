@@ -1,4 +1,4 @@
-"""The capture tools (tools/pmucap.py parse, junit, compare, plot) on real captures, and on damaged copies.
+"""The capture tools (tools/pmucap parse, table, junit, compare, plot) on real captures, and on damaged copies.
 
 The real captures are tests/fixtures/captures/ (a QEMU boot of the USB image: the serial
 log and the saved results file); tests/qemu/test_results_file.py runs the same tools on
@@ -15,8 +15,8 @@ import xml.etree.ElementTree as ET
 import zlib
 
 import pmucap
-import pmucap_compare
-import pmucap_plot
+from pmucap import cmd_compare as pmucap_compare
+from pmucap import cmd_plot as pmucap_plot
 
 FIX = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "captures")
 SERIAL = os.path.join(FIX, "qemu-usb-serial.log")
@@ -29,8 +29,23 @@ def read(path):
 
 
 def tool(ctx, *args):
-    return subprocess.run([sys.executable, os.path.join(ctx.root, "tools", "pmucap.py"), *args],
+    return subprocess.run([sys.executable, os.path.join(ctx.root, "tools", "pmucap"), *args],
                           capture_output=True, text=True, timeout=60)
+
+
+def plot_python():
+    """An interpreter that has matplotlib (this one, or Debian's), else skip: plot needs it."""
+    for exe in (sys.executable, "/usr/bin/python3"):
+        if os.path.exists(exe) and subprocess.run([exe, "-c", "import matplotlib"],
+                                                  capture_output=True).returncode == 0:
+            return exe
+    from testlib import Skip
+    raise Skip("matplotlib is not installed (tools/deps.sh installs python3-matplotlib)")
+
+
+def plot_tool(ctx, *args):
+    return subprocess.run([plot_python(), os.path.join(ctx.root, "tools", "pmucap"), "plot", *args],
+                          capture_output=True, text=True, timeout=120)
 
 
 def tmpfile(text, suffix=".log"):
@@ -326,37 +341,107 @@ def test_compare_notes_different_runs(ctx):
 
 # --- plot ---
 
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
 def test_plot_one_run_and_a_comparison(ctx):
     d = tempfile.mkdtemp(prefix="pmucap-test-")
     n_bench = len([r for r in real_records() if r["type"] == "bench"])
-    one, two = os.path.join(d, "one.svg"), os.path.join(d, "two.svg")
-    p = tool(ctx, "plot", SERIAL, "-o", one, "--metric", "cycles")
+    one, two, svg = os.path.join(d, "one.png"), os.path.join(d, "two.png"), os.path.join(d, "two.svg")
+    p = plot_tool(ctx, SERIAL, "-o", one)
     assert p.returncode == 0, p.stderr
-    svg = ET.parse(one).getroot()
-    ns = "{http://www.w3.org/2000/svg}"
-    bars = [e for e in svg.iter(ns + "rect") if e.get("class") == "bar"]
-    whiskers = [e for e in svg.iter(ns + "line") if e.get("class") == "whisker"]
-    assert len(bars) == n_bench and len(whiskers) == n_bench, (len(bars), n_bench)
-    labels = {e.text for e in svg.iter(ns + "text")}
-    for r in real_records():
-        if r["type"] == "bench":
-            assert pmucap.variant_key(r) in labels, pmucap.variant_key(r)
-    p = tool(ctx, "plot", SERIAL, SAVED, "-o", two, "--metric", "cycles")
-    assert p.returncode == 0, p.stderr
-    svg = ET.parse(two).getroot()
-    bars = [e for e in svg.iter(ns + "rect") if e.get("class") == "bar"]
-    assert len(bars) == 2 * n_bench
+    with open(one, "rb") as f:
+        assert f.read(8) == PNG_MAGIC
+    # The message counts the variants drawn, one line.
+    assert p.stderr.count("\n") == 1 and f" {n_bench} kernel variant(s)" in p.stderr, p.stderr
+    # Two runs, one variant dropped from B: the union is drawn.
+    recs = [r for r in real_records() if not (r["type"] == "bench" and r["variant"] == "offset_32")]
+    b = tmpfile(reframe(recs))
+    try:
+        p = plot_tool(ctx, SERIAL, b, "-o", two)
+        assert p.returncode == 0 and f" {n_bench} kernel variant(s)" in p.stderr, p.stderr
+        # The extension chooses the format.
+        p = plot_tool(ctx, SERIAL, b, "-o", svg)
+        assert p.returncode == 0, p.stderr
+        root = ET.parse(svg).getroot()
+        assert root.tag.endswith("svg")
+        texts = "".join(root.itertext())
+        assert "not in B" in texts or "offset_32" in texts, texts[:300]
+        p = plot_tool(ctx, SERIAL, "-o", os.path.join(d, "x.gif"))
+        assert p.returncode == 1 and "must end in" in p.stderr, p.stderr
+        # No event counts in a QEMU run: asking for events is an error, not an empty picture.
+        p = plot_tool(ctx, SERIAL, "--metric", "events", "-o", os.path.join(d, "ev.png"))
+        assert p.returncode == 1 and "no event counts" in p.stderr, p.stderr
+        assert not os.path.exists(os.path.join(d, "ev.png"))
+    finally:
+        os.unlink(b)
+    assert [f for f in os.listdir(d) if f.startswith(".pmucap-plot-")] == []
     subprocess.run(["rm", "-rf", d])
 
 
+def test_plot_panels_controls_and_penalties(ctx):
+    """What is drawn, without matplotlib: one panel per kernel, each control first, penalties."""
+    run = pmucap.parse(read(SERIAL))[0][0]
+    table = pmucap.bench_table(run)
+    panels = pmucap_plot.build_panels([table], "cycles")
+    kernels = []
+    for r in pmucap.run_records(run, "bench"):
+        if r["kernel"] not in kernels:
+            kernels.append(r["kernel"])
+    assert [p.title.split(":")[0] for p in panels] == kernels
+    assert pmucap_plot.variants_drawn(panels) == len(table)
+    for p in panels:
+        seen = set()
+        for row in p.rows:
+            rec = table[row.key]
+            if rec.get("control"):
+                ctl = f"{rec['kernel']}.{rec['control']}" + (f"@{rec['arena']}" if rec.get("arena") else "")
+                assert ctl in seen, (row.key, "drawn before its control", ctl)
+                assert row.bars[0].penalty == rec["penalty"]["median"]
+            seen.add(row.key)
+    assert any(row.is_control for p in panels for row in p.rows)
+    assert pmucap_plot.build_panels([table], "events") == []
+
+
+def test_plot_axis_cuts_an_outlier(ctx):
+    """One huge figure must not set the scale: the axis fits the others and the outlier is cut."""
+    mk = lambda m, hi=None: pmucap_plot.Bar({"min": m * 0.9, "median": m, "max": hi or m * 1.1}, None)
+    rows = [pmucap_plot.Row(f"k.v{i}", f"v{i}", False, [mk(m)]) for i, m in enumerate((10, 12, 11, 9, 500))]
+    lo, hi = pmucap_plot.axis_limits(rows)
+    assert lo == 0 and 12 * 1.1 <= hi < 50, (lo, hi)
+    # A whisker far out (one slow sample) is cut too, the median kept.
+    rows[0] = pmucap_plot.Row("k.v0", "v0", False, [mk(10, hi=900)])
+    lo, hi = pmucap_plot.axis_limits(rows)
+    assert hi < 50, hi
+    # Few bars: nothing is called an outlier.
+    lo, hi = pmucap_plot.axis_limits(rows[3:])
+    assert hi >= 500
+
+
 def test_plot_bars_follow_the_figures(ctx):
-    """Bar length is proportional to the median: a doubled figure draws a doubled bar."""
-    fig = lambda m: {"min": m * 0.9, "median": m, "max": m * 1.1, "n": 5}
-    ta = {"k.a": {"kernel": "k", "variant": "a", "cycles": fig(10.0), "events": {"EV": fig(1.0)}},
-          "k.b": {"kernel": "k", "variant": "b", "cycles": fig(20.0), "events": {}}}
-    svg = ET.fromstring(pmucap_plot.render([ta], ["A"], "all"))
-    ns = "{http://www.w3.org/2000/svg}"
-    bars = [e for e in svg.iter(ns + "rect") if e.get("class") == "bar"]
-    assert len(bars) == 3, len(bars)   # two cycles bars, one EV bar
-    w = [float(b.get("width")) for b in bars[:2]]
-    assert abs(w[1] / w[0] - 2.0) < 0.01, w
+    """In the drawn picture, bar length is the median: a doubled figure draws a doubled bar,
+    and an outlier bar stops at the axis edge."""
+    script = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from pmucap import cmd_plot as P
+from matplotlib.figure import Figure
+fig = lambda m: {"min": m * 0.9, "median": m, "max": m * 1.1}
+rows = [P.Row("k.a", "a", True, [P.Bar(fig(10.0), None)]), P.Row("k.b", "b", False, [P.Bar(fig(20.0), 10.0)]),
+        P.Row("k.c", "c", False, [P.Bar(fig(11.0), 1.0)]), P.Row("k.d", "d", False, [P.Bar(fig(900.0), 890.0)])]
+ax = Figure().subplots()
+P.draw_panel(ax, P.Panel("k: cycles", "cycles per iteration", rows), 1)
+widths = [r.get_width() for r in ax.patches]
+texts = [t.get_text() for t in ax.texts]
+print(json.dumps({"widths": widths, "xlim": list(ax.get_xlim()), "texts": texts}))
+"""
+    p = subprocess.run([plot_python(), "-c", script, os.path.join(ctx.root, "tools")],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    w = out["widths"]
+    assert len(w) == 4 and abs(w[1] / w[0] - 2.0) < 1e-6, w
+    assert w[3] < 100 and w[3] == max(w), w                  # cut at the edge, not 900 long
+    assert out["xlim"][1] < 100, out["xlim"]
+    assert any("median 900" in t for t in out["texts"]), out["texts"]
+    assert any("+10.00 vs control" in t for t in out["texts"]), out["texts"]

@@ -77,7 +77,7 @@ def test_cli_exit_status(ctx, tmp=None):
         f.write(make_capture(RECS))
     with open(bad, "w") as f:
         f.write(make_capture(RECS)[:-40])
-    tool = os.path.join(ctx.root, "tools", "pmucap.py")
+    tool = os.path.join(ctx.root, "tools", "pmucap")
     p = subprocess.run(["python3", tool, "parse", good], capture_output=True, text=True)
     assert p.returncode == 0 and len(p.stdout.splitlines()) == 4, p
     p = subprocess.run(["python3", tool, "parse", bad], capture_output=True, text=True)
@@ -85,3 +85,68 @@ def test_cli_exit_status(ctx, tmp=None):
     p = subprocess.run(["python3", tool, "parse", good, "--format", "csv", "--type", "cpu"],
                        capture_output=True, text=True)
     assert p.returncode == 0 and p.stdout.splitlines()[0].startswith("type,"), p.stdout
+
+
+def _run_tool(ctx, *args, module=False):
+    import subprocess
+    import sys
+    if module:
+        env = dict(__import__("os").environ, PYTHONPATH=__import__("os").path.join(ctx.root, "tools"))
+        return subprocess.run([sys.executable, "-m", "pmucap", *args], capture_output=True, text=True,
+                              timeout=60, env=env, cwd="/")
+    return subprocess.run([sys.executable, __import__("os").path.join(ctx.root, "tools", "pmucap"), *args],
+                          capture_output=True, text=True, timeout=60)
+
+
+def _two_run_file(text):
+    import tempfile
+    fd, path = tempfile.mkstemp(prefix="pmucap-test-", suffix=".log")
+    with open(fd, "w", encoding="latin-1", newline="") as f:
+        f.write(text)
+    return path
+
+
+def test_package_runs_both_ways_and_numbers_runs_from_one(ctx):
+    import json
+    import os
+    second = [{"type": "begin", "format": 1}, {"type": "cpu", "brand": "second", "hypervisor": False}]
+    path = _two_run_file(make_capture(RECS) + "reboot\r\n" + make_capture(second))
+    try:
+        for module in (False, True):
+            p = _run_tool(ctx, "parse", path, module=module)
+            assert p.returncode == 0, p.stderr
+            recs = [json.loads(l) for l in p.stdout.splitlines()]
+            assert sorted({r["_run"] for r in recs}) == [1, 2], recs
+            assert [r["brand"] for r in recs if r["type"] == "cpu" and r["_run"] == 2] == ["second"]
+        # --run N is the same numbering as _run (and compare's --run-a/--run-b).
+        p = _run_tool(ctx, "parse", path, "--run", "2", "--type", "cpu")
+        assert p.returncode == 0 and json.loads(p.stdout)["brand"] == "second", p.stdout
+        p = _run_tool(ctx, "parse", path, "--run", "3")
+        assert p.returncode == 2 and "holds 2 run(s); there is no run 3" in p.stderr, p.stderr
+        p = _run_tool(ctx, "parse", "--help")
+        assert "from 1" in p.stdout and "_run" in p.stdout, p.stdout
+        # CSV booleans as JSON writes them.
+        p = _run_tool(ctx, "parse", path, "--format", "csv", "--type", "cpu", "--run", "2")
+        rows = p.stdout.splitlines()
+        assert rows[1].split(",")[rows[0].split(",").index("hypervisor")] == "false", rows
+    finally:
+        os.unlink(path)
+
+
+def test_table_of_the_real_capture(ctx):
+    import os
+    fix = os.path.join(ctx.root, "tests", "fixtures", "captures")
+    runs, _ = pmucap.parse(open(os.path.join(fix, "qemu-usb-serial.log"), "rb").read().decode("latin-1"))
+    benches = pmucap.run_records(runs[0], "bench")
+    checks = pmucap.run_records(runs[0], "check")
+    for cap in ("qemu-usb-serial.log", "qemu-usb-results.jsonl"):
+        p = _run_tool(ctx, "table", os.path.join(fix, cap))
+        assert p.returncode == 0 and p.stderr == "", p.stderr
+        lines = p.stdout.splitlines()
+        head = next(i for i, l in enumerate(lines) if l.startswith("variant"))
+        rows = lines[head + 1: head + 1 + len(benches)]
+        assert [r.split()[0] for r in rows] == [pmucap.variant_key(b) for b in benches], rows
+        sm = next(r for r in rows if r.startswith("store_forward.size_mismatch "))
+        b = next(b for b in benches if b["variant"] == "size_mismatch")
+        assert f"{b['cycles']['median']:.3f}" in sm and f"{b['penalty']['median']:+.3f}" in sm and "forward" in sm
+        assert f"checks: {len(checks)} skip" in p.stdout and "timing under an emulator" in p.stdout, p.stdout[-400:]

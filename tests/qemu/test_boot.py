@@ -63,6 +63,7 @@ def test_no_uart_still_finishes(ctx):
 
 def test_serial_off_option_keeps_records_off_uart(ctx):
     res = ctx.boot("serialoff", cfg_text="serial=off\n")
-    # With our UART off, the firmware's own console (which OVMF mirrors to COM1) carries the lines.
-    assert res.status == qemurun.OK, describe(res)
-    assert res.run.records[0][1]["serial"]["active"] is False
+    # serial=off: nothing of the run on any serial console (not even through the firmware's
+    # console redirection); the run still finishes cleanly (QEMU's debug-exit status says so).
+    assert res.qemu_rc == qemurun.QEMU_CLEAN, f"qemu rc {res.qemu_rc}: {describe(res)}"
+    assert "@pmuboot" not in res.log and "pmuboot 0." not in res.log, res.log[-1500:]

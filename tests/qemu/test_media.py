@@ -30,6 +30,10 @@ def media(ctx):
             p = subprocess.run(["make", "--no-print-directory", f"B={os.path.relpath(ctx.build, ctx.root)}",
                                 "usb", "iso"], cwd=ctx.root, capture_output=True, text=True, timeout=600)
             assert p.returncode == 0, f"make usb iso failed:\n{p.stdout[-1500:]}\n{p.stderr[-1500:]}"
+            # Made or up to date, each target names its medium.
+            for path in (usb, iso):
+                rel = os.path.relpath(path, ctx.root)
+                assert f"{rel}: " in p.stdout or f"{rel} is up to date" in p.stdout, p.stdout
             media.done = True
         assert os.path.getsize(usb) > 0 and os.path.getsize(iso) > 0
         return usb, iso

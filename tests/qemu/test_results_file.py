@@ -127,7 +127,7 @@ def test_capture_tools_on_this_boot(ctx):
         f.write(res.log)
     with open(saved, "w", encoding="latin-1", newline="") as f:
         f.write(get(res.image, "/pmuboot/results-0008.jsonl"))
-    tool = [sys.executable, os.path.join(ctx.root, "tools", "pmucap.py")]
+    tool = [sys.executable, os.path.join(ctx.root, "tools", "pmucap")]
     p = subprocess.run(tool + ["compare", serial, saved, "--fail-on-change", "--format", "json"],
                        capture_output=True, text=True)
     assert p.returncode == 0, p.stderr

@@ -209,6 +209,33 @@ static void load_options_override_file(void **state)
 	assert_string_equal(x.e[0].source, "load-options");
 }
 
+/* A value checked against what exists (bench names) still names its file and line. */
+static void bench_words_checked_with_their_line(void **state)
+{
+	(void)state;
+	struct config c;
+	struct errs x = { 0 };
+	const char *text = "reps=5\n\nbench=no_such_bench\n";
+	config_defaults(&c);
+	config_apply_text(&c, "pmuboot.cfg", true, text, strlen(text), keep, &x);
+	assert_int_equal(x.n, 1);
+	assert_string_equal(x.e[0].source, "pmuboot.cfg:3");
+	assert_string_equal(x.e[0].key, "bench");
+	assert_non_null(strstr(x.e[0].message, "no_such_bench"));
+	assert_string_equal(c.bench, "all");	/* the default stays */
+	struct config_error e;
+	assert_true(apply(&c, "bench=store_forward.size_mismatch,split", &e));
+	assert_string_equal(c.bench, "store_forward.size_mismatch,split");
+	assert_true(apply(&c, "bench=list", &e));
+	assert_false(apply(&c, "bench=store_forward.nope", &e));
+	assert_string_equal(c.bench, "list");
+	/* Some words bad: the others still run, and the error says which ran. */
+	assert_false(apply(&c, "bench=store_forward.nope,ref", &e));
+	assert_string_equal(c.bench, "ref");
+	assert_non_null(strstr(e.message, "store_forward.nope"));
+	assert_non_null(strstr(e.message, "running the rest: ref"));
+}
+
 static void value_text_round_trip(void **state)
 {
 	(void)state;
@@ -253,6 +280,7 @@ int main(void)
 		cmocka_unit_test(large_file_is_read_whole),
 		cmocka_unit_test(load_options_override_file),
 		cmocka_unit_test(value_text_round_trip),
+		cmocka_unit_test(bench_words_checked_with_their_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

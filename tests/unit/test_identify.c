@@ -128,6 +128,7 @@ static void vendor_brand_and_hypervisor(void **state)
 	assert_string_equal(ci.brand, "");
 	assert_false(ci.hypervisor);
 	assert_null(ci.hv_name);
+	assert_int_equal(ci.exec, EXEC_BARE_METAL);
 
 	cpu("GenuineIntel", 0xA, 0x000006F6, CPUID1_HV, 0);
 	set_leaf(0x40000000, 0x40000001, KVM_SIG);
@@ -135,10 +136,26 @@ static void vendor_brand_and_hypervisor(void **state)
 	assert_true(ci.hypervisor);
 	assert_string_equal(ci.hv_vendor, "KVMKVMKVM");
 	assert_string_equal(ci.hv_name, "KVM");
+	/* KVM runs the guest on the real core: virtualised, not emulated; QEMU drives it. */
+	assert_int_equal(ci.exec, EXEC_VIRTUALISED);
+	assert_true(ci.hv_qemu);
 	assert_int_equal(ci.max_ext_leaf, 0);	/* leaf 0x80000000 without bit 31: no extended range */
 	set_leaf(0x40000000, 0x40000001, TCG_SIG);
 	identify();
 	assert_string_equal(ci.hv_name, "QEMU TCG");
+	assert_int_equal(ci.exec, EXEC_EMULATED);
+	assert_true(ci.hv_qemu);
+	set_leaf(0x40000000, 0x40000001, 0x61774d56, 0x4d566572, 0x65726177);	/* "VMwareVMware" */
+	identify();
+	assert_string_equal(ci.hv_name, "VMware");
+	assert_int_equal(ci.exec, EXEC_VIRTUALISED);
+	assert_false(ci.hv_qemu);
+	/* A signature nobody listed: still a hypervisor bit, so virtualised, and no QEMU port assumed. */
+	set_leaf(0x40000000, 0x40000001, 0x6e6b6e55, 0x2d6e776f, 0x20205648);	/* "Unknown-HV  " */
+	identify();
+	assert_null(ci.hv_name);
+	assert_int_equal(ci.exec, EXEC_VIRTUALISED);
+	assert_false(ci.hv_qemu);
 }
 
 /* ---- microcode (MSR 8BH) ---- */
@@ -628,7 +645,8 @@ static void records_carry_the_fields(void **state)
 	static const char *const want_cpu[] = {
 		"\"vendor\":\"intel\"", "\"family\":\"0x6\"", "\"model\":\"0x5e\"", "\"stepping\":3",
 		"\"brand\":\"QEMU TCG CPU\"", "\"hypervisor\":true", "\"hypervisor_vendor\":\"TCGTCGTCGTCG\"",
-		"\"hypervisor_name\":\"QEMU TCG\"", "\"uarch_key\":\"skylake\"", "\"event_set\":\"skylake\"",
+		"\"hypervisor_name\":\"QEMU TCG\"", "\"execution\":\"emulated\"", "\"uarch_key\":\"skylake\"",
+		"\"event_set\":\"skylake\"",
 		"\"fallback\":false", "\"microcode\":null", "\"source\":\"a test\"", "\"hybrid\":false",
 	};
 	for (size_t i = 0; i < sizeof(want_cpu) / sizeof(want_cpu[0]); i++)
@@ -684,6 +702,7 @@ static void fixture_hypervisor(void **state)
 	fixture("kvm_cascadelake.txt", 1);
 	assert_true(ci.hypervisor);
 	assert_string_equal(ci.hv_vendor, "KVMKVMKVM");
+	assert_int_equal(ci.exec, EXEC_VIRTUALISED);
 	assert_string_equal(ci.uarch_key, "cascadelake");
 	assert_string_equal(ci.event_set, "skylake_server");
 	assert_string_equal(ci.brand, "Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz");

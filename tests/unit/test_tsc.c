@@ -180,7 +180,7 @@ static void timing_record_fields(void **state)
 {
 	(void)state;
 	struct capture cap;
-	struct timing_info t = { true, 2100000000, "cpuid_15h", 100, 1250, "add_chain", 12, false };
+	struct timing_info t = { true, 2100000000, "cpuid_15h", 100, 1250, "add_chain", 12, EXEC_BARE_METAL };
 	struct timing_detail d;
 	memset(&d, 0, sizeof(d));
 	d.have_c15 = true;
@@ -206,6 +206,26 @@ static void timing_record_fields(void **state)
 	assert_non_null(strstr(r, "\"crystal_hz\":25000000"));
 	assert_non_null(strstr(r, "\"against\":\"acpi_pm_timer\""));
 	assert_non_null(strstr(r, "\"emulated\":false"));
+	assert_non_null(strstr(r, "\"execution\":\"bare_metal\""));
+	capture_free(&cap);
+
+	/* Under KVM the core is real: virtualised, not emulated. */
+	t.exec = EXEC_VIRTUALISED;
+	capture_start(&cap);
+	timing_emit(&t, &d);
+	r = capture_record(&cap, 0);
+	assert_non_null(r);
+	assert_non_null(strstr(r, "\"emulated\":false"));
+	assert_non_null(strstr(r, "\"execution\":\"virtualised\""));
+	capture_free(&cap);
+
+	t.exec = EXEC_EMULATED;
+	capture_start(&cap);
+	timing_emit(&t, &d);
+	r = capture_record(&cap, 0);
+	assert_non_null(r);
+	assert_non_null(strstr(r, "\"emulated\":true"));
+	assert_non_null(strstr(r, "\"execution\":\"emulated\""));
 	capture_free(&cap);
 }
 

@@ -1,5 +1,5 @@
 /*
- * The interrupts-off window (kernel/window.c) against a fake register file:
+ * The interrupts-off window (kernel/window.c) against the fake CPU's register file:
  * every source masked after cli, each register restored bit for bit in the
  * right order, xAPIC and x2APIC, TSC-deadline and one-shot timers, SMI and
  * NMI bookkeeping, refusal to nest.
@@ -19,86 +19,32 @@
 #define APIC_BASE 0xFEE00000ull
 #define RFLAGS_IF (1ull << 9)
 
-enum ev_kind { EV_MMIO_W, EV_PORT_W, EV_MSR_W, EV_CLI, EV_STI };
-struct ev {
-	enum ev_kind kind;
-	uint64_t addr, val;
-};
+/* The fake CPU's platform registers (tests/fake/hw_fake.h): its xAPIC page, ports and log. */
+static uint32_t *apic;		/* by byte offset / 4 */
+static uint8_t *ports;
+static bool timer_expires_in_window;	/* one-shot: the count runs out while masked */
 
-static struct {
-	uint32_t apic[0x1000 / 4];	/* xAPIC page, by byte offset / 4 */
-	uint8_t ports[0x100];
-	uint64_t rflags;
-	struct ev log[256];
-	unsigned nlog;
-	bool timer_expires_in_window;	/* one-shot: the count runs out while masked */
-	bool sti_inside;		/* something turns IF on inside the window */
-} F;
+#define EV_MMIO_W FAKE_EV_MMIO_W
+#define EV_PORT_W FAKE_EV_PORT_W
+#define EV_MSR_W FAKE_EV_MSR_W
+#define EV_CLI FAKE_EV_CLI
+#define EV_STI FAKE_EV_STI
 
-static void logev(enum ev_kind k, uint64_t a, uint64_t v)
+static void timer_device(uint32_t off, uint32_t v)
 {
-	if (F.nlog < 256)
-		F.log[F.nlog++] = (struct ev){ k, a, v };
+	if (off == APIC_LVT_TIMER && (v & LVT_MASKED) && timer_expires_in_window)
+		apic[APIC_TIMER_CCR / 4] = 0;
 }
-
-static uint32_t f_mmio_read(uint64_t a)
-{
-	assert_true(a >= APIC_BASE && a < APIC_BASE + 0x1000);
-	return F.apic[(a - APIC_BASE) / 4];
-}
-
-static void f_mmio_write(uint64_t a, uint32_t v)
-{
-	assert_true(a >= APIC_BASE && a < APIC_BASE + 0x1000);
-	F.apic[(a - APIC_BASE) / 4] = v;
-	logev(EV_MMIO_W, a - APIC_BASE, v);
-	if (a - APIC_BASE == APIC_LVT_TIMER && (v & LVT_MASKED) && F.timer_expires_in_window)
-		F.apic[APIC_TIMER_CCR / 4] = 0;
-}
-
-static int f_wrmsr(uint32_t msr, uint64_t v)
-{
-	int rc = hw_wrmsr(msr, v);
-	if (rc == HW_OK)
-		logev(EV_MSR_W, msr, v);
-	return rc;
-}
-
-static uint8_t f_inb(uint16_t p) { return F.ports[p]; }
-static void f_outb(uint16_t p, uint8_t v)
-{
-	F.ports[p] = v;
-	logev(EV_PORT_W, p, v);
-}
-
-static uint64_t f_irq_save(void)
-{
-	uint64_t f = F.rflags;
-	F.rflags &= ~RFLAGS_IF;
-	logev(EV_CLI, 0, 0);
-	return f;
-}
-
-static void f_irq_restore(uint64_t f)
-{
-	if (f & RFLAGS_IF) {
-		F.rflags |= RFLAGS_IF;
-		logev(EV_STI, 0, 0);
-	}
-}
-
-static uint64_t f_rflags(void) { return F.rflags; }
-
-static const struct kx_regio io = {
-	f_mmio_read, f_mmio_write, hw_rdmsr, f_wrmsr, f_inb, f_outb, f_irq_save, f_irq_restore, f_rflags,
-};
 
 /* An Intel CPU with an xAPIC (or x2APIC), 7 LVT entries, PIC masks as a firmware leaves them. */
 static void platform(bool x2apic, bool intel, unsigned max_lvt)
 {
 	fake_reset();
-	memset(&F, 0, sizeof(F));
-	F.rflags = RFLAGS_IF | 2;
+	apic = fake_mmio_page(APIC_BASE);
+	ports = fake_ports();
+	fake_mmio_on_write(timer_device);
+	timer_expires_in_window = false;
+	fake_rflags_set(RFLAGS_IF | 2);
 	if (intel)
 		fake_cpuid_set(0, 0, 0x20, 0x756e6547, 0x6c65746e, 0x49656e69);	/* GenuineIntel */
 	else
@@ -107,49 +53,49 @@ static void platform(bool x2apic, bool intel, unsigned max_lvt)
 	fake_cpuid_set(1, 0, 0x906EA, 0, (1u << 15) | (1u << 24), 1u << 9);
 	fake_msr_define(MSR_IA32_APIC_BASE, APIC_BASE | APIC_BASE_EN | (x2apic ? APIC_BASE_EXTD : 0) | (1 << 8),
 			~0ull);
-	F.apic[APIC_VERSION / 4] = (max_lvt << 16) | 0x15;
-	F.apic[APIC_LVT_TIMER / 4] = 0x20020;	/* periodic, vector 0x20, unmasked */
-	F.apic[APIC_LVT_THERMAL / 4] = LVT_MASKED;
-	F.apic[APIC_LVT_PERF / 4] = 0x400;	/* NMI, unmasked */
-	F.apic[APIC_LVT_LINT0 / 4] = 0x700;	/* ExtINT */
-	F.apic[APIC_LVT_LINT1 / 4] = 0x400;	/* NMI */
-	F.apic[APIC_LVT_ERROR / 4] = 0x000FE;
-	F.apic[APIC_LVT_CMCI / 4] = LVT_MASKED;
-	F.ports[PIC1_DATA] = 0xB8;
-	F.ports[PIC2_DATA] = 0x8E;
+	apic[APIC_VERSION / 4] = (max_lvt << 16) | 0x15;
+	apic[APIC_LVT_TIMER / 4] = 0x20020;	/* periodic, vector 0x20, unmasked */
+	apic[APIC_LVT_THERMAL / 4] = LVT_MASKED;
+	apic[APIC_LVT_PERF / 4] = 0x400;	/* NMI, unmasked */
+	apic[APIC_LVT_LINT0 / 4] = 0x700;	/* ExtINT */
+	apic[APIC_LVT_LINT1 / 4] = 0x400;	/* NMI */
+	apic[APIC_LVT_ERROR / 4] = 0x000FE;
+	apic[APIC_LVT_CMCI / 4] = LVT_MASKED;
+	ports[PIC1_DATA] = 0xB8;
+	ports[PIC2_DATA] = 0x8E;
 	if (x2apic) {
 		/* The x2APIC registers as MSRs, mirroring the page; CMCI absent (#GP) on this model. */
 		static const uint32_t regs[] = { APIC_ID, APIC_VERSION, APIC_LVT_TIMER, APIC_LVT_THERMAL, APIC_LVT_PERF,
 						 APIC_LVT_LINT0, APIC_LVT_LINT1, APIC_LVT_ERROR, APIC_TIMER_ICR,
 						 APIC_TIMER_CCR };
 		for (unsigned i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
-			fake_msr_define(MSR_X2APIC_BASE + (regs[i] >> 4), F.apic[regs[i] / 4], 0xFFFFFFFFull);
+			fake_msr_define(MSR_X2APIC_BASE + (regs[i] >> 4), apic[regs[i] / 4], 0xFFFFFFFFull);
 	}
 	fake_msr_define(MSR_IA32_TSC_DEADLINE, 0, ~0ull);
 	nmi_unregister_all();
 }
 
-static unsigned count(enum ev_kind k)
+static unsigned count(enum fake_event_kind k)
 {
 	unsigned n = 0;
-	for (unsigned i = 0; i < F.nlog; i++)
-		n += F.log[i].kind == k;
+	for (size_t i = 0; i < fake_event_count(); i++)
+		n += fake_event_at(i)->kind == k;
 	return n;
 }
 
-static int first_index(enum ev_kind k, uint64_t addr)
+static int first_index(enum fake_event_kind k, uint64_t addr)
 {
-	for (unsigned i = 0; i < F.nlog; i++)
-		if (F.log[i].kind == k && F.log[i].addr == addr)
+	for (size_t i = 0; i < fake_event_count(); i++)
+		if (fake_event_at(i)->kind == k && fake_event_at(i)->addr == addr)
 			return (int)i;
 	return -1;
 }
 
-static int last_index(enum ev_kind k, uint64_t addr)
+static int last_index(enum fake_event_kind k, uint64_t addr)
 {
 	int r = -1;
-	for (unsigned i = 0; i < F.nlog; i++)
-		if (F.log[i].kind == k && F.log[i].addr == addr)
+	for (size_t i = 0; i < fake_event_count(); i++)
+		if (fake_event_at(i)->kind == k && fake_event_at(i)->addr == addr)
 			r = (int)i;
 	return r;
 }
@@ -162,34 +108,34 @@ static void xapic_masks_everything_then_restores_exactly(void **state)
 	uint32_t before[0x1000 / 4];
 
 	platform(false, true, 6);
-	win_probe(&p, &io);
+	win_probe(&p);
 	assert_int_equal(p.apic.mode, APIC_XAPIC);
 	assert_int_equal(p.max_lvt, 6);
-	memcpy(before, F.apic, sizeof(before));
+	memcpy(before, apic, sizeof(before));
 
 	assert_true(win_enter(&p, &w));
 	/* cli is the very first thing done. */
-	assert_true(F.nlog > 0 && F.log[0].kind == EV_CLI);
+	assert_true(fake_event_count() > 0 && fake_event_at(0)->kind == EV_CLI);
 	assert_true(w.if_was_set);
 	assert_true(w.if_verified_clear);
-	assert_int_equal(F.ports[PIC1_DATA], 0xFF);
-	assert_int_equal(F.ports[PIC2_DATA], 0xFF);
+	assert_int_equal(ports[PIC1_DATA], 0xFF);
+	assert_int_equal(ports[PIC2_DATA], 0xFF);
 	static const uint32_t lvts[] = { APIC_LVT_TIMER, APIC_LVT_THERMAL, APIC_LVT_PERF, APIC_LVT_LINT0,
 					 APIC_LVT_LINT1, APIC_LVT_ERROR, APIC_LVT_CMCI };
 	for (unsigned i = 0; i < 7; i++)
-		assert_true(F.apic[lvts[i] / 4] & LVT_MASKED);
+		assert_true(apic[lvts[i] / 4] & LVT_MASKED);
 	/* Entries already masked (thermal, CMCI) are not written at all. */
 	assert_int_equal(first_index(EV_MMIO_W, APIC_LVT_THERMAL), -1);
 	assert_int_equal(first_index(EV_MMIO_W, APIC_LVT_CMCI), -1);
 	assert_int_equal(count(EV_STI), 0);
 
 	win_leave(&p, &w);
-	assert_memory_equal(F.apic, before, sizeof(before));
-	assert_int_equal(F.ports[PIC1_DATA], 0xB8);
-	assert_int_equal(F.ports[PIC2_DATA], 0x8E);
+	assert_memory_equal(apic, before, sizeof(before));
+	assert_int_equal(ports[PIC1_DATA], 0xB8);
+	assert_int_equal(ports[PIC2_DATA], 0x8E);
 	/* Interrupts come back last, after every register. */
-	assert_int_equal(F.log[F.nlog - 1].kind, EV_STI);
-	assert_true(F.rflags & RFLAGS_IF);
+	assert_int_equal(fake_event_at(fake_event_count() - 1)->kind, EV_STI);
+	assert_true(fake_rflags() & RFLAGS_IF);
 	assert_false(hw_window_polluted(&w));
 	assert_null(win_active());
 }
@@ -201,7 +147,7 @@ static void x2apic_uses_msrs_and_skips_missing_entries(void **state)
 	struct hw_window w;
 
 	platform(true, true, 6);
-	win_probe(&p, &io);
+	win_probe(&p);
 	assert_int_equal(p.apic.mode, APIC_X2APIC);
 	assert_int_equal(p.max_lvt, 6);
 	uint64_t timer0 = fake_msr_get(0x832), lint0 = fake_msr_get(0x835);
@@ -228,9 +174,9 @@ static void tsc_deadline_is_disarmed_and_rearmed_after_the_lvt(void **state)
 	struct hw_window w;
 
 	platform(false, true, 5);
-	F.apic[APIC_LVT_TIMER / 4] = (LVT_TIMER_TSC_DEADLINE << 17) | 0xEF;
+	apic[APIC_LVT_TIMER / 4] = (LVT_TIMER_TSC_DEADLINE << 17) | 0xEF;
 	fake_msr_set(MSR_IA32_TSC_DEADLINE, 123456789);
-	win_probe(&p, &io);
+	win_probe(&p);
 	assert_true(p.tsc_deadline);
 
 	assert_true(win_enter(&p, &w));
@@ -240,7 +186,7 @@ static void tsc_deadline_is_disarmed_and_rearmed_after_the_lvt(void **state)
 	/* The deadline goes back only after the timer LVT is unmasked, or its interrupt would be lost. */
 	int lvt = last_index(EV_MMIO_W, APIC_LVT_TIMER), dl = last_index(EV_MSR_W, MSR_IA32_TSC_DEADLINE);
 	assert_true(lvt >= 0 && dl > lvt);
-	assert_int_equal(F.apic[APIC_LVT_TIMER / 4], (LVT_TIMER_TSC_DEADLINE << 17) | 0xEF);
+	assert_int_equal(apic[APIC_LVT_TIMER / 4], (LVT_TIMER_TSC_DEADLINE << 17) | 0xEF);
 }
 
 static void expired_one_shot_is_rearmed(void **state)
@@ -250,26 +196,26 @@ static void expired_one_shot_is_rearmed(void **state)
 	struct hw_window w;
 
 	platform(false, true, 5);
-	F.apic[APIC_LVT_TIMER / 4] = 0x30;	/* one-shot, vector 0x30 */
-	F.apic[APIC_TIMER_ICR / 4] = 50000;
-	F.apic[APIC_TIMER_CCR / 4] = 1234;
-	F.timer_expires_in_window = true;
-	win_probe(&p, &io);
+	apic[APIC_LVT_TIMER / 4] = 0x30;	/* one-shot, vector 0x30 */
+	apic[APIC_TIMER_ICR / 4] = 50000;
+	apic[APIC_TIMER_CCR / 4] = 1234;
+	timer_expires_in_window = true;
+	win_probe(&p);
 	assert_true(win_enter(&p, &w));
 	win_leave(&p, &w);
 	/* The lost expiry is delivered now: a count of 1, written after the LVT is unmasked. */
-	assert_int_equal(F.apic[APIC_TIMER_ICR / 4], 1);
+	assert_int_equal(apic[APIC_TIMER_ICR / 4], 1);
 	assert_true(last_index(EV_MMIO_W, APIC_TIMER_ICR) > last_index(EV_MMIO_W, APIC_LVT_TIMER));
 
 	/* Not expired: the count is left alone. */
 	platform(false, true, 5);
-	F.apic[APIC_LVT_TIMER / 4] = 0x30;
-	F.apic[APIC_TIMER_ICR / 4] = 50000;
-	F.apic[APIC_TIMER_CCR / 4] = 1234;
-	win_probe(&p, &io);
+	apic[APIC_LVT_TIMER / 4] = 0x30;
+	apic[APIC_TIMER_ICR / 4] = 50000;
+	apic[APIC_TIMER_CCR / 4] = 1234;
+	win_probe(&p);
 	assert_true(win_enter(&p, &w));
 	win_leave(&p, &w);
-	assert_int_equal(F.apic[APIC_TIMER_ICR / 4], 50000);
+	assert_int_equal(apic[APIC_TIMER_ICR / 4], 50000);
 	assert_int_equal(first_index(EV_MMIO_W, APIC_TIMER_ICR), -1);
 }
 
@@ -280,11 +226,11 @@ static void windows_do_not_nest(void **state)
 	struct hw_window w, w2;
 
 	platform(false, true, 5);
-	win_probe(&p, &io);
+	win_probe(&p);
 	assert_true(win_enter(&p, &w));
-	unsigned n = F.nlog;
+	size_t n = fake_event_count();
 	assert_false(win_enter(&p, &w2));
-	assert_int_equal(F.nlog, n);	/* nothing touched */
+	assert_int_equal(fake_event_count(), n);	/* nothing touched */
 	assert_ptr_equal(win_active(), &w);
 	win_leave(&p, &w);
 	assert_null(win_active());
@@ -298,7 +244,7 @@ static void smi_counted_on_intel_only(void **state)
 
 	platform(false, true, 5);
 	fake_msr_define(MSR_SMI_COUNT, 7, 0);
-	win_probe(&p, &io);
+	win_probe(&p);
 	assert_true(p.smi_count);
 	assert_true(win_enter(&p, &w));
 	assert_true(w.smi_valid);
@@ -311,7 +257,7 @@ static void smi_counted_on_intel_only(void **state)
 	/* AMD: MSR 0x34 means nothing there, even if it reads. */
 	platform(false, false, 5);
 	fake_msr_define(MSR_SMI_COUNT, 7, 0);
-	win_probe(&p, &io);
+	win_probe(&p);
 	assert_false(p.smi_count);
 	assert_true(win_enter(&p, &w));
 	assert_false(w.smi_valid);
@@ -328,7 +274,7 @@ static void freeze_while_smm_set_inside_only(void **state)
 	platform(false, true, 5);
 	fake_msr_define(MSR_IA32_PERF_CAPABILITIES, PERF_CAP_FREEZE_WHILE_SMM, 0);
 	fake_msr_define(MSR_IA32_DEBUGCTL, 0x1, ~0ull);
-	win_probe(&p, &io);
+	win_probe(&p);
 	assert_true(p.freeze_smm);
 	assert_true(win_enter(&p, &w));
 	assert_int_equal(fake_msr_get(MSR_IA32_DEBUGCTL), 0x1 | DEBUGCTL_FREEZE_WHILE_SMM);
@@ -339,7 +285,7 @@ static void freeze_while_smm_set_inside_only(void **state)
 	platform(false, true, 5);
 	fake_msr_define(MSR_IA32_PERF_CAPABILITIES, 0, 0);
 	fake_msr_define(MSR_IA32_DEBUGCTL, 0x1, ~0ull);
-	win_probe(&p, &io);
+	win_probe(&p);
 	assert_false(p.freeze_smm);
 	assert_true(win_enter(&p, &w));
 	win_leave(&p, &w);
@@ -354,14 +300,14 @@ static void disabled_apic_still_masks_the_pic(void **state)
 
 	platform(false, true, 5);
 	fake_msr_set(MSR_IA32_APIC_BASE, APIC_BASE);	/* EN clear */
-	win_probe(&p, &io);
+	win_probe(&p);
 	assert_int_equal(p.apic.mode, APIC_NONE);
 	assert_non_null(strstr(p.apic_why, "disabled"));
 	assert_true(win_enter(&p, &w));
 	assert_int_equal(count(EV_MMIO_W), 0);
-	assert_int_equal(F.ports[PIC1_DATA], 0xFF);
+	assert_int_equal(ports[PIC1_DATA], 0xFF);
 	win_leave(&p, &w);
-	assert_int_equal(F.ports[PIC1_DATA], 0xB8);
+	assert_int_equal(ports[PIC1_DATA], 0xB8);
 }
 
 static bool claim(void *ctx)
@@ -377,7 +323,7 @@ static void unclaimed_nmi_pollutes_claimed_does_not(void **state)
 	struct hw_window w;
 
 	platform(false, true, 5);
-	win_probe(&p, &io);
+	win_probe(&p);
 	assert_true(win_enter(&p, &w));
 	nmi_dispatch();	/* nobody's */
 	win_leave(&p, &w);
@@ -399,13 +345,13 @@ static void interrupts_left_off_when_they_were_off(void **state)
 	struct hw_window w;
 
 	platform(false, true, 5);
-	F.rflags = 2;	/* IF clear already */
-	win_probe(&p, &io);
+	fake_rflags_set(2);	/* IF clear already */
+	win_probe(&p);
 	assert_true(win_enter(&p, &w));
 	assert_false(w.if_was_set);
 	win_leave(&p, &w);
 	assert_int_equal(count(EV_STI), 0);
-	assert_false(F.rflags & RFLAGS_IF);
+	assert_false(fake_rflags() & RFLAGS_IF);
 }
 
 static void interrupts_turned_on_inside_are_reported(void **state)
@@ -415,10 +361,10 @@ static void interrupts_turned_on_inside_are_reported(void **state)
 	struct hw_window w;
 
 	platform(false, true, 5);
-	win_probe(&p, &io);
+	win_probe(&p);
 	assert_true(win_enter(&p, &w));
 	assert_true(w.if_verified_clear);
-	F.rflags |= RFLAGS_IF;	/* e.g. a firmware call inside the window */
+	fake_rflags_set(fake_rflags() | RFLAGS_IF);	/* e.g. a firmware call inside the window */
 	win_leave(&p, &w);
 	assert_false(w.if_verified_clear);
 }

@@ -1,4 +1,4 @@
-/* tools/host/cmd_options.c - print the option reference generated from lib/config.c. */
+/* tools/host/cmd_options.c - print the option reference generated from run/config.c. */
 #include <stdio.h>
 
 #include "tools/host/host.h"

@@ -5,8 +5,9 @@
  *
  * The CPU of a CPUID dump is identified as the image would (cpu_identify,
  * pmu_caps_detect), its PMU is modelled at power-on state by
- * pmu/pmu_model.h, and the image's own MSR backend (pmu/count_msr.c) counts
- * SPEC... against that model: every write is printed as
+ * pmu/count/pmu_model.h, described to kernel/hw.h as the dump's MSRs
+ * (hw_linux_set_msr_source), and the image's own MSR backend
+ * (pmu/count/count_msr.c) counts SPEC... against it: every write is printed as
  * `wrmsr 0xMSR 0xVALUE`, in order, under `#` lines saying what each group
  * is for, then the passes the set needs.  SPECs are event names of the
  * CPU's event set or raw specs, as in the `events=` option.
@@ -165,8 +166,8 @@ int cmd_program(int argc, char **argv)
 	/* The PMU of the dump, at power-on state, behind the MSR backend. */
 	pmu_model_cfg_from_caps(&mcfg, &ci, &caps);
 	pmu_model_reset(&model, &mcfg);
-	struct msr_io io = { model_rd, model_wr, &model };
-	msr_io_use(&io);
+	const struct hw_msr_source msrs = { model_rd, model_wr, &model };
+	hw_linux_set_msr_source(&msrs);
 	msr_save_forget();
 	count_use_backend(&count_backend_msr);
 	const struct count_backend *b = count_backend();
@@ -181,13 +182,13 @@ int cmd_program(int argc, char **argv)
 	print_writes(&cursor, "");
 	if (!ok) {
 		fprintf(stderr, "pmuboot-host program: %s\n", err);
-		msr_io_use(NULL);
+		hw_linux_set_msr_source(NULL);
 		return 1;
 	}
 	if (!b->schedule(&set, err, sizeof(err))) {
 		fprintf(stderr, "pmuboot-host program: %s\n", err);
 		count_restore();
-		msr_io_use(NULL);
+		hw_linux_set_msr_source(NULL);
 		return 1;
 	}
 	int status = 0;
@@ -225,7 +226,7 @@ int cmd_program(int argc, char **argv)
 	}
 	count_restore();
 	print_writes(&cursor, "end of run: ");
-	msr_io_use(NULL);
+	hw_linux_set_msr_source(NULL);
 	printf("passes: %u\n", set.passes);
 	for (unsigned p = 0; p < set.passes; p++)
 		print_pass(&set, p);

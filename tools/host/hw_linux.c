@@ -4,6 +4,9 @@
  * CPUID is the instruction itself unless a CPUID source (a dump file) is
  * installed.  MSRs go through /dev/cpu/N/msr when the msr driver is loaded
  * and we may open it (root); otherwise every access reports HW_ENODEV.
+ * An installed MSR source (a modelled PMU) answers every MSR access
+ * instead; otherwise, with a CPUID source, the real MSRs belong to another
+ * CPU and read as absent.
  * RDPMC is not used on the host: counting goes through perf_event_open.
  */
 #define _GNU_SOURCE
@@ -21,12 +24,21 @@
 
 static hw_cpuid_source_fn cpuid_source;
 static void *cpuid_ctx;
+static struct hw_msr_source msr_source;
+static bool have_msr_source;
 static int msr_fd = -2;	/* -2: not tried yet */
 
 void hw_linux_set_cpuid_source(hw_cpuid_source_fn fn, void *ctx)
 {
 	cpuid_source = fn;
 	cpuid_ctx = ctx;
+}
+
+void hw_linux_set_msr_source(const struct hw_msr_source *src)
+{
+	have_msr_source = src != NULL;
+	if (src)
+		msr_source = *src;
 }
 
 int hw_linux_pinned_cpu(void)
@@ -61,6 +73,12 @@ static int msr_open(void)
 int hw_rdmsr(uint32_t msr, uint64_t *val)
 {
 	*val = 0;
+	if (have_msr_source) {
+		int r = msr_source.rdmsr(msr_source.ctx, msr, val);
+		if (r != HW_OK)
+			*val = 0;
+		return r;
+	}
 	if (cpuid_source || msr_open() < 0)
 		return HW_ENODEV;
 	if (pread(msr_fd, val, sizeof(*val), msr) != sizeof(*val))
@@ -70,6 +88,8 @@ int hw_rdmsr(uint32_t msr, uint64_t *val)
 
 int hw_wrmsr(uint32_t msr, uint64_t val)
 {
+	if (have_msr_source)
+		return msr_source.wrmsr(msr_source.ctx, msr, val);
 	if (cpuid_source || msr_open() < 0)
 		return HW_ENODEV;
 	if (pwrite(msr_fd, &val, sizeof(val), msr) != sizeof(val))

@@ -1,4 +1,11 @@
-/* tools/host/hw_linux.h - host-only controls of the Linux hw implementation. */
+/*
+ * tools/host/hw_linux.h - host-only controls of the Linux hw implementation.
+ *
+ * pmuboot-host's kernel/hw.h answers for one machine: the one it runs on,
+ * or a described one (a CPUID dump, and for `program` a model of the
+ * dump's PMU).  These select which; nothing above hw.h knows the
+ * difference (docs/architecture.md, "The seam").
+ */
 #ifndef PMUBOOT_TOOLS_HOST_HW_LINUX_H
 #define PMUBOOT_TOOLS_HOST_HW_LINUX_H
 
@@ -6,8 +13,22 @@
 
 typedef void (*hw_cpuid_source_fn)(void *ctx, uint32_t leaf, uint32_t subleaf, struct cpuid_regs *out);
 
-/* Answer CPUID from fn (e.g. a dump file) instead of the instruction; MSRs then read as absent. */
+/* Answer CPUID from fn (e.g. a dump file) instead of the instruction; MSRs then read as absent
+ * (HW_ENODEV) unless an MSR source describes them too. */
 void hw_linux_set_cpuid_source(hw_cpuid_source_fn fn, void *ctx);
+
+/*
+ * The MSRs of a described machine (pmuboot-host program: the PMU model of
+ * the dump's CPU).  While installed it answers every hw_rdmsr/hw_wrmsr, so
+ * a described PMU is never confused with the real one.  Each returns HW_OK
+ * or the fault the machine would raise.  NULL removes it.
+ */
+struct hw_msr_source {
+	int (*rdmsr)(void *ctx, uint32_t msr, uint64_t *val);
+	int (*wrmsr)(void *ctx, uint32_t msr, uint64_t val);
+	void *ctx;
+};
+void hw_linux_set_msr_source(const struct hw_msr_source *src);
 /* The CPU this thread runs on (after pinning). */
 int hw_linux_pinned_cpu(void);
 

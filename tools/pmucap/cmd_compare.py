@@ -9,24 +9,30 @@ not raise alarms.  Variants measured in only one run are listed as such.
 Differences in what was run (CPU, options) are printed first: they explain
 many deltas.
 """
+import argparse
 import csv
 import json
+import math
 import sys
 
-import pmucap
+from . import capture
+from .capture import DICT, get
 
 DEFAULT_MIN_CHANGE_PCT = 1.0
 DEFAULT_FLOOR = 0.01
 # Options whose difference changes the figures' meaning; shown when A and B differ.
 OPTIONS_COMPARED = ("iterations", "reps", "warmup", "events", "arena_page", "bench")
+CPU_COMPARED = ("vendor_string", "signature", "brand", "hypervisor_vendor")
+PLATFORM_COMPARED = ("system_product", "bios_version")
 
 
 def add_parser(sub):
-    p = sub.add_parser("compare", help="two runs side by side: deltas, ratios, changes beyond the spread")
+    p = sub.add_parser("compare", help="two runs side by side: deltas, ratios, changes beyond the spread",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("a", help="the reference capture (A)")
     p.add_argument("b", help="the capture compared with it (B)")
-    p.add_argument("--run-a", type=int, help="which run of A (1-based; default the last)")
-    p.add_argument("--run-b", type=int, help="which run of B (1-based; default the last)")
+    p.add_argument("--run-a", type=int, metavar="N", help="which run of A (1 = the first; default the last)")
+    p.add_argument("--run-b", type=int, metavar="N", help="which run of B (1 = the first; default the last)")
     p.add_argument("--format", choices=["text", "json", "csv"], default="text")
     p.add_argument("--min-change", type=float, default=DEFAULT_MIN_CHANGE_PCT, metavar="PCT",
                    help=f"smallest change flagged, percent of A's median (default {DEFAULT_MIN_CHANGE_PCT})")
@@ -35,26 +41,7 @@ def add_parser(sub):
     p.add_argument("--fail-on-change", action="store_true", help="exit 3 when any figure is flagged")
     p.add_argument("--allow-incomplete", action="store_true",
                    help="compare even a truncated or damaged run (its problems are printed)")
-    p.set_defaults(func=cmd_compare)
-
-
-def figures(rec):
-    """{metric: {min, median, max}} of a bench record: cycles, then each event."""
-    out = {}
-    if isinstance(rec.get("cycles"), dict):
-        out["cycles"] = rec["cycles"]
-    for name, fig in (rec.get("events") or {}).items():
-        if isinstance(fig, dict):
-            out[name] = fig
-    return out
-
-
-def bench_table(run):
-    """{kernel.variant@arena: bench record}, in the order measured."""
-    table = {}
-    for rec in pmucap.run_records(run, "bench"):
-        table.setdefault(pmucap.variant_key(rec), rec)
-    return table
+    p.set_defaults(func=run)
 
 
 def judge(fa, fb, min_change_pct, floor):
@@ -64,6 +51,11 @@ def judge(fa, fb, min_change_pct, floor):
         return None, None, ""
     delta = b - a
     ratio = (b / a) if a else None
+    # Figures near the float limits can overflow: say "no figure" rather than "inf".
+    delta = delta if math.isfinite(delta) else None
+    ratio = ratio if ratio is not None and math.isfinite(ratio) else None
+    if delta is None:
+        return None, ratio, ""
     flag = ""
     apart = (fb.get("min", b) > fa.get("max", a)) or (fb.get("max", b) < fa.get("min", a))
     if apart and abs(delta) > floor and abs(delta) > abs(a) * min_change_pct / 100:
@@ -73,14 +65,14 @@ def judge(fa, fb, min_change_pct, floor):
 
 def compare_runs(run_a, run_b, min_change_pct=DEFAULT_MIN_CHANGE_PCT, floor=DEFAULT_FLOOR):
     """Rows of the comparison, and notes on how the two runs differ."""
-    ta, tb = bench_table(run_a), bench_table(run_b)
+    ta, tb = capture.bench_table(run_a), capture.bench_table(run_b)
     rows = []
     for key in list(ta) + [k for k in tb if k not in ta]:
         ra, rb = ta.get(key), tb.get(key)
         if ra is None or rb is None:
             rows.append({"variant": key, "metric": None, "only_in": "A" if rb is None else "B"})
             continue
-        fa, fb = figures(ra), figures(rb)
+        fa, fb = capture.figures(ra), capture.figures(rb)
         for metric in list(fa) + [m for m in fb if m not in fa]:
             if metric not in fa or metric not in fb:
                 rows.append({"variant": key, "metric": metric, "only_in": "A" if metric in fa else "B"})
@@ -91,27 +83,33 @@ def compare_runs(run_a, run_b, min_change_pct=DEFAULT_MIN_CHANGE_PCT, floor=DEFA
     return rows, differences(run_a, run_b)
 
 
+def _short(v):
+    r = repr(v)
+    return r if len(r) <= 60 else r[:60] + "..."
+
+
 def differences(run_a, run_b):
+    """How the two runs differ in CPU, options and machine (values compared as they are)."""
     notes = []
-    ca, cb = pmucap.first_record(run_a, "cpu") or {}, pmucap.first_record(run_b, "cpu") or {}
-    for k in ("vendor_string", "signature", "brand", "hypervisor_vendor"):
+    ca, cb = capture.first_record(run_a, "cpu") or {}, capture.first_record(run_b, "cpu") or {}
+    for k in CPU_COMPARED:
         if ca.get(k) != cb.get(k):
-            notes.append(f"cpu {k}: A {ca.get(k)!r}, B {cb.get(k)!r}")
-    oa = (pmucap.first_record(run_a, "begin") or {}).get("options") or {}
-    ob = (pmucap.first_record(run_b, "begin") or {}).get("options") or {}
+            notes.append(f"cpu {k}: A {_short(ca.get(k))}, B {_short(cb.get(k))}")
+    ba, bb = capture.first_record(run_a, "begin") or {}, capture.first_record(run_b, "begin") or {}
+    oa, ob = get(ba, "options", DICT, {}), get(bb, "options", DICT, {})
     for k in OPTIONS_COMPARED:
         if oa.get(k) != ob.get(k):
-            notes.append(f"option {k}: A {oa.get(k)!r}, B {ob.get(k)!r}")
-    pa, pb = pmucap.first_record(run_a, "platform") or {}, pmucap.first_record(run_b, "platform") or {}
-    sa, sb = pa.get("smbios") or {}, pb.get("smbios") or {}
-    for k in ("system_product", "bios_version"):
+            notes.append(f"option {k}: A {_short(oa.get(k))}, B {_short(ob.get(k))}")
+    pa, pb = capture.first_record(run_a, "platform") or {}, capture.first_record(run_b, "platform") or {}
+    sa, sb = get(pa, "smbios", DICT, {}), get(pb, "smbios", DICT, {})
+    for k in PLATFORM_COMPARED:
         if sa.get(k) != sb.get(k):
-            notes.append(f"platform {k}: A {sa.get(k)!r}, B {sb.get(k)!r}")
+            notes.append(f"platform {k}: A {_short(sa.get(k))}, B {_short(sb.get(k))}")
     return notes
 
 
 def _fig(f):
-    return f"{f.get('median', 0):.3f} [{f.get('min', 0):.3f}..{f.get('max', 0):.3f}]"
+    return f"{f['median']:.3f} [{f['min']:.3f}..{f['max']:.3f}]"
 
 
 def print_text(rows, notes, name_a, name_b, out):
@@ -139,18 +137,18 @@ def print_text(rows, notes, name_a, name_b, out):
     out.write(f"{flagged} figure(s) changed beyond the spread\n")
 
 
-def cmd_compare(args):
-    run_a, prob_a = pmucap.load_run(args.a, args.run_a, args.allow_incomplete)
-    run_b, prob_b = pmucap.load_run(args.b, args.run_b, args.allow_incomplete)
-    for path, probs in ((args.a, prob_a), (args.b, prob_b)):
-        for p in probs:
-            print(f"pmucap: {path}: {p}", file=sys.stderr)
+def run(args):
+    run_a, warn_a = capture.load_run(args.a, args.run_a, args.allow_incomplete)
+    run_b, warn_b = capture.load_run(args.b, args.run_b, args.allow_incomplete)
+    for w in warn_a + warn_b:
+        capture.warn(w)
     rows, notes = compare_runs(run_a, run_b, args.min_change, args.floor)
     if args.format == "text":
-        print_text(rows, notes, f"{args.a}: {pmucap.describe_run(run_a)}",
-                   f"{args.b}: {pmucap.describe_run(run_b)}", sys.stdout)
+        print_text(rows, notes, f"{args.a} run {run_a.number}: {capture.describe_run(run_a)}",
+                   f"{args.b} run {run_b.number}: {capture.describe_run(run_b)}", sys.stdout)
     elif args.format == "json":
-        json.dump({"a": args.a, "b": args.b, "differences": notes, "rows": rows}, sys.stdout, indent=1)
+        json.dump({"a": args.a, "b": args.b, "run_a": run_a.number, "run_b": run_b.number,
+                   "differences": notes, "rows": rows}, sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
         w = csv.writer(sys.stdout, lineterminator="\n")

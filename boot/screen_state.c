@@ -1,0 +1,262 @@
+/* boot/screen_state.c - see screen_state.h.  One handler per record type the screen shows. */
+#include "boot/screen_state.h"
+#include "boot/screen_json.h"
+#include "bench/kernels.h"
+#include "bench/select.h"
+#include "kernel/activity.h"
+
+struct screen_state *ssp;
+
+/*
+ * A field of record o as text, in the caller's char tmp[6][SS_LINE]: each
+ * use in a function takes the next of the six buffers, so up to six can be
+ * passed to one snprintf.
+ */
+#define T(path) sj_text(o, path, tmp[__COUNTER__ % 6], sizeof(tmp[0]))
+
+/* Appends ", word" (or "word") to a fixed buffer, marking a cut with "...". */
+static void list_add(char *list, size_t cap, const char *word)
+{
+	size_t k = strlen(list);
+	if (k + 4 >= cap)
+		return;
+	if (k + strlen(word) + 6 >= cap) {
+		snprintf(list + k, cap - k, "%s...", k ? ", " : "");
+		list[cap - 1] = 0;
+		return;
+	}
+	snprintf(list + k, cap - k, "%s%s", k ? ", " : "", word);
+}
+
+static void on_begin(const struct sj *o)
+{
+	char tmp[6][SS_LINE];
+	snprintf(ssp->title, sizeof(ssp->title), "pmuboot %s (build %s)", T("version"), T("build"));
+	const char *file = T("results.file");
+	if (file[0])
+		snprintf(ssp->saved, sizeof(ssp->saved), "%s on the boot medium", file);
+	else
+		snprintf(ssp->saved, sizeof(ssp->saved), "not saved: %s", T("results.why"));
+}
+
+static void on_platform(const struct sj *o)
+{
+	char tmp[6][SS_LINE];
+	const char *cpus = T("cpus");
+	snprintf(ssp->machine, sizeof(ssp->machine), "%s %s, %s MiB, %s CPU%s%s", T("smbios.system_manufacturer"),
+		 T("smbios.system_product"), T("memory_mib"), cpus[0] && strcmp(cpus, "null") ? cpus : "?",
+		 strcmp(cpus, "1") ? "s" : "", sj_is(o, "secure_boot", "true") ? ", Secure Boot on" : "");
+}
+
+static void on_cpu(const struct sj *o)
+{
+	char tmp[6][SS_LINE];
+	snprintf(ssp->cpu, sizeof(ssp->cpu), "%s family %s model %s stepping %s, %s", T("vendor_string"), T("family"),
+		 T("model"), T("stepping"), T("brand"));
+	const char *mc = T("microcode");
+	snprintf(ssp->cpu2, sizeof(ssp->cpu2), "%s, microcode %s%s%s", T("uarch"), mc[0] && strcmp(mc, "null") ? mc : "unknown",
+		 sj_is(o, "hypervisor", "true") ? ", under " : "", sj_is(o, "hypervisor", "true") ? T("hypervisor_name") : "");
+}
+
+static void on_timing(const struct sj *o)
+{
+	char tmp[6][SS_LINE];
+	uint64_t hz = 0;
+	const char *s = T("tsc_hz");
+	if (!lc_parse_u64(s, strlen(s), &hz) || !hz)
+		return;
+	size_t k = strlen(ssp->cpu2);
+	snprintf(ssp->cpu2 + k, sizeof(ssp->cpu2) - k, ", TSC %llu MHz", (unsigned long long)(hz / 1000000));
+}
+
+static void on_pmu(const struct sj *o)
+{
+	char tmp[6][SS_LINE];
+	if (!sj_is(o, "present", "true")) {
+		snprintf(ssp->pmu, sizeof(ssp->pmu), "none: %s", T("absent_reason"));
+		return;
+	}
+	snprintf(ssp->pmu, sizeof(ssp->pmu), "%s version %s: %s general counters x %s bits, %s fixed", T("kind"),
+		 T("version"), T("gp.count"), T("gp.width"), T("fixed.count"));
+}
+
+static void on_ibs(const struct sj *o)
+{
+	char tmp[6][SS_LINE];
+	if (ssp->ibs[0])
+		return;	/* one per variant when IBS is used: the first says enough */
+	if (sj_is(o, "available", "true"))
+		snprintf(ssp->ibs, sizeof(ssp->ibs), "sampling beside each benchmark");
+	else
+		snprintf(ssp->ibs, sizeof(ssp->ibs), "not used: %s", T("reason"));
+}
+
+/* Figures to run: split variants once per arena (bench/suite.c runs them so). */
+static void on_bench_setup(const struct sj *o)
+{
+	static bool sel[SS_ROWS];
+	struct sj arenas;
+	size_t narenas = sj_get(o, "arenas", &arenas) ? sj_count(&arenas) : 1;
+	size_t n = bench_def_count();
+	char tmp[6][SS_LINE];
+	uint64_t v = 0;
+	const char *s = T("variants");
+
+	ssp->variants = lc_parse_u64(s, strlen(s), &v) ? (unsigned)v : 0;
+	ssp->bench_total = ssp->variants;
+	if (n <= SS_ROWS && ssp->cfg && bench_select(ssp->cfg->bench, sel, NULL, NULL)) {
+		ssp->bench_total = 0;
+		for (size_t i = 0; i < n; i++)
+			if (sel[i])
+				ssp->bench_total += bench_def_at(i)->per_arena ? (unsigned)(narenas ? narenas : 1) : 1;
+	}
+}
+
+static struct ss_row *row_for(const struct sj *o)
+{
+	char tmp[6][SS_LINE], name[40];
+	const char *arena = T("arena");
+	snprintf(name, sizeof(name), "%s.%s%s%s", T("kernel"), T("variant"), arena[0] && strcmp(arena, "null") ? " @" : "",
+		 arena[0] && strcmp(arena, "null") ? arena : "");
+	for (unsigned i = ssp->nrows; i-- > 0;)
+		if (!strcmp(ssp->rows[i].name, name))
+			return &ssp->rows[i];
+	if (ssp->nrows == SS_ROWS) {
+		ssp->rows_dropped++;
+		return NULL;
+	}
+	struct ss_row *r = &ssp->rows[ssp->nrows++];
+	memset(r, 0, sizeof(*r));
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	return r;
+}
+
+static void on_bench(const struct sj *o)
+{
+	char tmp[6][SS_LINE];
+	struct ss_row *r = row_for(o);
+	ssp->bench_done++;
+	const char *k = T("kernel");
+	/* Kernels run one after another: a new name differs from the last one seen. */
+	if (strcmp(ssp->last_kernel, k)) {
+		snprintf(ssp->last_kernel, sizeof(ssp->last_kernel), "%s", k);
+		list_add(ssp->kernels, sizeof(ssp->kernels), k);
+	}
+	if (!r)
+		return;
+	snprintf(ssp->bench_last, sizeof(ssp->bench_last), "%s", r->name);
+	snprintf(r->cycles, sizeof(r->cycles), "%s", T("cycles.median"));
+	const char *pen = T("penalty.median");
+	if (pen[0] && strcmp(pen, "null"))
+		snprintf(r->penalty, sizeof(r->penalty), "%s%s", pen[0] == '-' ? "" : "+", pen);
+}
+
+static enum ss_check status_of(const char *s)
+{
+	static const char *const names[] = { [SS_PASS] = "pass", [SS_SKIP] = "skip", [SS_UNSTABLE] = "unstable",
+					      [SS_FAIL] = "fail" };
+	for (size_t i = SS_PASS; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(s, names[i]))
+			return (enum ss_check)i;
+	return SS_NONE;
+}
+
+static void on_check(const struct sj *o)
+{
+	char tmp[6][SS_LINE];
+	struct ss_row *r = row_for(o);
+	const char *st = T("status");
+	enum ss_check c = status_of(st);
+
+	ssp->checks[c]++;
+	if (c == SS_SKIP) {
+		const char *why = T("reason");
+		if (!ssp->skip_reason[0])
+			snprintf(ssp->skip_reason, sizeof(ssp->skip_reason), "%s", why);
+		else if (strcmp(ssp->skip_reason, why))
+			ssp->skip_reasons_differ = true;
+	}
+	if (!r)
+		return;
+	if (c == SS_FAIL)
+		list_add(ssp->failed, sizeof(ssp->failed), r->name);
+	if (c == SS_UNSTABLE)
+		list_add(ssp->unstable, sizeof(ssp->unstable), r->name);
+	if (c == SS_NONE)
+		snprintf(r->status_text, sizeof(r->status_text), "%s", st);
+	if (c > r->check)
+		r->check = c;
+	if (!strcmp(T("what"), "events")) {
+		size_t k = strlen(r->events);
+		snprintf(r->events + k, sizeof(r->events) - k, "%s%s %s", k ? " " : "", T("role"), T("value"));
+	}
+}
+
+static void add_error(const char *text)
+{
+	if (ssp->nerrors < SS_ERRORS)
+		snprintf(ssp->errors[ssp->nerrors], SS_LINE, "%s", text);
+	ssp->nerrors++;
+}
+
+static void on_error(const struct sj *o)
+{
+	char tmp[6][SS_LINE], e[SS_LINE];
+	snprintf(e, sizeof(e), "%s: %s: %s", T("source"), T("what"), T("message"));
+	add_error(e);
+}
+
+static void on_fault(const struct sj *o)
+{
+	char tmp[6][SS_LINE], e[SS_LINE];
+	snprintf(e, sizeof(e), "fault: %s at %s during %s", T("name"), T("rip"), T("activity"));
+	add_error(e);
+}
+
+static void on_selftest(const struct sj *o)
+{
+	if (sj_is(o, "status", "\"pass\""))
+		ssp->selftests_pass++;
+	else if (sj_is(o, "status", "\"fail\""))
+		ssp->selftests_fail++;
+}
+
+static void on_end(const struct sj *o)
+{
+	char tmp[6][SS_LINE];
+	snprintf(ssp->end_status, sizeof(ssp->end_status), "%s", T("status"));
+}
+
+static const struct {
+	const char *type;
+	void (*fn)(const struct sj *o);
+} handlers[] = {
+	{ "begin", on_begin },	 { "platform", on_platform },	{ "cpu", on_cpu },	   { "timing", on_timing },
+	{ "pmu", on_pmu },	 { "ibs", on_ibs },		{ "bench_setup", on_bench_setup },
+	{ "bench", on_bench },	 { "check", on_check },		{ "error", on_error },	   { "fault", on_fault },
+	{ "selftest", on_selftest }, { "end", on_end },
+};
+
+void ss_feed(enum out_kind kind, const char *line, size_t len)
+{
+	if (!ssp)
+		return;
+	const char *act = activity_get();
+	snprintf(ssp->activity, sizeof(ssp->activity), "%s", act ? act : "");
+	if (kind == OUT_TEXT) {
+		/* The benchmark table's own text rows would only flicker past: the table shows them. */
+		if (len > 2 && line[0] == ' ' && line[1] == ' ')
+			return;
+		snprintf(ssp->message, sizeof(ssp->message), "%.*s", (int)len, line);
+		ssp->message_after_summary = ssp->finished;
+		return;
+	}
+	struct sj o;
+	char type[24];
+	if (!sj_record(line, len, &o))
+		return;
+	sj_text(&o, "type", type, sizeof(type));
+	for (size_t i = 0; i < ARRAY_SIZE(handlers); i++)
+		if (!strcmp(type, handlers[i].type))
+			handlers[i].fn(&o);
+}

@@ -1,0 +1,63 @@
+/*
+ * boot/screen_state.h - what the readable screen knows about the run so far,
+ * gathered from the text lines and records every sink receives.
+ */
+#ifndef PMUBOOT_BOOT_SCREEN_STATE_H
+#define PMUBOOT_BOOT_SCREEN_STATE_H
+
+#include "lib/out.h"
+#include "run/config.h"
+
+#define SS_LINE 160
+#define SS_ROWS 96	/* result rows kept (29 with bench=all; room for every variant and arena) */
+#define SS_ERRORS 4
+#define SS_LIST 120	/* names of failed / unstable variants */
+
+enum ss_check { SS_NONE, SS_PASS, SS_SKIP, SS_UNSTABLE, SS_FAIL };
+
+struct ss_row {
+	char name[40];		/* kernel.variant[@arena] */
+	char cycles[16];	/* median, cycles per iteration */
+	char penalty[16];	/* median minus the control's, or "" */
+	char events[56];	/* the checked events: "role value ..." */
+	char status_text[12];	/* an unknown check status, verbatim */
+	enum ss_check check;	/* the worst of its checks */
+};
+
+struct screen_state {
+	const struct config *cfg;
+	char title[SS_LINE];
+	char machine[SS_LINE];
+	char cpu[SS_LINE], cpu2[SS_LINE];
+	char pmu[SS_LINE];
+	char ibs[SS_LINE];
+	char saved[SS_LINE];
+	char activity[48];
+	unsigned bench_total, bench_done;
+	char bench_last[48];
+	char kernels[SS_LINE];
+	char last_kernel[32];
+	unsigned variants;
+	struct ss_row rows[SS_ROWS];
+	unsigned nrows, rows_dropped;
+	unsigned checks[SS_FAIL + 1];	/* check records by status */
+	unsigned selftests_pass, selftests_fail;
+	char skip_reason[SS_LINE];
+	bool skip_reasons_differ;
+	char failed[SS_LIST], unstable[SS_LIST];
+	char errors[SS_ERRORS][SS_LINE];
+	unsigned nerrors;
+	char message[SS_LINE];	/* the last text line */
+	char end_status[16];	/* from the end record: "ok", "error", "" while running */
+	bool finished;
+	bool message_after_summary;	/* a countdown line replaces "Next" */
+	char next[SS_LINE];
+};
+
+/* Allocated by screen_start (kept out of the image's .bss, which is stored in the file). */
+extern struct screen_state *ssp;
+
+/* Fold one output line into ss. */
+void ss_feed(enum out_kind kind, const char *line, size_t len);
+
+#endif

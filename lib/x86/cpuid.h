@@ -1,0 +1,117 @@
+/*
+ * lib/x86/cpuid.h - CPUID leaves, the processor signature and how the code runs.
+ *
+ * Sources:
+ *   [SDM2]  Intel SDM Vol. 2A, CPUID instruction: Table 3-8 (the leaves),
+ *           leaf 01H "Version Information" (Figure 3-6, EAX) and "Feature
+ *           Information" (Tables 3-10 ECX, 3-11 EDX).
+ *   [APM3]  AMD APM Vol. 3, Appendix E "Obtaining Processor Information Via
+ *           the CPUID Instruction": E.3.1 (Fn0000_0000), E.3.2 (Fn0000_0001).
+ *   [HV]    the hypervisor range 4000_0000h: CPUID.1:ECX[31] is set by every
+ *           hypervisor and leaf 4000_0000h EBX:ECX:EDX names its vendor
+ *           (SDM Table 3-10 lists bit 31 as reserved; Linux's
+ *           arch/x86/include/asm/cpufeatures.h X86_FEATURE_HYPERVISOR and
+ *           each vendor's documentation give the convention).
+ *
+ * Header-only and freestanding: kernel/ (timing, the window) and pmu/cpu/
+ * (identification) decode the signature with the same code.
+ */
+#ifndef PMUBOOT_LIB_X86_CPUID_H
+#define PMUBOOT_LIB_X86_CPUID_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Leaves [SDM2 Table 3-8; APM3 E.3, E.4]. */
+#define CPUID_LEAF_VENDOR		0x00000000u	/* EAX max leaf, EBX:EDX:ECX vendor */
+#define CPUID_LEAF_SIGNATURE		0x00000001u	/* EAX signature, ECX/EDX feature flags */
+#define CPUID_LEAF_EXT_FEATURES		0x00000007u	/* subleaf 0: structured extended features */
+#define CPUID_LEAF_ARCH_PERFMON		0x0000000Au	/* Intel architectural performance monitoring */
+#define CPUID_LEAF_NATIVE_MODEL		0x0000001Au	/* Intel hybrid: core type, native model ID */
+#define CPUID_LEAF_HYPERVISOR		0x40000000u	/* [HV] hypervisor vendor; valid when CPUID1_ECX_HYPERVISOR */
+#define CPUID_LEAF_EXT_MAX		0x80000000u	/* EAX: highest extended leaf */
+#define CPUID_LEAF_BRAND0		0x80000002u	/* 80000002h..80000004h: brand string, 16 bytes each */
+#define CPUID_LEAF_BRAND2		0x80000004u
+
+/* CPUID.01H:ECX and EDX flags [SDM2 Tables 3-10, 3-11]. */
+#define CPUID1_ECX_PDCM			(1u << 15)	/* IA32_PERF_CAPABILITIES present */
+#define CPUID1_ECX_TSC_DEADLINE		(1u << 24)	/* APIC timer TSC-deadline mode */
+#define CPUID1_ECX_HYPERVISOR		(1u << 31)	/* [HV] running under a hypervisor */
+#define CPUID1_EDX_APIC			(1u << 9)	/* on-chip local APIC */
+
+/* CPUID.00H vendor strings as EBX, EDX, ECX hold them [SDM2; APM3 E.3.1]. */
+#define CPUID_VENDOR_INTEL_EBX		0x756e6547u	/* "Genu" */
+#define CPUID_VENDOR_INTEL_EDX		0x49656e69u	/* "ineI" */
+#define CPUID_VENDOR_INTEL_ECX		0x6c65746eu	/* "ntel" */
+#define CPUID_VENDOR_AMD_EBX		0x68747541u	/* "Auth" */
+#define CPUID_VENDOR_AMD_EDX		0x69746e65u	/* "enti" */
+#define CPUID_VENDOR_AMD_ECX		0x444d4163u	/* "cAMD" */
+#define CPUID_VENDOR_HYGON_EBX		0x6f677948u	/* "Hygo" */
+#define CPUID_VENDOR_HYGON_EDX		0x6e65476eu	/* "nGen" */
+#define CPUID_VENDOR_HYGON_ECX		0x656e6975u	/* "uine" */
+
+static inline bool cpuid_vendor_is_intel(uint32_t ebx, uint32_t edx, uint32_t ecx)
+{
+	return ebx == CPUID_VENDOR_INTEL_EBX && edx == CPUID_VENDOR_INTEL_EDX && ecx == CPUID_VENDOR_INTEL_ECX;
+}
+
+/* AMD and Hygon (a Zen licensee) decode the signature the AMD way. */
+static inline bool cpuid_vendor_is_amd_like(uint32_t ebx, uint32_t edx, uint32_t ecx)
+{
+	return (ebx == CPUID_VENDOR_AMD_EBX && edx == CPUID_VENDOR_AMD_EDX && ecx == CPUID_VENDOR_AMD_ECX) ||
+	       (ebx == CPUID_VENDOR_HYGON_EBX && edx == CPUID_VENDOR_HYGON_EDX && ecx == CPUID_VENDOR_HYGON_ECX);
+}
+
+/* CPUID.01H:EAX, the processor signature [SDM2 Figure 3-6; APM3 E.3.2 Fn0000_0001_EAX]. */
+#define CPUID_SIG_STEPPING(s)		((s) & 0xfu)		/* bits 3:0 */
+#define CPUID_SIG_MODEL(s)		(((s) >> 4) & 0xfu)	/* bits 7:4 */
+#define CPUID_SIG_FAMILY(s)		(((s) >> 8) & 0xfu)	/* bits 11:8 */
+#define CPUID_SIG_EXT_MODEL(s)		(((s) >> 16) & 0xfu)	/* bits 19:16 */
+#define CPUID_SIG_EXT_FAMILY(s)		(((s) >> 20) & 0xffu)	/* bits 27:20 */
+#define CPUID_FAMILY_USES_EXT_FAMILY	0xfu	/* base family 0Fh adds the extended family (both vendors) */
+#define CPUID_FAMILY_INTEL_P6		0x6u	/* Intel adds the extended model for family 06h as well */
+
+struct cpuid_signature {
+	uint32_t family, model, stepping;	/* display values, extended fields applied */
+};
+
+/*
+ * The display family, model and stepping.  Family: base + extended family
+ * when the base is 0Fh.  Model: extended model << 4 added when the base
+ * family is 0Fh, and on Intel (and by the SDM's rule for others) also when
+ * it is 06h; AMD and Hygon apply it only with 0Fh [APM3 E.3.2].
+ */
+static inline struct cpuid_signature cpuid_decode_signature(uint32_t eax, bool amd_like)
+{
+	struct cpuid_signature s = { CPUID_SIG_FAMILY(eax), CPUID_SIG_MODEL(eax), CPUID_SIG_STEPPING(eax) };
+	bool base_f = CPUID_SIG_FAMILY(eax) == CPUID_FAMILY_USES_EXT_FAMILY;
+	if (base_f)
+		s.family += CPUID_SIG_EXT_FAMILY(eax);
+	if (base_f || (!amd_like && CPUID_SIG_FAMILY(eax) == CPUID_FAMILY_INTEL_P6))
+		s.model += CPUID_SIG_EXT_MODEL(eax) << 4;
+	return s;
+}
+
+/*
+ * How this code runs, decided once, by identification (pmu/cpu/cpu.c),
+ * from CPUID.1:ECX[31] and the hypervisor's vendor signature:
+ *   bare metal   no hypervisor bit: times are the silicon's;
+ *   virtualised  hardware virtualisation (KVM, Hyper-V, VMware, Xen, ...):
+ *                the instructions run on the real core, so times are
+ *                silicon's, with the hypervisor's interruptions;
+ *   emulated     an emulator interprets or translates the code (QEMU TCG):
+ *                times and clocks mean nothing about any silicon.
+ */
+enum cpu_exec {
+	EXEC_BARE_METAL,
+	EXEC_VIRTUALISED,
+	EXEC_EMULATED,
+};
+
+/* The name in records: "bare_metal", "virtualised" or "emulated". */
+static inline const char *cpu_exec_name(enum cpu_exec e)
+{
+	return e == EXEC_EMULATED ? "emulated" : e == EXEC_VIRTUALISED ? "virtualised" : "bare_metal";
+}
+
+#endif

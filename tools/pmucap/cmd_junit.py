@@ -1,0 +1,137 @@
+"""pmucap junit - a capture's verdicts as JUnit XML, for CI servers.
+
+One <testsuite> per run in the capture.  Test cases:
+  capture.integrity     fails when the run is truncated or damaged (count, CRC, bad lines);
+  run.error.N           one per `error` record (a bad option, a stage that failed), failed;
+  run.fault.N           one per `fault` record (an unexpected exception), failed;
+  <kernel>.<variant>[@arena] <what>
+                        one per `check` record: pass, fail (with its figures) or skip.
+Properties carry the build, the CPU and the machine, so a CI page says what ran where.
+A damaged capture still gives its XML (the integrity case fails, so the CI page shows it),
+and the command exits 2 unless --allow-incomplete.
+"""
+import json
+import re
+import sys
+import xml.etree.ElementTree as ET
+
+from . import capture
+from .capture import STR, get
+
+# Fields of a check record shown in a failure's text, in this order when present.
+CHECK_DETAIL_FIELDS = ("what", "role", "event", "value", "control_value", "penalty", "expected",
+                       "expected_min", "expected_max", "reason")
+# Characters XML 1.0 cannot hold at all (ElementTree would write them and make the file unreadable).
+XML_BAD_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def add_parser(sub):
+    p = sub.add_parser("junit", help="check records and run integrity as JUnit XML",
+                       description=__doc__, formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
+    p.add_argument("capture")
+    p.add_argument("-o", "--output", help="write the XML here (default: standard output)")
+    p.add_argument("--allow-incomplete", action="store_true",
+                   help="exit 0 even when a run is damaged (its integrity test case still fails)")
+    p.set_defaults(func=run)
+
+
+def xml_text(v):
+    """Any value as text XML can hold: odd characters become \\xNN."""
+    s = v if isinstance(v, str) else json.dumps(v)
+    return XML_BAD_RE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                          else f"\\u{ord(m.group()):04x}", s)
+
+
+def _detail(rec):
+    return "\n".join(f"{k}: {xml_text(rec[k])}" for k in CHECK_DETAIL_FIELDS if rec.get(k) is not None)
+
+
+def _case(suite, classname, name, status, message="", text=""):
+    tc = ET.SubElement(suite, "testcase", classname=xml_text(classname), name=xml_text(name), time="0")
+    if status == "fail":
+        f = ET.SubElement(tc, "failure", message=xml_text(message or "failed"), type="failure")
+        f.text = xml_text(text)
+    elif status == "skip":
+        ET.SubElement(tc, "skipped", message=xml_text(message or "skipped"))
+    elif status != "pass":
+        # A status this tool does not know is not a pass: say so rather than guess.
+        e = ET.SubElement(tc, "error", message=xml_text(f"unknown check status {status!r}"), type="error")
+        e.text = xml_text(text)
+    return tc
+
+
+def run_suite(root, run, capture_name):
+    suite = ET.SubElement(root, "testsuite", name=xml_text(f"pmuboot {capture_name} run {run.number}"))
+    props = ET.SubElement(suite, "properties")
+    begin = capture.first_record(run, "begin") or {}
+    cpu = capture.first_record(run, "cpu") or {}
+    plat = capture.first_record(run, "platform") or {}
+    machine = " ".join(x for x in (get(plat, ("smbios", "system_manufacturer"), STR),
+                                   get(plat, ("smbios", "system_product"), STR)) if x)
+    for name, value in (("version", get(begin, "version", STR)), ("build", get(begin, "build", STR)),
+                        ("program", get(begin, "program", STR)), ("cpu", get(cpu, "brand", STR)),
+                        ("cpu_signature", get(cpu, "signature", STR)), ("machine", machine or None),
+                        ("bios", get(plat, ("smbios", "bios_version"), STR)),
+                        ("start_line", run.start_line)):
+        if value is not None:
+            ET.SubElement(props, "property", name=name, value=xml_text(str(value)))
+
+    if run.problems:
+        _case(suite, "pmuboot.capture", "integrity", "fail", "the capture is truncated or damaged",
+              "\n".join(run.problems))
+    else:
+        _case(suite, "pmuboot.capture", "integrity", "pass")
+    for n, rec in enumerate(capture.run_records(run, "error"), 1):
+        _case(suite, "pmuboot.run", f"error.{n} {get(rec, 'source', STR, '?')} {get(rec, 'what', STR, '?')}",
+              "fail", get(rec, "message", STR, ""), json.dumps(rec))
+    for n, rec in enumerate(capture.run_records(run, "fault"), 1):
+        _case(suite, "pmuboot.run", f"fault.{n}", "fail", "unexpected exception", json.dumps(rec))
+    for rec in capture.run_records(run, "check"):
+        status = get(rec, "status", STR)
+        name = f"{capture.variant_key(rec)} {get(rec, 'what', STR, 'check')}"
+        role = get(rec, "role", STR)
+        if role:
+            name += f" {role}"
+        _case(suite, f"pmuboot.{get(rec, 'kernel', STR, 'check')}", name, status,
+              get(rec, "reason", STR, ""), _detail(rec))
+
+    cases = suite.findall("testcase")
+    suite.set("tests", str(len(cases)))
+    suite.set("failures", str(sum(1 for c in cases if c.find("failure") is not None)))
+    suite.set("errors", str(sum(1 for c in cases if c.find("error") is not None)))
+    suite.set("skipped", str(sum(1 for c in cases if c.find("skipped") is not None)))
+    suite.set("time", "0")
+    return suite
+
+
+def to_junit(runs, stray, capture_name):
+    root = ET.Element("testsuites", name="pmuboot")
+    for run in runs:
+        run_suite(root, run, capture_name)
+    if stray or not runs:
+        # Text outside every run that looked like records: damage too.
+        suite = ET.SubElement(root, "testsuite", name=xml_text(f"pmuboot {capture_name} outside runs"),
+                              tests="1", failures="1", errors="0", skipped="0", time="0")
+        _case(suite, "pmuboot.capture", "records outside a run", "fail",
+              "no pmuboot run found" if not runs else "damaged or stray records",
+              "\n".join(stray) or "the capture holds no begin record")
+    for attr in ("tests", "failures", "errors", "skipped"):
+        root.set(attr, str(sum(int(s.get(attr, "0")) for s in root.findall("testsuite"))))
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def run(args):
+    cap = capture.Capture(args.capture)
+    xml = to_junit(cap.runs, cap.stray, args.capture)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(xml)
+    else:
+        sys.stdout.write(xml)
+    sys.stdout.flush()
+    # The XML is out either way; now the verdict on the capture itself.
+    cap.check_found()
+    for w in cap.verify(cap.runs, args.allow_incomplete):
+        capture.warn(w)
+    return 0

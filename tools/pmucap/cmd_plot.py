@@ -1,0 +1,351 @@
+"""pmucap plot - a run, or two runs side by side, drawn with matplotlib (PNG, SVG or PDF).
+
+One panel per kernel: cycles per iteration, then (with --metric events or all) one
+panel per kernel and event counted.  In a panel each variant is a row, drawn right
+after its control (hatched): a bar to the median, a whisker over the spread of the
+samples (min..max: the records carry no quartiles), and the penalty against the
+control written beside it.  With two captures each row holds an A and a B bar, and
+rows that changed beyond the spread (as `compare` judges it) are marked with *.
+
+The axis of a panel is fitted to its ordinary values: an isolated bar or a whisker far
+beyond them (more than OUTLIER_FACTOR times the next largest median) is cut at the edge
+and marked with a red arrow and its value, so one outlier never squashes every other bar.
+
+matplotlib is needed for this command only (Debian: python3-matplotlib).
+"""
+import argparse
+import math
+import os
+import sys
+import tempfile
+import textwrap
+
+from . import capture, cmd_compare as compare
+from .capture import STR, get
+
+FORMATS = ("png", "svg", "pdf")
+COLOURS = ("#4e79a7", "#f28e2b")   # A, B
+FLAG_COLOUR = "#d62728"
+# A median this many times the next largest, or a whisker this many times the largest
+# ordinary median, is an outlier: cut at the axis edge and marked, not allowed to set the scale.
+OUTLIER_FACTOR = 3.0
+# ... and only when it would squash the others: above this many times the middle median
+# (a bar under a tenth of the axis is still read; under a fiftieth it is not).
+SQUASH_FACTOR = 10.0
+# Room right of the largest ordinary value for the arrows and penalty labels.
+LABEL_ROOM = 1.5
+ROW_INCHES = 0.26
+PANEL_INCHES = 0.75
+WIDTH_INCHES = 11.0
+DPI = 110
+# More panels than this would make a picture nobody can read (and a huge file).
+MAX_PANELS = 40
+# Header lines wrap here (characters at the legend's font size across the picture).
+TITLE_CHARS = 105
+
+
+def add_parser(sub):
+    p = sub.add_parser("plot", help="chart of cycles and event counts per kernel variant (PNG/SVG)",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("capture")
+    p.add_argument("capture_b", nargs="?", help="a second capture: plot the two runs side by side")
+    p.add_argument("-o", "--output", required=True,
+                   help="the picture to write; its extension chooses the format: .png, .svg or .pdf")
+    p.add_argument("--run-a", type=int, metavar="N", help="which run of the first capture (1 = first; default last)")
+    p.add_argument("--run-b", type=int, metavar="N", help="which run of the second capture (1 = first; default last)")
+    p.add_argument("--metric", choices=["cycles", "events", "all"], default="cycles",
+                   help="cycles per iteration (default), the events counted, or both")
+    p.add_argument("--allow-incomplete", action="store_true", help="plot even a truncated or damaged run")
+    p.set_defaults(func=run)
+
+
+# --- what to draw (no matplotlib here, so it is tested and used without it) ---
+
+class Bar:
+    """One run's figure for one row: the figure, its penalty against the control, or None."""
+
+    def __init__(self, fig, penalty):
+        self.fig, self.penalty = fig, penalty
+
+
+class Row:
+    def __init__(self, key, label, is_control, bars):
+        self.key, self.label, self.is_control, self.bars = key, label, is_control, bars
+        self.flag = ""
+
+
+class Panel:
+    def __init__(self, title, unit, rows):
+        self.title, self.unit, self.rows = title, unit, rows
+
+
+def _ordered(keys, recs):
+    """Variant keys with each control first, followed by the variants measured against it."""
+    by_name = {}
+    for k in keys:
+        r = recs[k]
+        by_name[(get(r, "variant", STR), get(r, "arena", STR))] = k
+    out = []
+    for k in keys:
+        r = recs[k]
+        ctl = by_name.get((get(r, "control", STR), get(r, "arena", STR)))
+        if ctl is not None and ctl != k:
+            continue   # placed after its control below
+        if k in out:
+            continue
+        out.append(k)
+        out += [v for v in keys if v not in out and by_name.get(
+            (get(recs[v], "control", STR), get(recs[v], "arena", STR))) == k and v != k]
+    return out + [k for k in keys if k not in out]
+
+
+def _control_key(rec, table):
+    ctl = get(rec, "control", STR)
+    if not ctl:
+        return None
+    key = f"{get(rec, 'kernel', STR, '?')}.{ctl}"
+    arena = get(rec, "arena", STR)
+    return key + (f"@{arena}" if arena else "")
+
+
+def build_panels(tables, metric_sel):
+    """[Panel] for one or two bench tables ({variant key: bench record})."""
+    keys = []
+    for t in tables:
+        keys += [k for k in t if k not in keys]
+    merged = {}
+    for t in tables:
+        for k, r in t.items():
+            merged.setdefault(k, r)
+    kernels = []
+    for k in keys:
+        kern = get(merged[k], "kernel", STR, "?")
+        if kern not in kernels:
+            kernels.append(kern)
+    figs = [{k: capture.figures(r) for k, r in t.items()} for t in tables]
+    controls = {k: _control_key(r, merged) for k, r in merged.items()}
+    is_control = set(c for c in controls.values() if c)
+
+    def penalty(i, key, metric):
+        rec = tables[i].get(key)
+        if rec is None or metric not in figs[i].get(key, {}):
+            return None
+        if metric == "cycles":
+            pen = get(rec, ("penalty", "median"), capture.NUM)
+            if pen is not None:
+                return float(pen)
+        ctl = controls.get(key)
+        if ctl and metric in figs[i].get(ctl, {}):
+            return figs[i][key][metric]["median"] - figs[i][ctl][metric]["median"]
+        return None
+
+    panels = []
+    for kern in kernels:
+        kkeys = _ordered([k for k in keys if get(merged[k], "kernel", STR, "?") == kern], merged)
+        metrics = []
+        if metric_sel in ("cycles", "all"):
+            metrics.append("cycles")
+        if metric_sel in ("events", "all"):
+            for k in kkeys:
+                for f in figs:
+                    metrics += [m for m in f.get(k, {}) if m != "cycles" and m not in metrics]
+        for m in metrics:
+            rows = []
+            for k in kkeys:
+                bars = [Bar(f[k][m], penalty(i, k, m)) if m in f.get(k, {}) else None
+                        for i, f in enumerate(figs)]
+                if not any(bars):
+                    continue
+                row = Row(k, k[len(kern) + 1:] if k.startswith(kern + ".") else k, k in is_control, bars)
+                if len(bars) == 2 and all(bars):
+                    row.flag = compare.judge(bars[0].fig, bars[1].fig, compare.DEFAULT_MIN_CHANGE_PCT,
+                                             compare.DEFAULT_FLOOR)[2]
+                rows.append(row)
+            if rows:
+                unit = "cycles per iteration" if m == "cycles" else f"{m} per iteration"
+                panels.append(Panel(f"{kern}: {'cycles' if m == 'cycles' else m}", unit, rows))
+    return panels
+
+
+def axis_limits(rows):
+    """(low, high): the axis range fitted to the ordinary values.
+
+    Outliers do not set the scale.  A median is one when, with three bars or more, it is
+    more than OUTLIER_FACTOR times the next largest median (an isolated peak, not a group
+    of large values: a quarter of the bars at most) and more than SQUASH_FACTOR times the
+    middle median (it would squash the others); a whisker end is one when it reaches
+    more than OUTLIER_FACTOR times the largest ordinary median (one slow sample).  Low:
+    zero, or a little below the lowest median when one is negative; whiskers below it (a
+    noisy differential sample) are cut too.  Whatever is cut is drawn to the edge and marked.
+    """
+    meds = sorted(b.fig["median"] for r in rows for b in r.bars if b)
+    middle = meds[len(meds) // 2]
+    kept = list(meds)
+    while len(meds) >= 3 and len(meds) - len(kept) < max(1, len(meds) // 4) and len(kept) >= 2 \
+            and kept[-2] > 0 and kept[-1] > OUTLIER_FACTOR * kept[-2] and kept[-1] > SQUASH_FACTOR * middle:
+        kept.pop()
+    top = max(kept[-1], 0.0)
+    whisker_cut = OUTLIER_FACTOR * top if top > 0 else math.inf
+    hi = max([top] + [b.fig["max"] for r in rows for b in r.bars if b and b.fig["max"] <= whisker_cut])
+    lo = min(0.0, meds[0])
+    if lo < 0:
+        lo -= 0.05 * (hi - lo)
+    if hi <= lo:
+        hi = lo + 1.0
+    return lo, hi
+
+
+def variants_drawn(panels):
+    return len({r.key for p in panels for r in p.rows})
+
+
+# --- drawing ---
+
+def import_matplotlib():
+    """matplotlib with a file-only backend, or CaptureError saying how to get it."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        # SVG text stays text (searchable, small), not glyph outlines.
+        matplotlib.rcParams["svg.fonttype"] = "none"
+        from matplotlib.figure import Figure
+        from matplotlib.patches import Patch
+        return Figure, Patch
+    except ImportError:
+        debian = "/usr/lib/python3/dist-packages/matplotlib"
+        if os.path.isdir(debian) and os.path.realpath(sys.executable) != os.path.realpath("/usr/bin/python3"):
+            raise capture.InputError(f"plot needs matplotlib, which is installed for /usr/bin/python3 but not for "
+                                     f"this Python ({sys.executable}): run /usr/bin/python3 tools/pmucap plot ...")
+        raise capture.InputError("plot needs matplotlib: install it with apt-get install python3-matplotlib "
+                                 "(or run tools/deps.sh as root)") from None
+
+
+def _fmt(v):
+    a = abs(v)
+    return f"{v:.0f}" if a >= 1000 else f"{v:.1f}" if a >= 100 else f"{v:.2f}" if a >= 1 else f"{v:.3f}"
+
+
+def draw_panel(ax, panel, n):
+    lo, hi = axis_limits(panel.rows)
+    right = hi + (hi - lo) * (LABEL_ROOM - 1)
+    h = 0.8 / n
+    labels = []
+    any_cut = False
+    for i, row in enumerate(panel.rows):
+        labels.append(("* " if row.flag else "") + row.label + (" (control)" if row.is_control else ""))
+        for j, bar in enumerate(row.bars):
+            y = i - 0.4 + h * (j + 0.5)
+            if bar is None:
+                ax.text(max(lo, 0.0), y, f"  not in {'AB'[j]}", va="center", fontsize=7, color="#888")
+                continue
+            f = bar.fig
+            clip = lambda v: min(max(v, lo), hi)   # noqa: E731
+            med = clip(f["median"])
+            ax.barh(y, med, height=h * 0.9, color=COLOURS[j], alpha=0.45 if row.is_control else 0.9,
+                    hatch="///" if row.is_control else None, edgecolor=COLOURS[j], linewidth=0.6)
+            wlo, whi = clip(f["min"]), clip(f["max"])
+            ax.plot([wlo, whi], [y, y], color="#222", linewidth=1.0)
+            for end, real in ((wlo, f["min"]), (whi, f["max"])):
+                if lo <= real <= hi:
+                    ax.plot([end, end], [y - h * 0.3, y + h * 0.3], color="#222", linewidth=1.0)
+            cut = []
+            if f["median"] > hi or f["max"] > hi:
+                ax.plot([hi], [y], marker=">", color=FLAG_COLOUR, markersize=6, clip_on=False)
+                cut.append(f"median {_fmt(f['median'])}" if f["median"] > hi else f"max {_fmt(f['max'])}")
+            if f["min"] < lo:
+                ax.plot([lo], [y], marker="<", color=FLAG_COLOUR, markersize=6, clip_on=False)
+                cut.append(f"min {_fmt(f['min'])}")
+            any_cut = any_cut or bool(cut)
+            note = "control" if row.is_control else (
+                f"{'+' if bar.penalty >= 0 else ''}{_fmt(bar.penalty)} vs control" if bar.penalty is not None else "")
+            label = "  " + (_fmt(f["median"]) if f["median"] <= hi else "") + (f"  ({note})" if note else "")
+            if cut:
+                label += "  cut: " + ", ".join(cut)
+            ax.text(whi, y, label, va="center", fontsize=7, color=FLAG_COLOUR if cut else "#333")
+    ax.set_yticks(range(len(panel.rows)))
+    ax.set_yticklabels(labels, fontsize=8)
+    for tick, row in zip(ax.get_yticklabels(), panel.rows):
+        if row.flag:
+            tick.set_color(FLAG_COLOUR)
+    ax.set_ylim(len(panel.rows) - 0.5, -0.5)
+    ax.set_xlim(lo, right)
+    ax.axvline(0, color="#888", linewidth=0.8)
+    ax.grid(axis="x", color="#ddd", linewidth=0.6)
+    ax.set_axisbelow(True)
+    ax.set_title(panel.title, loc="left", fontsize=10, fontweight="bold")
+    ax.set_xlabel(panel.unit + ("; red arrow: a value beyond the axis, cut (its figure written)" if any_cut else ""),
+                  fontsize=8)
+    ax.tick_params(axis="x", labelsize=8)
+
+
+def render(panels, names, path, fmt):
+    Figure, Patch = import_matplotlib()
+    n = len(names)
+    heights = [PANEL_INCHES + ROW_INCHES * len(p.rows) * (1 + 0.6 * (n - 1)) for p in panels]
+    head = 0.3 + 0.17 * (n + 2 + (n > 1)) + (0.17 * n if n > 1 else 0.0)
+    fig = Figure(figsize=(WIDTH_INCHES, head + sum(heights)), dpi=DPI, layout="constrained")
+    # The first row is a header holding the key; the panels follow.
+    axes = fig.subplots(len(panels) + 1, 1, squeeze=False, gridspec_kw={"height_ratios": [head] + heights})[:, 0]
+    for ax, panel in zip(axes[1:], panels):
+        draw_panel(ax, panel, n)
+    handles = [Patch(facecolor=COLOURS[i], label="\n".join(textwrap.wrap(f"{'AB'[i]}: {names[i]}", TITLE_CHARS)))
+               for i in range(n)] if n > 1 else []
+    handles += [Patch(facecolor="white", edgecolor="#555", hatch="///", label="control (hatched)"),
+                Patch(facecolor="white", edgecolor="white",
+                      label="bar = median, whisker = min..max of the samples; label = median (penalty vs control)")]
+    if n > 1:
+        handles.append(Patch(facecolor="white", edgecolor="white",
+                             label="* red label: changed beyond the spread (ranges apart, > 1% and > 0.01)"))
+    head_ax = axes[0]
+    head_ax.axis("off")
+    title = "pmuboot" + ("" if n > 1 else ": " + names[0])
+    head_ax.set_title("\n".join(textwrap.wrap(title, TITLE_CHARS)), loc="left", fontsize=9, fontweight="bold")
+    head_ax.legend(handles=handles, loc="upper left", fontsize=8, frameon=False, borderaxespad=0)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".pmucap-plot-", suffix="." + fmt, dir=directory)
+    os.close(fd)
+    try:
+        fig.savefig(tmp, format=fmt)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def output_format(path):
+    ext = os.path.splitext(path)[1].lower().lstrip(".")
+    if ext not in FORMATS:
+        raise capture.InputError(f"{path}: the picture's name must end in " + ", ".join("." + f for f in FORMATS)
+                                 + " (it chooses the format)")
+    return ext
+
+
+def run(args):
+    fmt = output_format(args.output)
+    specs = [(args.capture, args.run_a)] + ([(args.capture_b, args.run_b)] if args.capture_b else [])
+    tables, names, runs = [], [], []
+    for path, idx in specs:
+        r, warnings = capture.load_run(path, idx, args.allow_incomplete)
+        for w in warnings:
+            capture.warn(w)
+        tables.append(capture.bench_table(r))
+        names.append(f"{os.path.basename(path)} run {r.number}: {capture.describe_run(r)}")
+        runs.append(r)
+    panels = build_panels(tables, args.metric)
+    if not panels:
+        if args.metric == "events":
+            why = []
+            for r in runs:
+                setup = capture.first_record(r, "bench_setup") or {}
+                reason = get(setup, ("counting", "reason"), STR)
+                why.append(f"run {r.number}: " + (reason or "no event in any bench record"))
+            raise capture.InputError("no event counts to plot (" + "; ".join(why) + "); try --metric cycles")
+        raise capture.InputError("no bench records with figures to plot in " + " or ".join(p for p, _ in specs))
+    if len(panels) > MAX_PANELS:
+        raise capture.InputError(f"{len(panels)} panels are too many for one picture (at most {MAX_PANELS}): "
+                                 "choose --metric cycles, or fewer events")
+    render(panels, names, args.output, fmt)
+    rows = sum(len(p.rows) for p in panels)
+    print(f"pmucap: wrote {args.output}: {variants_drawn(panels)} kernel variant(s) in {len(panels)} panel(s), "
+          f"{rows} row(s)", file=sys.stderr)
+    return 0

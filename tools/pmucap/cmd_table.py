@@ -1,0 +1,129 @@
+"""pmucap table - the results of one run as a table a person reads.
+
+Per kernel variant (in the order measured): cycles per iteration (median and
+[min..max]), the penalty against its control (variant median - control median, as
+the bench record gives it), the key events (those its `check` records judged, with
+the control's figure) and what its checks said.  Reasons for skipped or failed
+checks are listed once under the table.
+"""
+import argparse
+import sys
+
+from . import capture
+from .capture import BOOL, DICT, INT, NUM, STR, get
+
+# Events shown for a variant whose checks name none (counted extras), at most.
+MAX_OTHER_EVENTS = 2
+
+
+def add_parser(sub):
+    p = sub.add_parser("table", help="the results table of a run: cycles, penalty, key events, checks",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("capture", help="a serial capture or a saved results .jsonl")
+    p.add_argument("--run", type=int, metavar="N", help="which run (1 = the first in the capture; default the last)")
+    p.add_argument("--allow-incomplete", action="store_true",
+                   help="show even a truncated or damaged run (its problems are printed)")
+    p.set_defaults(func=run)
+
+
+def num(v):
+    return "-" if v is None else f"{v:.3f}"
+
+
+def key_events(bench, checks):
+    """'EVENT value (control c)' for the events the checks judged, else a few counted ones."""
+    out = []
+    for c in checks:
+        if get(c, "what", STR) != "events":
+            continue
+        ev = get(c, "event", STR)
+        role = get(c, "role", STR, "?")
+        if ev is None:
+            out.append(f"{role}: no event on this core")
+            continue
+        val, ctl = get(c, "value", NUM), get(c, "control_value", NUM)
+        out.append(f"{ev} {num(val)}" + (f" (control {num(ctl)})" if ctl is not None else ""))
+    if out:
+        return ", ".join(out)
+    others = [(n, f) for n, f in capture.figures(bench).items() if n != "cycles"][:MAX_OTHER_EVENTS]
+    return ", ".join(f"{n} {num(f['median'])}" for n, f in others) or "-"
+
+
+def build_rows(run):
+    """(rows, notes, tallies): one row per bench record; notes are the numbered reasons."""
+    checks = {}
+    for c in capture.run_records(run, "check"):
+        checks.setdefault(capture.variant_key(c), []).append(c)
+    notes, tallies, rows = [], {}, []
+    for key, bench in capture.bench_table(run).items():
+        cyc = capture.figure(bench, "cycles")
+        pen = get(bench, ("penalty", "median"), NUM)
+        verdicts = []
+        for c in checks.get(key, []):
+            status = get(c, "status", STR, "?")
+            tallies[status] = tallies.get(status, 0) + 1
+            text = f"{get(c, 'what', STR, 'check')}:{status}"
+            reason = get(c, "reason", STR)
+            if reason and status != "pass":
+                if reason not in notes:
+                    notes.append(reason)
+                text += f"[{notes.index(reason) + 1}]"
+            verdicts.append(text)
+        dropped = get(bench, "dropped", INT, 0)
+        rows.append({
+            "variant": key,
+            "median": num(cyc["median"]) if cyc else "-",
+            "range": f"[{num(cyc['min'])}..{num(cyc['max'])}]" if cyc else "",
+            "penalty": "-" if pen is None else f"{pen:+.3f}",
+            "control": get(bench, "control", STR) or "-",
+            "events": key_events(bench, checks.get(key, [])),
+            "check": " ".join(verdicts) or "-",
+            "dropped": dropped,
+        })
+    return rows, notes, tallies
+
+
+COLUMNS = (("variant", "variant", "<"), ("median", "cycles", ">"), ("range", "[min..max]", "<"),
+           ("penalty", "penalty", ">"), ("control", "vs control", "<"), ("events", "key events", "<"),
+           ("check", "check", "<"))
+
+
+def render(run, path, total_runs, out):
+    out.write(f"{path} run {run.number} of {total_runs}: {capture.describe_run(run)}\n")
+    setup = capture.first_record(run, "bench_setup") or {}
+    first = next(iter(capture.bench_table(run).values()), {})
+    src = get(first, "cycles_source", STR)
+    line = f"{get(setup, 'iterations', INT, '?')} iterations x {get(setup, 'reps', INT, '?')} reps"
+    if src:
+        line += f"; cycles per iteration from {src}"
+    get(setup, "counting", DICT)
+    if get(setup, ("counting", "available"), BOOL) is False:
+        line += f"; no event counting ({get(setup, ('counting', 'reason'), STR, 'no reason given')})"
+    out.write(line + "\n\n")
+    rows, notes, tallies = build_rows(run)
+    if not rows:
+        out.write("no bench records in this run\n")
+    else:
+        widths = {k: max(len(title), *(len(r[k]) for r in rows)) for k, title, _ in COLUMNS}
+        out.write("  ".join(f"{title:{al}{widths[k]}}" for k, title, al in COLUMNS).rstrip() + "\n")
+        for r in rows:
+            out.write("  ".join(f"{r[k]:{al}{widths[k]}}" for k, _, al in COLUMNS).rstrip() + "\n")
+    end = run.end or {}
+    out.write("\nchecks: " + (", ".join(f"{n} {s}" for s, n in sorted(tallies.items())) or "none")
+              + f"; run status {get(end, 'status', STR, 'unknown (no end record)')}"
+              + (f", {get(end, 'errors', INT)} error(s)" if get(end, "errors", INT) is not None else "") + "\n")
+    for i, n in enumerate(notes, 1):
+        out.write(f"[{i}] {n}\n")
+    dropped = sum(r["dropped"] for r in rows)
+    if dropped:
+        out.write(f"{dropped} sample(s) dropped in all (an SMI or NMI, or on a host a context switch, "
+                  "hit their window) and taken again\n")
+
+
+def run(args):
+    cap = capture.Capture(args.capture)
+    r = cap.pick(args.run)
+    for w in cap.verify([r], args.allow_incomplete):
+        capture.warn(w)
+    render(r, args.capture, len(cap.runs), sys.stdout)
+    return 0
