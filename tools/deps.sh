@@ -34,7 +34,7 @@ sbsigntool           /usr/bin/sbsign                     sign test
 openssl              /usr/bin/openssl                    sign test
 python3-matplotlib   /usr/lib/python3/dist-packages/matplotlib  plot test
 clang                /usr/bin/clang                      fuzz test
-libclang-rt-dev      /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a  fuzz
+libclang-rt-dev      /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a  fuzz test
 "
 
 die() { echo "deps: $*" >&2; exit 1; }
