@@ -78,3 +78,24 @@ def test_hostile_config_is_reported_not_obeyed(ctx):
     text = [ln for ln in serial_lines(res) if ln.startswith("error: ")]
     assert len(text) == len(errors) and all("@pmuboot" not in ln for ln in text), text
     assert sum("\\x40pmuboot" in ln for ln in text) >= 3, text
+
+
+def test_large_config_is_read_whole(ctx):
+    # 200 KiB of comments before the options (the old limit was 16 KiB, which dropped the whole file).
+    padding = "".join(f"# line {i:06d} of a long, commented pmuboot.cfg ................\n" for i in range(3200))
+    cfg = (padding + "bench=none reps=4\n").encode("ascii")
+    assert len(cfg) > 200 * 1024
+    res = ctx.boot("large-cfg", extra_files={"EFI/BOOT/pmuboot.cfg": cfg}, timeout=120)
+    assert res.status == qemurun.OK, describe(res)
+    opts = res.first("begin")["options"]
+    assert opts["bench"] == "none" and opts["reps"] == "4", opts
+
+
+def test_utf16_config_is_refused_with_its_reason(ctx):
+    cfg = "\ufeffbench=none reps=4\n".encode("utf-16-le")
+    res = ctx.boot("utf16-cfg", extra_files={"EFI/BOOT/pmuboot.cfg": cfg}, timeout=180)
+    assert res.status == qemurun.RUN_ERRORS, describe(res)
+    errors = res.records("error")
+    assert len(errors) == 1 and "UTF-16LE, byte order mark FF FE" in errors[0]["message"], errors
+    assert errors[0]["source"].endswith("pmuboot.cfg"), errors
+    assert res.first("begin")["options"]["reps"] != "4"
