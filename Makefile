@@ -134,7 +134,7 @@ $(B)/pmuboot.efi: $(B)/pmuboot.so $(B)/pmuboot.debug
 	$(Q)$(OBJCOPY) -j .text -j .sdata -j .data -j .dynamic -j .rel -j .rela -j .reloc \
 		--strip-all --target efi-app-x86_64 --subsystem=10 $< $@
 	@size=$$(stat -c %s $@); echo "$@: $$size bytes"; \
-	if [ $$size -gt 262144 ]; then echo "error: $@ is larger than 256 KiB" >&2; rm -f $@; exit 1; fi
+	if [ $$size -gt 1048576 ]; then echo "error: $@ is larger than 1 MiB" >&2; rm -f $@; exit 1; fi
 
 $(B)/libpmuboot.a: $(HOST_LIB_OBJS)
 	@rm -f $@

@@ -36,9 +36,10 @@ const char *bench_role_name(uint32_t role_bit)
 	return "?";
 }
 
-static const char *status_name(int s)
+static const char *status_name(enum check_status s)
 {
-	return s > 0 ? "pass" : s < 0 ? "fail" : "skip";
+	static const char *const names[] = { "skip", "pass", "fail", "unstable" };
+	return names[s];
 }
 
 /* Start a check record with the fields every check has. */
@@ -52,52 +53,73 @@ static void check_start(struct rec *r, const struct check_input *in, const char 
 	rec_str(r, "what", what);
 }
 
-/* status: 1 pass, -1 fail, 0 skip.  Emits the record and a readable line. */
-static void check_finish(struct rec *r, const struct check_input *in, const char *what, int status,
+/* Emits the record and a readable line. */
+static void check_finish(struct rec *r, const struct check_input *in, const char *what, enum check_status status,
 			 const char *detail, struct check_tally *t)
 {
+	unsigned *count[] = { &t->skip, &t->pass, &t->fail, &t->unstable };
 	rec_str(r, "status", status_name(status));
 	rec_emit(r);
-	if (status > 0)
-		t->pass++;
-	else if (status < 0)
-		t->fail++;
-	else
-		t->skip++;
+	(*count[status])++;
 	out_text("  check %s.%s%s%s %s: %s - %s", in->d->kernel, in->d->variant, in->arena ? " @" : "",
 		 in->arena ? in->arena : "", what, status_name(status), detail);
 }
 
-static const struct check_event *find_role(const struct check_side *s, uint32_t bit)
+/* The event counted for a role; measured or not (an unmeasured one is unstable when its samples ran out). */
+static const struct bench_event_figure *find_role(const struct bench_figures *f, uint32_t bit)
 {
-	for (size_t i = 0; i < s->nev; i++)
-		if (s->ev[i].roles & bit)
-			return &s->ev[i];
+	for (size_t i = 0; f && i < f->nev; i++)
+		if (f->ev[i].roles & bit)
+			return &f->ev[i];
 	return NULL;
+}
+
+/* Usable for a verdict: measured, or unmeasured because no sample could be kept (then unstable). */
+static bool judgeable(const struct bench_event_figure *e)
+{
+	return e && (e->measured || e->fig.unstable != STATS_STABLE);
+}
+
+/*
+ * Why a figure the check compares cannot be trusted, or NULL: "variant
+ * cycles unstable (spread)" and the like, into buf.
+ */
+static const char *unstable_why(char *buf, size_t cap, const char *side, const char *what,
+				const struct bench_figure *f)
+{
+	if (!f || f->unstable == STATS_STABLE)
+		return NULL;
+	snprintf(buf, cap, "%s %s unstable (%s)", side, what, stats_unstable_name(f->unstable));
+	return buf;
 }
 
 static void check_reference(const struct check_input *in, struct check_tally *t)
 {
 	struct rec *r = in->r;
-	char a[32], b[32], c[32], detail[160];
-	int status;
+	char a[32], b[32], c[32], detail[192], why[96];
+	enum check_status status;
 	const char *reason = NULL;
-	int64_t v = in->variant.cycles.median;
+	const struct bench_figures *f = in->variant;
+	int64_t v = f->cycles.median;
 
 	check_start(r, in, "reference");
 	rec_milli(r, "value", v);
 	rec_milli(r, "expected_min", in->d->ref_lo);
 	rec_milli(r, "expected_max", in->d->ref_hi);
 	if (in->emulator) {
-		status = 0;
+		status = CHECK_SKIP;
 		reason = "timing under an emulator is meaningless";
-	} else if (in->cycles_uncalibrated) {
-		status = 0;
+	} else if (f->cycles_source == BENCH_CYCLES_TSC) {
+		status = CHECK_SKIP;
 		reason = "cycles are raw TSC ticks (no cycle counter, no calibration)";
+	} else if ((reason = unstable_why(why, sizeof(why), "variant", "cycles", &f->cycles)) != NULL) {
+		status = CHECK_UNSTABLE;
 	} else {
-		status = (v >= in->d->ref_lo && v <= in->d->ref_hi) ? 1 : -1;
-		if (in->cycles_self_calibrated)
-			reason = "cycles were calibrated on this chain: this checks their stability only";
+		status = (v >= in->d->ref_lo && v <= in->d->ref_hi) ? CHECK_PASS : CHECK_FAIL;
+		/* The reference add chain is the calibration's own kind of chain (kernel/calib.asm). */
+		if (in->d->fn == bk_add_chain && f->cycles_source == BENCH_CYCLES_TSC_CALIBRATED &&
+		    f->calibration.source == BENCH_CALIB_HARNESS)
+			reason = "cycles were calibrated on an add chain: this checks their stability only";
 	}
 	rec_str(r, "reason", reason);
 	snprintf(detail, sizeof(detail), "%s cycles/iteration, expected %s..%s%s%s", fmt_milli(a, v),
@@ -108,19 +130,23 @@ static void check_reference(const struct check_input *in, struct check_tally *t)
 static void check_event_role(const struct check_input *in, uint32_t bit, struct check_tally *t)
 {
 	struct rec *r = in->r;
-	char a[32], b[32], detail[192];
-	const struct check_event *v = find_role(&in->variant, bit);
-	const struct check_event *c = in->control.measured ? find_role(&in->control, bit) : NULL;
-	int status;
+	char a[32], b[32], detail[192], why[96];
+	const struct bench_event_figure *v = find_role(in->variant, bit);
+	const struct bench_event_figure *c = find_role(in->control, bit);
+	enum check_status status;
 	const char *reason = NULL;
 
 	check_start(r, in, "events");
 	rec_str(r, "role", bench_role_name(bit));
 	rec_str(r, "event", v ? v->name : NULL);
-	if (!v) {
-		status = 0;
-		reason = in->set ? "this core's event set has no event for this role"
+	if (!judgeable(c))
+		c = NULL;
+	if (!judgeable(v)) {
+		status = CHECK_SKIP;
+		reason = v ? "the event was not measured (counting failed: see the bench record's problem)"
+		       : in->set ? "this core's event set has no event for this role"
 				 : "this core's event set is not known";
+		v = NULL;
 		rec_null(r, "value");
 		rec_null(r, "control_value");
 	} else {
@@ -131,15 +157,19 @@ static void check_event_role(const struct check_input *in, uint32_t bit, struct 
 			rec_null(r, "control_value");
 		bool v_ok = v->fig.median >= CHECK_EV_MIN_MILLI && v->fig.median <= CHECK_EV_MAX_MILLI;
 		bool c_ok = !c || c->fig.median <= CHECK_CONTROL_MAX_MILLI;
-		status = (v_ok && c_ok) ? 1 : -1;
-		if (!c)
+		status = (v_ok && c_ok) ? CHECK_PASS : CHECK_FAIL;
+		if ((reason = unstable_why(why, sizeof(why), "variant", v->name, &v->fig)) != NULL ||
+		    (reason = unstable_why(why, sizeof(why), "control", c ? c->name : NULL, c ? &c->fig : NULL)) != NULL)
+			status = CHECK_UNSTABLE;
+		else if (!c)
 			reason = "control not measured with this event";
 	}
 	rec_str(r, "expected", "variant 0.750..1.500 per iteration, control <= 0.100");
 	rec_str(r, "reason", reason);
 	if (v)
-		snprintf(detail, sizeof(detail), "%s %s/iteration, control %s", v->name, fmt_milli(a, v->fig.median),
-			 c ? fmt_milli(b, c->fig.median) : "n/a");
+		snprintf(detail, sizeof(detail), "%s %s/iteration, control %s%s%s", v->name, fmt_milli(a, v->fig.median),
+			 c ? fmt_milli(b, c->fig.median) : "n/a", status == CHECK_UNSTABLE ? "; " : "",
+			 status == CHECK_UNSTABLE ? reason : "");
 	else
 		snprintf(detail, sizeof(detail), "%s: %s", bench_role_name(bit), reason);
 	check_finish(r, in, "events", status, detail, t);
@@ -148,37 +178,41 @@ static void check_event_role(const struct check_input *in, uint32_t bit, struct 
 static void check_timing(const struct check_input *in, struct check_tally *t)
 {
 	struct rec *r = in->r;
-	char a[32], b[32], c[32], detail[192];
-	int status;
+	char a[32], b[32], c[32], detail[224], why[96];
+	enum check_status status;
 	const char *reason = NULL;
-	int64_t pen = in->variant.cycles.median - in->control.cycles.median;
+	const struct bench_figures *v = in->variant, *ctl = in->control;
+	int64_t pen = ctl ? v->cycles.median - ctl->cycles.median : 0;
 
 	check_start(r, in, "timing");
-	if (!in->control.measured) {
-		status = 0;
+	if (!ctl) {
+		status = CHECK_SKIP;
 		reason = "control not measured";
 		rec_null(r, "penalty");
 	} else {
-		rec_milli(r, "value", in->variant.cycles.median);
-		rec_milli(r, "control_value", in->control.cycles.median);
+		rec_milli(r, "value", v->cycles.median);
+		rec_milli(r, "control_value", ctl->cycles.median);
 		rec_milli(r, "penalty", pen);
 		if (in->d->expect == BENCH_PROVOKES_EVENTS) {
-			status = 0;
+			status = CHECK_SKIP;
 			reason = "no timing signature expected (the load does not wait on cores with memory "
 				 "disambiguation); the events decide";
 		} else if (in->emulator) {
-			status = 0;
+			status = CHECK_SKIP;
 			reason = "timing under an emulator is meaningless";
+		} else if ((reason = unstable_why(why, sizeof(why), "variant", "cycles", &v->cycles)) != NULL ||
+			   (reason = unstable_why(why, sizeof(why), "control", "cycles", &ctl->cycles)) != NULL) {
+			status = CHECK_UNSTABLE;
 		} else {
-			status = pen > 0 ? 1 : -1;
+			status = pen > 0 ? CHECK_PASS : CHECK_FAIL;
 		}
 	}
 	rec_str(r, "expected", in->d->expect == BENCH_PROVOKES ? "penalty > 0" : NULL);
 	rec_str(r, "reason", reason);
-	if (in->control.measured)
+	if (ctl)
 		snprintf(detail, sizeof(detail), "penalty %s cycles (%s vs %s)%s%s", fmt_milli(a, pen),
-			 fmt_milli(b, in->variant.cycles.median), fmt_milli(c, in->control.cycles.median),
-			 reason ? "; " : "", reason ? reason : "");
+			 fmt_milli(b, v->cycles.median), fmt_milli(c, ctl->cycles.median), reason ? "; " : "",
+			 reason ? reason : "");
 	else
 		snprintf(detail, sizeof(detail), "%s", reason);
 	check_finish(r, in, "timing", status, detail, t);

@@ -10,48 +10,37 @@
  *   timing             the penalty (variant - control, median cycles) is
  *                      positive, where the row expects the variant slower.
  * Timing checks are skipped under an emulator (TCG), where time means
- * nothing, and reference checks when cycles are raw TSC ticks.
+ * nothing, and reference checks when cycles are raw TSC ticks.  A check
+ * whose figures are unstable (bench/stats.h) says `unstable` and why,
+ * instead of passing or failing.  Every figure comes from the one struct
+ * the harness filled (struct bench_figures).
  */
 #ifndef PMUBOOT_BENCH_CHECK_H
 #define PMUBOOT_BENCH_CHECK_H
 
+#include "bench/harness.h"
 #include "bench/kernels.h"
-#include "bench/stats.h"
 #include "lib/record.h"
 
 #define CHECK_EV_MIN_MILLI 750
 #define CHECK_EV_MAX_MILLI 1500
 #define CHECK_CONTROL_MAX_MILLI 100
 
-/* One counted event of a measured variant. */
-struct check_event {
-	const char *name;
-	uint32_t roles;			/* enum event_role bits of the event */
-	struct bench_figure fig;	/* per iteration, thousandths */
-};
-
-/* What one measured variant (or its control) showed. */
-struct check_side {
-	bool measured;
-	struct bench_figure cycles;	/* per iteration, thousandths */
-	const struct check_event *ev;
-	size_t nev;
-};
-
 struct check_input {
 	struct rec *r;			/* record buffer to build the checks in */
 	const struct bench_def *d;
 	const char *arena;		/* "4k", "2m", "fallback" or NULL */
-	struct check_side variant, control;	/* control.measured false when there is none */
+	const struct bench_figures *variant;
+	const struct bench_figures *control;	/* NULL when there is none (or it was not measured) */
 	bool counting;			/* events were counted for this variant */
 	const struct event_set *set;	/* NULL when the core's events are unknown */
-	bool cycles_uncalibrated;	/* cycles are raw TSC ticks */
-	bool cycles_self_calibrated;	/* cycles were calibrated on this very kernel (add chain) */
 	bool emulator;			/* timing is meaningless (TCG) */
 };
 
+enum check_status { CHECK_SKIP, CHECK_PASS, CHECK_FAIL, CHECK_UNSTABLE };
+
 struct check_tally {
-	unsigned pass, fail, skip;
+	unsigned pass, fail, skip, unstable;
 };
 
 /* Emit the variant's `check` records (none for controls and sweep points). */

@@ -1,6 +1,7 @@
 /* bench/harness.c - measuring one variant; see harness.h. */
 #include "bench/harness.h"
-#include "bench/observer.h"
+#include "events/events.h"
+#include "kernel/calib.h"
 #include "kernel/hw.h"
 
 /* bench/measure.asm reads these offsets. */
@@ -19,6 +20,23 @@ _Static_assert(offsetof(struct count_toggle, n) == 0 && offsetof(struct count_to
 _Static_assert(offsetof(struct msr_write, msr) == 0 && offsetof(struct msr_write, value) == 8 &&
 		       sizeof(struct msr_write) == 16, "msr_write layout");
 
+const char *bench_cycles_source_name(enum bench_cycles_source s)
+{
+	static const char *const names[] = { "tsc", "tsc_calibrated", "aperf", "pmc", "fixed_counter" };
+	return s < ARRAY_SIZE(names) ? names[s] : "?";
+}
+
+const char *bench_calib_source_name(enum bench_calib_source s)
+{
+	static const char *const names[] = { NULL, "harness_add_chain", "timing" };
+	return s < ARRAY_SIZE(names) ? names[s] : "?";
+}
+
+static uint32_t unroll_of(const struct bench_def *d)
+{
+	return d->unroll ? d->unroll : BENCH_UNROLL;
+}
+
 /* One run's raw readings. */
 struct run_values {
 	uint64_t tsc;
@@ -28,6 +46,7 @@ struct run_values {
 
 struct pass_ctx {
 	const struct bench_setup *s;
+	const struct bench_def *d;
 	struct count_set *set;		/* NULL: timing only */
 	unsigned pass;
 	struct bench_call call;
@@ -54,7 +73,7 @@ static bool run_once(struct pass_ctx *c, uint64_t trips, struct run_values *v)
 		count_toggle_apply(c->call.start);
 		c->call.start = c->call.stop = NULL;
 		bench_measure(&c->call);
-		c->s->model_work(c->s->model_ctx, trips * BENCH_UNROLL);
+		c->s->model_work(c->s->model_ctx, trips * unroll_of(c->d));
 		count_toggle_apply(&set->stop);
 	} else {
 		bench_measure(&c->call);
@@ -99,46 +118,117 @@ static bool sample(struct pass_ctx *c, uint64_t trips, struct run_values *base, 
 	return ok;
 }
 
-static bool in_pass(const struct count_set *set, size_t i, unsigned pass)
-{
-	return set->pass_of[i] == pass;
-}
-
 /* Events counted in pass p: their indexes into set->ev. */
 static size_t pass_events(const struct count_set *set, unsigned pass, size_t *idx)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < set->n; i++)
-		if (in_pass(set, i, pass))
+		if (set->pass_of[i] == pass)
 			idx[n++] = i;
 	return n;
 }
 
+static uint32_t roles_of(const struct count_set *set, size_t i)
+{
+	return set->ev[i].def ? set->ev[i].def->roles : 0;
+}
+
+/* The counted cycles event, or -1. */
+static int cycles_event(const struct count_set *set)
+{
+	for (size_t i = 0; set && i < set->n; i++)
+		if (roles_of(set, i) & EV_ROLE_CYCLES)
+			return (int)i;
+	return -1;
+}
+
 /* Counting failed (problem says why): end the pass and go on measuring time only. */
-static void drop_counting(struct pass_ctx *c, struct count_set **set, size_t *nev, struct bench_result *r,
+static void drop_counting(struct pass_ctx *c, struct count_set **set, size_t *nev, struct bench_figures *f,
 			  unsigned pass, bool begun)
 {
 	if (begun && c->s->cb->pass_end)
 		c->s->cb->pass_end(c->set, pass);
 	c->set = *set = NULL;
 	*nev = 0;
-	r->passes = pass + 1;
+	f->passes = pass + 1;
+}
+
+/*
+ * The fate of one sample (bench/stats.h): every series must be possible,
+ * and the cycles per iteration - from the counted cycles event when this
+ * pass has it, else APERF, else calibrated TSC ticks - must not beat the
+ * kernel's chain.
+ */
+static enum stats_fate judge(const struct pass_ctx *c, const struct run_values *b, const struct run_values *m,
+			     const size_t *idx, size_t nev, int cyc_ev, int64_t chain)
+{
+	const struct bench_setup *s = c->s;
+	enum stats_fate fate = stats_judge_time(b->tsc, m->tsc);
+	int64_t cycles = -1;
+
+	if (fate == STATS_KEPT && s->cycles_msr) {
+		fate = stats_judge_time(b->cyc, m->cyc);
+		cycles = stats_differential_milli(b->cyc, m->cyc, s->iterations);
+	}
+	for (size_t e = 0; e < nev && fate == STATS_KEPT; e++) {
+		size_t i = idx[e];
+		if ((int)i == cyc_ev) {
+			fate = stats_judge_time(b->ev[i], m->ev[i]);
+			cycles = stats_differential_milli(b->ev[i], m->ev[i], s->iterations);
+		} else {
+			fate = stats_judge_count(b->ev[i], m->ev[i]);
+		}
+	}
+	if (fate != STATS_KEPT || !chain)
+		return fate;
+	if (cycles < 0 && s->clock.ppm > 0)
+		cycles = stats_scale(stats_differential_milli(b->tsc, m->tsc, s->iterations), (uint64_t)s->clock.ppm,
+				     1000000);
+	return cycles < 0 ? STATS_KEPT : stats_judge_chain(cycles, chain);
+}
+
+/* Cycles: a counted cycles event where there is one, else APERF, else TSC ticks converted by s->clock. */
+static void choose_cycles(const struct bench_setup *s, const struct count_set *set, const struct bench_figure *aperf,
+			  struct bench_figures *f)
+{
+	int ce = cycles_event(set);
+
+	f->cycles = f->tsc;
+	f->cycles_source = BENCH_CYCLES_TSC;
+	memset(&f->calibration, 0, sizeof(f->calibration));
+	if (ce >= 0 && f->ev[ce].measured) {
+		f->cycles = f->ev[ce].fig;
+		f->cycles_source = set->fixed_of[ce] >= 0 ? BENCH_CYCLES_FIXED : BENCH_CYCLES_PMC;
+	} else if (aperf->n) {
+		f->cycles = *aperf;
+		f->cycles_source = BENCH_CYCLES_APERF;
+	} else if (s->clock.ppm > 0) {
+		stats_figure_scale(&f->cycles, (uint64_t)s->clock.ppm, 1000000);
+		f->cycles_source = BENCH_CYCLES_TSC_CALIBRATED;
+		f->calibration = s->clock;
+	}
 }
 
 bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, uint8_t *window,
-		       struct count_set *set, struct bench_result *r)
+		       struct count_set *set, struct bench_figures *f)
 {
-	const uint64_t trips = s->iterations / BENCH_UNROLL;
+	const uint64_t trips = s->iterations / unroll_of(d);
+	const int64_t chain = s->emulated_time ? 0 : d->chain_min;
 	struct pass_ctx c;
+	struct bench_figure aperf;
 	size_t idx[COUNT_MAX_EVENTS];
 
-	memset(r, 0, sizeof(*r));
-	r->iterations = s->iterations;
-	r->windowed = true;
+	memset(f, 0, sizeof(*f));
+	memset(&aperf, 0, sizeof(aperf));
+	f->iterations = s->iterations;
+	f->windowed = true;
+	f->instructions = -1;
+	f->chain_min = (int32_t)chain;
 	memset(&c, 0, sizeof(c));
 	c.s = s;
-	c.problem = r->problem;
-	c.problem_cap = sizeof(r->problem);
+	c.d = d;
+	c.problem = f->problem;
+	c.problem_cap = sizeof(f->problem);
 	c.call.kernel = d->fn;
 	c.call.p = window + d->p_off;
 	c.call.q = window + d->q_off;
@@ -146,113 +236,228 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 
 	if (set && (!s->cb || set->n == 0))
 		set = NULL;
-	if (set && !s->cb->schedule(set, r->problem, sizeof(r->problem)))
+	if (set && !s->cb->schedule(set, f->problem, sizeof(f->problem)))
 		set = NULL;	/* measured for time only; problem says why */
 	c.set = set;
-	r->passes = set ? (set->passes ? set->passes : 1) : 1;
+	f->passes = set ? (set->passes ? set->passes : 1) : 1;
+	f->nev = set ? set->n : 0;
+	for (size_t i = 0; i < f->nev; i++) {
+		f->ev[i].name = set->ev[i].name;
+		f->ev[i].roles = roles_of(set, i);
+		if ((f->ev[i].roles & EV_ROLE_INSTRUCTIONS) && f->instructions < 0)
+			f->instructions = (int)i;
+	}
+	const int cyc_ev = cycles_event(set);
 
 	/* Storage: a series for the TSC, one for the cycles MSR, and one per event. */
 	size_t series = 2 + (set ? set->n : 0);
 	size_t fit = s->pool_cap / series;
-	r->reps = s->reps < fit ? s->reps : (uint32_t)fit;
-	if (r->reps == 0) {
-		snprintf(r->problem, sizeof(r->problem), "no room for samples");
+	f->reps = s->reps < fit ? s->reps : (uint32_t)fit;
+	if (f->reps == 0) {
+		snprintf(f->problem, sizeof(f->problem), "no room for samples");
 		return false;
 	}
 
 	bool any = false;
-	for (unsigned pass = 0; pass < r->passes; pass++) {
+	for (unsigned pass = 0; pass < f->passes; pass++) {
 		size_t nev = set ? pass_events(set, pass, idx) : 0;
-		int64_t *tsc_s = s->pool, *cyc_s = s->pool + r->reps;
+		int64_t *tsc_s = s->pool, *cyc_s = s->pool + f->reps;
 		struct stats_take take;
 		uint32_t warm = s->warmup;
 		bool more = true;
 
 		c.pass = pass;
-		if (c.set && !s->cb->pass_begin(c.set, pass, r->problem, sizeof(r->problem)))
-			drop_counting(&c, &set, &nev, r, pass, false);
-		stats_take_init(&take, r->reps, s->drop_budget);
+		if (c.set && !s->cb->pass_begin(c.set, pass, f->problem, sizeof(f->problem)))
+			drop_counting(&c, &set, &nev, f, pass, false);
+		stats_take_init(&take, f->reps, s->drop_budget);
 		while (more) {
 			struct run_values base, main;
 			bool polluted, windowed;
 
 			if (!sample(&c, trips, &base, &main, &polluted, &windowed)) {
-				/* Counting failed: finish this variant on time alone. */
-				if (!c.set)
-					return any;
-				drop_counting(&c, &set, &nev, r, pass, true);
+				/* Counting failed (only a counted run can fail): finish this variant on time alone. */
+				drop_counting(&c, &set, &nev, f, pass, true);
 				continue;
 			}
 			if (!windowed)
-				r->windowed = false;
+				f->windowed = false;
 			if (warm) {
 				warm--;
 				continue;
 			}
-			if (!polluted) {
+			enum stats_fate fate = polluted ? STATS_REJECT_DISTURBED
+							: judge(&c, &base, &main, idx, nev, c.set ? cyc_ev : -1, chain);
+			if (fate == STATS_KEPT) {
 				uint32_t k = take.good;
 				tsc_s[k] = stats_differential_milli(base.tsc, main.tsc, s->iterations);
 				cyc_s[k] = stats_differential_milli(base.cyc, main.cyc, s->iterations);
 				for (size_t e = 0; e < nev; e++)
-					s->pool[(2 + e) * r->reps + k] =
+					s->pool[(2 + e) * f->reps + k] =
 						stats_differential_milli(base.ev[idx[e]], main.ev[idx[e]], s->iterations);
 			}
-			more = stats_take_note(&take, polluted);
+			more = stats_take_note(&take, fate);
 		}
 		if (c.set && s->cb->pass_end)
 			s->cb->pass_end(c.set, pass);
-		r->dropped += take.dropped;
+		f->dropped += take.by[STATS_REJECT_DISTURBED];
+		for (unsigned k = STATS_REJECT_NEGATIVE; k < STATS_REJECT_DISTURBED; k++)
+			f->rejected[k] += take.by[k];
 		if (stats_take_exhausted(&take))
-			r->exhausted = true;
+			f->exhausted = true;
 		if (pass == 0) {
-			stats_summarise(tsc_s, take.good, &r->tsc);
-			if (s->cycles_msr)
-				stats_summarise(cyc_s, take.good, &r->aperf);
+			stats_summarise(tsc_s, take.good, &f->tsc);
+			stats_judge_figure(&f->tsc, &take, true);
+			if (s->cycles_msr) {
+				stats_summarise(cyc_s, take.good, &aperf);
+				stats_judge_figure(&aperf, &take, true);
+			}
 		}
 		for (size_t e = 0; e < nev; e++) {
-			stats_summarise(s->pool + (2 + e) * r->reps, take.good, &r->ev[idx[e]].fig);
-			r->ev[idx[e]].ok = take.good > 0;
+			struct bench_event_figure *ef = &f->ev[idx[e]];
+			stats_summarise(s->pool + (2 + e) * f->reps, take.good, &ef->fig);
+			stats_judge_figure(&ef->fig, &take, (int)idx[e] == cyc_ev);
+			ef->measured = take.good > 0;
 		}
 		any = any || take.good > 0;
 	}
-	if (!any && !r->problem[0])
-		snprintf(r->problem, sizeof(r->problem), "every sample was disturbed (SMI/NMI/preemption): %u dropped",
-			 r->dropped);
-	return any;
+	if (f->instructions >= 0 && !f->ev[f->instructions].measured)
+		f->instructions = -1;
+	choose_cycles(s, set, &aperf, f);
+	/* Nothing kept is a result too: figures with n = 0, unstable ("budget"), and the problem says why. */
+	if (!any && !f->problem[0])
+		snprintf(f->problem, sizeof(f->problem),
+			 "no sample could be kept: %u disturbed (SMI/NMI/preemption), %u rejected as impossible",
+			 f->dropped, f->rejected[STATS_REJECT_NEGATIVE] + f->rejected[STATS_REJECT_N_2N] +
+					     f->rejected[STATS_REJECT_BELOW_CHAIN]);
+	return true;
 }
 
-bool bench_calibrate(const struct bench_setup *s, uint8_t *window, int64_t *core_per_tsc_ppm,
-		     int64_t *spread_milli)
+/*
+ * The calibration kernel is kernel/calib.asm's add chain, the one kernel/
+ * timing calibrates with: called as a benchmark kernel (trips in RDI; it
+ * ignores p and q and touches only caller-saved registers).
+ */
+static const struct bench_def calib_def = {
+	.kernel = "calibration",
+	.variant = "add_chain",
+	.fn = (bench_kernel_fn)(void (*)(void))calib_add_chain,
+	.body = "add rax, rdx",
+	.unroll = CALIB_ADDS_PER_ITER,
+};
+
+bool bench_calibrate(const struct bench_setup *s, uint8_t *window, struct bench_calibration *out)
 {
 	/* 2^17 adds (about 0.1 ms on a modern core) per N run: long enough that the TSC's granularity and the
 	 * timer reads are far below 0.1%, short enough that interrupts rarely land inside on the host. */
 	const uint32_t adds = 1u << 17;
+	struct bench_figures f;	/* on the stack: the image carries static storage in its file */
 	struct bench_setup cs = *s;
-	struct bench_def d = { .kernel = "calibration", .variant = "add_chain", .fn = bk_add_chain };
-	struct bench_result r;
 
+	memset(out, 0, sizeof(*out));
 	cs.iterations = adds;
 	cs.reps = s->reps < 15 ? 15 : s->reps;
 	cs.warmup = 2;
 	cs.drop_budget = cs.reps;
 	cs.cb = NULL;
 	cs.cycles_msr = 0;
-	if (!bench_run_variant(&cs, &d, window, NULL, &r) || r.tsc.median <= 0)
-		return false;
-	/* r.tsc is ticks per add in thousandths: cycles per tick = 1000 / that, here in millionths. */
-	*core_per_tsc_ppm = stats_scale(1000000000, 1, (uint64_t)r.tsc.median);
-	*spread_milli = stats_spread_milli(&r.tsc);
-	return true;
+	memset(&cs.clock, 0, sizeof(cs.clock));
+	if (bench_run_variant(&cs, &calib_def, window, NULL, &f) && f.tsc.median > 0) {
+		/* f.tsc is ticks per add in thousandths: cycles per tick = 1000 / that, here in millionths. */
+		out->source = BENCH_CALIB_HARNESS;
+		out->ppm = stats_scale(1000000000, 1, (uint64_t)f.tsc.median);
+		out->spread_milli = stats_spread_milli(&f.tsc);
+		return true;
+	}
+	if (s->fallback.ppm > 0) {
+		*out = s->fallback;
+		out->source = BENCH_CALIB_TIMING;
+		return true;
+	}
+	return false;
 }
 
-void bench_observe(const struct bench_setup *s, const struct bench_def *d, uint8_t *window, uint32_t arena_page)
+/*
+ * A core coming out of idle ramps its clock up over a few milliseconds
+ * (1.08 to 1.30 cycles per TSC tick on the development machine): calibrate
+ * until two figures in a row agree within CLOCK_DRIFT_MILLI, at most
+ * SETTLE_MAX times, so the first variants are not measured on a moving
+ * clock.  Under an emulator once is enough.
+ */
+#define CLOCK_DRIFT_MILLI 5
+#define SETTLE_MAX 20
+
+static bool clock_held(int64_t a, int64_t b)
+{
+	int64_t drift = a - b;
+	if (drift < 0)
+		drift = -drift;
+	return drift * 1000 <= CLOCK_DRIFT_MILLI * (a > b ? a : b);
+}
+
+unsigned bench_settle(struct bench_setup *s, uint8_t *window)
+{
+	int64_t last = 0;
+
+	for (unsigned runs = 1;; runs++) {
+		bench_calibrate(s, window, &s->clock);
+		if (s->emulated_time || !s->clock.ppm || runs == SETTLE_MAX || (last && clock_held(s->clock.ppm, last)))
+			return runs;
+		last = s->clock.ppm;
+	}
+}
+
+/*
+ * When d's cycles will come from the TSC, it is measured between two
+ * calibrations: if the clock moved by more than CLOCK_DRIFT_MILLI during the
+ * variant, its ticks cannot be turned into cycles with either figure, so it
+ * is measured again (at most MAX_REMEASURE times; the figures say how often
+ * and carry both calibrations).  The figure used is the mean of the two.
+ */
+#define MAX_REMEASURE 2
+bool bench_measure_variant(struct bench_setup *s, const struct bench_def *d, uint8_t *window,
+			   struct count_set *set, struct bench_figures *f)
+{
+	bool bracket = !s->emulated_time && cycles_event(set) < 0 && !s->cycles_msr;
+
+	for (unsigned remeasured = 0;; remeasured++) {
+		struct bench_calibration before, after;
+		if (bracket) {
+			bench_calibrate(s, window, &before);
+			s->clock = before;
+		}
+		if (!bench_run_variant(s, d, window, set, f))
+			return false;
+		/* Only the harness's own calibration can be repeated after the variant. */
+		if (!bracket || before.source != BENCH_CALIB_HARNESS || f->cycles_source != BENCH_CYCLES_TSC_CALIBRATED)
+			return true;
+		if (!bench_calibrate(s, window, &after) || after.source != BENCH_CALIB_HARNESS) {
+			f->calibration.before = before.ppm;	/* only the figure from before */
+			f->calibration.remeasured = remeasured;
+			return true;
+		}
+		/* Convert again with the mean of the two: back to ticks with the before figure, then forward. */
+		s->clock.ppm = (before.ppm + after.ppm) / 2;
+		s->clock.spread_milli = before.spread_milli > after.spread_milli ? before.spread_milli : after.spread_milli;
+		s->clock.before = before.ppm;
+		s->clock.after = after.ppm;
+		s->clock.remeasured = remeasured;
+		f->cycles = f->tsc;
+		stats_figure_scale(&f->cycles, (uint64_t)s->clock.ppm, 1000000);
+		f->calibration = s->clock;
+		if (clock_held(after.ppm, before.ppm) || remeasured == MAX_REMEASURE)
+			return true;
+	}
+}
+
+void bench_observe(const struct bench_setup *s, const struct bench_def *d, uint8_t *window, uint32_t arena_page,
+		   const struct bench_observer *obs, size_t nobs)
 {
 	struct bench_variant_id id = { d->kernel, d->variant, arena_page };
-	struct bench_call call = { .kernel = d->fn, .trips = s->iterations / BENCH_UNROLL, .p = window + d->p_off,
+	struct bench_call call = { .kernel = d->fn, .trips = s->iterations / unroll_of(d), .p = window + d->p_off,
 				   .q = window + d->q_off };
 
-	for (size_t i = 0; i < bench_observer_count(); i++) {
-		const struct bench_observer *o = bench_observer_at(i);
+	for (size_t i = 0; i < nobs; i++) {
+		const struct bench_observer *o = &obs[i];
 		if (o->variant_begin)
 			o->variant_begin(o->ctx, &id);
 		for (unsigned k = 0; k < o->slices; k++) {

@@ -1,22 +1,26 @@
 /*
- * bench/harness.h - measuring one benchmark variant.
+ * bench/harness.h - measuring one benchmark variant, into one struct of
+ * figures (struct bench_figures) that the record writer, the checks and the
+ * on-screen summary all read.
  *
  * A sample is one pass through the interrupts-off window (kernel/hw.h) in
  * which the kernel runs `iterations` times and then 2 x `iterations` times
  * (bench/measure.asm around each run: counter start list, TSC, kernel,
  * TSC, stop list).  The sample's value is the difference of the two runs
  * divided by `iterations`, so every cost the runs share - call, set-up,
- * timer reads, counter toggles - cancels ("differential_n_2n").  Samples
- * whose window saw an SMI or NMI (on the host: a context switch) are
- * dropped and re-taken, within a budget.  After `warmup` unmeasured
- * samples, `reps` samples give min, median and max per figure; with more
- * events than counters, the whole thing is repeated per counter pass.
+ * timer reads, counter toggles - cancels ("differential_n_2n").  A sample
+ * whose window saw an SMI or NMI (on the host: a context switch) or whose
+ * values are impossible (bench/stats.h stats_fate) is thrown away and
+ * re-taken, within a budget.  After `warmup` unmeasured samples, `reps`
+ * kept samples give each figure (bench/stats.h struct bench_figure); with
+ * more events than counters, the whole thing is repeated per counter pass.
  */
 #ifndef PMUBOOT_BENCH_HARNESS_H
 #define PMUBOOT_BENCH_HARNESS_H
 
 #include "pmu/count/count.h"
 #include "bench/kernels.h"
+#include "bench/observer.h"
 #include "bench/stats.h"
 
 /* One run of a kernel; the layout is read by bench/measure.asm. */
@@ -35,14 +39,77 @@ extern const uint8_t bench_measure_end[];
 
 #define BENCH_METHOD "differential_n_2n"
 
+/* Where a variant's cycles came from, best first; named only in records (bench_cycles_source_name). */
+enum bench_cycles_source {
+	BENCH_CYCLES_TSC,		/* raw TSC ticks: no calibration */
+	BENCH_CYCLES_TSC_CALIBRATED,	/* TSC ticks x calibration.ppm */
+	BENCH_CYCLES_APERF,		/* IA32_APERF read around each run */
+	BENCH_CYCLES_PMC,		/* a cycles event on a general counter */
+	BENCH_CYCLES_FIXED,		/* a cycles event on a fixed counter */
+};
+const char *bench_cycles_source_name(enum bench_cycles_source s);
+
+/* Where a TSC-to-core-cycles calibration came from. */
+enum bench_calib_source {
+	BENCH_CALIB_NONE,
+	BENCH_CALIB_HARNESS,	/* the harness's own add chain (kernel/calib.asm), right around the variant */
+	BENCH_CALIB_TIMING,	/* kernel/timing's once-per-run figure (when the harness's failed) */
+};
+/* "harness_add_chain", "timing", or NULL for none. */
+const char *bench_calib_source_name(enum bench_calib_source s);
+
+struct bench_calibration {
+	enum bench_calib_source source;
+	int64_t ppm;		/* core cycles per TSC tick, millionths; 0: none */
+	int64_t spread_milli;	/* (max - min) / median of the calibration's samples */
+	int64_t before, after;	/* the calibrations right before and after the variant (ppm; 0: none) */
+	unsigned remeasured;	/* times the variant was measured again because the clock moved */
+};
+
+/* One counted event's figure. */
+struct bench_event_figure {
+	const char *name;		/* set by the caller when the count set does not outlive the figures */
+	uint32_t roles;			/* enum event_role bits of the event (0 for raw specs) */
+	bool measured;
+	struct bench_figure fig;	/* events per iteration, thousandths */
+};
+
+/*
+ * Everything measured about one variant.  Figures are per iteration in
+ * thousandths; each says how many samples it kept, how many of those are
+ * outliers (outside min..max), how many were rejected, and whether it is
+ * unstable (bench/stats.h).
+ */
+struct bench_figures {
+	uint32_t iterations;
+	uint32_t reps;			/* samples wanted per pass (reps, or fewer if storage ran short) */
+	uint32_t dropped;		/* disturbed samples thrown away (SMI/NMI/preemption), all passes */
+	uint32_t rejected[STATS_FATES];	/* impossible samples thrown away, by fate, all passes */
+	bool exhausted;			/* a pass ran out of budget with fewer samples than wanted */
+	bool windowed;			/* every sample was inside an established interrupts-off window */
+	unsigned passes;
+	int32_t chain_min;		/* the kernel's dependency chain, cycles/iteration (0: none, or not checked) */
+	struct bench_figure tsc;	/* TSC ticks per iteration (first pass) */
+	struct bench_figure cycles;	/* core cycles per iteration, from cycles_source */
+	enum bench_cycles_source cycles_source;
+	struct bench_calibration calibration;	/* the one applied (BENCH_CYCLES_TSC_CALIBRATED), else source NONE */
+	int instructions;		/* index into ev of the instructions event, -1 when none was counted */
+	size_t nev;
+	struct bench_event_figure ev[COUNT_MAX_EVENTS];	/* indexed like the count set's events */
+	char problem[160];		/* counting trouble, "" when none */
+};
+
 struct bench_setup {
 	uint32_t iterations;		/* body copies per run (a multiple of BENCH_UNROLL) */
 	uint32_t reps, warmup;
-	uint32_t drop_budget;		/* polluted samples dropped at most, per pass */
+	uint32_t drop_budget;		/* samples thrown away at most, per pass */
 	const struct count_backend *cb;	/* NULL: no counting */
 	uint32_t cycles_msr;		/* IA32_APERF when it may be read raw (image, checked), else 0 */
+	bool emulated_time;		/* under an emulator (TCG): no chain floor, one calibration */
 	int64_t *pool;			/* sample storage */
 	size_t pool_cap;		/* in samples */
+	struct bench_calibration clock;	/* the calibration in force (bench_settle, bench_measure_variant) */
+	struct bench_calibration fallback;	/* kernel/timing's, used when the harness's fails (ppm 0: none) */
 	/*
 	 * Tests only (NULL in the image and on the host): apply the counters'
 	 * start/stop lists from C (count_toggle_apply) instead of in
@@ -54,41 +121,35 @@ struct bench_setup {
 	void *model_ctx;
 };
 
-struct bench_event_result {
-	struct bench_figure fig;	/* events per iteration, thousandths */
-	bool ok;			/* measured */
-};
-
-struct bench_result {
-	uint32_t iterations;
-	uint32_t reps;			/* samples wanted per pass (reps, or fewer if storage ran short) */
-	uint32_t dropped;		/* polluted samples thrown away, all passes */
-	bool exhausted;			/* a pass ran out of drop budget with fewer samples than wanted */
-	bool windowed;			/* every sample was inside an established interrupts-off window */
-	unsigned passes;
-	struct bench_figure tsc;	/* TSC ticks per iteration, thousandths (first pass) */
-	struct bench_figure aperf;	/* cycles_msr counts per iteration (first pass; n = 0 without it) */
-	struct bench_event_result ev[COUNT_MAX_EVENTS];	/* indexed like the count set's events */
-	char problem[160];		/* counting trouble, "" when none */
-};
-
 /*
- * Measure variant d with p and q inside `window`.  set (NULL when not
- * counting) holds the events to count; it is scheduled here.  Returns
- * false only when nothing at all could be measured (problem says why).
+ * Measure variant d once with p and q inside `window`, converting TSC
+ * ticks with s->clock.  set (NULL when not counting) holds the events to
+ * count; it is scheduled here.  Returns false only when nothing could be
+ * attempted (no room for samples; problem says why).  When every sample was
+ * thrown away the figures have n = 0 and are unstable ("budget").
  */
 bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, uint8_t *window,
-		       struct count_set *set, struct bench_result *r);
+		       struct count_set *set, struct bench_figures *f);
 
 /*
- * TSC ticks to core cycles from the add chain (1 cycle per add): core
- * cycles per TSC tick in millionths, and the calibration's spread in
- * thousandths.  False when the TSC did not advance (no usable TSC).
+ * Measure d as the stage does: when its cycles will come from the TSC, between
+ * two calibrations (s->clock is updated), again when the clock moved.
  */
-bool bench_calibrate(const struct bench_setup *s, uint8_t *window, int64_t *core_per_tsc_ppm,
-		     int64_t *spread_milli);
+bool bench_measure_variant(struct bench_setup *s, const struct bench_def *d, uint8_t *window,
+			   struct count_set *set, struct bench_figures *f);
 
-/* Run the registered observers (bench/observer.h) over variant d, after it was measured. */
-void bench_observe(const struct bench_setup *s, const struct bench_def *d, uint8_t *window, uint32_t arena_page);
+/*
+ * TSC ticks to core cycles from kernel/calib.asm's add chain (1 cycle per
+ * add), or s->fallback when the TSC does not advance.  False with source
+ * NONE when neither exists.
+ */
+bool bench_calibrate(const struct bench_setup *s, uint8_t *window, struct bench_calibration *out);
+
+/* Calibrate into s->clock until two figures in a row agree (a core out of idle ramps up); returns the runs. */
+unsigned bench_settle(struct bench_setup *s, uint8_t *window);
+
+/* Run the observers over variant d, after it was measured. */
+void bench_observe(const struct bench_setup *s, const struct bench_def *d, uint8_t *window, uint32_t arena_page,
+		   const struct bench_observer *obs, size_t nobs);
 
 #endif

@@ -63,6 +63,14 @@ struct bench_def {
 	enum bench_expect expect;
 	int32_t ref_lo, ref_hi;	/* BENCH_REFERENCE: expected cycles/iteration, thousandths */
 	const char *body;	/* the instruction sequence of one iteration */
+	/*
+	 * The loop-carried register or load chain: no iteration can take fewer
+	 * cycles (thousandths; 0: none).  Chains through a store are left out:
+	 * memory renaming can forward a store's register to the load at zero
+	 * latency (0.5 cycles/iteration seen on Raptor Cove).
+	 */
+	int32_t chain_min;
+	uint32_t unroll;	/* body copies per loop trip; 0: BENCH_UNROLL */
 };
 
 size_t bench_def_count(void);

@@ -1,8 +1,10 @@
 /*
  * bench/observer.h - things that watch benchmark kernels run (AMD IBS).
  *
- * The harness measures each variant first; then, for every registered
- * observer, it runs the same kernel again inside the interrupts-off window
+ * Observers reach the benchmark stage through its parameters (struct
+ * bench_params, filled from the run environment by run/run.c), never
+ * through a registry.  The harness measures each variant first; then, for
+ * every observer, it runs the same kernel again inside the interrupts-off window
  * with the observer's hooks around each slice, so sampling never disturbs
  * the measured figures.  An observer emits its own records per variant.
  */
@@ -29,11 +31,7 @@ struct bench_observer {
 	void *ctx;
 };
 
+/* Observers a run may pass to the benchmark stage at once. */
 #define BENCH_MAX_OBSERVERS 4
-
-bool bench_observer_add(const struct bench_observer *o);
-void bench_observer_clear(void);
-size_t bench_observer_count(void);
-const struct bench_observer *bench_observer_at(size_t i);
 
 #endif

@@ -3,23 +3,76 @@
  *
  * No floating point exists in the image, so every fractional figure is an
  * integer in thousandths ("milli").  Samples are signed 64-bit: a
- * differential (2N run minus N run) can come out negative when noise wins.
+ * differential (2N run minus N run) can come out negative when a
+ * disturbance hits the N run; such a sample is rejected (stats_judge), not
+ * kept.  docs/benchmarks.md gives the rules below with their reasoning.
  */
 #ifndef PMUBOOT_BENCH_STATS_H
 #define PMUBOOT_BENCH_STATS_H
 
 #include "lib/libc.h"
 
-/* min, median, max over n samples; all in the samples' unit. */
+/*
+ * Outliers: a kept sample whose distance from the median exceeds
+ * STATS_OUTLIER_Z_MILLI / 1000 "modified z-scores", where the modified
+ * z-score is 0.6745 x |x - median| / MAD (Iglewicz and Hoaglin, "How to
+ * Detect and Handle Outliers", 1993, who recommend 3.5): |x - median| >
+ * 5.19 MAD.  For normally distributed noise that is 3.5 standard
+ * deviations, so a clean sample is called an outlier about once in 2000.
+ * The MAD used is never below the samples' resolution (the smallest step
+ * between two distinct samples: a TSC that advances in steps makes a
+ * steady figure two-valued, MAD 0), nor below STATS_MAD_FLOOR_PERMILLE of
+ * |median|, nor below one thousandth (the figures' unit): a steady figure
+ * does not call its last-digit jitter an outlier.
+ */
+#define STATS_OUTLIER_Z_MILLI 3500
+#define STATS_MAD_NORMAL_1E4 6745		/* 0.6745 in ten-thousandths: the MAD of a standard normal distribution */
+#define STATS_MAD_FLOOR_PERMILLE 10	/* 1% of |median| */
+
+/*
+ * Unstable: a figure is marked when, after its budget, fewer samples were
+ * kept than wanted; when more than 1 in STATS_UNSTABLE_OUTLIER_DIV of the
+ * kept samples are outliers (the "outliers" are then the behaviour, not a
+ * disturbance); or, for time figures, when the interquartile range exceeds
+ * STATS_UNSTABLE_IQR_PERMILLE of the median (and STATS_UNSTABLE_IQR_FLOOR
+ * thousandths: near zero a relative spread means nothing).
+ */
+#define STATS_UNSTABLE_OUTLIER_DIV 4
+#define STATS_UNSTABLE_IQR_PERMILLE 100
+#define STATS_UNSTABLE_IQR_FLOOR 50
+
+enum stats_unstable {
+	STATS_STABLE,
+	STATS_UNSTABLE_BUDGET,		/* fewer samples kept than wanted: the budget ran out */
+	STATS_UNSTABLE_OUTLIERS,	/* too many outliers */
+	STATS_UNSTABLE_SPREAD,		/* interquartile range too wide */
+};
+/* Short name for records ("budget", "outliers", "spread"); NULL for STATS_STABLE. */
+const char *stats_unstable_name(enum stats_unstable u);
+
+/*
+ * A figure over the kept samples, all in the samples' unit.  min and max
+ * are those of the inliers: the outliers are counted and their extremes
+ * given apart (out_lo, out_hi), never folded into min/max.  median, q1, q3
+ * and mad are over every kept sample (inliers and outliers): they are
+ * robust to a few outliers by construction.
+ */
 struct bench_figure {
 	int64_t min, median, max;
-	uint32_t n;
+	uint32_t n;			/* samples kept (inliers + outliers) */
+	int64_t q1, q3;			/* quartiles (linear interpolation between ranks) */
+	int64_t mad;			/* median absolute deviation from the median */
+	uint32_t outliers;		/* kept samples beyond the outlier rule */
+	int64_t out_lo, out_hi;		/* lowest and highest outlier (valid when outliers > 0) */
+	uint32_t rejected;		/* samples rejected as impossible while this figure was taken */
+	enum stats_unstable unstable;
 };
 
 /*
- * Sort s[0..n) and summarise it.  The median of an even count is the mean
- * of the two middle values, rounded towards minus infinity.  n == 0 gives
- * all zeros.
+ * Sort s[0..n) and summarise it (outliers by the rule above).  The median
+ * of an even count is the mean of the two middle values, rounded towards
+ * minus infinity.  n == 0 gives all zeros.  rejected and unstable are left
+ * for the caller (stats_judge_figure).
  */
 void stats_summarise(int64_t *s, size_t n, struct bench_figure *out);
 
@@ -32,29 +85,76 @@ void stats_summarise(int64_t *s, size_t n, struct bench_figure *out);
  */
 int64_t stats_differential_milli(uint64_t base_v, uint64_t main_v, uint64_t base);
 
+/*
+ * Why a sample is not kept.  A sample is one window: an N run and a 2N run.
+ *   NEGATIVE     a time or a count of the 2N run is below the N run's:
+ *                the differential would be negative, which no kernel does.
+ *   N_2N         the 2N run took more than twice the N run (plus
+ *                STATS_N2N_SLACK_PERCENT): with a shared overhead o >= 0,
+ *                2N run = o + 2Nc <= 2 (o + Nc) = 2 x N run, so the 2N run
+ *                was disturbed.
+ *   BELOW_CHAIN  fewer cycles per iteration than the kernel's dependency
+ *                chain allows (less STATS_CHAIN_SLACK_PERCENT for the error
+ *                of TSC-to-cycles calibration).
+ *   DISTURBED    the window saw an SMI or NMI (host: a context switch).
+ */
+enum stats_fate {
+	STATS_KEPT,
+	STATS_REJECT_NEGATIVE,
+	STATS_REJECT_N_2N,
+	STATS_REJECT_BELOW_CHAIN,
+	STATS_REJECT_DISTURBED,
+	STATS_FATES
+};
+#define STATS_N2N_SLACK_PERCENT 10
+#define STATS_CHAIN_SLACK_PERCENT 10
+/* Short name for records: "kept", "negative", "n_2n", "below_chain", "disturbed". */
+const char *stats_fate_name(enum stats_fate f);
+
+/* A time series (TSC ticks, cycles): NEGATIVE or N_2N, else KEPT. */
+enum stats_fate stats_judge_time(uint64_t base_v, uint64_t main_v);
+/* A count series: NEGATIVE, else KEPT. */
+enum stats_fate stats_judge_count(uint64_t base_v, uint64_t main_v);
+/*
+ * A per-iteration cycles figure (thousandths) against the kernel's chain
+ * (cycles per iteration, thousandths; 0: no chain): BELOW_CHAIN or KEPT.
+ */
+enum stats_fate stats_judge_chain(int64_t cycles_milli, int64_t chain_milli);
+
 /* a * mul / div rounded to nearest, exact for any int64 a and 64-bit mul, div (div > 0). */
 int64_t stats_scale(int64_t a, uint64_t mul, uint64_t div);
 
 /* (max - min) / median in thousandths; 0 when the median is not positive. */
 int64_t stats_spread_milli(const struct bench_figure *f);
+/* (q3 - q1) / median in thousandths; 0 when the median is not positive. */
+int64_t stats_iqr_milli(const struct bench_figure *f);
 
-/* Scale every field of a figure by mul/div (e.g. TSC ticks to core cycles). */
+/* Scale every value of a figure by mul/div (e.g. TSC ticks to core cycles). */
 void stats_figure_scale(struct bench_figure *f, uint64_t mul, uint64_t div);
 
 /*
- * Dropped-sample accounting for one figure: samples whose window was
- * polluted are thrown away and re-taken, at most `budget` times in all.
+ * Sample accounting for one pass: rejected and disturbed samples are
+ * thrown away and re-taken, at most `budget` in all.
  */
 struct stats_take {
-	uint32_t wanted;	/* good samples wanted */
-	uint32_t good;		/* good samples kept */
-	uint32_t dropped;	/* polluted samples thrown away */
-	uint32_t budget;	/* most drops allowed before giving up */
+	uint32_t wanted;		/* good samples wanted */
+	uint32_t good;			/* samples kept */
+	uint32_t budget;		/* most samples thrown away before giving up */
+	uint32_t thrown;		/* samples thrown away, all reasons */
+	uint32_t by[STATS_FATES];	/* samples per fate (by[STATS_KEPT] == good) */
 };
 void stats_take_init(struct stats_take *t, uint32_t wanted, uint32_t budget);
-/* Record one sample's fate; true while more should be taken (at most `budget` are ever dropped). */
-bool stats_take_note(struct stats_take *t, bool polluted);
+/* Record one sample's fate; true while more should be taken. */
+bool stats_take_note(struct stats_take *t, enum stats_fate fate);
 /* True when the budget ran out before `wanted` good samples were kept. */
 bool stats_take_exhausted(const struct stats_take *t);
+/* Samples rejected as impossible (every fate but KEPT and DISTURBED). */
+uint32_t stats_take_rejected(const struct stats_take *t);
+
+/*
+ * After stats_summarise: note the pass's rejections and decide stability
+ * (time: the IQR rule applies).
+ */
+void stats_judge_figure(struct bench_figure *f, const struct stats_take *t, bool time);
 
 #endif

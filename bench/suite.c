@@ -1,6 +1,5 @@
 /* bench/suite.c - the benchmark stage; see suite.h (and suite_int.h for how it is split). */
 #include "bench/suite_int.h"
-#include "bench/observer.h"
 #include "bench/select.h"
 #include "kernel/arena.h"
 #include "lib/heap.h"
@@ -25,189 +24,95 @@ static void bad_word(const char *w, size_t len, void *ctx)
 		if (k >= sizeof(known))
 			break;
 	}
-	rec_error("bench", "bench", "unknown benchmark '%.*s' (kernels: %s; or kernel.variant, all, none)",
+	rec_error("bench", "bench", "unknown benchmark '%.*s' (kernels: %s; or kernel.variant, all, none, list)",
 		  (int)(len > 60 ? 60 : len), w, known);
 }
 
-/* ---- set-up ---- */
+void bench_list(void)
+{
+	static const char *const expect[] = { "reference", "control", "slower than its control", "events only",
+					      "sweep point" };
+	for (size_t i = 0; i < bench_def_count(); i++) {
+		const struct bench_def *d = bench_def_at(i);
+		char name[64], what[64];
+		snprintf(name, sizeof(name), "%s.%s", d->kernel, d->variant);
+		snprintf(what, sizeof(what), "%s%s%s%s", expect[d->expect], d->control ? " (vs " : "",
+			 d->control ? d->control : "", d->control ? ")" : "");
+		out_text("%-33s %-38s %s", name, what, d->body);
+	}
+}
 
-
-
-
-
-
-
-/* ---- one variant ---- */
-
-
-
-
-
-static const struct memo *memo_find(const struct bench_def *d, int slot)
+/* Controls' figures are kept (on the heap) for the variants compared with them. */
+static const struct bench_figures *memo_find(const struct bench_def *d, int slot)
 {
 	for (size_t i = 0; i < suite.nmemo; i++)
 		if (suite.memo[i].d == d && suite.memo[i].slot == slot)
-			return &suite.memo[i];
+			return suite.memo[i].f;
 	return NULL;
 }
 
-static void memo_keep(const struct bench_def *d, int slot, const struct bench_figure *cycles,
-		      const struct check_event *ev, size_t nev)
+static void memo_keep(const struct bench_def *d, int slot, const struct bench_figures *f)
 {
-	if (suite.nmemo == MEMO_MAX)
-		return;
-	struct memo *m = &suite.memo[suite.nmemo++];
-	m->d = d;
-	m->slot = slot;
-	m->cycles = *cycles;
-	m->nev = 0;
-	for (size_t i = 0; i < nev && m->nev < MEMO_EV_MAX; i++)
-		m->ev[m->nev++] = ev[i];
-}
+	struct bench_figures *copy;
 
-
-
-
-
-
-
-/*
- * Measure d between two calibrations when its cycles will come from the
- * TSC: if the clock moved by more than CLOCK_DRIFT_MILLI during the variant,
- * its ticks cannot be turned into cycles with either figure, so it is
- * measured again (at most MAX_REMEASURE times; the record says how often
- * and shows both figures).  The figure used is the mean of the two.
- */
-#define CLOCK_DRIFT_MILLI 5
-#define MAX_REMEASURE 2
-static bool measure_bracketed(const struct bench_def *d, uint8_t *window, struct count_set *csp,
-			      struct bench_result *res)
-{
-	bool bracket = !suite.emulator && !suite_counts_cycles(csp) && !suite.hs.cycles_msr;
-
-	suite.ppm_before = suite.ppm_after = 0;
-	for (suite.remeasured = 0;; suite.remeasured++) {
-		if (bracket) {
-			suite_calibrate(window);
-			suite.ppm_before = suite.ppm;
-		}
-		if (!bench_run_variant(&suite.hs, d, window, csp, res))
-			return false;
-		/* Only the harness's own calibration can be repeated after the variant. */
-		if (!bracket || !suite.ppm_before || strcmp(suite.calibration, "harness_add_chain"))
-			return true;
-		int64_t after, spread;
-		if (!bench_calibrate(&suite.hs, window, &after, &spread)) {
-			suite.ppm_after = 0;	/* the record then shows only the figure from before */
-			suite.ppm = suite.ppm_before;
-			return true;
-		}
-		suite.ppm_after = after;
-		suite.ppm = (suite.ppm_before + suite.ppm_after) / 2;
-		int64_t drift = suite.ppm_after - suite.ppm_before;
-		if (drift < 0)
-			drift = -drift;
-		if (drift * 1000 <= CLOCK_DRIFT_MILLI * suite.ppm || suite.remeasured == MAX_REMEASURE)
-			return true;
-	}
+	if (suite.nmemo == MEMO_MAX || !(copy = heap_alloc(sizeof(*copy), sizeof(int64_t))))
+		return;	/* its variants' checks then say "control not measured" */
+	*copy = *f;
+	suite.memo[suite.nmemo++] = (struct memo){ d, slot, copy };
 }
 
 static void run_row(const struct bench_def *d, int slot)
 {
-	static struct count_set cs;
-	static struct bench_result res;
-	static struct measured m;
 	const struct slot *sl = slot == NO_SLOT ? NULL : &suite.slots[slot];
 	uint8_t *window = sl ? sl->window : suite.scratch;
 	struct count_set *csp = NULL;
+	struct bench_figures *f = suite.figs;
 
 	if (suite.hs.cb) {
-		suite_build_set(&cs, suite_roles_for(d));
-		if (cs.n)
-			csp = &cs;
+		suite_build_set(suite.cs, suite_roles_for(d));
+		if (suite.cs->n)
+			csp = suite.cs;
 	}
-	if (!measure_bracketed(d, window, csp, &res)) {
-		rec_error("bench", d->kernel, "%s.%s not measured: %s", d->kernel, d->variant, res.problem);
+	if (!bench_measure_variant(&suite.hs, d, window, csp, f)) {
+		rec_error("bench", d->kernel, "%s.%s not measured: %s", d->kernel, d->variant, f->problem);
 		return;
 	}
-
-	/* Cycles: a counted cycles event where there is one, else TSC ticks converted by the calibration. */
-	memset(&m, 0, sizeof(m));
-	m.cycles = res.tsc;
-	m.cycles_source = "tsc";
-	if (res.aperf.n) {
-		m.cycles = res.aperf;
-		m.cycles_source = "aperf";
-	} else if (suite.ppm) {
-		stats_figure_scale(&m.cycles, (uint64_t)suite.ppm, 1000000);
-		m.cycles_source = "tsc_calibrated";
-	}
-	for (size_t i = 0; csp && i < cs.n; i++) {
-		uint32_t roles = cs.ev[i].def ? cs.ev[i].def->roles : 0;
-		if (!res.ev[i].ok)
-			continue;
-		if ((roles & EV_ROLE_CYCLES) && strcmp(m.cycles_source, "fixed_counter") && strcmp(m.cycles_source, "pmc")) {
-			m.cycles = res.ev[i].fig;
-			m.cycles_source = cs.fixed_of[i] >= 0 ? "fixed_counter" : "pmc";
-		}
-		if ((roles & EV_ROLE_INSTRUCTIONS) && !m.have_instructions) {
-			m.instructions = res.ev[i].fig;
-			m.have_instructions = true;
-		}
-		m.ev[m.nev++] = (struct check_event){ suite_static_name(&cs.ev[i]), roles, res.ev[i].fig };
-	}
+	/* Names that outlive the count set, which is rebuilt for the next variant. */
+	for (size_t i = 0; i < f->nev; i++)
+		f->ev[i].name = suite_static_name(&suite.cs->ev[i]);
 
 	const struct bench_def *cd = bench_def_control(d);
-	const struct memo *ctl = cd ? memo_find(cd, slot) : NULL;
-	suite_emit_bench(d, sl, csp, &res, &m, ctl);
+	const struct bench_figures *ctl = cd ? memo_find(cd, slot) : NULL;
+	suite_emit_bench(d, sl, f, ctl);
 
 	struct check_input in = {
 		.r = &suite.rec,
 		.d = d,
 		.arena = sl ? sl->name : NULL,
-		.variant = { true, m.cycles, m.ev, m.nev },
-		.counting = csp != NULL && m.nev > 0,
+		.variant = f,
+		.control = ctl,
+		.counting = csp != NULL && f->nev > 0,
 		.set = suite.set,
-		.cycles_uncalibrated = !strcmp(m.cycles_source, "tsc"),
-		.cycles_self_calibrated = d->fn == bk_add_chain && !strncmp(m.cycles_source, "tsc", 3) && suite.calibration &&
-					  !strcmp(suite.calibration, "harness_add_chain"),
 		.emulator = suite.emulator,
 	};
-	if (ctl)
-		in.control = (struct check_side){ true, ctl->cycles, ctl->ev, ctl->nev };
-	bench_checks(&in, &suite.tally);
+	struct bench_variant_report rep = { d, in.arena, f, ctl, { 0, 0, 0, 0 }, ++suite.row, suite.rows };
+	bench_checks(&in, &rep.checks);
+	suite.tally.pass += rep.checks.pass;
+	suite.tally.fail += rep.checks.fail;
+	suite.tally.skip += rep.checks.skip;
+	suite.tally.unstable += rep.checks.unstable;
+	if (suite.p->listener && suite.p->listener->variant)
+		suite.p->listener->variant(suite.p->listener->ctx, &rep);
 
 	if (d->expect == BENCH_CONTROL)
-		memo_keep(d, slot, &m.cycles, m.ev, m.nev);
-	if (bench_observer_count())
-		bench_observe(&suite.hs, d, window, sl ? sl->page : 0);
+		memo_keep(d, slot, f);
+	if (suite.p->nobservers)
+		bench_observe(&suite.hs, d, window, sl ? sl->page : 0, suite.p->observers, suite.p->nobservers);
 }
 
 /* ---- the stage ---- */
 
-/*
- * A core coming out of idle ramps its clock up over a few milliseconds
- * (1.08 to 1.30 cycles per TSC tick on the development machine): calibrate
- * until two figures in a row agree within CLOCK_DRIFT_MILLI, at most
- * SETTLE_MAX times, so the first variants are not measured on a moving
- * clock.  Under an emulator once is enough.
- */
-#define SETTLE_MAX 20
-static void settle_clock(void)
-{
-	int64_t last = 0;
-
-	for (suite.settle_runs = 1;; suite.settle_runs++) {
-		suite_calibrate(suite.scratch);
-		int64_t drift = suite.ppm - last;
-		if (drift < 0)
-			drift = -drift;
-		if (suite.emulator || !suite.ppm || suite.settle_runs == SETTLE_MAX ||
-		    (last && drift * 1000 <= CLOCK_DRIFT_MILLI * suite.ppm))
-			return;
-		last = suite.ppm;
-	}
-}
+#define DROP_BUDGET_MIN 16
 
 static uint32_t round_up_unroll(uint32_t n)
 {
@@ -236,6 +141,17 @@ void bench_stage(const struct bench_params *p)
 	}
 	suite.p = p;
 	suite.ci = p->cpu;
+	if (!strcmp(p->bench, BENCH_LIST_WORD)) {
+		bench_list();
+		return;
+	}
+	suite.figs = heap_alloc(sizeof(*suite.figs), sizeof(int64_t));
+	suite.cs = heap_alloc(sizeof(*suite.cs), sizeof(int64_t));
+	if (!suite.figs || !suite.cs) {
+		rec_error("bench", "memory", "no room on the heap for a variant's figures (%zu bytes)",
+			  sizeof(*suite.figs) + sizeof(*suite.cs));
+		return;
+	}
 	if (n > ARRAY_SIZE(suite.sel)) {
 		rec_error("bench", "table", "%zu variants but room for %zu", n, ARRAY_SIZE(suite.sel));
 		return;
@@ -256,7 +172,9 @@ void bench_stage(const struct bench_params *p)
 	suite.hs.iterations = round_up_unroll(suite.p->iterations);
 	suite.hs.reps = suite.p->reps;
 	suite.hs.warmup = suite.p->warmup;
-	suite.hs.drop_budget = suite.p->reps < 8 ? 8 : suite.p->reps;
+	/* Twice the samples wanted may be thrown away (disturbed or impossible) before a figure is unstable. */
+	suite.hs.drop_budget = 2 * suite.p->reps < DROP_BUDGET_MIN ? DROP_BUDGET_MIN : 2 * suite.p->reps;
+	suite.hs.emulated_time = suite.emulator;
 	suite.hs.pool = suite.pool_fallback;
 	suite.hs.pool_cap = pool_cap;
 	suite.samples_in = suite.pool_fallback == pool_mem ? "stack" : "heap";
@@ -265,8 +183,11 @@ void bench_stage(const struct bench_params *p)
 	suite_setup_aperf(p->image);
 	suite_setup_extra_events();
 	suite_setup_arenas(arena_notes, sizeof(arena_notes));
-	settle_clock();
+	suite_setup_clock();
 	suite_setup_record(arena_notes);
+	for (size_t i = 0; i < n; i++)
+		if (suite.sel[i])
+			suite.rows += bench_def_at(i)->per_arena ? (unsigned)suite.nslots : 1;
 
 	for (size_t i = 0; i < n;) {
 		const struct bench_def *d = bench_def_at(i);
@@ -289,5 +210,8 @@ void bench_stage(const struct bench_params *p)
 
 	/* The counters are restored by the run's last stage (and the fault path), not here. */
 	arena_release_all();
-	out_text("bench: checks %u passed, %u failed, %u skipped", suite.tally.pass, suite.tally.fail, suite.tally.skip);
+	out_text("bench: checks %u passed, %u failed, %u skipped, %u unstable", suite.tally.pass, suite.tally.fail,
+		 suite.tally.skip, suite.tally.unstable);
+	if (p->listener && p->listener->done)
+		p->listener->done(p->listener->ctx, &suite.tally, suite.row);
 }

@@ -2,7 +2,7 @@
  * bench/suite_int.h - what the files of the benchmark stage share (internal
  * to bench/suite*.c): the stage's state and the helpers of each file.
  *   suite.c         the stage: choose, set up, run the rows, checks, observers
- *   suite_setup.c   counting, APERF, extra events, arenas, calibration, bench_setup
+ *   suite_setup.c   counting, APERF, extra events, arenas, the clock, bench_setup
  *   suite_events.c  which events a variant counts
  *   suite_record.c  the bench record and its readable line
  */
@@ -20,7 +20,6 @@
 #define EXTRA_MAX 8
 #define SLOT_MAX 2
 #define MEMO_MAX 12
-#define MEMO_EV_MAX 6
 #define NO_SLOT (-1)
 /* Sample storage in an arena starts past the kernels' scratch window. */
 #define POOL_ARENA_OFFSET (64u * 1024)
@@ -43,23 +42,11 @@ struct slot {
 	const char *how;	/* the arena's own account of its mapping, or NULL */
 };
 
-/* A control's figures, kept for the variants compared with it. */
+/* A control's figures (heap), kept for the variants compared with it. */
 struct memo {
 	const struct bench_def *d;
 	int slot;
-	struct bench_figure cycles;
-	size_t nev;
-	struct check_event ev[MEMO_EV_MAX];	/* names point at event tables or suite.extra: static */
-};
-
-/* What one measured variant showed, for its record and its checks. */
-struct measured {
-	struct bench_figure cycles;
-	const char *cycles_source;
-	bool have_instructions;
-	struct bench_figure instructions;
-	struct check_event ev[COUNT_MAX_EVENTS];
-	size_t nev;
+	const struct bench_figures *f;
 };
 
 struct suite {
@@ -67,18 +54,16 @@ struct suite {
 	const struct cpu_info *ci;
 	const struct event_set *set;
 	bool amd, emulator;
-	struct bench_setup hs;
+	struct bench_setup hs;		/* the harness's set-up, including the calibration in force */
 	uint8_t *scratch;		/* 4 KiB-aligned, BENCH_WINDOW_BYTES, valid during bench_stage */
 	int64_t *pool_fallback;		/* sample storage when there is no arena */
+	struct bench_figures *figs;	/* the variant being measured (heap) */
+	struct count_set *cs;		/* its events (heap) */
 	struct rec rec;			/* records are built and emitted one at a time */
 	char count_why[160];
 	struct event_spec extra[EXTRA_MAX];
 	size_t nextra;
-	int64_t ppm;			/* core cycles per TSC tick, millionths; 0 = uncalibrated */
-	const char *calibration;	/* where ppm came from */
-	int64_t calib_spread;
-	int64_t ppm_before, ppm_after;	/* the calibrations around the variant just measured (0: none) */
-	unsigned remeasured;		/* times it was measured again because the clock moved */
+	struct bench_calibration start_clock;	/* the calibration once the clock held still (bench_setup record) */
 	unsigned settle_runs;		/* calibrations at the start until the clock held still */
 	const char *samples_in;		/* "arena", "heap" or "stack" */
 	const char *aperf_why;		/* why IA32_APERF is not a cycle source, or NULL when it is */
@@ -88,7 +73,8 @@ struct suite {
 	struct memo memo[MEMO_MAX];
 	size_t nmemo;
 	struct check_tally tally;
-	unsigned measured;
+	unsigned measured;		/* variants chosen */
+	unsigned rows, row;		/* rows to run (split variants once per arena), and the current one */
 };
 extern struct suite suite;
 
@@ -98,7 +84,7 @@ void suite_setup_counting(void);
 void suite_setup_aperf(bool image);
 void suite_setup_extra_events(void);
 void suite_setup_arenas(char *notes, size_t cap);
-void suite_calibrate(uint8_t *window);
+void suite_setup_clock(void);
 void suite_setup_record(const char *arena_notes);
 
 /* suite_events.c */
@@ -108,7 +94,7 @@ const char *suite_static_name(const struct event_spec *sp);
 bool suite_counts_cycles(const struct count_set *cs);
 
 /* suite_record.c */
-void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const struct count_set *cs,
-		      const struct bench_result *res, const struct measured *m, const struct memo *ctl);
+void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const struct bench_figures *f,
+		      const struct bench_figures *ctl);
 
 #endif

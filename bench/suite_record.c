@@ -3,6 +3,7 @@
 #include "kernel/arena.h"
 #include "lib/out.h"
 
+/* A figure: min/max of the inliers, the robust spread, outliers apart, and what was kept, rejected and why. */
 static void rec_figure(struct rec *r, const char *key, const struct bench_figure *f)
 {
 	rec_obj(r, key);
@@ -10,6 +11,19 @@ static void rec_figure(struct rec *r, const char *key, const struct bench_figure
 	rec_milli(r, "median", f->median);
 	rec_milli(r, "max", f->max);
 	rec_u64(r, "n", f->n);
+	rec_milli(r, "q1", f->q1);
+	rec_milli(r, "q3", f->q3);
+	rec_milli(r, "mad", f->mad);
+	rec_u64(r, "outliers", f->outliers);
+	if (f->outliers) {
+		rec_milli(r, "outlier_min", f->out_lo);
+		rec_milli(r, "outlier_max", f->out_hi);
+	} else {
+		rec_null(r, "outlier_min");
+		rec_null(r, "outlier_max");
+	}
+	rec_u64(r, "rejected", f->rejected);
+	rec_str(r, "unstable", stats_unstable_name(f->unstable));
 	rec_obj_end(r);
 }
 
@@ -19,11 +33,11 @@ static const char *expect_name(enum bench_expect e)
 	return names[e];
 }
 
-void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const struct count_set *cs,
-		       const struct bench_result *res, const struct measured *m, const struct memo *ctl)
+void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const struct bench_figures *f,
+		      const struct bench_figures *ctl)
 {
 	struct rec *r = &suite.rec;
-	char a[32], b[32], c[32], pen[64];
+	char a[32], b[32], c[32], e[32], pen[64], unst[48];
 
 	rec_start(r, "bench");
 	rec_str(r, "kernel", d->kernel);
@@ -43,43 +57,53 @@ void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const st
 	else
 		rec_null(r, "page_crossed");
 	rec_hex(r, "page_offset", ((uintptr_t)(sl ? sl->window : suite.scratch) + d->p_off) & 0xfff);
-	rec_u64(r, "iterations", res->iterations);
-	rec_u64(r, "reps", res->reps);
-	rec_u64(r, "dropped", res->dropped);
-	rec_bool(r, "exhausted", res->exhausted);
-	rec_bool(r, "interrupts_off", res->windowed);
+	rec_u64(r, "iterations", f->iterations);
+	rec_u64(r, "reps", f->reps);
+	rec_u64(r, "dropped", f->dropped);
+	rec_obj(r, "rejected");
+	for (unsigned k = STATS_REJECT_NEGATIVE; k < STATS_REJECT_DISTURBED; k++)
+		rec_u64(r, stats_fate_name(k), f->rejected[k]);
+	rec_obj_end(r);
+	rec_bool(r, "exhausted", f->exhausted);
+	rec_bool(r, "interrupts_off", f->windowed);
 	rec_str(r, "method", BENCH_METHOD);
-	rec_figure(r, "cycles", &m->cycles);
-	rec_str(r, "cycles_source", m->cycles_source);
-	if (!strcmp(m->cycles_source, "tsc_calibrated")) {
+	if (f->chain_min)
+		rec_milli(r, "chain_min", f->chain_min);
+	else
+		rec_null(r, "chain_min");
+	rec_figure(r, "cycles", &f->cycles);
+	rec_str(r, "cycles_source", bench_cycles_source_name(f->cycles_source));
+	rec_str(r, "unstable", stats_unstable_name(f->cycles.unstable));
+	if (f->cycles_source == BENCH_CYCLES_TSC_CALIBRATED) {
+		const struct bench_calibration *k = &f->calibration;
 		rec_obj(r, "calibration");
-		rec_str(r, "source", suite.calibration);
-		rec_milli(r, "core_per_tsc", suite.ppm / 1000);
-		if (suite.ppm_before && suite.ppm_after) {
-			rec_milli(r, "before", suite.ppm_before / 1000);
-			rec_milli(r, "after", suite.ppm_after / 1000);
+		rec_str(r, "source", bench_calib_source_name(k->source));
+		rec_milli(r, "core_per_tsc", k->ppm / 1000);
+		if (k->before && k->after) {
+			rec_milli(r, "before", k->before / 1000);
+			rec_milli(r, "after", k->after / 1000);
 		}
-		rec_u64(r, "remeasured", suite.remeasured);
+		rec_u64(r, "remeasured", k->remeasured);
 		rec_obj_end(r);
 	} else {
 		rec_null(r, "calibration");
 	}
-	rec_figure(r, "tsc", &res->tsc);
-	if (m->have_instructions)
-		rec_figure(r, "instructions", &m->instructions);
+	rec_figure(r, "tsc", &f->tsc);
+	if (f->instructions >= 0)
+		rec_figure(r, "instructions", &f->ev[f->instructions].fig);
 	else
 		rec_null(r, "instructions");
 	rec_obj(r, "events");
-	for (size_t i = 0; cs && i < cs->n; i++)
-		if (res->ev[i].ok)
-			rec_figure(r, cs->ev[i].name, &res->ev[i].fig);
+	for (size_t i = 0; i < f->nev; i++)
+		if (f->ev[i].measured)
+			rec_figure(r, f->ev[i].name, &f->ev[i].fig);
 	rec_obj_end(r);
-	rec_u64(r, "passes", res->passes);
+	rec_u64(r, "passes", f->passes);
 	if (ctl) {
 		rec_obj(r, "penalty");
-		rec_milli(r, "median", m->cycles.median - ctl->cycles.median);
-		rec_milli(r, "low", m->cycles.min - ctl->cycles.max);
-		rec_milli(r, "high", m->cycles.max - ctl->cycles.min);
+		rec_milli(r, "median", f->cycles.median - ctl->cycles.median);
+		rec_milli(r, "low", f->cycles.min - ctl->cycles.max);
+		rec_milli(r, "high", f->cycles.max - ctl->cycles.min);
 		rec_obj_end(r);
 	} else {
 		rec_null(r, "penalty");
@@ -87,17 +111,22 @@ void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const st
 	rec_str(r, "expect", expect_name(d->expect));
 	rec_bool(r, "emulated", suite.ci->exec == EXEC_EMULATED);
 	rec_str(r, "body", d->body);
-	rec_str(r, "problem", res->problem[0] ? res->problem : NULL);
+	rec_str(r, "problem", f->problem[0] ? f->problem : NULL);
 	rec_emit(r);
 
-	pen[0] = 0;
+	const struct bench_figure *cy = &f->cycles;
+	uint32_t rejected = f->rejected[STATS_REJECT_NEGATIVE] + f->rejected[STATS_REJECT_N_2N] +
+			    f->rejected[STATS_REJECT_BELOW_CHAIN];
+	pen[0] = unst[0] = 0;
 	if (ctl) {
-		int64_t p = m->cycles.median - ctl->cycles.median;
+		int64_t p = cy->median - ctl->cycles.median;
 		snprintf(pen, sizeof(pen), "  %s%s vs %s", p >= 0 ? "+" : "", fmt_milli(c, p), d->control);
 	}
-	out_text("  %-14s %-19s %-8s %9s cycles/it  [%s..%s] n=%u drop=%u%s", d->kernel, d->variant, sl ? sl->name : "",
-		 fmt_milli(a, m->cycles.median), fmt_milli(b, m->cycles.min), fmt_milli(c, m->cycles.max), m->cycles.n,
-		 res->dropped, pen);
-	if (res->problem[0])
-		out_text("    note: %s", res->problem);
+	if (cy->unstable)
+		snprintf(unst, sizeof(unst), "  UNSTABLE (%s)", stats_unstable_name(cy->unstable));
+	out_text("  %-14s %-19s %-8s %9s cycles/it  [%s..%s] iqr %s n=%u out=%u rej=%u drop=%u%s%s", d->kernel,
+		 d->variant, sl ? sl->name : "", fmt_milli(a, cy->median), fmt_milli(b, cy->min), fmt_milli(c, cy->max),
+		 fmt_milli(e, cy->q3 - cy->q1), cy->n, cy->outliers, rejected, f->dropped, pen, unst);
+	if (f->problem[0])
+		out_text("    note: %s", f->problem);
 }

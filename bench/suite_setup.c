@@ -86,32 +86,27 @@ void suite_setup_extra_events(void)
 }
 
 /*
- * TSC ticks to core cycles.  The harness calibrates on its own add chain
- * (bench_calibrate) right before every variant, because the core clock
- * moves under a fixed TSC (turbo, power limits, a busy host: 1.287 to 1.302
- * cycles per tick between runs on the development machine), and a figure
- * taken once at the start would turn that drift into error.  timing's
- * once-per-run calibration is reported beside it and used only when the
- * harness's fails.  Under an emulator one calibration is enough: its
- * figures mean nothing anyway.
+ * TSC ticks to core cycles.  The harness calibrates on kernel/calib.asm's
+ * add chain right around every variant (bench_measure_variant), because the
+ * core clock moves under a fixed TSC (turbo, power limits, a busy host:
+ * 1.287 to 1.302 cycles per tick between runs on the development machine),
+ * and a figure taken once at the start would turn that drift into error.
+ * timing's once-per-run calibration is reported beside it and used only
+ * when the harness's fails.  Here: the fallback, and the first calibrations
+ * until the clock holds still (bench_settle).
  */
-void suite_calibrate(uint8_t *window)
+void suite_setup_clock(void)
 {
 	const struct timing_info *t = timing_get();
-	int64_t ppm, spread;
 
-	if (bench_calibrate(&suite.hs, window, &ppm, &spread)) {
-		suite.ppm = ppm;
-		suite.calib_spread = spread;
-		suite.calibration = "harness_add_chain";
-	} else if (t && t->core_source && t->core_per_tsc_milli > 0) {
-		suite.ppm = t->core_per_tsc_milli * 1000;
-		suite.calib_spread = t->core_spread_milli;
-		suite.calibration = "timing";
-	} else {
-		suite.ppm = 0;
-		suite.calibration = NULL;
+	memset(&suite.hs.fallback, 0, sizeof(suite.hs.fallback));
+	if (t && t->core_source && t->core_per_tsc_milli > 0) {
+		suite.hs.fallback.source = BENCH_CALIB_TIMING;
+		suite.hs.fallback.ppm = t->core_per_tsc_milli * 1000;
+		suite.hs.fallback.spread_milli = t->core_spread_milli;
 	}
+	suite.settle_runs = bench_settle(&suite.hs, suite.scratch);
+	suite.start_clock = suite.hs.clock;
 }
 
 void suite_setup_arenas(char *notes, size_t cap)
@@ -161,11 +156,11 @@ void suite_setup_record(const char *arena_notes)
 	rec_u64(r, "unroll", BENCH_UNROLL);
 	rec_str(r, "method", BENCH_METHOD);
 	rec_obj(r, "calibration");
-	rec_str(r, "source", suite.calibration);
-	if (suite.ppm) {
-		rec_milli(r, "core_per_tsc", suite.ppm / 1000);
-		rec_u64(r, "core_per_tsc_ppm", (uint64_t)suite.ppm);
-		rec_milli(r, "spread", suite.calib_spread);
+	rec_str(r, "source", bench_calib_source_name(suite.start_clock.source));
+	if (suite.start_clock.ppm) {
+		rec_milli(r, "core_per_tsc", suite.start_clock.ppm / 1000);
+		rec_u64(r, "core_per_tsc_ppm", (uint64_t)suite.start_clock.ppm);
+		rec_milli(r, "spread", suite.start_clock.spread_milli);
 	}
 	rec_bool(r, "per_variant", !suite.emulator);
 	rec_u64(r, "settle_runs", suite.settle_runs);
@@ -206,6 +201,15 @@ void suite_setup_record(const char *arena_notes)
 	rec_arr_end(r);
 	rec_str(r, "arena_problems", arena_notes[0] ? arena_notes : NULL);
 	rec_str(r, "samples_in", suite.samples_in);
+	/* The rules of bench/stats.h, so a reader of the records need not look them up. */
+	rec_obj(r, "rules");
+	rec_milli(r, "outlier_z", STATS_OUTLIER_Z_MILLI);
+	rec_milli(r, "mad_floor", STATS_MAD_FLOOR_PERMILLE);
+	rec_milli(r, "n_2n_slack", STATS_N2N_SLACK_PERCENT * 10);
+	rec_milli(r, "chain_slack", STATS_CHAIN_SLACK_PERCENT * 10);
+	rec_milli(r, "unstable_outliers", 1000 / STATS_UNSTABLE_OUTLIER_DIV);
+	rec_milli(r, "unstable_iqr", STATS_UNSTABLE_IQR_PERMILLE);
+	rec_obj_end(r);
 	rec_bool(r, "emulated", suite.ci->exec == EXEC_EMULATED);
 	rec_bool(r, "emulator", suite.emulator);
 	rec_emit(r);
@@ -213,8 +217,8 @@ void suite_setup_record(const char *arena_notes)
 	out_text("bench: %u variants, %u iterations x %u reps (+%u warm-up), %s; cycles from %s%s%s", suite.measured,
 		 suite.hs.iterations, suite.hs.reps, suite.hs.warmup, BENCH_METHOD,
 		 suite.hs.cb ? "counters where the core has a cycles event, else " : "",
-		 suite.hs.cycles_msr ? "IA32_APERF" : suite.ppm ? "TSC x " : "raw TSC",
-		 !suite.hs.cycles_msr && suite.ppm ? fmt_milli(a, suite.ppm / 1000) : "");
+		 suite.hs.cycles_msr ? "IA32_APERF" : suite.start_clock.ppm ? "TSC x " : "raw TSC",
+		 !suite.hs.cycles_msr && suite.start_clock.ppm ? fmt_milli(a, suite.start_clock.ppm / 1000) : "");
 	if (!suite.hs.cb)
 		out_text("bench: no event counting: %s", suite.count_why);
 	if (arena_notes[0])

@@ -1,11 +1,11 @@
 /*
  * events/events.c - lookups over the generated event tables.
  *
- * The tables come from the CSV files in events/ through tools/gen_events.py in a compact
- * form (events_table.h says why); this file turns them into the structs of events.h and
- * finds things in them.  Sets are small (tens of events), so every lookup is a linear scan
- * in table order, which is also what makes events_for_role deterministic: the CSV order
- * decides which event plays a role first.
+ * The tables come from events/ through tools/gen_events.py in a compact form
+ * (events_table.h says why); this file turns them into the structs of events.h and finds
+ * things in them.  Sets hold a few hundred events and lookups are rare (configuration,
+ * listings), so every lookup is a linear scan in table order; events_for_role follows the
+ * hand-written rows' order, so the role files decide which event plays a role first.
  */
 #include "events/events.h"
 #include "events/events_table.h"
@@ -27,21 +27,18 @@ static const char *role_word(unsigned i)
 }
 
 #ifdef PMUBOOT_HOSTED
-#define EV_POOL EV_POOL_HOSTED
 #define TEXT(off) (&events_text[off])
 #else
-/* The image carries names and codes only; sources and descriptions are in the host program
- * and docs/events.md. */
-#define EV_POOL EV_POOL_IMAGE
+/* The image carries names, codes and constraints only; sources, descriptions and errata are
+ * in the host program and docs/events.md. */
 #define TEXT(off) ((void)(off), "")
 #endif
 
 static struct {
 	bool ready;
 	struct event_set sets[EV_MAX_SETS];
-	bool built[EV_MAX_SETS];		/* sets[i].events holds its events */
-	struct event_def pool[EV_POOL];		/* handed out once, never reused: pointers stay valid */
-	size_t pool_used;
+	bool built[EV_MAX_SETS];
+	size_t pool_used, names_used;	/* events_pool / events_namebuf handed out, never reused */
 	struct ibs_event_def ibs[EV_MAX_IBS];
 } T;
 
@@ -56,7 +53,8 @@ static void init(void)
 		return;
 	for (size_t i = 0; i < events_set_recs_n; i++) {
 		const struct ev_set_rec *r = &events_set_recs[i];
-		T.sets[i] = (struct event_set){ .key = str(r->key), .name = str(r->name), .amd = r->amd != 0 };
+		T.sets[i] = (struct event_set){ .key = str(r->key), .name = str(r->name), .amd = r->amd != 0,
+						 .perf = str(r->perf), .vendor_name = str(r->vendor_name) };
 	}
 	for (size_t i = 0; i < events_ibs_recs_n; i++) {
 		const struct ev_ibs_rec *r = &events_ibs_recs[i];
@@ -65,43 +63,98 @@ static void init(void)
 	T.ready = true;
 }
 
+/* "PREFIX.LAST" (or "LAST") into the name buffer; NULL when it is full. */
+static const char *join_name(const struct ev_rec *e)
+{
+	const char *pre = &events_name_pre[e->name_pre], *last = &events_name_last[e->name_last];
+	size_t np = strlen(pre), nl = strlen(last), need = np + (np ? 1 : 0) + nl + 1;
+	if (T.names_used + need > events_namebuf_cap)
+		return NULL;
+	char *d = &events_namebuf[T.names_used];
+	memcpy(d, pre, np);
+	if (np)
+		d[np] = '.';
+	memcpy(d + np + (np ? 1 : 0), last, nl + 1);
+	T.names_used += need;
+	return d;
+}
+
+static void fill(struct event_def *d, const struct ev_rec *e, const char *name, const struct ev_set_rec *set)
+{
+	const struct ev_extra *x = &events_extra[e->extra];
+	*d = (struct event_def){
+		.name = name,
+		.event = e->event,
+		.umask = e->umask,
+		.cmask = e->cmask,
+		.inv = (e->flags & EVF_INV) != 0,
+		.edge = (e->flags & EVF_EDGE) != 0,
+		.any = (e->flags & EVF_ANY) != 0,
+		.counters = e->counters,
+		.fixed = e->fixed,
+		.precise = (e->flags & EVF_PRECISE) != 0,
+		.roles = 0,
+		.source = TEXT(set->doc),
+		.desc = "",
+		.fixed_only = (e->flags & EVF_FIXED_ONLY) != 0,
+		.counters_htoff = e->htoff,
+		.umask_ext = e->umask_ext,
+		.pebs2 = (e->flags & EVF_PEBS2) != 0,
+		.taken_alone = (e->flags & EVF_TAKEN_ALONE) != 0,
+		.pair = (e->flags & EVF_PAIR) != 0,
+		.deprecated = (e->flags & EVF_DEPRECATED) != 0,
+		.msr = x->msr,
+		.msr_alt = x->msr_alt,
+		.msr_value = x->value,
+		.has_alt = x->has_alt != 0,
+		.alt_event = x->alt_event,
+		.alt_umask = x->alt_umask,
+		.errata = TEXT(e->errata),
+	};
+}
+
 /*
- * Give set i its events the first time anyone asks for the set.  The pool is sized for
- * every set on the host and for a few in the image, which only ever uses the set of the CPU
+ * Give set i its events the first time anyone asks for the set.  The pool holds every set on
+ * the host and the largest set plus a little in the image, which only uses the set of the CPU
  * it runs on (and perhaps a fallback); a set that no longer fits is returned with no events.
  */
 static const struct event_set *build(size_t i)
 {
 	const struct ev_set_rec *r = &events_set_recs[i];
 	struct event_set *s = &T.sets[i];
+	size_t names_mark = T.names_used;
 
-	if (T.built[i] || T.pool_used + r->n > EV_POOL)
+	if (T.built[i] || T.pool_used + r->n > events_pool_cap)
 		return s;
-	struct event_def *d = &T.pool[T.pool_used];
+	struct event_def *d = &events_pool[T.pool_used];
 	for (size_t k = 0; k < r->n; k++) {
 		const struct ev_rec *e = &events_recs[events_idx[r->first + k]];
-		d[k] = (struct event_def){
-			.name = str(e->name),
-			.event = e->event,
-			.umask = e->umask,
-			.cmask = e->cmask,
-			.inv = (e->flags & EVF_INV) != 0,
-			.edge = (e->flags & EVF_EDGE) != 0,
-			.any = (e->flags & EVF_ANY) != 0,
-			.counters = e->counters,
-			.fixed = e->fixed,
-			.precise = (e->flags & EVF_PRECISE) != 0,
-			.roles = e->roles,
-			.source = TEXT(e->source),
-			.desc = TEXT(e->desc),
-			.fixed_only = (e->flags & EVF_FIXED_ONLY) != 0,
-		};
+		const char *name = join_name(e);
+		if (!name) {
+			T.names_used = names_mark;	/* give back what this set took */
+			return s;
+		}
+		fill(&d[k], e, name, r);
+	}
+	for (size_t k = 0; k < r->notes_n; k++) {
+		const struct ev_note *nt = &events_notes[r->notes_first + k];
+		d[nt->index].roles = nt->roles;
+		d[nt->index].source = TEXT(nt->source);
+		d[nt->index].desc = TEXT(nt->desc);
 	}
 	T.pool_used += r->n;
 	s->events = d;
 	s->n = r->n;
 	T.built[i] = true;
 	return s;
+}
+
+/* The index of set in T.sets, or -1. */
+static long set_index(const struct event_set *set)
+{
+	if (set < T.sets || set >= T.sets + events_set_recs_n)
+		return -1;
+	return (long)(set - T.sets);
 }
 
 size_t events_set_count(void)
@@ -137,13 +190,23 @@ const struct event_def *events_find(const struct event_set *set, const char *nam
 	return NULL;
 }
 
+long events_role_row(const struct event_set *set, size_t i)
+{
+	long si = set ? set_index(set) : -1;
+	if (si < 0 || !set->events || i >= events_set_recs[si].notes_n)
+		return -1;
+	return events_notes[events_set_recs[si].notes_first + i].index;
+}
+
+/* In the hand-written rows' order, so the role file decides which event plays a role first. */
 const struct event_def *events_for_role(const struct event_set *set, uint32_t role)
 {
+	long idx;
 	if (!set || !role)
 		return NULL;
-	for (size_t i = 0; i < set->n; i++)
-		if ((set->events[i].roles & role) == role)
-			return &set->events[i];
+	for (size_t i = 0; (idx = events_role_row(set, i)) >= 0; i++)
+		if ((set->events[idx].roles & role) == role)
+			return &set->events[idx];
 	return NULL;
 }
 

@@ -1,10 +1,12 @@
 /*
  * events/events.h - the event vocabulary, per microarchitecture.
  *
- * One source of truth (the CSV files in events/, compiled into C tables at build time)
- * gives, for every event set, each event's code, umask, modifiers, counter
- * restrictions, public source and description, plus the benchmark roles it
- * plays.  The AMD IBS derived events (0xF000-0xF24C) are a separate table.
+ * Every documented core event of every set, imported from the vendors' own data (Intel
+ * perfmon, libpfm4's AMD and legacy Intel tables; tools/events_import) and compiled into C
+ * tables at build time: each event's code, umask, modifiers, counter restrictions, fixed
+ * counter, PEBS marks, extra MSR, errata and deprecation, plus - for the events the
+ * benchmarks use - the roles it plays and a description in our own words.  The AMD IBS
+ * derived events (0xF000-0xF24C) are a separate table.
  */
 #ifndef PMUBOOT_EVENTS_EVENTS_H
 #define PMUBOOT_EVENTS_EVENTS_H
@@ -48,6 +50,19 @@ struct event_def {
 	const char *source;	/* public source, e.g. "SDM Vol. 3B Table 19-24" ("" in the image) */
 	const char *desc;	/* short description, our own words ("" in the image) */
 	bool fixed_only;	/* only its fixed counter counts it (no general-counter form) */
+	/* Vendor facts beyond the encoding (docs/events.md "Columns"). */
+	uint32_t counters_htoff;	/* allowed counters with SMT off where they differ, else 0 */
+	uint8_t umask_ext;	/* perfmon UMaskExt: PERFEVTSEL unit mask bits beyond 15:8 (UMASK2) */
+	bool pebs2;		/* perfmon PEBS=2 */
+	bool taken_alone;	/* perfmon TakenAlone: may not share the PMU with another such event */
+	bool pair;		/* AMD Fam17h+ large-increment event: needs the merged odd counter */
+	bool deprecated;
+	uint16_t msr;		/* extra MSR the event needs (OFFCORE_RSP_0, PEBS_LD_LAT, ...), 0 = none */
+	uint16_t msr_alt;	/* offcore: the second form's MSR (OFFCORE_RSP_1), 0 = none */
+	uint64_t msr_value;	/* what the extra MSR must hold */
+	bool has_alt;		/* a second form exists (offcore: alt_event/alt_umask with msr_alt) */
+	uint8_t alt_event, alt_umask;
+	const char *errata;	/* the vendor's errata IDs ("" in the image) */
 };
 
 struct event_set {
@@ -56,6 +71,8 @@ struct event_set {
 	const struct event_def *events;
 	size_t n;
 	bool amd;		/* AMD encoding: 12-bit event select, no AnyThread, no fixed counters */
+	const char *perf;	/* perf's name for this event table (pmu-events/arch/x86/...), or "" */
+	const char *vendor_name;/* the vendor's name for it (perfmon code, AMD family), or "" */
 };
 
 size_t events_set_count(void);
@@ -82,8 +99,9 @@ const struct ibs_event_def *ibs_event_find(uint16_t code);
  * event=0x..,umask=0x..[,cmask=N][,inv][,edge][,any], or perf's rUUEE
  * short form (AMD: r + umask and 12-bit event as perf encodes it).
  */
+#define EVENT_NAME_MAX 80
 struct event_spec {
-	char name[64];		/* the event's name, or the raw text */
+	char name[EVENT_NAME_MAX];	/* the event's name, or the raw text */
 	uint16_t event;
 	uint8_t umask, cmask;
 	bool inv, edge, any;
@@ -91,6 +109,14 @@ struct event_spec {
 	int8_t fixed;
 	const struct event_def *def;	/* NULL for raw specs */
 	bool fixed_only;	/* copied from def: schedule on its fixed counter or not at all */
+	/* Copied from def, or from the catalogue event a raw spec's encoding matches. */
+	uint32_t counters_htoff;
+	uint8_t umask_ext;
+	bool pair, taken_alone;
+	uint16_t msr, msr_alt;
+	uint64_t msr_value;
+	bool has_alt;
+	uint8_t alt_event, alt_umask;
 };
 
 /*
@@ -112,6 +138,10 @@ size_t events_suggest(const struct event_set *set, const char *name, const char 
 const char *events_role_name(uint32_t role_bit);
 /* The event_role bit for a word from events_role_name, or 0. */
 uint32_t events_role_parse(const char *word);
+/* The set's hand-written (role) events in preference order: index i of set, or -1 past the end. */
+long events_role_row(const struct event_set *set, size_t i);
+/* The set of the architectural events (CPUID leaf 0AH), which names on any Intel set fall back to. */
+#define EVENTS_ARCH_KEY "intel_arch"
 /* An IBS derived event's row as a pseudo set key for listings: "ibs". */
 #define EVENTS_IBS_KEY "ibs"
 

@@ -1,43 +1,63 @@
 /*
- * events/events_table.h - the compact tables tools/gen_events.py generates from the CSV
- * files in events/ into $(B)/gen/events_table.c.  Private to events/: everyone else goes
- * through events.h.
+ * events/events_table.h - the compact tables tools/gen_events.py generates from events/
+ * (events/vendor/KEY.csv and the role files) into $(B)/gen/events_table.c.  Private to
+ * events/: everyone else goes through events.h.
  *
  * Why not the structs of events.h directly: the image is position-independent, and every
  * pointer stored in its data costs a 24-byte relocation besides the pointer itself.  These
- * records hold 16-bit offsets into string pools instead, and events.c builds the structs of
- * events.h at run time, on demand, with pointers computed in code (no relocations).
+ * records hold 16-bit offsets and indices instead, names are stored as a shared prefix and a
+ * shared last part, identical records are stored once for all sets, and events.c builds the
+ * structs of events.h at run time, on demand, with pointers computed in code.
  */
 #ifndef PMUBOOT_EVENTS_EVENTS_TABLE_H
 #define PMUBOOT_EVENTS_EVENTS_TABLE_H
 
 #include "events/events.h"
 
-#define EVF_INV		0x01u
-#define EVF_EDGE	0x02u
-#define EVF_ANY		0x04u
-#define EVF_PRECISE	0x08u
-#define EVF_FIXED_ONLY	0x10u
+#define EVF_INV		0x001u
+#define EVF_EDGE	0x002u
+#define EVF_ANY		0x004u
+#define EVF_PRECISE	0x008u
+#define EVF_FIXED_ONLY	0x010u
+#define EVF_PEBS2	0x020u
+#define EVF_TAKEN_ALONE	0x040u
+#define EVF_PAIR	0x080u
+#define EVF_DEPRECATED	0x100u
 
 /* Limits the generator checks at compile time (_Static_assert in the generated file). */
-#define EV_MAX_SETS	48
+#define EV_MAX_SETS	80
 #define EV_MAX_IBS	64
-#define EV_POOL_IMAGE	64	/* struct event_def slots in the image: a few sets' worth */
-#define EV_POOL_HOSTED	1024	/* the host program and tests can hold every set at once */
 
 struct ev_rec {
-	uint16_t name;			/* offset in events_strs */
-	uint16_t source, desc;		/* offsets in events_text (host only) */
+	uint16_t name_pre, name_last;	/* offsets in events_name_pre / events_name_last */
 	uint16_t event;
-	uint32_t counters;
-	uint32_t roles;
-	uint8_t umask, cmask, flags;	/* EVF_* */
+	uint8_t umask, cmask;
+	uint16_t flags;			/* EVF_* */
+	uint16_t counters, htoff;	/* general counters allowed (0 = any); with SMT off if different */
 	int8_t fixed;
+	uint8_t umask_ext;
+	uint16_t extra;			/* index in events_extra; 0 = no extra MSR */
+	uint16_t errata;		/* offset in events_text (host only) */
+};
+
+struct ev_extra {
+	uint64_t value;			/* what the extra MSR is programmed with */
+	uint16_t msr, msr_alt;		/* the MSR; the second offcore form's MSR, or 0 */
+	uint8_t alt_event, alt_umask, has_alt;
+};
+
+/* A hand-written row: the roles and our own description of one event of a set. */
+struct ev_note {
+	uint16_t index;			/* in the set */
+	uint16_t source, desc;		/* offsets in events_text (host only) */
+	uint32_t roles;
 };
 
 struct ev_set_rec {
-	uint16_t key, name;		/* offsets in events_strs */
-	uint16_t first, n;		/* events_idx[first .. first+n) index events_recs */
+	uint16_t key, name, perf, vendor_name;	/* offsets in events_strs */
+	uint16_t doc;				/* offset in events_text (host only) */
+	uint16_t first, n;			/* events_idx[first .. first+n) index events_recs */
+	uint16_t notes_first, notes_n;		/* events_notes[notes_first ..] in preference order */
 	uint8_t amd;
 };
 
@@ -48,14 +68,24 @@ struct ev_ibs_rec {
 };
 
 extern const char events_strs[];
+extern const char events_name_pre[];
+extern const char events_name_last[];
 #ifdef PMUBOOT_HOSTED
 extern const char events_text[];
 #endif
+extern const struct ev_extra events_extra[];
 extern const struct ev_rec events_recs[];
 extern const uint16_t events_idx[];
+extern const struct ev_note events_notes[];
 extern const struct ev_set_rec events_set_recs[];
 extern const size_t events_set_recs_n;
 extern const struct ev_ibs_rec events_ibs_recs[];
 extern const size_t events_ibs_recs_n;
+
+/* Run-time storage sized by the generator (every set on the host, the largest in the image). */
+extern struct event_def events_pool[];
+extern const size_t events_pool_cap;
+extern char events_namebuf[];
+extern const size_t events_namebuf_cap;
 
 #endif

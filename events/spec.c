@@ -11,6 +11,7 @@
  * Every error names the offending text and what was expected instead.
  */
 #include "events/events.h"
+#include "lib/x86/msr_intel.h"
 
 #define SPEC_MAX 127
 
@@ -24,6 +25,8 @@
 #define CFG_CMASK	0xFF000000ull		/* bits 31:24 counter mask */
 #define CFG_AMD_EVENT_HI 0xF00000000ull		/* AMD: event select bits 11:8 in 35:32 */
 
+/* perf's offcore_rsp= (config1) is the value for MSR_OFFCORE_RSP_0 (lib/x86/msr_intel.h). */
+
 #define INTEL_EVENT_MAX	0xFFu
 #define AMD_EVENT_MAX	0xFFFu
 
@@ -34,6 +37,22 @@ static void set_name(struct event_spec *out, const char *s)
 		n = sizeof(out->name) - 1;
 	memcpy(out->name, s, n);
 	out->name[n] = 0;
+}
+
+/* What the scheduler needs beyond the encoding: counters, extra MSR, second offcore form. */
+static void copy_constraints(struct event_spec *out, const struct event_def *d)
+{
+	out->counters = d->counters;
+	out->counters_htoff = d->counters_htoff;
+	out->umask_ext = d->umask_ext;
+	out->pair = d->pair;
+	out->taken_alone = d->taken_alone;
+	out->msr = d->msr;
+	out->msr_alt = d->msr_alt;
+	out->msr_value = d->msr_value;
+	out->has_alt = d->has_alt;
+	out->alt_event = d->alt_event;
+	out->alt_umask = d->alt_umask;
 }
 
 static void from_def(struct event_spec *out, const struct event_def *d)
@@ -49,6 +68,7 @@ static void from_def(struct event_spec *out, const struct event_def *d)
 	out->fixed = d->fixed;
 	out->def = d;
 	out->fixed_only = d->fixed_only;
+	copy_constraints(out, d);
 }
 
 static bool all_hex(const char *s)
@@ -102,7 +122,7 @@ static bool key_is(const char *tok, size_t klen, const char *key)
 /* A lone field keyword ("event") is a raw spec missing its value, not an event name. */
 static bool is_field_word(const char *s)
 {
-	static const char *const words[] = { "event", "umask", "cmask", "inv", "edge", "any" };
+	static const char *const words[] = { "event", "umask", "cmask", "inv", "edge", "any", "offcore_rsp" };
 	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
 		if (!lc_strcasecmp(s, words[i]))
 			return true;
@@ -114,7 +134,7 @@ static bool parse_fields(const char *spec, bool amd, struct event_spec *out, cha
 {
 	char tok[SPEC_MAX + 1];
 	bool have_event = false, have_umask = false, have_cmask = false;
-	bool have_inv = false, have_edge = false, have_any = false;
+	bool have_inv = false, have_edge = false, have_any = false, have_rsp = false;
 	const char *p = spec;
 
 	for (;;) {
@@ -191,9 +211,18 @@ static bool parse_fields(const char *spec, bool amd, struct event_spec *out, cha
 				out->edge = v != 0;
 			else
 				out->any = v != 0;
+		} else if (key_is(tok, klen, "offcore_rsp") && !amd) {
+			if (!val || have_rsp) {
+				snprintf(err, cap, "'%s' in '%s': offcore_rsp needs one value, e.g. offcore_rsp=0x10001",
+					 tok, spec);
+				return false;
+			}
+			have_rsp = true;
+			out->msr = MSR_OFFCORE_RSP_0;
+			out->msr_value = v;
 		} else {
 			snprintf(err, cap, "'%s' in '%s': unknown field '%.*s' (expected event, umask, cmask, inv, edge%s)",
-				 tok, spec, (int)klen, tok, amd ? "" : " or any");
+				 tok, spec, (int)klen, tok, amd ? "" : ", any or offcore_rsp");
 			return false;
 		}
 		if (!comma)
@@ -207,14 +236,14 @@ static bool parse_fields(const char *spec, bool amd, struct event_spec *out, cha
 	return true;
 }
 
-/* Case-insensitive Levenshtein distance; names are at most 63 characters. */
+/* Case-insensitive Levenshtein distance; names are shorter than EVENT_NAME_MAX. */
 static unsigned edit_distance(const char *a, const char *b)
 {
-	unsigned row[64], la = (unsigned)strlen(a), lb = (unsigned)strlen(b);
-	if (la > 63)
-		la = 63;
-	if (lb > 63)
-		lb = 63;
+	unsigned row[EVENT_NAME_MAX], la = (unsigned)strlen(a), lb = (unsigned)strlen(b);
+	if (la > EVENT_NAME_MAX - 1)
+		la = EVENT_NAME_MAX - 1;
+	if (lb > EVENT_NAME_MAX - 1)
+		lb = EVENT_NAME_MAX - 1;
 	for (unsigned j = 0; j <= lb; j++)
 		row[j] = j;
 	for (unsigned i = 1; i <= la; i++) {
@@ -302,6 +331,31 @@ static bool unknown_name(const struct event_set *set, const char *spec, char *er
 	return false;
 }
 
+/*
+ * A raw spec that encodes exactly an event of the set counts what that event counts, so it
+ * inherits the event's counter restrictions and extra MSR (a raw LD_BLOCKS.STORE_FORWARD on Ice
+ * Lake is still limited to counters 0-3).  Its name stays the raw text and def stays NULL.
+ */
+static void adopt_catalogue(const struct event_set *set, struct event_spec *out)
+{
+	for (size_t i = 0; set && i < set->n; i++) {
+		const struct event_def *d = &set->events[i];
+		if (d->fixed_only || d->event != out->event || d->umask != out->umask || d->cmask != out->cmask ||
+		    d->inv != out->inv || d->edge != out->edge || d->any != out->any)
+			continue;
+		if (out->msr && (d->msr != out->msr || d->msr_value != out->msr_value))
+			continue;
+		uint16_t msr = out->msr;
+		uint64_t value = out->msr_value;
+		copy_constraints(out, d);
+		if (msr) {	/* the user's offcore_rsp value stands */
+			out->msr = msr;
+			out->msr_value = value;
+		}
+		return;
+	}
+}
+
 bool event_spec_parse(const struct event_set *set, bool amd, const char *text, size_t len,
 		      struct event_spec *out, char *err, size_t err_cap)
 {
@@ -337,11 +391,39 @@ bool event_spec_parse(const struct event_set *set, bool amd, const char *text, s
 				 (unsigned char)text[i], i);
 			return false;
 		}
+	/* perf's PMU syntax: cpu/event=0x3c,umask=0x0/ (cpu_core/, cpu_atom/ on hybrid parts). */
+	const char *slash = NULL;
+	for (size_t i = 0; i < len && !slash; i++)
+		if (text[i] == '/')
+			slash = &text[i];
+	if (slash && text[len - 1] == '/' && slash < text + len - 1) {
+		len = (size_t)(text + len - 1 - (slash + 1));
+		text = slash + 1;
+		if (!len) {
+			snprintf(err, err_cap, "empty event spec between the slashes of a PMU/.../ spec");
+			return false;
+		}
+	}
 	memcpy(spec, text, len);
 	spec[len] = 0;
 
 	if (set) {
 		const struct event_def *d = events_find(set, spec);
+		if (!d && strchr(spec, ':') && !strchr(spec, '=')) {
+			/* perf's and libpfm4's EVENT:UMASK for our EVENT.UMASK */
+			char dotted[SPEC_MAX + 1];
+			memcpy(dotted, spec, len + 1);
+			for (char *c = dotted; *c; c++)
+				if (*c == ':')
+					*c = '.';
+			d = events_find(set, dotted);
+		}
+		/* The architectural events (SDM Vol. 3B Table 20-1) exist by definition on every Intel core
+		 * with an architectural PMU, whether or not its own table lists them (Nehalem's has no
+		 * BR_MISP_RETIRED.ALL_BRANCHES 0C5H/00H); whether this CPU counts one is CPUID.0AH:EBX's
+		 * business, which the scheduler checks. */
+		if (!d && !set->amd && strcmp(set->key, EVENTS_ARCH_KEY))
+			d = events_find(events_set_find(EVENTS_ARCH_KEY), spec);
 		if (d) {
 			from_def(out, d);
 			return true;
@@ -366,5 +448,6 @@ bool event_spec_parse(const struct event_set *set, bool amd, const char *text, s
 		return false;
 	}
 	set_name(out, spec);
+	adopt_catalogue(set, out);
 	return true;
 }

@@ -2,7 +2,7 @@
 ;
 ; uint64_t calib_add_chain(uint64_t iterations)   (SysV ABI: iterations in RDI)
 ;
-; Runs iterations x ADDS_PER_ITER additions, each depending on the previous
+; Runs iterations x ADDS_PER_ITER (kernel/calib.h CALIB_ADDS_PER_ITER) additions, each depending on the previous
 ; one through RAX, and returns how many were run.  A register-register add
 ; has a latency of one core cycle on every x86 core of the last two decades,
 ; so the chain takes one cycle per add whatever the issue width; the loop
@@ -10,7 +10,9 @@
 ; register, not an immediate: recent Intel cores (Golden Cove and later)
 ; fold chains of add-immediate at rename and run several per cycle.  Timed
 ; with the TSC it gives core cycles per TSC tick (kernel/tsc_math.c
-; core_per_tsc_milli).  Position-independent, no stack, no red zone: safe
+; core_per_tsc_milli) and, called as a benchmark kernel (trips in RDI, p and q
+; ignored), by the benchmark harness (bench/harness.c bench_calibrate): one
+; calibration kernel for both.  Position-independent, no stack, no red zone: safe
 ; in the image and on the host.
 
 default rel

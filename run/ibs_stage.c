@@ -3,14 +3,14 @@
  *
  * The benchmark harness measures each kernel variant first, then runs it
  * again `slices` times inside the interrupts-off window with our hooks
- * around each run (bench/observer.h), so sampling never touches the
+ * around each run (bench/observer.h; the run passes our observer to the bench
+ * stage), so sampling never touches the
  * measured figures.  At the end of each variant the buffered samples are
  * decoded, printed raw when ibs_raw=on, and summed up in one `ibs` record.
  */
 #include "run/ibs_stage.h"
 #include "pmu/ibs/ibs.h"
 #include "pmu/ibs/ibs_regs.h"
-#include "bench/observer.h"
 #include "kernel/hw.h"
 #include "lib/out.h"
 
@@ -81,7 +81,8 @@ static const char *mode_text(const struct ibs_ctl_info *info)
 	return info->fetch && info->op ? "fetch and op" : info->fetch ? "fetch" : "op";
 }
 
-void ibs_setup(const struct cpu_info *ci, const struct pmu_caps *caps, const struct config *cfg, bool image)
+bool ibs_setup(const struct cpu_info *ci, const struct pmu_caps *caps, const struct config *cfg, bool image,
+	       struct bench_observer *out)
 {
 	struct ibs_ctl_params params;
 	struct ibs_ctl_info info;
@@ -90,18 +91,18 @@ void ibs_setup(const struct cpu_info *ci, const struct pmu_caps *caps, const str
 	ibs_ctl_shutdown();
 	if (cfg->ibs == IBS_MODE_OFF) {
 		ibs_report_absent("disabled by ibs=off");
-		return;
+		return false;
 	}
 	if (ci->vendor != VENDOR_AMD && ci->vendor != VENDOR_HYGON) {
 		snprintf(why, sizeof(why), "not attempted: IBS is an AMD feature and this processor's vendor is %s",
 			 ci->vendor_str[0] ? ci->vendor_str : cpu_vendor_name(ci->vendor));
 		ibs_report_absent(why);
-		return;
+		return false;
 	}
 	if (!caps->ibs) {
 		ibs_report_absent(caps->ibs_absent_reason ? caps->ibs_absent_reason :
 				  "CPUID 8000_0001h ECX[10] (IBS) is clear: absent, or disabled by the firmware");
-		return;
+		return false;
 	}
 	memset(&run, 0, sizeof(run));
 	run.target.family = ci->family;
@@ -110,12 +111,12 @@ void ibs_setup(const struct cpu_info *ci, const struct pmu_caps *caps, const str
 	if (!ibs_profile_get(&run.target, &run.prof)) {
 		snprintf(why, sizeof(why), "Family %xh: %s", (unsigned)ci->family, run.prof.name);
 		ibs_report_absent(why);
-		return;
+		return false;
 	}
 	if (!image) {
 		ibs_report_absent("not attempted by pmuboot-host: under Linux the kernel owns the IBS registers "
 				  "and interrupt (use perf's ibs_op/ibs_fetch, or boot the image)");
-		return;
+		return false;
 	}
 
 	memset(&params, 0, sizeof(params));
@@ -127,11 +128,11 @@ void ibs_setup(const struct cpu_info *ci, const struct pmu_caps *caps, const str
 	if (!ibs_ctl_init(&params, &info, why, sizeof(why))) {
 		ibs_report_absent(why);
 		ibs_ctl_shutdown();
-		return;
+		return false;
 	}
 	run.raw = cfg->ibs_raw;
 
-	struct bench_observer o = {
+	*out = (struct bench_observer){
 		.name = "ibs",
 		.slices = IBS_SLICES,
 		.variant_begin = variant_begin,
@@ -139,11 +140,6 @@ void ibs_setup(const struct cpu_info *ci, const struct pmu_caps *caps, const str
 		.slice_end = slice_end,
 		.variant_end = variant_end,
 	};
-	if (!bench_observer_add(&o)) {
-		ibs_ctl_shutdown();
-		ibs_report_absent("no room for another benchmark observer (bench/observer.h BENCH_MAX_OBSERVERS)");
-		return;
-	}
 	out_text("IBS: %s sampling beside each benchmark (%s), period %llu%s, %u kernel runs per variant", mode_text(&info),
 		 run.prof.name, (unsigned long long)(info.op ? info.op_period : info.fetch_period),
 		 info.op && !info.op_counts_ops ? " cycles (op)" : "", IBS_SLICES);
@@ -155,4 +151,5 @@ void ibs_setup(const struct cpu_info *ci, const struct pmu_caps *caps, const str
 		out_text("IBS: %s", info.note);
 	if (ci->hypervisor)
 		out_text("IBS: a hypervisor is present; it may not implement IBS, and samples may not come");
+	return true;
 }

@@ -13,7 +13,7 @@ struct stage {
 	void (*run)(struct run_env *env);
 };
 
-/* One record buffer for the stages' records (8 KiB: not on the stack). */
+/* One record buffer for the stages' records (REC_MAX bytes: kept off the stack). */
 static struct rec stage_rec;
 
 static void stage_identify(struct run_env *env)
@@ -44,10 +44,16 @@ static void stage_restore(struct run_env *env)
 	count_restore();
 }
 
-/* IBS beside the benchmarks (registers an observer), or its absence reported once. */
+/* IBS beside the benchmarks (an observer for the bench stage), or its absence reported once. */
 static void stage_ibs(struct run_env *env)
 {
-	ibs_setup(&env->cpu, &env->caps, env->cfg, env->image);
+	if (env->nobservers == BENCH_MAX_OBSERVERS) {
+		rec_error("ibs", "observers", "no room for another benchmark observer (BENCH_MAX_OBSERVERS %d)",
+			  BENCH_MAX_OBSERVERS);
+		return;
+	}
+	if (ibs_setup(&env->cpu, &env->caps, env->cfg, env->image, &env->observers[env->nobservers]))
+		env->nobservers++;
 }
 
 /* The `timing` record, in every run: TSC frequency, its source and error, core/TSC calibration. */
@@ -79,6 +85,9 @@ static void stage_bench(struct run_env *env)
 						     : BENCH_PAGES_4K | BENCH_PAGES_2M,
 		.image = env->image,
 		.cpu = &env->cpu,
+		.observers = env->observers,
+		.nobservers = env->nobservers,
+		.listener = env->bench_listener,
 	};
 	bench_stage(&p);
 }

@@ -6,9 +6,10 @@
  * the host call run_stages() with the same config, so both print the same
  * records; stages that need bare metal check env->image.
  */
-#ifndef PMUBOOT_BENCH_RUN_H
-#define PMUBOOT_BENCH_RUN_H
+#ifndef PMUBOOT_RUN_RUN_H
+#define PMUBOOT_RUN_RUN_H
 
+#include "bench/suite.h"
 #include "run/config.h"
 #include "pmu/cpu/cpu.h"
 #include "pmu/caps/pmu_caps.h"
@@ -20,6 +21,11 @@ struct run_env {
 	/* Image only: the runtime record and self-tests (kernel_selftest); NULL on the host. */
 	void (*selftest)(const char *list);
 	struct pmu_caps caps;
+	/* Filled by the stages before `bench` (the IBS stage), passed to it in struct bench_params. */
+	struct bench_observer observers[BENCH_MAX_OBSERVERS];
+	size_t nobservers;
+	/* Set by the caller (the image's screen): reads each variant's figures as the bench stage measures them. */
+	const struct bench_listener *bench_listener;
 };
 
 /* Run every stage in order; a failing stage is recorded and the run goes on. */

@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""tools/gen_events.py - compile the event vocabulary (events/*.csv) into C tables.
+"""tools/gen_events.py - compile the event vocabulary (events/) into C tables.
 
     tools/gen_events.py --out build/gen/events_table.c [--dir events]
 
-events/sets.csv names every event set (microarchitecture key) and the sets or
-fragments it builds on; events/KEY.csv and events/_FRAGMENT.csv hold the
-events; events/ibs_derived.csv holds the AMD IBS derived events.  The README
-in events/ describes the columns.  Everything is checked here, at build time:
-a bad row stops the build with the file, line and what is wrong.  The output
-depends only on the input files, byte for byte.
+events/sets.csv names every event set (microarchitecture key), the vendor data it is imported
+from and the role fragments it builds on.  events/vendor/KEY.csv holds a set's events as
+tools/events_import wrote them from the vendors' data (committed, so the build needs no
+../shared); events/KEY.csv and events/_FRAGMENT.csv hold the hand-written role rows (which
+events the benchmarks use, with our own one-line descriptions), each of which must name a
+vendor event with the identical encoding.  Sets without vendor data (the intel_arch and
+amd_legacy fallbacks) are their role files.  events/ibs_derived.csv holds the AMD IBS derived
+events.  Everything is checked here, at build time: a bad row stops the build with the file,
+line and what is wrong.  The output depends only on the input files, byte for byte.
 """
 import argparse
 import csv
@@ -16,9 +19,12 @@ import os
 import re
 import sys
 
+
 EVENT_COLUMNS = ["name", "event", "umask", "cmask", "flags", "counters", "fixed", "roles", "source",
                  "description"]
-SET_COLUMNS = ["key", "vendor", "bases", "doc", "name"]
+VENDOR_COLUMNS = ["name", "event", "umask", "umask_ext", "cmask", "flags", "counters", "counters_htoff", "fixed",
+                  "msr", "msr_value", "alt", "errata"]
+SET_COLUMNS = ["key", "vendor", "bases", "doc", "name", "perf", "vendor_name", "data"]
 IBS_COLUMNS = ["code", "name", "abbrev", "description"]
 
 # Role words in the CSV -> enum event_role names in events/events.h.
@@ -42,12 +48,20 @@ ROLES = {
     "smi": "EV_ROLE_SMI",
     "hw_int": "EV_ROLE_HW_INT",
 }
-FLAGS = ("inv", "edge", "any", "precise", "fixed_only")
+# Flags and their EVF_* bits (events/events_table.h).  The first three are encoding; role rows of
+# a set with vendor data may use only those.
+FLAGS = {"inv": "EVF_INV", "edge": "EVF_EDGE", "any": "EVF_ANY", "precise": "EVF_PRECISE",
+         "fixed_only": "EVF_FIXED_ONLY", "pebs2": "EVF_PEBS2", "taken_alone": "EVF_TAKEN_ALONE",
+         "pair": "EVF_PAIR", "deprecated": "EVF_DEPRECATED"}
+ENCODING_FLAGS = ("inv", "edge", "any")
+HAND_FLAGS = ("inv", "edge", "any", "precise", "fixed_only")
 NAME_RE = re.compile(r"^[A-Za-z0-9_.]+$")
 KEY_RE = re.compile(r"^[a-z0-9_]+$")
-NAME_MAX = 63          # struct event_spec.name is char[64]
+KEY_MAX = 15           # pmu/uarch.h UARCH_EVENT_SET_MAX - 1
+NAME_MAX = 79          # struct event_spec.name is char[80]
 DESC_MAX = 100         # keep the image small: descriptions are one short line
-MAX_GP_COUNTERS = 32   # event_def.counters is a 32-bit mask
+MAX_GP_COUNTERS = 16   # ev_rec.counters is a 16-bit mask
+IMAGE_SPARE = 64       # image pool slots beyond the largest set (a fallback set, a spec's lookups)
 
 
 class DataError(Exception):
@@ -104,25 +118,42 @@ def parse_counters(text, where):
     return mask
 
 
-def parse_event(row, where, vendor, doc):
-    name = row["name"]
+def check_name(name, where):
     if not NAME_RE.match(name) or len(name) > NAME_MAX:
         raise DataError(f"{where}: event name '{name}' must be 1..{NAME_MAX} of A-Z a-z 0-9 _ .")
-    ev = {"name": name}
+
+
+def parse_flags(text, where, allowed):
+    flags = text.split()
+    for fl in flags:
+        if fl not in allowed:
+            raise DataError(f"{where}: unknown flag '{fl}' (expected {', '.join(allowed)})")
+    return set(flags)
+
+
+def blank_event(name):
+    return {"name": name, "event": 0, "umask": 0, "umask_ext": 0, "cmask": 0, "flags": set(), "counters": 0,
+            "htoff": 0, "fixed": -1, "msr": (0, 0), "msr_value": 0, "alt": None, "errata": "", "roles": [],
+            "source": "", "description": ""}
+
+
+def parse_event(row, where, vendor, doc, with_data):
+    """A hand-written row.  In a set with vendor data it is a role row: name, encoding, roles,
+    description; the vendor row supplies the rest."""
+    name = row["name"]
+    check_name(name, where)
+    ev = blank_event(name)
     ev["event"] = parse_int(row["event"], "event", where, 0xFFF if vendor == "amd" else 0xFF)
     ev["umask"] = parse_int(row["umask"], "umask", where, 0xFF)
     ev["cmask"] = parse_int(row["cmask"], "cmask", where, 0xFF) if row["cmask"] else 0
-    flags = row["flags"].split()
-    for fl in flags:
-        if fl not in FLAGS:
-            raise DataError(f"{where}: unknown flag '{fl}' (expected {', '.join(FLAGS)})")
-    if "any" in flags and vendor != "intel":
+    ev["flags"] = parse_flags(row["flags"], where, ENCODING_FLAGS if with_data else HAND_FLAGS)
+    if "any" in ev["flags"] and vendor != "intel":
         raise DataError(f"{where}: 'any' (AnyThread) exists only on Intel")
-    for fl in FLAGS:
-        ev[fl] = fl in flags
+    if with_data and (row["counters"] or row["fixed"]):
+        raise DataError(f"{where}: counters and fixed come from the vendor data in this set; leave them empty")
     ev["counters"] = parse_counters(row["counters"], where)
     ev["fixed"] = parse_int(row["fixed"], "fixed counter", where, 7) if row["fixed"] else -1
-    if ev["fixed_only"] and (ev["fixed"] < 0 or ev["counters"]):
+    if "fixed_only" in ev["flags"] and (ev["fixed"] < 0 or ev["counters"]):
         raise DataError(f"{where}: fixed_only needs a fixed counter and no general counters")
     if ev["fixed"] >= 0 and vendor != "intel":
         raise DataError(f"{where}: fixed counters are an Intel feature")
@@ -146,11 +177,36 @@ def parse_event(row, where, vendor, doc):
     return ev
 
 
+def parse_vendor_row(row, where, vendor, doc):
+    ev = blank_event(row["name"])
+    check_name(row["name"], where)
+    ev["event"] = parse_int(row["event"], "event", where, 0xFFF if vendor == "amd" else 0xFF)
+    ev["umask"] = parse_int(row["umask"], "umask", where, 0xFF)
+    ev["umask_ext"] = parse_int(row["umask_ext"], "umask_ext", where, 0xFF) if row["umask_ext"] else 0
+    ev["cmask"] = parse_int(row["cmask"], "cmask", where, 0xFF) if row["cmask"] else 0
+    ev["flags"] = parse_flags(row["flags"], where, tuple(FLAGS))
+    ev["counters"] = parse_counters(row["counters"], where)
+    ev["htoff"] = parse_counters(row["counters_htoff"], where)
+    ev["fixed"] = parse_int(row["fixed"], "fixed counter", where, 7) if row["fixed"] else -1
+    msrs = [parse_int(m, "msr", where, 0xFFFF) for m in row["msr"].split("+")] if row["msr"] else []
+    if len(msrs) > 2:
+        raise DataError(f"{where}: more than two extra MSRs")
+    ev["msr"] = tuple(msrs + [0] * (2 - len(msrs)))
+    ev["msr_value"] = parse_int(row["msr_value"], "msr_value", where, (1 << 64) - 1) if row["msr_value"] else 0
+    if row["alt"]:
+        a, _, b = row["alt"].partition("/")
+        ev["alt"] = (parse_int(a, "alt event", where, 0xFF), parse_int(b, "alt umask", where, 0xFF))
+    ev["errata"] = row["errata"]
+    ev["source"] = doc
+    return ev
+
+
 class Vocabulary:
     def __init__(self, root):
         self.root = root
-        self.sets = []          # [(key, vendor, name, [events])] in sets.csv order
+        self.sets = []          # [(key, vendor, name, [events], meta)] in sets.csv order
         self.ibs = []
+        self.used = set()
 
     def path(self, stem):
         return os.path.join(self.root, stem + ".csv")
@@ -161,8 +217,8 @@ class Vocabulary:
         order = []
         for n, r in rows:
             where = f"{self.path('sets')}:{n}"
-            if not KEY_RE.match(r["key"]):
-                raise DataError(f"{where}: key '{r['key']}' must be lower-case letters, digits and _")
+            if not KEY_RE.match(r["key"]) or len(r["key"]) > KEY_MAX:
+                raise DataError(f"{where}: key '{r['key']}' must be 1..{KEY_MAX} lower-case letters, digits and _")
             if r["key"] in self.setrows:
                 raise DataError(f"{where}: key '{r['key']}' listed twice")
             if r["vendor"] not in ("intel", "amd"):
@@ -175,13 +231,48 @@ class Vocabulary:
             raise DataError(f"{self.path('sets')}: 'ibs' is reserved for the IBS derived events")
         for key in order:
             where, r = self.setrows[key]
-            events = self.resolve(key, r["vendor"], r["doc"], [])
-            self.sets.append((key, r["vendor"], r["name"], events))
+            hand = self.resolve(key, r["vendor"], r["doc"], [], bool(r["data"]))
+            events = self.merge(key, r, hand) if r["data"] else hand
+            self.sets.append((key, r["vendor"], r["name"], events,
+                              {"perf": r["perf"], "vendor_name": r["vendor_name"], "doc": r["doc"]}))
         self.load_ibs()
         self.check_unused()
 
-    def resolve(self, unit, vendor, doc, stack):
-        """Events of a set or fragment, bases first, with overrides and removals applied."""
+    def merge(self, key, r, hand):
+        """The vendor rows, in the vendor's order, with the role rows' roles and descriptions;
+        every role row must name a vendor event with the identical encoding."""
+        vpath = os.path.join(self.root, "vendor", key + ".csv")
+        if not os.path.exists(vpath):
+            raise DataError(f"{vpath}: missing; run `python3 -m tools.events_import` (needs ../shared/vendor-events)")
+        events, by_name = [], {}
+        for n, row in read_csv(vpath, VENDOR_COLUMNS):
+            where = f"{vpath}:{n}"
+            ev = parse_vendor_row(row, where, r["vendor"], r["doc"])
+            if ev["name"].upper() in by_name:
+                raise DataError(f"{where}: '{ev['name']}' appears twice")
+            by_name[ev["name"].upper()] = ev
+            events.append(ev)
+        self.role_order = getattr(self, "role_order", {})
+        order = []
+        for h in hand:
+            v = by_name.get(h["name"].upper())
+            where = h["where"]
+            if v is None:
+                raise DataError(f"{where}: role row {h['name']} is not an event of {vpath} (the vendor data)")
+            mine = (h["event"], h["umask"], h["cmask"], sorted(h["flags"] & set(ENCODING_FLAGS)))
+            theirs = (v["event"], v["umask"], v["cmask"], sorted(v["flags"] & set(ENCODING_FLAGS)))
+            if mine != theirs or h["name"] != v["name"]:
+                raise DataError(f"{where}: role row {h['name']} encodes event {h['event']:#x} umask {h['umask']:#x} "
+                                f"cmask {h['cmask']} {' '.join(mine[3])}; the vendor data ({vpath}) has "
+                                f"{v['name']} event {v['event']:#x} umask {v['umask']:#x} cmask {v['cmask']} "
+                                f"{' '.join(theirs[3])}")
+            v["roles"], v["description"], v["source"] = h["roles"], h["description"], h["source"]
+            order.append(events.index(v))
+        self.role_order[key] = order
+        return events
+
+    def resolve(self, unit, vendor, doc, stack, with_data):
+        """Hand-written rows of a set or fragment, bases first, with overrides and removals."""
         if unit in stack:
             raise DataError(f"{self.path('sets')}: bases loop {' -> '.join(stack + [unit])}")
         merged = {}     # upper-case name -> event; dicts keep insertion order
@@ -194,7 +285,7 @@ class Vocabulary:
                 raise DataError(f"{where}: '{unit}' is {r['vendor']} but is used by a {vendor} set")
             bases = r["bases"].split()
         for b in bases:
-            for ev in self.resolve(b, vendor, doc, stack + [unit]):
+            for ev in self.resolve(b, vendor, doc, stack + [unit], with_data):
                 merged[ev["name"].upper()] = ev
         path = self.path(unit)
         if unit.startswith("_") or os.path.exists(path):
@@ -210,8 +301,10 @@ class Vocabulary:
                         raise DataError(f"{where}: '{row['name']}' removed but not inherited")
                     del merged[key]
                     continue
-                merged[key] = parse_event(row, where, vendor, doc)
-        self.used = getattr(self, "used", set()) | {unit}
+                ev = parse_event(row, where, vendor, doc, with_data)
+                ev["where"] = where
+                merged[key] = ev
+        self.used.add(unit)
         return list(merged.values())
 
     def load_ibs(self):
@@ -237,6 +330,11 @@ class Vocabulary:
         for f in sorted(os.listdir(self.root)):
             if f.endswith(".csv") and f[:-4] not in known:
                 raise DataError(f"{os.path.join(self.root, f)}: not used by any set in sets.csv")
+        vdir = os.path.join(self.root, "vendor")
+        with_data = {k for k, (_, r) in self.setrows.items() if r["data"]}
+        for f in sorted(os.listdir(vdir)) if os.path.isdir(vdir) else []:
+            if f.endswith(".csv") and f[:-4] not in with_data:
+                raise DataError(f"{os.path.join(vdir, f)}: no set in sets.csv imports it")
 
 
 def c_str(s):
@@ -252,21 +350,18 @@ def c_str(s):
     return "".join(out)
 
 
-def event_key(e):
-    return tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in sorted(e.items()))
-
-
 class Pool:
     """NUL-separated strings in one C array, each stored once; offsets are 16-bit."""
 
     def __init__(self, what):
-        self.what, self.data, self.at = what, [], {}
+        self.what, self.data, self.at, self.size = what, [], {}, 0
 
     def add(self, s):
         c_str(s)    # plain ASCII only
         if s not in self.at:
-            self.at[s] = sum(len(x) + 1 for x in self.data)
+            self.at[s] = self.size
             self.data.append(s)
+            self.size += len(s) + 1
             if self.at[s] > 0xFFFF:
                 raise DataError(f"{self.what} string pool passed 64 KiB: offsets are 16-bit")
         return self.at[s]
@@ -279,77 +374,94 @@ class Pool:
         return out if self.data else [f"const char {name}[] = \"\";"]
 
 
-def pack(lists):
-    """Index lists that equal, or are a prefix of, another list share its storage.
-    lists: {key: [rec index]} -> (flat index array, {key: first})"""
-    flat, first = [], {}
-    placed = []     # (start, list)
-    for key in sorted(lists, key=lambda k: (-len(lists[k]), k)):
-        lst = lists[key]
-        for start, other in placed:
-            if other[:len(lst)] == lst:
-                first[key] = start
-                break
-        else:
-            first[key] = len(flat)
-            placed.append((len(flat), lst))
-            flat.extend(lst)
-    return flat, first
+def split_name(name):
+    """Names share their parts: 'MEM_INST_RETIRED.SPLIT_LOADS' is stored as the prefix
+    'MEM_INST_RETIRED' and the last part 'SPLIT_LOADS' (two pools of 16-bit offsets)."""
+    pre, dot, last = name.rpartition(".")
+    return pre, last
 
 
 def emit(vocab):
     """Compact tables without pointers: every pointer in the image costs a 24-byte relocation,
-    so the tables hold 16-bit string offsets and events.c builds the structs of events.h on
-    demand.  Sources and descriptions are only compiled into the host program."""
-    names, text = Pool("name"), Pool("text")
+    so the tables hold 16-bit offsets and indices and events.c builds the structs of events.h
+    on demand.  Sources, descriptions and errata are only compiled into the host program."""
+    strs, pre_pool, last_pool, text = Pool("set"), Pool("name prefix"), Pool("name part"), Pool("text")
+    extras, extra_at = [(0, 0, 0, 0, 0, 0)], {(0, 0, 0, 0, 0, 0): 0}
     recs, rec_at, lists = [], {}, {}
-    for key, vendor, name, events in vocab.sets:
+    for key, vendor, name, events, meta in vocab.sets:
         idx = []
         for e in events:
-            k = event_key(e)
-            if k not in rec_at:
-                rec_at[k] = len(recs)
-                recs.append(e)
-            idx.append(rec_at[k])
+            pre, last = split_name(e["name"])
+            alt = e["alt"] or (0, 0)
+            xk = (e["msr"][0], e["msr"][1], e["msr_value"], alt[0], alt[1], int(e["alt"] is not None))
+            if xk not in extra_at:
+                extra_at[xk] = len(extras)
+                extras.append(xk)
+            flags = " | ".join(FLAGS[f] for f in FLAGS if f in e["flags"]) or "0"
+            rec = (pre_pool.add(pre), last_pool.add(last), e["event"], e["umask"], e["cmask"], flags,
+                   e["counters"], e["htoff"], e["fixed"], e["umask_ext"], extra_at[xk], text.add(e["errata"]))
+            if rec not in rec_at:
+                rec_at[rec] = len(recs)
+                recs.append(rec)
+            idx.append(rec_at[rec])
         lists[key] = idx
-    flat, first = pack(lists)
-    if len(recs) > 0xFFFF or len(flat) > 0xFFFF:
-        raise DataError("more than 65535 events: indices are 16-bit")
+    flat, first = [], {}
+    for key, _, _, _, _ in vocab.sets:
+        first[key] = len(flat)
+        flat.extend(lists[key])
+    if len(recs) > 0xFFFF or len(flat) > 0xFFFF or len(extras) > 0xFFFF:
+        raise DataError("too many events for 16-bit indices")
 
-    o = ["/* Generated by tools/gen_events.py from the CSV files in events/ - do not edit. */",
+    o = ["/* Generated by tools/gen_events.py from events/ - do not edit. */",
          '#include "events/events_table.h"', ""]
-    rec_lines = []
-    for e in recs:
-        flags = " | ".join(f for f, on in (("EVF_INV", e["inv"]), ("EVF_EDGE", e["edge"]), ("EVF_ANY", e["any"]),
-                                           ("EVF_PRECISE", e["precise"]), ("EVF_FIXED_ONLY", e["fixed_only"]))
-                           if on) or "0"
-        roles = " | ".join(ROLES[r] for r in e["roles"]) or "0"
-        rec_lines.append(f"\t{{ {names.add(e['name'])}, {text.add(e['source'])}, {text.add(e['description'])}, "
-                         f"{e['event']:#x}, {e['counters']:#x}, {roles}, {e['umask']:#x}, {e['cmask']}, "
-                         f"{flags}, {e['fixed']} }},\t/* {e['name']} */")
-    set_lines = []
-    for key, vendor, name, events in vocab.sets:
-        set_lines.append(f"\t{{ {names.add(key)}, {names.add(name)}, {first[key]}, {len(events)}, "
-                         f"{int(vendor == 'amd')} }},")
+    note_lines, set_lines = [], []
+    role_order = getattr(vocab, "role_order", {})
+    biggest = max(len(ev) for _, _, _, ev, _ in vocab.sets)
+    name_bytes = max(sum(len(e["name"]) + 1 for e in ev) for _, _, _, ev, _ in vocab.sets)
+    total = sum(len(ev) for _, _, _, ev, _ in vocab.sets)
+    total_bytes = sum(sum(len(e["name"]) + 1 for e in ev) for _, _, _, ev, _ in vocab.sets)
+    for key, vendor, name, events, meta in vocab.sets:
+        order = role_order.get(key, range(len(events)))
+        nfirst = len(note_lines)
+        for i in order:
+            e = events[i]
+            roles = " | ".join(ROLES[r] for r in e["roles"]) or "0"
+            note_lines.append(f"\t{{ {i}, {text.add(e['source'])}, {text.add(e['description'])}, {roles} }},"
+                              f"\t/* {key}: {e['name']} */")
+        set_lines.append(f"\t{{ {strs.add(key)}, {strs.add(name)}, {strs.add(meta['perf'])}, "
+                         f"{strs.add(meta['vendor_name'])}, {text.add(meta['doc'])}, {first[key]}, {len(events)}, "
+                         f"{nfirst}, {len(note_lines) - nfirst}, {int(vendor == 'amd')} }},")
     ibs_lines = []
     for e in vocab.ibs:
-        ibs_lines.append(f"\t{{ {e['code']:#06x}, {names.add(e['name'])}, {names.add(e['abbrev'])}, "
+        ibs_lines.append(f"\t{{ {e['code']:#06x}, {strs.add(e['name'])}, {strs.add(e['abbrev'])}, "
                          f"{text.add(e['description'])} }},")
 
-    o += names.emit("events_strs")
+    o += strs.emit("events_strs")
+    o += pre_pool.emit("events_name_pre")
+    o += last_pool.emit("events_name_last")
     o.append("#ifdef PMUBOOT_HOSTED")
     o += text.emit("events_text")
     o.append("#endif")
     o.append("")
-    o.append("const struct ev_rec events_recs[] = {")
-    o += rec_lines
+    o.append("const struct ev_extra events_extra[] = {")
+    for m0, m1, val, ae, au, has in extras:
+        o.append(f"\t{{ {val:#x}ull, {m0:#x}, {m1:#x}, {ae:#x}, {au:#x}, {has} }},")
     o.append("};")
     o.append("")
-    o.append("/* Each set's events as indices into events_recs; sets whose events are a prefix of")
-    o.append(" * another set's share its run. */")
+    o.append("const struct ev_rec events_recs[] = {")
+    for (p, l, ev, um, cm, fl, cn, ht, fx, ux, xi, er) in recs:
+        o.append(f"\t{{ {p}, {l}, {ev:#x}, {um:#x}, {cm}, {fl}, {cn:#x}, {ht:#x}, {fx}, {ux:#x}, {xi}, {er} }},")
+    o.append("};")
+    o.append("")
+    o.append("/* Each set's events, in the vendor's order, as indices into events_recs. */")
     o.append("const uint16_t events_idx[] = {")
     for i in range(0, len(flat), 16):
         o.append("\t" + ", ".join(str(x) for x in flat[i:i + 16]) + ",")
+    o.append("};")
+    o.append("")
+    o.append("/* Hand-written rows: roles and our own descriptions, in preference order per set. */")
+    o.append("const struct ev_note events_notes[] = {")
+    o += note_lines
     o.append("};")
     o.append("")
     o.append("const struct ev_set_rec events_set_recs[] = {")
@@ -362,12 +474,20 @@ def emit(vocab):
     o.append("};")
     o.append("const size_t events_ibs_recs_n = ARRAY_SIZE(events_ibs_recs);")
     o.append("")
-    total = sum(len(ev) for _, _, _, ev in vocab.sets)
-    biggest = max(len(ev) for _, _, _, ev in vocab.sets)
+    o.append("/* Run-time storage for the structs of events.h: every set at once on the host, the largest")
+    o.append(f" * set ({biggest} events, {name_bytes} name bytes) and a little more in the image. */")
+    o.append("#ifdef PMUBOOT_HOSTED")
+    o.append(f"struct event_def events_pool[{total}];")
+    o.append(f"char events_namebuf[{total_bytes}];")
+    o.append("#else")
+    o.append(f"struct event_def events_pool[{biggest + IMAGE_SPARE}];")
+    o.append(f"char events_namebuf[{name_bytes + IMAGE_SPARE * (NAME_MAX + 1)}];")
+    o.append("#endif")
+    o.append("const size_t events_pool_cap = ARRAY_SIZE(events_pool);")
+    o.append("const size_t events_namebuf_cap = sizeof(events_namebuf);")
+    o.append("")
     o.append(f"_Static_assert(ARRAY_SIZE(events_set_recs) <= EV_MAX_SETS, \"raise EV_MAX_SETS\");")
     o.append(f"_Static_assert(ARRAY_SIZE(events_ibs_recs) <= EV_MAX_IBS, \"raise EV_MAX_IBS\");")
-    o.append(f"_Static_assert({biggest} <= EV_POOL_IMAGE, \"the largest set ({biggest}) must fit the image pool\");")
-    o.append(f"_Static_assert({total} <= EV_POOL_HOSTED, \"every set ({total} events) must fit the host pool\");")
     return "\n".join(o) + "\n"
 
 

@@ -81,5 +81,7 @@
 #define IBS_MSR_BR_TARGET 0xC001103Bu		/* IbsBrTarget [BKDG15] */
 #define IBS_MSR_FETCH_CTL_EXTD 0xC001103Cu	/* IbsFetchCtlExtd (IC_IBS_EXTD_CTL) [BKDG15 60h] */
 #define IBS_MSR_OP_DATA4 0xC001103Du		/* IbsOpData4 [BKDG15 60h] */
+#define IBS_MSR_OP_CTL2 0xC001103Eu		/* IbsOpCtl2 (CPUID 8000_001BH Dis; AMD's Linux enablement) */
+#define IBS_MSR_FETCH_CTL2 0xC001103Fu		/* IbsFetchCtl2 (same) */
 
 #endif

@@ -68,6 +68,14 @@
 #define MSR_IA32_PERF_GLOBAL_STATUS_RESET MSR_IA32_PERF_GLOBAL_OVF_CTRL
 #define MSR_IA32_PERF_GLOBAL_STATUS_SET	0x391u	/* version 4: write 1 to set a status bit */
 
+/* Extra MSRs some events need (SDM Vol. 4: Nehalem Table 2-15 on, Silvermont Table 2-6 on;
+ * perfmon's MSRIndex): the offcore response selections for an event's two forms, and the
+ * PEBS-only load-latency threshold and front-end selector. */
+#define MSR_OFFCORE_RSP_0		0x1A6u
+#define MSR_OFFCORE_RSP_1		0x1A7u
+#define MSR_PEBS_LD_LAT			0x3F6u
+#define MSR_PEBS_FRONTEND		0x3F7u
+
 /* IA32_PERFEVTSELx fields [ARCH v1, figure "Layout of IA32_PERFEVTSELx MSRs"]. */
 #define EVTSEL_EVENT_MASK		0xFFull		/* bits 7:0 event select */
 #define EVTSEL_UMASK_SHIFT		8		/* bits 15:8 unit mask */

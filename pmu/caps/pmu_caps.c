@@ -285,7 +285,8 @@ static void detect_intel(const struct cpu_info *ci, struct pmu_caps *c)
 
 	if (ci->max_leaf >= CPUID_LEAF_ARCH_PERFMON) {
 		detect_intel_arch(ci, c);
-	} else if (ci->event_set && strcmp(ci->event_set, "p6") == 0) {
+	} else if (ci->uarch_key && strncmp(ci->uarch_key, "pentium", 7) == 0) {
+		/* The P6 family (pentium_pro, pentium2, pentium3, pentium_m: each its own event set). */
 		c->kind = PMU_INTEL_P6;
 		c->n_gp = P6_COUNTERS;
 		c->gp_width = P6_COUNTER_WIDTH;

@@ -59,6 +59,9 @@ struct count_set {
 	/* Added after the first contract (zero-initialised sets get the defaults). */
 	enum count_priv priv;	/* privilege levels counted: COUNT_PRIV_ALL (USR and OS) unless asked */
 	uint64_t preset;	/* value counters start from: 0, or just below the wrap point to test overflow */
+	/* Filled by count_schedule for offcore events: 0 = the event's first form with OFFCORE_RSP_0,
+	 * 1 = its second form (alt_event/alt_umask) with OFFCORE_RSP_1; -1 for the others. */
+	int8_t form_of[COUNT_MAX_EVENTS];
 };
 
 /* What count_init needs from the run's options (force_counters=, verbose=). */

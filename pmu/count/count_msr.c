@@ -18,19 +18,27 @@
 #include "pmu/count/msr_save.h"
 #include "pmu/count/pmu_encode.h"
 #include "pmu/caps/pmu_flavour.h"
+#include "pmu/cpu/uarch.h"
 #include "kernel/hw.h"
+#include "lib/x86/msr_intel.h"
 #include "lib/out.h"
 #include "lib/strbuf.h"
 
 #define MAX_GP COUNT_SCHED_MAX_GP
 #define MAX_FIXED COUNT_SCHED_MAX_FIXED
 #define MAX_NOTES 3
+#define OFFCORE_MIN_ARCH_VERSION 3
 
 static struct {
 	bool ready, force, verbose, hypervisor;
 	const struct pmu_flavour *fl;
 	unsigned n_gp, n_fixed, gp_width, fixed_width;
 	bool full_width, any_ok;
+	bool arch_pmu, offcore;			/* CPUID.0AH architectural PMU; OFFCORE_RSP MSRs (v3 on) */
+	bool arch_only;				/* the CPU has no core event table, only CPUID.0AH's */
+	bool legacy_writes;			/* counters written through IA32_PMCx / P6 PerfCtr: 31:0 only */
+	uint8_t arch_len;
+	uint32_t arch_absent;
 	uint32_t gp_exists, fixed_exists, gp_missing, fixed_missing;
 	uint32_t gp_in_use, fixed_in_use;	/* found enabled */
 	uint32_t gp_usable, fixed_usable;
@@ -269,6 +277,17 @@ static bool msr_init(const struct cpu_info *ci, const struct pmu_caps *caps, con
 	st.fixed_width = caps->fixed_width ? caps->fixed_width : st.gp_width;
 	st.full_width = st.fl->ctr_fw_base && caps->full_width_write;
 	st.any_ok = st.fl->sel_any && !caps->any_thread_deprecated;
+	st.arch_pmu = caps->kind == PMU_INTEL_ARCH;
+	st.arch_len = caps->arch_events_len;
+	st.arch_absent = caps->arch_events_absent;
+	st.arch_only = !ci || !ci->event_set || !strcmp(ci->event_set, EVENT_SET_INTEL_FALLBACK);
+	/* Intel's legacy counter address takes EAX sign-extended (SDM Vol. 3B 20.2.5, Full-Width
+	 * Writes): without IA32_A_PMCx (Core 2, Nehalem, Westmere, early Atoms, P6) a value with other
+	 * bits above 31 cannot be written back. */
+	st.legacy_writes = (caps->kind == PMU_INTEL_ARCH || caps->kind == PMU_INTEL_P6) && !st.full_width;
+	/* OFFCORE_RSP_0/1 (1A6H/1A7H) arrive with Nehalem and Silvermont, both architectural PMU
+	 * version 3 (SDM Vol. 4 Tables 2-15, 2-6); an offcore event exists only where they do. */
+	st.offcore = st.arch_pmu && caps->version >= OFFCORE_MIN_ARCH_VERSION;
 
 	if (!probe_general(why, why_cap) || !probe_global_and_fixed(caps, why, why_cap))
 		return false;
@@ -300,6 +319,9 @@ static bool msr_schedule(struct count_set *set, char *err, size_t err_cap)
 		.gp_exists = st.gp_exists, .fixed_exists = st.fixed_exists,
 		.gp_in_use = st.gp_exists & ~st.gp_usable, .fixed_in_use = st.fixed_exists & ~st.fixed_usable,
 		.event0_fixed_only = st.fl->event0_fixed_only,
+		.arch_pmu = st.arch_pmu, .arch_len = st.arch_len, .arch_absent = st.arch_absent,
+		.arch_only = st.arch_only,
+		.offcore = st.offcore,
 	};
 	return count_sched_assign(set, &s, err, err_cap);
 }
@@ -322,6 +344,8 @@ struct pass_plan {
 	uint32_t gp, fixed;			/* counters used */
 	uint64_t sel[MAX_GP];			/* select values without EN */
 	uint64_t field[MAX_FIXED];		/* fixed-control fields */
+	bool rsp_used[2];			/* OFFCORE_RSP_0 / _1 programmed for this pass */
+	uint64_t rsp[2];
 };
 
 static bool plan_pass(const struct count_set *set, unsigned p, struct pass_plan *pl, char *err, size_t cap)
@@ -338,7 +362,23 @@ static bool plan_pass(const struct count_set *set, unsigned p, struct pass_plan 
 				snprintf(err, cap, "event '%s' was scheduled on counter %u, which is not usable", ev->name, c);
 				return false;
 			}
-			if (!pmu_encode_select(st.fl, st.any_ok, ev, &sel, err, cap))
+			struct event_spec form = *ev;
+			int f = set->form_of[i];
+			if (f >= 0) {
+				/* Offcore: the form's event code and its response MSR with the event's value. */
+				if (f == 1) {
+					form.event = ev->alt_event;
+					form.umask = ev->alt_umask;
+				}
+				unsigned r = f == 1 || ev->msr == MSR_OFFCORE_RSP_1 ? 1 : 0;
+				if (pl->rsp_used[r]) {
+					snprintf(err, cap, "event '%s': OFFCORE_RSP_%u is taken in pass %u", ev->name, r, p);
+					return false;
+				}
+				pl->rsp_used[r] = true;
+				pl->rsp[r] = ev->msr_value;
+			}
+			if (!pmu_encode_select(st.fl, st.any_ok, &form, &sel, err, cap))
 				return false;
 			pl->gp |= 1u << c;
 			pl->sel[c] = sel | priv_sel(set->priv);
@@ -429,6 +469,9 @@ static int program_controls(const struct pass_plan *pl, uint32_t *bad)
 		if ((r = put(*bad = sel_msr(c), want)) != HW_OK)
 			return r;
 	}
+	for (unsigned k = 0; k < 2; k++)
+		if (pl->rsp_used[k] && (r = put(*bad = k ? MSR_OFFCORE_RSP_1 : MSR_OFFCORE_RSP_0, pl->rsp[k])) != HW_OK)
+			return r;
 	if (st.fl->fixed_ctrl && st.fixed_exists) {
 		uint64_t want = st.keep_fixed;
 		for (unsigned f = 0; f < MAX_FIXED; f++)
@@ -619,6 +662,44 @@ static void msr_pass_end(struct count_set *set, unsigned pass)
  * go back while nothing of ours can run, and the global switch last.
  */
 
+/* What a legacy-address write of v leaves in a counter: bits 31:0, sign-extended to the width. */
+static uint64_t legacy_result(uint64_t v)
+{
+	return (uint64_t)(int64_t)(int32_t)(uint32_t)v & mask_of(st.gp_width);
+}
+
+/*
+ * Counters found holding a value the legacy address cannot write back: named per counter in
+ * the restore record (and a line of text), before the restore writes what it can (bits 31:0).
+ */
+static unsigned inexact_counters(struct rec *r)
+{
+	unsigned n = 0;
+	char name[16];
+	for (unsigned c = 0; st.legacy_writes && c < st.n_gp; c++) {
+		uint64_t found;
+		if (!msr_save_original(ctr_msr(c), &found) || legacy_result(found) == found)
+			continue;
+		if (!n++)
+			rec_arr(r, "inexact_counters");
+		snprintf(name, sizeof(name), "pmc%u", c);
+		rec_obj(r, NULL);
+		rec_str(r, "counter", name);
+		rec_hex(r, "msr", ctr_msr(c));
+		rec_hex(r, "found", found);
+		rec_hex(r, "restorable", legacy_result(found));
+		rec_str(r, "why", "no full-width alias (IA32_A_PMCx): the legacy address takes bits 31:0 "
+				  "sign-extended, so bits above 31 cannot be put back");
+		rec_obj_end(r);
+		out_text("pmu: %s (MSR 0x%x) was found at 0x%llx; this CPU has no full-width counter alias, so only "
+			 "bits 31:0 go back (0x%llx)", name, ctr_msr(c), (unsigned long long)found,
+			 (unsigned long long)legacy_result(found));
+	}
+	if (n)
+		rec_arr_end(r);
+	return n;
+}
+
 static void msr_restore(void)
 {
 	struct msr_restore_result res;
@@ -631,9 +712,10 @@ static void msr_restore(void)
 	st.checked = false;
 	if (!msr_save_count())
 		return;
-	msr_save_restore(&res);
 	rec_start(r, "restore");
 	rec_str(r, "what", "pmu");
+	inexact_counters(r);
+	msr_save_restore(&res);
 	rec_u64(r, "msrs", res.restored);
 	rec_bool(r, "exact", res.mismatched == 0);
 	if (res.mismatched) {

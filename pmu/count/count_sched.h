@@ -4,10 +4,20 @@
  * Shared by the MSR and perf backends.  Each event may go to the fixed
  * counter that counts it (when that counter is usable and the event has no
  * cmask/inv/edge qualifier) or to any usable general counter its
- * `counters` mask allows.  The result uses the fewest passes any assignment
- * could (a bipartite matching against `passes` copies of the counters,
- * with passes tried from the lower bound upwards), is deterministic, and
- * puts an event on its fixed counter whenever that is possible.
+ * `counters` mask allows (its `counters_htoff` list when the PMU shows more
+ * than four general counters per thread, i.e. SMT is off on Sandy Bridge to
+ * Cascade Lake).  The result uses the fewest passes any assignment could (a
+ * bipartite matching against `passes` copies of the counters, with passes
+ * tried from the lower bound upwards), is deterministic, and puts an event
+ * on its fixed counter whenever that is possible.
+ *
+ * The vendor's other constraints: an architectural event CPUID.0AH:EBX (or
+ * EAX[31:24]) marks unavailable gets no general counter; an offcore event
+ * takes OFFCORE_RSP_0 (or, in its second form, OFFCORE_RSP_1) for its pass,
+ * so two offcore events share a pass only through the two forms; events
+ * needing machinery pmuboot does not drive (PEBS load latency and front-end
+ * MSRs, AMD merged pairs, the extended unit mask, a bare offcore event with
+ * no response value) are refused with the reason.  docs/counters.md lists them.
  */
 #ifndef PMUBOOT_PMU_COUNT_SCHED_H
 #define PMUBOOT_PMU_COUNT_SCHED_H
@@ -24,7 +34,16 @@ struct count_slots {
 	uint32_t gp_exists, fixed_exists;
 	uint32_t gp_in_use, fixed_in_use;	/* found enabled and not forced */
 	bool event0_fixed_only;			/* event code 0 means "fixed counter only" (Intel) */
+	/* Intel architectural PMU: CPUID.0AH EAX[31:24] and EBX (a set bit = event unavailable). */
+	bool arch_pmu;
+	uint8_t arch_len;
+	uint32_t arch_absent;
+	bool arch_only;				/* no core table: only CPUID.0AH's events are known */
+	bool offcore;				/* OFFCORE_RSP_0/1 (MSR 1A6H/1A7H) exist */
 };
+
+/* The architectural event (CPUID.0AH:EBX bit) an encoding is, or -1 (SDM Vol. 3B Table 20-1). */
+int count_sched_arch_bit(const struct event_spec *ev);
 
 /* Fill set->passes, pass_of, counter_of, fixed_of; false with a message naming the event. */
 bool count_sched_assign(struct count_set *set, const struct count_slots *s, char *err, size_t err_cap);

@@ -22,13 +22,20 @@
  *     global control where present, PerfEvtSel0.EN on P6, USR/OS set),
  *     wraps at its width and sets its overflow status bit;
  *   - reset values, notably GLOBAL_CTRL with every general counter enabled;
- *   - AMD's legacy addresses aliasing core-extension counters 0-3.
+ *   - AMD's legacy addresses aliasing core-extension counters 0-3;
+ *   - the vendors' event constraints, as their own tables state them (the
+ *     event set of the CPU, events/vendor/): an event on a counter its
+ *     Counter list excludes counts nothing, an offcore event counts only
+ *     while its OFFCORE_RSP MSR selects something, and an architectural
+ *     event CPUID.0AH:EBX marks unavailable counts nothing on a general
+ *     counter.  So a scheduler that misplaces an event shows zero counts.
  */
 #ifndef PMUBOOT_PMU_PMU_MODEL_H
 #define PMUBOOT_PMU_PMU_MODEL_H
 
 #include "pmu/cpu/cpu.h"
 #include "pmu/caps/pmu_caps.h"
+#include "events/events.h"
 
 #define PMU_MODEL_MAX_GP 16
 #define PMU_MODEL_MAX_FIXED 16
@@ -44,6 +51,10 @@ struct pmu_model_cfg {
 	bool amd_event_hi;		/* AMD PERF_CTL[35:32] writable (Family 10h on, not K8) */
 	bool perf_caps;			/* IA32_PERF_CAPABILITIES readable */
 	uint64_t perf_caps_value;
+	bool offcore;			/* OFFCORE_RSP_0/1 (1A6H/1A7H) present (Intel v3 on) */
+	uint8_t arch_len;		/* CPUID.0AH EAX[31:24] */
+	uint32_t arch_absent;		/* CPUID.0AH EBX */
+	const struct event_set *events;	/* the CPU's event set: its counter restrictions; NULL = none */
 };
 
 /* Events a counter sees per unit of pmu_model_run(): the fake CPU's "workload". */
@@ -54,6 +65,7 @@ struct pmu_model {
 	uint64_t sel[PMU_MODEL_MAX_GP], ctr[PMU_MODEL_MAX_GP];
 	uint64_t fixed_ctr[PMU_MODEL_MAX_FIXED], fixed_ctrl;
 	uint64_t global_ctrl, global_status;
+	uint64_t offcore_rsp[2];
 	pmu_model_rate_fn rate;		/* NULL: one event per unit on every counter */
 	void *rate_ctx;
 };

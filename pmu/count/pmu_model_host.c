@@ -3,11 +3,19 @@
 #include "lib/x86/msr_amd.h"
 #include "lib/x86/msr_intel.h"
 #include "kernel/hw.h"
+#include "pmu/cpu/uarch.h"
 
 /* The architectural ranges the model answers for (SDM Vol. 4 Table 2-2: IA32_PMC0-7,
  * IA32_PERFEVTSEL0-7, IA32_A_PMC0-7; the fixed counters from 0x309). */
 #define INTEL_RANGE_GP 8
 #define INTEL_RANGE_FIXED 7
+/* MSR_OFFCORE_RSP_0/1 (SDM Vol. 4 Tables 2-15 Nehalem, 2-6 Silvermont): architectural PMU
+ * version 3 on. */
+#define MODEL_OFFCORE_RSP_0 MSR_OFFCORE_RSP_0
+#define MODEL_OFFCORE_RSP_1 MSR_OFFCORE_RSP_1
+#define MODEL_OFFCORE_MIN_VERSION 3
+/* Sandy Bridge to Cascade Lake give one thread 8 counters with SMT off (perfmon CounterHTOff). */
+#define MODEL_SMT_ON_COUNTERS 4u
 
 static uint64_t wmask(unsigned width) { return width >= 64 ? ~0ull : (1ull << width) - 1; }
 static bool kind_amd(enum pmu_kind k) { return k == PMU_AMD_LEGACY || k == PMU_AMD_CORE_EXT || k == PMU_AMD_V2; }
@@ -39,6 +47,9 @@ void pmu_model_cfg_from_caps(struct pmu_model_cfg *cfg, const struct cpu_info *c
 		}
 		cfg->any_thread = caps->version >= 3 && !caps->any_thread_deprecated;
 		cfg->full_width = caps->full_width_write;
+		cfg->offcore = caps->version >= MODEL_OFFCORE_MIN_VERSION;
+		cfg->arch_len = caps->arch_events_len;
+		cfg->arch_absent = caps->arch_events_absent;
 	} else if (caps->kind == PMU_INTEL_P6) {
 		cfg->n_gp = P6_COUNTERS;
 		cfg->gp_width = P6_COUNTER_WIDTH;
@@ -52,6 +63,7 @@ void pmu_model_cfg_from_caps(struct pmu_model_cfg *cfg, const struct cpu_info *c
 	}
 	cfg->perf_caps = caps->perf_caps_read;
 	cfg->perf_caps_value = caps->perf_caps;
+	cfg->events = ci && ci->event_set ? events_set_find(ci->event_set) : NULL;
 }
 
 void pmu_model_reset(struct pmu_model *m, const struct pmu_model_cfg *cfg)
@@ -71,7 +83,7 @@ void pmu_model_reset(struct pmu_model *m, const struct pmu_model_cfg *cfg)
 /* ---- which register an MSR number is ---- */
 
 enum reg { R_NONE, R_SEL, R_CTR, R_CTR_FW, R_FIXED, R_FIXED_CTRL, R_STATUS, R_GLOBAL, R_OVF, R_STATUS_SET,
-	   R_PERF_CAPS };
+	   R_PERF_CAPS, R_RSP };
 
 struct where {
 	enum reg reg;
@@ -106,6 +118,8 @@ static struct where decode_intel(const struct pmu_model *m, uint32_t msr)
 		w = (struct where){ R_STATUS_SET, 0, intel_global(m) && m->cfg.version >= 4 };
 	else if (msr == MSR_IA32_PERF_CAPABILITIES && m->cfg.perf_caps)
 		w = (struct where){ R_PERF_CAPS, 0, true };
+	else if (msr == MODEL_OFFCORE_RSP_0 || msr == MODEL_OFFCORE_RSP_1)
+		w = (struct where){ R_RSP, msr - MODEL_OFFCORE_RSP_0, arch && m->cfg.offcore };
 	return w;
 }
 
@@ -192,6 +206,7 @@ bool pmu_model_rdmsr(struct pmu_model *m, uint32_t msr, uint64_t *val, int *resu
 	case R_STATUS: *val = m->global_status; break;
 	case R_GLOBAL: *val = m->global_ctrl; break;
 	case R_PERF_CAPS: *val = m->cfg.perf_caps_value; break;
+	case R_RSP: *val = m->offcore_rsp[w.idx]; break;
 	default: *val = 0; break;	/* the clear/set command registers read as zero */
 	}
 	return true;
@@ -252,6 +267,9 @@ bool pmu_model_wrmsr(struct pmu_model *m, uint32_t msr, uint64_t val, int *resul
 			return true;
 		m->global_status |= val;
 		break;
+	case R_RSP:
+		m->offcore_rsp[w.idx] = val;
+		break;
 	case R_STATUS:
 	case R_PERF_CAPS:
 	case R_NONE:
@@ -274,6 +292,7 @@ bool pmu_model_poke(struct pmu_model *m, uint32_t msr, uint64_t val)
 	case R_FIXED_CTRL: m->fixed_ctrl = val; break;
 	case R_STATUS: m->global_status = val; break;
 	case R_GLOBAL: m->global_ctrl = val; break;
+	case R_RSP: m->offcore_rsp[w.idx] = val; break;
 	default: return false;
 	}
 	return true;
@@ -318,13 +337,57 @@ static void advance(struct pmu_model *m, uint64_t *ctr, uint64_t n, unsigned wid
 		m->global_status |= status_bit;
 }
 
+/* CPUID.0AH:EBX bit n <-> architectural event (SDM Vol. 3B Table 20-1), written here again
+ * rather than shared with the scheduler, so the two are checked against each other. */
+static int arch_bit(uint16_t event, uint8_t umask)
+{
+	static const uint16_t enc[] = { 0x3C00, 0xC000, 0x3C01, 0x2E4F, 0x2E41, 0xC400, 0xC500, 0xA401, 0xA402,
+					0x7300, 0x9C01, 0xC202, 0xE401 };
+	for (unsigned i = 0; i < ARRAY_SIZE(enc); i++)
+		if (enc[i] == ((unsigned)event << 8 | umask))
+			return (int)i;
+	return -1;
+}
+
+/* Whether the vendor's constraints let general counter c count the event its select holds. */
+static bool constraint_allows(const struct pmu_model *m, unsigned c, uint64_t s, uint16_t event)
+{
+	uint8_t umask = (uint8_t)(s >> 8), cmask = (uint8_t)(s >> EVTSEL_CMASK_SHIFT);
+	bool inv = s & EVTSEL_INV, edge = s & EVTSEL_EDGE;
+	if (m->cfg.kind == PMU_INTEL_ARCH && !cmask && !inv && !edge) {
+		/* EBX marks it absent; past EAX[31:24] it is unknown unless the core's table has it. */
+		int b = arch_bit(event, umask);
+		bool known = m->cfg.events && strcmp(m->cfg.events->key, EVENT_SET_INTEL_FALLBACK);
+		if (b >= 0 && (b < m->cfg.arch_len ? (m->cfg.arch_absent & (1u << b)) != 0 : !known))
+			return false;
+	}
+	const struct event_set *es = m->cfg.events;
+	for (size_t i = 0; es && i < es->n; i++) {
+		const struct event_def *d = &es->events[i];
+		bool form1 = d->event == event && d->umask == umask;
+		bool form2 = d->has_alt && d->msr_alt && d->alt_event == event && d->alt_umask == umask;
+		if (d->fixed_only || d->cmask != cmask || d->inv != inv || d->edge != edge || !(form1 || form2))
+			continue;
+		uint32_t allowed = d->counters_htoff && m->cfg.n_gp > MODEL_SMT_ON_COUNTERS ? d->counters_htoff
+											: d->counters;
+		if (allowed && !(allowed & (1u << c)))
+			return false;
+		if (d->msr == MODEL_OFFCORE_RSP_0 || d->msr == MODEL_OFFCORE_RSP_1)
+			/* An offcore event counts the responses its OFFCORE_RSP selects: none while it is 0. */
+			return m->offcore_rsp[form2 && !form1 ? 1 : d->msr - MODEL_OFFCORE_RSP_0] != 0;
+		return true;
+	}
+	return true;
+}
+
 void pmu_model_run(struct pmu_model *m, uint64_t units)
 {
 	for (unsigned c = 0; c < m->cfg.n_gp; c++)
 		if (pmu_model_gp_counting(m, c)) {
 			uint64_t s = m->sel[c];
 			uint16_t ev = (uint16_t)((s & 0xFF) | (is_amd(m) ? ((s >> AMD_CTL_EVENT_HI_SHIFT) & 0xF) << 8 : 0));
-			advance(m, &m->ctr[c], units * rate(m, ev, (uint8_t)(s >> 8)), m->cfg.gp_width, 1ull << c);
+			uint64_t n = constraint_allows(m, c, s, ev) ? units * rate(m, ev, (uint8_t)(s >> 8)) : 0;
+			advance(m, &m->ctr[c], n, m->cfg.gp_width, 1ull << c);
 		}
 	for (unsigned f = 0; f < PMU_MODEL_MAX_FIXED; f++)
 		if (pmu_model_fixed_counting(m, f))

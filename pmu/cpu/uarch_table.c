@@ -50,6 +50,35 @@ enum event_set_id {
 	ES_ZEN4,
 	ES_ZEN5,
 	ES_AMD_LEGACY,
+	/* One set per vendor event file (events/sets.csv), added with the imported tables. */
+	ES_PENTIUM_PRO,
+	ES_PENTIUM2,
+	ES_PENTIUM_M,
+	ES_COREDUO,
+	ES_NEHALEM_EX,
+	ES_WESTMERE_DP,
+	ES_WESTMERE_EX,
+	ES_JAKETOWN,
+	ES_IVYTOWN,
+	ES_HASWELLX,
+	ES_BROADWELLX,
+	ES_BROADWELLDE,
+	ES_CASCADELAKEX,
+	ES_ROCKETLAKE,
+	ES_SAPPHIRERAPIDS,
+	ES_EMERALDRAPIDS,
+	ES_GRANITERAPIDS,
+	ES_LIONCOVE_LNL,
+	ES_SKYMONT_LNL,
+	ES_COUGARCOVE,
+	ES_DARKMONT,
+	ES_ELKHARTLAKE,
+	ES_SIERRAFOREST,
+	ES_GRANDRIDGE,
+	ES_CLEARWATER,
+	ES_K7,
+	ES_FAM11H,
+	ES_FAM12H,
 };
 
 const char uarch_event_sets[][UARCH_EVENT_SET_MAX] = {
@@ -89,6 +118,34 @@ const char uarch_event_sets[][UARCH_EVENT_SET_MAX] = {
 	[ES_ZEN4] = "zen4",
 	[ES_ZEN5] = "zen5",
 	[ES_AMD_LEGACY] = "amd_legacy",
+	[ES_PENTIUM_PRO] = "pentium_pro",
+	[ES_PENTIUM2] = "pentium2",
+	[ES_PENTIUM_M] = "pentium_m",
+	[ES_COREDUO] = "coreduo",
+	[ES_NEHALEM_EX] = "nehalem_ex",
+	[ES_WESTMERE_DP] = "westmere_dp",
+	[ES_WESTMERE_EX] = "westmere_ex",
+	[ES_JAKETOWN] = "jaketown",
+	[ES_IVYTOWN] = "ivytown",
+	[ES_HASWELLX] = "haswellx",
+	[ES_BROADWELLX] = "broadwellx",
+	[ES_BROADWELLDE] = "broadwellde",
+	[ES_CASCADELAKEX] = "cascadelakex",
+	[ES_ROCKETLAKE] = "rocketlake",
+	[ES_SAPPHIRERAPIDS] = "sapphirerapids",
+	[ES_EMERALDRAPIDS] = "emeraldrapids",
+	[ES_GRANITERAPIDS] = "graniterapids",
+	[ES_LIONCOVE_LNL] = "lioncove_lnl",
+	[ES_SKYMONT_LNL] = "skymont_lnl",
+	[ES_COUGARCOVE] = "cougarcove",
+	[ES_DARKMONT] = "darkmont",
+	[ES_ELKHARTLAKE] = "elkhartlake",
+	[ES_SIERRAFOREST] = "sierraforest",
+	[ES_GRANDRIDGE] = "grandridge",
+	[ES_CLEARWATER] = "clearwater",
+	[ES_K7] = "k7",
+	[ES_FAM11H] = "fam11h",
+	[ES_FAM12H] = "fam12h",
 };
 const size_t uarch_event_sets_count = ARRAY_SIZE(uarch_event_sets);
 
@@ -163,14 +220,29 @@ enum uarch_id {
 	U_ZEN4,
 	U_ZEN5,
 	U_DHYANA,
+	U_NEHALEM_EX,
+	U_WESTMERE_DP,
+	U_WESTMERE_EX,
+	U_SANDYBRIDGE_EP,
+	U_IVYBRIDGE_EP,
+	U_HASWELL_EP,
+	U_BROADWELL_EP,
+	U_BROADWELL_DE,
+	U_PTL_P,
+	U_PTL_E,
+	U_ELKHARTLAKE,
+	U_GRR,
+	U_CWF,
+	U_K7,
+	U_GRIFFIN,
 };
 
 static const struct uarch_desc descs[] = {
-	[U_PENTIUM_PRO] = { "pentium_pro", "P6 (Pentium Pro)", ES_P6 },
-	[U_PENTIUM2] = { "pentium2", "P6 (Pentium II, Celeron)", ES_P6 },
+	[U_PENTIUM_PRO] = { "pentium_pro", "P6 (Pentium Pro)", ES_PENTIUM_PRO },
+	[U_PENTIUM2] = { "pentium2", "P6 (Pentium II, Celeron)", ES_PENTIUM2 },
 	[U_PENTIUM3] = { "pentium3", "P6 (Pentium III)", ES_P6 },
-	[U_PENTIUM_M] = { "pentium_m", "P6 (Pentium M)", ES_P6 },
-	[U_YONAH] = { "yonah", "Yonah (Core Solo, Core Duo)", ES_INTEL_ARCH },
+	[U_PENTIUM_M] = { "pentium_m", "P6 (Pentium M)", ES_PENTIUM_M },
+	[U_YONAH] = { "yonah", "Yonah (Core Solo, Core Duo)", ES_COREDUO },
 	[U_MEROM] = { "merom", "Core (Merom/Conroe, 65 nm)", ES_CORE },
 	[U_PENRYN] = { "penryn", "Penryn (45 nm Core)", ES_CORE },
 	[U_NEHALEM] = { "nehalem", "Nehalem", ES_NEHALEM },
@@ -185,10 +257,10 @@ static const struct uarch_desc descs[] = {
 	[U_COFFEELAKE] = { "coffeelake", "Skylake core (Coffee Lake)", ES_SKYLAKE },
 	[U_COMETLAKE] = { "cometlake", "Skylake core (Comet Lake)", ES_SKYLAKE },
 	[U_SKYLAKE_SP] = { "skylake_sp", "Skylake server (Skylake-SP)", ES_SKYLAKE_SERVER },
-	[U_CASCADELAKE] = { "cascadelake", "Skylake server core (Cascade Lake)", ES_SKYLAKE_SERVER },
-	[U_COOPERLAKE] = { "cooperlake", "Skylake server core (Cooper Lake)", ES_SKYLAKE_SERVER },
+	[U_CASCADELAKE] = { "cascadelake", "Skylake server core (Cascade Lake)", ES_CASCADELAKEX },
+	[U_COOPERLAKE] = { "cooperlake", "Skylake server core (Cooper Lake)", ES_CASCADELAKEX },
 	[U_ICELAKE] = { "icelake", "Sunny Cove (Ice Lake client)", ES_ICELAKE },
-	[U_ROCKETLAKE] = { "rocketlake", "Cypress Cove (Rocket Lake)", ES_ICELAKE },
+	[U_ROCKETLAKE] = { "rocketlake", "Cypress Cove (Rocket Lake)", ES_ROCKETLAKE },
 	[U_ICELAKE_SP] = { "icelake_sp", "Sunny Cove (Ice Lake server)", ES_ICELAKE_SERVER },
 	[U_TIGERLAKE] = { "tigerlake", "Willow Cove (Tiger Lake)", ES_TIGERLAKE },
 	[U_LAKEFIELD_P] = { "lakefield_p", "Sunny Cove (Lakefield P-core)", ES_ICELAKE },
@@ -197,17 +269,17 @@ static const struct uarch_desc descs[] = {
 	[U_ADL_E] = { "gracemont", "Gracemont (Alder Lake E-core)", ES_GRACEMONT },
 	[U_RPL_P] = { "raptorcove", "Raptor Cove (Raptor Lake P-core)", ES_GOLDENCOVE },
 	[U_RPL_E] = { "gracemont", "Gracemont (Raptor Lake E-core)", ES_GRACEMONT },
-	[U_SPR] = { "sapphirerapids", "Golden Cove (Sapphire Rapids)", ES_GOLDENCOVE },
-	[U_EMR] = { "emeraldrapids", "Raptor Cove (Emerald Rapids)", ES_GOLDENCOVE },
+	[U_SPR] = { "sapphirerapids", "Golden Cove (Sapphire Rapids)", ES_SAPPHIRERAPIDS },
+	[U_EMR] = { "emeraldrapids", "Raptor Cove (Emerald Rapids)", ES_EMERALDRAPIDS },
 	[U_MTL_P] = { "redwoodcove", "Redwood Cove (Meteor Lake P-core)", ES_REDWOODCOVE },
 	[U_MTL_E] = { "crestmont", "Crestmont (Meteor Lake E-core)", ES_CRESTMONT },
 	[U_ARLU_P] = { "redwoodcove", "Redwood Cove (Arrow Lake-U P-core)", ES_REDWOODCOVE },
 	[U_ARLU_E] = { "crestmont", "Crestmont (Arrow Lake-U E-core)", ES_CRESTMONT },
-	[U_GNR] = { "graniterapids", "Redwood Cove (Granite Rapids)", ES_REDWOODCOVE },
+	[U_GNR] = { "graniterapids", "Redwood Cove (Granite Rapids)", ES_GRANITERAPIDS },
 	[U_ARL_P] = { "lioncove", "Lion Cove (Arrow Lake P-core)", ES_LIONCOVE },
 	[U_ARL_E] = { "skymont", "Skymont (Arrow Lake E-core)", ES_SKYMONT },
-	[U_LNL_P] = { "lioncove", "Lion Cove (Lunar Lake P-core)", ES_LIONCOVE },
-	[U_LNL_E] = { "skymont", "Skymont (Lunar Lake E-core)", ES_SKYMONT },
+	[U_LNL_P] = { "lioncove", "Lion Cove (Lunar Lake P-core)", ES_LIONCOVE_LNL },
+	[U_LNL_E] = { "skymont", "Skymont (Lunar Lake E-core)", ES_SKYMONT_LNL },
 	[U_BONNELL] = { "bonnell", "Bonnell", ES_BONNELL },
 	[U_SALTWELL] = { "saltwell", "Saltwell (32 nm Bonnell)", ES_BONNELL },
 	[U_SILVERMONT] = { "silvermont", "Silvermont", ES_SILVERMONT },
@@ -216,11 +288,11 @@ static const struct uarch_desc descs[] = {
 	[U_GOLDMONT_PLUS] = { "goldmont_plus", "Goldmont Plus", ES_GOLDMONT_PLUS },
 	[U_TREMONT] = { "tremont", "Tremont", ES_TREMONT },
 	[U_ADLN] = { "gracemont", "Gracemont (Alder Lake-N)", ES_GRACEMONT },
-	[U_SRF] = { "crestmont", "Crestmont (Sierra Forest, Grand Ridge)", ES_CRESTMONT },
+	[U_SRF] = { "crestmont", "Crestmont (Sierra Forest)", ES_SIERRAFOREST },
 	[U_NETBURST] = { "netburst", "NetBurst (Pentium 4)", UARCH_NO_EVENT_SET },
 	[U_K8] = { "k8", "K8 (Family 0Fh)", ES_K8 },
 	[U_K10] = { "k10", "K10 (Family 10h)", ES_FAM10H },
-	[U_LLANO] = { "llano", "K10 (Family 12h, Llano)", ES_FAM10H },
+	[U_LLANO] = { "llano", "K10 (Family 12h, Llano)", ES_FAM12H },
 	[U_BOBCAT] = { "bobcat", "Bobcat (Family 14h)", ES_FAM14H },
 	[U_BULLDOZER] = { "bulldozer", "Bulldozer (Family 15h)", ES_FAM15H },
 	[U_PILEDRIVER] = { "piledriver", "Piledriver (Family 15h)", ES_FAM15H },
@@ -236,6 +308,21 @@ static const struct uarch_desc descs[] = {
 	[U_ZEN4] = { "zen4", "Zen 4", ES_ZEN4 },
 	[U_ZEN5] = { "zen5", "Zen 5", ES_ZEN5 },
 	[U_DHYANA] = { "dhyana", "Zen (Hygon Dhyana)", ES_ZEN1 },
+	[U_NEHALEM_EX] = { "nehalem", "Nehalem (Nehalem-EX)", ES_NEHALEM_EX },
+	[U_WESTMERE_DP] = { "westmere", "Westmere (Westmere-EP, Gulftown)", ES_WESTMERE_DP },
+	[U_WESTMERE_EX] = { "westmere", "Westmere (Westmere-EX)", ES_WESTMERE_EX },
+	[U_SANDYBRIDGE_EP] = { "sandybridge", "Sandy Bridge (Sandy Bridge-EP)", ES_JAKETOWN },
+	[U_IVYBRIDGE_EP] = { "ivybridge", "Ivy Bridge (Ivy Bridge-EP/EX)", ES_IVYTOWN },
+	[U_HASWELL_EP] = { "haswell", "Haswell (Haswell-EP/EX)", ES_HASWELLX },
+	[U_BROADWELL_EP] = { "broadwell", "Broadwell (Broadwell-EP/EX)", ES_BROADWELLX },
+	[U_BROADWELL_DE] = { "broadwell", "Broadwell (Broadwell-DE)", ES_BROADWELLDE },
+	[U_PTL_P] = { "cougarcove", "Cougar Cove (Panther Lake P-core)", ES_COUGARCOVE },
+	[U_PTL_E] = { "darkmont", "Darkmont (Panther Lake E-core)", ES_DARKMONT },
+	[U_ELKHARTLAKE] = { "tremont", "Tremont (Elkhart / Jasper Lake)", ES_ELKHARTLAKE },
+	[U_GRR] = { "crestmont", "Crestmont (Grand Ridge)", ES_GRANDRIDGE },
+	[U_CWF] = { "darkmont", "Darkmont (Clearwater Forest)", ES_CLEARWATER },
+	[U_K7] = { "k7", "K7 (Athlon, Family 06h)", ES_K7 },
+	[U_GRIFFIN] = { "griffin", "Griffin (Family 11h)", ES_FAM11H },
 
 };
 
@@ -265,21 +352,21 @@ static const struct uarch_row table[] = {
 	I6(0x1d, 0x1d, U_PENRYN),		/* Dunnington */
 	I6(0x1a, 0x1a, U_NEHALEM),		/* Bloomfield, Gainestown */
 	I6(0x1e, 0x1f, U_NEHALEM),		/* Lynnfield, Clarksfield; Auburndale */
-	I6(0x2e, 0x2e, U_NEHALEM),		/* Nehalem-EX */
+	I6(0x2e, 0x2e, U_NEHALEM_EX),		/* Nehalem-EX (Beckton) */
 	I6(0x25, 0x25, U_WESTMERE),		/* Clarkdale, Arrandale */
-	I6(0x2c, 0x2c, U_WESTMERE),		/* Gulftown, Westmere-EP */
-	I6(0x2f, 0x2f, U_WESTMERE),		/* Westmere-EX */
+	I6(0x2c, 0x2c, U_WESTMERE_DP),		/* Gulftown, Westmere-EP */
+	I6(0x2f, 0x2f, U_WESTMERE_EX),		/* Westmere-EX */
 	I6(0x2a, 0x2a, U_SANDYBRIDGE),
-	I6(0x2d, 0x2d, U_SANDYBRIDGE),		/* Sandy Bridge-EP/E */
+	I6(0x2d, 0x2d, U_SANDYBRIDGE_EP),	/* Sandy Bridge-EP/E */
 	I6(0x3a, 0x3a, U_IVYBRIDGE),
-	I6(0x3e, 0x3e, U_IVYBRIDGE),		/* Ivy Bridge-EP/EX */
+	I6(0x3e, 0x3e, U_IVYBRIDGE_EP),		/* Ivy Bridge-EP/EX */
 	I6(0x3c, 0x3c, U_HASWELL),
-	I6(0x3f, 0x3f, U_HASWELL),		/* Haswell-EP/EX */
+	I6(0x3f, 0x3f, U_HASWELL_EP),		/* Haswell-EP/EX */
 	I6(0x45, 0x46, U_HASWELL),		/* Haswell-ULT, GT3e */
 	I6(0x3d, 0x3d, U_BROADWELL),
 	I6(0x47, 0x47, U_BROADWELL),		/* Broadwell-H */
-	I6(0x4f, 0x4f, U_BROADWELL),		/* Broadwell-EP/EX */
-	I6(0x56, 0x56, U_BROADWELL),		/* Broadwell-DE */
+	I6(0x4f, 0x4f, U_BROADWELL_EP),		/* Broadwell-EP/EX */
+	I6(0x56, 0x56, U_BROADWELL_DE),		/* Broadwell-DE */
 	I6(0x4e, 0x4e, U_SKYLAKE),		/* Skylake-U/Y */
 	I6(0x5e, 0x5e, U_SKYLAKE),		/* Skylake-S/H */
 	I6(0x8e, 0x8e, U_KABYLAKE_L),		/* Kaby/Amber/Whiskey Lake, Coffee/Comet Lake-U */
@@ -321,6 +408,12 @@ static const struct uarch_row table[] = {
 	I6H(0xc6, CORE_TYPE_ATOM, U_ARL_E),
 	I6H(0xbd, CORE_TYPE_CORE, U_LNL_P),	/* Lunar Lake */
 	I6H(0xbd, CORE_TYPE_ATOM, U_LNL_E),
+	I6H(0xcc, CORE_TYPE_CORE, U_PTL_P),	/* Panther Lake (perfmon mapfile 6-CC, 6-D5, 6-E5) */
+	I6H(0xcc, CORE_TYPE_ATOM, U_PTL_E),
+	I6H(0xd5, CORE_TYPE_CORE, U_PTL_P),
+	I6H(0xd5, CORE_TYPE_ATOM, U_PTL_E),
+	I6H(0xe5, CORE_TYPE_CORE, U_PTL_P),
+	I6H(0xe5, CORE_TYPE_ATOM, U_PTL_E),
 
 	/* Intel Atom. */
 	I6(0x1c, 0x1c, U_BONNELL),		/* Silverthorne, Diamondville, Pineview */
@@ -338,18 +431,21 @@ static const struct uarch_row table[] = {
 	I6(0x5f, 0x5f, U_GOLDMONT),		/* Denverton */
 	I6(0x7a, 0x7a, U_GOLDMONT_PLUS),	/* Gemini Lake */
 	I6(0x86, 0x86, U_TREMONT),		/* Snow Ridge, Jacobsville */
-	I6(0x96, 0x96, U_TREMONT),		/* Elkhart Lake */
-	I6(0x9c, 0x9c, U_TREMONT),		/* Jasper Lake */
+	I6(0x96, 0x96, U_ELKHARTLAKE),		/* Elkhart Lake */
+	I6(0x9c, 0x9c, U_ELKHARTLAKE),		/* Jasper Lake */
 	I6(0xbe, 0xbe, U_ADLN),			/* Alder Lake-N, Twin Lake */
 	I6(0xaf, 0xaf, U_SRF),			/* Sierra Forest */
-	I6(0xb6, 0xb6, U_SRF),			/* Grand Ridge */
+	I6(0xb6, 0xb6, U_GRR),			/* Grand Ridge */
+	I6(0xdd, 0xdd, U_CWF),			/* Clearwater Forest */
 
 	/* Intel NetBurst: ESCR/CCCR performance monitoring, for which pmuboot has no event set or driver. */
 	ROW(VENDOR_INTEL, 0xf, 0x00, 0x06, U_NETBURST),
 
 	/* AMD: the BKDG/PPR model ranges of each family. */
+	ROW(VENDOR_AMD, 0x06, 0x00, 0xff, U_K7),	/* Athlon, Duron, Athlon XP/MP */
 	ROW(VENDOR_AMD, 0x0f, 0x00, 0xff, U_K8),
 	ROW(VENDOR_AMD, 0x10, 0x00, 0xff, U_K10),
+	ROW(VENDOR_AMD, 0x11, 0x00, 0xff, U_GRIFFIN),	/* Turion X2 Ultra, Puma platform */
 	ROW(VENDOR_AMD, 0x12, 0x00, 0xff, U_LLANO),
 	ROW(VENDOR_AMD, 0x14, 0x00, 0xff, U_BOBCAT),
 	ROW(VENDOR_AMD, 0x15, 0x00, 0x01, U_BULLDOZER),	/* Zambezi, Interlagos, Valencia */

@@ -16,9 +16,13 @@
  * and never past its end: extra samples are counted as overflow.
  *
  * Sequences: APM Vol. 2 §13.3 and the BKDGs for the registers; Family 10h
- * erratum 420 (disable with the counts cleared first), Family 15h erratum
- * 718 (zero IbsOpData3 before each re-arm), as AMD's Linux driver and the
- * AMD Research IBS Toolkit apply them.
+ * erratum 420 (disable with the counts cleared first, and leave them cleared),
+ * Family 15h erratum 718 (zero IbsOpData3 before each re-arm), as AMD's Linux
+ * driver and the AMD Research IBS Toolkit apply them.  Where CPUID 8000_001BH
+ * reports Dis (bit 13) a sampler also needs IbsOpCtl2/IbsFetchCtl2[Dis] clear
+ * to run: arming clears it after setting En, stopping sets it first (which
+ * stops the sampler without racing the hardware's Val bit), and the sampler
+ * is left with Dis set, as on a fresh CPU.
  */
 #include "pmu/ibs/ibs.h"
 #include "pmu/ibs/ibs_regs.h"
@@ -112,11 +116,15 @@ static uint64_t op_ctl_value(bool resume)
 	       ((cur & g.op_curcnt_mask) << IBS_OP_CURCNT_SHIFT);
 }
 
+static bool has_dis(void) { return (g.params.target.caps & IBS_CAP_DIS) != 0; }
+
 static void op_arm(bool resume)
 {
 	if (g.prof.errata & IBS_ERR_718)
 		wr(IBS_MSR_OP_DATA3, 0);	/* its sticky TLB bits would leak into the next sample */
 	wr(IBS_MSR_OP_CTL, op_ctl_value(resume));
+	if (has_dis())
+		wr(IBS_MSR_OP_CTL2, 0);		/* En alone does not start it */
 }
 
 static void fetch_arm(bool resume)
@@ -128,14 +136,22 @@ static void fetch_arm(bool resume)
 	/* Zero first: the fetch counter restarts only after IbsFetchVal and En are cleared. */
 	wr(IBS_MSR_FETCH_CTL, 0);
 	wr(IBS_MSR_FETCH_CTL, ctl);
+	if (has_dis())
+		wr(IBS_MSR_FETCH_CTL2, 0);
 }
 
-/* Disable a sampler; on Family 10h (erratum 420) first with the counts cleared and En still set. */
+/*
+ * Disable a sampler; on Family 10h (erratum 420) first with the counts cleared and En still set,
+ * then En cleared with the counts still cleared: the erratum is about a MaxCnt/CurCnt left in
+ * the register, so the end state holds none.
+ */
 static void disable(uint32_t msr, uint64_t ctl, uint64_t counts, uint64_t en, uint64_t val)
 {
 	ctl &= ~val;
-	if (g.prof.errata & IBS_ERR_420)
-		wr(msr, ctl & ~counts);
+	if (g.prof.errata & IBS_ERR_420) {
+		ctl &= ~counts;
+		wr(msr, ctl);
+	}
 	wr(msr, ctl & ~en);
 }
 
@@ -176,6 +192,8 @@ static void op_stop(void)
 {
 	uint64_t ctl;
 
+	if (has_dis())
+		wr(IBS_MSR_OP_CTL2, IBS_CTL2_DIS);	/* stopped before the status is read */
 	if (!rd(IBS_MSR_OP_CTL, &ctl))
 		return;
 	disable(IBS_MSR_OP_CTL, ctl, IBS_OP_MAXCNT_MASK | IBS_OP_MAXCNT_EXT_MASK |
@@ -193,6 +211,8 @@ static void fetch_stop(void)
 {
 	uint64_t ctl;
 
+	if (has_dis())
+		wr(IBS_MSR_FETCH_CTL2, IBS_CTL2_DIS);
 	if (!rd(IBS_MSR_FETCH_CTL, &ctl))
 		return;
 	disable(IBS_MSR_FETCH_CTL, ctl, IBS_FETCH_MAXCNT_MASK | IBS_FETCH_CNT_MASK, IBS_FETCH_EN, IBS_FETCH_VAL);
@@ -262,8 +282,10 @@ static bool probe(uint32_t msr, const char *name, char *why, size_t why_cap)
 	int rc = hw_rdmsr(msr, &v);
 
 	if (rc == HW_OK) {
-		if (v & (msr == IBS_MSR_OP_CTL ? IBS_OP_EN : IBS_FETCH_EN))
+		if ((msr == IBS_MSR_OP_CTL && (v & IBS_OP_EN)) || (msr == IBS_MSR_FETCH_CTL && (v & IBS_FETCH_EN)))
 			add_note("%s was already enabled (0x%llx) and is taken over.", name, (unsigned long long)v);
+		if ((msr == IBS_MSR_OP_CTL2 || msr == IBS_MSR_FETCH_CTL2) && (v & IBS_CTL2_DIS))
+			add_note("%s had Dis set; each arm clears it.", name);
 		return true;
 	}
 	snprintf(why, why_cap, "reading %s (MSR 0x%x) %s", name, (unsigned)msr,
@@ -316,6 +338,10 @@ bool ibs_ctl_init(const struct ibs_ctl_params *p, struct ibs_ctl_info *info, cha
 	if ((g.info.fetch && !probe(IBS_MSR_FETCH_CTL, "IbsFetchCtl", why, why_cap)) ||
 	    (g.info.op && !probe(IBS_MSR_OP_CTL, "IbsOpCtl", why, why_cap)))
 		return false;
+	if ((caps & IBS_CAP_DIS) &&
+	    ((g.info.fetch && !probe(IBS_MSR_FETCH_CTL2, "IbsFetchCtl2", why, why_cap)) ||
+	     (g.info.op && !probe(IBS_MSR_OP_CTL2, "IbsOpCtl2", why, why_cap))))
+		return false;
 
 	if (g.info.fetch) {
 		g.fetch_field = clamp_field(p->period, FETCH_FIELD_MIN, FETCH_FIELD_MAX);
@@ -339,11 +365,17 @@ bool ibs_ctl_init(const struct ibs_ctl_params *p, struct ibs_ctl_info *info, cha
 	g.rng = p->seed ? p->seed : 0x1BADB002u;
 	g.ready = true;
 	state = ST_DISARMED;
-	/* Start from a known state: both samplers off. */
+	/* Start from a known state: both samplers off (and Dis set, so clearing it is what starts one). */
 	if (g.info.fetch)
 		wr(IBS_MSR_FETCH_CTL, 0);
 	if (g.info.op)
 		wr(IBS_MSR_OP_CTL, 0);
+	if (caps & IBS_CAP_DIS) {
+		if (g.info.fetch)
+			wr(IBS_MSR_FETCH_CTL2, IBS_CTL2_DIS);
+		if (g.info.op)
+			wr(IBS_MSR_OP_CTL2, IBS_CTL2_DIS);
+	}
 	*info = g.info;
 	return true;
 }
@@ -402,6 +434,12 @@ static void disable_all(void)
 {
 	uint64_t ctl;
 
+	if (has_dis()) {
+		if (g.info.op)
+			wr(IBS_MSR_OP_CTL2, IBS_CTL2_DIS);
+		if (g.info.fetch)
+			wr(IBS_MSR_FETCH_CTL2, IBS_CTL2_DIS);
+	}
 	if (g.info.op && hw_rdmsr(IBS_MSR_OP_CTL, &ctl) == HW_OK && (ctl & IBS_OP_EN))
 		disable(IBS_MSR_OP_CTL, ctl, IBS_OP_MAXCNT_MASK | IBS_OP_MAXCNT_EXT_MASK, IBS_OP_EN, IBS_OP_VAL);
 	if (g.info.fetch && hw_rdmsr(IBS_MSR_FETCH_CTL, &ctl) == HW_OK && (ctl & IBS_FETCH_EN))

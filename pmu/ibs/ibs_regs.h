@@ -48,6 +48,12 @@
 #define IBS_CAP_ZEN4 (1u << 11)		/* L3MissOnly filters, IbsOpData2 DataSrcHi */
 #define IBS_CAP_OPLDLAT (1u << 12)	/* load-latency filtering */
 #define IBS_CAP_DIS (1u << 13)		/* IbsFetchCtl2/IbsOpCtl2 disable bits */
+
+/* IbsOpCtl2 / IbsFetchCtl2 (with IBS_CAP_DIS; AMD's Linux enablement, 2026): control-only
+ * registers whose Dis bit disables the sampler without touching the status fields of
+ * IbsOpCtl / IbsFetchCtl.  A sampler runs only with CTL[En] = 1 and CTL2[Dis] = 0, so Dis
+ * must be cleared to start it and set to stop it. */
+#define IBS_CTL2_DIS (1ull << 0)		/* IbsOpCtl2/IbsFetchCtl2 (lib/x86/msr_amd.h) bit 0 */
 #define IBS_CAP_FETCHLAT (1u << 14)	/* fetch-latency filtering */
 #define IBS_CAP_BIT63FILTER (1u << 15)	/* RIP[63] filtering */
 #define IBS_CAP_STRMST_RMTSOCKET (1u << 16)	/* IbsOpData2 StrmSt, RmtSocket */

@@ -4,6 +4,7 @@
 
 #include "tests/fake/fake_pmu.h"
 #include "pmu/count/msr_save.h"
+#include "pmu/cpu/uarch.h"
 
 static struct pmu_model model;
 static bool installed;
@@ -11,33 +12,36 @@ static bool installed;
 #define INTEL(fam, mod) { .vendor = VENDOR_INTEL, .vendor_str = "GenuineIntel", .family = fam, .model = mod }
 #define AMD(fam, mod) { .vendor = VENDOR_AMD, .vendor_str = "AuthenticAMD", .family = fam, .model = mod }
 
-/* CPUID.0AH fields decoded by hand: EAX = version | n_gp << 8 | width << 16, EDX = n_fixed | width << 5. */
+/* CPUID.0AH fields decoded by hand: EAX = version | n_gp << 8 | width << 16 | arch_events_len << 24,
+ * EBX = arch_events_absent, EDX = n_fixed | width << 5. */
 static const struct fake_cpu cpus[] = {
 	{ "p6", "Pentium III (Katmai), P6 family: no leaf 0AH", INTEL(6, 0x7),
 	  { .kind = PMU_INTEL_P6 } },
 	{ "intel-v1", "Core Duo (Yonah): 0AH EAX=07280201", INTEL(6, 0xE),
-	  { .kind = PMU_INTEL_ARCH, .version = 1, .n_gp = 2, .gp_width = 40 } },
+	  { .kind = PMU_INTEL_ARCH, .version = 1, .n_gp = 2, .gp_width = 40, .arch_events_len = 7 } },
 	{ "core2", "Core 2 (Merom): 0AH EAX=07280202 EDX=00000000", INTEL(6, 0xF),
-	  { .kind = PMU_INTEL_ARCH, .version = 2, .n_gp = 2, .gp_width = 40, .pdcm = true } },
+	  { .kind = PMU_INTEL_ARCH, .version = 2, .n_gp = 2, .gp_width = 40, .pdcm = true, .arch_events_len = 7 } },
 	{ "penryn", "Core 2 (Penryn): 0AH EAX=07280202 EDX=00000503", INTEL(6, 0x17),
 	  { .kind = PMU_INTEL_ARCH, .version = 2, .n_gp = 2, .gp_width = 40, .n_fixed = 3, .fixed_width = 40,
-	    .pdcm = true } },
-	{ "nehalem", "Nehalem (Bloomfield): 0AH EAX=07300403 EDX=00000603", INTEL(6, 0x1A),
+	    .pdcm = true, .arch_events_len = 7 } },
+	{ "nehalem", "Nehalem (Bloomfield): 0AH EAX=07300403 EBX=00000040 EDX=00000603", INTEL(6, 0x1A),
 	  { .kind = PMU_INTEL_ARCH, .version = 3, .n_gp = 4, .gp_width = 48, .n_fixed = 3, .fixed_width = 48,
-	    .pdcm = true } },
+	    .pdcm = true, .arch_events_len = 7, .arch_events_absent = 0x40 } },
 	{ "silvermont", "Silvermont (Bay Trail): 0AH EAX=07280203 EDX=00004503", INTEL(6, 0x37),
 	  { .kind = PMU_INTEL_ARCH, .version = 3, .n_gp = 2, .gp_width = 40, .n_fixed = 3, .fixed_width = 40,
-	    .pdcm = true } },
+	    .pdcm = true, .arch_events_len = 7 } },
 	{ "goldmont", "Goldmont (Apollo Lake): 0AH EAX=07300404 EDX=00000603, FW_WRITE", INTEL(6, 0x5C),
 	  { .kind = PMU_INTEL_ARCH, .version = 4, .n_gp = 4, .gp_width = 48, .n_fixed = 3, .fixed_width = 48,
-	    .pdcm = true, .perf_caps_read = true, .perf_caps = 1ull << 13, .full_width_write = true } },
+	    .pdcm = true, .perf_caps_read = true, .perf_caps = 1ull << 13, .full_width_write = true,
+	    .arch_events_len = 7 } },
 	{ "skylake", "Skylake (client): 0AH EAX=07300804 EDX=00000603, FW_WRITE", INTEL(6, 0x5E),
 	  { .kind = PMU_INTEL_ARCH, .version = 4, .n_gp = 8, .gp_width = 48, .n_fixed = 3, .fixed_width = 48,
-	    .pdcm = true, .perf_caps_read = true, .perf_caps = 1ull << 13, .full_width_write = true } },
+	    .pdcm = true, .perf_caps_read = true, .perf_caps = 1ull << 13, .full_width_write = true,
+	    .arch_events_len = 7 } },
 	{ "icelake", "Ice Lake (client): 0AH EAX=08300805 ECX=0000000F EDX=00008604, FW_WRITE", INTEL(6, 0x7E),
 	  { .kind = PMU_INTEL_ARCH, .version = 5, .n_gp = 8, .gp_width = 48, .n_fixed = 4, .fixed_width = 48,
 	    .fixed_bitmap = 0xF, .any_thread_deprecated = true, .pdcm = true, .perf_caps_read = true,
-	    .perf_caps = 1ull << 13, .full_width_write = true } },
+	    .perf_caps = 1ull << 13, .full_width_write = true, .arch_events_len = 8 } },
 	{ "k8", "AMD K8 (Manchester): legacy counters, 8-bit event select", AMD(0xF, 0x2B),
 	  { .kind = PMU_AMD_LEGACY, .amd_n_counters = 4 } },
 	{ "fam10h", "AMD Family 10h (Barcelona): legacy counters", AMD(0x10, 0x2),
@@ -108,10 +112,24 @@ struct pmu_model *fake_pmu_install_cfg(const struct pmu_model_cfg *cfg)
 	return &model;
 }
 
+/* The presets are hand-written cpu_info without an event set: the one identification gives. */
+static struct cpu_info identified(const struct fake_cpu *cpu)
+{
+	struct cpu_info ci = cpu->ci;
+	struct uarch_match um;
+	if (!ci.event_set && cpu->caps.kind != PMU_NONE) {
+		uarch_lookup(ci.vendor, ci.family, ci.model, ci.stepping, 0, cpu->caps.kind == PMU_INTEL_ARCH, &um);
+		ci.event_set = um.event_set;
+	}
+	return ci;
+}
+
 struct pmu_model *fake_pmu_install(const struct fake_cpu *cpu)
 {
 	struct pmu_model_cfg cfg;
-	pmu_model_cfg_from_caps(&cfg, &cpu->ci, &cpu->caps);
+	struct cpu_info ci = identified(cpu);
+	/* The model learns the vendor's constraints from that set. */
+	pmu_model_cfg_from_caps(&cfg, &ci, &cpu->caps);
 	return fake_pmu_install_cfg(&cfg);
 }
 
@@ -192,7 +210,9 @@ bool fake_count_init(char *why, size_t cap)
 		snprintf(why, cap, "fake_count_prepare was not called");
 		return false;
 	}
-	return count_init(&count_cpu->ci, &count_cpu->caps, &count_opts, why, cap);
+	static struct cpu_info ci;
+	ci = identified(count_cpu);
+	return count_init(&ci, &count_cpu->caps, &count_opts, why, cap);
 }
 
 bool fake_count_setup(const char *key, bool force_counters, bool verbose, char *why, size_t cap)

@@ -3,8 +3,10 @@
 Asserts only what holds on any x86 silicon, whatever the load on the machine:
 a load wider than the store it reads cannot forward, so the size-mismatch
 variant is at least 3 cycles per iteration slower than the forwarding
-control (published figures are 11-21 cycles); and every record is complete
-and well-formed.  Figures themselves are for `make bench` to print.
+control (published figures are 11-21 cycles); every record is complete and
+well-formed; and the statistics are valid (docs/benchmarks.md): no negative
+figure, no min or max beyond the outlier rule unless it is marked, every
+sample accounted for.  Figures themselves are for `make bench` to print.
 """
 import json
 import os
@@ -13,11 +15,20 @@ import sys
 
 PREFIX = "@pmuboot "
 
-FIGURE_KEYS = {"min", "median", "max", "n"}
+FIGURE_KEYS = {"min", "median", "max", "n", "q1", "q3", "mad", "outliers", "outlier_min", "outlier_max", "rejected",
+               "unstable"}
 BENCH_KEYS = {"kernel", "variant", "control", "arena", "arena_page", "page_crossed", "page_offset", "iterations", "reps",
-              "dropped", "exhausted", "interrupts_off", "method", "cycles", "cycles_source", "calibration", "tsc",
-              "instructions", "events", "passes", "penalty", "expect", "emulated", "body", "problem"}
+              "dropped", "rejected", "exhausted", "interrupts_off", "method", "chain_min", "cycles", "cycles_source",
+              "unstable", "calibration", "tsc", "instructions", "events", "passes", "penalty", "expect", "emulated",
+              "body", "problem"}
+REJECT_KEYS = {"negative", "n_2n", "below_chain"}
+UNSTABLE = {None, "budget", "outliers", "spread"}
 CHECK_KEYS = {"kernel", "variant", "control", "arena", "what", "status"}
+CHECK_STATUSES = ("pass", "fail", "skip", "unstable")
+# bench/stats.h: an outlier lies more than 3.5 modified z-scores (0.6745 |x - median| / MAD) from the median,
+# with the MAD never below 1% of |median| nor 0.001 (and the resolution, which only widens the band).
+OUTLIER_Z = 3.5
+MAD_FLOOR = 0.01
 CYCLES_SOURCES = {"fixed_counter", "pmc", "aperf", "tsc_calibrated", "tsc"}
 
 
@@ -32,10 +43,30 @@ def run(ctx, *opts):
     return recs
 
 
-def check_figure(f, where):
+def check_figure(f, where, time=False):
+    """A figure is well-formed and valid: min and max lie within the outlier rule or the figure says
+    which samples did not (outliers, kept apart); time figures are never negative."""
     assert isinstance(f, dict) and set(f) == FIGURE_KEYS, (where, f)
     assert f["min"] <= f["median"] <= f["max"], (where, f)
-    assert isinstance(f["n"], int) and f["n"] > 0, (where, f)
+    assert f["q1"] <= f["median"] <= f["q3"] and f["mad"] >= 0, (where, f)
+    # No sample kept is a figure too, but only an unstable one.
+    assert isinstance(f["n"], int) and (f["n"] > 0 or f["unstable"] == "budget"), (where, f)
+    assert 0 <= f["outliers"] <= max(f["n"] - 1, 0) and f["rejected"] >= 0, (where, f)
+    assert f["unstable"] in UNSTABLE, (where, f)
+    # The band min..max may not reach past the rule computed from the figure's own MAD (plus rounding).
+    # The harness also never lets the MAD fall below the samples' resolution (their smallest step): with an
+    # odd count that step is at most the MAD, with an even one (median between two samples) twice it.
+    scale = max(f["mad"] * (1 if f["n"] % 2 else 2), abs(f["median"]) * MAD_FLOOR, 0.001)
+    band = OUTLIER_Z / 0.6745 * scale + 0.002
+    if f["mad"] > 0:
+        assert f["median"] - f["min"] <= band and f["max"] - f["median"] <= band or f["unstable"], (where, f)
+    if f["outliers"]:
+        assert f["outlier_min"] is not None and f["outlier_max"] is not None, (where, f)
+        assert f["outlier_min"] < f["min"] or f["outlier_max"] > f["max"], (where, f)
+    else:
+        assert f["outlier_min"] is None and f["outlier_max"] is None, (where, f)
+    if time:
+        assert f["min"] >= 0 and (f["outlier_min"] is None or f["outlier_min"] >= 0), (where, f)
 
 
 def check_bench(b, setup):
@@ -45,15 +76,24 @@ def check_bench(b, setup):
     assert b["iterations"] == setup["iterations"] and b["iterations"] % setup["unroll"] == 0, b
     assert b["reps"] == setup["reps"], b
     assert isinstance(b["dropped"], int) and b["dropped"] >= 0, b
-    check_figure(b["cycles"], where + " cycles")
-    check_figure(b["tsc"], where + " tsc")
-    assert b["cycles"]["n"] == b["reps"] or b["exhausted"], b
+    assert set(b["rejected"]) == REJECT_KEYS and all(v >= 0 for v in b["rejected"].values()), b
+    check_figure(b["cycles"], where + " cycles", time=True)
+    check_figure(b["tsc"], where + " tsc", time=True)
+    assert b["cycles"]["n"] == b["reps"] or (b["exhausted"] and b["cycles"]["unstable"] == "budget"), b
+    assert b["unstable"] == b["cycles"]["unstable"], b
+    # Every rejection is one the rules name, and the figure counts its own.
+    assert b["tsc"]["rejected"] <= sum(b["rejected"].values()), b
+    # Nothing faster than the kernel's dependency chain (10% slack; calibrated ticks are converted with the
+    # mean of the calibrations around the variant, which may differ from the one the samples were judged by).
+    if b["chain_min"] is not None and b["cycles_source"] != "tsc":
+        slack = 0.8 if b["cycles_source"] == "tsc_calibrated" else 0.9
+        assert b["cycles"]["min"] >= b["chain_min"] * slack - 0.001, b
     assert b["cycles_source"] in CYCLES_SOURCES, b
     if b["cycles_source"] == "tsc_calibrated":
         assert b["calibration"]["source"] in ("harness_add_chain", "timing") and b["calibration"]["core_per_tsc"] > 0, b
     assert isinstance(b["events"], dict), b
     for name, f in b["events"].items():
-        check_figure(f, f"{where} {name}")
+        check_figure(f, f"{where} {name}", time=True)  # counts are never negative either
     if b["control"] is None:
         assert b["penalty"] is None, b
     else:
@@ -104,10 +144,14 @@ def test_every_record_complete(ctx):
             assert (b["kernel"], b["control"], b["arena"]) in seen, b
         seen.add((b["kernel"], b["variant"], b["arena"]))
     for c in (r for r in recs if r["type"] == "check"):
-        assert CHECK_KEYS <= set(c) and c["status"] in ("pass", "fail", "skip"), c
+        assert CHECK_KEYS <= set(c) and c["status"] in CHECK_STATUSES, c
+        if c["status"] == "unstable":
+            assert "unstable" in c["reason"], c
         assert (c["kernel"], c["variant"], c["arena"]) in seen, c
-    # A dropped or exhausted sample is accounted for, never silent.
-    assert all(b["cycles"]["n"] + b["dropped"] >= b["reps"] for b in benches)
+    # A dropped, rejected or exhausted sample is accounted for, never silent.
+    assert all(b["cycles"]["n"] + b["dropped"] + sum(b["rejected"].values()) >= b["reps"] for b in benches)
+    assert set(setup["rules"]) == {"outlier_z", "mad_floor", "n_2n_slack", "chain_slack", "unstable_outliers",
+                                   "unstable_iqr"} and setup["rules"]["outlier_z"] == OUTLIER_Z, setup
 
 
 def test_unknown_benchmark_and_bad_event_are_errors(ctx):
@@ -118,6 +162,22 @@ def test_unknown_benchmark_and_bad_event_are_errors(ctx):
     assert recs[-1]["type"] == "end" and recs[-1]["status"] == "error", recs[-1]
     # The run went on: the reference kernels were measured.
     assert [r["variant"] for r in recs if r["type"] == "bench"] == ["add_chain", "load_chain"]
+
+
+def test_help_and_list_run_nothing(ctx):
+    p = ctx.run_host("run", "--help", check=True)
+    assert p.stdout.startswith("usage: pmuboot-host run") and "bench=list" in p.stdout and not records(p.stdout), p.stdout
+    p = ctx.run_host("run", "-h", check=True)
+    assert p.stdout.startswith("usage: pmuboot-host run"), p.stdout
+    p = ctx.run_host("run", "bench=list", check=True)
+    lines = p.stdout.splitlines()
+    assert not records(p.stdout) and "error" not in p.stdout, p.stdout
+    names = [line.split()[0] for line in lines]
+    assert len(names) == len(set(names)) and "store_forward.size_mismatch" in names and "ref.add_chain" in names, lines
+    # One line per kernel.variant: exactly the variants `bench=all` measures (split ones once).
+    recs = run(ctx, "bench=all", "reps=3", "iterations=100", "warmup=0")
+    measured = {f"{b['kernel']}.{b['variant']}" for b in recs if b["type"] == "bench"}
+    assert set(names) == measured, (sorted(set(names) ^ measured))
 
 
 def test_bench_table_prints_every_variant(ctx):

@@ -3,10 +3,10 @@ import os
 import subprocess
 import tempfile
 
-MAX_EFI = 256 * 1024
+MAX_EFI = 1024 * 1024     # the event tables of every core (docs/events.md "Size in the image")
 
 
-def test_image_under_256k(ctx):
+def test_image_under_1m(ctx):
     size = os.path.getsize(ctx.efi)
     assert size < MAX_EFI, f"{size} bytes"
 

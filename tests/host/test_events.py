@@ -9,12 +9,17 @@ import tempfile
 
 from testlib import Skip
 
-HEADER = "uarch,name,event,umask,cmask,inv,edge,counters,precise,source,description"
-KEYS = ["p6", "core", "nehalem", "westmere", "sandybridge", "ivybridge", "haswell", "broadwell", "skylake",
-        "skylake_server", "icelake", "icelake_server", "tigerlake", "goldencove", "redwoodcove", "lioncove",
-        "bonnell", "silvermont", "goldmont", "goldmont_plus", "tremont", "gracemont", "crestmont", "skymont",
-        "intel_arch", "k8", "fam10h", "fam14h", "fam15h", "fam16h", "zen1", "zen2", "zen3", "zen4", "zen5",
-        "amd_legacy"]
+HEADER = ("uarch,name,event,umask,cmask,inv,edge,counters,precise,source,description,"
+          "any,umask_ext,counters_smt_off,flags,msr,msr_value,alt,errata,roles")
+KEYS = ["intel_arch", "pentium_pro", "pentium2", "p6", "pentium_m", "coreduo", "core", "nehalem", "nehalem_ex",
+        "westmere", "westmere_dp", "westmere_ex", "sandybridge", "jaketown", "ivybridge", "ivytown", "haswell",
+        "haswellx", "broadwell", "broadwellx", "broadwellde", "skylake", "skylake_server", "cascadelakex",
+        "icelake", "icelake_server", "rocketlake", "tigerlake", "goldencove", "sapphirerapids", "emeraldrapids",
+        "redwoodcove", "graniterapids", "lioncove", "lioncove_lnl", "cougarcove", "bonnell", "silvermont",
+        "goldmont", "goldmont_plus", "tremont", "elkhartlake", "gracemont", "crestmont", "crestmont_arl",
+        "sierraforest", "grandridge", "skymont", "skymont_lnl", "darkmont", "clearwater",
+        "amd_legacy", "k7", "k8", "fam10h", "fam11h", "fam12h", "fam14h", "fam15h", "fam16h",
+        "zen1", "zen2", "zen3", "zen4", "zen5"]
 HEXH = re.compile(r"^([0-9A-F]{2})H$")
 FRAG = re.compile(r"^[A-Z0-9_.]+$")
 
@@ -105,7 +110,8 @@ def test_goldmont_lists_every_seed_event(ctx):
     check_listed(rows, "goldmont", seed)
     assert {r["uarch"] for r in rows} == {"goldmont"}
     sf = next(r for r in rows if r["name"] == "LD_BLOCKS.STORE_FORWARD")
-    assert sf["precise"] == "1" and "19-24" in sf["source"], sf
+    assert sf["precise"] == "1" and "goldmont_core.json" in sf["source"], sf
+    assert sf["description"], sf        # a role row: our own words
 
 
 def test_silvermont_lists_every_seed_event(ctx):
@@ -144,13 +150,13 @@ def test_ibs_derived_events_listed(ctx):
         assert r, f"IBS 0x{code} missing"
         assert r["name"] == name and r["description"].startswith(f"[{abbrev}] "), r
     # ...and in the full listing, as the IBS work's acceptance needs.
-    _, every = events_csv(ctx)
+    _, every = events_csv(ctx, "--uarch", "all")
     assert sum(r["uarch"] == "ibs" for r in every) == 59
 
 
 def test_full_listing_sorted_and_deterministic(ctx):
-    out1, rows = events_csv(ctx)
-    out2, _ = events_csv(ctx)
+    out1, rows = events_csv(ctx, "--uarch", "all")
+    out2, _ = events_csv(ctx, "--uarch", "all")
     assert out1 == out2
     assert {r["uarch"] for r in rows} == set(KEYS) | {"ibs"}
     keys = [r["uarch"] for r in rows]
@@ -159,8 +165,10 @@ def test_full_listing_sorted_and_deterministic(ctx):
         names = [r["name"] for r in rows if r["uarch"] == k]
         assert names == sorted(names), k
     for r in rows:
-        assert r["source"] and r["description"], r
+        assert r["source"], r      # vendor rows carry no prose: only role rows have a description
         assert len(r) == len(HEADER.split(",")), r
+    described = {r["uarch"] for r in rows if r["description"]}
+    assert described == set(KEYS) | {"ibs"}, set(KEYS) - described
 
 
 def test_list_keys(ctx):
@@ -171,6 +179,40 @@ def test_list_keys(ctx):
     assert set(keys) == set(KEYS) | {"ibs"}
     for r in rows:
         assert r["name"] and int(r["events"]) > 0 and r["vendor"] in ("intel", "amd"), r
+    by = {r["key"]: r for r in rows}
+    assert (by["skylake_server"]["perf"], by["skylake_server"]["vendor_name"]) == ("skylakex", "SKX")
+    assert (by["zen4"]["perf"], by["zen4"]["vendor_name"]) == ("amdzen4", "Family 19h (Zen 4)")
+
+
+def test_this_cpus_set_by_default(ctx):
+    """Without --uarch: the set identification gives the CPU this runs on."""
+    p = ctx.run_host("identify", check=True)
+    m = re.search(r'"event_set":"([a-z0-9_]+)"', p.stdout)
+    _, rows = events_csv(ctx)
+    if not m:
+        assert not rows
+        return
+    assert rows and {r["uarch"] for r in rows} == {m.group(1)}
+
+
+def test_grep_and_vendor_columns(ctx):
+    _, rows = events_csv(ctx, "--uarch", "icelake", "--grep", "ld_blocks")
+    names = {r["name"] for r in rows}
+    assert "LD_BLOCKS.STORE_FORWARD" in names and all("LD_BLOCKS" in n for n in names), names
+    sf = next(r for r in rows if r["name"] == "LD_BLOCKS.STORE_FORWARD")
+    assert sf["counters"] == "0-3" and sf["roles"] == "stlf_block", sf
+    _, rows = events_csv(ctx, "--uarch", "icelake", "--grep", "OCR.DEMAND_DATA_RD.L3_HIT.SNOOP_MISS")
+    assert len(rows) == 1
+    o = rows[0]
+    assert (o["msr"], o["msr_value"], o["alt"]) == ("0x1a6+0x1a7", "0x2003c0001", "0xbb/0x01"), o
+    _, rows = events_csv(ctx, "--uarch", "skylake", "--grep", "LD_BLOCKS.STORE_FORWARD")
+    assert rows[0]["counters_smt_off"] == "0-7", rows
+    _, rows = events_csv(ctx, "--uarch", "cascadelakex", "--grep", "L2_LINES_OUT.USELESS_PREF")
+    assert len(rows) == 1 and "deprecated" in rows[0]["flags"].split(), rows
+    _, rows = events_csv(ctx, "--uarch", "fam15h", "--grep", "CPU_CLK_UNHALTED")
+    assert [r["counters"] for r in rows] == ["0-2"], rows
+    _, rows = events_csv(ctx, "--uarch", "fam15h", "--grep", "nosuchevent")
+    assert rows == []
 
 
 def test_bad_uarch_names_it_and_lists_keys(ctx):
@@ -189,6 +231,11 @@ def test_spec_resolution(ctx):
     assert "event=0x03 umask=0x02" in p.stdout
     p = ctx.run_host("events", "--uarch", "zen4", "--spec", "r1000000c1", check=True)
     assert "event=0x1c1" in p.stdout and p.stdout.rstrip().endswith("raw")
+    # perf's spellings; a raw spec of a catalogue event keeps its restriction.
+    p = ctx.run_host("events", "--uarch", "icelake", "--spec", "ld_blocks:store_forward", check=True)
+    assert "event=0x03 umask=0x02" in p.stdout and "counters=0-3" in p.stdout
+    p = ctx.run_host("events", "--uarch", "icelake", "--spec", "cpu/event=0x03,umask=0x02/", check=True)
+    assert "counters=0-3" in p.stdout and p.stdout.rstrip().endswith("raw")
     p = ctx.run_host("events", "--uarch", "goldencove", "--spec", "LD_BLOCKS_PARTIAL.ADDRESS_ALIAS")
     assert p.returncode == 1
     assert "unknown event 'LD_BLOCKS_PARTIAL.ADDRESS_ALIAS'" in p.stderr
@@ -215,18 +262,26 @@ def test_generator_rejects_bad_rows(ctx):
     gen = os.path.join(ctx.root, "tools", "gen_events.py")
     src = os.path.join(ctx.root, "events")
     cases = [
+        # Role rows must name a vendor event with its exact encoding.
+        ("skymont.csv", "LD_BLOCKS.NOPE,0x03,0x01,,,,,,src,desc", "is not an event of"),
+        ("_lnc.csv", "INST_RETIRED.ANY_P,0xc0,0x01,,,,,instructions,src,desc", "the vendor data"),
+        ("_lnc.csv", "CPU_CLK_UNHALTED.THREAD_P,0x3c,0x00,,,0-7,,,src,desc", "come from the vendor data"),
         ("skymont.csv", "LD_BLOCKS.X,0x103,0x01,,,,,,src,desc", "event 0x103 is out of range"),
         ("skymont.csv", "LD_BLOCKS.X,0x03,0x01,,,,,speedy,src,desc", "unknown role 'speedy'"),
         ("skymont.csv", "LD_BLOCKS.X,0x03,0x01,,,,,,,desc", "needs its public source"),
         ("skymont.csv", "LD_BLOCKS.STORE_FORWARD,0x03,0x09,,,,,,src,desc", "appears twice"),
         ("zen1.csv", "X.Y,0x03,0x01,,any,,,,src,desc", "only on Intel"),
+        ("vendor/zen1.csv", "X.Y,0x03,0x01,,,bogus,,,,,,,", "unknown flag 'bogus'"),
+        ("vendor/zen1.csv", "X.Y,0x03,0x01,,,,0-99,,,,,,", "out of range"),
     ]
     for fname, row, expect in cases:
         with tempfile.TemporaryDirectory() as d:
-            for f in os.listdir(src):
-                if f.endswith(".csv"):
-                    with open(os.path.join(src, f)) as a, open(os.path.join(d, f), "w") as b:
-                        b.write(a.read())
+            os.mkdir(os.path.join(d, "vendor"))
+            for sub in ("", "vendor"):
+                for f in os.listdir(os.path.join(src, sub)):
+                    if f.endswith(".csv"):
+                        with open(os.path.join(src, sub, f)) as a, open(os.path.join(d, sub, f), "w") as b:
+                            b.write(a.read())
             with open(os.path.join(d, fname), "a") as f:
                 f.write(row + "\n")
             p = subprocess.run([sys.executable, gen, "--dir", d, "--out", os.path.join(d, "x.c")],

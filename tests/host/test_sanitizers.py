@@ -17,7 +17,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 ASAN = os.path.join(ROOT, BUILD, "asan")
 CORPUS = os.path.join(ROOT, "tests", "fuzz", "corpus")
 SAN_ENV = dict(os.environ, CMOCKA_MESSAGE_OUTPUT="TAP",
-               ASAN_OPTIONS="abort_on_error=0:detect_leaks=1", UBSAN_OPTIONS="print_stacktrace=1")
+               ASAN_OPTIONS="abort_on_error=0:detect_leaks=1", UBSAN_OPTIONS="print_stacktrace=1",
+               LSAN_OPTIONS="suppressions=" + os.path.join(ROOT, "tests", "lsan.supp"))
 SAN_REPORT = re.compile(r"ERROR: (Address|Leak)Sanitizer|runtime error:")
 
 

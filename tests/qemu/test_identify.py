@@ -36,7 +36,7 @@ BOOTS = [
     ("id-epyc-milan", "EPYC-Milan", "amd", 0x19, 0x01, "zen3", "zen3", False, R_AMD_TCG),
     # Families QEMU has no model of, through -cpu max with explicit identification properties.
     ("id-max-graniterapids", "max,vendor=GenuineIntel,family=6,model=173,stepping=1",
-     "intel", 0x6, 0xAD, "graniterapids", "redwoodcove", False, R_INTEL_TCG),
+     "intel", 0x6, 0xAD, "graniterapids", "graniterapids", False, R_INTEL_TCG),
     ("id-max-zen4", "max,vendor=AuthenticAMD,family=25,model=97,stepping=2",
      "amd", 0x19, 0x61, "zen4", "zen4", False, R_AMD_TCG),
     ("id-max-zen5", "max,vendor=AuthenticAMD,family=26,model=68,stepping=0",

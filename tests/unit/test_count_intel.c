@@ -380,6 +380,77 @@ static void program_record(void **state)
 	count_restore();
 }
 
+/* Events by name from the CPU's own set, as the events= option gives them. */
+static void add_named(const char *setkey, const char *name)
+{
+	char e[256];
+	if (!event_spec_parse(events_set_find(setkey), false, name, strlen(name), &set.ev[set.n], e, sizeof(e)))
+		fail_msg("%s", e);
+	set.n++;
+}
+
+/* Every counter asked for, the restricted events last: the driver still puts them where the
+ * vendor allows, and the model (which zeroes a misplaced event) counts every one. */
+static void restricted_events_count(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "BR_INST_RETIRED.ALL_BRANCHES", "UOPS_ISSUED.ANY",
+		"BR_MISP_RETIRED.ALL_BRANCHES", "UOPS_RETIRED.SLOTS", "LD_BLOCKS.STORE_FORWARD",
+		"LD_BLOCKS_PARTIAL.ADDRESS_ALIAS", "MEM_INST_RETIRED.ALL_LOADS", "MEM_INST_RETIRED.ALL_STORES" };
+	uint64_t v[COUNT_MAX_EVENTS];
+	setup("icelake");
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		add_named("icelake", names[i]);
+	schedule();
+	assert_int_equal(set.passes, 1);
+	for (size_t i = 4; i < 8; i++)
+		assert_true(set.counter_of[i] >= 0 && set.counter_of[i] < 4);
+	if (!fake_count_pass(&set, 0, 7, v, err, sizeof(err)))
+		fail_msg("%s", err);
+	for (size_t i = 0; i < set.n; i++)
+		if (v[i] != 7)
+			fail_msg("%s counted %llu, not 7", set.ev[i].name, (unsigned long long)v[i]);
+	count_restore();
+}
+
+/* Offcore events program OFFCORE_RSP_0/1 with their values, two per pass, restored after. */
+static void offcore_events_program_their_msrs(void **state)
+{
+	(void)state;
+	uint64_t v[COUNT_MAX_EVENTS];
+	setup("icelake");
+	fake_pmu_poke(0x1A6, 0x5);		/* as something else left it */
+	add_named("icelake", "OCR.DEMAND_DATA_RD.L3_HIT.SNOOP_MISS");
+	add_named("icelake", "OCR.DEMAND_RFO.L3_MISS");
+	add_named("icelake", "OCR.DEMAND_DATA_RD.DRAM");
+	schedule();
+	assert_int_equal(set.passes, 2);
+	for (unsigned p = 0; p < 2; p++) {
+		if (!fake_count_pass(&set, p, 5, v, err, sizeof(err)))
+			fail_msg("%s", err);
+		if (p == 0) {
+			assert_int_equal(fake_pmu_peek(0x1A6), set.ev[0].msr_value);
+			assert_int_equal(fake_pmu_peek(0x1A7), set.ev[1].msr_value);
+		}
+	}
+	for (size_t i = 0; i < set.n; i++)
+		assert_int_equal(v[i], 5);
+	count_restore();
+	assert_int_equal(fake_pmu_peek(0x1A6), 0x5);
+	assert_int_equal(fake_pmu_peek(0x1A7), 0);
+}
+
+/* Bloomfield: CPUID.0AH:EBX bit 6 - branch mispredicts retired is refused, naming the bit. */
+static void bloomfield_refuses_branch_misses(void **state)
+{
+	(void)state;
+	setup("nehalem");
+	add_named("nehalem", "BR_MISP_RETIRED.ALL_BRANCHES");
+	assert_false(count_backend()->schedule(&set, err, sizeof(err)));
+	assert_non_null(strstr(err, "CPUID.0AH:EBX bit 6"));
+	count_restore();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -392,6 +463,9 @@ int main(void)
 		cmocka_unit_test(p6_shared_enable),
 		cmocka_unit_test(privilege_levels),
 		cmocka_unit_test(program_record),
+		cmocka_unit_test(restricted_events_count),
+		cmocka_unit_test(offcore_events_program_their_msrs),
+		cmocka_unit_test(bloomfield_refuses_branch_misses),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

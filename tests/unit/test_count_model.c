@@ -165,6 +165,66 @@ static void wrap_sets_overflow(void **state)
 	assert_int_equal(v, 1);
 }
 
+/* Count one event on general counter c of the installed Intel preset for 10 units. */
+static uint64_t intel_count(unsigned c, uint64_t select)
+{
+	assert_int_equal(hw_wrmsr(0x38F, 0), HW_OK);			/* GLOBAL_CTRL off */
+	assert_int_equal(hw_wrmsr(0xC1 + c, 0), HW_OK);			/* IA32_PMCc */
+	assert_int_equal(hw_wrmsr(0x186 + c, select | 0x430000), HW_OK);	/* EN | USR | OS */
+	assert_int_equal(hw_wrmsr(0x38F, 1ull << c), HW_OK);
+	fake_pmu_run(10);
+	assert_int_equal(hw_wrmsr(0x38F, 0), HW_OK);
+	assert_int_equal(hw_wrmsr(0x186 + c, 0), HW_OK);
+	uint64_t v;
+	assert_int_equal(hw_rdmsr(0xC1 + c, &v), HW_OK);
+	return v;
+}
+
+/* The vendors' constraints, as their tables state them: a misplaced event counts nothing. */
+static void constraints_enforced(void **state)
+{
+	(void)state;
+	install("icelake");
+	/* LD_BLOCKS.STORE_FORWARD (03H/02H): counters 0-3 only on Ice Lake. */
+	assert_int_equal(intel_count(2, 0x0203), 10);
+	assert_int_equal(intel_count(5, 0x0203), 0);
+	/* An encoding no table restricts counts anywhere. */
+	assert_int_equal(intel_count(5, 0x0051), 10);
+	/* An offcore event counts only while its OFFCORE_RSP selects something. */
+	assert_int_equal(intel_count(0, 0x01B7), 0);
+	assert_int_equal(hw_wrmsr(0x1A6, 0x10001), HW_OK);
+	assert_int_equal(intel_count(0, 0x01B7), 10);
+	assert_int_equal(intel_count(0, 0x01BB), 0);			/* second form: OFFCORE_RSP_1 */
+	assert_int_equal(hw_wrmsr(0x1A7, 0x10002), HW_OK);
+	assert_int_equal(intel_count(0, 0x01BB), 10);
+	/* Bloomfield: CPUID.0AH:EBX bit 6, branch mispredicts retired (C5H/00H), counts nothing. */
+	install("nehalem");
+	assert_int_equal(intel_count(0, 0x00C5), 0);
+	assert_int_equal(intel_count(0, 0x00C4), 10);
+	/* No offcore MSRs before version 3. */
+	install("core2");
+	uint64_t v;
+	assert_int_equal(hw_rdmsr(0x1A6, &v), HW_FAULT_GP);
+}
+
+/* Family 15h: cycles (076H) only on PERF_CTL[2:0] (BKDG 42301), through the core extension. */
+static void fam15h_groups_enforced(void **state)
+{
+	(void)state;
+	struct pmu_model_cfg cfg = { .kind = PMU_AMD_CORE_EXT, .n_gp = 6, .gp_width = 48, .amd_event_hi = true,
+				     .events = events_set_find("fam15h") };
+	fake_pmu_install_cfg(&cfg);
+	for (unsigned c = 0; c < 6; c++) {
+		uint64_t v;
+		assert_int_equal(hw_wrmsr(0xC0010201 + 2 * c, 0), HW_OK);
+		assert_int_equal(hw_wrmsr(0xC0010200 + 2 * c, 0x430076), HW_OK);
+		fake_pmu_run(10);
+		assert_int_equal(hw_wrmsr(0xC0010200 + 2 * c, 0), HW_OK);
+		assert_int_equal(hw_rdmsr(0xC0010201 + 2 * c, &v), HW_OK);
+		assert_int_equal(v, c < 3 ? 10 : 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -174,6 +234,8 @@ int main(void)
 		cmocka_unit_test(reset_values),
 		cmocka_unit_test(counting_is_gated),
 		cmocka_unit_test(wrap_sets_overflow),
+		cmocka_unit_test(constraints_enforced),
+		cmocka_unit_test(fam15h_groups_enforced),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -270,7 +270,15 @@ static void seed_goldmont(void **state)
 	size_t found = parse_code_umask_name(lines, n, ev);
 	assert_int_equal(found, 13);
 	check_seed_in_set("goldmont", ev, found);
-	check_seed_in_set("goldmont_plus", ev, found);
+	/* Goldmont Plus has every seed event but PAGE_WALKS.* (05H): its file has no event 05H at all
+	 * (its walks are DTLB_LOAD_MISSES.WALK_PENDING and friends), so it must not inherit them. */
+	struct seed_event glp[MAX_SEED_EVENTS];
+	size_t nglp = 0;
+	for (size_t i = 0; i < found; i++)
+		if (ev[i].code != 0x05)
+			glp[nglp++] = ev[i];
+	assert_int_equal(nglp, found - 3);
+	check_seed_in_set("goldmont_plus", glp, nglp);
 	/* Every seed row marked "Precise Event" is precise in the table. */
 	const struct event_set *s = events_set_find("goldmont");
 	assert_true(events_find(s, "LD_BLOCKS.STORE_FORWARD")->precise);
@@ -333,13 +341,18 @@ static void seed_ibs(void **state)
 
 /* ---- the tables ---- */
 
-/* The keys identification maps CPUs to (the contract with pmu/). */
+/* Every set: the keys identification maps CPUs to (the contract with pmu/) and one per vendor
+ * event file those CPUs use. */
 static const char *const all_keys[] = {
-	"p6", "core", "nehalem", "westmere", "sandybridge", "ivybridge", "haswell", "broadwell", "skylake",
-	"skylake_server", "icelake", "icelake_server", "tigerlake", "goldencove", "redwoodcove", "lioncove",
-	"bonnell", "silvermont", "goldmont", "goldmont_plus", "tremont", "gracemont", "crestmont", "skymont",
-	"intel_arch", "k8", "fam10h", "fam14h", "fam15h", "fam16h", "zen1", "zen2", "zen3", "zen4", "zen5",
-	"amd_legacy",
+	"intel_arch", "pentium_pro", "pentium2", "p6", "pentium_m", "coreduo", "core", "nehalem", "nehalem_ex",
+	"westmere", "westmere_dp", "westmere_ex", "sandybridge", "jaketown", "ivybridge", "ivytown", "haswell",
+	"haswellx", "broadwell", "broadwellx", "broadwellde", "skylake", "skylake_server", "cascadelakex",
+	"icelake", "icelake_server", "rocketlake", "tigerlake", "goldencove", "sapphirerapids", "emeraldrapids",
+	"redwoodcove", "graniterapids", "lioncove", "lioncove_lnl", "cougarcove", "bonnell", "silvermont",
+	"goldmont", "goldmont_plus", "tremont", "elkhartlake", "gracemont", "crestmont", "crestmont_arl",
+	"sierraforest", "grandridge", "skymont", "skymont_lnl", "darkmont", "clearwater",
+	"amd_legacy", "k7", "k8", "fam10h", "fam11h", "fam12h", "fam14h", "fam15h", "fam16h",
+	"zen1", "zen2", "zen3", "zen4", "zen5",
 };
 
 static void every_key_has_a_set(void **state)
@@ -355,7 +368,10 @@ static void every_key_has_a_set(void **state)
 		assert_non_null(events_for_role(s, EV_ROLE_CYCLES));
 		assert_non_null(events_for_role(s, EV_ROLE_INSTRUCTIONS));
 		assert_int_equal(s->amd, !strncmp(s->key, "zen", 3) || !strncmp(s->key, "fam", 3) ||
-						 !strcmp(s->key, "k8") || !strcmp(s->key, "amd_legacy"));
+						 !strcmp(s->key, "k7") || !strcmp(s->key, "k8") ||
+						 !strcmp(s->key, "amd_legacy"));
+		assert_non_null(s->perf);
+		assert_non_null(s->vendor_name);
 	}
 	assert_int_equal(events_set_count(), sizeof(all_keys) / sizeof(all_keys[0]));
 	assert_null(events_set_find("nosuchcore"));
@@ -371,38 +387,100 @@ static void table_invariants(void **state)
 		for (size_t k = 0; k < s->n; k++) {
 			const struct event_def *d = &s->events[k];
 			assert_true(strlen(d->name) > 0 && strlen(d->name) < sizeof(((struct event_spec *)0)->name));
-			assert_true(strlen(d->source) > 0);
-			assert_true(strlen(d->desc) > 0);
+			assert_true(strlen(d->source) > 0);	/* the vendor file, or the role row's */
+			assert_non_null(d->desc);
+			assert_non_null(d->errata);
 			assert_true(d->event <= (s->amd ? 0xFFF : 0xFF));
 			if (s->amd)
 				assert_true(d->fixed == EV_NO_FIXED && !d->any);
 			if (d->fixed_only)
 				assert_true(d->fixed != EV_NO_FIXED);
 			assert_ptr_equal(events_find(s, d->name), d);	/* names are unique in a set */
+			assert_true(d->counters < (1u << 16) && d->counters_htoff < (1u << 16));
+			if (d->has_alt)		/* the second offcore form has its own MSR, or none at all */
+				assert_true(d->msr_alt ? d->msr_alt == 0x1A7 && d->msr == 0x1A6 : !d->msr);
+			if (d->pair)
+				assert_true(s->amd && d->event == 0x003);
+		}
+		/* Every hand-written (role) row has our own description. */
+		long idx;
+		for (size_t k = 0; (idx = events_role_row(s, k)) >= 0; k++) {
+			assert_true(idx < (long)s->n);
+			assert_true(strlen(s->events[idx].desc) > 0);
 		}
 	}
+}
+
+/* The review's findings, as the vendor data states them. */
+static void vendor_constraints(void **state)
+{
+	(void)state;
+	const struct event_set *s;
+	/* Family 15h has no event 035H; cycles (076H) only on PERF_CTL[2:0] (BKDG 42301). */
+	s = events_set_find("fam15h");
+	for (size_t k = 0; k < s->n; k++)
+		assert_true(s->events[k].event != 0x035);
+	assert_int_equal(events_for_role(s, EV_ROLE_CYCLES)->counters, 0x07);
+	assert_int_equal(events_find(s, "DISPATCHED_FPU_OPS.OPS_PIPE0")->counters, 0x38);
+	/* Goldmont Plus has no event 05H. */
+	s = events_set_find("goldmont_plus");
+	for (size_t k = 0; k < s->n; k++)
+		assert_true(s->events[k].event != 0x05);
+	/* Ice Lake: LD_BLOCKS.*, LD_BLOCKS_PARTIAL.* and MEM_INST_RETIRED.* on counters 0-3 only. */
+	s = events_set_find("icelake");
+	assert_int_equal(events_find(s, "LD_BLOCKS.STORE_FORWARD")->counters, 0x0F);
+	assert_int_equal(events_find(s, "MEM_INST_RETIRED.SPLIT_LOADS")->counters, 0x0F);
+	/* Skylake: 0-3 with SMT on, 0-7 with it off, except MEM_INST_RETIRED (0-3 either way). */
+	s = events_set_find("skylake");
+	assert_int_equal(events_find(s, "LD_BLOCKS.STORE_FORWARD")->counters_htoff, 0xFF);
+	assert_int_equal(events_find(s, "MEM_INST_RETIRED.ALL_LOADS")->counters_htoff, 0);
+	/* Counter-1-only and fixed-only events. */
+	assert_int_equal(events_find(s, "INST_RETIRED.PREC_DIST")->counters, 0x02);
+	assert_true(events_find(events_set_find("icelake"), "INST_RETIRED.PREC_DIST")->fixed_only);
+	/* Offcore: both forms, each with its response MSR and the event's value. */
+	s = events_set_find("icelake");
+	const struct event_def *o = events_find(s, "OCR.DEMAND_DATA_RD.L3_HIT.SNOOP_MISS");
+	assert_non_null(o);
+	assert_true(o->event == 0xB7 && o->umask == 0x01 && o->msr == 0x1A6 && o->msr_alt == 0x1A7);
+	assert_true(o->has_alt && o->alt_event == 0xBB && o->alt_umask == 0x01 && o->msr_value != 0);
+	/* Load latency needs PEBS machinery: its MSR is carried, the scheduler refuses it. */
+	s = events_set_find("skylake");
+	assert_int_equal(events_find(s, "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4")->msr, 0x3F6);
+	/* Deprecated events are listed and marked. */
+	assert_true(events_find(events_set_find("cascadelakex"), "L2_LINES_OUT.USELESS_PREF")->deprecated);
+	assert_false(events_find(events_set_find("cascadelakex"), "L2_LINES_OUT.USELESS_HWPF")->deprecated);
+	/* Zen: the large-increment FLOPs event needs a merged pair. */
+	s = events_set_find("zen4");
+	bool pair = false;
+	for (size_t k = 0; k < s->n; k++)
+		pair |= s->events[k].pair && s->events[k].event == 0x003;
+	assert_true(pair);
+	/* Each set names perf's table and the vendor's file. */
+	assert_string_equal(events_set_find("skylake_server")->perf, "skylakex");
+	assert_string_equal(events_set_find("skylake_server")->vendor_name, "SKX");
 }
 
 static void architectural_events_everywhere(void **state)
 {
 	(void)state;
+	static const char *const no_fixed[] = { "pentium_pro", "pentium2", "p6", "pentium_m", "coreduo" };
 	for (size_t i = 0; i < events_set_count(); i++) {
 		const struct event_set *s = events_set_at(i);
-		if (s->amd || !strcmp(s->key, "p6"))
-			continue;	/* P6 predates the architectural PMU */
-		const struct event_def *ins = events_find(s, "INST_RETIRED.ANY");
-		const struct event_def *cyc = events_find(s, "CPU_CLK_UNHALTED.THREAD");
-		const struct event_def *ref = events_find(s, "CPU_CLK_UNHALTED.REF_TSC");
-		assert_non_null(ins);
-		assert_non_null(cyc);
-		assert_non_null(ref);
-		assert_true(ins->event == 0xC0 && ins->umask == 0 && ins->fixed == 0);
-		assert_true(cyc->event == 0x3C && cyc->umask == 0 && cyc->fixed == 1);
+		bool fixed = !s->amd;
+		for (size_t k = 0; k < sizeof(no_fixed) / sizeof(no_fixed[0]); k++)
+			fixed &= strcmp(s->key, no_fixed[k]) != 0;
+		if (!fixed)
+			continue;	/* P6 and Yonah have no fixed counters */
+		/* Instructions and cycles: a general-counter form that fixed counter 0 / 1 also counts;
+		 * reference cycles at the TSC rate: fixed counter 2 only. */
+		const struct event_def *ins = events_for_role(s, EV_ROLE_INSTRUCTIONS);
+		const struct event_def *cyc = events_for_role(s, EV_ROLE_CYCLES);
+		const struct event_def *ref = events_for_role(s, EV_ROLE_REF_CYCLES);
+		if (!ins || !cyc || !ref)
+			fail_msg("%s: no instructions, cycles or ref_cycles role", s->key);
+		assert_true(ins->event == 0xC0 && ins->fixed == 0 && !ins->fixed_only);
+		assert_true(cyc->event == 0x3C && cyc->umask == 0 && cyc->fixed == 1 && !cyc->fixed_only);
 		assert_true(ref->fixed == 2 && ref->fixed_only);
-		const struct event_def *llc = events_find(s, "LONGEST_LAT_CACHE.MISS");
-		assert_true(llc && llc->event == 0x2E && llc->umask == 0x41);
-		const struct event_def *br = events_find(s, "BR_MISP_RETIRED.ALL_BRANCHES");
-		assert_true(br && br->event == 0xC5 && br->umask == 0);
 	}
 	/* Topdown slots only where CPUID.0AH can enumerate them (Ice Lake on). */
 	assert_non_null(events_find(events_set_find("icelake"), "TOPDOWN.SLOTS"));
@@ -436,6 +514,9 @@ static void same_name_different_codes(void **state)
 	check_role_code("tigerlake", EV_ROLE_ALIAS_4K, "LD_BLOCKS_PARTIAL.ADDRESS_ALIAS", 0x07, 0x01);
 	check_role_code("goldmont", EV_ROLE_ALIAS_4K, "LD_BLOCKS.4K_ALIAS", 0x03, 0x04);
 	check_role_code("tremont", EV_ROLE_ALIAS_4K, "LD_BLOCKS.4K_ALIAS", 0x03, 0x04);
+	check_role_code("elkhartlake", EV_ROLE_ALIAS_4K, "LD_BLOCKS.4K_ALIAS", 0x03, 0x04);
+	check_role_code("sierraforest", EV_ROLE_ALIAS_4K, "LD_BLOCKS.ADDRESS_ALIAS", 0x03, 0x04);
+	check_role_code("cougarcove", EV_ROLE_STLF_BLOCK, "LD_BLOCKS.STORE_FORWARD", 0x03, 0x82);
 	check_role_code("goldencove", EV_ROLE_ALIAS_4K, "LD_BLOCKS.ADDRESS_ALIAS", 0x03, 0x04);
 	assert_null(events_find(events_set_find("goldencove"), "LD_BLOCKS_PARTIAL.ADDRESS_ALIAS"));
 	/* Core and Silvermont have their own store-forward vocabulary. */
@@ -450,14 +531,15 @@ static void same_name_different_codes(void **state)
 	check_role_code("goldmont", EV_ROLE_PAGE_SPLIT_LOAD, "MISALIGN_MEM_REF.LOAD_PAGE_SPLIT", 0x13, 0x02);
 	check_role_code("goldmont", EV_ROLE_PAGE_SPLIT_STORE, "MISALIGN_MEM_REF.STORE_PAGE_SPLIT", 0x13, 0x04);
 	/* AMD counts successful forwards; failures are 24H/02H on Zen 2+ and 2AH before Zen. */
-	check_role_code("zen3", EV_ROLE_STLF_OK, "LS_STLF", 0x35, 0x00);
-	check_role_code("zen2", EV_ROLE_STLF_BLOCK, "LS_BAD_STATUS2.STLI_OTHER", 0x24, 0x02);
-	check_role_code("zen5", EV_ROLE_STLF_BLOCK, "LS_BAD_STATUS2.STLI_OTHER", 0x24, 0x02);
-	check_role_code("fam10h", EV_ROLE_STLF_BLOCK, "LS_CANCELLED_STLF.ALL", 0x2A, 0x07);
-	check_role_code("fam15h", EV_ROLE_STLF_BLOCK, "LS_CANCELLED_STLF.SIZE_ADDRESS_MISMATCH", 0x2A, 0x01);
-	check_role_code("zen4", EV_ROLE_SPLIT_LOAD, "LS_MISAL_LOADS.MA64", 0x47, 0x01);
-	check_role_code("zen4", EV_ROLE_PAGE_SPLIT_LOAD, "LS_MISAL_LOADS.MA4K", 0x47, 0x02);
-	check_role_code("zen3", EV_ROLE_SMI, "LS_SMI_RX", 0x2B, 0x00);
+	check_role_code("zen3", EV_ROLE_STLF_OK, "STORE_TO_LOAD_FORWARD", 0x35, 0x00);
+	check_role_code("zen2", EV_ROLE_STLF_BLOCK, "BAD_STATUS_2.STLI_OTHER", 0x24, 0x02);
+	check_role_code("zen5", EV_ROLE_STLF_BLOCK, "BAD_STATUS_2.STLI_OTHER", 0x24, 0x02);
+	check_role_code("fam10h", EV_ROLE_STLF_BLOCK, "CANCELLED_STORE_TO_LOAD_FORWARD_OPERATIONS.ALL", 0x2A, 0x07);
+	check_role_code("fam15h", EV_ROLE_STLF_BLOCK, "CANCELLED_STORE_TO_LOAD.SIZE_ADDRESS_MISMATCHES", 0x2A, 0x01);
+	assert_null(events_for_role(events_set_find("fam15h"), EV_ROLE_STLF_OK));
+	check_role_code("zen4", EV_ROLE_SPLIT_LOAD, "MISALIGNED_LOADS.MA64", 0x47, 0x01);
+	check_role_code("zen4", EV_ROLE_PAGE_SPLIT_LOAD, "MISALIGNED_LOADS.MA4K", 0x47, 0x02);
+	check_role_code("zen3", EV_ROLE_SMI, "SMI_RECEIVED", 0x2B, 0x00);
 	check_role_code("fam10h", EV_ROLE_SMI, "SMIS_RECEIVED", 0x2B, 0x00);
 	check_role_code("amd_legacy", EV_ROLE_CYCLES, "CPU_CLK_UNHALTED", 0x76, 0x00);
 	check_role_code("amd_legacy", EV_ROLE_INSTRUCTIONS, "RETIRED_INSTRUCTIONS", 0xC0, 0x00);
@@ -503,7 +585,14 @@ static void spec_names(void **state)
 	assert_true(parse("skylake", "CPU_CLK_UNHALTED.REF_TSC", &s, err, sizeof(err)));
 	assert_true(s.fixed == 2 && s.fixed_only);
 	assert_true(parse("zen4", "cycles", &s, err, sizeof(err)));
-	assert_string_equal(s.name, "LS_NOT_HALTED_CYC");
+	assert_string_equal(s.name, "CYCLES_NOT_IN_HALT");
+	/* perf's and libpfm4's EVENT:UMASK, and perf's PMU/.../ syntax. */
+	assert_true(parse("icelake", "ld_blocks:store_forward", &s, err, sizeof(err)));
+	assert_string_equal(s.name, "LD_BLOCKS.STORE_FORWARD");
+	assert_true(parse("zen4", "MISALIGNED_LOADS:MA4K", &s, err, sizeof(err)));
+	assert_true(s.event == 0x47 && s.umask == 0x02);
+	assert_true(parse("icelake", "cpu/LD_BLOCKS.STORE_FORWARD/", &s, err, sizeof(err)));
+	assert_true(s.def && s.counters == 0x0F);
 	assert_true(parse("core", "instructions", &s, err, sizeof(err)));
 	assert_int_equal(s.event, 0xC0);
 	/* A name only works within its set... */
@@ -516,8 +605,8 @@ static void spec_names(void **state)
 	assert_false(parse("skylake", "LD_BLOCKS.STORE_FORWRD", &s, err, sizeof(err)));
 	assert_non_null(strstr(err, "nearest: LD_BLOCKS.STORE_FORWARD"));
 	assert_false(parse("p6", "EMON_KNI_PREF_MISS", &s, err, sizeof(err)));
-	assert_non_null(strstr(err, "EMON_KNI_PREF_MISS.PREFETCH_NTA"));
-	assert_non_null(strstr(err, "EMON_KNI_PREF_MISS.WEAKLY_ORDERED_STORES"));
+	assert_non_null(strstr(err, "EMON_KNI_PREF_MISS.NTA"));
+	assert_non_null(strstr(err, "EMON_KNI_PREF_MISS.WEAK"));
 	assert_false(parse("zen3", "QQQQQQQQQQQQQQQQQQQQ", &s, err, sizeof(err)));
 	assert_non_null(strstr(err, "no similar names"));
 	/* Without a set, names are refused and say why. */
@@ -531,8 +620,18 @@ static void spec_raw_fields(void **state)
 	struct event_spec s;
 	char err[512];
 	assert_true(parse("skylake", "event=0x03,umask=0x02", &s, err, sizeof(err)));
-	assert_true(s.event == 3 && s.umask == 2 && !s.def && s.counters == 0 && s.fixed == EV_NO_FIXED);
+	assert_true(s.event == 3 && s.umask == 2 && !s.def && s.fixed == EV_NO_FIXED);
 	assert_string_equal(s.name, "event=0x03,umask=0x02");
+	/* It encodes LD_BLOCKS.STORE_FORWARD, so it keeps that event's counter restriction. */
+	assert_true(s.counters == 0x0F && s.counters_htoff == 0xFF);
+	assert_true(parse("icelake", "cpu/event=0x03,umask=0x02/", &s, err, sizeof(err)));
+	assert_int_equal(s.counters, 0x0F);
+	/* An encoding no event of the set has is unrestricted. */
+	assert_true(parse("icelake", "event=0x03,umask=0x7f", &s, err, sizeof(err)));
+	assert_int_equal(s.counters, 0);
+	/* perf's offcore_rsp: the value for OFFCORE_RSP_0. */
+	assert_true(parse("icelake", "event=0xb7,umask=0x01,offcore_rsp=0x10001", &s, err, sizeof(err)));
+	assert_true(s.msr == 0x1A6 && s.msr_value == 0x10001);
 	assert_true(parse(NULL, " Event=0xC0, cmask=1 ,inv,edge=1,any=0 ", &s, err, sizeof(err)));
 	assert_true(s.event == 0xC0 && s.umask == 0 && s.cmask == 1 && s.inv && s.edge && !s.any);
 	assert_true(parse("skylake", "event=3,umask=2,any", &s, err, sizeof(err)));
@@ -555,6 +654,8 @@ static void spec_raw_fields(void **state)
 		{ "skylake", "event=3,cmask=256", "cmask must be 0..0xff" },
 		{ "skylake", "", "empty event spec" },
 		{ "skylake", "   ", "empty event spec" },
+		{ "zen4", "event=0xb7,offcore_rsp=1", "unknown field 'offcore_rsp'" },
+		{ "skylake", "cpu//", "empty event spec" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = 0;
@@ -606,6 +707,13 @@ static void suggestions(void **state)
 	assert_int_equal(n, 4);
 	for (size_t i = 0; i < n; i++)
 		assert_true(!strncmp(near[i], "EMON_KNI_PREF_DISPATCHED.", 25));
+	/* Long names (perfmon's go past 63 characters) are compared in full. */
+	const struct event_set *cl = events_set_find("cascadelakex");
+	size_t longest = 0;
+	for (size_t k = 0; k < cl->n; k++)
+		if (strlen(cl->events[k].name) > longest)
+			longest = strlen(cl->events[k].name);
+	assert_true(longest > 63 && longest < EVENT_NAME_MAX);
 	/* Deterministic: same answer twice. */
 	const char *again[4];
 	assert_int_equal(events_suggest(p6, "emon_kni_pref_dispatched", again, 4), n);
@@ -625,6 +733,7 @@ int main(void)
 		cmocka_unit_test(every_key_has_a_set),
 		cmocka_unit_test(table_invariants),
 		cmocka_unit_test(architectural_events_everywhere),
+		cmocka_unit_test(vendor_constraints),
 		cmocka_unit_test(same_name_different_codes),
 		cmocka_unit_test(role_names),
 		cmocka_unit_test(spec_names),

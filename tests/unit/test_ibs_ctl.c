@@ -180,10 +180,14 @@ static void family10h_disables_with_counts_cleared_first(void **state)
 	assert_true(w[0] & IBS_OP_EN);
 	assert_int_equal(w[0] & IBS_OP_MAXCNT_MASK, 0);
 	assert_false(w[1] & IBS_OP_EN);
+	/* ...and the counts stay cleared: the end state holds no MaxCnt/CurCnt. */
+	assert_int_equal(w[1] & (IBS_OP_MAXCNT_MASK | IBS_OP_MAXCNT_EXT_MASK | (((1ull << IBS_OP_CURCNT_BITS_FAM10) - 1) << IBS_OP_CURCNT_SHIFT)), 0);
+	assert_int_equal(fake_msr_get(IBS_MSR_OP_CTL) & (IBS_OP_MAXCNT_MASK | (((1ull << IBS_OP_CURCNT_BITS_FAM10) - 1) << IBS_OP_CURCNT_SHIFT)), 0);
 	assert_int_equal(ibs_fake_writes_to(IBS_MSR_FETCH_CTL, mark, w, 8), 2);
 	assert_true(w[0] & IBS_FETCH_EN);
 	assert_int_equal(w[0] & IBS_FETCH_MAXCNT_MASK, 0);
 	assert_false(w[1] & IBS_FETCH_EN);
+	assert_int_equal(w[1] & (IBS_FETCH_MAXCNT_MASK | IBS_FETCH_CNT_MASK), 0);
 	ibs_ctl_variant_end();
 
 	/* Elsewhere one write disables. */
@@ -197,6 +201,49 @@ static void family10h_disables_with_counts_cleared_first(void **state)
 	assert_false(w[0] & IBS_OP_EN);
 	assert_int_equal(op_field(w[0]), 0x800);	/* the period stays: only En goes */
 	ibs_ctl_variant_end();
+}
+
+/* CPUID 8000_001BH Dis (bit 13): a sampler runs only with CTL2[Dis] clear. */
+static void dis_capability_uses_ctl2(void **state)
+{
+	(void)state;
+	uint64_t w[8];
+
+	ibs_fake_cpu(1, true);
+	fake_msr_define(IBS_MSR_OP_CTL2, IBS_CTL2_DIS, ~0ull);		/* as a fresh CPU has it */
+	fake_msr_define(IBS_MSR_FETCH_CTL2, IBS_CTL2_DIS, ~0ull);
+	assert_true(init(0x1A, 0x60, ZEN_CAPS | IBS_CAP_DIS, true, true, 0x10000));
+	assert_non_null(strstr(info.note, "IbsOpCtl2 had Dis set"));
+	ibs_ctl_variant_begin();
+	size_t mark = fake_log_count();
+	ibs_ctl_arm();
+	/* En set first, then Dis cleared: the sampler runs. */
+	assert_true(fake_msr_get(IBS_MSR_OP_CTL) & IBS_OP_EN);
+	assert_int_equal(fake_msr_get(IBS_MSR_OP_CTL2), 0);
+	assert_int_equal(fake_msr_get(IBS_MSR_FETCH_CTL2), 0);
+	assert_int_equal(ibs_fake_writes_to(IBS_MSR_OP_CTL2, mark, w, 8), 1);
+	/* An NMI's re-arm keeps it running. */
+	assert_true(ibs_hw_op_sample(0x2222, 0, 0, 0));
+	assert_true(fake_nmi_fire());
+	assert_int_equal(fake_msr_get(IBS_MSR_OP_CTL2), 0);
+	mark = fake_log_count();
+	ibs_ctl_disarm();
+	/* Stopped through Dis before IbsOpCtl is touched. */
+	assert_int_equal(fake_msr_get(IBS_MSR_OP_CTL2), IBS_CTL2_DIS);
+	assert_int_equal(fake_msr_get(IBS_MSR_FETCH_CTL2), IBS_CTL2_DIS);
+	assert_true(fake_log_count() > mark);
+	assert_int_equal(fake_log_at(mark)->msr, IBS_MSR_OP_CTL2);
+	ibs_ctl_variant_end();
+	assert_int_equal(ibs_ctl_sample_count(), 1);
+	/* Without the capability CTL2 is never written (it may not exist). */
+	ibs_fake_cpu(1, true);
+	mark = fake_log_count();
+	assert_true(init(0x17, 0x31, ZEN_CAPS, true, true, 0x10000));
+	ibs_ctl_variant_begin();
+	ibs_ctl_arm();
+	ibs_ctl_disarm();
+	ibs_ctl_variant_end();
+	assert_int_equal(ibs_fake_writes_to(IBS_MSR_OP_CTL2, mark, w, 8), 0);
 }
 
 static void erratum718_zeroes_opdata3_before_each_arm(void **state)
@@ -462,6 +509,7 @@ int main(void)
 		cmocka_unit_test_teardown(polled_reasons, teardown),
 		cmocka_unit_test_teardown(family10h_disables_with_counts_cleared_first, teardown),
 		cmocka_unit_test_teardown(erratum718_zeroes_opdata3_before_each_arm, teardown),
+		cmocka_unit_test_teardown(dis_capability_uses_ctl2, teardown),
 		cmocka_unit_test_teardown(buffer_overflow_is_counted_and_bounded, teardown),
 		cmocka_unit_test_teardown(late_nmi_after_disarm_is_absorbed, teardown),
 		cmocka_unit_test_teardown(periods_follow_the_capabilities, teardown),

@@ -226,25 +226,27 @@ static void lookup(enum cpu_vendor v, uint32_t f, uint32_t m, uint32_t s, uint8_
 static void table_covers_the_issue_list(void **state)
 {
 	(void)state;
-	INTEL(0x01, "pentium_pro", "p6");
-	INTEL(0x05, "pentium2", "p6");
+	INTEL(0x01, "pentium_pro", "pentium_pro");
+	INTEL(0x05, "pentium2", "pentium2");
 	INTEL(0x07, "pentium3", "p6");
-	INTEL(0x0D, "pentium_m", "p6");
+	INTEL(0x0D, "pentium_m", "pentium_m");
 	INTEL(0x0F, "merom", "core");
 	INTEL(0x17, "penryn", "core");
 	INTEL(0x1A, "nehalem", "nehalem");
-	INTEL(0x2C, "westmere", "westmere");
+	INTEL(0x2C, "westmere", "westmere_dp");
+	INTEL(0x25, "westmere", "westmere");
+	INTEL(0x2E, "nehalem", "nehalem_ex");
 	INTEL(0x2A, "sandybridge", "sandybridge");
-	INTEL(0x3E, "ivybridge", "ivybridge");
-	INTEL(0x3F, "haswell", "haswell");
-	INTEL(0x4F, "broadwell", "broadwell");
+	INTEL(0x3E, "ivybridge", "ivytown");
+	INTEL(0x3F, "haswell", "haswellx");
+	INTEL(0x4F, "broadwell", "broadwellx");
 	INTEL(0x5E, "skylake", "skylake");
 	lookup(VENDOR_INTEL, 6, 0x9E, 9, 0, true, "kabylake", "skylake", false);
 	lookup(VENDOR_INTEL, 6, 0x9E, 0xC, 0, true, "coffeelake", "skylake", false);
 	INTEL(0xA5, "cometlake", "skylake");
 	lookup(VENDOR_INTEL, 6, 0x55, 4, 0, true, "skylake_sp", "skylake_server", false);
-	lookup(VENDOR_INTEL, 6, 0x55, 7, 0, true, "cascadelake", "skylake_server", false);
-	lookup(VENDOR_INTEL, 6, 0x55, 0xB, 0, true, "cooperlake", "skylake_server", false);
+	lookup(VENDOR_INTEL, 6, 0x55, 7, 0, true, "cascadelake", "cascadelakex", false);
+	lookup(VENDOR_INTEL, 6, 0x55, 0xB, 0, true, "cooperlake", "cascadelakex", false);
 	INTEL(0x7E, "icelake", "icelake");
 	INTEL(0x6A, "icelake_sp", "icelake_server");
 	INTEL(0x8C, "tigerlake", "tigerlake");
@@ -252,26 +254,33 @@ static void table_covers_the_issue_list(void **state)
 	HYB(0x97, CORE_TYPE_ATOM, "gracemont", "gracemont");
 	HYB(0xB7, CORE_TYPE_CORE, "raptorcove", "goldencove");
 	HYB(0xBA, CORE_TYPE_ATOM, "gracemont", "gracemont");
-	INTEL(0x8F, "sapphirerapids", "goldencove");
-	INTEL(0xCF, "emeraldrapids", "goldencove");
+	INTEL(0x8F, "sapphirerapids", "sapphirerapids");
+	INTEL(0xCF, "emeraldrapids", "emeraldrapids");
 	HYB(0xAA, CORE_TYPE_CORE, "redwoodcove", "redwoodcove");
 	HYB(0xAA, CORE_TYPE_ATOM, "crestmont", "crestmont");
 	HYB(0xC6, CORE_TYPE_CORE, "lioncove", "lioncove");
 	HYB(0xC6, CORE_TYPE_ATOM, "skymont", "skymont");
-	HYB(0xBD, CORE_TYPE_CORE, "lioncove", "lioncove");
-	HYB(0xBD, CORE_TYPE_ATOM, "skymont", "skymont");
-	INTEL(0xAD, "graniterapids", "redwoodcove");
+	HYB(0xBD, CORE_TYPE_CORE, "lioncove", "lioncove_lnl");
+	HYB(0xBD, CORE_TYPE_ATOM, "skymont", "skymont_lnl");
+	HYB(0xCC, CORE_TYPE_CORE, "cougarcove", "cougarcove");
+	HYB(0xD5, CORE_TYPE_ATOM, "darkmont", "darkmont");
+	INTEL(0xAD, "graniterapids", "graniterapids");
 	INTEL(0x1C, "bonnell", "bonnell");
 	INTEL(0x37, "silvermont", "silvermont");
 	INTEL(0x4C, "airmont", "silvermont");
 	INTEL(0x5F, "goldmont", "goldmont");
 	INTEL(0x7A, "goldmont_plus", "goldmont_plus");
-	INTEL(0x96, "tremont", "tremont");
+	INTEL(0x96, "tremont", "elkhartlake");
+	INTEL(0x86, "tremont", "tremont");
 	INTEL(0xBE, "gracemont", "gracemont");
-	INTEL(0xAF, "crestmont", "crestmont");
+	INTEL(0xAF, "crestmont", "sierraforest");
+	INTEL(0xB6, "crestmont", "grandridge");
+	INTEL(0xDD, "darkmont", "clearwater");
 	AMDF(0x0F, 0x2B, "k8", "k8");
 	AMDF(0x10, 0x09, "k10", "fam10h");
-	AMDF(0x12, 0x01, "llano", "fam10h");
+	AMDF(0x12, 0x01, "llano", "fam12h");
+	AMDF(0x11, 0x03, "griffin", "fam11h");
+	AMDF(0x06, 0x08, "k7", "k7");
 	AMDF(0x14, 0x02, "bobcat", "fam14h");
 	AMDF(0x15, 0x01, "bulldozer", "fam15h");
 	AMDF(0x15, 0x13, "piledriver", "fam15h");
@@ -296,17 +305,20 @@ static void table_fallbacks_are_marked(void **state)
 	lookup(VENDOR_INTEL, 6, 0xF0, 0, 0, false, "intel_unknown", NULL, true);
 	lookup(VENDOR_INTEL, 0x13, 0x01, 0, 0, true, "intel_unknown", "intel_arch", true);
 	lookup(VENDOR_AMD, 0x1A, 0x50, 0, 0, false, "amd_unknown", "amd_legacy", true);
-	lookup(VENDOR_AMD, 0x11, 0x03, 0, 0, false, "amd_unknown", "amd_legacy", true);
 	lookup(VENDOR_HYGON, 0x18, 0x40, 0, 0, false, "amd_unknown", "amd_legacy", true);
 	lookup(VENDOR_UNKNOWN, 6, 0x0F, 0, 0, true, "unknown", NULL, true);
 	uarch_lookup(VENDOR_INTEL, 6, 0xF0, 3, 0, true, &um);
 	assert_non_null(strstr(um.reason, "family 0x6 model 0xf0"));
 	assert_null(um.row);
 	/* A known model at an unlisted stepping: its event set, marked as a fallback, with the reason. */
-	lookup(VENDOR_INTEL, 6, 0x55, 8, 0, true, "skylake_sp", "skylake_server", true);
-	uarch_lookup(VENDOR_INTEL, 6, 0x55, 8, 0, true, &um);
+	lookup(VENDOR_INTEL, 6, 0x9E, 8, 0, true, "kabylake", "skylake", true);
+	uarch_lookup(VENDOR_INTEL, 6, 0x9E, 8, 0, true, &um);
 	assert_non_null(strstr(um.reason, "stepping 8"));
 	assert_string_equal(um.uarch, "unlisted stepping of a known model");
+	/* ...unless its steppings use different sets (Skylake-SP's and Cascade Lake's perfmon files). */
+	lookup(VENDOR_INTEL, 6, 0x55, 8, 0, true, "intel_unknown", "intel_arch", true);
+	uarch_lookup(VENDOR_INTEL, 6, 0x55, 8, 0, true, &um);
+	assert_non_null(strstr(um.reason, "different event sets"));
 	lookup(VENDOR_INTEL, 6, 0x9E, 2, 0, true, "kabylake", "skylake", true);
 	/* A hybrid model whose core type is not enumerated: the P-core, marked as assumed. */
 	lookup(VENDOR_INTEL, 6, 0x9A, 4, 0, true, "goldencove", "goldencove", true);
@@ -321,7 +333,7 @@ static void table_fallbacks_are_marked(void **state)
 static void table_is_consistent(void **state)
 {
 	(void)state;
-	assert_int_equal(uarch_event_sets_count, 36);
+	assert_int_equal(uarch_event_sets_count, 64);
 	for (size_t i = 0; i < uarch_table_count(); i++) {
 		const struct uarch_row *a = uarch_table_at(i);
 		const struct uarch_desc *d = uarch_desc_of(a);
@@ -373,7 +385,7 @@ static void intel_architectural_pmu(void **state)
 	assert_int_equal(caps.gp_width, 40);
 	assert_int_equal(caps.n_fixed, 0);
 	assert_int_equal(caps.fixed_mask, 0);
-	assert_string_equal(ci.event_set, "intel_arch");
+	assert_string_equal(ci.event_set, "coreduo");
 
 	/* Version 3 (Nehalem): a set EBX bit means that event is NOT available. */
 	intel_arch(0x000106A4, 0x07300403, 0x00000044, 0, 0x00000603);
@@ -704,7 +716,7 @@ static void fixture_hypervisor(void **state)
 	assert_string_equal(ci.hv_vendor, "KVMKVMKVM");
 	assert_int_equal(ci.exec, EXEC_VIRTUALISED);
 	assert_string_equal(ci.uarch_key, "cascadelake");
-	assert_string_equal(ci.event_set, "skylake_server");
+	assert_string_equal(ci.event_set, "cascadelakex");
 	assert_string_equal(ci.brand, "Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz");
 	/* The fake has no counter MSRs: under a hypervisor that is no working PMU. */
 	assert_int_equal(caps.kind, PMU_NONE);

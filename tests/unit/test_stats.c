@@ -1,11 +1,24 @@
-/* bench/stats: min/median/max, the differential, scaling without overflow, dropped-sample accounting. */
+/*
+ * bench/stats: median, quartiles, MAD and outliers; the differential;
+ * scaling without overflow; which samples are impossible; sample
+ * accounting and when a figure is unstable.
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <string.h>
 
 #include "bench/stats.h"
+
+static struct bench_figure fig(int64_t min, int64_t median, int64_t max, uint32_t n)
+{
+	struct bench_figure f;
+	memset(&f, 0, sizeof(f));
+	f.min = min, f.median = median, f.max = max, f.n = n;
+	return f;
+}
 
 static void summary_of_odd_count(void **state)
 {
@@ -16,7 +29,12 @@ static void summary_of_odd_count(void **state)
 	assert_int_equal(f.n, 5);
 	assert_int_equal(f.min, -3);
 	assert_int_equal(f.median, 7);
-	assert_int_equal(f.max, 1000);
+	/* Deviations 0, 0, 10, 43, 993: MAD 10, so 1000 is 993 > 5.19 x 10 away - an outlier, not the max. */
+	assert_int_equal(f.mad, 10);
+	assert_int_equal(f.max, 50);
+	assert_int_equal(f.outliers, 1);
+	assert_int_equal(f.out_lo, 1000);
+	assert_int_equal(f.out_hi, 1000);
 	/* Sorted in place. */
 	assert_int_equal(s[0], -3);
 	assert_int_equal(s[4], 1000);
@@ -40,7 +58,7 @@ static void median_of_even_count_is_floor_of_middle_mean(void **state)
 static void empty_summary_is_zero(void **state)
 {
 	(void)state;
-	struct bench_figure f = { 1, 2, 3, 4 };
+	struct bench_figure f = fig(1, 2, 3, 4);
 	stats_summarise(NULL, 0, &f);
 	assert_int_equal(f.n, 0);
 	assert_int_equal(f.min, 0);
@@ -97,7 +115,7 @@ static void ticks_to_cycles(void **state)
 {
 	(void)state;
 	/* 3.840 ticks per iteration at 1.302 cycles per tick (ppm) = 5.000 cycles. */
-	struct bench_figure f = { 3800, 3840, 3900, 11 };
+	struct bench_figure f = fig(3800, 3840, 3900, 11);
 	stats_figure_scale(&f, 1302000, 1000000);
 	assert_int_equal(f.min, 4948);
 	assert_int_equal(f.median, 5000);
@@ -108,9 +126,11 @@ static void ticks_to_cycles(void **state)
 static void spread(void **state)
 {
 	(void)state;
-	struct bench_figure f = { 4900, 5000, 5100, 11 };
+	struct bench_figure f = fig(4900, 5000, 5100, 11);
 	assert_int_equal(stats_spread_milli(&f), 40);	/* 200 / 5000 = 4.0% */
-	struct bench_figure z = { -10, 0, 10, 3 };
+	f.q1 = 4950, f.q3 = 5050;
+	assert_int_equal(stats_iqr_milli(&f), 20);
+	struct bench_figure z = fig(-10, 0, 10, 3);
 	assert_int_equal(stats_spread_milli(&z), 0);
 }
 
@@ -119,12 +139,16 @@ static void take_keeps_going_until_enough_good_samples(void **state)
 	(void)state;
 	struct stats_take t;
 	stats_take_init(&t, 3, 5);
-	assert_true(stats_take_note(&t, false));
-	assert_true(stats_take_note(&t, true));
-	assert_true(stats_take_note(&t, false));
-	assert_false(stats_take_note(&t, false));
+	assert_true(stats_take_note(&t, STATS_KEPT));
+	assert_true(stats_take_note(&t, STATS_REJECT_DISTURBED));
+	assert_true(stats_take_note(&t, STATS_KEPT));
+	assert_true(stats_take_note(&t, STATS_REJECT_NEGATIVE));
+	assert_false(stats_take_note(&t, STATS_KEPT));
 	assert_int_equal(t.good, 3);
-	assert_int_equal(t.dropped, 1);
+	assert_int_equal(t.thrown, 2);
+	assert_int_equal(t.by[STATS_REJECT_DISTURBED], 1);
+	assert_int_equal(t.by[STATS_REJECT_NEGATIVE], 1);
+	assert_int_equal(stats_take_rejected(&t), 1);	/* disturbed samples are dropped, not rejected */
 	assert_false(stats_take_exhausted(&t));
 }
 
@@ -133,12 +157,145 @@ static void take_gives_up_after_budget(void **state)
 	(void)state;
 	struct stats_take t;
 	stats_take_init(&t, 3, 2);
-	assert_true(stats_take_note(&t, false));
-	assert_true(stats_take_note(&t, true));
-	assert_false(stats_take_note(&t, true));	/* second drop: budget spent */
+	assert_true(stats_take_note(&t, STATS_KEPT));
+	assert_true(stats_take_note(&t, STATS_REJECT_N_2N));
+	assert_false(stats_take_note(&t, STATS_REJECT_DISTURBED));	/* second throw: budget spent */
 	assert_int_equal(t.good, 1);
-	assert_int_equal(t.dropped, 2);
+	assert_int_equal(t.thrown, 2);
 	assert_true(stats_take_exhausted(&t));
+}
+
+static void quartiles_interpolate_between_ranks(void **state)
+{
+	(void)state;
+	int64_t s[] = { 40, 10, 30, 20, 50 };
+	struct bench_figure f;
+	stats_summarise(s, 5, &f);
+	assert_int_equal(f.q1, 20);
+	assert_int_equal(f.q3, 40);
+	int64_t e[] = { 4, 1, 2, 3 };	/* ranks 0.75 and 2.25: 1.75 and 3.25, floored in the unit */
+	stats_summarise(e, 4, &f);
+	assert_int_equal(f.q1, 1);
+	assert_int_equal(f.q3, 3);
+	int64_t g[] = { 1000, 1004, 1000, 1008 };	/* sorted 1000 1000 1004 1008: q1 at 0.75 -> 1000, q3 at 2.25 -> 1005 */
+	stats_summarise(g, 4, &f);
+	assert_int_equal(f.q1, 1000);
+	assert_int_equal(f.q3, 1005);
+}
+
+static void mad_is_the_median_distance(void **state)
+{
+	(void)state;
+	/* Median 6; distances 5 4 1 0 1 4 8 -> sorted 0 1 1 4 4 5 8: MAD 4. */
+	int64_t s[] = { 1, 2, 5, 6, 7, 10, 14 };
+	struct bench_figure f;
+	stats_summarise(s, 7, &f);
+	assert_int_equal(f.median, 6);
+	assert_int_equal(f.mad, 4);
+	assert_int_equal(f.outliers, 0);
+	assert_int_equal(f.min, 1);
+	assert_int_equal(f.max, 14);
+}
+
+/* The disturbances of issue 15: a 7x sample beside 30 tight ones, and one far below. */
+static void outliers_stay_out_of_min_and_max(void **state)
+{
+	(void)state;
+	int64_t s[32];
+	for (int i = 0; i < 30; i++)
+		s[i] = 10000 + (i % 7) * 10;	/* 10.000 .. 10.060 */
+	s[30] = 70015;
+	s[31] = -399599;
+	struct bench_figure f;
+	stats_summarise(s, 32, &f);
+	assert_int_equal(f.n, 32);
+	assert_int_equal(f.outliers, 2);
+	assert_int_equal(f.min, 10000);
+	assert_int_equal(f.max, 10060);
+	assert_int_equal(f.out_lo, -399599);
+	assert_int_equal(f.out_hi, 70015);
+	/* A steady figure's last-digit jitter is not an outlier (MAD 0: the floor is 1% of the median). */
+	int64_t t[] = { 5000, 5000, 5000, 5000, 5040, 5000, 4990 };
+	stats_summarise(t, 7, &f);
+	assert_int_equal(f.mad, 0);
+	assert_int_equal(f.outliers, 0);
+	assert_int_equal(f.min, 4990);
+	assert_int_equal(f.max, 5040);
+	/* Two-valued from a coarse clock: a third of the samples one step up are the resolution, not outliers. */
+	int64_t c[] = { 980, 980, 1015, 980, 980, 1015, 980, 980, 1015 };
+	stats_summarise(c, 9, &f);
+	assert_int_equal(f.mad, 0);
+	assert_int_equal(f.outliers, 0);
+	assert_int_equal(f.max, 1015);
+	/* Counts of zero with one stray event: the floor of one unit keeps it in. */
+	int64_t z[] = { 0, 0, 0, 1, 0 };
+	stats_summarise(z, 5, &f);
+	assert_int_equal(f.outliers, 0);
+	assert_int_equal(f.max, 1);
+}
+
+static void impossible_samples_are_named(void **state)
+{
+	(void)state;
+	/* 300 ticks of shared overhead: N run 5300, 2N run 10300. */
+	assert_int_equal(stats_judge_time(5300, 10300), STATS_KEPT);
+	assert_int_equal(stats_judge_time(5300, 5299), STATS_REJECT_NEGATIVE);
+	/* 2N run more than twice the N run (+10%): disturbed. */
+	assert_int_equal(stats_judge_time(5300, 5300 * 2 + 530), STATS_KEPT);
+	assert_int_equal(stats_judge_time(5300, 5300 * 2 + 531), STATS_REJECT_N_2N);
+	assert_int_equal(stats_judge_time(0, 0), STATS_KEPT);
+	assert_int_equal(stats_judge_time(0, 1), STATS_REJECT_N_2N);
+	/* Readings that wrapped are still ordered by their difference. */
+	assert_int_equal(stats_judge_time(UINT64_MAX - 9, 10), STATS_KEPT);
+	assert_int_equal(stats_judge_count(7, 7), STATS_KEPT);
+	assert_int_equal(stats_judge_count(8, 7), STATS_REJECT_NEGATIVE);
+	assert_int_equal(stats_judge_count(0, 1000000), STATS_KEPT);	/* counts have no N/2N bound */
+	/* A one-cycle chain: 0.90 is within the 10% slack, 0.899 is not; no chain, no floor. */
+	assert_int_equal(stats_judge_chain(900, 1000), STATS_KEPT);
+	assert_int_equal(stats_judge_chain(899, 1000), STATS_REJECT_BELOW_CHAIN);
+	assert_int_equal(stats_judge_chain(-5, 0), STATS_KEPT);
+	assert_string_equal(stats_fate_name(STATS_REJECT_BELOW_CHAIN), "below_chain");
+	assert_string_equal(stats_fate_name(STATS_REJECT_N_2N), "n_2n");
+}
+
+static void unstable_figures_say_why(void **state)
+{
+	(void)state;
+	struct stats_take t;
+	struct bench_figure f;
+
+	stats_take_init(&t, 4, 2);
+	stats_take_note(&t, STATS_KEPT);
+	stats_take_note(&t, STATS_REJECT_NEGATIVE);
+	stats_take_note(&t, STATS_REJECT_DISTURBED);
+	f = fig(1000, 1000, 1000, 1);
+	stats_judge_figure(&f, &t, true);
+	assert_int_equal(f.unstable, STATS_UNSTABLE_BUDGET);
+	assert_int_equal(f.rejected, 1);
+	assert_string_equal(stats_unstable_name(f.unstable), "budget");
+
+	stats_take_init(&t, 3, 2);
+	for (int i = 0; i < 3; i++)
+		stats_take_note(&t, STATS_KEPT);
+	f = fig(1000, 1000, 1000, 3);
+	stats_judge_figure(&f, &t, true);
+	assert_int_equal(f.unstable, STATS_STABLE);
+	assert_null(stats_unstable_name(f.unstable));
+	f.outliers = 1;	/* one of three: more than a quarter */
+	stats_judge_figure(&f, &t, true);
+	assert_int_equal(f.unstable, STATS_UNSTABLE_OUTLIERS);
+	/* IQR 200 of a 1000 median: 20% > 10% for time, not judged for counts. */
+	f = fig(900, 1000, 1100, 3);
+	f.q1 = 900, f.q3 = 1100;
+	stats_judge_figure(&f, &t, true);
+	assert_int_equal(f.unstable, STATS_UNSTABLE_SPREAD);
+	stats_judge_figure(&f, &t, false);
+	assert_int_equal(f.unstable, STATS_STABLE);
+	/* Near zero the relative spread means nothing: 40 thousandths of IQR stay under the floor. */
+	f = fig(0, 100, 140, 3);
+	f.q1 = 80, f.q3 = 120;
+	stats_judge_figure(&f, &t, true);
+	assert_int_equal(f.unstable, STATS_STABLE);
 }
 
 int main(void)
@@ -154,6 +311,11 @@ int main(void)
 		cmocka_unit_test(spread),
 		cmocka_unit_test(take_keeps_going_until_enough_good_samples),
 		cmocka_unit_test(take_gives_up_after_budget),
+		cmocka_unit_test(quartiles_interpolate_between_ranks),
+		cmocka_unit_test(mad_is_the_median_distance),
+		cmocka_unit_test(outliers_stay_out_of_min_and_max),
+		cmocka_unit_test(impossible_samples_are_named),
+		cmocka_unit_test(unstable_figures_say_why),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

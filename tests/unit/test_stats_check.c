@@ -1,4 +1,4 @@
-/* bench/check: the self-check records - reference ranges, events per iteration, the penalty's sign, skips. */
+/* bench/check: the self-check records - reference ranges, events per iteration, the penalty's sign, skips, unstable figures. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -15,19 +15,40 @@ static struct capture cap;
 static struct rec rec;
 static struct check_tally tally;
 
+static struct bench_figure fig(int64_t min, int64_t median, int64_t max, uint32_t n)
+{
+	struct bench_figure f;
+	memset(&f, 0, sizeof(f));
+	f.min = min, f.median = median, f.max = max, f.n = n;
+	return f;
+}
+
+/* The figures checked: the variant's and its control's, as the harness fills them (cycles from a counter). */
+static struct bench_figures vf, cf;
+
 static struct check_input base(const char *kernel, const char *variant, int64_t cycles, int64_t control_cycles)
 {
 	struct check_input in;
 	memset(&in, 0, sizeof(in));
+	memset(&vf, 0, sizeof(vf));
+	memset(&cf, 0, sizeof(cf));
 	in.r = &rec;
 	in.d = bench_def_find(kernel, variant);
-	in.variant.measured = true;
-	in.variant.cycles = (struct bench_figure){ cycles, cycles, cycles, 5 };
+	in.variant = &vf;
+	vf.cycles = fig(cycles, cycles, cycles, 5);
+	vf.cycles_source = BENCH_CYCLES_FIXED;
 	if (control_cycles >= 0) {
-		in.control.measured = true;
-		in.control.cycles = (struct bench_figure){ control_cycles, control_cycles, control_cycles, 5 };
+		in.control = &cf;
+		cf.cycles = fig(control_cycles, control_cycles, control_cycles, 5);
+		cf.cycles_source = BENCH_CYCLES_FIXED;
 	}
 	return in;
+}
+
+static void one_event(struct bench_figures *f, const char *name, uint32_t roles, struct bench_figure fig)
+{
+	f->ev[0] = (struct bench_event_figure){ name, roles, true, fig };
+	f->nev = 1;
 }
 
 static int setup(void **state)
@@ -81,7 +102,7 @@ static void reference_skipped_without_real_cycles(void **state)
 	in.emulator = true;
 	bench_checks(&in, &tally);
 	in = base("ref", "add_chain", 40000, -1);
-	in.cycles_uncalibrated = true;
+	vf.cycles_source = BENCH_CYCLES_TSC;
 	bench_checks(&in, &tally);
 	assert_int_equal(tally.skip, 2);
 	EXPECT(0, "\"status\":\"skip\"", "emulator");
@@ -112,29 +133,31 @@ static void timing_penalty_sign(void **state)
 static void events_about_one_per_iteration(void **state)
 {
 	(void)state;
-	const struct check_event v_ok[] = { { "LD_BLOCKS.STORE_FORWARD", EV_ROLE_STLF_BLOCK, { 990, 1000, 1010, 5 } } };
-	const struct check_event v_low[] = { { "LD_BLOCKS.STORE_FORWARD", EV_ROLE_STLF_BLOCK, { 100, 200, 300, 5 } } };
-	const struct check_event c_zero[] = { { "LD_BLOCKS.STORE_FORWARD", EV_ROLE_STLF_BLOCK, { 0, 0, 1, 5 } } };
-	const struct check_event c_busy[] = { { "LD_BLOCKS.STORE_FORWARD", EV_ROLE_STLF_BLOCK, { 400, 500, 600, 5 } } };
 	static const struct event_set dummy = { .key = "dummy", .name = "dummy" };
+	const char *ev = "LD_BLOCKS.STORE_FORWARD";
 
 	struct check_input in = base("store_forward", "size_mismatch", 20000, 500);
 	in.counting = true;
 	in.set = &dummy;
-	in.variant.ev = v_ok, in.variant.nev = 1;
-	in.control.ev = c_zero, in.control.nev = 1;
+	one_event(&vf, ev, EV_ROLE_STLF_BLOCK, fig(990, 1000, 1010, 5));
+	one_event(&cf, ev, EV_ROLE_STLF_BLOCK, fig(0, 0, 1, 5));
 	bench_checks(&in, &tally);	/* events pass, timing pass */
-	in.variant.ev = v_low;
+	one_event(&vf, ev, EV_ROLE_STLF_BLOCK, fig(100, 200, 300, 5));
 	bench_checks(&in, &tally);	/* events fail */
-	in.variant.ev = v_ok;
-	in.control.ev = c_busy;
+	one_event(&vf, ev, EV_ROLE_STLF_BLOCK, fig(990, 1000, 1010, 5));
+	one_event(&cf, ev, EV_ROLE_STLF_BLOCK, fig(400, 500, 600, 5));
 	bench_checks(&in, &tally);	/* control counts too: fail */
-	assert_int_equal(tally.pass, 4);
+	/* An event that was scheduled but never measured (counting failed) gives no verdict. */
+	vf.ev[0].measured = false;
+	bench_checks(&in, &tally);	/* events skip, timing pass */
+	assert_int_equal(tally.pass, 5);
 	assert_int_equal(tally.fail, 2);
+	assert_int_equal(tally.skip, 1);
 	EXPECT(0, "\"what\":\"events\"", "\"role\":\"stlf_block\"", "\"event\":\"LD_BLOCKS.STORE_FORWARD\"",
 	       "\"value\":1.000", "\"control_value\":0.000", "\"status\":\"pass\"");
 	EXPECT(2, "\"value\":0.200", "\"status\":\"fail\"");
 	EXPECT(4, "\"control_value\":0.500", "\"status\":\"fail\"");
+	EXPECT(6, "\"event\":\"LD_BLOCKS.STORE_FORWARD\"", "\"status\":\"skip\"", "not measured (counting failed");
 }
 
 static void role_without_event_is_skipped(void **state)
@@ -145,16 +168,48 @@ static void role_without_event_is_skipped(void **state)
 	in.arena = "4k";
 	in.counting = true;
 	in.set = &dummy;
-	const struct check_event v[] = { { "MEM_INST_RETIRED.SPLIT_LOADS", EV_ROLE_SPLIT_LOAD, { 1000, 1000, 1000, 5 } } };
-	const struct check_event c[] = { { "MEM_INST_RETIRED.SPLIT_LOADS", EV_ROLE_SPLIT_LOAD, { 0, 0, 0, 5 } } };
-	in.variant.ev = v, in.variant.nev = 1;
-	in.control.ev = c, in.control.nev = 1;
+	one_event(&vf, "MEM_INST_RETIRED.SPLIT_LOADS", EV_ROLE_SPLIT_LOAD, fig(1000, 1000, 1000, 5));
+	one_event(&cf, "MEM_INST_RETIRED.SPLIT_LOADS", EV_ROLE_SPLIT_LOAD, fig(0, 0, 0, 5));
 	bench_checks(&in, &tally);
 	/* split_load passes; page_split_load has no event on this core: skip; then timing passes. */
 	assert_int_equal(tally.pass, 2);
 	assert_int_equal(tally.skip, 1);
 	EXPECT(0, "\"arena\":\"4k\"", "\"role\":\"split_load\"", "\"status\":\"pass\"");
 	EXPECT(1, "\"role\":\"page_split_load\"", "\"event\":null", "\"status\":\"skip\"", "no event for this role");
+}
+
+/* An unstable figure gives no verdict: the check says `unstable` and which figure and why. */
+static void unstable_figures_are_neither_pass_nor_fail(void **state)
+{
+	(void)state;
+	static const struct event_set dummy = { .key = "dummy", .name = "dummy" };
+
+	struct check_input in = base("ref", "load_chain", 9000, -1);	/* out of range, but unstable */
+	vf.cycles.unstable = STATS_UNSTABLE_SPREAD;
+	bench_checks(&in, &tally);
+	in = base("store_forward", "size_mismatch", 20000, 500);
+	cf.cycles.unstable = STATS_UNSTABLE_BUDGET;
+	bench_checks(&in, &tally);
+	in = base("store_forward", "size_mismatch", 20000, 500);
+	in.counting = true;
+	in.set = &dummy;
+	one_event(&vf, "LD_BLOCKS.STORE_FORWARD", EV_ROLE_STLF_BLOCK, fig(100, 200, 300, 5));
+	vf.ev[0].fig.unstable = STATS_UNSTABLE_OUTLIERS;
+	bench_checks(&in, &tally);	/* events unstable, timing pass */
+	/* Under an emulator timing is skipped whatever its stability. */
+	in = base("store_forward", "size_mismatch", 20000, 500);
+	in.emulator = true;
+	vf.cycles.unstable = STATS_UNSTABLE_SPREAD;
+	bench_checks(&in, &tally);
+	assert_int_equal(tally.unstable, 3);
+	assert_int_equal(tally.pass, 1);
+	assert_int_equal(tally.skip, 1);
+	assert_int_equal(tally.fail, 0);
+	EXPECT(0, "\"what\":\"reference\"", "\"status\":\"unstable\"", "variant cycles unstable (spread)");
+	EXPECT(1, "\"what\":\"timing\"", "\"status\":\"unstable\"", "control cycles unstable (budget)");
+	EXPECT(2, "\"what\":\"events\"", "\"status\":\"unstable\"",
+	       "variant LD_BLOCKS.STORE_FORWARD unstable (outliers)");
+	EXPECT(4, "\"what\":\"timing\"", "\"status\":\"skip\"", "emulator");
 }
 
 static void events_only_variant_has_no_timing_verdict(void **state)
@@ -185,6 +240,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(timing_penalty_sign, setup, teardown),
 		cmocka_unit_test_setup_teardown(events_about_one_per_iteration, setup, teardown),
 		cmocka_unit_test_setup_teardown(role_without_event_is_skipped, setup, teardown),
+		cmocka_unit_test_setup_teardown(unstable_figures_are_neither_pass_nor_fail, setup, teardown),
 		cmocka_unit_test_setup_teardown(events_only_variant_has_no_timing_verdict, setup, teardown),
 		cmocka_unit_test_setup_teardown(controls_and_sweeps_are_not_checked, setup, teardown),
 	};

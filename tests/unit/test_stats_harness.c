@@ -1,9 +1,10 @@
 /*
  * The benchmark harness around the real kernels (they run on the host as
  * they do in the image): dropped-sample accounting through the fake
- * interrupts-off window, counter passes and the per-iteration differential
- * through a scripted counting backend, `bench=` selection and the kernel
- * table's invariants.
+ * interrupts-off window, impossible samples rejected and re-taken, counter
+ * passes and the per-iteration differential through a scripted counting
+ * backend, where cycles come from, the calibration bracket, `bench=`
+ * selection and the kernel table's invariants.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 #include "bench/harness.h"
 #include "bench/kernels.h"
 #include "bench/observer.h"
+#include "kernel/calib.h"
 #include "bench/select.h"
 #include "events/events.h"
 #include "tests/fake/fake_pmu.h"
@@ -33,6 +35,7 @@ static int64_t pool[4096];
  */
 static struct {
 	unsigned begins, ends, reads, pollute_from;
+	unsigned negative_at;	/* this read returns less than the one before it (0: never) */
 	uint32_t iterations;
 	unsigned passes;
 	bool fail_read;
@@ -76,7 +79,7 @@ static bool fk_read(struct count_set *set, unsigned pass, uint64_t *v, char *err
 	}
 	for (size_t i = 0; i < set->n; i++)
 		if (set->pass_of[i] == pass)
-			v[i] = 777 + (i + 1) * runs * fk.iterations;
+			v[i] = fk.reads == fk.negative_at ? 0 : 777 + (i + 1) * runs * fk.iterations;
 	return true;
 }
 
@@ -101,6 +104,16 @@ static void setup_fk(struct bench_setup *s, unsigned passes)
 	fake_reset();
 }
 
+/*
+ * Samples rejected in all: the kernels run on the real core with the real TSC
+ * and the fake window cannot see an interrupt, so on a busy machine a 2N run
+ * may be disturbed and rejected (n_2n).  Exact read counts account for those.
+ */
+static unsigned rejected(const struct bench_figures *r)
+{
+	return r->rejected[STATS_REJECT_NEGATIVE] + r->rejected[STATS_REJECT_N_2N] + r->rejected[STATS_REJECT_BELOW_CHAIN];
+}
+
 static void set_of(struct count_set *set, size_t n)
 {
 	memset(set, 0, sizeof(*set));
@@ -113,7 +126,7 @@ static void timing_only_run_is_complete(void **state)
 {
 	(void)state;
 	struct bench_setup s;
-	struct bench_result r;
+	struct bench_figures r;
 	setup_fk(&s, 1);
 	s.cb = NULL;
 	assert_true(bench_run_variant(&s, bench_def_find("ref", "add_chain"), window, NULL, &r));
@@ -125,6 +138,13 @@ static void timing_only_run_is_complete(void **state)
 	assert_true(r.windowed);
 	assert_int_equal(r.passes, 1);
 	assert_true(r.tsc.min <= r.tsc.median && r.tsc.median <= r.tsc.max);
+	/* No counter, no APERF, no calibration: cycles are the raw ticks, and nothing was counted. */
+	assert_int_equal(r.cycles_source, BENCH_CYCLES_TSC);
+	assert_int_equal(r.cycles.median, r.tsc.median);
+	assert_int_equal(r.calibration.source, BENCH_CALIB_NONE);
+	assert_int_equal(r.nev, 0);
+	assert_int_equal(r.instructions, -1);
+	assert_int_equal(r.chain_min, 1000);	/* the add chain's floor applies on silicon */
 	assert_int_equal(fake_window_depth(), 0);	/* every window left */
 }
 
@@ -133,13 +153,13 @@ static void events_per_iteration_over_passes(void **state)
 	(void)state;
 	struct bench_setup s;
 	static struct count_set set;
-	struct bench_result r;
+	struct bench_figures r;
 	setup_fk(&s, 2);
 	set_of(&set, 3);
 	assert_true(bench_run_variant(&s, bench_def_find("store_forward", "forward"), window, &set, &r));
 	assert_int_equal(r.passes, 2);
 	for (size_t i = 0; i < 3; i++) {
-		assert_true(r.ev[i].ok);
+		assert_true(r.ev[i].measured);
 		/* The 777 of overhead cancels: exactly i + 1 per iteration, in thousandths. */
 		assert_int_equal(r.ev[i].fig.min, (int64_t)(i + 1) * 1000);
 		assert_int_equal(r.ev[i].fig.max, (int64_t)(i + 1) * 1000);
@@ -148,7 +168,7 @@ static void events_per_iteration_over_passes(void **state)
 	/* Each pass programmed once; 2 passes x (2 warm-up + 5 samples) x 2 counted runs read. */
 	assert_int_equal(fk.begins, 2);
 	assert_int_equal(fk.ends, 2);
-	assert_int_equal(fk.reads, 2 * 7 * 2);
+	assert_int_equal(fk.reads, 2 * (7 * 2 + rejected(&r)));
 	assert_int_equal(r.problem[0], 0);
 }
 
@@ -157,18 +177,22 @@ static void polluted_samples_are_dropped_and_retaken(void **state)
 	(void)state;
 	struct bench_setup s;
 	static struct count_set set;
-	struct bench_result r;
+	struct bench_figures r;
 	setup_fk(&s, 1);
 	set_of(&set, 1);
 	/* The warm-up makes reads 1-4; from the first measured sample (read 5) on, every window is polluted. */
 	fk.pollute_from = 5;
 	/* From pass_begin 5 on every window was polluted: the budget of 5 drops ran out with no good sample. */
-	assert_false(bench_run_variant(&s, bench_def_find("ref", "add_chain"), window, &set, &r));
-	assert_non_null(strstr(r.problem, "5 dropped"));
+	/* Nothing kept is still a result: figures of no sample, unstable, and the problem says why. */
+	assert_true(bench_run_variant(&s, bench_def_find("ref", "add_chain"), window, &set, &r));
+	assert_non_null(strstr(r.problem, "5 disturbed"));
+	assert_int_equal(r.cycles.n, 0);
+	assert_int_equal(r.cycles.unstable, STATS_UNSTABLE_BUDGET);
 	assert_int_equal(r.dropped, 5);
 	assert_true(r.exhausted);
 	assert_int_equal(r.tsc.n, 0);
-	assert_false(r.ev[0].ok);
+	assert_int_equal(r.tsc.unstable, STATS_UNSTABLE_BUDGET);
+	assert_false(r.ev[0].measured);
 }
 
 /* A backend whose windows are polluted exactly once, at a chosen read. */
@@ -186,7 +210,7 @@ static void one_polluted_sample_costs_one_retake(void **state)
 	(void)state;
 	struct bench_setup s;
 	static struct count_set set;
-	struct bench_result r;
+	struct bench_figures r;
 	struct count_backend b = fake_backend;
 	b.read = once_read;
 	setup_fk(&s, 1);
@@ -200,8 +224,30 @@ static void one_polluted_sample_costs_one_retake(void **state)
 	assert_int_equal(r.ev[0].fig.n, 5);
 	assert_int_equal(r.ev[0].fig.median, 1000);
 	/* 2 warm-up + 5 good + 1 dropped samples, 2 counted runs each. */
-	assert_int_equal(fk.reads, 8 * 2);
+	assert_int_equal(fk.reads, (8 + rejected(&r)) * 2);
 	assert_int_equal(fk.begins, 1);
+}
+
+/* A count of the 2N run below the N run's cannot be: the sample is rejected, counted and re-taken. */
+static void impossible_sample_is_rejected_and_retaken(void **state)
+{
+	(void)state;
+	struct bench_setup s;
+	static struct count_set set;
+	struct bench_figures r;
+	setup_fk(&s, 1);
+	set_of(&set, 2);
+	fk.negative_at = 6;	/* the 2N run of the first measured sample (warm-up: reads 1-4) */
+	assert_true(bench_run_variant(&s, bench_def_find("store_forward", "forward"), window, &set, &r));
+	/* Rejected as negative - or as n_2n, when the real TSC saw that very sample disturbed first. */
+	assert_true(r.rejected[STATS_REJECT_NEGATIVE] + r.rejected[STATS_REJECT_N_2N] >= 1);
+	assert_int_equal(r.dropped, 0);
+	assert_false(r.exhausted);
+	assert_int_equal(r.ev[0].fig.n, 5);
+	assert_int_equal(r.ev[0].fig.rejected, rejected(&r));
+	assert_int_equal(r.ev[1].fig.min, 2000);	/* the zero never reached a figure */
+	assert_int_equal(r.tsc.n, 5);
+	assert_int_equal(fk.reads, 2 * (2 + 5 + rejected(&r)));
 }
 
 static void counting_failure_falls_back_to_time(void **state)
@@ -209,13 +255,13 @@ static void counting_failure_falls_back_to_time(void **state)
 	(void)state;
 	struct bench_setup s;
 	static struct count_set set;
-	struct bench_result r;
+	struct bench_figures r;
 	setup_fk(&s, 1);
 	set_of(&set, 2);
 	fk.fail_read = true;
 	assert_true(bench_run_variant(&s, bench_def_find("ref", "load_chain"), window, &set, &r));
 	assert_int_equal(r.tsc.n, 5);
-	assert_false(r.ev[0].ok);
+	assert_false(r.ev[0].measured);
 	assert_string_equal(r.problem, "fake read failure");
 	assert_int_equal(fk.begins, 1);
 	assert_int_equal(fk.ends, 1);
@@ -226,7 +272,7 @@ static void storage_limits_reps(void **state)
 	(void)state;
 	struct bench_setup s;
 	static struct count_set set;
-	struct bench_result r;
+	struct bench_figures r;
 	setup_fk(&s, 1);
 	set_of(&set, 3);
 	s.pool_cap = 10;	/* 5 series (TSC, cycles MSR, 3 events): room for 2 samples each */
@@ -234,6 +280,10 @@ static void storage_limits_reps(void **state)
 	assert_int_equal(r.reps, 2);
 	assert_int_equal(r.tsc.n, 2);
 	assert_int_equal(r.ev[2].fig.n, 2);
+	/* No room for one sample per series: nothing can be attempted. */
+	s.pool_cap = 4;
+	assert_false(bench_run_variant(&s, bench_def_find("ref", "add_chain"), window, &set, &r));
+	assert_string_equal(r.problem, "no room for samples");
 }
 
 /*
@@ -276,7 +326,7 @@ static void msr_backend_against_modelled_pmu(void **state)
 	(void)state;
 	static struct count_set set;
 	struct bench_setup s;
-	struct bench_result r;
+	struct bench_figures r;
 	char why[192];
 	const struct event_set *es = events_set_find("skylake");
 
@@ -289,15 +339,15 @@ static void msr_backend_against_modelled_pmu(void **state)
 	s.iterations = 512;
 	s.reps = 3;
 	s.warmup = 1;
-	s.drop_budget = 3;
+	s.drop_budget = 12;	/* room for samples the real TSC saw disturbed on a busy machine */
 	s.cb = count_backend();
 	s.pool = pool;
 	s.pool_cap = sizeof(pool) / sizeof(pool[0]);
 	s.model_work = model_work;
 
 	memset(&set, 0, sizeof(set));
-	add_named(&set, es, "CPU_CLK_UNHALTED.THREAD");
-	add_named(&set, es, "INST_RETIRED.ANY");
+	add_named(&set, es, "CPU_CLK_UNHALTED.THREAD_P");
+	add_named(&set, es, "INST_RETIRED.ANY_P");
 	add_named(&set, es, "LD_BLOCKS.STORE_FORWARD");
 	add_named(&set, es, "MEM_INST_RETIRED.SPLIT_LOADS");
 	/* Eight more general-counter events: more than the model's 8 general counters hold at once. */
@@ -309,12 +359,17 @@ static void msr_backend_against_modelled_pmu(void **state)
 	assert_true(bench_run_variant(&s, bench_def_find("store_forward", "size_mismatch"), window, &set, &r));
 	assert_string_equal(r.problem, "");
 	assert_int_equal(r.passes, 2);
+	/* Cycles from the fixed counter, instructions found by role. */
+	assert_int_equal(r.cycles_source, BENCH_CYCLES_FIXED);
+	assert_int_equal(r.cycles.median, 5000);
+	assert_int_equal(r.instructions, 1);
+	assert_int_equal(r.ev[0].roles & EV_ROLE_CYCLES, EV_ROLE_CYCLES);
 	assert_int_equal(set.fixed_of[0], 1);	/* cycles on fixed counter 1 */
 	assert_int_equal(set.fixed_of[1], 0);	/* instructions on fixed counter 0 */
 	/* Exactly the model's rate per iteration: the differential cancels nothing real here. */
 	const int64_t want[] = { 5000, 3000, 1000, 2000, 0, 0, 0, 0, 0, 0, 0, 0 };
 	for (size_t i = 0; i < set.n; i++) {
-		assert_true(r.ev[i].ok);
+		assert_true(r.ev[i].measured);
 		assert_int_equal(r.ev[i].fig.n, 3);
 		assert_int_equal(r.ev[i].fig.min, want[i]);
 		assert_int_equal(r.ev[i].fig.max, want[i]);
@@ -324,6 +379,91 @@ static void msr_backend_against_modelled_pmu(void **state)
 	for (unsigned c = 0; c < 8; c++)
 		assert_false(pmu_model_gp_counting(fake_pmu(), c));
 	assert_int_equal(fake_pmu_peek(0x38f), 0xff);	/* IA32_PERF_GLOBAL_CTRL at its reset value */
+}
+
+/* A core whose cycles counter says 0.5 cycles per add: faster than the add chain allows. */
+static uint64_t fast_rates(void *ctx, uint16_t event, uint8_t umask)
+{
+	(void)ctx;
+	if (event == PMU_MODEL_FIXED_EVENT && umask == 2)
+		return 0;	/* fixed 1 (cycles): nothing */
+	return event == 0x3C ? 0 : 1;
+}
+
+static void below_the_chain_is_rejected(void **state)
+{
+	(void)state;
+	static struct count_set set;
+	struct bench_setup s;
+	struct bench_figures r;
+	char why[192];
+	const struct event_set *es = events_set_find("skylake");
+
+	if (!fake_count_setup("skylake", false, false, why, sizeof(why)))
+		fail_msg("count_init: %s", why);
+	fake_pmu_set_rate(fast_rates, NULL);
+	memset(&s, 0, sizeof(s));
+	s.iterations = 512;
+	s.reps = 3;
+	s.warmup = 0;
+	s.drop_budget = 4;
+	s.cb = count_backend();
+	s.pool = pool;
+	s.pool_cap = sizeof(pool) / sizeof(pool[0]);
+	s.model_work = model_work;
+	memset(&set, 0, sizeof(set));
+	add_named(&set, es, "CPU_CLK_UNHALTED.THREAD_P");
+	assert_true(bench_run_variant(&s, bench_def_find("ref", "add_chain"), window, &set, &r));
+	/* The whole budget went on impossible samples: below the chain (the real TSC may reject one first). */
+	assert_int_equal(rejected(&r), 4);
+	assert_true(r.rejected[STATS_REJECT_BELOW_CHAIN] >= 2);
+	assert_int_equal(r.cycles.n, 0);
+	assert_int_equal(r.cycles.unstable, STATS_UNSTABLE_BUDGET);
+	assert_true(r.exhausted);
+	assert_non_null(strstr(r.problem, "4 rejected as impossible"));
+	/* Under an emulator time is not physical: no floor, every sample kept. */
+	s.emulated_time = true;
+	assert_true(bench_run_variant(&s, bench_def_find("ref", "add_chain"), window, &set, &r));
+	assert_int_equal(r.rejected[STATS_REJECT_BELOW_CHAIN], 0);
+	assert_int_equal(r.chain_min, 0);
+	assert_int_equal(r.cycles.median, 0);
+	count_restore();
+}
+
+/* TSC ticks become cycles with the calibration in force, and the figures say which. */
+static void calibrated_ticks_and_the_bracket(void **state)
+{
+	(void)state;
+	struct bench_setup s;
+	struct bench_figures r;
+	setup_fk(&s, 1);
+	s.cb = NULL;
+	s.clock = (struct bench_calibration){ BENCH_CALIB_HARNESS, 2000000, 3, 0, 0, 0 };
+	assert_true(bench_run_variant(&s, bench_def_find("ref", "load_chain"), window, NULL, &r));
+	assert_int_equal(r.cycles_source, BENCH_CYCLES_TSC_CALIBRATED);
+	assert_int_equal(r.cycles.median, 2 * r.tsc.median);
+	assert_int_equal(r.calibration.ppm, 2000000);
+
+	/* The harness's own calibration on kernel/calib.asm, with the real TSC. */
+	struct bench_calibration c;
+	assert_true(bench_calibrate(&s, window, &c));
+	assert_int_equal(c.source, BENCH_CALIB_HARNESS);
+	assert_true(c.ppm > 0);
+
+	/* measure_variant brackets the variant with two calibrations and uses their mean. */
+	memset(&s.clock, 0, sizeof(s.clock));
+	assert_true(bench_measure_variant(&s, bench_def_find("ref", "load_chain"), window, NULL, &r));
+	assert_int_equal(r.cycles_source, BENCH_CYCLES_TSC_CALIBRATED);
+	assert_int_equal(r.calibration.source, BENCH_CALIB_HARNESS);
+	assert_true(r.calibration.before > 0 && r.calibration.after > 0);
+	assert_int_equal(r.calibration.ppm, (r.calibration.before + r.calibration.after) / 2);
+	assert_true(r.calibration.remeasured <= 2);
+	assert_int_equal(r.cycles.median, stats_scale(r.tsc.median, (uint64_t)r.calibration.ppm, 1000000));
+	assert_int_equal(s.clock.ppm, r.calibration.ppm);	/* the clock in force moved with it */
+
+	/* Under an emulator one calibration is enough. */
+	s.emulated_time = true;
+	assert_int_equal(bench_settle(&s, window), 1);
 }
 
 static struct {
@@ -346,17 +486,20 @@ static void observers_run_slices_inside_windows(void **state)
 {
 	(void)state;
 	struct bench_setup s;
-	struct bench_observer o = { "test", 3, ob_variant_begin, ob_slice_begin, ob_slice_end, ob_variant_end, NULL };
+	struct bench_observer o[2] = {
+		{ "test", 3, ob_variant_begin, ob_slice_begin, ob_slice_end, ob_variant_end, NULL },
+		{ "second", 2, ob_variant_begin, ob_slice_begin, ob_slice_end, ob_variant_end, NULL },
+	};
 	setup_fk(&s, 1);
 	memset(&ob, 0, sizeof(ob));
-	bench_observer_clear();
-	assert_true(bench_observer_add(&o));
-	bench_observe(&s, bench_def_find("split", "load_page"), window, 4096);
-	bench_observer_clear();
-	assert_int_equal(ob.begins, 1);
-	assert_int_equal(ob.ends, 1);
-	assert_int_equal(ob.slices_in_window, 3);
-	assert_int_equal(ob.slice_ends, 3);
+	/* Observers are passed in, not registered: none given, none run. */
+	bench_observe(&s, bench_def_find("split", "load_page"), window, 4096, o, 0);
+	assert_int_equal(ob.begins, 0);
+	bench_observe(&s, bench_def_find("split", "load_page"), window, 4096, o, 2);
+	assert_int_equal(ob.begins, 2);
+	assert_int_equal(ob.ends, 2);
+	assert_int_equal(ob.slices_in_window, 5);
+	assert_int_equal(ob.slice_ends, 5);
 	assert_string_equal(ob.kernel, "split");
 	assert_string_equal(ob.variant, "load_page");
 	assert_int_equal(ob.variant_page, 4096);
@@ -407,6 +550,8 @@ static void table_invariants(void **state)
 {
 	(void)state;
 	assert_int_equal(bench_asm_unroll, BENCH_UNROLL);
+	/* The one calibration kernel runs the number of adds its header says. */
+	assert_int_equal(calib_add_chain(3), 3 * CALIB_ADDS_PER_ITER);
 	for (size_t i = 0; i < bench_def_count(); i++) {
 		const struct bench_def *d = bench_def_at(i), *c = bench_def_control(d);
 		/* Both addresses and an 8-byte access stay inside the window. */
@@ -443,7 +588,10 @@ int main(void)
 		cmocka_unit_test(events_per_iteration_over_passes),
 		cmocka_unit_test(polluted_samples_are_dropped_and_retaken),
 		cmocka_unit_test(one_polluted_sample_costs_one_retake),
+		cmocka_unit_test(impossible_sample_is_rejected_and_retaken),
 		cmocka_unit_test(counting_failure_falls_back_to_time),
+		cmocka_unit_test(below_the_chain_is_rejected),
+		cmocka_unit_test(calibrated_ticks_and_the_bracket),
 		cmocka_unit_test(storage_limits_reps),
 		cmocka_unit_test(observers_run_slices_inside_windows),
 		cmocka_unit_test(msr_backend_against_modelled_pmu),

@@ -1,22 +1,31 @@
 /*
  * tools/host/cmd_events.c - print the event vocabulary as CSV.
  *
- *   pmuboot-host events                    every set, then the IBS derived events
+ *   pmuboot-host events                    the set of the CPU this runs on
  *   pmuboot-host events --uarch KEY        one set (KEY "ibs": the IBS derived events)
- *   pmuboot-host events --uarch list       the keys, their vendor, event count and name
+ *   pmuboot-host events --uarch all        every set, then the IBS derived events
+ *   pmuboot-host events --uarch list       the keys, their vendor, event count, name, perf's and
+ *                                          the vendor's names for the table
+ *   pmuboot-host events ... --grep WORD    only events whose name (or description) holds WORD
  *   pmuboot-host events --uarch KEY --spec SPEC   resolve one event spec as the image would
  *
  * Rows are sorted by key, then name, then code, so the output is the same on every run.
  */
+#include <stddef.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "events/events.h"
+#include "pmu/cpu/cpu.h"
 #include "tools/host/host.h"
 #include "lib/strbuf.h"
 
-#define HEADER "uarch,name,event,umask,cmask,inv,edge,counters,precise,source,description"
+/* The first eleven columns are the original listing; the vendor facts follow (docs/events.md). */
+#define HEADER "uarch,name,event,umask,cmask,inv,edge,counters,precise,source,description," \
+	       "any,umask_ext,counters_smt_off,flags,msr,msr_value,alt,errata,roles"
 
 struct row {
 	const char *key;
@@ -63,6 +72,73 @@ static void counters_text(const struct event_def *d, char *buf, size_t cap)
 		str_appendf(buf, cap, w, " fixed%d", d->fixed);
 }
 
+/* "0-3" for a counter mask ("" for none). */
+static void mask_text(uint32_t m, char *buf, size_t cap)
+{
+	size_t w = 0;
+	buf[0] = 0;
+	for (int i = 0; i < 32 && w < cap; i++) {
+		if (!(m & (1u << i)))
+			continue;
+		int j = i;
+		while (j + 1 < 32 && (m & (1u << (j + 1))))
+			j++;
+		w = str_appendf(buf, cap, w, j > i ? "%s%d-%d" : "%s%d", w ? "+" : "", i, j);
+		i = j;
+	}
+}
+
+/* A field that is empty unless `present`: formatted only then. */
+static void opt_hex(char *buf, size_t cap, bool present, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void opt_hex(char *buf, size_t cap, bool present, const char *fmt, ...)
+{
+	va_list ap;
+
+	buf[0] = 0;
+	if (!present)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, cap, fmt, ap);
+	va_end(ap);
+}
+
+static void vendor_fields(const char *key, const struct event_def *d)
+{
+	char buf[96], flags[96] = "";
+	(void)key;
+	csv_field(d->any ? "1" : "0", false);
+	opt_hex(buf, sizeof(buf), d->umask_ext, "0x%02x", d->umask_ext);
+	csv_field(buf, false);
+	mask_text(d->counters_htoff, buf, sizeof(buf));
+	csv_field(buf, false);
+	static const struct { size_t off; const char *word; } fl[] = {
+		{ offsetof(struct event_def, fixed_only), "fixed_only" },
+		{ offsetof(struct event_def, pebs2), "pebs2" },
+		{ offsetof(struct event_def, taken_alone), "taken_alone" },
+		{ offsetof(struct event_def, pair), "pair" },
+		{ offsetof(struct event_def, deprecated), "deprecated" },
+	};
+	for (size_t i = 0; i < sizeof(fl) / sizeof(fl[0]); i++)
+		if (*((const bool *)((const char *)d + fl[i].off)))
+			str_appendf(flags, sizeof(flags), strlen(flags), "%s%s", flags[0] ? " " : "", fl[i].word);
+	csv_field(flags, false);
+	if (d->msr_alt)
+		snprintf(buf, sizeof(buf), "0x%x+0x%x", d->msr, d->msr_alt);
+	else
+		opt_hex(buf, sizeof(buf), d->msr, "0x%x", d->msr);
+	csv_field(buf, false);
+	opt_hex(buf, sizeof(buf), d->msr, "0x%llx", (unsigned long long)d->msr_value);
+	csv_field(buf, false);
+	opt_hex(buf, sizeof(buf), d->has_alt, "0x%02x/0x%02x", d->alt_event, d->alt_umask);
+	csv_field(buf, false);
+	csv_field(d->errata ? d->errata : "", false);
+	buf[0] = 0;
+	for (unsigned b = 0; b < 32; b++)
+		if ((d->roles & (1u << b)) && events_role_name(1u << b))
+			str_appendf(buf, sizeof(buf), strlen(buf), "%s%s", buf[0] ? " " : "", events_role_name(1u << b));
+	csv_field(buf, true);
+}
+
 static void print_row(const struct row *r)
 {
 	char ev[16], um[8], cm[8], ctr[64];
@@ -75,7 +151,8 @@ static void print_row(const struct row *r)
 		csv_field(ev, false);
 		fputs(",,,,ibs,,", stdout);	/* umask, cmask, inv, edge empty; counters "ibs"; precise empty */
 		csv_field("AMD BKDG 31116 (Fam10h) IBS derived events", false);
-		csv_field(desc, true);
+		csv_field(desc, false);
+		fputs(",,,,,,,,\n", stdout);	/* no vendor facts: not a counter event */
 		return;
 	}
 	const struct event_def *d = r->def;
@@ -92,7 +169,8 @@ static void print_row(const struct row *r)
 	csv_field(ctr, false);
 	csv_field(d->precise ? "1" : "0", false);
 	csv_field(d->source, false);
-	csv_field(d->desc, true);
+	csv_field(d->desc, false);
+	vendor_fields(r->key, d);
 }
 
 static int row_cmp(const void *a, const void *b)
@@ -128,18 +206,20 @@ static size_t add_ibs(struct row *rows, size_t n)
 static void list_keys(FILE *f, bool csv)
 {
 	if (csv)
-		puts("key,vendor,events,name");
+		puts("key,vendor,events,name,perf,vendor_name");
 	for (size_t i = 0; i < events_set_count(); i++) {
 		const struct event_set *s = events_set_at(i);
 		if (csv) {
 			printf("%s,%s,%zu,", s->key, s->amd ? "amd" : "intel", s->n);
-			csv_field(s->name, true);
+			csv_field(s->name, false);
+			csv_field(s->perf, false);
+			csv_field(s->vendor_name, true);
 		} else {
 			fprintf(f, "  %-16s %s\n", s->key, s->name);
 		}
 	}
 	if (csv)
-		printf("%s,amd,%zu,AMD Family 10h IBS derived events (not counter events)\n", EVENTS_IBS_KEY,
+		printf("%s,amd,%zu,AMD Family 10h IBS derived events (not counter events),,\n", EVENTS_IBS_KEY,
 		       ibs_events_count());
 	else
 		fprintf(f, "  %-16s %s\n", EVENTS_IBS_KEY, "AMD IBS derived events");
@@ -147,7 +227,8 @@ static void list_keys(FILE *f, bool csv)
 
 static int usage(FILE *f)
 {
-	fprintf(f, "usage: pmuboot-host events [--uarch KEY|list|ibs] [--spec SPEC]\n");
+	fprintf(f, "usage: pmuboot-host events [--uarch KEY|all|list|ibs] [--grep WORD] [--spec SPEC]\n"
+		   "  without --uarch: the event set of the CPU this runs on\n");
 	return f == stderr ? 2 : 0;
 }
 
@@ -163,15 +244,38 @@ static int resolve_spec(const struct event_set *set, const char *spec)
 		fprintf(stderr, "pmuboot-host events: %s\n", err);
 		return 1;
 	}
-	printf("name=%s event=0x%02x umask=0x%02x cmask=%u inv=%d edge=%d any=%d fixed=%d%s%s\n", s.name, s.event,
-	       s.umask, s.cmask, s.inv, s.edge, s.any, s.fixed, s.fixed_only ? " fixed_only" : "",
-	       s.def ? "" : " raw");
+	char ctr[64];
+	mask_text(s.counters, ctr, sizeof(ctr));
+	printf("name=%s event=0x%02x umask=0x%02x cmask=%u inv=%d edge=%d any=%d fixed=%d counters=%s", s.name,
+	       s.event, s.umask, s.cmask, s.inv, s.edge, s.any, s.fixed, ctr[0] ? ctr : "any");
+	if (s.msr)
+		printf(" msr=0x%x msr_value=0x%llx", s.msr, (unsigned long long)s.msr_value);
+	printf("%s%s\n", s.fixed_only ? " fixed_only" : "", s.def ? "" : " raw");
 	return 0;
+}
+
+/* Case-insensitive substring test. */
+static bool contains(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (; hay && *hay; hay++)
+		if (!strncasecmp(hay, needle, n))
+			return true;
+	return !n;
+}
+
+static bool row_matches(const struct row *r, const char *word)
+{
+	if (!word)
+		return true;
+	if (r->ibs)
+		return contains(r->ibs->name, word) || contains(r->ibs->abbrev, word) || contains(r->ibs->desc, word);
+	return contains(r->def->name, word) || contains(r->def->desc, word);
 }
 
 int cmd_events(int argc, char **argv)
 {
-	const char *uarch = NULL, *spec = NULL;
+	const char *uarch = NULL, *spec = NULL, *grep = NULL;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--uarch") && i + 1 < argc)
@@ -180,6 +284,8 @@ int cmd_events(int argc, char **argv)
 			uarch = argv[i] + 8;
 		else if (!strcmp(argv[i], "--spec") && i + 1 < argc)
 			spec = argv[++i];
+		else if (!strcmp(argv[i], "--grep") && i + 1 < argc)
+			grep = argv[++i];
 		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
 			return usage(stdout);
 		else {
@@ -193,7 +299,17 @@ int cmd_events(int argc, char **argv)
 	}
 	const struct event_set *set = NULL;
 	bool ibs = uarch && !lc_strcasecmp(uarch, EVENTS_IBS_KEY);
-	if (uarch && !ibs && !(set = events_set_find(uarch))) {
+	bool all = uarch && !strcmp(uarch, "all");
+	if (!uarch) {
+		/* This CPU's set, as identification gives it. */
+		static struct cpu_info ci;
+		cpu_identify(&ci);
+		if (!ci.event_set || !(set = events_set_find(ci.event_set))) {
+			fprintf(stderr, "pmuboot-host events: this CPU (%s family 0x%x model 0x%x) has no event set; "
+				"--uarch KEY or --uarch all lists others\n", ci.vendor_str, ci.family, ci.model);
+			return 1;
+		}
+	} else if (!ibs && !all && !(set = events_set_find(uarch))) {
 		fprintf(stderr, "pmuboot-host events: unknown microarchitecture '%s'; valid keys:\n", uarch);
 		list_keys(stderr, false);
 		return 2;
@@ -222,7 +338,8 @@ int cmd_events(int argc, char **argv)
 	qsort(rows, n, sizeof(*rows), row_cmp);
 	puts(HEADER);
 	for (size_t i = 0; i < n; i++)
-		print_row(&rows[i]);
+		if (row_matches(&rows[i], grep))
+			print_row(&rows[i]);
 	free(rows);
 	return 0;
 }

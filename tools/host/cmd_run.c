@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "bench/suite.h"
 #include "run/run.h"
 #include "tools/host/host.h"
 #include "tools/host/hw_linux.h"
@@ -26,14 +27,40 @@ static void pin_to_current_cpu(void)
 		perror("pmuboot-host run: sched_setaffinity");
 }
 
+static int usage(void)
+{
+	printf("usage: pmuboot-host run [key=value ...]\n"
+	       "\n"
+	       "Runs the image's stages on this machine (identify, timing, pmu, ibs, bench, restore),\n"
+	       "pinned to the CPU it starts on, and prints their text lines and @pmuboot records.\n"
+	       "The options are the image's (pmuboot.cfg); `pmuboot-host options` lists them all.\n"
+	       "\n"
+	       "  bench=list                   list every kernel.variant and exit\n"
+	       "  bench=KERNEL[.VARIANT],...   measure only these (all, none)\n"
+	       "  reps=N iterations=N warmup=N samples per figure, loop iterations per run, unmeasured samples\n"
+	       "  events=SPEC;...              extra events to count beside each variant\n"
+	       "\n"
+	       "Exit status: 0 when the run recorded no error, 1 otherwise.\n");
+	return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	static struct config cfg;
 	static struct run_env env;
 
-	pin_to_current_cpu();
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return usage();
 	host_output_stdout();
 	config_defaults(&cfg);
+	/* bench=list is a question about the table, answered before anything runs. */
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "bench=" BENCH_LIST_WORD)) {
+			bench_list();
+			return 0;
+		}
+	pin_to_current_cpu();
 	host_stream_begin("run");
 	for (int i = 1; i < argc; i++) {
 		char source[32];

@@ -1,0 +1,19 @@
+/*
+ * tests/fake/timing_fake.h - kernel/timing.h for unit tests: the figures
+ * the test sets, returned by timing_init and timing_get; timing_report
+ * emits nothing and is counted.  (kernel/timing_common.c, which measures,
+ * is then not linked: a test that calls any fake_timing_* function gets
+ * this file's timing_init/get/report.)
+ */
+#ifndef PMUBOOT_TESTS_FAKE_TIMING_FAKE_H
+#define PMUBOOT_TESTS_FAKE_TIMING_FAKE_H
+
+#include "kernel/timing.h"
+
+/* The figures timing_init/timing_get return from now on (copied). */
+void fake_timing_set(const struct timing_info *t);
+/* Calls of timing_init and timing_report since fake_timing_set. */
+unsigned fake_timing_inits(void);
+unsigned fake_timing_reports(void);
+
+#endif

@@ -1,0 +1,226 @@
+"""tools/events_import: the committed tables are what the vendors' data says, and the import
+refuses what it cannot check.  The tests that read ../shared/vendor-events skip without it."""
+import csv
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from testlib import Skip
+
+
+def run_import(ctx, *args):
+    return subprocess.run([sys.executable, "-m", "tools.events_import", *args], cwd=ctx.root,
+                          capture_output=True, text=True, timeout=300)
+
+
+def sets(ctx):
+    path = os.path.join(ctx.root, "events", "sets.csv")
+    with open(path, encoding="utf-8") as f:
+        return list(csv.DictReader(l for l in f if l.strip() and not l.startswith("#")))
+
+
+def listing(ctx, key):
+    p = ctx.run_host("events", "--uarch", key, check=True)
+    return {r["name"]: r for r in csv.DictReader(io.StringIO(p.stdout))}
+
+
+def mask(text):
+    """'0-3' / '0+2' / 'any' / 'none fixed1' (pmuboot-host's counters column) -> (mask, fixed)."""
+    parts = text.split()
+    fixed = int(parts[1][5:]) if len(parts) > 1 else None
+    m = 0
+    if parts[0] not in ("any", "none"):
+        for p in parts[0].split("+"):
+            lo, _, hi = p.partition("-")
+            for c in range(int(lo), int(hi or lo) + 1):
+                m |= 1 << c
+    return m, fixed
+
+
+def test_committed_tables_match_the_vendor_data(ctx):
+    vendor = ctx.shared_path("vendor-events")
+    p = run_import(ctx, "--check", "--vendor-events", vendor)
+    assert p.returncode == 0, p.stderr
+    assert "sets" in p.stdout
+
+
+def test_import_is_byte_identical_on_rerun(ctx):
+    vendor = ctx.shared_path("vendor-events")
+    with tempfile.TemporaryDirectory() as d:
+        outs = []
+        for i in range(2):
+            ev = os.path.join(d, f"e{i}")
+            shutil.copytree(os.path.join(ctx.root, "events"), ev)
+            shutil.rmtree(os.path.join(ev, "vendor"))
+            p = run_import(ctx, "--vendor-events", vendor, "--events", ev)
+            assert p.returncode == 0, p.stderr
+            outs.append({f: open(os.path.join(ev, "vendor", f), "rb").read()
+                         for f in sorted(os.listdir(os.path.join(ev, "vendor")))})
+        assert outs[0] == outs[1]
+        committed = os.path.join(ctx.root, "events", "vendor")
+        assert sorted(outs[0]) == sorted(os.listdir(committed))
+
+
+def perfmon_events(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)["Events"]
+
+
+def test_intel_coverage(ctx):
+    """Every Intel set with a perfmon file lists >= 99% of its non-deprecated core events with
+    the exact encoding and counter restriction, read here straight from the JSON."""
+    vendor = ctx.shared_path("vendor-events")
+    checked = 0
+    for s in sets(ctx):
+        if not s["data"].startswith("perfmon "):
+            continue
+        evs = perfmon_events(os.path.join(vendor, "intel", s["data"].split()[1]))
+        mine = listing(ctx, s["key"])
+        base = 1 if not any(e.get("Counter") == "Fixed counter 0" for e in evs) else 0
+        want = [e for e in evs if e.get("Deprecated", "0") != "1"]
+        missing = []
+        for e in want:
+            r = mine.get(e["EventName"])
+            if not r:
+                missing.append(e["EventName"])
+                continue
+            m, fixed = mask(r["counters"])
+            if e["Counter"].startswith("Fixed counter"):
+                ok = fixed == int(e["Counter"].split()[-1]) - base and r["counters"].startswith("none")
+            else:
+                code = int(e["EventCode"].split(",")[0], 16)
+                umask = int(e["UMask"].split(",")[0], 16)
+                allowed = sum(1 << int(c) for c in e["Counter"].split(","))
+                ok = (int(r["event"], 16), int(r["umask"], 16), int(r["cmask"]), r["inv"], r["edge"], m) == \
+                     (code, umask, int(e["CounterMask"]), e["Invert"], e["EdgeDetect"], allowed)
+            if not ok:
+                missing.append(f"{e['EventName']} (differs: {r})")
+        assert len(missing) <= len(want) // 100, f"{s['key']}: {len(missing)} of {len(want)}: {missing[:5]}"
+        checked += 1
+    assert checked >= 44, checked     # every perfmon core file identification can reach
+
+
+UMASK_ARRAY = re.compile(r"static const amd64_umask_t (\w+)\[\]\s*=\s*\{(.*?)\n\};", re.S)
+ENTRY = re.compile(r"\{\s*\.name\s*=\s*\"(\w+)\".*?\.code\s*=\s*(0x[0-9a-fA-F]+|\d+)(.*?)\n\s*\}", re.S)
+
+
+def test_amd_coverage(ctx):
+    """Every (event, unit mask) of each AMD family's libpfm4 table is listed, read here with a
+    plain pattern match rather than the importer's parser."""
+    vendor = ctx.shared_path("vendor-events")
+    checked = 0
+    for s in sets(ctx):
+        if not (s["data"].startswith("libpfm4 amd/")):
+            continue
+        with open(os.path.join(vendor, s["data"].split()[1]), encoding="latin-1") as f:
+            text = f.read()
+        arrays = {m.group(1): [int(x, 0) for x in re.findall(r"\.ucode\s*=\s*(0x[0-9a-fA-F]+|\d+)", m.group(2))]
+                  for m in UMASK_ARRAY.finditer(text)}
+        pairs = set()
+        table = text[text.index(s["data"].split()[2] + "[]"):]
+        for m in ENTRY.finditer(table):
+            code, rest = int(m.group(2), 0), m.group(3)
+            um = re.search(r"\.umasks\s*=\s*(\w+)", rest)
+            grp = re.search(r"\.ngrp\s*=\s*(\d+)", rest)
+            if not um:
+                pairs.add((code, 0))
+            elif not grp or grp.group(1) == "1":
+                pairs.update((code, u) for u in arrays[um.group(1)] if u <= 0xFF)
+        listed = {(int(r["event"], 16), int(r["umask"], 16)) for r in listing(ctx, s["key"]).values()}
+        assert pairs and pairs <= listed, f"{s['key']}: missing {sorted(pairs - listed)[:8]}"
+        checked += 1
+    assert checked == 13, checked
+
+
+def minimal_tree(ctx, d, data, role_rows=""):
+    """An events/ folder with one imported set (data: the sets.csv data column)."""
+    ev = os.path.join(d, "events")
+    os.makedirs(ev)
+    with open(os.path.join(ev, "sets.csv"), "w") as f:
+        f.write("key,vendor,bases,doc,name,perf,vendor_name,data\n")
+        f.write(f"t,{'amd' if 'amd/' in data else 'intel'},,doc,Test,,,{data}\n")
+    if role_rows:
+        with open(os.path.join(ev, "t.csv"), "w") as f:
+            f.write("name,event,umask,cmask,flags,counters,fixed,roles,source,description\n" + role_rows + "\n")
+    shutil.copy(os.path.join(ctx.root, "events", "ibs_derived.csv"), ev)
+    return ev
+
+
+def perfmon_file(d, events):
+    v = os.path.join(d, "vendor-events", "intel", "X", "events")
+    os.makedirs(v)
+    with open(os.path.join(v, "x_core.json"), "w") as f:
+        json.dump({"Header": {"Version": "1"}, "Events": events}, f)
+    return os.path.join(d, "vendor-events")
+
+
+GOOD = {"EventName": "LD_BLOCKS.STORE_FORWARD", "EventCode": "0x03", "UMask": "0x02", "Counter": "0,1,2,3",
+        "CounterMask": "0", "Invert": "0", "EdgeDetect": "0", "AnyThread": "0", "MSRIndex": "0x00",
+        "MSRValue": "0x00", "BriefDescription": "prose", "PublicDescription": "prose"}
+
+
+def test_import_refuses_what_it_cannot_check(ctx):
+    cases = [
+        (dict(GOOD, NewField="1"), "unknown field(s) NewField"),
+        (dict(GOOD, MSRIndex="0x1234"), "MSRIndex 0x1234"),
+        (dict(GOOD, EventCode="0x03, 0xBB", MSRIndex="0x3F6"), "two event forms"),
+        (dict(GOOD, Invert="2"), "Invert '2'"),
+        (dict(GOOD, Counter="0,x"), "counter"),
+        (dict(GOOD, Equal="1"), "Equal=1"),
+    ]
+    for ev, expect in cases:
+        with tempfile.TemporaryDirectory() as d:
+            vendor = perfmon_file(d, [ev])
+            events = minimal_tree(ctx, d, "perfmon X/events/x_core.json")
+            p = run_import(ctx, "--vendor-events", vendor, "--events", events)
+            assert p.returncode == 1, (ev, p.stdout)
+            assert expect in p.stderr and "x_core.json" in p.stderr and "LD_BLOCKS.STORE_FORWARD" in p.stderr, \
+                (expect, p.stderr)
+
+
+def test_role_row_must_match_the_vendor(ctx):
+    with tempfile.TemporaryDirectory() as d:
+        vendor = perfmon_file(d, [GOOD])
+        events = minimal_tree(ctx, d, "perfmon X/events/x_core.json",
+                              "LD_BLOCKS.STORE_FORWARD,0x03,0x82,,,,,stlf_block,@doc,Blocked forwards")
+        p = run_import(ctx, "--vendor-events", vendor, "--events", events)
+        assert p.returncode == 1
+        assert "t.csv:2: role row LD_BLOCKS.STORE_FORWARD" in p.stderr, p.stderr
+        # The right encoding imports; the vendor file carries no prose.
+        with open(os.path.join(events, "t.csv"), "w") as f:
+            f.write("name,event,umask,cmask,flags,counters,fixed,roles,source,description\n"
+                    "LD_BLOCKS.STORE_FORWARD,0x03,0x02,,,,,stlf_block,@doc,Blocked forwards\n")
+        p = run_import(ctx, "--vendor-events", vendor, "--events", events)
+        assert p.returncode == 0, p.stderr
+        text = open(os.path.join(events, "vendor", "t.csv")).read()
+        assert "LD_BLOCKS.STORE_FORWARD,0x03,0x02,,,,0-3," in text and "prose" not in text
+
+
+def test_libpfm_refusals(ctx):
+    with tempfile.TemporaryDirectory() as d:
+        amd = os.path.join(d, "vendor-events", "amd")
+        os.makedirs(amd)
+        with open(os.path.join(amd, "x.h"), "w") as f:
+            f.write('static const amd64_entry_t amd64_x_pe[]={\n{ .name = "E", .desc = "d", .code = 0x76,'
+                    ' .flags = AMD64_FL_SOMETHING_NEW },\n};\n')
+        events = minimal_tree(ctx, d, "libpfm4 amd/x.h amd64_x_pe family=0x15")
+        p = run_import(ctx, "--vendor-events", os.path.join(d, "vendor-events"), "--events", events)
+        assert p.returncode == 1 and "x.h" in p.stderr and "E" in p.stderr, p.stderr
+        with open(os.path.join(amd, "x.h"), "w") as f:
+            f.write('static const amd64_entry_t amd64_x_pe[]={\n{ .name = "CYC", .desc = "d", .code = 0x76 },\n'
+                    '{ .name = "FP", .desc = "d", .code = 0x3 },\n};\n')
+        p = run_import(ctx, "--vendor-events", os.path.join(d, "vendor-events"), "--events", events)
+        assert p.returncode == 0, p.stderr
+        text = open(os.path.join(events, "vendor", "t.csv")).read()
+        assert "CYC,0x76,0x00,,,,0-2," in text     # Family 15h: PERF_CTL[2:0]
+        assert "FP,0x03,0x00,,,,3," in text        # FP unit event 003H: PERF_CTL3 only
+
+
+def test_import_needs_the_vendor_folder(ctx):
+    p = run_import(ctx, "--vendor-events", "/nonexistent/vendor-events", "--check")
+    assert p.returncode == 2 and "/nonexistent/vendor-events" in p.stderr

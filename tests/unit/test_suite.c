@@ -1,0 +1,437 @@
+/*
+ * The benchmark stage (bench/suite*.c) end to end against fakes: the
+ * platform's arenas and timing (tests/fake/arena_fake.h, timing_fake.h), a
+ * scripted counting backend whose counts per iteration follow each event's
+ * role, and the real kernels on this CPU.  Asserts on the records emitted:
+ * what is measured in which order and where, the figures that follow from
+ * the counts, the checks and their tally, fallbacks, observers, bench=list.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench/suite.h"
+#include "bench/kernels.h"
+#include "events/events.h"
+#include "pmu/count/count.h"
+#include "tests/fake/arena_fake.h"
+#include "tests/fake/capture.h"
+#include "tests/fake/hw_fake.h"
+#include "tests/fake/timing_fake.h"
+
+#define ITERATIONS 256
+
+/*
+ * Counts per iteration by role: cycles 1, instructions 2, any other role 1,
+ * raw events 0; each read is one run (N or 2N iterations, alternately) plus
+ * 777 of overhead the differential must cancel.  No MSR lists: nothing is
+ * written, so the kernels run as they would under perf.
+ */
+static struct {
+	bool init_ok;
+	bool backwards;		/* every 2N run reads less than its N run: impossible */
+	unsigned reads;
+} fk;
+
+static bool fk_init(const struct cpu_info *ci, const struct pmu_caps *caps, const struct count_opts *opts, char *why,
+		    size_t cap)
+{
+	(void)ci, (void)caps, (void)opts;
+	if (!fk.init_ok)
+		snprintf(why, cap, "fake: no counters");
+	return fk.init_ok;
+}
+
+static bool fk_schedule(struct count_set *set, char *err, size_t cap)
+{
+	(void)err, (void)cap;
+	/* Four counters: more events than that take more passes. */
+	set->passes = (unsigned)((set->n + 3) / 4);
+	for (size_t i = 0; i < set->n; i++) {
+		set->pass_of[i] = (uint8_t)(i / 4);
+		set->counter_of[i] = (int8_t)(i % 4);
+		set->fixed_of[i] = -1;
+	}
+	return true;
+}
+
+static bool fk_pass_begin(struct count_set *set, unsigned pass, char *err, size_t cap)
+{
+	(void)pass, (void)err, (void)cap;
+	set->start.n = set->stop.n = 0;
+	return true;
+}
+
+static uint64_t rate(const struct event_spec *sp)
+{
+	uint32_t roles = sp->def ? sp->def->roles : 0;
+	return (roles & EV_ROLE_INSTRUCTIONS) ? 2 : roles ? 1 : 0;
+}
+
+static bool fk_read(struct count_set *set, unsigned pass, uint64_t *v, char *err, size_t cap)
+{
+	(void)err, (void)cap;
+	uint64_t runs = (fk.reads++ % 2) ? 2 : 1;
+	for (size_t i = 0; i < set->n; i++)
+		if (set->pass_of[i] == pass)
+			v[i] = fk.backwards && runs == 2 ? 0 : 777 + rate(&set->ev[i]) * runs * ITERATIONS;
+	return true;
+}
+
+static const struct count_backend fk_backend = {
+	.name = "fake", .init = fk_init, .schedule = fk_schedule, .pass_begin = fk_pass_begin, .read = fk_read,
+};
+
+static struct cpu_info ci;
+static struct capture cap;
+
+/* A Skylake client core (its event set gives the roles' events), counting as init_ok says. */
+static void machine(bool counting)
+{
+	struct pmu_caps caps;
+	struct count_opts opts = { false, false };
+	struct timing_info t = { .invariant_tsc = true, .tsc_hz = 2000000000, .tsc_source = "fake",
+				 .core_per_tsc_milli = 1300, .core_source = "add_chain", .core_spread_milli = 4 };
+	char why[96];
+
+	fake_reset();
+	fake_arena_reset(0);
+	fake_timing_set(&t);
+	memset(&ci, 0, sizeof(ci));
+	ci.vendor = VENDOR_INTEL;
+	ci.family = 6;
+	ci.model = 0x5E;
+	ci.event_set = "skylake";
+	memset(&caps, 0, sizeof(caps));
+	memset(&fk, 0, sizeof(fk));
+	fk.init_ok = counting;
+	count_use_backend(&fk_backend);
+	assert_int_equal(count_init(&ci, &caps, &opts, why, sizeof(why)), counting);
+	capture_start(&cap);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	capture_free(&cap);
+	count_use_backend(&count_backend_msr);
+	fake_arena_reset(0);
+	return 0;
+}
+
+static struct bench_params params(const char *bench)
+{
+	return (struct bench_params){ .bench = bench, .events = "", .iterations = ITERATIONS, .reps = 5, .warmup = 1,
+				      .pages = BENCH_PAGES_4K | BENCH_PAGES_2M, .image = false, .cpu = &ci };
+}
+
+/* Records of one type, in order. */
+static size_t of_type(const char *type, const char **out, size_t cap_n)
+{
+	char needle[64];
+	size_t n = 0;
+	snprintf(needle, sizeof(needle), "{\"type\":\"%s\"", type);
+	for (size_t i = 0; i < capture_record_count(&cap); i++) {
+		const char *r = capture_record(&cap, i);
+		if (!strncmp(r, needle, strlen(needle)) && n < cap_n)
+			out[n++] = r;
+	}
+	return n;
+}
+
+static void has(const char *rec, const char *frag)
+{
+	assert_non_null(rec);
+	if (!strstr(rec, frag))
+		fail_msg("lacks %s: %s", frag, rec);
+}
+
+/* A text line containing frag, or NULL. */
+static const char *text_line(const char *frag)
+{
+	for (size_t i = 0; i < cap.n; i++)
+		if (cap.kinds[i] != OUT_RECORD && strstr(cap.lines[i], frag))
+			return cap.lines[i];
+	return NULL;
+}
+
+/* What a listener (the screen) was handed. */
+static struct {
+	unsigned variants, done_rows, index[8], total[8];
+	int64_t cycles[8], control[8];
+	struct check_tally checks[8], all;
+	const char *variant[8];
+} ls;
+static void ls_variant(void *ctx, const struct bench_variant_report *v)
+{
+	(void)ctx;
+	unsigned k = ls.variants++;
+	if (k >= 8)
+		return;
+	ls.index[k] = v->index;
+	ls.total[k] = v->total;
+	ls.cycles[k] = v->f->cycles.median;
+	ls.control[k] = v->control ? v->control->cycles.median : -1;
+	ls.checks[k] = v->checks;
+	ls.variant[k] = v->d->variant;
+}
+static void ls_done(void *ctx, const struct check_tally *all, unsigned rows)
+{
+	(void)ctx;
+	ls.all = *all;
+	ls.done_rows = rows;
+}
+
+static void counted_run_gives_figures_and_checks(void **state)
+{
+	(void)state;
+	const char *b[8], *c[8], *s[2];
+	struct bench_listener listener = { ls_variant, ls_done, NULL };
+	machine(true);
+	memset(&ls, 0, sizeof(ls));
+	struct bench_params p = params("store_forward.size_mismatch");
+	p.listener = &listener;
+	bench_stage(&p);
+
+	assert_int_equal(of_type("bench_setup", s, 2), 1);
+	has(s[0], "\"variants\":4");
+	has(s[0], "\"counting\":{\"available\":true,\"backend\":\"fake\",\"reason\":null}");
+	has(s[0], "\"event_set\":\"skylake\"");
+	has(s[0], "\"timing_source\":\"add_chain\",\"timing_core_per_tsc\":1.300");
+	has(s[0], "\"rules\":{\"outlier_z\":3.500,\"mad_floor\":0.010,\"n_2n_slack\":0.100");
+
+	/* The references, then the control before its variant. */
+	assert_int_equal(of_type("bench", b, 8), 4);
+	has(b[0], "\"kernel\":\"ref\",\"variant\":\"add_chain\"");
+	has(b[1], "\"variant\":\"load_chain\"");
+	has(b[2], "\"variant\":\"forward\"");
+	has(b[3], "\"variant\":\"size_mismatch\",\"control\":\"forward\"");
+	for (size_t i = 0; i < 4; i++) {
+		/* Cycles from the counted cycles event, exactly 1 per iteration: the 777 of overhead cancelled. */
+		/* (The TSC is real and the fake window blind to interrupts: a disturbed sample may be rejected, so
+		 * the counts of rejections are not asserted here; test_stats_harness does that with scripted ones.) */
+		has(b[i], "\"cycles\":{\"min\":1.000,\"median\":1.000,\"max\":1.000,\"n\":5,\"q1\":1.000,\"q3\":1.000,"
+			  "\"mad\":0.000,\"outliers\":0,\"outlier_min\":null,\"outlier_max\":null,\"rejected\":");
+		has(b[i], "\"cycles_source\":\"pmc\",\"unstable\":null,\"calibration\":null");
+		has(b[i], "\"instructions\":{\"min\":2.000,\"median\":2.000");
+		has(b[i], "\"CPU_CLK_UNHALTED.THREAD_P\":{\"min\":1.000");
+		has(b[i], "\"below_chain\":0}");
+	}
+	has(b[0], "\"chain_min\":1.000");
+	has(b[2], "\"chain_min\":null");
+	has(b[3], "\"LD_BLOCKS.STORE_FORWARD\":{\"min\":1.000");
+	has(b[3], "\"penalty\":{\"median\":0.000,\"low\":0.000,\"high\":0.000}");
+
+	/* Checks follow from those figures: 1.0 is the add chain's figure but no load's latency; the control
+	 * counts the blocked-forward event as often as the variant, and takes as long. */
+	assert_int_equal(of_type("check", c, 8), 4);
+	has(c[0], "\"what\":\"reference\",\"value\":1.000");
+	has(c[0], "\"reason\":null,\"status\":\"pass\"");	/* counted cycles: no calibration caveat */
+	has(c[1], "\"variant\":\"load_chain\"");
+	has(c[1], "\"status\":\"fail\"");
+	has(c[2], "\"what\":\"events\"");
+	has(c[2], "\"control_value\":1.000");
+	has(c[2], "\"status\":\"fail\"");
+	has(c[3], "\"what\":\"timing\"");
+	has(c[3], "\"penalty\":0.000");
+	has(c[3], "\"status\":\"fail\"");
+	assert_non_null(text_line("bench: checks 1 passed, 3 failed, 0 skipped, 0 unstable"));
+	/* The listener saw the same figures, in order, with each variant's own checks and the tally. */
+	assert_int_equal(ls.variants, 4);
+	for (unsigned i = 0; i < 4; i++) {
+		assert_int_equal(ls.index[i], i + 1);
+		assert_int_equal(ls.total[i], 4);
+		assert_int_equal(ls.cycles[i], 1000);
+	}
+	assert_string_equal(ls.variant[3], "size_mismatch");
+	assert_int_equal(ls.control[3], 1000);
+	assert_int_equal(ls.control[2], -1);
+	assert_int_equal(ls.checks[0].pass, 1);
+	assert_int_equal(ls.checks[1].fail, 1);
+	assert_int_equal(ls.checks[2].pass + ls.checks[2].fail, 0);	/* a control has no checks */
+	assert_int_equal(ls.checks[3].fail, 2);
+	assert_int_equal(ls.all.pass, 1);
+	assert_int_equal(ls.all.fail, 3);
+	assert_int_equal(ls.done_rows, 4);
+	assert_int_equal(fake_arena_releases(), 1);
+	assert_int_equal(fake_arena_live(), 0);
+}
+
+static struct {
+	unsigned begins;
+	uint32_t pages[8];
+} ob;
+static void ob_begin(void *ctx, const struct bench_variant_id *id)
+{
+	(void)ctx;
+	if (ob.begins < 8)
+		ob.pages[ob.begins] = id->arena_page;
+	ob.begins++;
+}
+
+static void split_rows_run_arena_by_arena_with_observers(void **state)
+{
+	(void)state;
+	const char *b[8], *s[2];
+	struct bench_observer o = { .name = "test", .slices = 1, .variant_begin = ob_begin };
+	machine(false);
+	memset(&ob, 0, sizeof(ob));
+	struct bench_params p = params("split.load_page");
+	p.reps = 3;
+	p.observers = &o;
+	p.nobservers = 1;
+	bench_stage(&p);
+
+	assert_int_equal(of_type("bench_setup", s, 2), 1);
+	has(s[0], "\"counting\":{\"available\":false,\"backend\":\"fake\",\"reason\":\"fake: no counters\"}");
+	has(s[0], "\"arenas\":[{\"name\":\"4k\",\"page\":4096,\"how\":\"fake\"},{\"name\":\"2m\",\"page\":2097152");
+	has(s[0], "\"samples_in\":\"arena\"");
+	assert_int_equal(of_type("bench", b, 8), 6);
+	has(b[2], "\"variant\":\"load_aligned\",\"control\":null,\"arena\":\"4k\",\"arena_page\":4096,\"page_crossed\":false");
+	has(b[3], "\"variant\":\"load_page\",\"control\":\"load_aligned\",\"arena\":\"4k\",\"arena_page\":4096,"
+		  "\"page_crossed\":true,\"page_offset\":\"0xffc\"");
+	has(b[4], "\"variant\":\"load_aligned\",\"control\":null,\"arena\":\"2m\"");
+	has(b[5], "\"arena\":\"2m\",\"arena_page\":2097152,\"page_crossed\":false,\"page_offset\":\"0xffc\"");
+	for (size_t i = 0; i < 6; i++) {
+		/* No counter: TSC ticks turned into cycles by the harness's calibration right around the variant. */
+		has(b[i], "\"cycles_source\":\"tsc_calibrated\"");
+		has(b[i], "\"calibration\":{\"source\":\"harness_add_chain\"");
+		has(b[i], "\"events\":{}");
+	}
+	/* The observer passed in watched every variant, in each arena. */
+	assert_int_equal(ob.begins, 6);
+	const uint32_t want[] = { 0, 0, 4096, 4096, ARENA_PAGE_2M, ARENA_PAGE_2M };
+	for (size_t i = 0; i < 6; i++)
+		assert_int_equal(ob.pages[i], want[i]);
+}
+
+static void refused_arenas_fall_back_to_a_buffer(void **state)
+{
+	(void)state;
+	const char *b[8], *s[2];
+	machine(false);
+	fake_arena_refuse(ARENA_PAGE_4K, "fake refusal");
+	fake_arena_refuse(ARENA_PAGE_2M, "no huge page");
+	struct bench_params p = params("split.store_line");
+	p.reps = 3;
+	bench_stage(&p);
+	assert_int_equal(of_type("bench_setup", s, 2), 1);
+	has(s[0], "\"arenas\":[{\"name\":\"fallback\",\"page\":null,\"how\":\"heap or stack\"}]");
+	has(s[0], "\"arena_problems\":\"4k: fake refusal; 2m: no huge page\"");
+	has(s[0], "\"samples_in\":\"heap\"");
+	assert_int_equal(of_type("bench", b, 8), 4);
+	/* No page size known for the buffer; the aligned store crosses nothing anyway. */
+	has(b[2], "\"variant\":\"store_aligned\",\"control\":null,\"arena\":\"fallback\",\"arena_page\":null,"
+		  "\"page_crossed\":false");
+	has(b[3], "\"variant\":\"store_line\"");
+	assert_non_null(text_line("(split kernels run in a plain buffer)"));
+}
+
+/* Under QEMU's TCG time means nothing: one calibration, no chain floor, timing checks skipped. */
+static void emulator_skips_timing(void **state)
+{
+	(void)state;
+	const char *b[8], *c[8], *s[2];
+	machine(true);
+	ci.hypervisor = true;
+	strcpy(ci.hv_vendor, "TCGTCGTCGTCG");
+	ci.exec = EXEC_EMULATED;	/* what identification decides for that signature */
+	struct bench_params p = params("store_forward.size_mismatch");
+	bench_stage(&p);
+	assert_int_equal(of_type("bench_setup", s, 2), 1);
+	has(s[0], "\"per_variant\":false,\"settle_runs\":1");
+	has(s[0], "\"emulated\":true,\"emulator\":true");
+	assert_int_equal(of_type("bench", b, 8), 4);
+	has(b[0], "\"chain_min\":null");
+	assert_int_equal(of_type("check", c, 8), 4);
+	has(c[0], "\"status\":\"skip\"");
+	has(c[1], "\"status\":\"skip\"");
+	has(c[3], "\"what\":\"timing\"");
+	has(c[3], "\"status\":\"skip\"");
+	assert_non_null(text_line("bench: checks 0 passed, 1 failed, 3 skipped, 0 unstable"));
+}
+
+/* When no sample can be kept the variant is still reported - unstable, with why - and never judged. */
+static void nothing_kept_is_unstable_not_an_error(void **state)
+{
+	(void)state;
+	const char *b[8], *c[8], *e[2];
+	machine(true);
+	fk.backwards = true;
+	struct bench_params p = params("store_forward.size_mismatch");
+	p.reps = 3;
+	bench_stage(&p);
+	assert_int_equal(of_type("error", e, 2), 0);
+	assert_int_equal(of_type("bench", b, 8), 4);
+	for (size_t i = 0; i < 4; i++) {
+		/* The budget (16 for 3 reps) spent on impossible samples: negative counts, and perhaps a 2N run the
+		 * real TSC saw disturbed. */
+		unsigned neg = 0, n2n = 0;
+		const char *rj = strstr(b[i], "\"rejected\":{");
+		assert_non_null(rj);
+		assert_int_equal(sscanf(rj, "\"rejected\":{\"negative\":%u,\"n_2n\":%u,", &neg, &n2n), 2);
+		assert_int_equal(neg + n2n, 16);
+		assert_true(neg >= 8);
+		has(b[i], "\"reps\":3,\"dropped\":0,");
+		has(b[i], "\"below_chain\":0},\"exhausted\":true");
+		has(b[i], "\"n\":0,");
+		has(b[i], "\"cycles_source\":\"tsc_calibrated\",\"unstable\":\"budget\"");
+		has(b[i], "\"problem\":\"no sample could be kept: 0 disturbed (SMI/NMI/preemption), 16 rejected as impossible\"");
+	}
+	assert_int_equal(of_type("check", c, 8), 4);
+	for (size_t i = 0; i < 4; i++)
+		has(c[i], "\"status\":\"unstable\"");
+	has(c[2], "\"what\":\"events\"");
+	has(c[2], "variant LD_BLOCKS.STORE_FORWARD unstable (budget)");
+	has(c[3], "variant cycles unstable (budget)");
+	assert_non_null(text_line("bench: checks 0 passed, 0 failed, 0 skipped, 4 unstable"));
+}
+
+static void list_and_unknown_words(void **state)
+{
+	(void)state;
+	const char *b[8], *e[2];
+	machine(false);
+	struct bench_params p = params("list");
+	bench_stage(&p);
+	assert_int_equal(capture_record_count(&cap), 0);
+	assert_int_equal(cap.n, bench_def_count());
+	assert_non_null(text_line("store_forward.size_mismatch"));
+	assert_non_null(text_line("slower than its control (vs forward)"));
+	capture_free(&cap);
+
+	capture_start(&cap);
+	p = params("warp,ref");
+	p.reps = 3;
+	bench_stage(&p);
+	assert_int_equal(of_type("error", e, 2), 1);
+	has(e[0], "unknown benchmark 'warp'");
+	has(e[0], "all, none, list");
+	assert_int_equal(of_type("bench", b, 8), 2);
+	has(b[0], "\"variant\":\"add_chain\"");
+	has(b[1], "\"variant\":\"load_chain\"");
+
+	capture_free(&cap);
+	capture_start(&cap);
+	p = params("none");
+	bench_stage(&p);
+	assert_int_equal(capture_record_count(&cap), 0);
+	assert_non_null(text_line("bench: nothing chosen (bench=none)"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(counted_run_gives_figures_and_checks, teardown),
+		cmocka_unit_test_teardown(split_rows_run_arena_by_arena_with_observers, teardown),
+		cmocka_unit_test_teardown(refused_arenas_fall_back_to_a_buffer, teardown),
+		cmocka_unit_test_teardown(emulator_skips_timing, teardown),
+		cmocka_unit_test_teardown(nothing_kept_is_unstable_not_an_error, teardown),
+		cmocka_unit_test_teardown(list_and_unknown_words, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
