@@ -4,6 +4,7 @@
 #   make host       build/pmuboot-host, the same code on Linux
 #   make run        set up, build, boot in QEMU/OVMF, show the results
 #   make test       every test; ends with "N passed, M failed"
+#   make fuzz       libFuzzer sessions over every parser of outside bytes (docs/fuzzing.md)
 #   make bench      the host benchmark table for this machine
 #   make usb / iso  bootable media
 #   make clean
@@ -165,7 +166,7 @@ run:
 
 test:
 	@tools/deps.sh --quiet --for test
-	@$(MAKE) --no-print-directory all unit
+	@$(MAKE) --no-print-directory all unit test-builds
 	@PMUBOOT_BUILD=$(B) $(PYTHON) tests/run.py $(TEST_ARGS)
 
 bench:

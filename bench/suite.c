@@ -4,6 +4,7 @@
 #include "kernel/arena.h"
 #include "lib/heap.h"
 #include "lib/out.h"
+#include "lib/strbuf.h"
 
 struct suite suite;
 
@@ -19,7 +20,7 @@ static void bad_word(const char *w, size_t len, void *ctx)
 		const char *kn = bench_def_at(i)->kernel;
 		if (i && !strcmp(kn, bench_def_at(i - 1)->kernel))
 			continue;
-		k += (size_t)snprintf(known + k, sizeof(known) - k, "%s%s", k ? ", " : "", kn);
+		k = str_appendf(known, sizeof(known), k, "%s%s", k ? ", " : "", kn);
 		if (k >= sizeof(known))
 			break;
 	}

@@ -3,7 +3,12 @@
 #include "lib/heap.h"
 
 #define CONFIG_FILE_NAME "pmuboot.cfg"
-#define CONFIG_FILE_MAX 16384
+/*
+ * Any file a person plausibly writes.  The buffer comes from the firmware's
+ * pool and goes back once the options are copied out, so it costs the
+ * run-time heap (lib/heap.c, never freed) nothing.
+ */
+#define CONFIG_FILE_MAX (1024u * 1024u)
 #define LOAD_OPTIONS_MAX 2048
 
 /* The shell passes the program's own path as the first word; it has no '='. */
@@ -24,29 +29,36 @@ static size_t skip_program_word(const char *s, size_t len)
 void boot_read_config(struct config *cfg, void (*report)(const struct config_error *e, void *ctx), void *ctx,
 		      char *sources, size_t sources_cap)
 {
-	char *file = heap_alloc(CONFIG_FILE_MAX, 16);
+	EFI_BOOT_SERVICES *bs = fw_st->BootServices;
+	char *file = NULL;
 	char *opts = heap_alloc(LOAD_OPTIONS_MAX, 16);
 	char where[160];
 	const char *note;
 	size_t k = 0;
 
 	config_defaults(cfg);
+	if (bs->AllocatePool(EfiLoaderData, CONFIG_FILE_MAX, (void **)&file) != EFI_SUCCESS)
+		file = NULL;
 	if (!file || !opts) {
+		if (file)
+			bs->FreePool(file);
 		snprintf(sources, sources_cap, "defaults (no memory to read the options)");
 		return;
 	}
 	long n = fw_read_beside_image(CONFIG_FILE_NAME, file, CONFIG_FILE_MAX, where, sizeof(where));
 	if (n >= 0) {
-		config_apply_text(cfg, where, true, file, (size_t)n, report, ctx);
+		config_apply_file(cfg, where, file, (size_t)n, report, ctx);
 		k += (size_t)snprintf(sources + k, sources_cap - k, "file %s", where);
 	} else if (n == -2) {
 		struct config_error e;
 		snprintf(e.source, sizeof(e.source), "%s", where);
 		snprintf(e.key, sizeof(e.key), "-");
-		snprintf(e.message, sizeof(e.message), "could not be read (a read error, or larger than %d bytes)",
-			 CONFIG_FILE_MAX);
+		snprintf(e.message, sizeof(e.message),
+			 "not read: the firmware reported a read error, or the file is over %u KiB (the most pmuboot reads)",
+			 CONFIG_FILE_MAX / 1024u);
 		report(&e, ctx);
 	}
+	bs->FreePool(file);
 	long m = fw_load_options(opts, LOAD_OPTIONS_MAX, &note);
 	if (m > 0) {
 		size_t skip = skip_program_word(opts, (size_t)m);

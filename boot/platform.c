@@ -11,6 +11,7 @@
 #define SMBIOS_TABLE_MAX (1u << 20)	/* a sanity bound on the structure table length */
 #define MEMMAP_SLACK_DESCRIPTORS 8	/* allocating the buffer may split a descriptor */
 #define VENDOR_MAX 64
+#define SHOWN_MAX 96			/* room for one escaped firmware string in the platform line */
 
 /* PI specification 1.8, vol. 2, §13.4: EFI_MP_SERVICES_PROTOCOL (only its first member is used). */
 #define MP_SERVICES_PROTOCOL_GUID \
@@ -201,11 +202,15 @@ static void emit(const struct platform *p)
 	tri(rp, "setup_mode", p->setup_mode);
 	rec_emit(rp);
 
+	/* Firmware strings are the firmware's to choose: shown escaped, they cannot forge a record. */
+	static char t[6][SHOWN_MAX];
 	out_text("platform: %s %s; BIOS %s %s (%s); firmware %s rev 0x%x, UEFI %s",
-		 p->id.have_system ? p->id.system_manufacturer : "(no SMBIOS)",
-		 p->id.have_system ? p->id.system_product : "",
-		 p->id.have_bios ? p->id.bios_vendor : "?", p->id.have_bios ? p->id.bios_version : "?",
-		 p->id.have_bios ? p->id.bios_date : "?", p->fw_vendor, p->fw_revision, uefi);
+		 p->id.have_system ? out_clean(t[0], SHOWN_MAX, p->id.system_manufacturer) : "(no SMBIOS)",
+		 p->id.have_system ? out_clean(t[1], SHOWN_MAX, p->id.system_product) : "",
+		 p->id.have_bios ? out_clean(t[2], SHOWN_MAX, p->id.bios_vendor) : "?",
+		 p->id.have_bios ? out_clean(t[3], SHOWN_MAX, p->id.bios_version) : "?",
+		 p->id.have_bios ? out_clean(t[4], SHOWN_MAX, p->id.bios_date) : "?",
+		 out_clean(t[5], SHOWN_MAX, p->fw_vendor), p->fw_revision, uefi);
 	out_text("platform: %llu MiB of RAM, %llu CPU%s (%llu enabled), Secure Boot %s",
 		 (unsigned long long)(p->memory_bytes / MIB), (unsigned long long)p->cpus, p->cpus == 1 ? "" : "s",
 		 (unsigned long long)p->cpus_enabled,

@@ -4,6 +4,9 @@
 static struct out_sink sinks[OUT_MAX_SINKS];
 static size_t nsinks;
 
+/* Room for a text line after escaping: out_text's 512 bytes, most of them printable. */
+#define OUT_CLEAN_LINE 1024
+
 bool out_add_sink(const struct out_sink *sink)
 {
 	if (nsinks == OUT_MAX_SINKS)
@@ -28,13 +31,98 @@ void out_reset(void)
 	nsinks = 0;
 }
 
-void out_line(enum out_kind kind, const char *line, size_t len)
+/*
+ * The record marker without its space: "@pmuboot{" or "@pmuboot\t" would not
+ * be a record, but a reader that is lax about the blank should not be
+ * offered one either.
+ */
+static const char marker[] = "@pmuboot";
+#define MARKER_LEN (sizeof(marker) - 1)
+
+static bool at_marker(const char *s, size_t len, size_t i)
+{
+	return len - i >= MARKER_LEN && memcmp(s + i, marker, MARKER_LEN) == 0;
+}
+
+/* Bytes a text line shows as they are; tab is the program's own (tables). */
+static bool plain(unsigned char c, bool keep_tab)
+{
+	return (c >= 0x20 && c < 0x7f) || (keep_tab && c == '\t');
+}
+
+static size_t escape(char *dst, size_t cap, const char *s, size_t len, bool keep_tab)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = 0, written = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char tmp[4];
+		size_t k = 0;
+		if (plain(c, keep_tab) && !(c == '@' && at_marker(s, len, i))) {
+			tmp[k++] = (char)c;
+		} else {
+			tmp[k++] = '\\';
+			tmp[k++] = 'x';
+			tmp[k++] = hex[c >> 4];
+			tmp[k++] = hex[c & 15];
+		}
+		/* Whole escapes only: a cut never leaves half of one behind. */
+		if (written == n && n + k < cap) {
+			memcpy(dst + n, tmp, k);
+			written += k;
+		}
+		n += k;
+	}
+	if (cap)
+		dst[written] = '\0';
+	return n;
+}
+
+size_t out_clean_n(char *dst, size_t cap, const char *s, size_t len)
+{
+	return escape(dst, cap, s ? s : "", s ? len : 0, false);
+}
+
+const char *out_clean(char *dst, size_t cap, const char *s)
+{
+	out_clean_n(dst, cap, s, s ? strlen(s) : 0);
+	return dst;
+}
+
+bool out_text_is_clean(const char *line, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)line[i];
+		if (!plain(c, true) || (c == '@' && at_marker(line, len, i)))
+			return false;
+	}
+	return true;
+}
+
+static void fan_out(enum out_kind kind, const char *line, size_t len)
 {
 	for (size_t i = 0; i < nsinks; i++) {
 		if (kind == OUT_TEXT && sinks[i].records_only)
 			continue;
 		sinks[i].write_line(sinks[i].ctx, kind, line, len);
 	}
+}
+
+void out_line(enum out_kind kind, const char *line, size_t len)
+{
+	if (kind == OUT_TEXT && !out_text_is_clean(line, len)) {
+		/*
+		 * A text line never carries a record or a line break: whatever
+		 * reached it from outside (firmware strings, file names, option
+		 * values) is shown escaped.
+		 */
+		char clean[OUT_CLEAN_LINE];
+		escape(clean, sizeof(clean), line, len, true);
+		fan_out(kind, clean, strlen(clean));
+		return;
+	}
+	fan_out(kind, line, len);
 }
 
 void out_text(const char *fmt, ...)
@@ -48,13 +136,13 @@ void out_text(const char *fmt, ...)
 	size_t len = n < 0 ? 0 : (size_t)n;
 	if (len >= sizeof(buf))
 		len = sizeof(buf) - 1;
-	/* Split embedded newlines so every sink sees whole lines. */
-	size_t start = 0;
-	for (size_t i = 0; i <= len; i++) {
-		if (i == len || buf[i] == '\n') {
-			if (i > start || i < len)
-				out_line(OUT_TEXT, buf + start, i - start);
-			start = i + 1;
-		}
-	}
+	/*
+	 * One call is one line.  A newline the format ends with is dropped;
+	 * any other came in through an argument and is escaped by out_line,
+	 * so a string from outside cannot start a line of its own.
+	 */
+	if (len && buf[len - 1] == '\n')
+		len--;
+	if (len)
+		out_line(OUT_TEXT, buf, len);
 }

@@ -32,8 +32,25 @@ bool out_add_sink(const struct out_sink *sink);
 void out_remove_sink(const char *name);
 void out_reset(void);
 
-/* One human-readable line per call; a trailing '\n' in fmt is optional. */
+/*
+ * One human-readable line per call; a trailing '\n' in fmt is optional.
+ * A text line never holds a record or a line break: out_line shows control
+ * characters, bytes >= 0x7f and the '@' of "@pmuboot" in a text line as
+ * \xNN (tab excepted), so strings from outside cannot forge a record.
+ */
 void out_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void out_line(enum out_kind kind, const char *line, size_t len);
+
+/*
+ * A string from outside (firmware tables, CPUID brand, file names, option
+ * values) made safe to print inside a text line: every byte that is not
+ * printable ASCII -- tab and newline included -- and the '@' of "@pmuboot"
+ * become \xNN.  dst is always NUL-terminated (when cap > 0) and never holds
+ * half an escape; the return value is the length the full escape needs.
+ */
+size_t out_clean_n(char *dst, size_t cap, const char *s, size_t len);
+const char *out_clean(char *dst, size_t cap, const char *s);	/* returns dst */
+/* True when a text line needs no escaping. */
+bool out_text_is_clean(const char *line, size_t len);
 
 #endif

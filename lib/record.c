@@ -306,6 +306,7 @@ void rec_stream_note_error(void) { stream.errors++; }
 void rec_error(const char *source, const char *what, const char *fmt, ...)
 {
 	static struct rec r;
+	static char clean_source[96], clean_what[96], clean_msg[512];
 	char msg[400];
 	va_list ap;
 
@@ -313,7 +314,9 @@ void rec_error(const char *source, const char *what, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	stream.errors++;
-	out_text("error: %s: %s: %s", source, what, msg);
+	/* The parts often quote what was read (a key, a file name): shown escaped, on one line. */
+	out_text("error: %s: %s: %s", out_clean(clean_source, sizeof(clean_source), source),
+		 out_clean(clean_what, sizeof(clean_what), what), out_clean(clean_msg, sizeof(clean_msg), msg));
 	rec_start(&r, "error");
 	rec_str(&r, "source", source);
 	rec_str(&r, "what", what);

@@ -1,6 +1,11 @@
 /* run/config.c - the option table and its parser; see config.h. */
 #include "run/config.h"
 #include "bench/ukernel.h"
+#include "lib/strbuf.h"
+
+/* A value quoted in an error message: enough to recognise it, never a whole long line. */
+#define QUOTE_MAX 48
+#define QUOTED(len) ((int)((len) > QUOTE_MAX ? QUOTE_MAX : (len)))
 #include "bench/select.h"
 #include "lib/heap.h"
 #include "bench/kernels.h"
@@ -43,7 +48,9 @@ static bool check_bench(const char *v, size_t len, char *out, size_t out_cap, ch
 	p = spec;
 	while (lc_next_item(&p, ',', &w, &wl)) {
 		struct bad_bench b = { ok ? why : NULL, cap, false };
-		snprintf(one, sizeof(one), "%.*s", (int)wl, w);
+		size_t n1 = wl < sizeof(one) ? wl : sizeof(one) - 1;	/* wl <= len < sizeof(one) */
+		memcpy(one, w, n1);
+		one[n1] = 0;
 		if (strcmp(one, "list"))
 			bench_select(one, sel, note_bad_bench, &b);
 		if (b.bad)
@@ -222,7 +229,7 @@ static bool parse_serial(struct serial_cfg *s, const char *v, size_t len, char *
 	if (eq_ci(v, head, "mmio") || eq_ci(v, head, "mmio32")) {
 		out.kind = eq_ci(v, head, "mmio") ? SERIAL_MMIO8 : SERIAL_MMIO32;
 		if (!rest) {
-			snprintf(why, cap, "'%.*s' needs an address: %.*s,0xADDR[,baud]", (int)head, v, (int)head, v);
+			snprintf(why, cap, "'%.*s' needs an address: %.*s,0xADDR[,baud]", QUOTED(head), v, QUOTED(head), v);
 			return false;
 		}
 		const char *c2 = NULL;
@@ -233,7 +240,7 @@ static bool parse_serial(struct serial_cfg *s, const char *v, size_t len, char *
 			}
 		size_t alen = c2 ? (size_t)(c2 - rest) : rest_len;
 		if (!lc_parse_u64(rest, alen, &out.base) || out.base == 0) {
-			snprintf(why, cap, "bad MMIO address '%.*s' (expected 0x followed by hex digits)", (int)alen, rest);
+			snprintf(why, cap, "bad MMIO address '%.*s' (expected 0x followed by hex digits)", QUOTED(alen), rest);
 			return false;
 		}
 		rest = c2 ? c2 + 1 : NULL;
@@ -244,7 +251,7 @@ static bool parse_serial(struct serial_cfg *s, const char *v, size_t len, char *
 		if (!lc_parse_u64(v, head, &out.base) || out.base == 0 || out.base > IO_PORT_MAX) {
 			snprintf(why, cap,
 				 "'%.*s' is not a serial port (expected auto, off, com1..com4, an I/O port 0x1..0xffff, "
-				 "mmio,0xADDR or mmio32,0xADDR)", (int)head, v);
+				 "mmio,0xADDR or mmio32,0xADDR)", QUOTED(head), v);
 			return false;
 		}
 	}
@@ -253,7 +260,7 @@ static bool parse_serial(struct serial_cfg *s, const char *v, size_t len, char *
 		if (!lc_parse_u64(rest, rest_len, &baud) || baud == 0 || baud > UART_MAX_BAUD ||
 		    (UART_MAX_BAUD % baud) != 0) {
 			snprintf(why, cap, "bad baud rate '%.*s' (expected a divisor of 115200, e.g. 115200, 57600, 9600)",
-				 (int)rest_len, rest);
+				 QUOTED(rest_len), rest);
 			return false;
 		}
 		out.baud = (uint32_t)baud;
@@ -279,9 +286,9 @@ static bool parse_value(const struct opt_def *o, struct config *c, const char *v
 			}
 		}
 		{
-			size_t k = (size_t)snprintf(why, cap, "'%.*s' is not one of:", (int)len, v);
+			size_t k = (size_t)snprintf(why, cap, "'%.*s' is not one of:", QUOTED(len), v);
 			for (int i = 0; o->choices[i] && k < cap; i++)
-				k += (size_t)snprintf(why + k, cap - k, " %s", o->choices[i]);
+				k = str_appendf(why, cap, k, " %s", o->choices[i]);
 		}
 		return false;
 	case OPT_BOOL:
@@ -293,7 +300,7 @@ static bool parse_value(const struct opt_def *o, struct config *c, const char *v
 			*(bool *)field = false;
 			return true;
 		}
-		snprintf(why, cap, "'%.*s' is not on or off", (int)len, v);
+		snprintf(why, cap, "'%.*s' is not on or off", QUOTED(len), v);
 		return false;
 	case OPT_COUNTDOWN:
 		if (eq_ci(v, len, "auto")) {
@@ -304,7 +311,7 @@ static bool parse_value(const struct opt_def *o, struct config *c, const char *v
 	case OPT_U32:
 	case OPT_U64:
 		if (!lc_parse_u64(v, len, &n)) {
-			snprintf(why, cap, "'%.*s' is not a number (decimal, or hex with 0x)", (int)len, v);
+			snprintf(why, cap, "'%.*s' is not a number (decimal, or hex with 0x)", QUOTED(len), v);
 			return false;
 		}
 		if (n < o->min || n > o->max) {
@@ -477,6 +484,49 @@ unsigned config_apply_text(struct config *c, const char *name, bool is_file, con
 	return errors;
 }
 
+/*
+ * Unicode 15.0 §23.8 (byte order mark): U+FEFF at the start of a file is
+ * EF BB BF in UTF-8, FF FE in UTF-16LE and FE FF in UTF-16BE.
+ */
+static const char bom_utf8[] = "\xef\xbb\xbf";
+#define BOM_UTF8_LEN 3
+
+/* Which UTF-16 a text is, or NULL: by its byte order mark, or by a NUL beside an ASCII byte. */
+static const char *utf16_kind(const unsigned char *t, size_t len)
+{
+	if (len < 2)
+		return NULL;
+	if (t[0] == 0xff && t[1] == 0xfe)
+		return "UTF-16LE, byte order mark FF FE";
+	if (t[0] == 0xfe && t[1] == 0xff)
+		return "UTF-16BE, byte order mark FE FF";
+	if (t[0] && t[0] < 0x80 && !t[1])
+		return "UTF-16LE without a byte order mark";
+	if (!t[0] && t[1] && t[1] < 0x80)
+		return "UTF-16BE without a byte order mark";
+	return NULL;
+}
+
+unsigned config_apply_file(struct config *c, const char *name, const char *text, size_t len,
+			   void (*report)(const struct config_error *err, void *ctx), void *ctx)
+{
+	if (len >= BOM_UTF8_LEN && memcmp(text, bom_utf8, BOM_UTF8_LEN) == 0) {
+		text += BOM_UTF8_LEN;
+		len -= BOM_UTF8_LEN;
+	}
+	const char *u16 = utf16_kind((const unsigned char *)text, len);
+	if (u16) {
+		struct config_error err;
+		char why[160];
+		snprintf(why, sizeof(why), "is UTF-16 text (%s): no option was read; save it as ASCII or UTF-8", u16);
+		set_err(&err, name, "-", 1, why);
+		if (report)
+			report(&err, ctx);
+		return 1;
+	}
+	return config_apply_text(c, name, true, text, len, report, ctx);
+}
+
 static void value_text(const struct opt_def *o, const struct config *c, char *buf, size_t cap)
 {
 	const char *field = (const char *)c + o->offset;
@@ -545,7 +595,8 @@ void config_write_doc(void (*emit)(const char *line, void *ctx), void *ctx)
 	emit("<!-- Generated by `build/pmuboot-host options` from run/config.c; a test keeps them equal. -->", ctx);
 	emit("", ctx);
 	emit("Options are `key=value` words. They are read from `pmuboot.cfg` beside the image on the boot medium "
-	     "(any number of words per line; `#` starts a comment) and then from the image's load options (the "
+	     "(any number of words per line; `#` starts a comment; ASCII or UTF-8, a byte order mark is skipped; "
+	     "a UTF-16 file is refused with an error saying so; up to 1 MiB) and then from the image's load options (the "
 	     "UEFI shell command line or a boot entry's optional data), so load options win. Keys are "
 	     "case-sensitive; values are not. An unknown key or a bad value is an `error` record naming the file "
 	     "and line (or `load-options`), the key and the reason; the run goes on with the default for that key "

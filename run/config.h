@@ -90,6 +90,14 @@ unsigned config_apply_text(struct config *c, const char *name, bool is_file, con
 			   size_t len, void (*report)(const struct config_error *err, void *ctx),
 			   void *ctx);
 
+/*
+ * Apply a config file's bytes: config_apply_text after a UTF-8 byte order
+ * mark is skipped.  A UTF-16 file (by its byte order mark, or NULs between
+ * ASCII bytes) is refused with one error saying so.
+ */
+unsigned config_apply_file(struct config *c, const char *name, const char *text, size_t len,
+			   void (*report)(const struct config_error *err, void *ctx), void *ctx);
+
 /* Write the option reference (Markdown) through emit(), one line per call. */
 void config_write_doc(void (*emit)(const char *line, void *ctx), void *ctx);
 

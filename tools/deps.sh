@@ -13,7 +13,7 @@
 # for QEMU or OVMF, and `make run` / `make test` on a fresh Debian install all they use.
 set -eu
 
-# One line per package: the package, a file that shows it is installed, and the targets
+# One line per package: the package, a file (or glob) that shows it is installed, and the targets
 # that need it.  To add a package, add a line; a target named here for the first time
 # becomes a valid --for value.  `test` needs every package: the tests build and boot it all.
 table="
@@ -33,6 +33,8 @@ xorriso              /usr/bin/xorriso                    iso test
 sbsigntool           /usr/bin/sbsign                     sign test
 openssl              /usr/bin/openssl                    sign test
 python3-matplotlib   /usr/lib/python3/dist-packages/matplotlib  plot test
+clang                /usr/bin/clang                      fuzz test
+libclang-rt-dev      /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a  fuzz test
 "
 
 die() { echo "deps: $*" >&2; exit 1; }
@@ -73,7 +75,10 @@ while read -r pkg path targets; do
 	[ -n "$pkg" ] || continue
 	# shellcheck disable=SC2086  # the targets are words
 	needs $targets || continue
-	if [ -e "$path" ]; then state=installed; else state=missing; missing="$missing $pkg"; fi
+	# A path may be a glob (a versioned directory): any match will do.
+	# shellcheck disable=SC2086  # expanded on purpose
+	set -- $path
+	if [ -e "$1" ]; then state=installed; else state=missing; missing="$missing $pkg"; fi
 	[ $list -eq 0 ] || printf '%-20s %s\n' "$pkg" "$state"
 done <<EOF
 $table

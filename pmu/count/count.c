@@ -2,6 +2,7 @@
 #include "pmu/count/count.h"
 #include "pmu/count/msr_save.h"
 #include "lib/out.h"
+#include "lib/strbuf.h"
 
 static const struct count_backend *current = &count_backend_msr;
 static bool ready;
@@ -20,7 +21,7 @@ bool count_init(const struct cpu_info *ci, const struct pmu_caps *caps, const st
 	else if (!reason[0])
 		snprintf(reason, sizeof(reason), "counting is not available");
 	if (why && why_cap)
-		snprintf(why, why_cap, "%s", reason);
+		str_appendf(why, why_cap, 0, "%s", reason);
 	return ready;
 }
 

@@ -22,6 +22,7 @@
 #include "kernel/hw.h"
 #include "lib/x86/msr_intel.h"
 #include "lib/out.h"
+#include "lib/strbuf.h"
 
 #define MAX_GP COUNT_SCHED_MAX_GP
 #define MAX_FIXED COUNT_SCHED_MAX_FIXED
@@ -902,16 +903,14 @@ void count_msr_describe(char *buf, size_t cap)
 	size_t n = (size_t)snprintf(buf, cap, "%s: %u general counters x %u bits", st.fl->label,
 				    bits(st.gp_usable), st.gp_width);
 	if (n < cap && st.fixed_exists)
-		n += (size_t)snprintf(buf + n, cap - n, ", %u fixed x %u bits", bits(st.fixed_usable),
-				      st.fixed_width);
+		n = str_appendf(buf, cap, n, ", %u fixed x %u bits", bits(st.fixed_usable), st.fixed_width);
 	if (n < cap && st.full_width)
-		n += (size_t)snprintf(buf + n, cap - n, ", full-width writes");
+		n = str_appendf(buf, cap, n, ", full-width writes");
 	if (n < cap && (st.gp_in_use || st.fixed_in_use))
-		n += (size_t)snprintf(buf + n, cap - n, ", %u found in use%s",
-				      bits(st.gp_in_use) + bits(st.fixed_in_use),
-				      st.force ? " (forced)" : " (left alone)");
+		n = str_appendf(buf, cap, n, ", %u found in use%s", bits(st.gp_in_use) + bits(st.fixed_in_use),
+				st.force ? " (forced)" : " (left alone)");
 	if (n < cap && !st.ready)
-		snprintf(buf + n, cap - n, "; not counting: %s", st.why);
+		str_appendf(buf, cap, n, "; not counting: %s", st.why);
 }
 
 const struct count_backend count_backend_msr = {

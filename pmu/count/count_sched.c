@@ -1,5 +1,6 @@
 /* pmu/count/count_sched.c - see count_sched.h. */
 #include "pmu/count/count_sched.h"
+#include "lib/strbuf.h"
 #include "pmu/caps/pmu_caps.h"
 #include "lib/x86/msr_intel.h"
 
@@ -152,7 +153,7 @@ static void list_bits(char *buf, size_t cap, uint32_t bits)
 	buf[0] = 0;
 	for (unsigned i = 0; i < 32 && len < cap; i++)
 		if (bits & (1u << i))
-			len += (size_t)snprintf(buf + len, cap - len, "%s%u", len ? "," : "", i);
+			len = str_appendf(buf, cap, len, "%s%u", len ? "," : "", i);
 }
 
 /* Why event ev has nowhere to go, in words. */

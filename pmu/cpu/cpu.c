@@ -229,9 +229,13 @@ void cpu_report(const struct cpu_info *ci, struct rec *r)
 {
 	const char *ct = cpu_core_type_name(ci->core_type);
 
-	out_text("cpu: %s family 0x%x model 0x%x stepping %u, \"%s\"%s%s%s%s", ci->vendor_str, ci->family, ci->model,
-		 ci->stepping, ci->brand, ci->hypervisor ? ", hypervisor " : "", ci->hv_vendor,
-		 ci->hypervisor ? ": " : "", ci->hypervisor ? cpu_exec_name(ci->exec) : "");
+	/* The vendor, brand and hypervisor strings are the CPU's (or a dump's) bytes: shown escaped. */
+	char vendor[4 * sizeof(ci->vendor_str)], brand[4 * sizeof(ci->brand)], hv[4 * sizeof(ci->hv_vendor)];
+	out_text("cpu: %s family 0x%x model 0x%x stepping %u, \"%s\"%s%s%s%s",
+		 out_clean(vendor, sizeof(vendor), ci->vendor_str), ci->family, ci->model, ci->stepping,
+		 out_clean(brand, sizeof(brand), ci->brand), ci->hypervisor ? ", hypervisor " : "",
+		 out_clean(hv, sizeof(hv), ci->hv_vendor), ci->hypervisor ? ": " : "",
+		 ci->hypervisor ? cpu_exec_name(ci->exec) : "");
 	out_text("cpu: %s, event set %s%s", ci->uarch, ci->event_set ? ci->event_set : "none",
 		 !ci->hybrid ? "" : !ct ? "; hybrid part, core type not enumerated"
 			: ct[0] == 'a' ? "; hybrid part, running on an Atom (E-core)" : "; hybrid part, running on a Core (P-core)");

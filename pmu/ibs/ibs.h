@@ -175,7 +175,7 @@ struct ibs_ctl_info {
 /* Per kernel variant. */
 struct ibs_ctl_stats {
 	enum ibs_delivery delivery;
-	char delivery_note[128];	/* why polled, when NMI routing was refused */
+	char delivery_note[160];	/* why polled, when NMI routing was refused (room for a 95-byte reason) */
 	uint32_t slices;
 	uint64_t nmis;			/* NMIs that found a sample */
 	uint64_t late_nmis;		/* NMIs while disarmed, absorbed */
@@ -250,7 +250,11 @@ struct ibs_capture_item {
 	struct ibs_sample sample;	/* IBS_LINE_SAMPLE */
 };
 
-/* Classify and read one line of a capture (serial log or .jsonl; noise before the prefix is skipped). */
+/*
+ * Classify and read one line of a capture (serial log or .jsonl): a record only
+ * with the prefix at the line start (lib/capture.h), read as strict JSON with
+ * every field type-checked.
+ */
 enum ibs_line_type ibs_capture_parse(const char *line, size_t len, struct ibs_capture_item *it, char *err,
 				     size_t err_cap);
 

@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import tempfile
+import zlib
 
 from testlib import Skip
 
@@ -82,6 +83,18 @@ def sample(kind, regs, family="0x10", model="0x2", kernel="k", variant="v"):
 B = lambda n: 1 << n  # noqa: E731
 
 
+def whole_run(lines):
+    """Lines wrapped in a begin and an end record whose count and CRC match (a complete run)."""
+    begin = PREFIX + '{"type":"begin","format":1,"program":"test","version":"0"}'
+    texts = [ln[len(PREFIX):] for ln in [begin] + lines if ln.startswith(PREFIX)]
+    crc = 0
+    for t in texts:
+        crc = zlib.crc32((t + "\n").encode(), crc)
+    end = PREFIX + json.dumps({"type": "end", "status": "ok", "errors": 0, "records": len(texts),
+                               "crc32": f"{crc:08x}"}, separators=(",", ":"))
+    return [begin] + lines + [end]
+
+
 def test_hand_made_capture(ctx):
     comp, icm, phy, l1m = B(50), B(51), B(52), B(55)
     val_en = B(49) | B(48)
@@ -102,7 +115,7 @@ def test_hand_made_capture(ctx):
         sample("op", {"IbsOpCtl": B(18) | B(17), "IbsOpData3": B(1) | B(7) | B(8) | (900 << 32)}),
     ]
     with tempfile.NamedTemporaryFile("w", suffix=".log", delete=False) as f:
-        f.write("\r\n".join(lines) + "\r\n")
+        f.write("\r\n".join(lines[:1] + whole_run(lines[1:])) + "\r\n")
         path = f.name
     try:
         p = ctx.run_host("ibs-report", path)
@@ -135,16 +148,23 @@ def test_damaged_input_is_named(ctx):
     bad = sample("op", {"IbsOpCtl": B(18), "IbsFetchCtl": 1})
     cut = good[:len(good) // 2]
     with tempfile.NamedTemporaryFile("w", suffix=".log", delete=False) as f:
-        f.write("\n".join([good, bad, "noise", cut]) + "\n")
+        f.write("\n".join(whole_run([good, bad, "noise", cut])) + "\n")
         path = f.name
     try:
+        # The run fails its CRC check (the cut line): refused, by name, unless asked.
         p = ctx.run_host("ibs-report", path)
         assert p.returncode == 1, p.returncode
         errors = records(p.stdout, "error")
+        assert len(errors) == 1 and "run 1 (lines 1-6) is damaged" in errors[0]["message"], errors
+        assert not records(p.stdout, "ibs"), p.stdout
+        p = ctx.run_host("ibs-report", "--allow-incomplete", path)
+        assert p.returncode == 1, p.returncode
+        assert "read anyway (--allow-incomplete)" in p.stdout
+        errors = records(p.stdout, "error")
         assert len(errors) == 2, errors
-        assert errors[0]["source"] == f"{path}:2" and "'IbsFetchCtl' is not an IBS op register" in errors[0]["message"]
-        assert errors[1]["source"] == f"{path}:4" and "malformed" in errors[1]["message"]
-        assert f"{path}:2" in p.stderr
+        assert errors[0]["source"] == f"{path}:3" and "'IbsFetchCtl' is not an IBS op register" in errors[0]["message"]
+        assert errors[1]["source"] == f"{path}:5" and "malformed" in errors[1]["message"]
+        assert f"{path}:3" in p.stderr
         # The good sample is still decoded.
         assert records(p.stdout, "ibs")[0]["samples"]["op"] == 1
         end = records(p.stdout, "end")[0]
@@ -155,7 +175,8 @@ def test_damaged_input_is_named(ctx):
 
 def test_nothing_to_report(ctx):
     with tempfile.NamedTemporaryFile("w", suffix=".log", delete=False) as f:
-        f.write('@pmuboot {"type":"ibs","available":false,"reason":"not attempted: GenuineIntel"}\n')
+        f.write("\n".join(whole_run(['@pmuboot {"type":"ibs","available":false,'
+                                      '"reason":"not attempted: GenuineIntel"}'])) + "\n")
         path = f.name
     try:
         p = ctx.run_host("ibs-report", path)

@@ -6,6 +6,7 @@
 #include <cmocka.h>
 #include <string.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "run/config.h"
 
@@ -139,6 +140,61 @@ static void file_lines_and_comments(void **state)
 	assert_int_equal(c.on_finish, FINISH_HALT);
 }
 
+static void file_encodings(void **state)
+{
+	(void)state;
+	struct config c;
+	struct errs x = { 0 };
+	/* A UTF-8 byte order mark is not part of the first key. */
+	const char bom[] = "\xef\xbb\xbfreps=17\n";
+	config_defaults(&c);
+	assert_int_equal(config_apply_file(&c, "pmuboot.cfg", bom, strlen(bom), keep, &x), 0);
+	assert_int_equal(x.n, 0);
+	assert_int_equal(c.reps, 17);
+
+	/* UTF-16, with or without its mark, is refused in one error that says so. */
+	static const struct {
+		const char *bytes;
+		size_t len;
+		const char *says;
+	} u16[] = {
+		{ "\xff\xfer\0e\0p\0s\0=\0\x33\0", 14, "UTF-16LE, byte order mark FF FE" },
+		{ "\xfe\xff\0r\0e\0p\0s\0=\0\x33", 14, "UTF-16BE, byte order mark FE FF" },
+		{ "r\0e\0p\0s\0=\0\x33\0", 12, "UTF-16LE without" },
+		{ "\0r\0e\0p\0s\0=\0\x33", 12, "UTF-16BE without" },
+	};
+	for (size_t i = 0; i < sizeof(u16) / sizeof(u16[0]); i++) {
+		struct errs y = { 0 };
+		config_defaults(&c);
+		uint32_t reps = c.reps;
+		assert_int_equal(config_apply_file(&c, "pmuboot.cfg", u16[i].bytes, u16[i].len, keep, &y), 1);
+		assert_int_equal(y.n, 1);
+		assert_string_equal(y.e[0].source, "pmuboot.cfg");
+		assert_non_null(strstr(y.e[0].message, u16[i].says));
+		assert_non_null(strstr(y.e[0].message, "save it as ASCII or UTF-8"));
+		assert_int_equal(c.reps, reps);
+	}
+}
+
+static void large_file_is_read_whole(void **state)
+{
+	(void)state;
+	/* 1 MiB of comments and words: the last line still counts. */
+	size_t cap = 1024 * 1024;
+	char *big = malloc(cap);
+	assert_non_null(big);
+	size_t n = 0;
+	while (n + 64 < cap)
+		n += (size_t)snprintf(big + n, cap - n, "# padding line %zu\nreps=3\n", n);
+	n += (size_t)snprintf(big + n, cap - n, "reps=29");
+	struct config c;
+	struct errs x = { 0 };
+	config_defaults(&c);
+	assert_int_equal(config_apply_file(&c, "pmuboot.cfg", big, n, keep, &x), 0);
+	assert_int_equal(c.reps, 29);
+	free(big);
+}
+
 static void load_options_override_file(void **state)
 {
 	(void)state;
@@ -220,6 +276,8 @@ int main(void)
 		cmocka_unit_test(enum_bool_number),
 		cmocka_unit_test(unknown_and_malformed),
 		cmocka_unit_test(file_lines_and_comments),
+		cmocka_unit_test(file_encodings),
+		cmocka_unit_test(large_file_is_read_whole),
 		cmocka_unit_test(load_options_override_file),
 		cmocka_unit_test(value_text_round_trip),
 		cmocka_unit_test(bench_words_checked_with_their_line),

@@ -70,8 +70,11 @@ static void samples_read_back_exactly(void **state)
 	s.v[IBS_O_BR_TARGET] = 0x401234;
 	capture_start(&cap);
 	ibs_report_sample(&t, "store_forward", "size_mismatch", &s);
-	/* As a serial log has it: firmware noise and an escape sequence before, CR after. */
+	/* The prefix after other text on the line is text, never a record. */
 	snprintf(line, sizeof(line), "\x1b[0mBdsDxe: x " REC_PREFIX "%s\r", capture_record(&cap, 0));
+	assert_int_equal(parse(line, &it, err, sizeof(err)), IBS_LINE_OTHER);
+	/* As a serial log has it: escape sequences before, CR after. */
+	snprintf(line, sizeof(line), "\x1b[0m\x1b[37m\x1b[40m" REC_PREFIX "%s\r", capture_record(&cap, 0));
 	capture_free(&cap);
 	assert_int_equal(parse(line, &it, err, sizeof(err)), IBS_LINE_SAMPLE);
 	assert_string_equal(it.kernel, "store_forward");

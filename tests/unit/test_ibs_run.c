@@ -22,6 +22,7 @@
 #include "tests/fake/capture.h"
 #include "run/config.h"
 #include "run/ibs_stage.h"
+#include "lib/crc32.h"
 #include "lib/record.h"
 #include "tests/unit/test_ibs_fake.h"
 
@@ -163,10 +164,23 @@ static void save_capture(const struct capture *cap)
 		return;
 	f = fopen(path, "w");
 	assert_non_null(f);
-	/* As a serial port gives it: CRLF, firmware chatter before the run. */
+	/*
+	 * As a serial port gives it: CRLF, firmware chatter before the run, and
+	 * the run whole -- begin to end, with the count and CRC a reader checks.
+	 */
+	static const char begin[] = "{\"type\":\"begin\",\"format\":1,\"program\":\"test\",\"version\":\"0\"}";
+	uint32_t crc = crc32_update(crc32_update(CRC32_INIT, begin, strlen(begin)), "\n", 1);
 	fputs("BdsDxe: starting Boot0001 \"UEFI pmuboot\"\r\n", f);
-	for (size_t i = 0; i < cap->n; i++)
+	fprintf(f, "%s%s\r\n", REC_PREFIX, begin);
+	for (size_t i = 0; i < cap->n; i++) {
 		fprintf(f, "%s\r\n", cap->lines[i]);
+		if (cap->kinds[i] == OUT_RECORD) {
+			const char *js = cap->lines[i] + strlen(REC_PREFIX);
+			crc = crc32_update(crc32_update(crc, js, strlen(js)), "\n", 1);
+		}
+	}
+	fprintf(f, "%s{\"type\":\"end\",\"status\":\"ok\",\"errors\":0,\"records\":%zu,\"crc32\":\"%08x\"}\r\n",
+		REC_PREFIX, capture_record_count(cap) + 1, crc);
 	fclose(f);
 }
 

@@ -99,8 +99,12 @@ static void thp_mode(char *buf, size_t cap)
 		return;
 	if (fgets(line, sizeof(line), f)) {
 		char *l = strchr(line, '['), *r = l ? strchr(l, ']') : NULL;
-		if (l && r)
-			snprintf(buf, cap, "%.*s", (int)(r - l - 1), l + 1);
+		if (l && r && cap) {
+			/* The active choice between the brackets, cut to the buffer. */
+			size_t n = (size_t)(r - l - 1) < cap - 1 ? (size_t)(r - l - 1) : cap - 1;
+			memcpy(buf, l + 1, n);
+			buf[n] = '\0';
+		}
 	}
 	fclose(f);
 }

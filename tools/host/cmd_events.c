@@ -13,6 +13,7 @@
  * Rows are sorted by key, then name, then code, so the output is the same on every run.
  */
 #include <stddef.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "events/events.h"
 #include "pmu/cpu/cpu.h"
 #include "tools/host/host.h"
+#include "lib/strbuf.h"
 
 /* The first eleven columns are the original listing; the vendor facts follow (docs/events.md). */
 #define HEADER "uarch,name,event,umask,cmask,inv,edge,counters,precise,source,description," \
@@ -63,12 +65,12 @@ static void counters_text(const struct event_def *d, char *buf, size_t cap)
 			int j = i;
 			while (j + 1 < 32 && (d->counters & (1u << (j + 1))))
 				j++;
-			w += (size_t)snprintf(buf + w, cap - w, j > i ? "%s%d-%d" : "%s%d", w ? "+" : "", i, j);
+			w = str_appendf(buf, cap, w, j > i ? "%s%d-%d" : "%s%d", w ? "+" : "", i, j);
 			i = j;
 		}
 	}
 	if (d->fixed != EV_NO_FIXED && w < cap)
-		snprintf(buf + w, cap - w, " fixed%d", d->fixed);
+		str_appendf(buf, cap, w, " fixed%d", d->fixed);
 }
 
 /* "0-3" for a counter mask ("" for none). */
@@ -82,9 +84,23 @@ static void mask_text(uint32_t m, char *buf, size_t cap)
 		int j = i;
 		while (j + 1 < 32 && (m & (1u << (j + 1))))
 			j++;
-		w += (size_t)snprintf(buf + w, cap - w, j > i ? "%s%d-%d" : "%s%d", w ? "+" : "", i, j);
+		w = str_appendf(buf, cap, w, j > i ? "%s%d-%d" : "%s%d", w ? "+" : "", i, j);
 		i = j;
 	}
+}
+
+/* A field that is empty unless `present`: formatted only then. */
+static void opt_hex(char *buf, size_t cap, bool present, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void opt_hex(char *buf, size_t cap, bool present, const char *fmt, ...)
+{
+	va_list ap;
+
+	buf[0] = 0;
+	if (!present)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, cap, fmt, ap);
+	va_end(ap);
 }
 
 static void vendor_fields(const char *key, const struct event_def *d)
@@ -92,7 +108,7 @@ static void vendor_fields(const char *key, const struct event_def *d)
 	char buf[96], flags[96] = "";
 	(void)key;
 	csv_field(d->any ? "1" : "0", false);
-	snprintf(buf, sizeof(buf), d->umask_ext ? "0x%02x" : "", d->umask_ext);
+	opt_hex(buf, sizeof(buf), d->umask_ext, "0x%02x", d->umask_ext);
 	csv_field(buf, false);
 	mask_text(d->counters_htoff, buf, sizeof(buf));
 	csv_field(buf, false);
@@ -105,24 +121,22 @@ static void vendor_fields(const char *key, const struct event_def *d)
 	};
 	for (size_t i = 0; i < sizeof(fl) / sizeof(fl[0]); i++)
 		if (*((const bool *)((const char *)d + fl[i].off)))
-			snprintf(flags + strlen(flags), sizeof(flags) - strlen(flags), "%s%s", flags[0] ? " " : "",
-				 fl[i].word);
+			str_appendf(flags, sizeof(flags), strlen(flags), "%s%s", flags[0] ? " " : "", fl[i].word);
 	csv_field(flags, false);
 	if (d->msr_alt)
 		snprintf(buf, sizeof(buf), "0x%x+0x%x", d->msr, d->msr_alt);
 	else
-		snprintf(buf, sizeof(buf), d->msr ? "0x%x" : "", d->msr);
+		opt_hex(buf, sizeof(buf), d->msr, "0x%x", d->msr);
 	csv_field(buf, false);
-	snprintf(buf, sizeof(buf), d->msr ? "0x%llx" : "", (unsigned long long)d->msr_value);
+	opt_hex(buf, sizeof(buf), d->msr, "0x%llx", (unsigned long long)d->msr_value);
 	csv_field(buf, false);
-	snprintf(buf, sizeof(buf), d->has_alt ? "0x%02x/0x%02x" : "", d->alt_event, d->alt_umask);
+	opt_hex(buf, sizeof(buf), d->has_alt, "0x%02x/0x%02x", d->alt_event, d->alt_umask);
 	csv_field(buf, false);
 	csv_field(d->errata ? d->errata : "", false);
 	buf[0] = 0;
 	for (unsigned b = 0; b < 32; b++)
 		if ((d->roles & (1u << b)) && events_role_name(1u << b))
-			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s", buf[0] ? " " : "",
-				 events_role_name(1u << b));
+			str_appendf(buf, sizeof(buf), strlen(buf), "%s%s", buf[0] ? " " : "", events_role_name(1u << b));
 	csv_field(buf, true);
 }
 

@@ -8,6 +8,10 @@
  * the CPU's IBS capabilities and what was sampled).  Each group is decoded
  * with the image's own code (pmu/ibs_decode.c) and printed as one ibs record
  * ("source":"capture") and a readable table, so the numbers are the image's.
+ *
+ * Only complete runs are read (lib/capture.h: begin to end, count and CRC
+ * matching): a damaged run is refused by name, and the exit status is 1,
+ * unless --allow-incomplete asks for it to be read anyway.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +20,7 @@
 
 #include "tools/host/host.h"
 #include "tools/host/host_dump.h"
+#include "lib/capture.h"
 #include "lib/record.h"
 #include "lib/out.h"
 #include "pmu/ibs/ibs.h"
@@ -151,46 +156,79 @@ static void end_variant(const struct ibs_capture_item *it)
 
 static int usage(FILE *f)
 {
-	fprintf(f, "usage: pmuboot-host ibs-report LOGFILE\n"
+	fprintf(f, "usage: pmuboot-host ibs-report [--allow-incomplete] LOGFILE\n"
 		   "\n"
 		   "The IBS derived events of every sampled kernel variant, computed offline with the image's\n"
 		   "decoder from the ibs_sample records of a capture: one ibs record (\"source\":\"capture\")\n"
-		   "and a table per variant.\n"
+		   "and a table per variant.  Every run is checked first (its end record, count and CRC);\n"
+		   "a damaged run is refused by name.\n"
 		   "\n"
-		   "  LOGFILE      a serial log or saved records (.jsonl) of a run made with ibs_raw=on\n"
-		   "  -h, --help   this text\n"
+		   "  LOGFILE             a serial log or saved records (.jsonl) of a run made with ibs_raw=on\n"
+		   "  --allow-incomplete  also read runs that are cut off or fail their CRC check\n"
+		   "  -h, --help          this text\n"
 		   "\n"
-		   "Exit status: 0, 1 unreadable file or records in error, 2 bad arguments.\n");
+		   "Exit status: 0, 1 unreadable file, damaged run or records in error, 2 bad arguments.\n");
 	return f == stdout ? 0 : 2;
+}
+
+/*
+ * Which lines to decode: those of complete runs, and with --allow-incomplete
+ * those of damaged ones too.  A damaged run is named either way.
+ */
+static bool check_runs(const char *text, size_t len, bool allow_incomplete, struct capture_run **runs, size_t *n)
+{
+	bool refused = false;
+
+	*runs = capture_runs(text, len, n);
+	for (size_t i = 0; i < *n; i++) {
+		const struct capture_run *r = &(*runs)[i];
+		if (r->complete)
+			continue;
+		if (allow_incomplete) {
+			out_text("note: %s: run %zu (lines %u-%u) is damaged: %s; read anyway (--allow-incomplete)",
+				 st.file, i + 1, r->first_line, r->last_line, r->problem);
+		} else {
+			problem(r->first_line, "run %zu (lines %u-%u) is damaged: %s; refused (--allow-incomplete reads it anyway)",
+				i + 1, r->first_line, r->last_line, r->problem);
+			refused = true;
+		}
+	}
+	return refused;
 }
 
 int cmd_ibs_report(int argc, char **argv)
 {
 	static struct ibs_capture_item it;
 	char err[300];
-	size_t len;
+	size_t len, nruns;
 	char *text;
 	unsigned lineno = 0;
+	bool allow_incomplete = argc == 3 && !strcmp(argv[1], "--allow-incomplete");
+	struct capture_run *runs;
 
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
 			return usage(stdout);
-	if (argc != 2)
+	if (argc != 2 + allow_incomplete || argv[argc - 1][0] == '-')
 		return usage(stderr);
-	st.file = argv[1];
+	st.file = argv[argc - 1];
 	text = host_read_file(st.file, &len);
 	if (!text) {
-		fprintf(stderr, "pmuboot-host ibs-report: cannot read %s: %s\n", st.file, strerror(errno));
+		fprintf(stderr, "pmuboot-host ibs-report: cannot read %s: %s\n", st.file, host_file_error(errno));
 		return 1;
 	}
 	host_output_stdout();
 	host_stream_begin("ibs-report");
+	check_runs(text, len, allow_incomplete, &runs, &nruns);
 	for (size_t pos = 0; pos < len;) {
 		size_t end = pos;
 		while (end < len && text[end] != '\n')
 			end++;
 		lineno++;
-		switch (ibs_capture_parse(text + pos, end - pos, &it, err, sizeof(err))) {
+		const struct capture_run *run = capture_run_of_line(runs, nruns, lineno);
+		enum ibs_line_type t = run && (run->complete || allow_incomplete) ?
+			ibs_capture_parse(text + pos, end - pos, &it, err, sizeof(err)) : IBS_LINE_OTHER;
+		switch (t) {
 		case IBS_LINE_SAMPLE:
 			if (!add_sample(&it))
 				problem(lineno, "out of memory");
@@ -215,6 +253,7 @@ int cmd_ibs_report(int argc, char **argv)
 				       "no ibs_sample or ibs records (was the run made with ibs_raw=on on an AMD CPU with IBS?)");
 	out_text("%u kernel variant%s decoded from %s", st.groups, st.groups == 1 ? "" : "s", st.file);
 	rec_stream_end();
+	free(runs);
 	free(st.cur.s);
 	free(text);
 	return st.errors ? 1 : 0;

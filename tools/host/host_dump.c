@@ -2,6 +2,9 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,14 +12,37 @@
 #include "tools/host/host_dump.h"
 #include "tools/host/hw_linux.h"
 
+const char *host_file_error(int err)
+{
+	return err == HOST_ENOTREG ? "not a regular file (a FIFO, device or socket): give a file" : strerror(err);
+}
+
 char *host_read_file(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
 	char *buf = NULL;
 	size_t n = 0, cap = 0;
+	struct stat sb;
+	/* O_NONBLOCK: opening a FIFO with no writer must not wait; only regular files are read. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 
-	if (!f)
+	if (fd < 0)
 		return NULL;
+	if (fstat(fd, &sb) != 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return NULL;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		close(fd);
+		errno = S_ISDIR(sb.st_mode) ? EISDIR : HOST_ENOTREG;
+		return NULL;
+	}
+	FILE *f = fdopen(fd, "rb");
+	if (!f) {
+		close(fd);
+		return NULL;
+	}
 	for (;;) {
 		if (n + 1 >= cap) {
 			cap = cap ? cap * 2 : 65536;
@@ -67,7 +93,7 @@ bool host_dump_load(const char *cmd, const char *path, size_t cpu, struct host_d
 	s->cpu = cpu;
 	s->text = host_read_file(path, &len);
 	if (!s->text) {
-		fprintf(stderr, "pmuboot-host %s: %s: %s\n", cmd, path, strerror(errno));
+		fprintf(stderr, "pmuboot-host %s: %s: %s\n", cmd, path, host_file_error(errno));
 		return false;
 	}
 	size_t lines = cpuid_dump_line_count(s->text, len) + 1;

@@ -6,6 +6,8 @@
 #ifndef PMUBOOT_TOOLS_HOST_HOST_DUMP_H
 #define PMUBOOT_TOOLS_HOST_HOST_DUMP_H
 
+#include <errno.h>
+
 #include "lib/libc.h"
 #include "pmu/cpu/cpuid_dump.h"
 
@@ -14,6 +16,12 @@
 
 /* The whole file, NUL-terminated; NULL with errno set (EFBIG past HOST_FILE_MAX). */
 char *host_read_file(const char *path, size_t *len);
+/*
+ * Only regular files are read: a FIFO or device is refused at once (it could
+ * block or never end) with errno HOST_ENOTREG; host_file_error names it.
+ */
+#define HOST_ENOTREG ENODEV
+const char *host_file_error(int err);
 
 struct host_dump {
 	struct cpuid_dump d;
