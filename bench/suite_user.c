@@ -16,6 +16,7 @@
 #include "kernel/hw.h"
 #include "lib/heap.h"
 #include "lib/out.h"
+#include "lib/strbuf.h"
 
 #define USER_KERNEL "user"
 #define US_PER_MS 1000u
@@ -78,8 +79,8 @@ static size_t choose(const char *spec)
 			char known[160];
 			size_t kk = 0;
 			known[0] = 0;
-			for (size_t i = 0; i < us.setp->n && kk < sizeof(known); i++)
-				kk += (size_t)snprintf(known + kk, sizeof(known) - kk, "%s%s", i ? ", " : "", us.setp->k[i]->name);
+			for (size_t i = 0; i < us.setp->n; i++)
+				kk = str_appendf(known, sizeof(known), kk, "%s%s", i ? ", " : "", us.setp->k[i]->name);
 			rec_error("bench", "bench", "no user kernel '%.*s' (loaded: %s)", (int)(len > 60 ? 60 : len), w,
 				  us.setp->n ? known : "none; kernel files go in \\pmuboot\\kernels\\ or kernels=DIR");
 			continue;

@@ -556,9 +556,9 @@ static void value_text(const struct opt_def *o, const struct config *c, char *bu
 	case OPT_HEX_KERNEL: {
 		size_t k = 0;
 		buf[0] = 0;
-		for (uint32_t i = 0; i < c->n_hex_kernels && k < cap; i++)
-			k += (size_t)snprintf(buf + k, cap - k, "%s%s=%s", i ? "," : "", c->hex_kernels[i].name,
-					      c->hex_kernels[i].hex);
+		for (uint32_t i = 0; i < c->n_hex_kernels; i++)
+			k = str_appendf(buf, cap, k, "%s%s=%s", i ? "," : "", c->hex_kernels[i].name,
+					c->hex_kernels[i].hex);
 		break;
 	}
 	case OPT_SERIAL: {

@@ -1,4 +1,4 @@
-"""Host: the kernel file reader under hostile input (tests/fuzz/ukernel_fuzz.c).
+"""Host: the kernel file reader under hostile input (tests/fuzz/fuzz_ukernel.c).
 
 Builds the fuzz target with AddressSanitizer and UndefinedBehaviorSanitizer
 and replays the seed corpus plus every prefix, bit flip and 0x00/0xff byte
@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import tempfile
 
-SOURCES = ["tests/fuzz/ukernel_fuzz.c", "bench/ukernel.c", "bench/ukernel_encode_host.c", "lib/crc32.c"]
+SOURCES = ["tests/fuzz/fuzz_ukernel.c", "bench/ukernel.c", "bench/ukernel_encode_host.c", "lib/crc32.c"]
 FLAGS = ["-std=gnu11", "-g", "-O1", "-DPMUBOOT_HOSTED", "-I.", "-fsanitize=address,undefined",
          "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"]
 CORPUS = "tests/fuzz/corpus/ukernel"

@@ -15,7 +15,8 @@ static void make(const uint8_t *init, size_t ni, const uint8_t *body, size_t nb)
 {
 	memset(&k, 0, sizeof(k));
 	strcpy(k.name, "t");
-	memcpy(k.init, init, ni);
+	if (ni)
+		memcpy(k.init, init, ni);
 	k.init_len = (uint16_t)ni;
 	memcpy(k.body, body, nb);
 	k.body_len = (uint16_t)nb;

@@ -17,18 +17,33 @@
 #define PATH_MAX_CHARS 4096
 #define DISASM_MAX (64u * 1024)
 
-static int usage(void)
+static int usage_to(FILE *f)
 {
-	fprintf(stderr, "usage: pmuboot-host kernel build FILE [-o OUT]\n"
-			"       pmuboot-host kernel show FILE\n");
-	return 2;
+	fprintf(f, "usage: pmuboot-host kernel build FILE [-o OUT]\n"
+		   "       pmuboot-host kernel show FILE\n"
+		   "\n"
+		   "Your own kernels (docs/kernels.md): build assembles a kernel text file (NASM syntax,\n"
+		   "with ; name:, ; control:, ; unroll:, init: and body:) into a kernel file (default: FILE\n"
+		   "with .pmuk); show prints a kernel file's fields and a disassembly of its body.\n"
+		   "\n"
+		   "Exit status: 0, 1 a kernel that does not build or a damaged kernel file, 2 bad arguments.\n");
+	return f == stdout ? 0 : 2;
 }
 
-static void default_out(const char *in, char *out, size_t cap)
+static int usage(void) { return usage_to(stderr); }
+
+/* FILE.s -> FILE.pmuk beside it; false when that path does not fit. */
+static bool default_out(const char *in, char *out, size_t cap)
 {
+	static const char ext[] = ".pmuk";
 	const char *slash = strrchr(in, '/'), *dot = strrchr(in, '.');
 	size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - in) : strlen(in);
-	snprintf(out, cap, "%.*s.pmuk", (int)stem, in);
+
+	if (stem + sizeof(ext) > cap)
+		return false;
+	memcpy(out, in, stem);
+	memcpy(out + stem, ext, sizeof(ext));
+	return true;
 }
 
 static int build(int argc, char **argv)
@@ -50,7 +65,11 @@ static int build(int argc, char **argv)
 	if (!in)
 		return usage();
 	if (!out) {
-		default_out(in, out_buf, sizeof(out_buf));
+		if (!default_out(in, out_buf, sizeof(out_buf))) {
+			fprintf(stderr, "pmuboot-host kernel: %s: the path is too long for the kernel file beside it; "
+					"name one with -o\n", in);
+			return 2;
+		}
 		out = out_buf;
 	}
 	if (!kt_build(in, &k))
@@ -116,6 +135,9 @@ static int show(int argc, char **argv)
 
 int cmd_kernel(int argc, char **argv)
 {
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return usage_to(stdout);
 	if (argc < 2)
 		return usage();
 	if (!strcmp(argv[1], "build"))

@@ -1,5 +1,5 @@
 /*
- * tests/fuzz/ukernel_fuzz.c - fuzz target for the kernel file reader (bench/ukernel.c).
+ * tests/fuzz/fuzz_ukernel.c - fuzz target for the kernel file reader (bench/ukernel.c).
  *
  * ukernel_fuzz_one is a libFuzzer-style entry: any bytes in, never a crash,
  * and whatever the reader accepts must encode back to exactly the same
@@ -7,7 +7,7 @@
  * LLVMFuzzerTestOneInput calls it: linked with -fsanitize=fuzzer that is a
  * fuzzer; linked with tests/fuzz/replay.c it replays a corpus and
  * deterministic mutations of it (tests/host/test_ukernel_fuzz.py does both).
- *   clang -fsanitize=fuzzer,address -DPMUBOOT_HOSTED -I. tests/fuzz/ukernel_fuzz.c \
+ *   clang -fsanitize=fuzzer,address -DPMUBOOT_HOSTED -I. tests/fuzz/fuzz_ukernel.c \
  *         bench/ukernel.c bench/ukernel_encode_host.c lib/crc32.c -o ukernel_fuzz && ./ukernel_fuzz tests/fuzz/corpus/ukernel
  */
 #include "bench/ukernel.h"
