@@ -5,7 +5,10 @@
  *   pmuboot-host identify --cpuid-dump FILE [--cpu N] block N of a dump (default 0)
  *
  * Either way the image's own stages ("identify", "pmu") run, so the records
- * (begin, cpu, pmu, end) are the image's.  With a dump, CPUID is answered
+ * (begin, cpu, pmu, end) are the image's.  A dump with several CPU blocks
+ * read without --cpu also gets a `topology` record: every block probed as
+ * its own processor, each distinct core type with its uarch and event set
+ * (a hybrid part's P- and E-cores).  With a dump, CPUID is answered
  * from the file (hw_linux_set_cpuid_source) and MSRs read as absent.
  */
 #define _GNU_SOURCE
@@ -21,6 +24,7 @@
 #include "run/config.h"
 #include "lib/record.h"
 #include "tools/host/host_dump.h"
+#include "pmu/cpu/topo.h"
 
 
 static bool pin_to(long cpu)
@@ -33,6 +37,34 @@ static bool pin_to(long cpu)
 		return false;
 	}
 	return true;
+}
+
+/* Every block of the dump as one processor; CPUID answers from each block in turn. */
+static void dump_topology(struct host_dump *src, const char *path)
+{
+	static struct topology t;
+	static struct rec r;
+	static char source[600];
+	size_t keep = src->cpu;
+
+	memset(&t, 0, sizeof(t));
+	snprintf(source, sizeof(source), "cpuid dump %s", path);
+	t.source = source;
+	t.total = src->d.ncpus;
+	for (size_t i = 0; i < src->d.ncpus && t.n < TOPO_MAX_CPUS; i++) {
+		struct topo_cpu *c = &t.cpu[t.n++];
+		c->n = (uint32_t)i;
+		c->package = c->die = c->core = c->thread = TOPO_NONE;
+		src->cpu = i;
+		topo_probe(c);
+		c->apic_id = c->cpuid_apic_id;
+		c->bsp = i == 0;
+		c->enabled = c->healthy = true;
+		topo_locate_from_cpuid(c);
+	}
+	src->cpu = keep;
+	topo_classify(&t);
+	topo_report(&t, &r);
 }
 
 static int usage(void)
@@ -85,6 +117,8 @@ int cmd_identify(int argc, char **argv)
 	env.image = false;
 	run_stage(&env, "identify");
 	run_stage(&env, "pmu");
+	if (dump && cpu < 0 && src.d.ncpus > 1)
+		dump_topology(&src, dump);
 	rec_stream_end();
 	free(src.text);
 	return rec_stream_errors() ? 1 : 0;
