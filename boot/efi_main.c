@@ -90,6 +90,7 @@ static void run_body(void *p)
 	m->env.cfg = &m->cfg;
 	m->env.image = true;
 	m->env.selftest = kernel_selftest;
+	m->env.mp = &boot_mp;
 	run_stages(&m->env);
 }
 

@@ -94,6 +94,7 @@ static void stage_bench(struct run_env *env)
 
 static const struct stage stages[] = {
 	{ "identify", stage_identify },
+	{ "topology", run_topology_stage },
 	{ "timing", stage_timing },
 	{ "selftest", stage_selftest },
 	{ "pmu", stage_pmu },

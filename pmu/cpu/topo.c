@@ -217,7 +217,8 @@ static void loc(struct rec *r, const char *key, uint32_t v)
 /* Entries beyond this many stay out of the record (REC_MAX); `listed` says how many are in it. */
 #define TOPO_RECORD_CPUS 48
 
-void topo_report(const struct topology *t, struct rec *r)
+void topo_report(const struct topology *t, struct rec *r, const char *cpus_value, const size_t *chosen,
+		 size_t nchosen)
 {
 	char summary[160];
 	size_t first[8], ntypes = topo_types(t, first, ARRAY_SIZE(first));
@@ -278,5 +279,16 @@ void topo_report(const struct topology *t, struct rec *r)
 		rec_obj_end(r);
 	}
 	rec_arr_end(r);
+	if (chosen) {
+		rec_str(r, "cpus_option", cpus_value);
+		rec_arr(r, "chosen");
+		for (size_t i = 0; i < nchosen; i++) {
+			rec_obj(r, NULL);
+			rec_u64(r, "n", t->cpu[chosen[i]].n);
+			rec_u64(r, "apic_id", t->cpu[chosen[i]].apic_id);
+			rec_obj_end(r);
+		}
+		rec_arr_end(r);
+	}
 	rec_emit(r);
 }

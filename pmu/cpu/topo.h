@@ -61,7 +61,12 @@ uint8_t topo_effective_core_type(bool intel, bool hybrid, uint8_t core_type);
 size_t topo_types(const struct topology *t, size_t *first, size_t cap);
 /* "1 package × 2 cores × 2 threads" / "6 P-cores × 2 threads, 8 E-cores". */
 void topo_summary(const struct topology *t, char *buf, size_t cap);
-/* The `topology` record and its text lines. */
-void topo_report(const struct topology *t, struct rec *r);
+/*
+ * The `topology` record and its text lines.  chosen (indexes into t->cpu,
+ * nchosen of them) and cpus_value are what cpus= chose; NULL when nothing
+ * is to be measured (pmuboot-host identify).
+ */
+void topo_report(const struct topology *t, struct rec *r, const char *cpus_value, const size_t *chosen,
+		 size_t nchosen);
 
 #endif

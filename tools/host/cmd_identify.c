@@ -64,7 +64,7 @@ static void dump_topology(struct host_dump *src, const char *path)
 	}
 	src->cpu = keep;
 	topo_classify(&t);
-	topo_report(&t, &r);
+	topo_report(&t, &r, NULL, NULL, 0);
 }
 
 static int usage(void)
