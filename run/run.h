@@ -28,6 +28,8 @@ struct run_mp {
 	bool (*info)(size_t n, struct topo_cpu *c);
 	/* Run fn(arg) on processor n, waiting at most timeout_us: FW_RUN_* of kernel/firmware.h. */
 	int (*run_on)(size_t n, void (*fn)(void *arg), void *arg, uint64_t timeout_us, const char **why);
+	/* Optional: the lister's own view set against the probes (Linux's cpu_core/cpu_atom lists). */
+	void (*check)(const struct topology *t);
 	/* The measuring stages can run on a processor other than this one (docs/runtime.md). */
 	bool measure_elsewhere;
 	const char *why_not;		/* when !measure_elsewhere: the reason */

@@ -76,7 +76,9 @@ static void probe_all(const struct run_mp *mp)
 				continue;
 			}
 		}
-		if (c->cpuid_apic_id != c->apic_id && c->max_leaf >= CPUID_LEAF_SIGNATURE)
+		if (c->apic_id == TOPO_NONE)
+			c->apic_id = c->cpuid_apic_id;	/* the lister does not know it (Linux) */
+		else if (c->cpuid_apic_id != c->apic_id && c->max_leaf >= CPUID_LEAF_SIGNATURE)
 			out_text("topology: processor %u: the lister says APIC ID %u, CPUID on it says %u", c->n,
 				 c->apic_id, c->cpuid_apic_id);
 		topo_locate_from_cpuid(c);
@@ -140,6 +142,8 @@ void run_topology_stage(struct run_env *env)
 	list_cpus(env->mp);
 	probe_all(env->mp);
 	topo_classify(&topo);
+	if (env->mp && env->mp->check)
+		env->mp->check(&topo);
 	choose(env);
 	topo_report(&topo, &topo_rec, env->cfg->cpus, env->sel, env->nsel);
 }

@@ -11,6 +11,8 @@
 #include "run/config.h"
 #include "lib/record.h"
 
+extern const struct run_mp linux_mp;	/* tools/host/mp_linux.c */
+
 static void report(const struct config_error *e, void *ctx)
 {
 	(void)ctx;
@@ -39,6 +41,9 @@ static int usage(void)
 	       "  bench=KERNEL[.VARIANT],...   measure only these (all, none)\n"
 	       "  reps=N iterations=N warmup=N samples per figure, loop iterations per run, unmeasured samples\n"
 	       "  events=SPEC;...              extra events to count beside each variant\n"
+	       "  cpus=types|bsp|all|LIST      where to measure: one CPU of each core type (default), the CPU\n"
+	       "                               it starts on, every online CPU, or numbers, N-M, apic:ID; each\n"
+	       "                               measurement runs pinned (sched_setaffinity) to its CPU\n"
 	       "\n"
 	       "Exit status: 0 when the run recorded no error, 1 otherwise.\n");
 	return 0;
@@ -69,6 +74,7 @@ int cmd_run(int argc, char **argv)
 	}
 	env.cfg = &cfg;
 	env.image = false;
+	env.mp = &linux_mp;
 	run_stages(&env);
 	rec_stream_end();
 	return rec_stream_errors() ? 1 : 0;
