@@ -17,6 +17,9 @@
 #include "run/config.h"
 #include "run/cpus.h"
 #include "tests/fake/hw_fake.h"
+#include "tests/fake/capture.h"
+#include "run/run.h"
+#include "kernel/firmware.h"
 
 #define SIG_ADL_P 0x000906A4u		/* family 6 model 0x9A stepping 4 (Alder Lake-P) */
 #define SIG_ADL_S 0x00090675u		/* family 6 model 0x97 stepping 5 (Alder Lake-S, i5-12400) */
@@ -248,6 +251,136 @@ static void p_core_only_sku_is_exact(void **state)
 	assert_string_equal(ci.event_set, "goldencove");
 }
 
+/* ---- the topology stage on a fake firmware: every AP probed on itself, a timeout, the refusal ---- */
+
+static const struct fake_cpu *fw_cpus;
+static size_t fw_n, fw_bsp, fw_timeout_cpu = (size_t)-1;
+static bool fw_measure;
+static struct capture cap;
+
+static size_t fake_count(const char **why)
+{
+	(void)why;
+	return fw_n;
+}
+
+static bool fake_info(size_t n, struct topo_cpu *c)
+{
+	if (n >= fw_n)
+		return false;
+	c->apic_id = fw_cpus[n].x2apic;
+	c->bsp = n == fw_bsp;
+	c->enabled = c->healthy = true;
+	return true;
+}
+
+/* StartupThisAP: the AP's own CPUID while fn runs, the boot CPU's again after. */
+static int fake_run_on(size_t n, void (*fn)(void *), void *arg, uint64_t timeout_us, const char **why)
+{
+	(void)timeout_us;
+	if (n == fw_timeout_cpu) {
+		*why = "fake: the AP did not return (EFI_TIMEOUT)";
+		return FW_RUN_TIMEOUT;
+	}
+	become(&fw_cpus[n]);
+	fn(arg);
+	become(&fw_cpus[fw_bsp]);
+	return FW_RUN_OK;
+}
+
+static struct run_mp fake_mp = { "fake mp services", fake_count, fake_info, fake_run_on, NULL, false,
+				 "fake: no AP runtime" };
+
+static struct config stage_cfg;
+static struct run_env stage_env;
+
+static void stage(const struct fake_cpu *cpus, size_t n, size_t bsp, const char *opts)
+{
+	struct config_error e;
+	fw_cpus = cpus;
+	fw_n = n;
+	fw_bsp = bsp;
+	fake_mp.measure_elsewhere = fw_measure;
+	config_defaults(&stage_cfg);
+	if (opts)
+		assert_true(config_apply_word(&stage_cfg, "test", opts, strlen(opts), &e));
+	memset(&stage_env, 0, sizeof(stage_env));
+	stage_env.cfg = &stage_cfg;
+	stage_env.mp = &fake_mp;
+	become(&cpus[bsp]);
+	capture_start(&cap);
+	run_topology_stage(&stage_env);
+}
+
+static bool text_has(const char *a, const char *b)
+{
+	for (size_t i = 0; i < cap.n; i++)
+		if (cap.lines[i] && strstr(cap.lines[i], a) && (!b || strstr(cap.lines[i], b)))
+			return true;
+	return false;
+}
+
+static size_t records_of(const char *type)
+{
+	char want[40];
+	size_t k = 0;
+	snprintf(want, sizeof(want), "\"type\":\"%s\"", type);
+	for (size_t i = 0; i < capture_record_count(&cap); i++)
+		k += strstr(capture_record(&cap, i), want) != NULL;
+	return k;
+}
+
+static void stage_probes_each_ap_and_survives_a_timeout(void **state)
+{
+	(void)state;
+	fw_timeout_cpu = 2;
+	fw_measure = false;
+	stage(smp4, 4, 0, "cpus=all");
+	fw_timeout_cpu = (size_t)-1;
+	const struct topology *t = run_topology();
+	assert_int_equal(t->n, 4);
+	assert_true(t->cpu[1].probed && t->cpu[3].probed);
+	assert_false(t->cpu[2].probed);
+	assert_int_equal(t->cpu[3].cpuid_apic_id, 3);	/* CPUID ran on processor 3, not on the boot CPU */
+	assert_int_equal(t->cpu[3].core, 1);
+	assert_true(text_has("processor 2 (APIC ID 2): not identified", "EFI_TIMEOUT"));
+	/* The image cannot measure on APs: asked for all, it says so as an error and keeps the boot CPU. */
+	assert_int_equal(records_of("error"), 1);
+	assert_non_null(strstr(capture_find(&cap, "error"), "not supported yet: fake: no AP runtime"));
+	assert_int_equal(stage_env.nsel, 1);
+	assert_int_equal(stage_env.sel[0], 0);
+	const char *topo_rec = capture_find(&cap, "topology");
+	assert_non_null(topo_rec);
+	assert_non_null(strstr(topo_rec, "\"chosen\":[{\"n\":0,\"apic_id\":0}]"));
+	assert_non_null(strstr(topo_rec, "\"probed\":false"));
+}
+
+static void stage_hybrid_default_is_a_note(void **state)
+{
+	(void)state;
+	fw_measure = false;
+	stage(adl, 8, 0, NULL);
+	const char *topo_rec = capture_find(&cap, "topology");
+	assert_non_null(strstr(topo_rec, "\"event_set\":\"goldencove\""));
+	assert_non_null(strstr(topo_rec, "\"event_set\":\"gracemont\""));
+	assert_non_null(strstr(topo_rec, "2 P-cores x 2 threads, 4 E-cores"));
+	/* The default on a hybrid part wants an E-core too; without the AP runtime that is a note, not an error. */
+	assert_int_equal(records_of("error"), 0);
+	assert_true(text_has("not supported yet", "core type only"));
+	assert_int_equal(stage_env.nsel, 1);
+	assert_int_equal(stage_env.sel[0], 0);
+
+	/* Where processors can be measured (pmuboot-host), types keeps both, and a list names what is missing. */
+	fw_measure = true;
+	stage(adl, 8, 0, NULL);
+	assert_int_equal(stage_env.nsel, 2);
+	assert_int_equal(stage_env.sel[1], 4);
+	stage(adl, 8, 0, "cpus=5,12");
+	assert_int_equal(stage_env.nsel, 1);
+	assert_int_equal(stage_env.sel[0], 5);
+	assert_non_null(strstr(capture_find(&cap, "error"), "no processor 12"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +391,8 @@ int main(void)
 		cmocka_unit_test(non_hybrid_types_is_the_boot_cpu),
 		cmocka_unit_test(lists_and_missing_cpus),
 		cmocka_unit_test(p_core_only_sku_is_exact),
+		cmocka_unit_test(stage_probes_each_ap_and_survives_a_timeout),
+		cmocka_unit_test(stage_hybrid_default_is_a_note),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
