@@ -138,10 +138,10 @@ static void pass_here(void *arg)
 static void run_measuring(struct run_env *env, size_t first)
 {
 	const struct topology *t = run_topology();
-	size_t bsp = cpus_bsp(t);
+	size_t bsp = t ? cpus_bsp(t) : 0;
 
-	if (env->nsel == 0 || !env->mp || (env->nsel == 1 && env->sel[0] == bsp)) {
-		if (env->nsel == 1 && env->sel[0] < t->n)
+	if (!t || env->nsel == 0 || !env->mp || (env->nsel == 1 && env->sel[0] == bsp)) {
+		if (t && env->nsel == 1 && env->sel[0] < t->n)
 			rec_set_cpu(true, t->cpu[env->sel[0]].n, t->cpu[env->sel[0]].apic_id);
 		run_from(env, first);
 		rec_set_cpu(false, 0, 0);

@@ -54,7 +54,7 @@ struct run_env {
 	size_t nsel;
 };
 
-/* The table the topology stage filled (empty before it ran). */
+/* The table the topology stage filled; NULL before it ran (or when there was no memory for it). */
 const struct topology *run_topology(void);
 /* The topology stage: list, probe on each processor, report, choose per cpus=. */
 void run_topology_stage(struct run_env *env);

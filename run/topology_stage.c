@@ -6,6 +6,7 @@
 #include "run/run.h"
 #include "kernel/firmware.h"
 #include "lib/out.h"
+#include "lib/heap.h"
 #include "lib/record.h"
 #include "lib/x86/cpuid.h"
 #include "run/cpus.h"
@@ -13,10 +14,12 @@
 /* A CPUID probe is a few hundred instructions; an AP that takes longer than this is not answering. */
 #define PROBE_TIMEOUT_US 100000u
 
-static struct topology topo;
+/* From the heap: the table is ~25 KiB and a static one would be carried in the .efi file (lib/heap.h). */
+static struct topology *tp;
+#define topo (*tp)
 static struct rec topo_rec;
 
-const struct topology *run_topology(void) { return &topo; }
+const struct topology *run_topology(void) { return tp; }
 
 static void probe_here(void *arg) { topo_probe(arg); }
 
@@ -139,6 +142,14 @@ static void choose(struct run_env *env)
 
 void run_topology_stage(struct run_env *env)
 {
+	if (!tp)
+		tp = heap_alloc(sizeof(*tp), _Alignof(struct topology));
+	if (!tp) {
+		rec_error("topology", "memory", "no room for the processor table (%zu bytes); this processor only",
+			  sizeof(*tp));
+		env->nsel = 0;
+		return;
+	}
 	list_cpus(env->mp);
 	probe_all(env->mp);
 	topo_classify(&topo);
