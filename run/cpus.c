@@ -90,7 +90,7 @@ size_t cpus_select(const struct cpus_spec *s, const struct topology *t, size_t *
 		for (size_t i = 0; i < t->n; i++) {
 			sel[i] = usable(&t->cpu[i]);
 			if (!sel[i])
-				note(why, why_cap, "processor %u (APIC ID %u) is %s", t->cpu[i].n, t->cpu[i].apic_id,
+				note(why, why_cap, "processor %u is %s", t->cpu[i].n,
 				     t->cpu[i].enabled ? "not healthy" : "disabled");
 		}
 		break;
@@ -107,7 +107,7 @@ size_t cpus_select(const struct cpus_spec *s, const struct topology *t, size_t *
 				if (i == t->n)
 					note(why, why_cap, "no processor %s%u", it->apic ? "with APIC ID " : "", (unsigned)v);
 				else if (!usable(&t->cpu[i]))
-					note(why, why_cap, "processor %u (APIC ID %u) is %s", t->cpu[i].n, t->cpu[i].apic_id,
+					note(why, why_cap, "processor %u is %s", t->cpu[i].n,
 					     t->cpu[i].enabled ? "not healthy" : "disabled");
 				else
 					sel[i] = true;

@@ -48,6 +48,17 @@ def test_smp2_default_measures_once(ctx):
     assert {(b["cpu"]["n"], b["cpu"]["apic_id"]) for b in bench} == {(t["chosen"][0]["n"], t["chosen"][0]["apic_id"])}
 
 
+def test_smp2_default_costs_little(ctx):
+    """The default run under -smp 2 (one probe per AP) takes no more than 20% longer than under -smp 1.
+
+    TCG boot times vary with the host's load, so 3 s of absolute slack is allowed on top."""
+    two = ctx.boot("mp-smp2", cfg_text=f"bench=ref {QUICK}\n", extra_args=("-smp", "2"))
+    one = ctx.boot("mp-smp1", cfg_text=f"bench=ref {QUICK}\n", extra_args=("-smp", "1"))
+    assert one.status == qemurun.OK and two.status == qemurun.OK, (describe(one), describe(two))
+    assert one.records("topology")[0]["count"] == 1, describe(one)
+    assert two.elapsed <= one.elapsed * 1.2 + 3.0, (two.elapsed, one.elapsed)
+
+
 def test_bad_cpus_value_is_named(ctx):
     res = ctx.boot("mp-bad", cfg_text=f"cpus=apic:x bench=none {QUICK}\n")
     assert res.status == qemurun.RUN_ERRORS, describe(res)

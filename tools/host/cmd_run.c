@@ -12,6 +12,7 @@
 #include "lib/record.h"
 
 extern const struct run_mp linux_mp;	/* tools/host/mp_linux.c */
+void linux_mp_init(void);
 
 static void report(const struct config_error *e, void *ctx)
 {
@@ -65,6 +66,7 @@ int cmd_run(int argc, char **argv)
 			bench_list();
 			return 0;
 		}
+	linux_mp_init();	/* the CPUs we may use, before pinning narrows them to one */
 	pin_to_current_cpu();
 	host_stream_begin("run");
 	for (int i = 1; i < argc; i++) {

@@ -23,6 +23,14 @@
 
 static int home = -1;		/* the CPU the run started on: the "boot" processor */
 static size_t ncpus;
+static cpu_set_t allowed;	/* the CPUs this process may run on, before pmuboot-host pinned itself */
+static bool have_allowed;
+
+void linux_mp_init(void)
+{
+	CPU_ZERO(&allowed);
+	have_allowed = sched_getaffinity(0, sizeof(allowed), &allowed) == 0;
+}
 
 /* A small sysfs file as text, or false. */
 static bool read_text(const char *path, char *buf, size_t cap)
@@ -110,6 +118,11 @@ static bool linux_info(size_t n, struct topo_cpu *c)
 	/* cpu0 often has no online file: it cannot be taken offline. */
 	c->enabled = !read_u32(path, &v) || v == 1;
 	c->healthy = true;
+	if (c->enabled && have_allowed && n < CPU_SETSIZE && !CPU_ISSET((int)n, &allowed)) {
+		/* Online, but outside this process's affinity (a container, taskset): cannot be measured. */
+		c->enabled = false;
+		out_text("cpus: processor %zu is online but outside this process's CPU affinity: not used", n);
+	}
 	c->bsp = (int)n == home;
 	snprintf(path, sizeof(path), SYS_CPU "/cpu%zu/topology/physical_package_id", n);
 	if (read_u32(path, &v))
@@ -137,8 +150,10 @@ static bool linux_info(size_t n, struct topo_cpu *c)
 static int linux_run_on(size_t n, void (*fn)(void *arg), void *arg, uint64_t timeout_us, const char **why)
 {
 	(void)timeout_us;	/* a thread on Linux cannot be stopped half-way: no bound is enforced */
+	static char msg[96];
 	if (!pin((int)n)) {
-		*why = strerror(errno);
+		snprintf(msg, sizeof(msg), "cannot run there (sched_setaffinity: %s)", strerror(errno));
+		*why = msg;
 		return FW_RUN_FAILED;
 	}
 	fn(arg);
