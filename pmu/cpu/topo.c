@@ -19,6 +19,9 @@
 #define CPUID0B_LEVEL_SMT 1u
 #define CPUID0B_LEVEL_CORE 2u
 #define CPUID0A_VERSION(eax) ((eax) & 0xffu)		/* leaf 0AH EAX[7:0] */
+#define CPUID_LEAF_AMD_FEATURES 0x80000001u	/* AMD APM Vol. 3 E.4.2 Fn8000_0001 */
+#define CPUID_LEAF_AMD_IBS 0x8000001Bu		/* AMD APM Vol. 3 E.4.13 Fn8000_001B: IBS feature flags */
+#define AMD1_ECX_IBS (1u << 10)			/* Fn8000_0001_ECX[10] IBS */
 #define CPUID1A_CORE_TYPE(eax) ((uint8_t)((eax) >> 24))
 
 
@@ -59,6 +62,18 @@ void topo_probe(struct topo_cpu *c)
 	if (intel && c->max_leaf >= CPUID_LEAF_NATIVE_MODEL) {
 		hw_cpuid(CPUID_LEAF_NATIVE_MODEL, 0, &r);
 		c->core_type = CPUID1A_CORE_TYPE(r.eax);
+	}
+	if (cpuid_vendor_is_amd_like(c->vendor_ebx, c->vendor_edx, c->vendor_ecx)) {
+		hw_cpuid(CPUID_LEAF_EXT_MAX, 0, &r);
+		uint32_t max_ext = r.eax;
+		if (max_ext >= CPUID_LEAF_AMD_FEATURES) {
+			hw_cpuid(CPUID_LEAF_AMD_FEATURES, 0, &r);
+			c->ibs = (r.ecx & AMD1_ECX_IBS) != 0;
+		}
+		if (c->ibs && max_ext >= CPUID_LEAF_AMD_IBS) {
+			hw_cpuid(CPUID_LEAF_AMD_IBS, 0, &r);
+			c->ibs_flags = r.eax;
+		}
 	}
 	c->probed = true;
 }
@@ -276,6 +291,9 @@ void topo_report(const struct topology *t, struct rec *r, const char *cpus_value
 		rec_u64(r, "count", count);
 		rec_u64(r, "first", p->n);
 		rec_u64(r, "pmu_version", CPUID0A_VERSION(p->pmu_eax));
+		rec_bool(r, "ibs", p->ibs);
+		if (p->ibs)
+			rec_hex(r, "ibs_flags", p->ibs_flags);
 		rec_obj_end(r);
 	}
 	rec_arr_end(r);

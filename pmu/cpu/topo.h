@@ -35,6 +35,8 @@ struct topo_cpu {
 	bool hybrid;			/* CPUID.07H.0:EDX[15] */
 	uint8_t core_type;		/* CPUID.1AH:EAX[31:24], 0 when not enumerated */
 	uint32_t pmu_eax, pmu_ebx, pmu_edx;	/* CPUID.0AH (Intel): this core type's own PMU description */
+	bool ibs;			/* AMD: CPUID Fn8000_0001_ECX[10] on this CPU */
+	uint32_t ibs_flags;		/* AMD: CPUID Fn8000_001B_EAX, 0 when the leaf is absent */
 
 	/* Filled by topo_classify. */
 	const char *uarch, *uarch_key, *event_set;

@@ -54,6 +54,10 @@ def test_non_hybrid_dump_one_type(ctx):
     t, _ = topology(ctx, KAVERI)
     assert [c["uarch_key"] for c in t["core_types"]] == ["steamroller"], t["core_types"]
     assert t["core_types"][0]["count"] == 4, t
+    # IBS as CPUID says on each block: Fn8000_001B EAX of the dump itself.
+    with open(ctx.shared_path("cpuid-dumps", KAVERI), encoding="utf-8", errors="replace") as f:
+        eax = next(l.split()[2].split("-")[0] for l in f if l.startswith("CPUID 8000001B:"))
+    assert t["core_types"][0]["ibs"] is True and int(t["core_types"][0]["ibs_flags"], 16) == int(eax, 16), t
 
 
 def test_one_block_asked_for_no_topology(ctx):
