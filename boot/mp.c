@@ -157,5 +157,7 @@ const struct run_mp boot_mp = {
 	.info = boot_cpu_info,
 	.run_on = fw_run_on_cpu,
 	.measure_elsewhere = false,
+	.neighbours = "left in the firmware's MP wait loop (HLT, MWAIT or PAUSE as the firmware chose; pmuboot "
+		      "does not park them)",
 	.why_not = "the AP runtime (IDT, fault fixups, masked local APIC on the AP) is not built yet",
 };

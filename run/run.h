@@ -33,6 +33,7 @@ struct run_mp {
 	/* The measuring stages can run on a processor other than this one (docs/runtime.md). */
 	bool measure_elsewhere;
 	const char *why_not;		/* when !measure_elsewhere: the reason */
+	const char *neighbours;		/* what the other processors do while one measures */
 };
 
 struct run_env {

@@ -32,6 +32,7 @@ static void list_cpus(const struct run_mp *mp)
 	if (count == 0) {
 		struct topo_cpu *c = &topo.cpu[0];
 		topo.source = "this processor only";
+		topo.neighbours = "none listed";
 		topo.n = topo.total = 1;
 		c->bsp = c->enabled = c->healthy = true;
 		c->package = c->die = c->core = c->thread = TOPO_NONE;
@@ -43,6 +44,7 @@ static void list_cpus(const struct run_mp *mp)
 		return;
 	}
 	topo.source = mp->source;
+	topo.neighbours = mp->neighbours;
 	topo.total = count;
 	for (size_t i = 0; i < count && topo.n < TOPO_MAX_CPUS; i++) {
 		struct topo_cpu *c = &topo.cpu[topo.n];

@@ -299,6 +299,7 @@ void topo_report(const struct topology *t, struct rec *r, const char *cpus_value
 	rec_arr_end(r);
 	if (chosen) {
 		rec_str(r, "cpus_option", cpus_value);
+		rec_str(r, "neighbours", t->neighbours);
 		rec_arr(r, "chosen");
 		for (size_t i = 0; i < nchosen; i++) {
 			rec_obj(r, NULL);

@@ -48,6 +48,7 @@ struct topology {
 	size_t n;
 	struct topo_cpu cpu[TOPO_MAX_CPUS];
 	size_t total;			/* processors the lister reported (n may be smaller: TOPO_MAX_CPUS) */
+	const char *neighbours;		/* what the other processors do while one measures, or NULL */
 };
 
 /* CPUID on the CPU that calls it; fills the probe fields of c. */

@@ -28,6 +28,7 @@ def test_smp4_all(ctx):
     # The firmware's location and CPUID's on each AP agree: 2 cores x 2 threads.
     assert sorted((c["core"], c["thread"]) for c in t["cpus"]) == [(0, 0), (0, 1), (1, 0), (1, 1)], t["cpus"]
     assert t["summary"] == "1 package x 2 cores x 2 threads", t
+    assert "firmware's MP wait loop" in t["neighbours"], t
     assert "APIC ID" not in "".join(l for l in res.log.splitlines() if "lister says" in l), res.log
     errors = res.records("error")
     assert len(errors) == 1 and "not supported yet" in errors[0]["message"], errors

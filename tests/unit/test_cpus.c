@@ -288,8 +288,9 @@ static int fake_run_on(size_t n, void (*fn)(void *), void *arg, uint64_t timeout
 	return FW_RUN_OK;
 }
 
-static struct run_mp fake_mp = { "fake mp services", fake_count, fake_info, fake_run_on, NULL, false,
-				 "fake: no AP runtime" };
+static struct run_mp fake_mp = { .source = "fake mp services", .count = fake_count, .info = fake_info,
+				 .run_on = fake_run_on, .why_not = "fake: no AP runtime",
+				 .neighbours = "fake: waiting in the firmware" };
 
 static struct config stage_cfg;
 static struct run_env stage_env;
@@ -353,6 +354,7 @@ static void stage_probes_each_ap_and_survives_a_timeout(void **state)
 	assert_non_null(topo_rec);
 	assert_non_null(strstr(topo_rec, "\"chosen\":[{\"n\":0,\"apic_id\":0}]"));
 	assert_non_null(strstr(topo_rec, "\"probed\":false"));
+	assert_non_null(strstr(topo_rec, "\"neighbours\":\"fake: waiting in the firmware\""));
 }
 
 static void stage_hybrid_default_is_a_note(void **state)

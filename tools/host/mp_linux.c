@@ -172,6 +172,7 @@ const struct run_mp linux_mp = {
 	.info = linux_info,
 	.run_on = linux_run_on,
 	.check = linux_check_core_types,
+	.neighbours = "running whatever Linux schedules on them (not parked)",
 	.measure_elsewhere = true,
 };
 
