@@ -229,8 +229,11 @@ static void loc(struct rec *r, const char *key, uint32_t v)
 		rec_u64(r, key, v);
 }
 
-/* Entries beyond this many stay out of the record (REC_MAX); `listed` says how many are in it. */
-#define TOPO_RECORD_CPUS 48
+/*
+ * Entries beyond this many stay out of the record (an entry is ~150 bytes, a
+ * record at most REC_MAX); `listed` and `chosen_count` say how many there are.
+ */
+#define TOPO_RECORD_CPUS 32
 
 void topo_report(const struct topology *t, struct rec *r, const char *cpus_value, const size_t *chosen,
 		 size_t nchosen)
@@ -300,8 +303,9 @@ void topo_report(const struct topology *t, struct rec *r, const char *cpus_value
 	if (chosen) {
 		rec_str(r, "cpus_option", cpus_value);
 		rec_str(r, "neighbours", t->neighbours);
+		rec_u64(r, "chosen_count", nchosen);
 		rec_arr(r, "chosen");
-		for (size_t i = 0; i < nchosen; i++) {
+		for (size_t i = 0; i < nchosen && i < TOPO_RECORD_CPUS; i++) {
 			rec_obj(r, NULL);
 			rec_u64(r, "n", t->cpu[chosen[i]].n);
 			rec_u64(r, "apic_id", t->cpu[chosen[i]].apic_id);
