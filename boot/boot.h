@@ -17,6 +17,9 @@ extern EFI_LOADED_IMAGE *fw_loaded_image;
 
 void fw_init(EFI_HANDLE image, EFI_SYSTEM_TABLE *st);
 
+/* boot/mp.c: the processors as the run sequence sees them (struct run_mp, run/run.h). */
+extern const struct run_mp boot_mp;
+
 /*
  * The load options as ASCII.  Returns the length, or -1 when there are none
  * or they are not text (a boot entry's optional data may be binary); *note

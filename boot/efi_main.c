@@ -99,6 +99,7 @@ static void run_body(void *p)
 	m->env.kernel_files = kfiles;
 	if (m->env.nkernel_files)
 		out_text("kernels: %s", knote);
+	m->env.mp = &boot_mp;
 	run_stages(&m->env);
 }
 

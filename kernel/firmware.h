@@ -48,4 +48,32 @@ bool fw_timer_event_fires(uint64_t us, uint64_t limit_us);
 bool fw_key_pressed(void);
 bool fw_has_console_input(void);
 
+/*
+ * The processors, through the UEFI PI MP Services protocol (boot/mp.c).
+ * fw_cpu_count is 0, with *why, when the firmware offers no such protocol.
+ * Location fields the firmware does not give are FW_CPU_NONE; module, tile
+ * and die come only from firmware that implements the extended location
+ * (PI 1.7 CPU_V2_EXTENDED_TOPOLOGY).
+ */
+#define FW_CPU_NONE 0xffffffffu
+struct fw_cpu {
+	uint64_t apic_id;
+	bool bsp, enabled, healthy;
+	uint32_t package, die, core, thread;
+};
+size_t fw_cpu_count(const char **why);
+bool fw_cpu_info(size_t n, struct fw_cpu *out);
+
+/*
+ * Run fn(arg) on application processor n and wait for it at most
+ * timeout_us.  fn runs on the AP with the firmware's IDT and stack and must
+ * call no firmware service (they are not MP-safe).  FW_RUN_OK when it
+ * returned; FW_RUN_TIMEOUT when the firmware gave up on it (the AP is
+ * then stopped by the firmware); FW_RUN_FAILED otherwise, with *why.
+ */
+#define FW_RUN_OK 0
+#define FW_RUN_TIMEOUT 1
+#define FW_RUN_FAILED 2
+int fw_run_on_cpu(size_t n, void (*fn)(void *arg), void *arg, uint64_t timeout_us, const char **why);
+
 #endif

@@ -102,6 +102,18 @@ static void key(struct rec *r, const char *k)
 	}
 }
 
+static struct {
+	bool on;
+	uint32_t n, apic_id;
+} rec_cpu;
+
+void rec_set_cpu(bool on, uint32_t n, uint32_t apic_id)
+{
+	rec_cpu.on = on;
+	rec_cpu.n = n;
+	rec_cpu.apic_id = apic_id;
+}
+
 void rec_start(struct rec *r, const char *type)
 {
 	if (!pool_owns(r->buf)) {
@@ -118,6 +130,12 @@ void rec_start(struct rec *r, const char *type)
 	memset(r->comma, 0, sizeof(r->comma));
 	raw(r, "{", 1);
 	rec_str(r, "type", type);
+	if (rec_cpu.on) {
+		rec_obj(r, "cpu");
+		rec_u64(r, "n", rec_cpu.n);
+		rec_u64(r, "apic_id", rec_cpu.apic_id);
+		rec_obj_end(r);
+	}
 }
 
 void rec_strn(struct rec *r, const char *k, const char *val, size_t len)

@@ -51,6 +51,11 @@ void rec_obj_end(struct rec *r);
 void rec_arr(struct rec *r, const char *key);
 void rec_arr_end(struct rec *r);
 void rec_emit(struct rec *r);
+/*
+ * While on, every record started gets "cpu": {"n": N, "apic_id": A}: the
+ * processor the measurement ran on (run/run.c, cpus=).
+ */
+void rec_set_cpu(bool on, uint32_t n, uint32_t apic_id);
 
 /* Stream bookkeeping. */
 struct rec_stream_info {

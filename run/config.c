@@ -9,6 +9,7 @@
 #include "bench/select.h"
 #include "lib/heap.h"
 #include "bench/kernels.h"
+#include "run/cpus.h"
 
 struct bad_bench {
 	char *why;
@@ -64,6 +65,17 @@ static bool check_bench(const char *v, size_t len, char *out, size_t out_cap, ch
 }
 
 _Static_assert(CONFIG_KERNEL_NAME_MAX == UK_NAME_MAX, "kernel names: config and kernel files agree");
+
+/* cpus=: the whole value must parse (run/cpus.c); a bad one keeps the previous value. */
+static bool check_cpus(const char *v, size_t len, char *out, size_t out_cap, char *why, size_t cap)
+{
+	static struct cpus_spec spec;
+	out[0] = 0;
+	if (!cpus_parse(v, len, &spec, why, cap))
+		return false;
+	snprintf(out, out_cap, "%.*s", (int)len, v);
+	return true;
+}
 
 enum opt_type { OPT_ENUM, OPT_BOOL, OPT_U32, OPT_U64, OPT_STR, OPT_SERIAL, OPT_COUNTDOWN, OPT_HEX_KERNEL };
 
@@ -123,6 +135,12 @@ static const struct opt_def opts[] = {
 	  "`all` (see docs/runtime.md). `fault` runs last and ends the run through the fault path on purpose." },
 	{ "bench", OPT_STR, OFF(bench), NULL, 0, 0, "all", "bench=store_forward,split.load_page",
 	  "Benchmarks to run: `all`, `none`, or a comma-separated list of `kernel` or `kernel.variant`." },
+	{ "cpus", OPT_STR, OFF(cpus), NULL, 0, 0, "types", "cpus=all",
+	  "Processors to measure on. `types`: one of each core type (on a hybrid part one P-core and one "
+	  "E-core; elsewhere the boot CPU alone). `bsp`: the boot CPU. `all`: every enabled processor. Or a "
+	  "comma-separated list of processor numbers, `N-M` ranges and `apic:ID` (numbers as the `topology` "
+	  "record prints them). Measuring on a processor other than the boot CPU needs the AP runtime; where "
+	  "it is missing the run says so and measures on the boot CPU." },
 	{ "reps", OPT_U32, OFF(reps), NULL, 3, 10000, "11", "reps=31",
 	  "Measured repetitions per figure (min, median and max are reported over these)." },
 	{ "iterations", OPT_U32, OFF(iterations), NULL, 16, 100000000, "1000", "iterations=10000",
@@ -164,6 +182,7 @@ static const struct {
 	bool (*check)(const char *v, size_t len, char *out, size_t out_cap, char *why, size_t cap);
 } str_checks[] = {
 	{ "bench", check_bench },
+	{ "cpus", check_cpus },
 };
 
 /*

@@ -7,6 +7,9 @@
 #include "lib/out.h"
 #include "run/ibs_stage.h"
 #include "pmu/count/count.h"
+#include "kernel/firmware.h"
+#include "lib/record.h"
+#include "run/cpus.h"
 
 struct stage {
 	const char *name;
@@ -104,6 +107,7 @@ static void stage_bench(struct run_env *env)
 
 static const struct stage stages[] = {
 	{ "identify", stage_identify },
+	{ "topology", run_topology_stage },
 	{ "timing", stage_timing },
 	{ "selftest", stage_selftest },
 	{ "pmu", stage_pmu },
@@ -112,9 +116,72 @@ static const struct stage stages[] = {
 	{ "restore", stage_restore },
 };
 
+/* The stages from `pmu` on measure; with cpus= they run once on each chosen processor. */
+#define FIRST_MEASURING "pmu"
+/* A measuring pass of the whole suite on a CPU; beyond this the processor is reported and skipped. */
+#define PASS_TIMEOUT_US (30ull * 60 * 1000000)
+
+struct pass {
+	struct run_env *env;
+	size_t first;
+	bool again_identify;
+};
+
+static void run_from(struct run_env *env, size_t first)
+{
+	for (size_t i = first; i < ARRAY_SIZE(stages); i++) {
+		activity_set(stages[i].name);
+		stages[i].run(env);
+	}
+}
+
+/* On the chosen processor: who it is (its own identification and event set), then the measuring stages. */
+static void pass_here(void *arg)
+{
+	struct pass *p = arg;
+	p->env->nobservers = 0;
+	if (p->again_identify)
+		stage_identify(p->env);
+	run_from(p->env, p->first);
+}
+
+static void run_measuring(struct run_env *env, size_t first)
+{
+	const struct topology *t = run_topology();
+	size_t bsp = t ? cpus_bsp(t) : 0;
+
+	if (!t || env->nsel == 0 || !env->mp || (env->nsel == 1 && env->sel[0] == bsp)) {
+		if (t && env->nsel == 1 && env->sel[0] < t->n)
+			rec_set_cpu(true, t->cpu[env->sel[0]].n, t->cpu[env->sel[0]].apic_id);
+		run_from(env, first);
+		rec_set_cpu(false, 0, 0);
+		return;
+	}
+	for (size_t k = 0; k < env->nsel; k++) {
+		const struct topo_cpu *c = &t->cpu[env->sel[k]];
+		struct pass p = { env, first, !(k == 0 && c->bsp) };
+		const char *why = "";
+		out_text("cpus: measuring on processor %u (APIC ID %u, %s)", c->n, c->apic_id,
+			 c->uarch ? c->uarch : "not identified");
+		rec_set_cpu(true, c->n, c->apic_id);
+		int rc = FW_RUN_OK;
+		if (c->bsp)
+			pass_here(&p);
+		else
+			rc = env->mp->run_on(c->n, pass_here, &p, PASS_TIMEOUT_US, &why);
+		if (rc != FW_RUN_OK)
+			rec_error("cpus", "pass", "processor %u (APIC ID %u): %s; skipped", c->n, c->apic_id, why);
+		rec_set_cpu(false, 0, 0);
+	}
+}
+
 void run_stages(struct run_env *env)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(stages); i++) {
+		if (strcmp(stages[i].name, FIRST_MEASURING) == 0) {
+			run_measuring(env, i);
+			return;
+		}
 		activity_set(stages[i].name);
 		stages[i].run(env);
 	}

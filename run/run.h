@@ -15,6 +15,28 @@
 #include "run/config.h"
 #include "pmu/cpu/cpu.h"
 #include "pmu/caps/pmu_caps.h"
+#include "pmu/cpu/topo.h"
+
+/*
+ * The processors, for the topology stage (run/topology_stage.c).  The image
+ * lists them through the firmware (boot/mp.c), pmuboot-host through Linux
+ * (tools/host/mp_linux.c); NULL means this processor alone.
+ */
+struct run_mp {
+	const char *source;		/* "uefi mp services", "linux" */
+	/* How many processors there are; 0 with *why when they cannot be listed. */
+	size_t (*count)(const char **why);
+	/* The lister's fields of processor n (apic_id, bsp, enabled, healthy, location); false when unknown. */
+	bool (*info)(size_t n, struct topo_cpu *c);
+	/* Run fn(arg) on processor n, waiting at most timeout_us: FW_RUN_* of kernel/firmware.h. */
+	int (*run_on)(size_t n, void (*fn)(void *arg), void *arg, uint64_t timeout_us, const char **why);
+	/* Optional: the lister's own view set against the probes (Linux's cpu_core/cpu_atom lists). */
+	void (*check)(const struct topology *t);
+	/* The measuring stages can run on a processor other than this one (docs/runtime.md). */
+	bool measure_elsewhere;
+	const char *why_not;		/* when !measure_elsewhere: the reason */
+	const char *neighbours;		/* what the other processors do while one measures */
+};
 
 struct run_env {
 	const struct config *cfg;
@@ -32,7 +54,17 @@ struct run_env {
 	const struct ukernel_file *kernel_files;
 	size_t nkernel_files;
 	bool (*disasm)(const uint8_t *bytes, size_t n, char *out, size_t cap);
+	/* The processors (NULL: this one only), and the topology stage's answer: indexes into
+	 * run_topology()->cpu of the processors cpus= chose. */
+	const struct run_mp *mp;
+	size_t sel[TOPO_MAX_CPUS];
+	size_t nsel;
 };
+
+/* The table the topology stage filled; NULL before it ran (or when there was no memory for it). */
+const struct topology *run_topology(void);
+/* The topology stage: list, probe on each processor, report, choose per cpus=. */
+void run_topology_stage(struct run_env *env);
 
 /* Run every stage in order; a failing stage is recorded and the run goes on. */
 void run_stages(struct run_env *env);

@@ -9,6 +9,7 @@
 #include "lib/out.h"
 #include "lib/record.h"
 #include "lib/x86/cpuid.h"
+#include "pmu/cpu/topo.h"
 #include "pmu/cpu/uarch.h"
 #include "lib/x86/msr_intel.h"
 
@@ -155,7 +156,9 @@ static void identify_uarch(struct cpu_info *ci)
 {
 	struct uarch_match m;
 
-	uarch_lookup(ci->vendor, ci->family, ci->model, ci->stepping, ci->core_type, ci->arch_pmu_version > 0, &m);
+	uarch_lookup(ci->vendor, ci->family, ci->model, ci->stepping,
+		     topo_effective_core_type(ci->vendor == VENDOR_INTEL, ci->hybrid, ci->core_type),
+		     ci->arch_pmu_version > 0, &m);
 	ci->uarch = m.uarch;
 	ci->uarch_key = m.key;
 	ci->event_set = m.event_set;

@@ -422,9 +422,18 @@ static bool add_register(struct cpuid_dump *d, struct state *s, const struct cpu
 		const struct cpuid_dump_leaf *o = &d->leaves[i];
 		if (o->leaf != in->leaf)
 			continue;
+		bool same = o->r.eax == in->r.eax && o->r.ebx == in->r.ebx && o->r.ecx == in->r.ecx &&
+			    o->r.edx == in->r.edx;
 		if (tagged && o->sl == DUMP_SL_TAGGED && o->subleaf == in->subleaf)
-			return cpuid_dump_fail(d, l->no, "leaf %08X subleaf %02X was already given on line %u (%s)",
-				    in->leaf, in->subleaf, o->line, block_name(c, d->ncpus - 1, name));
+			return cpuid_dump_fail(d, l->no, "leaf %08X subleaf %02X was already given on line %u (%s)%s",
+				    in->leaf, in->subleaf, o->line, block_name(c, d->ncpus - 1, name),
+				    same ? ": a repeated line with the same values; a dump that repeats itself is refused" : "");
+		/* A leaf that ignores ECX answers once: an identical second line is the tool repeating itself. */
+		if (!tagged && o->sl != DUMP_SL_TAGGED && same && in->leaf != LEAF_SIGNATURE &&
+		    !in_list(indexed_leaves, ARRAY_SIZE(indexed_leaves), in->leaf) &&
+		    !in_list(contiguous_leaves, ARRAY_SIZE(contiguous_leaves), in->leaf))
+			return cpuid_dump_fail(d, l->no, "leaf %08X repeats line %u with the same values (%s); a dump that repeats "
+				    "itself is refused", in->leaf, o->line, block_name(c, d->ncpus - 1, name));
 		if (in->leaf == LEAF_SIGNATURE)
 			return cpuid_dump_fail(d, l->no, "a second leaf 00000001 line in %s (first on line %u): "
 				    "is a leaf 00000000 line missing?", block_name(c, d->ncpus - 1, name), o->line);

@@ -9,7 +9,10 @@
  * (begin, cpu, pmu, end) are the image's.  With a dump, CPUID is answered
  * from the file (hw_linux_set_cpuid_source) and MSRs read as absent.  On this
  * machine without MSR access (no root or no msr module) the microcode
- * revision is taken from /proc/cpuinfo, and a text line says so.
+ * revision is taken from /proc/cpuinfo, and a text line says so.  A dump
+ * with several CPU blocks read without --cpu also gets a `topology` record:
+ * every block probed as its own processor, each distinct core type with its
+ * uarch and event set (a hybrid part's P- and E-cores).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,6 +30,7 @@
 #include "tools/host/host_dump.h"
 #include "lib/out.h"
 #include "pmu/cpu/cpu.h"
+#include "pmu/cpu/topo.h"
 
 
 static int usage(FILE *f)
@@ -47,6 +51,34 @@ static int usage(FILE *f)
 		   "\"microcode\" line of /proc/cpuinfo.\n"
 		   "Exit status: 0 identified, 1 an error (unreadable dump, error record), 2 bad arguments.\n");
 	return f == stdout ? 0 : 2;
+}
+
+/* Every block of the dump as one processor; CPUID answers from each block in turn. */
+static void dump_topology(struct host_dump *src, const char *path)
+{
+	static struct topology t;
+	static struct rec r;
+	static char source[600];
+	size_t keep = src->cpu;
+
+	memset(&t, 0, sizeof(t));
+	snprintf(source, sizeof(source), "cpuid dump %s", path);
+	t.source = source;
+	t.total = src->d.ncpus;
+	for (size_t i = 0; i < src->d.ncpus && t.n < TOPO_MAX_CPUS; i++) {
+		struct topo_cpu *c = &t.cpu[t.n++];
+		c->n = (uint32_t)i;
+		c->package = c->die = c->core = c->thread = TOPO_NONE;
+		src->cpu = i;
+		topo_probe(c);
+		c->apic_id = c->cpuid_apic_id;
+		c->bsp = i == 0;
+		c->enabled = c->healthy = true;
+		topo_locate_from_cpuid(c);
+	}
+	src->cpu = keep;
+	topo_classify(&t);
+	topo_report(&t, &r, NULL, NULL, 0);
 }
 
 /* MSR 0x8B was not readable here: Linux read it at boot and shows it in /proc/cpuinfo. */
@@ -115,6 +147,8 @@ int cmd_identify(int argc, char **argv)
 		out_text("cpu: (microcode revision from /proc/cpuinfo, processor %d: MSR 0x8B is not readable here)",
 			 from_cpuinfo);
 	run_stage(&env, "pmu");
+	if (dump && cpu < 0 && src.d.ncpus > 1)
+		dump_topology(&src, dump);
 	rec_stream_end();
 	free(src.text);
 	return rec_stream_errors() ? 1 : 0;

@@ -12,6 +12,9 @@
 #include "lib/record.h"
 #include "tools/host/kernel_tools.h"
 
+extern const struct run_mp linux_mp;	/* tools/host/mp_linux.c */
+void linux_mp_init(void);
+
 static void report(const struct config_error *e, void *ctx)
 {
 	(void)ctx;
@@ -40,6 +43,9 @@ static int usage(void)
 	       "  bench=KERNEL[.VARIANT],...   measure only these (all, none)\n"
 	       "  reps=N iterations=N warmup=N samples per figure, loop iterations per run, unmeasured samples\n"
 	       "  events=SPEC;...              extra events to count beside each variant\n"
+	       "  cpus=types|bsp|all|LIST      where to measure: one CPU of each core type (default), the CPU\n"
+	       "                               it starts on, every online CPU, or numbers, N-M, apic:ID; each\n"
+	       "                               measurement runs pinned (sched_setaffinity) to its CPU\n"
 	       "\n"
 	       "Exit status: 0 when the run recorded no error, 1 otherwise.\n");
 	return 0;
@@ -61,6 +67,7 @@ int cmd_run(int argc, char **argv)
 			bench_list();
 			return 0;
 		}
+	linux_mp_init();	/* the CPUs we may use, before pinning narrows them to one */
 	pin_to_current_cpu();
 	host_stream_begin("run");
 	for (int i = 1; i < argc; i++) {
@@ -80,6 +87,7 @@ int cmd_run(int argc, char **argv)
 		env.kernel_files = kfiles;
 	}
 	env.disasm = kt_disasm_brief;
+	env.mp = &linux_mp;
 	run_stages(&env);
 	rec_stream_end();
 	return rec_stream_errors() ? 1 : 0;

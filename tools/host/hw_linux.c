@@ -58,6 +58,13 @@ void hw_cpuid(uint32_t leaf, uint32_t subleaf, struct cpuid_regs *out)
 			 : "a"(leaf), "c"(subleaf));
 }
 
+void hw_linux_cpu_moved(void)
+{
+	if (msr_fd >= 0)
+		close(msr_fd);
+	msr_fd = -2;
+}
+
 static int msr_open(void)
 {
 	if (msr_fd == -2) {

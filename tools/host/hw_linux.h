@@ -31,5 +31,7 @@ struct hw_msr_source {
 void hw_linux_set_msr_source(const struct hw_msr_source *src);
 /* The CPU this thread runs on (after pinning). */
 int hw_linux_pinned_cpu(void);
+/* The thread was moved to another CPU (pmuboot-host run cpus=): MSRs are opened again for it. */
+void hw_linux_cpu_moved(void);
 
 #endif

@@ -1,0 +1,163 @@
+/*
+ * boot/mp.c - the processors through EFI_MP_SERVICES_PROTOCOL
+ * (kernel/firmware.h: fw_cpu_count, fw_cpu_info, fw_run_on_cpu).
+ *
+ * Layout and semantics: UEFI PI specification 1.8, Vol. 2, §13.4
+ * "MP Services Protocol" (GetNumberOfProcessors, GetProcessorInfo,
+ * StartupThisAP, EFI_PROCESSOR_INFORMATION, StatusFlag bits), and §13.4.2
+ * for the extended location requested with CPU_V2_EXTENDED_TOPOLOGY.
+ */
+#include "boot/boot.h"
+#include "run/run.h"
+
+#define MP_SERVICES_PROTOCOL_GUID \
+	{ 0x3fdda605, 0xa76e, 0x4f46, { 0xad, 0x29, 0x12, 0xf4, 0x53, 0x1b, 0x3d, 0x08 } }
+
+#define PROCESSOR_AS_BSP_BIT 0x00000001u		/* StatusFlag bit 0 */
+#define PROCESSOR_ENABLED_BIT 0x00000002u	/* StatusFlag bit 1 */
+#define PROCESSOR_HEALTH_STATUS_BIT 0x00000004u	/* StatusFlag bit 2 */
+#define CPU_V2_EXTENDED_TOPOLOGY (1ull << 24)	/* ProcessorNumber flag: fill ExtendedInformation */
+
+struct cpu_location {
+	uint32_t package, core, thread;
+};
+struct cpu_location2 {
+	uint32_t package, module, tile, die, core, thread;
+};
+struct processor_information {
+	uint64_t processor_id;		/* the local APIC ID */
+	uint32_t status_flag;
+	struct cpu_location location;
+	struct cpu_location2 location2;	/* ExtendedInformation, PI 1.7+ */
+};
+
+typedef void (EFIAPI *ap_procedure)(void *arg);
+struct mp_services {
+	EFI_STATUS (EFIAPI *get_number_of_processors)(struct mp_services *self, UINTN *total, UINTN *enabled);
+	EFI_STATUS (EFIAPI *get_processor_info)(struct mp_services *self, UINTN n, struct processor_information *info);
+	void *startup_all_aps;
+	EFI_STATUS (EFIAPI *startup_this_ap)(struct mp_services *self, ap_procedure proc, UINTN n, EFI_EVENT wait,
+					     UINTN timeout_us, void *arg, BOOLEAN *finished);
+	void *switch_bsp, *enable_disable_ap, *who_am_i;
+};
+
+static struct mp_services *mp;
+static bool looked;
+static const char *mp_why;
+
+static struct mp_services *services(void)
+{
+	static EFI_GUID guid = MP_SERVICES_PROTOCOL_GUID;
+	if (!looked) {
+		looked = true;
+		if (fw_st->BootServices->LocateProtocol(&guid, NULL, (void **)&mp) != EFI_SUCCESS || !mp) {
+			mp = NULL;
+			mp_why = "the firmware offers no EFI_MP_SERVICES_PROTOCOL";
+		}
+	}
+	return mp;
+}
+
+size_t fw_cpu_count(const char **why)
+{
+	UINTN total = 0, enabled = 0;
+	if (!services()) {
+		*why = mp_why;
+		return 0;
+	}
+	if (mp->get_number_of_processors(mp, &total, &enabled) != EFI_SUCCESS || total == 0) {
+		*why = "EFI_MP_SERVICES_PROTOCOL.GetNumberOfProcessors failed";
+		return 0;
+	}
+	return total;
+}
+
+bool fw_cpu_info(size_t n, struct fw_cpu *out)
+{
+	struct processor_information info;
+
+	if (!services())
+		return false;
+	memset(&info, 0, sizeof(info));
+	bool ext = mp->get_processor_info(mp, n | CPU_V2_EXTENDED_TOPOLOGY, &info) == EFI_SUCCESS;
+	if (!ext) {
+		/* Firmware older than PI 1.7 rejects the flag: ask again for the plain location. */
+		memset(&info, 0, sizeof(info));
+		if (mp->get_processor_info(mp, n, &info) != EFI_SUCCESS)
+			return false;
+	}
+	out->apic_id = info.processor_id;
+	out->bsp = info.status_flag & PROCESSOR_AS_BSP_BIT;
+	out->enabled = info.status_flag & PROCESSOR_ENABLED_BIT;
+	out->healthy = info.status_flag & PROCESSOR_HEALTH_STATUS_BIT;
+	out->package = info.location.package;
+	out->core = info.location.core;
+	out->thread = info.location.thread;
+	out->die = ext ? info.location2.die : FW_CPU_NONE;
+	return true;
+}
+
+/* StartupThisAP calls an EFIAPI procedure with one argument; ours are plain C. */
+struct ap_call {
+	void (*fn)(void *arg);
+	void *arg;
+};
+
+static void EFIAPI ap_trampoline(void *p)
+{
+	struct ap_call *c = p;
+	c->fn(c->arg);
+}
+
+int fw_run_on_cpu(size_t n, void (*fn)(void *arg), void *arg, uint64_t timeout_us, const char **why)
+{
+	static struct ap_call call;
+
+	if (!services()) {
+		*why = mp_why;
+		return FW_RUN_FAILED;
+	}
+	call.fn = fn;
+	call.arg = arg;
+	/* Blocking mode (no WaitEvent): the firmware returns when the AP does, or at the timeout. */
+	EFI_STATUS st = mp->startup_this_ap(mp, ap_trampoline, n, NULL, timeout_us, &call, NULL);
+	if (st == EFI_SUCCESS)
+		return FW_RUN_OK;
+	if (st == EFI_TIMEOUT) {
+		*why = "the processor did not return before the timeout (StartupThisAP: EFI_TIMEOUT)";
+		return FW_RUN_TIMEOUT;
+	}
+	*why = st == EFI_NOT_READY ? "the processor is busy (StartupThisAP: EFI_NOT_READY)"
+	       : st == EFI_INVALID_PARAMETER ? "not an enabled application processor (StartupThisAP: EFI_INVALID_PARAMETER)"
+	       : st == EFI_DEVICE_ERROR ? "called from an AP (StartupThisAP: EFI_DEVICE_ERROR)"
+	       : "StartupThisAP failed";
+	return FW_RUN_FAILED;
+}
+
+/* The run sequence's view of the processors (run/run.h). */
+static bool boot_cpu_info(size_t n, struct topo_cpu *c)
+{
+	struct fw_cpu f;
+	if (!fw_cpu_info(n, &f))
+		return false;
+	c->apic_id = (uint32_t)f.apic_id;
+	c->bsp = f.bsp;
+	c->enabled = f.enabled;
+	c->healthy = f.healthy;
+	c->package = f.package;
+	c->die = f.die;
+	c->core = f.core;
+	c->thread = f.thread;
+	return true;
+}
+
+const struct run_mp boot_mp = {
+	.source = "uefi mp services",
+	.count = fw_cpu_count,
+	.info = boot_cpu_info,
+	.run_on = fw_run_on_cpu,
+	.measure_elsewhere = false,
+	.neighbours = "left in the firmware's MP wait loop (HLT, MWAIT or PAUSE as the firmware chose; pmuboot "
+		      "does not park them)",
+	.why_not = "the AP runtime (IDT, fault fixups, masked local APIC on the AP) is not built yet",
+};
