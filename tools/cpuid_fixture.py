@@ -40,6 +40,8 @@ LEAVES = [
     (0x00000007, 0),     # cpu.c: CPUID.07H:EDX[15] hybrid
     (0x00000007, 1),     # pmu_caps.c: CPUID.(07H,01H):EAX[8] architectural PerfMon extension (leaf 23H)
     (0x0000000A, 0),     # cpu.c, pmu_caps.c: architectural PMU
+    (0x0000000B, 0),     # pmu/cpu/topo.c: x2APIC ID and the SMT level of the extended topology
+    (0x0000000B, 1),     # topo.c: the core level
     (0x0000001A, 0),     # cpu.c: hybrid core type and native model
     (0x00000023, 0),     # pmu_caps.c: architectural PerfMon extended leaf
     (0x00000023, 1),     # pmu_caps.c: its counter bitmaps

@@ -1,7 +1,9 @@
 """pmuboot-host identify --cpuid-dump on dumps with several CPU blocks: every core type found,
 P-core-only SKUs of hybrid models named exactly, and dumps that repeat a line refused.
 
-The real dumps are read from ../shared/cpuid-dumps/ (skipped without it).
+The real processors are the committed fixtures in tests/fixtures/cpuid-real/ (register values
+reduced from the dumps in ../shared/cpuid-dumps by tools/cpuid_fixture.py); the repeated-line
+cases are built from a hand-written AIDA64-format fixture in tests/fixtures/cpuid/.
 """
 import os
 import re
@@ -14,6 +16,10 @@ MTL = "GenuineIntel00A06A4_MeteorLake_10_CPUID.txt"
 KAVERI = "AuthenticAMD0630F01_K15_Kaveri_CPUID.txt"
 
 
+def real(ctx, name):
+    return os.path.join(ctx.root, "tests", "fixtures", "cpuid-real", name)
+
+
 def run_identify(ctx, *args):
     p = ctx.run_host("identify", *args)
     assert p.returncode == 0, (args, p.returncode, p.stderr)
@@ -23,7 +29,7 @@ def run_identify(ctx, *args):
 
 
 def topology(ctx, name):
-    run, out = run_identify(ctx, "--cpuid-dump", ctx.shared_path("cpuid-dumps", name))
+    run, out = run_identify(ctx, "--cpuid-dump", real(ctx, name))
     topo = [r for _, r in run.records if r["type"] == "topology"]
     assert len(topo) == 1, [r["type"] for _, r in run.records]
     return topo[0], out
@@ -55,22 +61,20 @@ def test_non_hybrid_dump_one_type(ctx):
     assert [c["uarch_key"] for c in t["core_types"]] == ["steamroller"], t["core_types"]
     assert t["core_types"][0]["count"] == 4, t
     # IBS as CPUID says on each block: Fn8000_001B EAX of the dump itself.
-    with open(ctx.shared_path("cpuid-dumps", KAVERI), encoding="utf-8", errors="replace") as f:
-        eax = next(l.split()[2].split("-")[0] for l in f if l.startswith("CPUID 8000001B:"))
+    with open(real(ctx, KAVERI), encoding="utf-8") as f:
+        eax = next(l.split()[3] for l in f if l.startswith("CPU 0: 8000001B.00:"))
     assert t["core_types"][0]["ibs"] is True and int(t["core_types"][0]["ibs_flags"], 16) == int(eax, 16), t
 
 
 def test_one_block_asked_for_no_topology(ctx):
-    run, _ = run_identify(ctx, "--cpuid-dump", ctx.shared_path("cpuid-dumps", ADL), "--cpu", "4")
+    run, _ = run_identify(ctx, "--cpuid-dump", real(ctx, ADL), "--cpu", "4")
     assert [r["type"] for _, r in run.records] == ["begin", "cpu", "pmu"], run.records
 
 
 def first_block(path):
-    with open(path, encoding="utf-8", errors="replace") as f:
-        text = f.read()
-    start = text.index("------[ CPUID Registers / Logical CPU #0 ]------")
-    end = text.index("------[ CPUID Registers / Logical CPU #1 ]------")
-    return text[start:end]
+    """The header and CPU 0's lines of a fixture."""
+    with open(path, encoding="utf-8") as f:
+        return "".join(l for l in f if l.startswith("#") or l.startswith("CPU 0:"))
 
 
 def write(tmp, name, text):
@@ -82,13 +86,15 @@ def write(tmp, name, text):
 
 def test_p_core_only_sku_is_exact(ctx):
     """CPUID.07H:EDX[15] clear on a hybrid model (i5-12400): every core is a P-core, exactly."""
-    block = first_block(ctx.shared_path("cpuid-dumps", ADL))
-    line7 = re.search(r"^CPUID 00000007: (\w{8})-(\w{8})-(\w{8})-(\w{8}) \[SL 00\].*$", block, re.M)
+    block = first_block(real(ctx, ADL))
+    line7 = re.search(r"^CPU 0: 00000007\.00: (\w{8}) (\w{8}) (\w{8}) (\w{8})$", block, re.M)
     edx = int(line7.group(4), 16)
     assert edx & (1 << 15), line7.group(0)           # the real part is hybrid
-    cleared = line7.group(0).replace(line7.group(4), f"{edx & ~(1 << 15):08X}")
+    cleared = line7.group(0)[:-8] + f"{edx & ~(1 << 15):08X}"
     block = block.replace(line7.group(0), cleared)
-    block = re.sub(r"^CPUID 0000001A: .*$", "CPUID 0000001A: 00000000-00000000-00000000-00000000", block, flags=re.M)
+    block = re.sub(r"^CPU 0: 0000001A\.00: .*$", "CPU 0: 0000001A.00: 00000000 00000000 00000000 00000000", block,
+                   flags=re.M)
+    block = re.sub(r"^CPU 0: core .*\n", "", block, flags=re.M)
     with tempfile.TemporaryDirectory() as tmp:
         run, out = run_identify(ctx, "--cpuid-dump", write(tmp, "pcore_only.txt", block))
     cpu = next(r for _, r in run.records if r["type"] == "cpu")
@@ -98,18 +104,18 @@ def test_p_core_only_sku_is_exact(ctx):
 
 
 def test_repeated_line_refused(ctx):
-    path = ctx.shared_path("cpuid-dumps", KAVERI)
+    path = os.path.join(ctx.root, "tests", "fixtures", "cpuid", "amd_future_model.txt")
     with open(path, encoding="utf-8", errors="replace") as f:
         lines = f.read().split("\n")
-    # Repeat the tagged leaf 0DH subleaf 3EH line, as an AIDA64 dump of an A10-7350B does.
-    i = next(k for k, l in enumerate(lines) if l.startswith("CPUID 0000000D:") and "[SL 3E]" in l)
+    # Repeat a tagged leaf 0DH line, as an AIDA64 dump of an A10-7350B does with subleaf 3EH.
+    i = next(k for k, l in enumerate(lines) if l.startswith("CPUID 0000000D:") and "[SL 00]" in l)
     lines.insert(i + 1, lines[i])
     # And an untagged leaf that ignores ECX, repeated with the same values.
     j = next(k for k, l in enumerate(lines) if l.startswith("CPUID 80000001:"))
     lines2 = lines[:i + 1] + lines[i + 2:]
     lines2.insert(j, lines2[j])
     with tempfile.TemporaryDirectory() as tmp:
-        for text, line, words in (("\n".join(lines), i + 2, "subleaf 3E was already given"),
+        for text, line, words in (("\n".join(lines), i + 2, "subleaf 00 was already given"),
                                   ("\n".join(lines2), j + 2, "repeats line")):
             p = write(tmp, "repeat.txt", text)
             r = ctx.run_host("identify", "--cpuid-dump", p)
