@@ -11,6 +11,7 @@
 #include "pmu/ibs/ibs.h"
 #include "lib/out.h"
 #include "lib/record.h"
+#include "lib/strbuf.h"
 
 /* ---- Ratios and averages ------------------------------------------------------ */
 
@@ -243,19 +244,6 @@ void ibs_report_sample(const struct ibs_target *t, const char *kernel, const cha
 
 /* ---- Readable output ------------------------------------------------------------ */
 
-static size_t append(char *buf, size_t cap, size_t n, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static size_t append(char *buf, size_t cap, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (n >= cap)
-		return n;
-	va_start(ap, fmt);
-	int k = vsnprintf(buf + n, cap - n, fmt, ap);
-	va_end(ap);
-	return k < 0 ? n : n + (size_t)k;
-}
-
 static const char *where(const struct ibs_variant_report *v, char *buf, size_t cap)
 {
 	if (v->arena_page == 4096)
@@ -276,17 +264,17 @@ void ibs_report_line(const struct ibs_variant_report *v)
 	size_t n = 0;
 
 	ibs_profile_get(&v->target, &p);
-	n = append(line, sizeof(line), n, "IBS %s: %llu fetch, %llu op samples", where(v, w, sizeof(w)),
+	n = str_appendf(line, sizeof(line), n, "IBS %s: %llu fetch, %llu op samples", where(v, w, sizeof(w)),
 		   (unsigned long long)v->counts->samples[IBS_KIND_FETCH],
 		   (unsigned long long)v->counts->samples[IBS_KIND_OP]);
 	if (v->stats)
-		n = append(line, sizeof(line), n, " (%s%s)", ibs_delivery_name(v->stats->delivery),
+		n = str_appendf(line, sizeof(line), n, " (%s%s)", ibs_delivery_name(v->stats->delivery),
 			   v->stats->overflow ? ", buffer overflowed" : "");
 	for (size_t i = 0; i < ARRAY_SIZE(ratios); i++) {
 		int64_t milli;
 		for (size_t k = 0; k < ARRAY_SIZE(shown); k++)
 			if (!strcmp(shown[k], ratios[i].key) && metric_value(v, &p, &ratios[i], &milli))
-				n = append(line, sizeof(line), n, "; %s %s", ratios[i].label, fmt_milli(num, milli));
+				n = str_appendf(line, sizeof(line), n, "; %s %s", ratios[i].label, fmt_milli(num, milli));
 	}
 	out_text("%s", line);
 	if (v->stats && v->counts->samples[IBS_KIND_FETCH] + v->counts->samples[IBS_KIND_OP] == 0 &&
