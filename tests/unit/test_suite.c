@@ -22,6 +22,7 @@
 #include "tests/fake/capture.h"
 #include "tests/fake/hw_fake.h"
 #include "tests/fake/timing_fake.h"
+#include "tests/unit/record_asserts.h"
 
 #define ITERATIONS 256
 
@@ -129,27 +130,6 @@ static struct bench_params params(const char *bench)
 				      .pages = BENCH_PAGES_4K | BENCH_PAGES_2M, .image = false, .cpu = &ci };
 }
 
-/* Records of one type, in order. */
-static size_t of_type(const char *type, const char **out, size_t cap_n)
-{
-	char needle[64];
-	size_t n = 0;
-	snprintf(needle, sizeof(needle), "{\"type\":\"%s\"", type);
-	for (size_t i = 0; i < capture_record_count(&cap); i++) {
-		const char *r = capture_record(&cap, i);
-		if (!strncmp(r, needle, strlen(needle)) && n < cap_n)
-			out[n++] = r;
-	}
-	return n;
-}
-
-static void has(const char *rec, const char *frag)
-{
-	assert_non_null(rec);
-	if (!strstr(rec, frag))
-		fail_msg("lacks %s: %s", frag, rec);
-}
-
 /* A text line containing frag, or NULL. */
 static const char *text_line(const char *frag)
 {
@@ -197,48 +177,48 @@ static void counted_run_gives_figures_and_checks(void **state)
 	p.listener = &listener;
 	bench_stage(&p);
 
-	assert_int_equal(of_type("bench_setup", s, 2), 1);
-	has(s[0], "\"variants\":4");
-	has(s[0], "\"counting\":{\"available\":true,\"backend\":\"fake\",\"reason\":null}");
-	has(s[0], "\"event_set\":\"skylake\"");
-	has(s[0], "\"timing_source\":\"add_chain\",\"timing_core_per_tsc\":1.300");
-	has(s[0], "\"rules\":{\"outlier_z\":3.500,\"mad_floor\":0.010,\"n_2n_slack\":0.100");
+	assert_int_equal(records_of_type(&cap, "bench_setup", s, 2), 1);
+	record_has(s[0], "\"variants\":4");
+	record_has(s[0], "\"counting\":{\"available\":true,\"backend\":\"fake\",\"reason\":null}");
+	record_has(s[0], "\"event_set\":\"skylake\"");
+	record_has(s[0], "\"timing_source\":\"add_chain\",\"timing_core_per_tsc\":1.300");
+	record_has(s[0], "\"rules\":{\"outlier_z\":3.500,\"mad_floor\":0.010,\"n_2n_slack\":0.100");
 
 	/* The references, then the control before its variant. */
-	assert_int_equal(of_type("bench", b, 8), 4);
-	has(b[0], "\"kernel\":\"ref\",\"variant\":\"add_chain\"");
-	has(b[1], "\"variant\":\"load_chain\"");
-	has(b[2], "\"variant\":\"forward\"");
-	has(b[3], "\"variant\":\"size_mismatch\",\"control\":\"forward\"");
+	assert_int_equal(records_of_type(&cap, "bench", b, 8), 4);
+	record_has(b[0], "\"kernel\":\"ref\",\"variant\":\"add_chain\"");
+	record_has(b[1], "\"variant\":\"load_chain\"");
+	record_has(b[2], "\"variant\":\"forward\"");
+	record_has(b[3], "\"variant\":\"size_mismatch\",\"control\":\"forward\"");
 	for (size_t i = 0; i < 4; i++) {
 		/* Cycles from the counted cycles event, exactly 1 per iteration: the 777 of overhead cancelled. */
 		/* (The TSC is real and the fake window blind to interrupts: a disturbed sample may be rejected, so
 		 * the counts of rejections are not asserted here; test_stats_harness does that with scripted ones.) */
-		has(b[i], "\"cycles\":{\"min\":1.000,\"median\":1.000,\"max\":1.000,\"n\":5,\"q1\":1.000,\"q3\":1.000,"
+		record_has(b[i], "\"cycles\":{\"min\":1.000,\"median\":1.000,\"max\":1.000,\"n\":5,\"q1\":1.000,\"q3\":1.000,"
 			  "\"mad\":0.000,\"outliers\":0,\"outlier_min\":null,\"outlier_max\":null,\"rejected\":");
-		has(b[i], "\"cycles_source\":\"pmc\",\"unstable\":null,\"calibration\":null");
-		has(b[i], "\"instructions\":{\"min\":2.000,\"median\":2.000");
-		has(b[i], "\"CPU_CLK_UNHALTED.THREAD_P\":{\"min\":1.000");
-		has(b[i], "\"below_chain\":0}");
+		record_has(b[i], "\"cycles_source\":\"pmc\",\"unstable\":null,\"calibration\":null");
+		record_has(b[i], "\"instructions\":{\"min\":2.000,\"median\":2.000");
+		record_has(b[i], "\"CPU_CLK_UNHALTED.THREAD_P\":{\"min\":1.000");
+		record_has(b[i], "\"below_chain\":0}");
 	}
-	has(b[0], "\"chain_min\":1.000");
-	has(b[2], "\"chain_min\":null");
-	has(b[3], "\"LD_BLOCKS.STORE_FORWARD\":{\"min\":1.000");
-	has(b[3], "\"penalty\":{\"median\":0.000,\"low\":0.000,\"high\":0.000}");
+	record_has(b[0], "\"chain_min\":1.000");
+	record_has(b[2], "\"chain_min\":null");
+	record_has(b[3], "\"LD_BLOCKS.STORE_FORWARD\":{\"min\":1.000");
+	record_has(b[3], "\"penalty\":{\"median\":0.000,\"low\":0.000,\"high\":0.000}");
 
 	/* Checks follow from those figures: 1.0 is the add chain's figure but no load's latency; the control
 	 * counts the blocked-forward event as often as the variant, and takes as long. */
-	assert_int_equal(of_type("check", c, 8), 4);
-	has(c[0], "\"what\":\"reference\",\"value\":1.000");
-	has(c[0], "\"reason\":null,\"status\":\"pass\"");	/* counted cycles: no calibration caveat */
-	has(c[1], "\"variant\":\"load_chain\"");
-	has(c[1], "\"status\":\"fail\"");
-	has(c[2], "\"what\":\"events\"");
-	has(c[2], "\"control_value\":1.000");
-	has(c[2], "\"status\":\"fail\"");
-	has(c[3], "\"what\":\"timing\"");
-	has(c[3], "\"penalty\":0.000");
-	has(c[3], "\"status\":\"fail\"");
+	assert_int_equal(records_of_type(&cap, "check", c, 8), 4);
+	record_has(c[0], "\"what\":\"reference\",\"value\":1.000");
+	record_has(c[0], "\"reason\":null,\"status\":\"pass\"");	/* counted cycles: no calibration caveat */
+	record_has(c[1], "\"variant\":\"load_chain\"");
+	record_has(c[1], "\"status\":\"fail\"");
+	record_has(c[2], "\"what\":\"events\"");
+	record_has(c[2], "\"control_value\":1.000");
+	record_has(c[2], "\"status\":\"fail\"");
+	record_has(c[3], "\"what\":\"timing\"");
+	record_has(c[3], "\"penalty\":0.000");
+	record_has(c[3], "\"status\":\"fail\"");
 	assert_non_null(text_line("bench: checks 1 passed, 3 failed, 0 skipped, 0 unstable"));
 	/* The listener saw the same figures, in order, with each variant's own checks and the tally. */
 	assert_int_equal(ls.variants, 4);
@@ -286,21 +266,21 @@ static void split_rows_run_arena_by_arena_with_observers(void **state)
 	p.nobservers = 1;
 	bench_stage(&p);
 
-	assert_int_equal(of_type("bench_setup", s, 2), 1);
-	has(s[0], "\"counting\":{\"available\":false,\"backend\":\"fake\",\"reason\":\"fake: no counters\"}");
-	has(s[0], "\"arenas\":[{\"name\":\"4k\",\"page\":4096,\"how\":\"fake\"},{\"name\":\"2m\",\"page\":2097152");
-	has(s[0], "\"samples_in\":\"arena\"");
-	assert_int_equal(of_type("bench", b, 8), 6);
-	has(b[2], "\"variant\":\"load_aligned\",\"control\":null,\"arena\":\"4k\",\"arena_page\":4096,\"page_crossed\":false");
-	has(b[3], "\"variant\":\"load_page\",\"control\":\"load_aligned\",\"arena\":\"4k\",\"arena_page\":4096,"
+	assert_int_equal(records_of_type(&cap, "bench_setup", s, 2), 1);
+	record_has(s[0], "\"counting\":{\"available\":false,\"backend\":\"fake\",\"reason\":\"fake: no counters\"}");
+	record_has(s[0], "\"arenas\":[{\"name\":\"4k\",\"page\":4096,\"how\":\"fake\"},{\"name\":\"2m\",\"page\":2097152");
+	record_has(s[0], "\"samples_in\":\"arena\"");
+	assert_int_equal(records_of_type(&cap, "bench", b, 8), 6);
+	record_has(b[2], "\"variant\":\"load_aligned\",\"control\":null,\"arena\":\"4k\",\"arena_page\":4096,\"page_crossed\":false");
+	record_has(b[3], "\"variant\":\"load_page\",\"control\":\"load_aligned\",\"arena\":\"4k\",\"arena_page\":4096,"
 		  "\"page_crossed\":true,\"page_offset\":\"0xffc\"");
-	has(b[4], "\"variant\":\"load_aligned\",\"control\":null,\"arena\":\"2m\"");
-	has(b[5], "\"arena\":\"2m\",\"arena_page\":2097152,\"page_crossed\":false,\"page_offset\":\"0xffc\"");
+	record_has(b[4], "\"variant\":\"load_aligned\",\"control\":null,\"arena\":\"2m\"");
+	record_has(b[5], "\"arena\":\"2m\",\"arena_page\":2097152,\"page_crossed\":false,\"page_offset\":\"0xffc\"");
 	for (size_t i = 0; i < 6; i++) {
 		/* No counter: TSC ticks turned into cycles by the harness's calibration right around the variant. */
-		has(b[i], "\"cycles_source\":\"tsc_calibrated\"");
-		has(b[i], "\"calibration\":{\"source\":\"harness_add_chain\"");
-		has(b[i], "\"events\":{}");
+		record_has(b[i], "\"cycles_source\":\"tsc_calibrated\"");
+		record_has(b[i], "\"calibration\":{\"source\":\"harness_add_chain\"");
+		record_has(b[i], "\"events\":{}");
 	}
 	/* The observer passed in watched every variant, in each arena. */
 	assert_int_equal(ob.begins, 6);
@@ -319,15 +299,15 @@ static void refused_arenas_fall_back_to_a_buffer(void **state)
 	struct bench_params p = params("split.store_line");
 	p.reps = 3;
 	bench_stage(&p);
-	assert_int_equal(of_type("bench_setup", s, 2), 1);
-	has(s[0], "\"arenas\":[{\"name\":\"fallback\",\"page\":null,\"how\":\"heap or stack\"}]");
-	has(s[0], "\"arena_problems\":\"4k: fake refusal; 2m: no huge page\"");
-	has(s[0], "\"samples_in\":\"heap\"");
-	assert_int_equal(of_type("bench", b, 8), 4);
+	assert_int_equal(records_of_type(&cap, "bench_setup", s, 2), 1);
+	record_has(s[0], "\"arenas\":[{\"name\":\"fallback\",\"page\":null,\"how\":\"heap or stack\"}]");
+	record_has(s[0], "\"arena_problems\":\"4k: fake refusal; 2m: no huge page\"");
+	record_has(s[0], "\"samples_in\":\"heap\"");
+	assert_int_equal(records_of_type(&cap, "bench", b, 8), 4);
 	/* No page size known for the buffer; the aligned store crosses nothing anyway. */
-	has(b[2], "\"variant\":\"store_aligned\",\"control\":null,\"arena\":\"fallback\",\"arena_page\":null,"
+	record_has(b[2], "\"variant\":\"store_aligned\",\"control\":null,\"arena\":\"fallback\",\"arena_page\":null,"
 		  "\"page_crossed\":false");
-	has(b[3], "\"variant\":\"store_line\"");
+	record_has(b[3], "\"variant\":\"store_line\"");
 	assert_non_null(text_line("(split kernels run in a plain buffer)"));
 }
 
@@ -342,16 +322,16 @@ static void emulator_skips_timing(void **state)
 	ci.exec = EXEC_EMULATED;	/* what identification decides for that signature */
 	struct bench_params p = params("store_forward.size_mismatch");
 	bench_stage(&p);
-	assert_int_equal(of_type("bench_setup", s, 2), 1);
-	has(s[0], "\"per_variant\":false,\"settle_runs\":1");
-	has(s[0], "\"emulated\":true,\"emulator\":true");
-	assert_int_equal(of_type("bench", b, 8), 4);
-	has(b[0], "\"chain_min\":null");
-	assert_int_equal(of_type("check", c, 8), 4);
-	has(c[0], "\"status\":\"skip\"");
-	has(c[1], "\"status\":\"skip\"");
-	has(c[3], "\"what\":\"timing\"");
-	has(c[3], "\"status\":\"skip\"");
+	assert_int_equal(records_of_type(&cap, "bench_setup", s, 2), 1);
+	record_has(s[0], "\"per_variant\":false,\"settle_runs\":1");
+	record_has(s[0], "\"emulated\":true,\"emulator\":true");
+	assert_int_equal(records_of_type(&cap, "bench", b, 8), 4);
+	record_has(b[0], "\"chain_min\":null");
+	assert_int_equal(records_of_type(&cap, "check", c, 8), 4);
+	record_has(c[0], "\"status\":\"skip\"");
+	record_has(c[1], "\"status\":\"skip\"");
+	record_has(c[3], "\"what\":\"timing\"");
+	record_has(c[3], "\"status\":\"skip\"");
 	assert_non_null(text_line("bench: checks 0 passed, 1 failed, 3 skipped, 0 unstable"));
 }
 
@@ -365,8 +345,8 @@ static void nothing_kept_is_unstable_not_an_error(void **state)
 	struct bench_params p = params("store_forward.size_mismatch");
 	p.reps = 3;
 	bench_stage(&p);
-	assert_int_equal(of_type("error", e, 2), 0);
-	assert_int_equal(of_type("bench", b, 8), 4);
+	assert_int_equal(records_of_type(&cap, "error", e, 2), 0);
+	assert_int_equal(records_of_type(&cap, "bench", b, 8), 4);
 	for (size_t i = 0; i < 4; i++) {
 		/* The budget (16 for 3 reps) spent on impossible samples: negative counts, and perhaps a 2N run the
 		 * real TSC saw disturbed. */
@@ -376,18 +356,18 @@ static void nothing_kept_is_unstable_not_an_error(void **state)
 		assert_int_equal(sscanf(rj, "\"rejected\":{\"negative\":%u,\"n_2n\":%u,", &neg, &n2n), 2);
 		assert_int_equal(neg + n2n, 16);
 		assert_true(neg >= 8);
-		has(b[i], "\"reps\":3,\"dropped\":0,");
-		has(b[i], "\"below_chain\":0},\"exhausted\":true");
-		has(b[i], "\"n\":0,");
-		has(b[i], "\"cycles_source\":\"tsc_calibrated\",\"unstable\":\"budget\"");
-		has(b[i], "\"problem\":\"no sample could be kept: 0 disturbed (SMI/NMI/preemption), 16 rejected as impossible\"");
+		record_has(b[i], "\"reps\":3,\"dropped\":0,");
+		record_has(b[i], "\"below_chain\":0},\"exhausted\":true");
+		record_has(b[i], "\"n\":0,");
+		record_has(b[i], "\"cycles_source\":\"tsc_calibrated\",\"unstable\":\"budget\"");
+		record_has(b[i], "\"problem\":\"no sample could be kept: 0 disturbed (SMI/NMI/preemption), 16 rejected as impossible\"");
 	}
-	assert_int_equal(of_type("check", c, 8), 4);
+	assert_int_equal(records_of_type(&cap, "check", c, 8), 4);
 	for (size_t i = 0; i < 4; i++)
-		has(c[i], "\"status\":\"unstable\"");
-	has(c[2], "\"what\":\"events\"");
-	has(c[2], "variant LD_BLOCKS.STORE_FORWARD unstable (budget)");
-	has(c[3], "variant cycles unstable (budget)");
+		record_has(c[i], "\"status\":\"unstable\"");
+	record_has(c[2], "\"what\":\"events\"");
+	record_has(c[2], "variant LD_BLOCKS.STORE_FORWARD unstable (budget)");
+	record_has(c[3], "variant cycles unstable (budget)");
 	assert_non_null(text_line("bench: checks 0 passed, 0 failed, 0 skipped, 4 unstable"));
 }
 
@@ -408,12 +388,12 @@ static void list_and_unknown_words(void **state)
 	p = params("warp,ref");
 	p.reps = 3;
 	bench_stage(&p);
-	assert_int_equal(of_type("error", e, 2), 1);
-	has(e[0], "unknown benchmark 'warp'");
-	has(e[0], "all, none, list");
-	assert_int_equal(of_type("bench", b, 8), 2);
-	has(b[0], "\"variant\":\"add_chain\"");
-	has(b[1], "\"variant\":\"load_chain\"");
+	assert_int_equal(records_of_type(&cap, "error", e, 2), 1);
+	record_has(e[0], "unknown benchmark 'warp'");
+	record_has(e[0], "all, none, list");
+	assert_int_equal(records_of_type(&cap, "bench", b, 8), 2);
+	record_has(b[0], "\"variant\":\"add_chain\"");
+	record_has(b[1], "\"variant\":\"load_chain\"");
 
 	capture_free(&cap);
 	capture_start(&cap);

@@ -22,6 +22,7 @@
 #include "tests/fake/capture.h"
 #include "tests/fake/hw_fake.h"
 #include "tests/fake/timing_fake.h"
+#include "tests/unit/record_asserts.h"
 
 #define ITERATIONS 256
 
@@ -99,26 +100,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static size_t of_type(const char *type, const char **out, size_t cap_n)
-{
-	char needle[64];
-	size_t n = 0;
-	snprintf(needle, sizeof(needle), "{\"type\":\"%s\"", type);
-	for (size_t i = 0; i < capture_record_count(&cap); i++) {
-		const char *r = capture_record(&cap, i);
-		if (!strncmp(r, needle, strlen(needle)) && n < cap_n)
-			out[n++] = r;
-	}
-	return n;
-}
-
-static void has(const char *rec, const char *frag)
-{
-	assert_non_null(rec);
-	if (!strstr(rec, frag))
-		fail_msg("lacks %s: %s", frag, rec);
-}
-
 /* A kernel file: body `add qword [rsi], 1` (48 83 06 01), so running it leaves a trace in the window. */
 static size_t file_of(const char *name, const char *control, uint16_t unroll, uint8_t *out, size_t cap_n)
 {
@@ -154,31 +135,31 @@ static void user_kernels_measured_after_builtins_controls_first(void **state)
 	bench_stage(&p);
 
 	/* The broken file and the unknown name are errors naming them; the rest runs. */
-	assert_int_equal(of_type("error", e, 4), 2);
-	has(e[0], "\"what\":\"k/broken.pmuk\"");
-	has(e[0], "too short");
-	has(e[1], "no user kernel 'user.nope' (loaded: inc_b, inc_a, addhex)");
+	assert_int_equal(records_of_type(&cap, "error", e, 4), 2);
+	record_has(e[0], "\"what\":\"k/broken.pmuk\"");
+	record_has(e[0], "too short");
+	record_has(e[1], "no user kernel 'user.nope' (loaded: inc_b, inc_a, addhex)");
 
-	assert_int_equal(of_type("user_kernels", u, 2), 1);
-	has(u[0], "\"chosen\":3");
-	has(u[0], "\"watchdog\":null,\"watchdog_why\":\"unit tests have no watchdog\"");
+	assert_int_equal(records_of_type(&cap, "user_kernels", u, 2), 1);
+	record_has(u[0], "\"chosen\":3");
+	record_has(u[0], "\"watchdog\":null,\"watchdog_why\":\"unit tests have no watchdog\"");
 
 	/* Built-ins first (the references), then the control inc_a before inc_b, then addhex. */
-	assert_int_equal(of_type("bench", r, 8), 5);
-	has(r[0], "\"kernel\":\"ref\",\"variant\":\"add_chain\"");
-	has(r[2], "\"kernel\":\"user\",\"variant\":\"inc_a\",\"control\":null");
-	has(r[3], "\"kernel\":\"user\",\"variant\":\"inc_b\",\"control\":\"inc_a\"");
-	has(r[4], "\"kernel\":\"user\",\"variant\":\"addhex\"");
+	assert_int_equal(records_of_type(&cap, "bench", r, 8), 5);
+	record_has(r[0], "\"kernel\":\"ref\",\"variant\":\"add_chain\"");
+	record_has(r[2], "\"kernel\":\"user\",\"variant\":\"inc_a\",\"control\":null");
+	record_has(r[3], "\"kernel\":\"user\",\"variant\":\"inc_b\",\"control\":\"inc_a\"");
+	record_has(r[4], "\"kernel\":\"user\",\"variant\":\"addhex\"");
 	for (size_t i = 2; i < 5; i++) {
-		has(r[i], "\"method\":\"differential_n_2n\"");
-		has(r[i], "\"iterations\":256");
-		has(r[i], "\"cycles\":{\"min\":1.000,\"median\":1.000");
-		has(r[i], "\"instructions\":{\"min\":2.000");
-		has(r[i], "\"expect\":\"sweep\"");
+		record_has(r[i], "\"method\":\"differential_n_2n\"");
+		record_has(r[i], "\"iterations\":256");
+		record_has(r[i], "\"cycles\":{\"min\":1.000,\"median\":1.000");
+		record_has(r[i], "\"instructions\":{\"min\":2.000");
+		record_has(r[i], "\"expect\":\"sweep\"");
 	}
-	has(r[3], "\"penalty\":{\"median\":0.000");
-	has(r[3], "\"body\":\"bytes 48830601\",\"body_hex\":\"48830601\"");
-	has(r[4], "\"body_hex\":\"4801c8\"");
+	record_has(r[3], "\"penalty\":{\"median\":0.000");
+	record_has(r[3], "\"body\":\"bytes 48830601\",\"body_hex\":\"48830601\"");
+	record_has(r[4], "\"body_hex\":\"4801c8\"");
 	assert_null(strstr(r[0], "body_hex"));
 }
 
@@ -190,9 +171,9 @@ static void nothing_loaded_and_none_chosen(void **state)
 	struct bench_params p = { .bench = "user.x", .events = "", .iterations = ITERATIONS, .reps = 3, .warmup = 0,
 				  .pages = BENCH_PAGES_4K, .cpu = &ci, .kernel_timeout_ms = 50 };
 	bench_stage(&p);
-	assert_int_equal(of_type("error", e, 2), 1);
-	has(e[0], "no user kernel 'user.x' (loaded: none");
-	assert_int_equal(of_type("user_kernels", u, 2), 0);
+	assert_int_equal(records_of_type(&cap, "error", e, 2), 1);
+	record_has(e[0], "no user kernel 'user.x' (loaded: none");
+	assert_int_equal(records_of_type(&cap, "user_kernels", u, 2), 0);
 }
 
 int main(void)
