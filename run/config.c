@@ -26,6 +26,14 @@ static void note_bad_bench(const char *w, size_t len, void *ctx)
 	b->bad = true;
 }
 
+/* The value as given, cut to what fits (an over-long value was already refused or is checked later). */
+static void copy_value(char *out, size_t out_cap, const char *v, size_t len)
+{
+	size_t n = len < out_cap ? len : out_cap - 1;
+	memcpy(out, v, n);
+	out[n] = 0;
+}
+
 /*
  * bench=: every word must name a kernel or variant (bench/select.c
  * decides); `list` is a request, not a name.  The good words are kept in
@@ -41,7 +49,7 @@ static bool check_bench(const char *v, size_t len, char *out, size_t out_cap, ch
 
 	out[0] = 0;
 	if (bench_def_count() > ARRAY_SIZE(sel) || len >= sizeof(spec) || out_cap < len + 1) {
-		snprintf(out, out_cap, "%.*s", (int)len, v);
+		copy_value(out, out_cap, v, len);
 		return true;	/* the stage checks again */
 	}
 	memcpy(spec, v, len);
@@ -73,7 +81,7 @@ static bool check_cpus(const char *v, size_t len, char *out, size_t out_cap, cha
 	out[0] = 0;
 	if (!cpus_parse(v, len, &spec, why, cap))
 		return false;
-	snprintf(out, out_cap, "%.*s", (int)len, v);
+	copy_value(out, out_cap, v, len);
 	return true;
 }
 
@@ -195,7 +203,7 @@ static bool check_str(const struct opt_def *o, const char *v, size_t len, char *
 	for (size_t i = 0; i < ARRAY_SIZE(str_checks); i++)
 		if (!strcmp(str_checks[i].key, o->key))
 			return str_checks[i].check(v, len, out, out_cap, why, cap);
-	snprintf(out, out_cap, "%.*s", (int)len, v);
+	copy_value(out, out_cap, v, len);
 	return true;
 }
 

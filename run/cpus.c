@@ -1,5 +1,6 @@
 /* run/cpus.c - see cpus.h. */
 #include "run/cpus.h"
+#include "lib/strbuf.h"
 
 size_t cpus_bsp(const struct topology *t)
 {
@@ -22,7 +23,7 @@ static void note(char *why, size_t cap, const char *fmt, ...)
 	if (k + 3 >= cap)
 		return;
 	if (k)
-		k += (size_t)snprintf(why + k, cap - k, "; ");
+		k = str_appendf(why, cap, k, "; ");
 	va_start(ap, fmt);
 	vsnprintf(why + k, cap - k, fmt, ap);
 	va_end(ap);

@@ -10,6 +10,7 @@
 #include "lib/record.h"
 #include "lib/x86/cpuid.h"
 #include "run/cpus.h"
+#include "lib/strbuf.h"
 
 /* A CPUID probe is a few hundred instructions; an AP that takes longer than this is not answering. */
 #define PROBE_TIMEOUT_US 100000u
@@ -135,8 +136,8 @@ static void choose(struct run_env *env)
 			out_text("cpus: %s", why);
 	}
 	list[0] = 0;
-	for (size_t i = 0; i < env->nsel && k < sizeof(list); i++)
-		k += (size_t)snprintf(list + k, sizeof(list) - k, "%s%u", i ? ", " : "", topo.cpu[env->sel[i]].n);
+	for (size_t i = 0; i < env->nsel; i++)
+		k = str_appendf(list, sizeof(list), k, "%s%u", i ? ", " : "", topo.cpu[env->sel[i]].n);
 	out_text("cpus: cpus=%s chooses processor%s %s", env->cfg->cpus, env->nsel == 1 ? "" : "s",
 		 env->nsel ? list : "none");
 	refuse_elsewhere(env, spec.mode);

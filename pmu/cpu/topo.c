@@ -10,6 +10,7 @@
 #include "lib/x86/cpuid.h"
 #include "pmu/cpu/uarch.h"
 #include "kernel/hw.h"
+#include "lib/strbuf.h"
 
 #define CPUID_LEAF_EXT_TOPOLOGY 0x0000000Bu	/* SDM Vol. 2A leaf 0BH */
 #define CPUID1_EBX_APIC_ID(ebx) ((ebx) >> 24)
@@ -202,8 +203,8 @@ void topo_summary(const struct topology *t, char *buf, size_t cap)
 		return;
 	}
 	if (packages > 1)
-		len += (size_t)snprintf(buf + len, cap - len, "%u packages: ", packages);
-	for (size_t k = 0; k < ntypes && len < cap; k++) {
+		len = str_appendf(buf, cap, len, "%u packages: ", packages);
+	for (size_t k = 0; k < ntypes; k++) {
 		size_t cores;
 		uint32_t threads;
 		bool located;
@@ -211,13 +212,11 @@ void topo_summary(const struct topology *t, char *buf, size_t cap)
 		count_cores(t, p, &cores, &threads, &located);
 		const char *w = type_word(p->core_type);
 		if (threads > 1)
-			len += (size_t)snprintf(buf + len, cap - len, "%s%zu %ss x %u threads", k ? ", " : "", cores, w,
-						threads);
+			len = str_appendf(buf, cap, len, "%s%zu %ss x %u threads", k ? ", " : "", cores, w, threads);
 		else
-			len += (size_t)snprintf(buf + len, cap - len, "%s%zu %s%s", k ? ", " : "", cores, w,
-						cores == 1 ? "" : "s");
-		if (!located && len < cap)
-			len += (size_t)snprintf(buf + len, cap - len, " (location not known)");
+			len = str_appendf(buf, cap, len, "%s%zu %s%s", k ? ", " : "", cores, w, cores == 1 ? "" : "s");
+		if (!located)
+			len = str_appendf(buf, cap, len, " (location not known)");
 	}
 }
 

@@ -309,6 +309,7 @@ static void stage(const struct fake_cpu *cpus, size_t n, size_t bsp, const char 
 	stage_env.cfg = &stage_cfg;
 	stage_env.mp = &fake_mp;
 	become(&cpus[bsp]);
+	capture_free(&cap);	/* the previous stage's capture, if any */
 	capture_start(&cap);
 	run_topology_stage(&stage_env);
 }
@@ -383,6 +384,13 @@ static void stage_hybrid_default_is_a_note(void **state)
 	assert_non_null(strstr(capture_find(&cap, "error"), "no processor 12"));
 }
 
+static int free_capture(void **state)
+{
+	(void)state;
+	capture_free(&cap);
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -393,8 +401,8 @@ int main(void)
 		cmocka_unit_test(non_hybrid_types_is_the_boot_cpu),
 		cmocka_unit_test(lists_and_missing_cpus),
 		cmocka_unit_test(p_core_only_sku_is_exact),
-		cmocka_unit_test(stage_probes_each_ap_and_survives_a_timeout),
-		cmocka_unit_test(stage_hybrid_default_is_a_note),
+		cmocka_unit_test_teardown(stage_probes_each_ap_and_survives_a_timeout, free_capture),
+		cmocka_unit_test_teardown(stage_hybrid_default_is_a_note, free_capture),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
