@@ -23,82 +23,7 @@
 #include "tests/fake/hw_fake.h"
 #include "tests/fake/timing_fake.h"
 #include "tests/unit/record_asserts.h"
-
-#define ITERATIONS 256
-
-/* Cycles 1 and instructions 2 per iteration, plus 777 of overhead per read that the differential cancels. */
-static unsigned reads;
-static bool fk_init(const struct cpu_info *ci, const struct pmu_caps *caps, const struct count_opts *opts, char *why,
-		    size_t cap)
-{
-	(void)ci, (void)caps, (void)opts, (void)why, (void)cap;
-	return true;
-}
-static bool fk_schedule(struct count_set *set, char *err, size_t cap)
-{
-	(void)err, (void)cap;
-	set->passes = 1;
-	for (size_t i = 0; i < set->n; i++) {
-		set->pass_of[i] = 0;
-		set->counter_of[i] = (int8_t)i;
-		set->fixed_of[i] = -1;
-	}
-	return true;
-}
-static bool fk_pass_begin(struct count_set *set, unsigned pass, char *err, size_t cap)
-{
-	(void)pass, (void)err, (void)cap;
-	set->start.n = set->stop.n = 0;
-	return true;
-}
-static bool fk_read(struct count_set *set, unsigned pass, uint64_t *v, char *err, size_t cap)
-{
-	(void)pass, (void)err, (void)cap;
-	uint64_t runs = (reads++ % 2) ? 2 : 1;
-	for (size_t i = 0; i < set->n; i++) {
-		uint32_t roles = set->ev[i].def ? set->ev[i].def->roles : 0;
-		v[i] = 777 + ((roles & EV_ROLE_INSTRUCTIONS) ? 2 : roles ? 1 : 0) * runs * ITERATIONS;
-	}
-	return true;
-}
-static const struct count_backend fk_backend = {
-	.name = "fake", .init = fk_init, .schedule = fk_schedule, .pass_begin = fk_pass_begin, .read = fk_read,
-};
-
-static struct cpu_info ci;
-static struct capture cap;
-
-static void machine(void)
-{
-	struct pmu_caps caps;
-	struct count_opts opts = { false, false };
-	struct timing_info t = { .invariant_tsc = true, .tsc_hz = 2000000000, .tsc_source = "fake",
-				 .core_per_tsc_milli = 1300, .core_source = "add_chain", .core_spread_milli = 4 };
-	char why[96];
-
-	fake_reset();
-	fake_arena_reset(0);
-	fake_timing_set(&t);
-	memset(&ci, 0, sizeof(ci));
-	ci.vendor = VENDOR_INTEL;
-	ci.family = 6;
-	ci.model = 0x5E;
-	ci.event_set = "skylake";
-	memset(&caps, 0, sizeof(caps));
-	reads = 0;
-	count_use_backend(&fk_backend);
-	assert_true(count_init(&ci, &caps, &opts, why, sizeof(why)));
-	capture_start(&cap);
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	capture_free(&cap);
-	count_use_backend(&count_backend_msr);
-	fake_arena_reset(0);
-	return 0;
-}
+#include "tests/unit/suite_test.h"
 
 /* A kernel file: body `add qword [rsi], 1` (48 83 06 01), so running it leaves a trace in the window. */
 static size_t file_of(const char *name, const char *control, uint16_t unroll, uint8_t *out, size_t cap_n)
@@ -121,7 +46,7 @@ static void user_kernels_measured_after_builtins_controls_first(void **state)
 	(void)state;
 	static uint8_t a[UK_FILE_MAX], b[UK_FILE_MAX];
 	const char *r[8], *u[2], *e[4];
-	machine();
+	machine(true);
 	struct ukernel_file files[] = {
 		{ "k/b.pmuk", b, file_of("inc_b", "inc_a", 4, b, sizeof(b)), NULL },
 		{ "k/a.pmuk", a, file_of("inc_a", "", 0, a, sizeof(a)), NULL },
@@ -167,7 +92,7 @@ static void nothing_loaded_and_none_chosen(void **state)
 {
 	(void)state;
 	const char *e[2], *u[2];
-	machine();
+	machine(true);
 	struct bench_params p = { .bench = "user.x", .events = "", .iterations = ITERATIONS, .reps = 3, .warmup = 0,
 				  .pages = BENCH_PAGES_4K, .cpu = &ci, .kernel_timeout_ms = 50 };
 	bench_stage(&p);
