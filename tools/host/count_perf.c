@@ -32,6 +32,8 @@
 #include "pmu/count/count_sched.h"
 #include "pmu/count/pmu_encode.h"
 #include "pmu/caps/pmu_flavour.h"
+#include "lib/x86/msr_intel.h"
+#include "lib/x86/msr_amd.h"
 
 /* Counters per pass when CPUID describes none (the kernel may still expose some). */
 #define PERF_FALLBACK_GP 4
@@ -160,9 +162,11 @@ static bool perf_init(const struct cpu_info *ci, const struct pmu_caps *caps, co
 		ps.n_gp = caps->n_gp;
 		ps.n_fixed = caps->version >= 2 ? caps->n_fixed : 0;
 	} else if (caps && caps->kind == PMU_INTEL_P6) {
-		ps.n_gp = 2;
+		ps.n_gp = P6_COUNTERS;
 	} else if (caps && caps->kind != PMU_NONE) {
-		ps.n_gp = caps->amd_n_counters ? caps->amd_n_counters : caps->kind == PMU_AMD_LEGACY ? 4 : 6;
+		ps.n_gp = caps->amd_n_counters       ? caps->amd_n_counters
+			  : caps->kind == PMU_AMD_LEGACY ? AMD_LEGACY_COUNTERS
+							 : AMD_CORE_EXT_COUNTERS;
 	}
 	if (!ps.n_gp)
 		ps.n_gp = PERF_FALLBACK_GP;
