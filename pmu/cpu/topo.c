@@ -195,7 +195,7 @@ void topo_summary(const struct topology *t, char *buf, size_t cap)
 		bool located;
 		count_cores(t, NULL, &cores, &threads, &located);
 		if (!located) {
-			snprintf(buf, cap, "%zu processors, location not known", t->n);
+			snprintf(buf, cap, "%zu processor%s, location not known", t->n, t->n == 1 ? "" : "s");
 			return;
 		}
 		snprintf(buf, cap, "%u package%s x %zu core%s x %u thread%s", packages, packages == 1 ? "" : "s",
@@ -242,7 +242,7 @@ void topo_report(const struct topology *t, struct rec *r, const char *cpus_value
 	size_t listed = t->n < TOPO_RECORD_CPUS ? t->n : TOPO_RECORD_CPUS;
 
 	topo_summary(t, summary, sizeof(summary));
-	out_text("topology: %zu processors (%s): %s", t->total, t->source, summary);
+	out_text("topology: %zu processor%s (%s): %s", t->total, t->total == 1 ? "" : "s", t->source, summary);
 	for (size_t k = 0; k < ntypes; k++) {
 		const struct topo_cpu *p = &t->cpu[first[k]];
 		size_t count = 0;
