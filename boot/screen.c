@@ -11,7 +11,7 @@
 #define ROWS_MIN 20	/* the layout needs 12 rows; fewer than 20 leaves no room for results */
 
 #define LABEL_W 10
-#define NAME_W 30
+#define NAME_W 34	/* the longest built-in name, store_forward.size_mismatch_tput, is 32 */
 #define NUM_W 10
 #define CHECK_W 9
 
@@ -196,6 +196,9 @@ static unsigned summary_lines(char out[][SS_LINE + 64], UINTN *attr, unsigned ca
 		     ssp->bench_done, ssp->variants, ssp->kernels, c ? c->reps : 0, c ? c->iterations : 0);
 	else
 		LINE(ATTR_NORMAL, "%-*sno benchmarks ran (bench=%s)", LABEL_W, "Measured", c ? c->bench : "?");
+	if (ssp->bench_unstable)
+		LINE(ATTR_UNSTABLE, "%-*s%u figure%s marked ~ could not be measured stably (the bench records say why)",
+		     LABEL_W, "Figures", ssp->bench_unstable, ssp->bench_unstable == 1 ? "" : "s");
 	unsigned pass = ssp->checks[SS_PASS], fail = ssp->checks[SS_FAIL], uns = ssp->checks[SS_UNSTABLE],
 		 skip = ssp->checks[SS_SKIP];
 	LINE(fail ? ATTR_FAIL : uns ? ATTR_UNSTABLE : pass ? ATTR_GOOD : ATTR_NORMAL,

@@ -145,7 +145,11 @@ static void on_bench(const struct sj *o)
 	if (!r)
 		return;
 	snprintf(ssp->bench_last, sizeof(ssp->bench_last), "%s", r->name);
-	snprintf(r->cycles, sizeof(r->cycles), "%s", T("cycles.median"));
+	/* A figure that could not be measured stably is never shown as a plain one (docs/benchmarks.md). */
+	const char *unstable = T("unstable");
+	bool shaky = unstable[0] && strcmp(unstable, "null");
+	ssp->bench_unstable += shaky;
+	snprintf(r->cycles, sizeof(r->cycles), "%s%s", T("cycles.median"), shaky ? "~" : "");
 	const char *pen = T("penalty.median");
 	if (pen[0] && strcmp(pen, "null"))
 		snprintf(r->penalty, sizeof(r->penalty), "%s%s", pen[0] == '-' ? "" : "+", pen);

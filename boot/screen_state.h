@@ -34,6 +34,7 @@ struct screen_state {
 	char saved[SS_LINE];
 	char activity[48];
 	unsigned bench_total, bench_done;
+	unsigned bench_unstable;	/* figures whose bench record says `unstable`: shown with a ~ */
 	char bench_last[48];
 	char kernels[SS_LINE];
 	char last_kernel[32];
