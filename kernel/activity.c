@@ -1,6 +1,8 @@
 /* kernel/activity.c - see activity.h. */
 #include "kernel/activity.h"
 
+#include <stddef.h>
+
 static const char *volatile current = "start";
 
 const char *activity_set(const char *what)
@@ -11,3 +13,17 @@ const char *activity_set(const char *what)
 }
 
 const char *activity_get(void) { return current; }
+
+static volatile int expected_vector = -1;
+static const char *volatile expected_why;
+
+void activity_expect_fault(int vector, const char *why)
+{
+	expected_why = why;
+	expected_vector = why ? vector : -1;
+}
+
+const char *activity_fault_expected(int vector)
+{
+	return vector >= 0 && vector == expected_vector ? expected_why : NULL;
+}

@@ -13,4 +13,13 @@
 const char *activity_set(const char *what);
 const char *activity_get(void);
 
+/*
+ * A fault the current activity causes on purpose (the `fault` self-test's
+ * ud2): the fault path marks a fault with this vector `expected`, with why,
+ * and does not count it as a run error.  vector < 0 (or why NULL) withdraws it.
+ */
+void activity_expect_fault(int vector, const char *why);
+/* Why a fault with this vector is expected now, or NULL. */
+const char *activity_fault_expected(int vector);
+
 #endif

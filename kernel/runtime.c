@@ -99,8 +99,7 @@ static void fault_report(void *unused)
 	char where[48];
 
 	/* The fault self-test's ud2 was asked for: marked expected, not a run error. */
-	const char *fault_expected = f->vector == VEC_UD && k->activity &&
-				     strcmp(k->activity, SELFTEST_FAULT_ACTIVITY) == 0 ? SELFTEST_FAULT_WHY : NULL;
+	const char *fault_expected = activity_fault_expected((int)f->vector);
 
 	(void)unused;
 	if (in_image)

@@ -376,9 +376,11 @@ void __attribute__((noinline)) selftest_fault_ud(void)
 	if (!arena_get(ARENA_PAGE_4K, &a, why, sizeof(why)))
 		out_text("selftest fault: no arena (%s); faulting with the firmware's page tables", why);
 	hw_window_enter(&w);
-	/* Only the ud2 runs under this activity: the fault record marks it expected, not a run error. */
-	activity_set(SELFTEST_FAULT_ACTIVITY);
+	/* Only the ud2 is declared: the fault record marks it expected, not a run error. */
+	activity_set("selftest fault: deliberate ud2 inside a window");
+	activity_expect_fault(VEC_UD, "selftest=fault executes ud2 on purpose");
 	__asm__ volatile("ud2" : : : "memory");
+	activity_expect_fault(-1, NULL);
 	hw_window_leave(&w);
 }
 

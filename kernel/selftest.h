@@ -38,13 +38,6 @@ bool selftest_parse(const char *list, unsigned *mask, char *why, size_t why_cap)
 const char *selftest_name(unsigned index);
 #define SELFTEST_COUNT 5
 
-/*
- * The activity at the `fault` self-test's ud2, set only once the window is
- * entered: runtime.c marks a #UD under this activity `expected` and does not
- * count it as a run error (docs/results-format.md, "fault").
- */
-#define SELFTEST_FAULT_ACTIVITY "selftest fault: deliberate ud2 inside a window"
-#define SELFTEST_FAULT_WHY "selftest=fault executes ud2 on purpose"
 
 /* One `selftest` record under construction. */
 struct st {
