@@ -5,6 +5,7 @@
 #include "kernel/timing.h"
 #include "lib/out.h"
 #include "lib/x86/msr_intel.h"
+#include "lib/x86/cpuid.h"
 
 /*
  * IA32_APERF counts core clocks at the actual frequency while in C0 (SDM
@@ -13,8 +14,6 @@
  * "Hardware Coordination Feedback Capability"; AMD CPUID Fn0000_0006_ECX[0]
  * EffFreq).  A cycle source where no cycles event can be counted.
  */
-#define CPUID_LEAF_THERMAL_POWER 0x06u
-#define CPUID_06_ECX_APERFMPERF (1u << 0)
 
 /* The event set identification named for this core (pmu/cpu.h), or NULL when it named none. */
 const struct event_set *suite_core_event_set(const struct cpu_info *ci)
@@ -48,12 +47,12 @@ void suite_setup_aperf(bool image)
 		suite.aperf_why = "not read from a user process";
 		return;
 	}
-	if (suite.ci->max_leaf < CPUID_LEAF_THERMAL_POWER) {
+	if (suite.ci->max_leaf < CPUID_LEAF_POWER) {
 		suite.aperf_why = "CPUID leaf 06H absent";
 		return;
 	}
-	hw_cpuid(CPUID_LEAF_THERMAL_POWER, 0, &r);
-	if (!(r.ecx & CPUID_06_ECX_APERFMPERF)) {
+	hw_cpuid(CPUID_LEAF_POWER, 0, &r);
+	if (!(r.ecx & CPUID6_ECX_APERFMPERF)) {
 		suite.aperf_why = "CPUID.06H:ECX[0] clear";
 		return;
 	}

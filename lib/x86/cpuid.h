@@ -29,6 +29,12 @@
 #define CPUID_LEAF_ARCH_PERFMON		0x0000000Au	/* Intel architectural performance monitoring */
 #define CPUID_LEAF_NATIVE_MODEL		0x0000001Au	/* Intel hybrid: core type, native model ID */
 #define CPUID_LEAF_HYPERVISOR		0x40000000u	/* [HV] hypervisor vendor; valid when CPUID1_ECX_HYPERVISOR */
+#define CPUID_LEAF_POWER		0x00000006u	/* thermal and power management */
+#define CPUID_LEAF_EXT_TOPOLOGY		0x0000000Bu	/* Intel extended topology (x2APIC ID, SMT and core levels) */
+#define CPUID_LEAF_PERFMON_EXT		0x00000023u	/* Intel architectural PerfMon extended leaf */
+#define CPUID_LEAF_AMD_FEATURES		0x80000001u	/* [APM3] E.4.2 Fn8000_0001: extended features */
+#define CPUID_LEAF_AMD_IBS		0x8000001Bu	/* [APM3] E.4.13 Fn8000_001B: IBS capability flags */
+#define CPUID_LEAF_AMD_PERFMON		0x80000022u	/* [APM3] Fn8000_0022: PerfMonV2 counter counts */
 #define CPUID_LEAF_EXT_MAX		0x80000000u	/* EAX: highest extended leaf */
 #define CPUID_LEAF_BRAND0		0x80000002u	/* 80000002h..80000004h: brand string, 16 bytes each */
 #define CPUID_LEAF_BRAND2		0x80000004u
@@ -38,6 +44,14 @@
 #define CPUID1_ECX_TSC_DEADLINE		(1u << 24)	/* APIC timer TSC-deadline mode */
 #define CPUID1_ECX_HYPERVISOR		(1u << 31)	/* [HV] running under a hypervisor */
 #define CPUID1_EDX_APIC			(1u << 9)	/* on-chip local APIC */
+
+/* Other leaves' fields [SDM2 CPUID; APM3 E.4]. */
+#define CPUID6_ECX_APERFMPERF		(1u << 0)	/* 06H:ECX[0] IA32_MPERF/IA32_APERF (AMD EffFreq) */
+#define CPUID7_EDX_HYBRID		(1u << 15)	/* 07H.0:EDX[15] hybrid part: leaf 1AH per core */
+#define CPUID0A_VERSION(eax)		((uint8_t)((eax) & 0xffu))	/* 0AH:EAX[7:0] PMU version ID */
+#define CPUID1A_CORE_TYPE(eax)		((uint8_t)((eax) >> 24))	/* 1AH:EAX[31:24] core type */
+#define CPUID1A_NATIVE_MODEL(eax)	((eax) & 0xffffffu)		/* 1AH:EAX[23:0] native model ID */
+#define CPUID_AMD1_ECX_IBS		(1u << 10)	/* Fn8000_0001_ECX[10] IBS */
 
 /* CPUID.00H vendor strings as EBX, EDX, ECX hold them [SDM2; APM3 E.3.1]. */
 #define CPUID_VENDOR_INTEL_EBX		0x756e6547u	/* "Genu" */

@@ -14,19 +14,12 @@
 #include "lib/x86/msr_amd.h"
 #include "lib/x86/cpuid.h"
 
-/* Leaves 01H, 07H and 0AH and CPUID1_ECX_PDCM: lib/x86/cpuid.h. */
-#define CPUID_LEAF_POWER 0x00000006u
-#define CPUID_LEAF_PERFMON_EXT 0x00000023u
-#define CPUID_LEAF_AMD_FEATURES 0x80000001u
-#define CPUID_LEAF_AMD_IBS 0x8000001Bu
-#define CPUID_LEAF_AMD_PERFMON 0x80000022u
+/* The leaves, and the flags shared with identification: lib/x86/cpuid.h. */
 
-#define CPUID6_ECX_APERFMPERF (1u << 0)		/* IA32_MPERF/IA32_APERF */
 #define CPUID7_1_EAX_PERFMON_EXT (1u << 8)	/* leaf 23H valid */
 #define CPUID23_0_SUBLEAF1 (1u << 1)		/* sub-leaf 1 (counter bitmaps) valid */
 
 /* CPUID.0AH (SDM Vol. 2A, leaf 0AH). */
-#define A_EAX_VERSION(x) ((x) & 0xffu)
 #define A_EAX_NGP(x) (((x) >> 8) & 0xffu)
 #define A_EAX_GP_WIDTH(x) (((x) >> 16) & 0xffu)
 #define A_EAX_EVLEN(x) (((x) >> 24) & 0xffu)
@@ -43,7 +36,6 @@
 #define PROBE_PATTERN_P6 0x1234a5a5ull
 
 /* AMD (APM Vol. 3 Appendix E). */
-#define AMD1_ECX_IBS (1u << 10)
 #define AMD1_ECX_PERFCTR_CORE (1u << 23)
 #define AMD1_ECX_PERFCTR_NB (1u << 24)
 #define AMD1_ECX_PERFCTR_LLC (1u << 28)
@@ -227,7 +219,7 @@ static void detect_intel_arch(const struct cpu_info *ci, struct pmu_caps *c)
 	struct cpuid_regs r;
 
 	hw_cpuid(CPUID_LEAF_ARCH_PERFMON, 0, &r);
-	c->version = (uint8_t)A_EAX_VERSION(r.eax);
+	c->version = (uint8_t)CPUID0A_VERSION(r.eax);
 	if (c->version == 0) {
 		c->absent_reason = is_tcg(ci) ? R_V0_TCG : ci->hypervisor ? R_V0_HV : R_V0;
 		if (ci->hypervisor)
@@ -301,7 +293,7 @@ static void detect_ibs(const struct cpu_info *ci, struct pmu_caps *c, uint32_t e
 {
 	struct cpuid_regs r;
 
-	c->ibs = (ecx & AMD1_ECX_IBS) != 0;
+	c->ibs = (ecx & CPUID_AMD1_ECX_IBS) != 0;
 	if (!c->ibs) {
 		bool zen1 = ci->vendor == VENDOR_AMD && ci->family == 0x17 &&
 			    (ci->model <= 0x2f || (ci->model >= 0x50 && ci->model <= 0x5f));

@@ -13,10 +13,6 @@
 #include "pmu/cpu/uarch.h"
 #include "lib/x86/msr_intel.h"
 
-#define CPUID7_EDX_HYBRID (1u << 15)		/* SDM Vol. 2A leaf 07H: hybrid part */
-#define CPUID1A_CORE_TYPE(eax) ((uint8_t)((eax) >> 24))
-#define CPUID1A_NATIVE_MODEL(eax) ((eax) & 0xffffffu)
-#define CPUID0A_VERSION(eax) ((uint8_t)((eax) & 0xff))
 
 /* MSR 8BH: Intel IA32_BIOS_SIGN_ID (SDM Vol. 4 Table 2-2), AMD MSR0000_008B PATCH_LEVEL. */
 #define INTEL_UCODE_REV(v) ((uint32_t)((v) >> 32))	/* bits 63:32 after the write-0 + CPUID(1) sequence */

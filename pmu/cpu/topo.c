@@ -12,18 +12,11 @@
 #include "kernel/hw.h"
 #include "lib/strbuf.h"
 
-#define CPUID_LEAF_EXT_TOPOLOGY 0x0000000Bu	/* SDM Vol. 2A leaf 0BH */
 #define CPUID1_EBX_APIC_ID(ebx) ((ebx) >> 24)
-#define CPUID7_EDX_HYBRID (1u << 15)		/* SDM Vol. 2A leaf 07H.0:EDX[15] */
 #define CPUID0B_SHIFT(eax) ((uint8_t)((eax) & 0x1f))	/* EAX[4:0] */
 #define CPUID0B_LEVEL_TYPE(ecx) (((ecx) >> 8) & 0xff)	/* ECX[15:8]: 1 SMT, 2 Core */
 #define CPUID0B_LEVEL_SMT 1u
 #define CPUID0B_LEVEL_CORE 2u
-#define CPUID0A_VERSION(eax) ((eax) & 0xffu)		/* leaf 0AH EAX[7:0] */
-#define CPUID_LEAF_AMD_FEATURES 0x80000001u	/* AMD APM Vol. 3 E.4.2 Fn8000_0001 */
-#define CPUID_LEAF_AMD_IBS 0x8000001Bu		/* AMD APM Vol. 3 E.4.13 Fn8000_001B: IBS feature flags */
-#define AMD1_ECX_IBS (1u << 10)			/* Fn8000_0001_ECX[10] IBS */
-#define CPUID1A_CORE_TYPE(eax) ((uint8_t)((eax) >> 24))
 
 
 void topo_probe(struct topo_cpu *c)
@@ -69,7 +62,7 @@ void topo_probe(struct topo_cpu *c)
 		uint32_t max_ext = r.eax;
 		if (max_ext >= CPUID_LEAF_AMD_FEATURES) {
 			hw_cpuid(CPUID_LEAF_AMD_FEATURES, 0, &r);
-			c->ibs = (r.ecx & AMD1_ECX_IBS) != 0;
+			c->ibs = (r.ecx & CPUID_AMD1_ECX_IBS) != 0;
 		}
 		if (c->ibs && max_ext >= CPUID_LEAF_AMD_IBS) {
 			hw_cpuid(CPUID_LEAF_AMD_IBS, 0, &r);

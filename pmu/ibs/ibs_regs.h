@@ -27,10 +27,10 @@
 
 #include "lib/x86/msr_amd.h"
 #include "lib/libc.h"
+#include "lib/x86/cpuid.h"
 
 /* ---- CPUID ---------------------------------------------------------------- */
 #define IBS_CPUID_EXT_FEATURES 0x80000001u	/* [APM3] */
-#define IBS_CPUID_ECX_IBS (1u << 10)		/* [APM3] Fn8000_0001_ECX[10] IBS */
 #define IBS_CPUID_CAPS 0x8000001Bu		/* [APM3] Fn8000_001B: IBS capabilities */
 
 /* Fn8000_001B_EAX [APM3]; bits 11.. from AMD's Linux enablement patches. */

@@ -47,7 +47,7 @@ static void one_dump(const char *path)
 	cpu_identify(&ci);
 	pmu_caps_detect(&ci, &caps);
 	hw_cpuid(IBS_CPUID_EXT_FEATURES, 0, &r);
-	bool bit = (r.ecx & IBS_CPUID_ECX_IBS) != 0;
+	bool bit = (r.ecx & CPUID_AMD1_ECX_IBS) != 0;
 	bool want = ci.vendor == VENDOR_AMD && bit && ci.family >= 0x10 && ci.family != 0x11;
 
 	config_defaults(&cfg);
