@@ -99,3 +99,22 @@ def test_each_msr_number_defined_once(ctx):
                 seen[addr] = (rel, m.group(1))
     assert not dup, dup
     assert len(seen) > 30, f"only {len(seen)} MSR numbers found: is the pattern stale?"
+
+
+def test_each_cpuid_leaf_defined_once(ctx):
+    """Every `#define CPUID_LEAF_* <number>` outside tests is in lib/x86/cpuid.h, once per leaf."""
+    seen, bad = {}, []
+    out = subprocess.run(["git", "ls-files", "*.c", "*.h"], cwd=ctx.root, capture_output=True, text=True).stdout
+    for rel in out.split():
+        if rel.startswith("tests/"):
+            continue
+        with open(os.path.join(ctx.root, rel), encoding="utf-8", errors="replace") as f:
+            for m in re.finditer(r"^#define\s+(CPUID_LEAF_\w+)\s+(0x[0-9A-Fa-f]+)u?\b", f.read(), re.M):
+                leaf = int(m.group(2), 16)
+                if rel != "lib/x86/cpuid.h":
+                    bad.append(f"{m.group(1)} defined in {rel}, not lib/x86/cpuid.h")
+                elif leaf in seen:
+                    bad.append(f"{m.group(1)} and {seen[leaf]} both name leaf 0x{leaf:x}")
+                seen.setdefault(leaf, m.group(1))
+    assert not bad, bad
+    assert len(seen) >= 10, f"only {len(seen)} leaves found: is the pattern stale?"
