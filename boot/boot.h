@@ -17,6 +17,9 @@ extern EFI_LOADED_IMAGE *fw_loaded_image;
 
 void fw_init(EFI_HANDLE image, EFI_SYSTEM_TABLE *st);
 
+/* True while another processor runs our code: the services of kernel/firmware.h refuse (boot/fw.c). */
+extern volatile bool fw_elsewhere;
+
 /* boot/mp.c: the processors as the run sequence sees them (struct run_mp, run/run.h). */
 extern const struct run_mp boot_mp;
 

@@ -9,6 +9,7 @@
 #include "boot/boot.h"
 #include "boot/console.h"
 #include "boot/kernels_read.h"
+#include "boot/mp.h"
 #include "boot/platform.h"
 #include "boot/results_file.h"
 #include "boot/serial_setup.h"
@@ -103,6 +104,12 @@ static void run_body(void *p)
 	run_stages(&m->env);
 }
 
+static void after_fault(void *unused)
+{
+	(void)unused;
+	run_after_fault();
+}
+
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 {
 	static struct main_ctx m;
@@ -115,7 +122,11 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 	config_defaults(&m.cfg);
 
 	/* After a fatal exception kernel_run has written the `fault` record; the stream still ends. */
-	kernel_run(run_body, &m);
+	if (!kernel_run(run_body, &m)) {
+		/* Guarded too: the fault may have left the counters and IBS in any state. */
+		mp_release_parked();
+		kernel_run(after_fault, NULL);
+	}
 	kernel_teardown();
 	rec_stream_end();
 	results_file_close();

@@ -1,5 +1,7 @@
 /* boot/fw.c - firmware services: firmware.h and the loaded-image helpers of boot.h. */
 #include "boot/boot.h"
+#include "kernel/hw.h"
+#include "kernel/timing.h"
 #include "lib/heap.h"
 
 EFI_SYSTEM_TABLE *fw_st;
@@ -11,6 +13,20 @@ EFI_LOADED_IMAGE *fw_loaded_image;
 #define DP_SUBTYPE_FILE_PATH 0x04
 #define DP_TYPE_END 0x7f
 #define PATH_MAX_CHARS 256
+#define US_PER_S 1000000u
+
+volatile bool fw_elsewhere;
+
+/*
+ * Boot services are not MP-safe: while another processor runs our code
+ * (boot/mp_pass.c) every service below refuses or does its job without the
+ * firmware.  The records that processor writes go to the spool (boot/spool.c).
+ */
+#define REFUSED_ELSEWHERE(value) \
+	do { \
+		if (fw_elsewhere) \
+			return value; \
+	} while (0)
 
 void fw_init(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 {
@@ -26,6 +42,13 @@ void fw_init(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 
 void fw_stall_us(uint64_t us)
 {
+	if (fw_elsewhere) {
+		/* The TSC instead: calibrated by then, and invariant on every CPU the suite measures. */
+		uint64_t hz = timing_get()->tsc_hz, end = hw_tsc() + us * (hz / US_PER_S);
+		while (hz && hw_tsc() < end)
+			__asm__ volatile("pause");
+		return;
+	}
 	fw_st->BootServices->Stall(us);
 }
 
@@ -35,6 +58,7 @@ void *fw_alloc_pages(size_t bytes, size_t align)
 	size_t total = bytes + (align > PAGE_SIZE_4K ? align : 0);
 	UINTN pages = (total + PAGE_SIZE_4K - 1) / PAGE_SIZE_4K;
 
+	REFUSED_ELSEWHERE(NULL);
 	if (fw_st->BootServices->AllocatePages(AllocateAnyPages, EfiLoaderData, pages, &addr) != EFI_SUCCESS)
 		return NULL;
 	if (align > PAGE_SIZE_4K) {
@@ -56,6 +80,7 @@ void *fw_alloc_code_pages(size_t bytes)
 	EFI_PHYSICAL_ADDRESS addr = 0;
 	UINTN pages = (bytes + PAGE_SIZE_4K - 1) / PAGE_SIZE_4K;
 
+	REFUSED_ELSEWHERE(NULL);
 	if (fw_st->BootServices->AllocatePages(AllocateAnyPages, EfiLoaderCode, pages, &addr) != EFI_SUCCESS)
 		return NULL;
 	return (void *)(uintptr_t)addr;
@@ -64,6 +89,7 @@ void *fw_alloc_code_pages(size_t bytes)
 void fw_free_pages(void *p, size_t bytes, size_t align)
 {
 	(void)align;
+	REFUSED_ELSEWHERE();	/* kept until the run ends rather than freed from the wrong CPU */
 	if (p)
 		fw_st->BootServices->FreePages((EFI_PHYSICAL_ADDRESS)(uintptr_t)p,
 					       (bytes + PAGE_SIZE_4K - 1) / PAGE_SIZE_4K);
@@ -144,6 +170,7 @@ bool fw_timer_event_fires(uint64_t us, uint64_t limit_us)
 	EFI_EVENT ev;
 	bool fired = false;
 
+	REFUSED_ELSEWHERE(false);
 	if (fw_st->BootServices->CreateEvent(EVT_TIMER, TPL_CALLBACK, NULL, NULL, &ev) != EFI_SUCCESS)
 		return false;
 	if (fw_st->BootServices->SetTimer(ev, TimerRelative, us * HUNDRED_NS_PER_US) == EFI_SUCCESS) {
@@ -167,6 +194,7 @@ bool fw_has_console_input(void)
 bool fw_key_pressed(void)
 {
 	EFI_INPUT_KEY key;
+	REFUSED_ELSEWHERE(false);
 	if (!fw_st->ConIn)
 		return false;
 	return fw_st->ConIn->ReadKeyStroke(fw_st->ConIn, &key) == EFI_SUCCESS;

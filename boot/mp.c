@@ -1,51 +1,15 @@
 /*
  * boot/mp.c - the processors through EFI_MP_SERVICES_PROTOCOL
- * (kernel/firmware.h: fw_cpu_count, fw_cpu_info, fw_run_on_cpu).
- *
- * Layout and semantics: UEFI PI specification 1.8, Vol. 2, §13.4
- * "MP Services Protocol" (GetNumberOfProcessors, GetProcessorInfo,
- * StartupThisAP, EFI_PROCESSOR_INFORMATION, StatusFlag bits), and §13.4.2
- * for the extended location requested with CPU_V2_EXTENDED_TOPOLOGY.
+ * (kernel/firmware.h: fw_cpu_count, fw_cpu_info, fw_run_on_cpu; boot/mp.h).
  */
-#include "boot/boot.h"
+#include "boot/mp.h"
 #include "run/run.h"
-
-#define MP_SERVICES_PROTOCOL_GUID \
-	{ 0x3fdda605, 0xa76e, 0x4f46, { 0xad, 0x29, 0x12, 0xf4, 0x53, 0x1b, 0x3d, 0x08 } }
-
-#define PROCESSOR_AS_BSP_BIT 0x00000001u		/* StatusFlag bit 0 */
-#define PROCESSOR_ENABLED_BIT 0x00000002u	/* StatusFlag bit 1 */
-#define PROCESSOR_HEALTH_STATUS_BIT 0x00000004u	/* StatusFlag bit 2 */
-#define CPU_V2_EXTENDED_TOPOLOGY (1ull << 24)	/* ProcessorNumber flag: fill ExtendedInformation */
-
-struct cpu_location {
-	uint32_t package, core, thread;
-};
-struct cpu_location2 {
-	uint32_t package, module, tile, die, core, thread;
-};
-struct processor_information {
-	uint64_t processor_id;		/* the local APIC ID */
-	uint32_t status_flag;
-	struct cpu_location location;
-	struct cpu_location2 location2;	/* ExtendedInformation, PI 1.7+ */
-};
-
-typedef void (EFIAPI *ap_procedure)(void *arg);
-struct mp_services {
-	EFI_STATUS (EFIAPI *get_number_of_processors)(struct mp_services *self, UINTN *total, UINTN *enabled);
-	EFI_STATUS (EFIAPI *get_processor_info)(struct mp_services *self, UINTN n, struct processor_information *info);
-	void *startup_all_aps;
-	EFI_STATUS (EFIAPI *startup_this_ap)(struct mp_services *self, ap_procedure proc, UINTN n, EFI_EVENT wait,
-					     UINTN timeout_us, void *arg, BOOLEAN *finished);
-	void *switch_bsp, *enable_disable_ap, *who_am_i;
-};
 
 static struct mp_services *mp;
 static bool looked;
 static const char *mp_why;
 
-static struct mp_services *services(void)
+struct mp_services *mp_services(const char **why)
 {
 	static EFI_GUID guid = MP_SERVICES_PROTOCOL_GUID;
 	if (!looked) {
@@ -55,13 +19,15 @@ static struct mp_services *services(void)
 			mp_why = "the firmware offers no EFI_MP_SERVICES_PROTOCOL";
 		}
 	}
+	if (!mp && why)
+		*why = mp_why;
 	return mp;
 }
 
 size_t fw_cpu_count(const char **why)
 {
 	UINTN total = 0, enabled = 0;
-	if (!services()) {
+	if (!mp_services(NULL)) {
 		*why = mp_why;
 		return 0;
 	}
@@ -76,7 +42,7 @@ bool fw_cpu_info(size_t n, struct fw_cpu *out)
 {
 	struct processor_information info;
 
-	if (!services())
+	if (!mp_services(NULL))
 		return false;
 	memset(&info, 0, sizeof(info));
 	bool ext = mp->get_processor_info(mp, n | CPU_V2_EXTENDED_TOPOLOGY, &info) == EFI_SUCCESS;
@@ -113,7 +79,7 @@ int fw_run_on_cpu(size_t n, void (*fn)(void *arg), void *arg, uint64_t timeout_u
 {
 	static struct ap_call call;
 
-	if (!services()) {
+	if (!mp_services(NULL)) {
 		*why = mp_why;
 		return FW_RUN_FAILED;
 	}
@@ -156,8 +122,8 @@ const struct run_mp boot_mp = {
 	.count = fw_cpu_count,
 	.info = boot_cpu_info,
 	.run_on = fw_run_on_cpu,
-	.measure_elsewhere = false,
-	.neighbours = "left in the firmware's MP wait loop (HLT, MWAIT or PAUSE as the firmware chose; pmuboot "
-		      "does not park them)",
-	.why_not = "the AP runtime (IDT, fault fixups, masked local APIC on the AP) is not built yet",
+	.measure_on = mp_measure_on,
+	.measure_elsewhere = true,
+	.neighbours = "parked by pmuboot for each pass (MWAIT on a flag where MONITOR exists, else PAUSE, "
+		      "interrupts off); the boot processor waits with MWAIT; each pass record says what they did",
 };

@@ -108,6 +108,8 @@ static void load_cr3(uint64_t v)
 	flush_tlb_all();
 }
 
+void arena_load_cr3(uint64_t cr3) { load_cr3(cr3); }
+
 uint32_t arena_page_size_at(const void *addr)
 {
 	uint64_t leaf;

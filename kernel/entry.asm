@@ -125,4 +125,23 @@ kx_guard_resume:
 	mov eax, 1
 	jmp kx_guard_out
 
+; void kx_call_on_stack(void (*fn)(void *), void *arg, void *top)
+;
+; fn(arg) on the stack that ends at top, then back on the caller's.  An
+; application processor's firmware stack is small (EDK2 gives 32 KiB by
+; default) and has no guard page we know of; a measuring pass runs on a
+; stack the boot CPU allocated for it (kernel/ap.c).
+global kx_call_on_stack
+kx_call_on_stack:
+	push rbp
+	mov rbp, rsp
+	mov rsp, rdx
+	and rsp, -16		; SysV: 16-byte aligned at the call
+	mov rax, rdi
+	mov rdi, rsi
+	call rax
+	mov rsp, rbp
+	pop rbp
+	ret
+
 section .note.GNU-stack noalloc noexec nowrite progbits

@@ -16,10 +16,7 @@ struct idt_gate {
 	uint32_t reserved;
 } __attribute__((packed));
 
-struct idtr {
-	uint16_t limit;
-	uint64_t base;
-} __attribute__((packed));
+#define idtr idt_reg
 
 #define IDT_ENTRIES 256
 #define GATE_INTERRUPT_PRESENT 0x8E	/* P=1, DPL=0, type 1110b: 64-bit interrupt gate (IF cleared on entry) */
@@ -29,6 +26,8 @@ _Static_assert(sizeof(struct idt_gate) == 16, "IDT gates are 16 bytes");
 
 /* From the firmware's allocator, not .bss: in this image .bss is file size (linker.ld folds it into .data). */
 static struct idt_gate *idt;
+/* The copy application processors load (idt_load_here). */
+static struct idt_gate *idt_ap;
 #define IDT_BYTES (IDT_ENTRIES * sizeof(struct idt_gate))
 static struct idtr fw_idtr;
 static struct idt_info info;
@@ -58,6 +57,8 @@ void idt_install(void)
 		idt = fw_alloc_pages(IDT_BYTES, IDT_BYTES);
 	if (!idt)
 		return;	/* the firmware's handlers stay; hw_rdmsr and friends then report no access */
+	if (!idt_ap)
+		idt_ap = fw_alloc_pages(IDT_BYTES, IDT_BYTES);	/* NULL: no measuring on other processors */
 	sidt(&fw_idtr);
 	info.fw_base = fw_idtr.base;
 	info.fw_limit = fw_idtr.limit;
@@ -100,3 +101,25 @@ void idt_restore(void)
 }
 
 const struct idt_info *idt_get(void) { return &info; }
+
+bool idt_load_here(struct idt_reg *saved)
+{
+	struct idtr ap;
+
+	if (!info.installed || !idt_ap)
+		return false;
+	uint16_t cs = kx_read_cs();
+	memcpy(idt_ap, idt, (size_t)info.limit + 1);
+	for (unsigned v = 0; v < VEC_EXCEPTIONS; v++) {
+		if (v == VEC_VC)
+			continue;
+		set_gate(&idt_ap[v], (uint64_t)(uintptr_t)kx_stubs + (uint64_t)v * KX_STUB_SIZE, cs, 0);
+	}
+	sidt(saved);
+	ap.limit = info.limit;
+	ap.base = (uint64_t)(uintptr_t)idt_ap;
+	lidt(&ap);
+	return true;
+}
+
+void idt_unload_here(const struct idt_reg *saved) { lidt(saved); }

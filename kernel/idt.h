@@ -30,4 +30,17 @@ void idt_install(void);
 void idt_restore(void);
 const struct idt_info *idt_get(void);
 
+/*
+ * On an application processor (kernel/ap.c): load a copy of our table whose
+ * gates use that CPU's code selector and no IST stack (the AP's TSS is the
+ * firmware's and need not have any), keeping the AP's own IDTR in *saved.
+ * False, nothing loaded, when the runtime has no IDT.
+ */
+struct idt_reg {
+	uint16_t limit;
+	uint64_t base;
+} __attribute__((packed));
+bool idt_load_here(struct idt_reg *saved);
+void idt_unload_here(const struct idt_reg *saved);
+
 #endif

@@ -26,6 +26,8 @@ void platform_attach(const struct win_platform *p);
 
 /* arena_metal.c: whether the runtime is up (arenas are refused before kernel_init). */
 void arena_attach(bool runtime_up);
+/* arena_metal.c: load cr3 on this CPU and flush every translation, global ones too. */
+void arena_load_cr3(uint64_t cr3);
 /* arena_metal.c: CR3 back to the firmware's without freeing (exception context). */
 void arena_emergency_restore(void);
 
@@ -35,4 +37,14 @@ void guard_attach(const struct win_platform *p);
 /* selftest.c: the `runtime` record and the self-tests in list on platform p (NULL: not initialised). */
 void selftest_run(const struct win_platform *p, const char *list);
 
+/*
+ * runtime.c, for ap.c: body(arg) guarded on this application processor with
+ * platform p (probed on it).  After a fault: the window closed, the `fault`
+ * record written (who names the CPU), cleanup(arg) run, and false returned;
+ * the run goes on.  Either way the boot CPU's platform, guard and hooks are
+ * back when it returns (runtime_rejoin).
+ */
+bool runtime_run_here(const struct win_platform *p, void (*body)(void *), void (*cleanup)(void *), void *arg,
+		      const char *who);
+void runtime_rejoin(void);
 #endif

@@ -28,6 +28,10 @@ static bool platform_ready;
 static struct kx_guard guard;
 static struct hw_window fault_window;
 static bool fault_window_valid;
+/* The platform the open window belongs to: the boot CPU's, or an application processor's during its pass. */
+static const struct win_platform *plat_now = &platform;
+/* Set while an application processor reports its own fault: no firmware call, and the run goes on. */
+static const char *fault_on_ap;
 
 /* Exception context (trap.c's capture hook): keep a copy of the open window for the recovery path. */
 static void capture_window(struct kx_fault *f)
@@ -45,7 +49,7 @@ static void restore_fault_window(void)
 	if (fault_window_valid && platform_ready) {
 		fault_window_valid = false;
 		win_forget();
-		win_leave(&platform, &fault_window);
+		win_leave(plat_now, &fault_window);
 	}
 }
 
@@ -96,19 +100,24 @@ static void fault_report(void *unused)
 	uint64_t base = fw_image_base(), size = fw_image_size();
 	bool in_image = base && f->rip >= base && f->rip < base + size;
 	const char *name = f->vector < VEC_EXCEPTIONS ? vector_names[f->vector] : "?";
-	char where[48];
+	char where[48], ending[96];
 
 	/* The fault self-test's ud2 was asked for: marked expected, not a run error. */
 	const char *fault_expected = activity_fault_expected((int)f->vector);
 
 	(void)unused;
+	if (fault_on_ap) {
+		snprintf(ending, sizeof(ending), "on %s: its pass ends here, the run goes on", fault_on_ap);
+	} else {
+		snprintf(ending, sizeof(ending), "the run ends here");
+	}
 	if (in_image)
 		snprintf(where, sizeof(where), "pmuboot.efi+0x%llx", (unsigned long long)(f->rip - base));
 	else
 		snprintf(where, sizeof(where), "outside the image");
 	out_text("FAULT: %s (vector %llu, error code 0x%llx) at 0x%llx (%s), cr2 0x%llx, while running '%s'; "
-		 "the run ends here%s%s", name, (unsigned long long)f->vector, (unsigned long long)f->error,
-		 (unsigned long long)f->rip, where, (unsigned long long)k->cr2, k->activity,
+		 "%s%s%s", name, (unsigned long long)f->vector, (unsigned long long)f->error,
+		 (unsigned long long)f->rip, where, (unsigned long long)k->cr2, k->activity, ending,
 		 fault_expected ? "; EXPECTED, not a run error: " : "", fault_expected ? fault_expected : "");
 	if (!rec_stream_open())
 		return;
@@ -145,11 +154,20 @@ static void fault_report(void *unused)
 			n += (size_t)snprintf(code + n, sizeof(code) - n, i ? " %02x" : "%02x", p[i]);
 		rec_str(&r, "code", code);
 	}
-	/* The window was restored before this report: the firmware's tick must be back. */
-	rec_bool(&r, "firmware_timer_ok", fw_timer_event_fires(FAULT_TIMER_US, FAULT_TIMER_LIMIT_US));
+	/*
+	 * The window was restored before this report: the firmware's tick must
+	 * be back.  An application processor may not ask the firmware, and its
+	 * window never touched the boot CPU's tick.
+	 */
+	if (fault_on_ap)
+		rec_null(&r, "firmware_timer_ok");
+	else
+		rec_bool(&r, "firmware_timer_ok", fw_timer_event_fires(FAULT_TIMER_US, FAULT_TIMER_LIMIT_US));
 	rec_bool(&r, "expected", fault_expected != NULL);
 	rec_str(&r, "expected_because", fault_expected);
-	rec_str(&r, "outcome", "run ended; interrupt masks restored, firmware IDT and page tables restored next");
+	rec_str(&r, "outcome", fault_on_ap ? "pass on this processor ended; its interrupt masks and MSRs restored "
+					     "next, its own IDT and page tables after; the run goes on"
+					   : "run ended; interrupt masks restored, firmware IDT and page tables restored next");
 	rec_emit(&r);
 	if (!fault_expected)
 		rec_stream_note_error();
@@ -171,6 +189,56 @@ bool kernel_run(void (*body)(void *), void *arg)
 	}
 	guard.active = false;
 	return false;
+}
+
+void runtime_rejoin(void)
+{
+	plat_now = &platform;
+	platform_attach(&platform);
+	guard_attach(&platform);
+	kx_trap_set_hooks(&trap_hooks, &guard);
+}
+
+/* One guarded step on an application processor; true when it faulted (the fault state is kept). */
+static bool ap_step(struct kx_guard *g, void (*fn)(void *), void *arg)
+{
+	g->active = true;
+	int faulted = kx_guarded_call(fn, arg, g);
+	g->active = false;
+	if (faulted)
+		restore_fault_window();	/* interrupts stay off: the AP's own flags come back in kernel/ap.c */
+	return faulted;
+}
+
+bool runtime_run_here(const struct win_platform *p, void (*body)(void *), void (*cleanup)(void *), void *arg,
+		      const char *who)
+{
+	static struct kx_guard ap_guard;
+
+	plat_now = p;
+	platform_attach(p);
+	guard_attach(p);
+	kx_trap_set_hooks(&trap_hooks, &ap_guard);
+	bool faulted = ap_step(&ap_guard, body, arg);
+	if (faulted) {
+		fault_on_ap = who;
+		activity_set("fault report");
+		if (ap_step(&ap_guard, fault_report, NULL))
+			out_text("pmuboot: a second exception on %s while reporting the first", who);
+		if (cleanup) {
+			/* A fault here is reported by the line above's mechanism: once, then given up. */
+			kx_fault_clear();
+			activity_set("restore after fault");
+			if (ap_step(&ap_guard, cleanup, arg))
+				out_text("pmuboot: an exception on %s while restoring its MSRs after a fault", who);
+		}
+		fault_on_ap = NULL;
+		kx_fault_clear();
+		fault_window_valid = false;
+	}
+	platform_attach(NULL);	/* unroutes the EILVT entries of this CPU's local APIC */
+	runtime_rejoin();
+	return !faulted;
 }
 
 void kernel_teardown(void)

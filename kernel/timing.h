@@ -30,6 +30,12 @@ struct timing_info {
 /* Measure once (a few tens of ms); later calls return the same figures.  exec: struct cpu_info's. */
 const struct timing_info *timing_init(enum cpu_exec exec);
 const struct timing_info *timing_get(void);
+/*
+ * The core/TSC calibration again, on the processor calling it (a pass on
+ * another core: a hybrid part's E-core runs at its own clock); the TSC
+ * frequency stays the one timing_init found.
+ */
+const struct timing_info *timing_recalibrate(void);
 /* The `timing` record. */
 void timing_report(const struct timing_info *t);
 

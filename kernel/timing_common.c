@@ -118,4 +118,11 @@ const struct timing_info *timing_init(enum cpu_exec exec)
 
 const struct timing_info *timing_get(void) { return &info; }
 
+const struct timing_info *timing_recalibrate(void)
+{
+	if (done)
+		timing_calibrate_core(&info, &detail);
+	return &info;
+}
+
 void timing_report(const struct timing_info *t) { timing_emit(t, &detail); }

@@ -60,6 +60,7 @@ void kx_trap_set_hooks(const struct kx_trap_hooks *h, struct kx_guard *g)
 	guard = g;
 }
 const struct kx_fault *kx_fault_info(void) { return &fault; }
+void kx_fault_clear(void) { memset(&fault, 0, sizeof(fault)); }
 uint64_t kx_fixup_count(void) { return fixups; }
 
 void kx_ex_table(const struct ex_entry **start, const struct ex_entry **end)

@@ -61,6 +61,10 @@ struct kx_fault {
 	unsigned count;		/* fatal exceptions so far (a second one during recovery) */
 };
 const struct kx_fault *kx_fault_info(void);
+/* Forget the fault reported: an application processor's fault ends its pass, not the run. */
+void kx_fault_clear(void);
+/* kernel/entry.asm: fn(arg) on the stack ending at top. */
+void kx_call_on_stack(void (*fn)(void *), void *arg, void *top);
 
 /*
  * What trap.c cannot know itself, registered by the runtime (kernel/runtime.c)

@@ -31,6 +31,18 @@ void out_reset(void)
 	nsinks = 0;
 }
 
+void out_save_sinks(struct out_sink_table *t)
+{
+	memcpy(t->sink, sinks, sizeof(sinks));
+	t->n = nsinks;
+}
+
+void out_restore_sinks(const struct out_sink_table *t)
+{
+	memcpy(sinks, t->sink, sizeof(sinks));
+	nsinks = t->n <= OUT_MAX_SINKS ? t->n : OUT_MAX_SINKS;
+}
+
 /*
  * The record marker without its space: "@pmuboot{" or "@pmuboot\t" would not
  * be a record, but a reader that is lax about the blank should not be

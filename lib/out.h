@@ -33,6 +33,19 @@ void out_remove_sink(const char *name);
 void out_reset(void);
 
 /*
+ * The sink table as it is, and back.  While another processor runs a
+ * measuring pass the boot CPU swaps in a memory sink (boot/spool.c: the
+ * real sinks call firmware services, which are not MP-safe) and replays
+ * what it caught through out_line once the pass is over.
+ */
+struct out_sink_table {
+	struct out_sink sink[OUT_MAX_SINKS];
+	size_t n;
+};
+void out_save_sinks(struct out_sink_table *t);
+void out_restore_sinks(const struct out_sink_table *t);
+
+/*
  * One human-readable line per call; a trailing '\n' in fmt is optional.
  * A text line never holds a record or a line break: out_line shows control
  * characters, bytes >= 0x7f and the '@' of "@pmuboot" in a text line as

@@ -10,6 +10,8 @@
 #include "kernel/firmware.h"
 #include "lib/record.h"
 #include "run/cpus.h"
+#include "kernel/arena.h"
+#include "pmu/ibs/ibs.h"
 
 struct stage {
 	const char *name;
@@ -46,6 +48,7 @@ static void stage_restore(struct run_env *env)
 	(void)env;
 	count_restore();
 }
+
 
 /* IBS beside the benchmarks (an observer for the bench stage), or its absence reported once. */
 static void stage_ibs(struct run_env *env)
@@ -140,17 +143,74 @@ static void pass_here(void *arg)
 {
 	struct pass *p = arg;
 	p->env->nobservers = 0;
-	if (p->again_identify)
+	if (p->again_identify) {
 		stage_identify(p->env);
+		/* Core cycles per TSC tick are this core's own (a hybrid part's E-core runs at another clock). */
+		timing_report(timing_recalibrate());
+	}
 	run_from(p->env, p->first);
+}
+
+void run_after_fault(void)
+{
+	ibs_ctl_shutdown();
+	count_restore();
+}
+
+/* After a fault in a pass on another processor, on that processor: its MSRs back as found. */
+static void pass_cleanup(void *arg)
+{
+	(void)arg;
+	run_after_fault();
+}
+
+/*
+ * The benchmark arenas exist before a pass elsewhere: another processor may
+ * not ask the firmware for memory, and it runs on the page tables the boot
+ * CPU built for them (kernel/ap.h).
+ */
+static void prepare_arenas(const struct config *c)
+{
+	char why[160];
+	struct arena a;
+	if (c->arena_page != ARENA_2M && !arena_get(ARENA_PAGE_4K, &a, why, sizeof(why)))
+		out_text("cpus: no 4 KiB arena for the other processors: %s", why);
+	if (c->arena_page != ARENA_4K && !arena_get(ARENA_PAGE_2M, &a, why, sizeof(why)))
+		out_text("cpus: no 2 MiB arena for the other processors: %s", why);
+}
+
+static const char *const pass_outcomes[] = {
+	[FW_RUN_OK] = "measured",
+	[FW_RUN_TIMEOUT] = "timeout",
+	[FW_RUN_FAILED] = "not run",
+};
+
+/* The `pass` record: where the measuring stages ran, how it ended, what the other processors did. */
+static void pass_record(const struct topo_cpu *c, int rc, const struct run_pass *rp)
+{
+	struct rec *r = &stage_rec;
+	rec_start(r, "pass");
+	rec_str(r, "outcome", rc == FW_RUN_OK && rp->faulted ? "fault" : pass_outcomes[rc]);
+	rec_str(r, "why", rp->why);
+	rec_bool(r, "boot_processor", c->bsp);
+	rec_str(r, "neighbours", rp->neighbours);
+	rec_emit(r);
+	if (rc != FW_RUN_OK)
+		rec_error("cpus", "pass", "processor %u (APIC ID %u): %s; skipped", c->n, c->apic_id,
+			  rp->why ? rp->why : "no reason given");
+	else if (rp->faulted)
+		out_text("cpus: processor %u (APIC ID %u): the pass ended with a fault (see the fault record); its "
+			 "MSRs were restored there and the run goes on", c->n, c->apic_id);
 }
 
 static void run_measuring(struct run_env *env, size_t first)
 {
 	const struct topology *t = run_topology();
 	size_t bsp = t ? cpus_bsp(t) : 0;
+	bool parks = env->mp && env->mp->measure_on && t && t->n > 1;
+	struct cpu_info boot_cpu = env->cpu;
 
-	if (!t || env->nsel == 0 || !env->mp || (env->nsel == 1 && env->sel[0] == bsp)) {
+	if (!t || env->nsel == 0 || !env->mp || (!parks && env->nsel == 1 && env->sel[0] == bsp)) {
 		if (t && env->nsel == 1 && env->sel[0] < t->n)
 			rec_set_cpu(true, t->cpu[env->sel[0]].n, t->cpu[env->sel[0]].apic_id);
 		run_from(env, first);
@@ -161,18 +221,34 @@ static void run_measuring(struct run_env *env, size_t first)
 		const struct topo_cpu *c = &t->cpu[env->sel[k]];
 		struct pass p = { env, first, !(k == 0 && c->bsp) };
 		const char *why = "";
-		out_text("cpus: measuring on processor %u (APIC ID %u, %s)", c->n, c->apic_id,
-			 c->uarch ? c->uarch : "not identified");
+		char who[64];
+		snprintf(who, sizeof(who), "processor %u (APIC ID %u)", c->n, c->apic_id);
+		out_text("cpus: measuring on %s, %s", who, c->uarch ? c->uarch : "not identified");
 		rec_set_cpu(true, c->n, c->apic_id);
-		int rc = FW_RUN_OK;
-		if (c->bsp)
-			pass_here(&p);
-		else
-			rc = env->mp->run_on(c->n, pass_here, &p, PASS_TIMEOUT_US, &why);
-		if (rc != FW_RUN_OK)
-			rec_error("cpus", "pass", "processor %u (APIC ID %u): %s; skipped", c->n, c->apic_id, why);
+		if (parks) {
+			static struct run_pass rp;
+			memset(&rp, 0, sizeof(rp));
+			rp.body = pass_here;
+			rp.cleanup = pass_cleanup;
+			rp.arg = &p;
+			rp.who = who;
+			if (!c->bsp)
+				prepare_arenas(env->cfg);
+			int rc = env->mp->measure_on(c->n, &rp, PASS_TIMEOUT_US);
+			pass_record(c, rc, &rp);
+		} else {
+			int rc = FW_RUN_OK;
+			if (c->bsp)
+				pass_here(&p);
+			else
+				rc = env->mp->run_on(c->n, pass_here, &p, PASS_TIMEOUT_US, &why);
+			if (rc != FW_RUN_OK)
+				rec_error("cpus", "pass", "processor %u (APIC ID %u): %s; skipped", c->n, c->apic_id, why);
+		}
 		rec_set_cpu(false, 0, 0);
 	}
+	/* What the run finishes with (boot/finish.c) is the boot processor's. */
+	env->cpu = boot_cpu;
 }
 
 void run_stages(struct run_env *env)

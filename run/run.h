@@ -18,6 +18,22 @@
 #include "pmu/cpu/topo.h"
 
 /*
+ * A measuring pass run by struct run_mp's measure_on: body(arg) on the
+ * chosen processor with the others parked, and cleanup(arg) on that same
+ * processor after a fault in body (image: kernel/ap.h, boot/mp_pass.c).
+ */
+struct run_pass {
+	void (*body)(void *arg);
+	void (*cleanup)(void *arg);
+	void *arg;
+	const char *who;		/* "processor 2 (APIC ID 1)" */
+	/* Filled by measure_on. */
+	bool faulted;			/* body faulted; its `fault` record is written */
+	const char *why;		/* when the pass did not run or did not come back */
+	char neighbours[200];		/* what the other processors did meanwhile */
+};
+
+/*
  * The processors, for the topology stage (run/topology_stage.c).  The image
  * lists them through the firmware (boot/mp.c), pmuboot-host through Linux
  * (tools/host/mp_linux.c); NULL means this processor alone.
@@ -30,6 +46,11 @@ struct run_mp {
 	bool (*info)(size_t n, struct topo_cpu *c);
 	/* Run fn(arg) on processor n, waiting at most timeout_us: FW_RUN_* of kernel/firmware.h. */
 	int (*run_on)(size_t n, void (*fn)(void *arg), void *arg, uint64_t timeout_us, const char **why);
+	/*
+	 * Optional: a measuring pass on processor n, the boot CPU included (the
+	 * others are parked around it): FW_RUN_*.  NULL: passes go through run_on.
+	 */
+	int (*measure_on)(size_t n, struct run_pass *p, uint64_t timeout_us);
 	/* Optional: the lister's own view set against the probes (Linux's cpu_core/cpu_atom lists). */
 	void (*check)(const struct topology *t);
 	/* The measuring stages can run on a processor other than this one (docs/runtime.md). */
@@ -65,6 +86,9 @@ struct run_env {
 const struct topology *run_topology(void);
 /* The topology stage: list, probe on each processor, report, choose per cpus=. */
 void run_topology_stage(struct run_env *env);
+
+/* After a fault ended the run on the boot CPU: IBS off and every counter MSR back as found. */
+void run_after_fault(void);
 
 /* Run every stage in order; a failing stage is recorded and the run goes on. */
 void run_stages(struct run_env *env);

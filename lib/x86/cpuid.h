@@ -40,6 +40,7 @@
 #define CPUID_LEAF_BRAND2		0x80000004u
 
 /* CPUID.01H:ECX and EDX flags [SDM2 Tables 3-10, 3-11]. */
+#define CPUID1_ECX_MONITOR		(1u << 3)	/* MONITOR/MWAIT */
 #define CPUID1_ECX_PDCM			(1u << 15)	/* IA32_PERF_CAPABILITIES present */
 #define CPUID1_ECX_TSC_DEADLINE		(1u << 24)	/* APIC timer TSC-deadline mode */
 #define CPUID1_ECX_HYPERVISOR		(1u << 31)	/* [HV] running under a hypervisor */

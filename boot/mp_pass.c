@@ -1,0 +1,212 @@
+/*
+ * boot/mp_pass.c - a measuring pass on a chosen processor with the others
+ * parked (struct run_mp's measure_on; docs/runtime.md "Other processors").
+ *
+ * The boot CPU is the only one that calls the firmware.  For a pass on an
+ * application processor it parks every other AP (StartupThisAP in
+ * non-blocking mode with kernel_park), swaps the output for the spool,
+ * starts the pass (kernel_ap_run) non-blocking too, and waits for it with
+ * kernel_wait_flag instead of in the firmware's polling loop; then it lets
+ * the firmware take the AP back, replays the spool and releases the parked.
+ * Where the firmware refuses non-blocking mode (the PI specification
+ * allows that after ReadyToBoot) the pass runs in blocking mode and the
+ * record says where the boot CPU waited.
+ */
+#include "boot/mp.h"
+#include "boot/spool.h"
+#include "kernel/ap.h"
+#include "kernel/hw.h"
+#include "kernel/timing.h"
+#include "lib/strbuf.h"
+#include "run/run.h"
+
+/* How long parked processors get to report in, and the firmware to hand a finished AP back. */
+#define PARK_SETTLE_US 200000u
+#define COLLECT_US 2000000u
+#define POLL_US 1000u
+/* The firmware stops a parked AP this long after the pass's own bound: the run never leaves one behind. */
+#define PARK_MARGIN_US 60000000ull
+#define US_PER_S 1000000u
+
+static struct kernel_ap ap;
+static struct kernel_ap_call call;
+static struct kernel_park park;
+static struct {
+	EFI_EVENT ev;
+	bool used;
+	BOOLEAN finished;
+} parked[TOPO_MAX_CPUS];
+static bool parking;
+
+static void EFIAPI park_entry(void *k) { kernel_park(k); }
+static void EFIAPI measure_entry(void *c) { kernel_ap_run(&ap, c); }
+
+static uint64_t tsc_after(uint64_t us)
+{
+	uint64_t hz = timing_get()->tsc_hz;
+	return hz ? hw_tsc() + us * (hz / US_PER_S) : UINT64_MAX;
+}
+
+/* The firmware signals ev from its periodic AP status check, which runs on this CPU's timer. */
+static bool collect(EFI_EVENT ev)
+{
+	for (uint64_t waited = 0; waited <= COLLECT_US; waited += POLL_US) {
+		if (fw_st->BootServices->CheckEvent(ev) == EFI_SUCCESS)
+			return true;
+		fw_st->BootServices->Stall(POLL_US);
+	}
+	return false;
+}
+
+static size_t park_others(struct mp_services *mp, size_t count, size_t except, uint64_t timeout_us, char *note,
+			  size_t cap, size_t k)
+{
+	size_t want = 0, refused = 0;
+
+	memset(&park, 0, sizeof(park));
+	park.deadline_tsc = tsc_after(timeout_us + PARK_MARGIN_US);
+	for (size_t i = 0; i < count && i < TOPO_MAX_CPUS; i++) {
+		struct fw_cpu c;
+		parked[i].used = false;
+		if (i == except || !fw_cpu_info(i, &c) || c.bsp || !c.enabled)
+			continue;
+		if (fw_st->BootServices->CreateEvent(0, 0, NULL, NULL, &parked[i].ev) != EFI_SUCCESS) {
+			refused++;
+			continue;
+		}
+		EFI_STATUS st = mp->startup_this_ap(mp, park_entry, i, parked[i].ev, timeout_us + PARK_MARGIN_US,
+						    &park, &parked[i].finished);
+		if (st != EFI_SUCCESS) {
+			fw_st->BootServices->CloseEvent(parked[i].ev);
+			refused++;
+			continue;
+		}
+		parked[i].used = true;
+		want++;
+	}
+	parking = want > 0;
+	for (uint64_t w = 0; w < PARK_SETTLE_US && park.mwait + park.pause < want; w += POLL_US)
+		fw_st->BootServices->Stall(POLL_US);
+	uint32_t in = park.mwait + park.pause;
+	k = str_appendf(note, cap, k, "%u parked with MWAIT, %u with PAUSE (interrupts off)", park.mwait, park.pause);
+	if (want > in)
+		k = str_appendf(note, cap, k, "; %zu did not report parked", want - in);
+	if (refused)
+		k = str_appendf(note, cap, k, "; %zu could not be parked and stayed in the firmware's loop", refused);
+	return k;
+}
+
+void mp_release_parked(void)
+{
+	if (!parking)
+		return;
+	__atomic_store_n(&park.release, 1, __ATOMIC_RELEASE);
+	for (size_t i = 0; i < TOPO_MAX_CPUS; i++) {
+		/* An event the firmware has not signalled stays open: it still holds it. */
+		if (parked[i].used && collect(parked[i].ev))
+			fw_st->BootServices->CloseEvent(parked[i].ev);
+		parked[i].used = false;
+	}
+	parking = false;
+}
+
+static const char *status_text(EFI_STATUS st)
+{
+	return st == EFI_NOT_READY ? "the processor is busy (StartupThisAP: EFI_NOT_READY)"
+	       : st == EFI_INVALID_PARAMETER ? "not an enabled application processor (StartupThisAP: EFI_INVALID_PARAMETER)"
+	       : st == EFI_NOT_FOUND ? "no such processor (StartupThisAP: EFI_NOT_FOUND)"
+					 : "StartupThisAP failed";
+}
+
+/* The pass on an application processor; the others, the boot CPU excepted, are parked. */
+static int pass_elsewhere(struct mp_services *mp, size_t count, size_t n, struct run_pass *p, uint64_t timeout_us)
+{
+	static char why[160];
+	EFI_EVENT ev = NULL;
+	BOOLEAN finished = FALSE;
+	const char *bsp_how = "";
+
+	if (!kernel_ap_prepare(&ap, why, sizeof(why))) {
+		p->why = why;
+		return FW_RUN_FAILED;
+	}
+	size_t k = str_appendf(p->neighbours, sizeof(p->neighbours), 0, "others: ");
+	k = park_others(mp, count, n, timeout_us, p->neighbours, sizeof(p->neighbours), k);
+	if (!spool_begin(why, sizeof(why))) {
+		mp_release_parked();
+		p->why = why;
+		return FW_RUN_FAILED;
+	}
+	memset(&call, 0, sizeof(call));
+	call.body = p->body;
+	call.cleanup = p->cleanup;
+	call.arg = p->arg;
+	call.who = p->who;
+	bool nonblocking = fw_st->BootServices->CreateEvent(0, 0, NULL, NULL, &ev) == EFI_SUCCESS;
+	fw_elsewhere = true;
+	EFI_STATUS st = nonblocking ? mp->startup_this_ap(mp, measure_entry, n, ev, timeout_us, &call, &finished)
+				    : EFI_UNSUPPORTED;
+	if (st == EFI_SUCCESS && nonblocking) {
+		if (!kernel_wait_flag(&call.done, tsc_after(timeout_us), &bsp_how))
+			bsp_how = "waited with MWAIT or PAUSE until the bound";
+	} else if (st == EFI_UNSUPPORTED) {
+		if (nonblocking)
+			fw_st->BootServices->CloseEvent(ev);
+		nonblocking = false;
+		bsp_how = "inside the firmware's StartupThisAP (non-blocking mode refused)";
+		st = mp->startup_this_ap(mp, measure_entry, n, NULL, timeout_us, &call, NULL);
+	}
+	fw_elsewhere = false;
+
+	int rc = FW_RUN_OK;
+	if (st != EFI_SUCCESS && st != EFI_TIMEOUT) {
+		rc = FW_RUN_FAILED;
+		p->why = status_text(st);
+	} else if (!__atomic_load_n(&call.done, __ATOMIC_ACQUIRE)) {
+		rc = FW_RUN_TIMEOUT;
+		snprintf(why, sizeof(why), "did not come back within %llu s; the firmware stopped it, and what the pass "
+			 "changed on it may not be restored", (unsigned long long)(timeout_us / US_PER_S));
+		p->why = why;
+		if (nonblocking && collect(ev))
+			fw_st->BootServices->CloseEvent(ev);
+		kernel_ap_reclaim();
+	} else {
+		if (!call.ran) {
+			rc = FW_RUN_FAILED;
+			p->why = call.why;
+		}
+		p->faulted = call.faulted;
+		/* Before the next StartupThisAP the firmware must have marked the AP idle again. */
+		if (nonblocking && collect(ev))
+			fw_st->BootServices->CloseEvent(ev);
+	}
+	spool_end();
+	mp_release_parked();
+	str_appendf(p->neighbours, sizeof(p->neighbours), k, "; boot processor waited %s%s", bsp_how,
+		    nonblocking ? " (interrupts on)" : "");
+	return rc;
+}
+
+int mp_measure_on(size_t n, struct run_pass *p, uint64_t timeout_us)
+{
+	const char *why = NULL;
+	struct mp_services *mp = mp_services(&why);
+	size_t count = mp ? fw_cpu_count(&why) : 0;
+	struct fw_cpu me;
+
+	p->neighbours[0] = '\0';
+	p->faulted = false;
+	p->why = NULL;
+	if (!mp || count == 0 || !fw_cpu_info(n, &me)) {
+		p->why = why ? why : "the firmware does not know this processor";
+		return FW_RUN_FAILED;
+	}
+	if (!me.bsp)
+		return pass_elsewhere(mp, count, n, p, timeout_us);
+	/* On this CPU: a fault in body ends the run (kernel_run), and boot/efi_main.c releases the parked. */
+	size_t k = str_appendf(p->neighbours, sizeof(p->neighbours), 0, "others: ");
+	park_others(mp, count, n, timeout_us, p->neighbours, sizeof(p->neighbours), k);
+	p->body(p->arg);
+	mp_release_parked();
+	return FW_RUN_OK;
+}

@@ -1,0 +1,22 @@
+/*
+ * boot/spool.h - output held in memory while another processor runs.
+ *
+ * The real sinks (serial through the firmware, screen, results file) call
+ * boot services, which only the boot CPU may call.  spool_begin swaps them
+ * for one sink that appends each line to a buffer; spool_end puts them back
+ * and replays every line, in order, through out_line.  The records' count
+ * and CRC were taken when they were written (lib/record.c), so the replay
+ * adds nothing to the stream.  Lines that do not fit are counted and said.
+ */
+#ifndef PMUBOOT_BOOT_SPOOL_H
+#define PMUBOOT_BOOT_SPOOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* False with why (nothing swapped) when there is no buffer. */
+bool spool_begin(char *why, size_t why_cap);
+/* Back to the real sinks; returns the number of lines replayed. */
+size_t spool_end(void);
+
+#endif

@@ -1,0 +1,135 @@
+/*
+ * kernel/ap.c - see ap.h.  The runtime's guarded run (kernel/runtime.c)
+ * does the fault handling; this file brings the processor to it and back.
+ */
+#include "kernel/ap.h"
+#include "kernel/firmware.h"
+#include "kernel/hw.h"
+#include "kernel/idt.h"
+#include "kernel/kx.h"
+#include "kernel/trap.h"
+#include "kernel/window.h"
+#include "lib/libc.h"
+#include "lib/x86/cpuid.h"
+
+/* Deep enough for the whole suite; the boot CPU's own UEFI stack is 128 KiB in EDK2. */
+#define AP_STACK_BYTES (256u * 1024)
+#define AP_STACK_ALIGN 4096u
+/* MWAIT hint EAX[7:4] = 0: C1, the shallowest state (SDM Vol. 2B MWAIT, Table 4-11). */
+#define MWAIT_HINT_C1 0u
+
+bool kernel_ap_prepare(struct kernel_ap *a, char *why, size_t why_cap)
+{
+	if (!idt_get()->installed) {
+		snprintf(why, why_cap, "the runtime has no IDT of its own");
+		return false;
+	}
+	if (!a->stack) {
+		a->stack = fw_alloc_pages(AP_STACK_BYTES, AP_STACK_ALIGN);
+		if (!a->stack) {
+			snprintf(why, why_cap, "the firmware could not give a %u KiB stack", AP_STACK_BYTES / 1024);
+			return false;
+		}
+		a->stack_bytes = AP_STACK_BYTES;
+	}
+	a->cr3 = kx_read_cr3();
+	return true;
+}
+
+static bool has_monitor(void)
+{
+	struct cpuid_regs r;
+	hw_cpuid(CPUID_LEAF_SIGNATURE, 0, &r);
+	return r.ecx & CPUID1_ECX_MONITOR;
+}
+
+static void monitor(const volatile void *p)
+{
+	__asm__ volatile("monitor" : : "a"(p), "c"(0), "d"(0) : "memory");
+}
+
+static void mwait(void) { __asm__ volatile("mwait" : : "a"(MWAIT_HINT_C1), "c"(0) : "memory"); }
+static void cpu_relax(void) { __asm__ volatile("pause" : : : "memory"); }
+static void irq_off(void) { __asm__ volatile("cli" : : : "memory"); }
+static void irq_on(void) { __asm__ volatile("sti" : : : "memory"); }
+
+/* One AP at a time runs a pass (ap.h): these belong to it. */
+static struct win_platform ap_plat;
+static struct kernel_ap_call *cur;
+
+static void on_stack(void *unused)
+{
+	(void)unused;
+	cur->faulted = !runtime_run_here(&ap_plat, cur->body, cur->cleanup, cur->arg, cur->who);
+}
+
+void kernel_ap_run(const struct kernel_ap *a, struct kernel_ap_call *c)
+{
+	struct idt_reg fw_idt;
+	uint64_t flags = kx_read_rflags();
+
+	irq_off();
+	uint64_t fw_cr3 = kx_read_cr3();
+	if (!idt_load_here(&fw_idt)) {
+		c->why = "the runtime has no IDT for application processors";
+	} else {
+		if (fw_cr3 != a->cr3)
+			arena_load_cr3(a->cr3);
+		/* This CPU's own local APIC; the 8259 pair delivers to the boot CPU only and is left alone. */
+		win_probe(&ap_plat);
+		ap_plat.pic = false;
+		cur = c;
+		c->ran = true;
+		kx_call_on_stack(on_stack, NULL, a->stack + a->stack_bytes);
+		if (fw_cr3 != a->cr3)
+			arena_load_cr3(fw_cr3);
+		idt_unload_here(&fw_idt);
+	}
+	if (flags & RFLAGS_IF)
+		irq_on();
+	__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+}
+
+void kernel_ap_reclaim(void) { runtime_rejoin(); }
+
+void kernel_park(struct kernel_park *k)
+{
+	uint64_t flags = kx_read_rflags();
+	bool mw = has_monitor();
+
+	irq_off();
+	__atomic_add_fetch(mw ? &k->mwait : &k->pause, 1, __ATOMIC_SEQ_CST);
+	while (!__atomic_load_n(&k->release, __ATOMIC_ACQUIRE)) {
+		if (mw) {
+			monitor(&k->release);
+			if (!__atomic_load_n(&k->release, __ATOMIC_ACQUIRE))
+				mwait();
+		} else {
+			if (hw_tsc() >= k->deadline_tsc)
+				break;
+			cpu_relax();
+		}
+	}
+	__atomic_add_fetch(&k->left, 1, __ATOMIC_SEQ_CST);
+	if (flags & RFLAGS_IF)
+		irq_on();
+}
+
+bool kernel_wait_flag(volatile uint32_t *flag, uint64_t deadline_tsc, const char **how)
+{
+	bool mw = has_monitor();
+
+	*how = mw ? "with MWAIT" : "with PAUSE";
+	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE)) {
+		if (hw_tsc() >= deadline_tsc)
+			return false;
+		if (mw) {
+			monitor(flag);
+			if (!__atomic_load_n(flag, __ATOMIC_ACQUIRE))
+				mwait();	/* interrupts are on here: the firmware's tick wakes it too */
+		} else {
+			cpu_relax();
+		}
+	}
+	return true;
+}

@@ -1,0 +1,68 @@
+/*
+ * kernel/ap.h - a measuring pass on an application processor, and the
+ * parking of the processors that are not measuring (docs/runtime.md,
+ * "Other processors").
+ *
+ * The firmware's MP Services start a procedure on an AP with the
+ * firmware's IDT, page tables and a small stack, and its services must not
+ * be called there.  kernel_ap_run gives the pass what the boot processor's
+ * run has: our exception gates and fixups, the run's page tables (where the
+ * benchmark arenas are mapped), a stack of its own, a measurement window
+ * over this CPU's local APIC, and a fault path of its own that writes a
+ * `fault` record and lets the run go on.  Only one processor runs our code
+ * at a time: the boot CPU waits in kernel_wait_flag and the others are
+ * parked in kernel_park, so the runtime's state needs no locks.
+ * Image-only.
+ */
+#ifndef PMUBOOT_KERNEL_AP_H
+#define PMUBOOT_KERNEL_AP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What the boot CPU sets up once before the first pass elsewhere. */
+struct kernel_ap {
+	uint64_t cr3;		/* the run's page tables, as loaded on the boot CPU */
+	uint8_t *stack;
+	size_t stack_bytes;
+};
+bool kernel_ap_prepare(struct kernel_ap *a, char *why, size_t why_cap);
+
+struct kernel_ap_call {
+	void (*body)(void *arg);
+	/* After a fault in body, on the same processor: put back what body changed (its MSRs). */
+	void (*cleanup)(void *arg);
+	void *arg;
+	const char *who;	/* "processor 2 (APIC ID 1)", for the fault line */
+	/* Results. */
+	volatile uint32_t done;	/* set last, after the AP's own state is back */
+	bool ran, faulted;
+	const char *why;	/* when !ran */
+};
+/* On the application processor: see the header comment.  Sets c->done last. */
+void kernel_ap_run(const struct kernel_ap *a, struct kernel_ap_call *c);
+/* On the boot CPU, after a pass that never came back: the boot CPU's platform, guard and hooks again. */
+void kernel_ap_reclaim(void);
+
+/*
+ * Parking: a processor that is neither measuring nor waiting for the
+ * result sleeps with interrupts off until `release` is written: MWAIT on
+ * the flag's line where CPUID.01H:ECX[3] MONITOR is set, PAUSE otherwise;
+ * deadline_tsc bounds a PAUSE loop (an MWAIT wakes only on the write).
+ */
+struct kernel_park {
+	volatile uint32_t release;
+	volatile uint32_t mwait, pause, left;	/* how many parked each way, how many came out */
+	uint64_t deadline_tsc;
+};
+void kernel_park(struct kernel_park *k);
+
+/*
+ * The boot CPU's wait for *flag to become non-zero, interrupts as they are
+ * (the firmware's timer keeps running on it): MWAIT where it exists, PAUSE
+ * otherwise.  False at deadline_tsc.  *how says which.
+ */
+bool kernel_wait_flag(volatile uint32_t *flag, uint64_t deadline_tsc, const char **how);
+
+#endif
