@@ -93,6 +93,7 @@ static void run_body(void *p)
 	m->env.cfg = &m->cfg;
 	m->env.image = true;
 	m->env.selftest = kernel_selftest;
+	m->env.pass_selftest = kernel_pass_selftest;
 	/* User kernels from \pmuboot\kernels\ (docs/kernels.md), handed to the run as data. */
 	struct ukernel_file *kfiles = heap_alloc(KERNELS_FILES_MAX * sizeof(*kfiles), 16);
 	char knote[96];

@@ -148,7 +148,7 @@ static int pass_elsewhere(struct mp_services *mp, size_t count, size_t n, struct
 				    : EFI_UNSUPPORTED;
 	if (st == EFI_SUCCESS && nonblocking) {
 		if (!kernel_wait_flag(&call.done, tsc_after(timeout_us), &bsp_how))
-			bsp_how = "waited with MWAIT or PAUSE until the bound";
+			bsp_how = "with MWAIT or PAUSE until the bound";
 	} else if (st == EFI_UNSUPPORTED) {
 		if (nonblocking)
 			fw_st->BootServices->CloseEvent(ev);

@@ -34,6 +34,8 @@ void arena_emergency_restore(void);
 /* guard_metal.c: the platform whose local APIC timer is the watchdog (NULL detaches). */
 void guard_attach(const struct win_platform *p);
 
+/* selftest.c: apfault / aphang at the start of a pass on an application processor. */
+void selftest_in_pass(const char *list);
 /* selftest.c: the `runtime` record and the self-tests in list on platform p (NULL: not initialised). */
 void selftest_run(const struct win_platform *p, const char *list);
 

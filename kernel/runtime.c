@@ -76,6 +76,7 @@ void kernel_init(void)
 }
 
 void kernel_selftest(const char *list) { selftest_run(platform_ready ? &platform : NULL, list); }
+void kernel_pass_selftest(const char *list) { selftest_in_pass(list); }
 
 /* Back on the guarded call's stack after a fault: undo the window, then interrupts as they were. */
 static void recover(void)
@@ -233,6 +234,7 @@ bool runtime_run_here(const struct win_platform *p, void (*body)(void *), void (
 				out_text("pmuboot: an exception on %s while restoring its MSRs after a fault", who);
 		}
 		fault_on_ap = NULL;
+		activity_expect_fault(-1, NULL);	/* declared for that fault only */
 		kx_fault_clear();
 		fault_window_valid = false;
 	}

@@ -29,4 +29,7 @@ void kernel_teardown(void);
 /* The `runtime` record and the self-tests named in `list` (see kernel/selftest.h). */
 void kernel_selftest(const char *list);
 
+/* The self-tests of `list` that act in a measuring pass on an application processor (apfault, aphang). */
+void kernel_pass_selftest(const char *list);
+
 #endif

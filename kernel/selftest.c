@@ -384,6 +384,37 @@ void __attribute__((noinline)) selftest_fault_ud(void)
 	hw_window_leave(&w);
 }
 
+/*
+ * At the start of a measuring pass on an application processor
+ * (kernel_pass_selftest): the run must go on after a fault there, and
+ * after a pass that never comes back.
+ */
+void selftest_in_pass(const char *list)
+{
+	unsigned mask;
+	char why[128];
+	struct hw_window w;
+
+	if (!list[0] || !selftest_parse(list, &mask, why, sizeof(why)))
+		return;
+	if (mask & ST_AP_HANG) {
+		out_text("selftest aphang: spinning with interrupts off on purpose; pass_timeout_s ends this pass");
+		activity_set("selftest aphang: deliberate spin with interrupts off");
+		for (;;)
+			__asm__ volatile("cli; pause" : : : "memory");
+	}
+	if (mask & ST_AP_FAULT) {
+		out_text("selftest apfault: executing ud2 on purpose inside a window on this processor; a `fault` "
+			 "record marked expected follows and the run goes on");
+		hw_window_enter(&w);
+		activity_set("selftest apfault: deliberate ud2 inside a window");
+		activity_expect_fault(VEC_UD, "selftest=apfault executes ud2 on purpose");
+		__asm__ volatile("ud2" : : : "memory");
+		activity_expect_fault(-1, NULL);
+		hw_window_leave(&w);
+	}
+}
+
 void selftest_run(const struct win_platform *p, const char *list)
 {
 	unsigned mask;
@@ -410,6 +441,8 @@ void selftest_run(const struct win_platform *p, const char *list)
 		tests[i](p);
 		activity_set(prev);
 	}
+	if (mask & (ST_AP_FAULT | ST_AP_HANG))
+		out_text("selftest: apfault and aphang act in each measuring pass on another processor (cpus=)");
 	if (mask & ST_FAULT)
 		selftest_fault_ud();
 }

@@ -30,13 +30,16 @@ enum {
 	ST_PAGING = 1u << 3,
 	ST_FAULT = 1u << 4,	/* always run last: it ends the run */
 	ST_ALL = (1u << 5) - 1,
+	/* Not in `all`: at the start of each measuring pass on an application processor (kernel_pass_selftest). */
+	ST_AP_FAULT = 1u << 5,
+	ST_AP_HANG = 1u << 6,
 };
 
 /* Parse "fixup,nmi" / "all" / "" into a mask; false with the reason for an unknown name. */
 bool selftest_parse(const char *list, unsigned *mask, char *why, size_t why_cap);
 /* Names in run order; the bit for index i is 1 << i. */
 const char *selftest_name(unsigned index);
-#define SELFTEST_COUNT 5
+#define SELFTEST_COUNT 7
 
 
 /* One `selftest` record under construction. */

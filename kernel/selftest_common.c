@@ -2,7 +2,7 @@
 #include "kernel/selftest.h"
 #include "lib/out.h"
 
-static const char names[SELFTEST_COUNT][8] = { "fixup", "window", "nmi", "paging", "fault" };
+static const char names[SELFTEST_COUNT][8] = { "fixup", "window", "nmi", "paging", "fault", "apfault", "aphang" };
 
 const char *selftest_name(unsigned index) { return index < SELFTEST_COUNT ? names[index] : "?"; }
 
@@ -23,7 +23,7 @@ bool selftest_parse(const char *list, unsigned *mask, char *why, size_t why_cap)
 				found = true;
 			}
 		if (!found && len) {
-			snprintf(why, why_cap, "unknown self-test '%.*s' (expected fixup, window, nmi, paging, fault or all)",
+			snprintf(why, why_cap, "unknown self-test '%.*s' (expected fixup, window, nmi, paging, fault, apfault, aphang or all)",
 				 (int)(len > 40 ? 40 : len), p);
 			return false;
 		}

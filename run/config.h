@@ -48,6 +48,7 @@ struct config {
 	char selftest[CONFIG_STR_MAX];	/* comma list, "" = none */
 	char bench[CONFIG_STR_MAX];	/* comma list of kernel[.variant], "all", "none" */
 	char cpus[CONFIG_STR_MAX];	/* run/cpus.h: bsp, all, types or a list */
+	uint32_t pass_timeout_s;	/* a pass on another processor that takes longer is stopped and skipped */
 	uint32_t reps;
 	uint32_t iterations;
 	uint32_t warmup;

@@ -121,13 +121,13 @@ static const struct stage stages[] = {
 
 /* The stages from `pmu` on measure; with cpus= they run once on each chosen processor. */
 #define FIRST_MEASURING "pmu"
-/* A measuring pass of the whole suite on a CPU; beyond this the processor is reported and skipped. */
-#define PASS_TIMEOUT_US (30ull * 60 * 1000000)
+#define US_PER_S 1000000ull
 
 struct pass {
 	struct run_env *env;
 	size_t first;
 	bool again_identify;
+	bool elsewhere;		/* on a processor other than the boot CPU */
 };
 
 static void run_from(struct run_env *env, size_t first)
@@ -148,6 +148,8 @@ static void pass_here(void *arg)
 		/* Core cycles per TSC tick are this core's own (a hybrid part's E-core runs at another clock). */
 		timing_report(timing_recalibrate());
 	}
+	if (p->elsewhere && p->env->pass_selftest)
+		p->env->pass_selftest(p->env->cfg->selftest);
 	run_from(p->env, p->first);
 }
 
@@ -185,17 +187,32 @@ static const char *const pass_outcomes[] = {
 	[FW_RUN_FAILED] = "not run",
 };
 
+/* selftest=aphang asked for the timeout: reported, not a run error (as selftest=apfault's fault). */
+static const char *timeout_expected(const struct config *cfg, int rc)
+{
+	unsigned mask;
+	char why[96];
+	if (rc != FW_RUN_TIMEOUT || !selftest_parse(cfg->selftest, &mask, why, sizeof(why)) || !(mask & ST_AP_HANG))
+		return NULL;
+	return "selftest=aphang spins on purpose";
+}
+
 /* The `pass` record: where the measuring stages ran, how it ended, what the other processors did. */
-static void pass_record(const struct topo_cpu *c, int rc, const struct run_pass *rp)
+static void pass_record(const struct config *cfg, const struct topo_cpu *c, int rc, const struct run_pass *rp)
 {
 	struct rec *r = &stage_rec;
+	const char *expected = timeout_expected(cfg, rc);
 	rec_start(r, "pass");
 	rec_str(r, "outcome", rc == FW_RUN_OK && rp->faulted ? "fault" : pass_outcomes[rc]);
 	rec_str(r, "why", rp->why);
+	rec_str(r, "expected_because", expected);
 	rec_bool(r, "boot_processor", c->bsp);
 	rec_str(r, "neighbours", rp->neighbours);
 	rec_emit(r);
-	if (rc != FW_RUN_OK)
+	if (expected)
+		out_text("cpus: processor %u (APIC ID %u): %s; EXPECTED, not a run error: %s", c->n, c->apic_id,
+			 rp->why, expected);
+	else if (rc != FW_RUN_OK)
 		rec_error("cpus", "pass", "processor %u (APIC ID %u): %s; skipped", c->n, c->apic_id,
 			  rp->why ? rp->why : "no reason given");
 	else if (rp->faulted)
@@ -209,6 +226,7 @@ static void run_measuring(struct run_env *env, size_t first)
 	size_t bsp = t ? cpus_bsp(t) : 0;
 	bool parks = env->mp && env->mp->measure_on && t && t->n > 1;
 	struct cpu_info boot_cpu = env->cpu;
+	uint64_t pass_timeout_us = (uint64_t)env->cfg->pass_timeout_s * US_PER_S;
 
 	if (!t || env->nsel == 0 || !env->mp || (!parks && env->nsel == 1 && env->sel[0] == bsp)) {
 		if (t && env->nsel == 1 && env->sel[0] < t->n)
@@ -219,7 +237,7 @@ static void run_measuring(struct run_env *env, size_t first)
 	}
 	for (size_t k = 0; k < env->nsel; k++) {
 		const struct topo_cpu *c = &t->cpu[env->sel[k]];
-		struct pass p = { env, first, !(k == 0 && c->bsp) };
+		struct pass p = { env, first, !(k == 0 && c->bsp), !c->bsp };
 		const char *why = "";
 		char who[64];
 		snprintf(who, sizeof(who), "processor %u (APIC ID %u)", c->n, c->apic_id);
@@ -234,14 +252,14 @@ static void run_measuring(struct run_env *env, size_t first)
 			rp.who = who;
 			if (!c->bsp)
 				prepare_arenas(env->cfg);
-			int rc = env->mp->measure_on(c->n, &rp, PASS_TIMEOUT_US);
-			pass_record(c, rc, &rp);
+			int rc = env->mp->measure_on(c->n, &rp, pass_timeout_us);
+			pass_record(env->cfg, c, rc, &rp);
 		} else {
 			int rc = FW_RUN_OK;
 			if (c->bsp)
 				pass_here(&p);
 			else
-				rc = env->mp->run_on(c->n, pass_here, &p, PASS_TIMEOUT_US, &why);
+				rc = env->mp->run_on(c->n, pass_here, &p, pass_timeout_us, &why);
 			if (rc != FW_RUN_OK)
 				rec_error("cpus", "pass", "processor %u (APIC ID %u): %s; skipped", c->n, c->apic_id, why);
 		}

@@ -65,6 +65,8 @@ struct run_env {
 	struct cpu_info cpu;
 	/* Image only: the runtime record and self-tests (kernel_selftest); NULL on the host. */
 	void (*selftest)(const char *list);
+	/* Image only: the self-tests that act in a pass on another processor (kernel_pass_selftest); NULL on the host. */
+	void (*pass_selftest)(const char *list);
 	struct pmu_caps caps;
 	/* Filled by the stages before `bench` (the IBS stage), passed to it in struct bench_params. */
 	struct bench_observer observers[BENCH_MAX_OBSERVERS];
