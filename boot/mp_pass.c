@@ -17,6 +17,7 @@
 #include "kernel/ap.h"
 #include "kernel/hw.h"
 #include "kernel/timing.h"
+#include "lib/out.h"
 #include "lib/strbuf.h"
 #include "run/run.h"
 
@@ -31,14 +32,15 @@
 static struct kernel_ap ap;
 static struct kernel_ap_call call;
 static struct kernel_park park;
+static struct kernel_park_slot slot[TOPO_MAX_CPUS];
 static struct {
 	EFI_EVENT ev;
-	bool used;
+	size_t n;		/* the processor */
 	BOOLEAN finished;
 } parked[TOPO_MAX_CPUS];
-static bool parking;
+static size_t nparked;
 
-static void EFIAPI park_entry(void *k) { kernel_park(k); }
+static void EFIAPI park_entry(void *s) { kernel_park(s); }
 static void EFIAPI measure_entry(void *c) { kernel_ap_run(&ap, c); }
 
 static uint64_t tsc_after(uint64_t us)
@@ -61,36 +63,48 @@ static bool collect(EFI_EVENT ev)
 static size_t park_others(struct mp_services *mp, size_t count, size_t except, uint64_t timeout_us, char *note,
 			  size_t cap, size_t k)
 {
-	size_t want = 0, refused = 0;
+	size_t refused = 0;
+	unsigned modes[PARK_PAUSE + 1] = { 0 };
 
 	memset(&park, 0, sizeof(park));
 	park.deadline_tsc = tsc_after(timeout_us + PARK_MARGIN_US);
-	for (size_t i = 0; i < count && i < TOPO_MAX_CPUS; i++) {
+	nparked = 0;
+	for (size_t i = 0; i < count && nparked < TOPO_MAX_CPUS; i++) {
 		struct fw_cpu c;
-		parked[i].used = false;
 		if (i == except || !fw_cpu_info(i, &c) || c.bsp || !c.enabled)
 			continue;
-		if (fw_st->BootServices->CreateEvent(0, 0, NULL, NULL, &parked[i].ev) != EFI_SUCCESS) {
+		struct kernel_park_slot *s = &slot[nparked];
+		memset(s, 0, sizeof(*s));
+		s->k = &park;
+		s->apic_id = (uint32_t)c.apic_id;
+		if (fw_st->BootServices->CreateEvent(0, 0, NULL, NULL, &parked[nparked].ev) != EFI_SUCCESS) {
 			refused++;
 			continue;
 		}
-		EFI_STATUS st = mp->startup_this_ap(mp, park_entry, i, parked[i].ev, timeout_us + PARK_MARGIN_US,
-						    &park, &parked[i].finished);
+		EFI_STATUS st = mp->startup_this_ap(mp, park_entry, i, parked[nparked].ev, timeout_us + PARK_MARGIN_US,
+						    s, &parked[nparked].finished);
 		if (st != EFI_SUCCESS) {
-			fw_st->BootServices->CloseEvent(parked[i].ev);
+			fw_st->BootServices->CloseEvent(parked[nparked].ev);
 			refused++;
 			continue;
 		}
-		parked[i].used = true;
-		want++;
+		parked[nparked++].n = i;
 	}
-	parking = want > 0;
-	for (uint64_t w = 0; w < PARK_SETTLE_US && park.mwait + park.pause < want; w += POLL_US)
+	size_t in = 0;
+	for (uint64_t w = 0; w < PARK_SETTLE_US; w += POLL_US) {
+		in = 0;
+		for (size_t i = 0; i < nparked; i++)
+			in += slot[i].mode != PARK_NONE;
+		if (in == nparked)
+			break;
 		fw_st->BootServices->Stall(POLL_US);
-	uint32_t in = park.mwait + park.pause;
-	k = str_appendf(note, cap, k, "%u parked with MWAIT, %u with PAUSE (interrupts off)", park.mwait, park.pause);
-	if (want > in)
-		k = str_appendf(note, cap, k, "; %zu did not report parked", want - in);
+	}
+	for (size_t i = 0; i < nparked; i++)
+		modes[slot[i].mode <= PARK_PAUSE ? slot[i].mode : PARK_NONE]++;
+	k = str_appendf(note, cap, k, "%u parked with MWAIT, %u with HLT, %u with PAUSE (interrupts off)",
+			modes[PARK_MWAIT], modes[PARK_HLT], modes[PARK_PAUSE]);
+	if (nparked > in)
+		k = str_appendf(note, cap, k, "; %zu did not report parked", nparked - in);
 	if (refused)
 		k = str_appendf(note, cap, k, "; %zu could not be parked and stayed in the firmware's loop", refused);
 	return k;
@@ -98,16 +112,18 @@ static size_t park_others(struct mp_services *mp, size_t count, size_t except, u
 
 void mp_release_parked(void)
 {
-	if (!parking)
+	if (!nparked)
 		return;
-	__atomic_store_n(&park.release, 1, __ATOMIC_RELEASE);
-	for (size_t i = 0; i < TOPO_MAX_CPUS; i++) {
+	size_t left = kernel_unpark(&park, slot, nparked, COLLECT_US);
+	for (size_t i = 0; i < nparked; i++) {
 		/* An event the firmware has not signalled stays open: it still holds it. */
-		if (parked[i].used && collect(parked[i].ev))
+		if (collect(parked[i].ev))
 			fw_st->BootServices->CloseEvent(parked[i].ev);
-		parked[i].used = false;
 	}
-	parking = false;
+	if (left < nparked)
+		out_text("cpus: %zu of %zu parked processors did not come out of parking; the firmware stops them "
+			 "at its timeout", nparked - left, nparked);
+	nparked = 0;
 }
 
 static const char *status_text(EFI_STATUS st)

@@ -8,6 +8,7 @@
 #include "kernel/idt.h"
 #include "kernel/kx.h"
 #include "kernel/trap.h"
+#include "kernel/timing.h"
 #include "kernel/window.h"
 #include "lib/libc.h"
 #include "lib/x86/cpuid.h"
@@ -92,34 +93,80 @@ void kernel_ap_run(const struct kernel_ap *a, struct kernel_ap_call *c)
 
 void kernel_ap_reclaim(void) { runtime_rejoin(); }
 
-void kernel_park(struct kernel_park *k)
+/* How often the boot CPU repeats a wake-up NMI to a processor that has not left HLT yet. */
+#define WAKE_RETRY_US 2000u
+#define US_PER_S 1000000u
+
+static uint64_t us_to_tsc(uint64_t us)
 {
+	uint64_t hz = timing_get()->tsc_hz;
+	return hz ? us * (hz / US_PER_S) : us * 1000u;	/* unknown: a 1 GHz guess bounds the loop all the same */
+}
+
+void kernel_park(struct kernel_park_slot *s)
+{
+	struct kernel_park *k = s->k;
+	struct idt_reg fw_idt;
 	uint64_t flags = kx_read_rflags();
-	bool mw = has_monitor();
+	uint32_t mode = has_monitor() ? PARK_MWAIT : PARK_PAUSE;
 
 	irq_off();
-	__atomic_add_fetch(mw ? &k->mwait : &k->pause, 1, __ATOMIC_SEQ_CST);
+	if (mode == PARK_PAUSE && idt_load_park(&fw_idt))
+		mode = PARK_HLT;
+	__atomic_store_n(&s->mode, mode, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&k->release, __ATOMIC_ACQUIRE)) {
-		if (mw) {
+		if (mode == PARK_MWAIT) {
 			monitor(&k->release);
 			if (!__atomic_load_n(&k->release, __ATOMIC_ACQUIRE))
 				mwait();
+		} else if (mode == PARK_HLT) {
+			__asm__ volatile("hlt" : : : "memory");	/* interrupts off: only an NMI (or SMI) wakes it */
 		} else {
 			if (hw_tsc() >= k->deadline_tsc)
 				break;
 			cpu_relax();
 		}
 	}
-	__atomic_add_fetch(&k->left, 1, __ATOMIC_SEQ_CST);
+	if (mode == PARK_HLT)
+		idt_unload_here(&fw_idt);
+	__atomic_store_n(&s->left, 1, __ATOMIC_RELEASE);
 	if (flags & RFLAGS_IF)
 		irq_on();
+}
+
+size_t kernel_unpark(struct kernel_park *k, struct kernel_park_slot *slots, size_t n, uint64_t limit_us)
+{
+	const struct win_platform *p = runtime_boot_platform();
+	uint64_t end = hw_tsc() + us_to_tsc(limit_us), step = us_to_tsc(WAKE_RETRY_US);
+	size_t left = 0;
+
+	__atomic_store_n(&k->release, 1, __ATOMIC_RELEASE);
+	for (uint64_t next = 0;; ) {
+		left = 0;
+		uint64_t now = hw_tsc();
+		for (size_t i = 0; i < n; i++) {
+			if (__atomic_load_n(&slots[i].left, __ATOMIC_ACQUIRE)) {
+				left++;
+			} else if (now >= next && __atomic_load_n(&slots[i].mode, __ATOMIC_ACQUIRE) == PARK_HLT &&
+				   apic_send_nmi(&p->apic, slots[i].apic_id)) {
+				slots[i].wakes++;
+			}
+		}
+		if (now >= next)
+			next = now + step;
+		if (left == n || now >= end)
+			return left;
+		cpu_relax();
+	}
 }
 
 bool kernel_wait_flag(volatile uint32_t *flag, uint64_t deadline_tsc, const char **how)
 {
 	bool mw = has_monitor();
+	/* With interrupts on, the firmware's periodic timer ends every HLT: the flag is looked at each tick. */
+	bool hlt = !mw && (kx_read_rflags() & RFLAGS_IF);
 
-	*how = mw ? "with MWAIT" : "with PAUSE";
+	*how = mw ? "with MWAIT" : hlt ? "with HLT between the firmware's timer ticks" : "with PAUSE";
 	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE)) {
 		if (hw_tsc() >= deadline_tsc)
 			return false;
@@ -127,6 +174,8 @@ bool kernel_wait_flag(volatile uint32_t *flag, uint64_t deadline_tsc, const char
 			monitor(flag);
 			if (!__atomic_load_n(flag, __ATOMIC_ACQUIRE))
 				mwait();	/* interrupts are on here: the firmware's tick wakes it too */
+		} else if (hlt) {
+			__asm__ volatile("hlt" : : : "memory");
 		} else {
 			cpu_relax();
 		}

@@ -47,21 +47,40 @@ void kernel_ap_reclaim(void);
 
 /*
  * Parking: a processor that is neither measuring nor waiting for the
- * result sleeps with interrupts off until `release` is written: MWAIT on
- * the flag's line where CPUID.01H:ECX[3] MONITOR is set, PAUSE otherwise;
- * deadline_tsc bounds a PAUSE loop (an MWAIT wakes only on the write).
+ * result sleeps with interrupts off until `release` is written:
+ *   - MWAIT on the flag's line where CPUID.01H:ECX[3] MONITOR is set (the
+ *     write itself wakes it);
+ *   - else HLT, woken by an NMI the boot CPU sends to its APIC ID; its IDT
+ *     is meanwhile the firmware's with an NMI gate that only returns
+ *     (kernel/idt.h idt_load_park), so the wake-up touches nothing shared;
+ *   - else PAUSE, bounded by deadline_tsc.
+ * Each parked processor has a slot; the boot CPU fills apic_id and k.
  */
+enum park_mode { PARK_NONE, PARK_MWAIT, PARK_HLT, PARK_PAUSE };
 struct kernel_park {
 	volatile uint32_t release;
-	volatile uint32_t mwait, pause, left;	/* how many parked each way, how many came out */
 	uint64_t deadline_tsc;
 };
-void kernel_park(struct kernel_park *k);
+struct kernel_park_slot {
+	struct kernel_park *k;
+	uint32_t apic_id;
+	volatile uint32_t mode;		/* enum park_mode, set by the parked CPU */
+	volatile uint32_t left;		/* set by the parked CPU on its way out */
+	uint32_t wakes;			/* NMIs the boot CPU sent it */
+};
+void kernel_park(struct kernel_park_slot *s);
+/*
+ * On the boot CPU: write `release`, wake the HLT sleepers with an NMI (again
+ * while they have not left: one that arrives just before the HLT is lost),
+ * and wait up to limit_us for every slot to say it left.  Returns how many did.
+ */
+size_t kernel_unpark(struct kernel_park *k, struct kernel_park_slot *slots, size_t n, uint64_t limit_us);
 
 /*
  * The boot CPU's wait for *flag to become non-zero, interrupts as they are
- * (the firmware's timer keeps running on it): MWAIT where it exists, PAUSE
- * otherwise.  False at deadline_tsc.  *how says which.
+ * (the firmware's timer keeps running on it): MWAIT where it exists, else
+ * HLT (each timer tick ends it), else PAUSE when interrupts are off.
+ * False at deadline_tsc.  *how says which.
  */
 bool kernel_wait_flag(volatile uint32_t *flag, uint64_t deadline_tsc, const char **how);
 

@@ -82,9 +82,10 @@ uint32_t apic_id(const struct apic *a)
 	return a->mode == APIC_XAPIC ? v >> 24 : v;
 }
 
-bool apic_self_nmi(const struct apic *a)
+bool apic_self_nmi(const struct apic *a) { return apic_send_nmi(a, apic_id(a)); }
+
+bool apic_send_nmi(const struct apic *a, uint32_t id)
 {
-	uint32_t id = apic_id(a);
 	uint32_t lo = ICR_DELIVERY_NMI | ICR_LEVEL_ASSERT;
 
 	if (a->mode == APIC_X2APIC)

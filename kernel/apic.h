@@ -80,5 +80,7 @@ uint32_t apic_id(const struct apic *a);
  * SDM Vol. 3A §11.6.1).  False when it could not be sent.
  */
 bool apic_self_nmi(const struct apic *a);
+/* An NMI to the processor with local APIC ID id (physical destination); false when it could not be sent. */
+bool apic_send_nmi(const struct apic *a, uint32_t id);
 
 #endif

@@ -125,6 +125,13 @@ kx_guard_resume:
 	mov eax, 1
 	jmp kx_guard_out
 
+; The NMI gate of a processor parked in HLT (kernel/ap.c): the NMI is only
+; its wake-up call, so it returns at once, touching no memory the other
+; processors use.
+global kx_nmi_return
+kx_nmi_return:
+	iretq
+
 ; void kx_call_on_stack(void (*fn)(void *), void *arg, void *top)
 ;
 ; fn(arg) on the stack that ends at top, then back on the caller's.  An

@@ -26,8 +26,8 @@ _Static_assert(sizeof(struct idt_gate) == 16, "IDT gates are 16 bytes");
 
 /* From the firmware's allocator, not .bss: in this image .bss is file size (linker.ld folds it into .data). */
 static struct idt_gate *idt;
-/* The copy application processors load (idt_load_here). */
-static struct idt_gate *idt_ap;
+/* The copy application processors load (idt_load_here), and the one parked processors load (idt_load_park). */
+static struct idt_gate *idt_ap, *idt_park;
 #define IDT_BYTES (IDT_ENTRIES * sizeof(struct idt_gate))
 static struct idtr fw_idtr;
 static struct idt_info info;
@@ -59,6 +59,8 @@ void idt_install(void)
 		return;	/* the firmware's handlers stay; hw_rdmsr and friends then report no access */
 	if (!idt_ap)
 		idt_ap = fw_alloc_pages(IDT_BYTES, IDT_BYTES);	/* NULL: no measuring on other processors */
+	if (!idt_park)
+		idt_park = fw_alloc_pages(IDT_BYTES, IDT_BYTES);	/* NULL: no parking in HLT */
 	sidt(&fw_idtr);
 	info.fw_base = fw_idtr.base;
 	info.fw_limit = fw_idtr.limit;
@@ -83,6 +85,11 @@ void idt_install(void)
 									  : VEC_EXCEPTIONS * sizeof(struct idt_gate);
 	ours.limit = (uint16_t)(limit - 1);
 	ours.base = (uint64_t)(uintptr_t)idt;
+	if (idt_park) {
+		memset(idt_park, 0, IDT_BYTES);
+		memcpy(idt_park, (const void *)(uintptr_t)fw_idtr.base, fw_bytes);
+		set_gate(&idt_park[VEC_NMI], (uint64_t)(uintptr_t)kx_nmi_return, info.cs, 0);
+	}
 	info.base = ours.base;
 	info.limit = ours.limit;
 	lidt(&ours);
@@ -123,3 +130,16 @@ bool idt_load_here(struct idt_reg *saved)
 }
 
 void idt_unload_here(const struct idt_reg *saved) { lidt(saved); }
+
+bool idt_load_park(struct idt_reg *saved)
+{
+	struct idtr park;
+
+	if (!info.installed || !idt_park || kx_read_cs() != info.cs)
+		return false;
+	sidt(saved);
+	park.limit = info.limit;
+	park.base = (uint64_t)(uintptr_t)idt_park;
+	lidt(&park);
+	return true;
+}

@@ -42,5 +42,11 @@ struct idt_reg {
 } __attribute__((packed));
 bool idt_load_here(struct idt_reg *saved);
 void idt_unload_here(const struct idt_reg *saved);
+/*
+ * For a processor parked in HLT: the firmware's table with the NMI gate
+ * returning at once, built on the boot CPU.  False, nothing loaded, when
+ * there is none or this CPU's code selector is not the boot CPU's.
+ */
+bool idt_load_park(struct idt_reg *saved);
 
 #endif

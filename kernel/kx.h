@@ -49,4 +49,6 @@ void selftest_run(const struct win_platform *p, const char *list);
 bool runtime_run_here(const struct win_platform *p, void (*body)(void *), void (*cleanup)(void *), void *arg,
 		      const char *who);
 void runtime_rejoin(void);
+/* runtime.c: the boot CPU's platform (its local APIC sends the wake-up NMIs of kernel_unpark). */
+const struct win_platform *runtime_boot_platform(void);
 #endif

@@ -192,6 +192,8 @@ bool kernel_run(void (*body)(void *), void *arg)
 	return false;
 }
 
+const struct win_platform *runtime_boot_platform(void) { return &platform; }
+
 void runtime_rejoin(void)
 {
 	plat_now = &platform;

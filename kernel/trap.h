@@ -63,6 +63,8 @@ struct kx_fault {
 const struct kx_fault *kx_fault_info(void);
 /* Forget the fault reported: an application processor's fault ends its pass, not the run. */
 void kx_fault_clear(void);
+/* kernel/entry.asm: an NMI gate that only returns (the wake-up of a processor parked in HLT). */
+extern const char kx_nmi_return[];
 /* kernel/entry.asm: fn(arg) on the stack ending at top. */
 void kx_call_on_stack(void (*fn)(void *), void *arg, void *top);
 
