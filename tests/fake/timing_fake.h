@@ -15,5 +15,6 @@ void fake_timing_set(const struct timing_info *t);
 /* Calls of timing_init and timing_report since fake_timing_set. */
 unsigned fake_timing_inits(void);
 unsigned fake_timing_reports(void);
+unsigned fake_timing_recalibrations(void);
 
 #endif

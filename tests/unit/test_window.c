@@ -369,10 +369,47 @@ static void interrupts_turned_on_inside_are_reported(void **state)
 	assert_false(w.if_verified_clear);
 }
 
+/* The wake-up NMI of a parked processor (kernel/ap.c): to another APIC ID, destination before command. */
+static void nmi_ipi_goes_to_the_named_processor(void **state)
+{
+	(void)state;
+	platform(false, true, 6);
+	struct apic a = { .mode = APIC_XAPIC, .base = APIC_BASE };
+	size_t before = fake_event_count();
+	assert_true(apic_send_nmi(&a, 5));
+	size_t hi = 0, lo = 0;
+	for (size_t i = before; i < fake_event_count(); i++) {
+		const struct fake_event *e = fake_event_at(i);
+		if (e->kind == EV_MMIO_W && e->addr == APIC_ICR_HI)
+			hi = i + 1, assert_int_equal(e->value, 5u << 24);
+		if (e->kind == EV_MMIO_W && e->addr == APIC_ICR_LO)
+			lo = i + 1, assert_int_equal(e->value, ICR_DELIVERY_NMI | ICR_LEVEL_ASSERT);
+	}
+	assert_true(hi && lo && hi < lo);
+
+	platform(true, true, 6);
+	fake_msr_define(MSR_X2APIC_ICR, 0, ~0ull);
+	struct apic x = { .mode = APIC_X2APIC };
+	before = fake_event_count();
+	assert_true(apic_send_nmi(&x, 300));	/* x2APIC IDs go beyond 8 bits */
+	bool sent = false;
+	for (size_t i = before; i < fake_event_count(); i++) {
+		const struct fake_event *e = fake_event_at(i);
+		if (e->kind == EV_MSR_W && e->addr == MSR_X2APIC_ICR) {
+			assert_int_equal(e->value, (300ull << 32) | ICR_DELIVERY_NMI | ICR_LEVEL_ASSERT);
+			sent = true;
+		}
+	}
+	assert_true(sent);
+	struct apic none = { .mode = APIC_NONE };
+	assert_false(apic_send_nmi(&none, 1));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(xapic_masks_everything_then_restores_exactly),
+		cmocka_unit_test(nmi_ipi_goes_to_the_named_processor),
 		cmocka_unit_test(x2apic_uses_msrs_and_skips_missing_entries),
 		cmocka_unit_test(tsc_deadline_is_disarmed_and_rearmed_after_the_lvt),
 		cmocka_unit_test(expired_one_shot_is_rearmed),
