@@ -52,5 +52,11 @@ void *hw_xmem_alloc(size_t bytes, char *why, size_t why_cap);
 /* Writing is done: make it executable (and, where the platform can, read-only). */
 bool hw_xmem_seal(void *p, size_t bytes, char *why, size_t why_cap);
 void hw_xmem_free(void *p, size_t bytes);
+/*
+ * Set the executable memory aside now, while the platform can still be
+ * asked (the image: before a pass on another processor, whose allocations
+ * come from it).  False, with why, when it cannot; hosted builds need nothing.
+ */
+bool hw_xmem_prepare(char *why, size_t why_cap);
 
 #endif

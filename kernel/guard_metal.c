@@ -43,10 +43,69 @@ static enum { PROBE_NOT_YET, PROBE_WORKS, PROBE_FAILS } probe_state;
 static char probe_why[96];
 static uint64_t timer_per_ms;	/* APIC timer counts per millisecond at divide-by-1 */
 
+/*
+ * Executable pages kept for the whole run (hw_xmem_prepare): a pass on
+ * another processor may not ask the firmware for any (kernel/ap.h), so its
+ * user kernels are placed here.  A bit per page, set while in use.
+ */
+#define XPOOL_PAGES 256
+#define BITS 64
+static uint8_t *xpool;
+static uint64_t xused[XPOOL_PAGES / BITS];
+
+static bool page_used(size_t i) { return xused[i / BITS] & (1ull << (i % BITS)); }
+static void page_mark(size_t i, bool used)
+{
+	if (used)
+		xused[i / BITS] |= 1ull << (i % BITS);
+	else
+		xused[i / BITS] &= ~(1ull << (i % BITS));
+}
+
+static void *pool_take(size_t pages)
+{
+	for (size_t at = 0; xpool && at + pages <= XPOOL_PAGES; at++) {
+		size_t run = 0;
+		while (run < pages && !page_used(at + run))
+			run++;
+		if (run == pages) {
+			for (size_t i = 0; i < pages; i++)
+				page_mark(at + i, true);
+			return xpool + at * PAGE;
+		}
+		at += run;
+	}
+	return NULL;
+}
+
+static bool pool_give(void *p, size_t pages)
+{
+	uint8_t *b = p;
+	if (!xpool || b < xpool || b >= xpool + (size_t)XPOOL_PAGES * PAGE)
+		return false;
+	for (size_t i = 0, first = (size_t)(b - xpool) / PAGE; i < pages && first + i < XPOOL_PAGES; i++)
+		page_mark(first + i, false);
+	return true;
+}
+
+bool hw_xmem_prepare(char *why, size_t why_cap)
+{
+	if (!xpool)
+		xpool = fw_alloc_code_pages((size_t)XPOOL_PAGES * PAGE);
+	if (!xpool)
+		snprintf(why, why_cap, "the firmware gave no %u KiB of code pages", XPOOL_PAGES * PAGE / 1024);
+	return xpool != NULL;
+}
+
 void guard_attach(const struct win_platform *p)
 {
 	plat = p;
 	probe_state = PROBE_NOT_YET;
+	if (!p && xpool) {
+		fw_free_pages(xpool, (size_t)XPOOL_PAGES * PAGE, PAGE);
+		xpool = NULL;
+		memset(xused, 0, sizeof(xused));
+	}
 }
 
 static uint64_t tsc_hz(void)
@@ -203,9 +262,12 @@ void hw_guarded_call(void (*fn)(void *), void *arg, uint64_t bound_us, struct hw
 
 void *hw_xmem_alloc(size_t bytes, char *why, size_t why_cap)
 {
-	void *p = fw_alloc_code_pages(bytes);
+	void *p = pool_take((bytes + PAGE - 1) / PAGE);
 	if (!p)
-		snprintf(why, why_cap, "the firmware gave no code pages for %zu bytes", bytes);
+		p = fw_alloc_code_pages(bytes);
+	if (!p)
+		snprintf(why, why_cap, "the firmware gave no code pages for %zu bytes%s", bytes,
+			 xpool ? " and the run's own pool is full" : "");
 	return p;
 }
 
@@ -220,5 +282,6 @@ bool hw_xmem_seal(void *p, size_t bytes, char *why, size_t why_cap)
 
 void hw_xmem_free(void *p, size_t bytes)
 {
-	fw_free_pages(p, bytes, PAGE);
+	if (!pool_give(p, (bytes + PAGE - 1) / PAGE))
+		fw_free_pages(p, bytes, PAGE);
 }

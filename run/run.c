@@ -11,6 +11,7 @@
 #include "lib/record.h"
 #include "run/cpus.h"
 #include "kernel/arena.h"
+#include "kernel/guard.h"
 #include "pmu/ibs/ibs.h"
 
 struct stage {
@@ -167,11 +168,12 @@ static void pass_cleanup(void *arg)
 }
 
 /*
- * The benchmark arenas exist before a pass elsewhere: another processor may
- * not ask the firmware for memory, and it runs on the page tables the boot
- * CPU built for them (kernel/ap.h).
+ * The benchmark arenas and the code pages of user kernels exist before a
+ * pass elsewhere: another processor may not ask the firmware for memory,
+ * and it runs on the page tables the boot CPU built for the arenas
+ * (kernel/ap.h).  Once made, they serve every later pass.
  */
-static void prepare_arenas(const struct config *c)
+static void prepare_elsewhere(const struct config *c)
 {
 	char why[160];
 	struct arena a;
@@ -179,6 +181,8 @@ static void prepare_arenas(const struct config *c)
 		out_text("cpus: no 4 KiB arena for the other processors: %s", why);
 	if (c->arena_page != ARENA_4K && !arena_get(ARENA_PAGE_2M, &a, why, sizeof(why)))
 		out_text("cpus: no 2 MiB arena for the other processors: %s", why);
+	if (!hw_xmem_prepare(why, sizeof(why)))
+		out_text("cpus: no code pages for user kernels on the other processors: %s", why);
 }
 
 static const char *const pass_outcomes[] = {
@@ -251,7 +255,7 @@ static void run_measuring(struct run_env *env, size_t first)
 			rp.arg = &p;
 			rp.who = who;
 			if (!c->bsp)
-				prepare_arenas(env->cfg);
+				prepare_elsewhere(env->cfg);
 			int rc = env->mp->measure_on(c->n, &rp, pass_timeout_us);
 			pass_record(env->cfg, c, rc, &rp);
 		} else {
