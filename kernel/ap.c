@@ -91,7 +91,13 @@ void kernel_ap_run(const struct kernel_ap *a, struct kernel_ap_call *c)
 	__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
 }
 
-void kernel_ap_reclaim(void) { runtime_rejoin(); }
+void kernel_ap_reclaim(void)
+{
+	/* The stopped processor's open window and EILVT routes went with it: nothing to restore, only to forget. */
+	win_forget();
+	platform_forget_routes();
+	runtime_rejoin();
+}
 
 /* How often the boot CPU repeats a wake-up NMI to a processor that has not left HLT yet. */
 #define WAKE_RETRY_US 2000u

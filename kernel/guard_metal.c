@@ -101,6 +101,10 @@ void guard_attach(const struct win_platform *p)
 {
 	plat = p;
 	probe_state = PROBE_NOT_YET;
+	/* Never inside a guarded call: anything left armed belonged to a processor the firmware stopped. */
+	armed = false;
+	inner.g.active = false;
+	kx_trap_set_inner(NULL);
 	if (!p && xpool) {
 		fw_free_pages(xpool, (size_t)XPOOL_PAGES * PAGE, PAGE);
 		xpool = NULL;

@@ -24,6 +24,8 @@ void hw_metal_fixups_live(bool live);
  */
 void platform_attach(const struct win_platform *p);
 
+/* platform_metal.c: the EILVT routes of a processor the firmware stopped are gone with it; forget them. */
+void platform_forget_routes(void);
 /* arena_metal.c: whether the runtime is up (arenas are refused before kernel_init). */
 void arena_attach(bool runtime_up);
 /* arena_metal.c: load cr3 on this CPU and flush every translation, global ones too. */

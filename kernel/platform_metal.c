@@ -129,6 +129,16 @@ void hw_nmi_unroute_eilvt(unsigned offset)
 	nmi_unregister(eilvt_nmi, &routes[offset]);
 }
 
+void platform_forget_routes(void)
+{
+	for (unsigned i = 0; i < APIC_EILVT_MAX; i++) {
+		if (routes[i].used)
+			nmi_unregister(eilvt_nmi, &routes[i]);
+		routes[i].fn = NULL;
+		routes[i].used = false;
+	}
+}
+
 void platform_attach(const struct win_platform *p)
 {
 	if (!p)

@@ -397,11 +397,15 @@ void selftest_in_pass(const char *list)
 
 	if (!list[0] || !selftest_parse(list, &mask, why, sizeof(why)))
 		return;
-	if (mask & ST_AP_HANG) {
-		out_text("selftest aphang: spinning with interrupts off on purpose; pass_timeout_s ends this pass");
-		activity_set("selftest aphang: deliberate spin with interrupts off");
+	/* The first such pass only: the next ones show the run measuring again after the firmware stopped it. */
+	static volatile bool hung;
+	if ((mask & ST_AP_HANG) && !hung) {
+		hung = true;
+		out_text("selftest aphang: spinning inside a window on purpose; pass_timeout_s ends this pass");
+		hw_window_enter(&w);
+		activity_set("selftest aphang: deliberate spin inside a window");
 		for (;;)
-			__asm__ volatile("cli; pause" : : : "memory");
+			__asm__ volatile("pause" : : : "memory");
 	}
 	if (mask & ST_AP_FAULT) {
 		out_text("selftest apfault: executing ud2 on purpose inside a window on this processor; a `fault` "

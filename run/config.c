@@ -142,7 +142,8 @@ static const struct opt_def opts[] = {
 	  "Runtime self-tests to run first, comma-separated: `fixup`, `window`, `nmi`, `paging`, `fault`, or "
 	  "`all` (see docs/runtime.md). `fault` runs last and ends the run through the fault path on purpose. "
 	  "Not in `all`: `apfault` and `aphang` act at the start of each measuring pass on a processor other "
-	  "than the boot CPU (a deliberate #UD there; a spin with interrupts off that pass_timeout_s stops), "
+	  "than the boot CPU (a deliberate #UD there; in the first such pass only, a spin with interrupts off "
+	  "that pass_timeout_s stops), "
 	  "to show that the run goes on." },
 	{ "bench", OPT_STR, OFF(bench), NULL, 0, 0, "all", "bench=store_forward,split.load_page",
 	  "Benchmarks to run: `all`, `none`, or a comma-separated list of `kernel` or `kernel.variant`." },

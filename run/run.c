@@ -257,6 +257,10 @@ static void run_measuring(struct run_env *env, size_t first)
 			if (!c->bsp)
 				prepare_elsewhere(env->cfg);
 			int rc = env->mp->measure_on(c->n, &rp, pass_timeout_us);
+			if (rc == FW_RUN_TIMEOUT) {
+				ibs_ctl_forget();
+				count_forget();
+			}
 			pass_record(env->cfg, c, rc, &rp);
 		} else {
 			int rc = FW_RUN_OK;

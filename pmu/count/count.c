@@ -28,6 +28,8 @@ bool count_init(const struct cpu_info *ci, const struct pmu_caps *caps, const st
 bool count_available(void) { return ready; }
 const char *count_unavailable_reason(void) { return ready ? NULL : reason; }
 
+void count_forget(void) { msr_save_forget(); }
+
 void count_restore(void)
 {
 	if (current->restore)

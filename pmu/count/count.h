@@ -110,6 +110,12 @@ bool count_init(const struct cpu_info *ci, const struct pmu_caps *caps, const st
 bool count_available(void);
 const char *count_unavailable_reason(void);
 void count_restore(void);
+/*
+ * The processor whose MSRs were saved is gone (the firmware stopped a pass
+ * that never returned): forget them without writing anything, so the next
+ * processor's init does not "restore" another CPU's values onto itself.
+ */
+void count_forget(void);
 void count_state_fields(struct rec *r);
 /* One human line: counting ready (with the backend's name) or why not. */
 void count_summary(void);

@@ -201,6 +201,8 @@ const struct ibs_ctl_stats *ibs_ctl_stats(void);
 const struct ibs_ctl_info *ibs_ctl_info(void);
 /* Leave both samplers disabled (also after a failed init).  Safe to call more than once. */
 void ibs_ctl_shutdown(void);
+/* The processor IBS was set up on is gone (see count_forget): drop the state without touching hardware. */
+void ibs_ctl_forget(void);
 
 /* ---- Records (ibs_report.c) ------------------------------------------------- */
 

@@ -481,3 +481,10 @@ void ibs_ctl_shutdown(void)
 	state = ST_OFF;
 	g.ready = false;
 }
+
+void ibs_ctl_forget(void)
+{
+	state = ST_OFF;
+	g.routed = false;
+	g.ready = false;
+}

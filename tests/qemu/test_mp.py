@@ -47,6 +47,8 @@ def test_smp4_all(ctx):
     assert set(by_cpu) == listed, sorted(by_cpu, key=str)
     assert len({frozenset(v) for v in by_cpu.values()}) == 1 and len(next(iter(by_cpu.values()))) >= 5, by_cpu
     assert len({b["cpu"]["apic_id"] for b in bench}) == 4
+    # The window was established on each processor (its own local APIC masked, IF=0 verified).
+    assert all(b["interrupts_off"] is True for b in bench), [b["cpu"] for b in bench if not b["interrupts_off"]]
     # Each application processor identified itself in its pass (its own cpu and pmu records).
     aps = listed - {(c["n"], c["apic_id"]) for c in t["cpus"] if c["bsp"]}
     assert {cpu_of(r) for r in res.records("cpu")} >= aps, [cpu_of(r) for r in res.records("cpu")]
@@ -95,45 +97,20 @@ def test_fault_on_an_ap_ends_only_its_pass(ctx):
 
 
 def test_ap_that_never_returns_is_skipped(ctx):
+    """selftest=aphang: the first AP pass spins inside a window; the firmware stops it at pass_timeout_s,
+    and the next AP is measured normally (its windows open: the stuck one was forgotten, not nested)."""
     res = ctx.boot("mp-aphang", cfg_text=f"cpus=all selftest=aphang pass_timeout_s=2 bench=ref {QUICK}\n",
                    extra_args=("-smp", "3"), timeout=120)
     assert res.status == qemurun.OK, describe(res)
     passes = {cpu_of(p)[0]: p for p in res.records("pass")}
-    assert passes[0]["outcome"] == "measured", passes
-    for n in (1, 2):
-        assert passes[n]["outcome"] == "timeout" and "within 2 s" in passes[n]["why"], passes[n]
-        assert passes[n]["expected_because"] == "selftest=aphang spins on purpose", passes[n]
+    assert passes[0]["outcome"] == "measured" and passes[2]["outcome"] == "measured", passes
+    assert passes[1]["outcome"] == "timeout" and "within 2 s" in passes[1]["why"], passes[1]
+    assert passes[1]["expected_because"] == "selftest=aphang spins on purpose", passes[1]
     # Processor 1 was stopped by the firmware and is parked again during processor 2's pass.
     assert "1 parked with MWAIT" in passes[2]["neighbours"], passes[2]
     # What the stuck processor wrote before its bound was not lost.
-    assert res.log.count("selftest aphang: spinning with interrupts off on purpose") == 2, res.log
-
-
-def test_smp2_default_measures_once(ctx):
-    res = ctx.boot("mp-smp2", cfg_text=f"bench=ref {QUICK}\n", extra_args=("-smp", "2"))
-    assert res.status == qemurun.OK, describe(res)
-    t = res.records("topology")[0]
-    assert t["count"] == 2 and len({c["apic_id"] for c in t["cpus"]}) == 2, t
-    assert t["cpus_option"] == "types" and len(t["chosen"]) == 1, t
-    bench = res.records("bench")
-    assert len(res.records("bench_setup")) == 1, describe(res)
-    assert {(b["cpu"]["n"], b["cpu"]["apic_id"]) for b in bench} == {(t["chosen"][0]["n"], t["chosen"][0]["apic_id"])}
-
-
-def test_smp2_default_costs_little(ctx):
-    """The default run under -smp 2 (one probe per AP) takes no more than 20% longer than under -smp 1.
-
-    TCG boot times vary with the host's load, so 3 s of absolute slack is allowed on top."""
-    two = ctx.boot("mp-smp2", cfg_text=f"bench=ref {QUICK}\n", extra_args=("-smp", "2"))
-    one = ctx.boot("mp-smp1", cfg_text=f"bench=ref {QUICK}\n", extra_args=("-smp", "1"))
-    assert one.status == qemurun.OK and two.status == qemurun.OK, (describe(one), describe(two))
-    assert one.records("topology")[0]["count"] == 1, describe(one)
-    assert two.elapsed <= one.elapsed * 1.2 + 3.0, (two.elapsed, one.elapsed)
-
-
-def test_bad_cpus_value_is_named(ctx):
-    res = ctx.boot("mp-bad", cfg_text=f"cpus=apic:x bench=none {QUICK}\n")
-    assert res.status == qemurun.RUN_ERRORS, describe(res)
-    errors = res.records("error")
-    assert len(errors) == 1 and errors[0]["what"] == "cpus" and "apic:x" in errors[0]["message"], errors
-    assert res.records("topology")[0]["cpus_option"] == "types", describe(res)
+    assert res.log.count("selftest aphang: spinning inside a window on purpose") == 1, res.log
+    # Processor 2 measured after it: windows, counters set-up and the bench ran there.
+    assert {cpu_of(b)[0] for b in res.records("bench")} == {0, 2}, describe(res)
+    assert all(b["interrupts_off"] is True for b in res.records("bench")), describe(res)
+    assert not res.records("error"), res.records("error")
