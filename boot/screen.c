@@ -11,7 +11,7 @@
 #define ROWS_MIN 20	/* the layout needs 12 rows; fewer than 20 leaves no room for results */
 
 #define LABEL_W 10
-#define NAME_W 34	/* the longest built-in name, store_forward.size_mismatch_tput, is 32 */
+#define NAME_W 36	/* the longest built-in name, store_forward.size_mismatch_tput, is 32; "12:" before it */
 #define NUM_W 10
 #define CHECK_W 9
 
@@ -136,7 +136,8 @@ static void put_table_head(unsigned row)
 {
 	int ev_w = (int)cols - 1 - 2 - NAME_W - 2 * NUM_W - CHECK_W - 4;
 	char name[48];
-	snprintf(name, sizeof(name), "variant (%u figure%s)", ssp->nrows, ssp->nrows == 1 ? "" : "s");
+	snprintf(name, sizeof(name), "%svariant (%u figure%s)", ssp->multi ? "cpu:" : "", ssp->nrows,
+		 ssp->nrows == 1 ? "" : "s");
 	put(row, ATTR_TABLE, "  %-*s %*s %*s  %-*.*s %s", NAME_W, name, NUM_W, "cycles/it", NUM_W, "penalty",
 	    ev_w < 1 ? 1 : ev_w, ev_w < 1 ? 1 : ev_w, "key events per iteration (checked)", "check");
 }
@@ -192,10 +193,13 @@ static unsigned summary_lines(char out[][SS_LINE + 64], UINTN *attr, unsigned ca
 	} while (0)
 	const struct config *c = ssp->cfg;
 	if (ssp->bench_done)
-		LINE(ATTR_NORMAL, "%-*s%u figures of %u variants (%s); %u reps x %u iterations each", LABEL_W, "Measured",
-		     ssp->bench_done, ssp->variants, ssp->kernels, c ? c->reps : 0, c ? c->iterations : 0);
+		LINE(ATTR_NORMAL, "%-*s%u figures of %u variants (%s); %u reps x %u iterations each%s", LABEL_W,
+		     "Measured", ssp->bench_done, ssp->variants, ssp->kernels, c ? c->reps : 0, c ? c->iterations : 0,
+		     ssp->multi ? ", on each processor in Passes" : "");
 	else
 		LINE(ATTR_NORMAL, "%-*sno benchmarks ran (bench=%s)", LABEL_W, "Measured", c ? c->bench : "?");
+	if (ssp->multi && ssp->passes[0])
+		LINE(ATTR_NORMAL, "%-*sprocessor %s", LABEL_W, "Passes", ssp->passes);
 	if (ssp->bench_unstable)
 		LINE(ATTR_UNSTABLE, "%-*s%u figure%s marked ~ could not be measured stably (the bench records say why)",
 		     LABEL_W, "Figures", ssp->bench_unstable, ssp->bench_unstable == 1 ? "" : "s");
@@ -211,6 +215,9 @@ static unsigned summary_lines(char out[][SS_LINE + 64], UINTN *attr, unsigned ca
 	if (ssp->selftests_pass || ssp->selftests_fail)
 		LINE(ssp->selftests_fail ? ATTR_FAIL : ATTR_NORMAL, "%-*s%u passed, %u failed", LABEL_W, "Selftests",
 		     ssp->selftests_pass, ssp->selftests_fail);
+	if (ssp->nexpected)
+		LINE(ATTR_NORMAL, "%-*s%u fault%s a self-test asked for (not run errors): %s", LABEL_W, "Expected",
+		     ssp->nexpected, ssp->nexpected == 1 ? "" : "s", ssp->expected);
 	if (!ssp->nerrors)
 		LINE(ATTR_NORMAL, "%-*snone", LABEL_W, "Errors");
 	for (unsigned i = 0; i < ssp->nerrors && i < SS_ERRORS; i++)

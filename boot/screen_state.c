@@ -14,6 +14,20 @@ struct screen_state *ssp;
  */
 #define T(path) sj_text(o, path, tmp[__COUNTER__ % 6], sizeof(tmp[0]))
 
+/* True when the comma-separated list already holds word. */
+static bool list_has(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *p = list; *p;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len == n && !strncmp(p, word, n))
+			return true;
+		p = end ? end + (end[1] == ' ' ? 2 : 1) : p + len;	/* ", " between items */
+	}
+	return false;
+}
+
 /* Appends ", word" (or "word") to a fixed buffer, marking a cut with "...". */
 static void list_add(char *list, size_t cap, const char *word)
 {
@@ -48,9 +62,12 @@ static void on_platform(const struct sj *o)
 		 strcmp(cpus, "1") ? "s" : "", sj_is(o, "secure_boot", "true") ? ", Secure Boot on" : "");
 }
 
+/* The CPU block shows the first processor identified (the boot one); a pass elsewhere has its own line in Passes. */
 static void on_cpu(const struct sj *o)
 {
 	char tmp[6][SS_LINE];
+	if (ssp->cpu[0])
+		return;
 	snprintf(ssp->cpu, sizeof(ssp->cpu), "%s family %s model %s stepping %s, %s", T("vendor_string"), T("family"),
 		 T("model"), T("stepping"), T("brand"));
 	const char *mc = T("microcode");
@@ -62,7 +79,10 @@ static void on_timing(const struct sj *o)
 {
 	char tmp[6][SS_LINE];
 	uint64_t hz = 0;
+	struct sj cpu;
 	const char *s = T("tsc_hz");
+	if (sj_get(o, "cpu", &cpu))
+		return;	/* a pass's own calibration: the TSC is the run's */
 	if (!lc_parse_u64(s, strlen(s), &hz) || !hz)
 		return;
 	size_t k = strlen(ssp->cpu2);
@@ -72,6 +92,8 @@ static void on_timing(const struct sj *o)
 static void on_pmu(const struct sj *o)
 {
 	char tmp[6][SS_LINE];
+	if (ssp->pmu[0])
+		return;	/* the first pass's; each pass's own is in its pmu record */
 	if (!sj_is(o, "present", "true")) {
 		snprintf(ssp->pmu, sizeof(ssp->pmu), "none: %s", T("absent_reason"));
 		return;
@@ -114,10 +136,12 @@ static void on_bench_setup(const struct sj *o)
 
 static struct ss_row *row_for(const struct sj *o)
 {
-	char tmp[6][SS_LINE], name[40];
-	const char *arena = T("arena");
-	snprintf(name, sizeof(name), "%s.%s%s%s", T("kernel"), T("variant"), arena[0] && strcmp(arena, "null") ? " @" : "",
-		 arena[0] && strcmp(arena, "null") ? arena : "");
+	char tmp[6][SS_LINE], name[48], who[12] = "";
+	const char *arena = T("arena"), *n = T("cpu.n");
+	if (ssp->multi && n[0] && strcmp(n, "null"))
+		snprintf(who, sizeof(who), "%s:", n);
+	snprintf(name, sizeof(name), "%s%s.%s%s%s", who, T("kernel"), T("variant"),
+		 arena[0] && strcmp(arena, "null") ? " @" : "", arena[0] && strcmp(arena, "null") ? arena : "");
 	for (unsigned i = ssp->nrows; i-- > 0;)
 		if (!strcmp(ssp->rows[i].name, name))
 			return &ssp->rows[i];
@@ -137,8 +161,8 @@ static void on_bench(const struct sj *o)
 	struct ss_row *r = row_for(o);
 	ssp->bench_done++;
 	const char *k = T("kernel");
-	/* Kernels run one after another: a new name differs from the last one seen. */
-	if (strcmp(ssp->last_kernel, k)) {
+	/* Kernels run one after another (and again on each processor): list each once. */
+	if (strcmp(ssp->last_kernel, k) && !list_has(ssp->kernels, k)) {
 		snprintf(ssp->last_kernel, sizeof(ssp->last_kernel), "%s", k);
 		list_add(ssp->kernels, sizeof(ssp->kernels), k);
 	}
@@ -213,9 +237,14 @@ static void on_error(const struct sj *o)
 static void on_fault(const struct sj *o)
 {
 	char tmp[6][SS_LINE], e[SS_LINE];
-	/* The fault selftest=fault asks for is listed too, but says it was expected (not a run error). */
-	snprintf(e, sizeof(e), "%s: %s at %s during %s", sj_is(o, "expected", "true") ? "expected fault" : "fault",
-		 T("name"), T("rip"), T("activity"));
+	/* A fault a self-test asks for is shown apart: it is not a run error. */
+	snprintf(e, sizeof(e), "%s at %s during %s", T("name"), T("rip"), T("activity"));
+	if (sj_is(o, "expected", "true")) {
+		if (!ssp->nexpected++)
+			snprintf(ssp->expected, sizeof(ssp->expected), "%s", e);
+		return;
+	}
+	snprintf(e, sizeof(e), "fault: %s at %s during %s", T("name"), T("rip"), T("activity"));
 	add_error(e);
 }
 
@@ -225,6 +254,23 @@ static void on_selftest(const struct sj *o)
 		ssp->selftests_pass++;
 	else if (sj_is(o, "status", "\"fail\""))
 		ssp->selftests_fail++;
+}
+
+static void on_topology(const struct sj *o)
+{
+	char tmp[6][SS_LINE];
+	uint64_t v = 0;
+	const char *s = T("chosen_count");
+	ssp->multi = lc_parse_u64(s, strlen(s), &v) && v > 1;
+}
+
+/* "1 fault": how each processor's pass ended. */
+static void on_pass(const struct sj *o)
+{
+	char tmp[6][SS_LINE], item[48];
+	ssp->npasses++;
+	snprintf(item, sizeof(item), "%s %s", T("cpu.n"), T("outcome"));
+	list_add(ssp->passes, sizeof(ssp->passes), item);
 }
 
 static void on_end(const struct sj *o)
@@ -240,7 +286,7 @@ static const struct {
 	{ "begin", on_begin },	 { "platform", on_platform },	{ "cpu", on_cpu },	   { "timing", on_timing },
 	{ "pmu", on_pmu },	 { "ibs", on_ibs },		{ "bench_setup", on_bench_setup },
 	{ "bench", on_bench },	 { "check", on_check },		{ "error", on_error },	   { "fault", on_fault },
-	{ "selftest", on_selftest }, { "end", on_end },
+	{ "selftest", on_selftest }, { "end", on_end },		{ "topology", on_topology }, { "pass", on_pass },
 };
 
 void ss_feed(enum out_kind kind, const char *line, size_t len)

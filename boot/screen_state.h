@@ -9,14 +9,14 @@
 #include "run/config.h"
 
 #define SS_LINE 160
-#define SS_ROWS 96	/* result rows kept (29 with bench=all; room for every variant and arena) */
+#define SS_ROWS 512	/* result rows kept (29 per processor with bench=all; cpus=all on 16 processors) */
 #define SS_ERRORS 4
 #define SS_LIST 120	/* names of failed / unstable variants */
 
 enum ss_check { SS_NONE, SS_PASS, SS_SKIP, SS_UNSTABLE, SS_FAIL };
 
 struct ss_row {
-	char name[40];		/* kernel.variant[@arena] */
+	char name[48];		/* [cpu:]kernel.variant[@arena], the processor when several are measured */
 	char cycles[16];	/* median, cycles per iteration */
 	char penalty[16];	/* median minus the control's, or "" */
 	char events[56];	/* the checked events: "role value ..." */
@@ -37,6 +37,11 @@ struct screen_state {
 	unsigned bench_unstable;	/* figures whose bench record says `unstable`: shown with a ~ */
 	char bench_last[48];
 	char kernels[SS_LINE];
+	bool multi;		/* several processors are measured (topology's chosen_count > 1) */
+	char passes[SS_LINE];	/* "0 measured, 1 fault, ..." from the pass records */
+	unsigned npasses;
+	char expected[SS_LINE];	/* the first fault a self-test asked for */
+	unsigned nexpected;
 	char last_kernel[32];
 	unsigned variants;
 	struct ss_row rows[SS_ROWS];
