@@ -41,6 +41,14 @@ static struct {
 static size_t nparked;
 
 static void EFIAPI park_entry(void *s) { kernel_park(s); }
+
+/* park= as kernel/ap.h's modes. */
+static enum park_mode want_of(enum park_sel sel)
+{
+	static const enum park_mode modes[] = { [PARK_SEL_AUTO] = PARK_NONE, [PARK_SEL_MWAIT] = PARK_MWAIT,
+						[PARK_SEL_HLT] = PARK_HLT, [PARK_SEL_PAUSE] = PARK_PAUSE };
+	return (size_t)sel < ARRAY_SIZE(modes) ? modes[sel] : PARK_NONE;
+}
 static void EFIAPI measure_entry(void *c) { kernel_ap_run(&ap, c); }
 
 static uint64_t tsc_after(uint64_t us)
@@ -60,13 +68,15 @@ static bool collect(EFI_EVENT ev)
 	return false;
 }
 
-static size_t park_others(struct mp_services *mp, size_t count, size_t except, uint64_t timeout_us, char *note,
-			  size_t cap, size_t k)
+static size_t park_others(struct mp_services *mp, size_t count, size_t except, const struct run_pass *p,
+			  uint64_t timeout_us, char *note, size_t cap, size_t k)
 {
 	size_t refused = 0;
 	unsigned modes[PARK_PAUSE + 1] = { 0 };
 
 	memset(&park, 0, sizeof(park));
+	park.exec = p->exec;
+	park.want = want_of(p->park);
 	park.deadline_tsc = tsc_after(timeout_us + PARK_MARGIN_US);
 	nparked = 0;
 	for (size_t i = 0; i < count && nparked < TOPO_MAX_CPUS; i++) {
@@ -147,7 +157,7 @@ static int pass_elsewhere(struct mp_services *mp, size_t count, size_t n, struct
 		return FW_RUN_FAILED;
 	}
 	size_t k = str_appendf(p->neighbours, sizeof(p->neighbours), 0, "others: ");
-	k = park_others(mp, count, n, timeout_us, p->neighbours, sizeof(p->neighbours), k);
+	k = park_others(mp, count, n, p, timeout_us, p->neighbours, sizeof(p->neighbours), k);
 	if (!spool_begin(why, sizeof(why))) {
 		mp_release_parked();
 		p->why = why;
@@ -163,7 +173,7 @@ static int pass_elsewhere(struct mp_services *mp, size_t count, size_t n, struct
 	EFI_STATUS st = nonblocking ? mp->startup_this_ap(mp, measure_entry, n, ev, timeout_us, &call, &finished)
 				    : EFI_UNSUPPORTED;
 	if (st == EFI_SUCCESS && nonblocking) {
-		if (!kernel_wait_flag(&call.done, tsc_after(timeout_us), &bsp_how))
+		if (!kernel_wait_flag(&call.done, tsc_after(timeout_us), p->exec, want_of(p->park), &bsp_how))
 			bsp_how = "with MWAIT or PAUSE until the bound";
 	} else if (st == EFI_UNSUPPORTED) {
 		if (nonblocking)
@@ -221,7 +231,7 @@ int mp_measure_on(size_t n, struct run_pass *p, uint64_t timeout_us)
 		return pass_elsewhere(mp, count, n, p, timeout_us);
 	/* On this CPU: a fault in body ends the run (kernel_run), and boot/efi_main.c releases the parked. */
 	size_t k = str_appendf(p->neighbours, sizeof(p->neighbours), 0, "others: ");
-	park_others(mp, count, n, timeout_us, p->neighbours, sizeof(p->neighbours), k);
+	park_others(mp, count, n, p, timeout_us, p->neighbours, sizeof(p->neighbours), k);
 	p->body(p->arg);
 	mp_release_parked();
 	return FW_RUN_OK;

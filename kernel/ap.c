@@ -44,6 +44,20 @@ static bool has_monitor(void)
 	return r.ecx & CPUID1_ECX_MONITOR;
 }
 
+/*
+ * What a waiter does: the one asked for where it exists, else the next down
+ * (MWAIT, HLT, PAUSE); unasked, MWAIT only on a real core (an emulator's
+ * MWAIT is a PAUSE, kernel/ap.h).  can_hlt: something will end the HLT.
+ */
+static enum park_mode choose(enum park_mode want, enum cpu_exec exec, bool can_hlt)
+{
+	if ((want == PARK_MWAIT || (want == PARK_NONE && exec != EXEC_EMULATED)) && has_monitor())
+		return PARK_MWAIT;
+	if (want != PARK_PAUSE && can_hlt)
+		return PARK_HLT;
+	return PARK_PAUSE;
+}
+
 static void monitor(const volatile void *p)
 {
 	__asm__ volatile("monitor" : : "a"(p), "c"(0), "d"(0) : "memory");
@@ -54,49 +68,38 @@ static void cpu_relax(void) { __asm__ volatile("pause" : : : "memory"); }
 static void irq_off(void) { __asm__ volatile("cli" : : : "memory"); }
 static void irq_on(void) { __asm__ volatile("sti" : : : "memory"); }
 
-/* One AP at a time runs a pass (ap.h): these belong to it. */
-static struct win_platform ap_plat;
-static struct kernel_ap_call *cur;
-
-static void on_stack(void *unused)
+bool ap_enter(const struct kernel_ap *a, struct ap_saved *sv, struct win_platform *p)
 {
-	(void)unused;
-	cur->faulted = !runtime_run_here(&ap_plat, cur->body, cur->cleanup, cur->arg, cur->who);
-}
-
-void kernel_ap_run(const struct kernel_ap *a, struct kernel_ap_call *c)
-{
-	struct idt_reg fw_idt;
-	uint64_t flags = kx_read_rflags();
-
+	sv->rflags = kx_read_rflags();
 	irq_off();
-	uint64_t fw_cr3 = kx_read_cr3();
-	if (!idt_load_here(&fw_idt)) {
-		c->why = "the runtime has no IDT for application processors";
-	} else {
-		if (fw_cr3 != a->cr3)
-			arena_load_cr3(a->cr3);
-		/* This CPU's own local APIC; the 8259 pair delivers to the boot CPU only and is left alone. */
-		win_probe(&ap_plat);
-		ap_plat.pic = false;
-		cur = c;
-		c->ran = true;
-		kx_call_on_stack(on_stack, NULL, a->stack + a->stack_bytes);
-		if (fw_cr3 != a->cr3)
-			arena_load_cr3(fw_cr3);
-		idt_unload_here(&fw_idt);
+	sv->cr3 = kx_read_cr3();
+	if (!idt_load_here(&sv->idt)) {
+		if (sv->rflags & RFLAGS_IF)
+			irq_on();
+		return false;
 	}
-	if (flags & RFLAGS_IF)
-		irq_on();
-	__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+	if (sv->cr3 != a->cr3)
+		arena_load_cr3(a->cr3);
+	/* This CPU's own local APIC; the 8259 pair delivers to the boot CPU only and is left alone. */
+	win_probe(p);
+	p->pic = false;
+	return true;
 }
 
-void kernel_ap_reclaim(void)
+void ap_leave(const struct kernel_ap *a, const struct ap_saved *sv)
+{
+	if (sv->cr3 != a->cr3)
+		arena_load_cr3(sv->cr3);
+	idt_unload_here(&sv->idt);
+	if (sv->rflags & RFLAGS_IF)
+		irq_on();
+}
+
+void ap_forget(void)
 {
 	/* The stopped processor's open window and EILVT routes went with it: nothing to restore, only to forget. */
 	win_forget();
 	platform_forget_routes();
-	runtime_rejoin();
 }
 
 /* How often the boot CPU repeats a wake-up NMI to a processor that has not left HLT yet. */
@@ -114,10 +117,10 @@ void kernel_park(struct kernel_park_slot *s)
 	struct kernel_park *k = s->k;
 	struct idt_reg fw_idt;
 	uint64_t flags = kx_read_rflags();
-	uint32_t mode = has_monitor() ? PARK_MWAIT : PARK_PAUSE;
-
 	irq_off();
-	if (mode == PARK_PAUSE && idt_load_park(&fw_idt))
+	/* HLT only once the park IDT is loaded: the wake-up NMI must find its gate. */
+	uint32_t mode = choose(k->want, k->exec, false);
+	if (mode == PARK_PAUSE && k->want != PARK_PAUSE && idt_load_park(&fw_idt))
 		mode = PARK_HLT;
 	__atomic_store_n(&s->mode, mode, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&k->release, __ATOMIC_ACQUIRE)) {
@@ -140,9 +143,9 @@ void kernel_park(struct kernel_park_slot *s)
 		irq_on();
 }
 
-size_t kernel_unpark(struct kernel_park *k, struct kernel_park_slot *slots, size_t n, uint64_t limit_us)
+size_t ap_unpark(const struct apic *boot, struct kernel_park *k, struct kernel_park_slot *slots, size_t n,
+		  uint64_t limit_us)
 {
-	const struct win_platform *p = runtime_boot_platform();
 	uint64_t end = hw_tsc() + us_to_tsc(limit_us), step = us_to_tsc(WAKE_RETRY_US);
 	size_t left = 0;
 
@@ -154,7 +157,7 @@ size_t kernel_unpark(struct kernel_park *k, struct kernel_park_slot *slots, size
 			if (__atomic_load_n(&slots[i].left, __ATOMIC_ACQUIRE)) {
 				left++;
 			} else if (now >= next && __atomic_load_n(&slots[i].mode, __ATOMIC_ACQUIRE) == PARK_HLT &&
-				   apic_send_nmi(&p->apic, slots[i].apic_id)) {
+				   apic_send_nmi(boot, slots[i].apic_id)) {
 				slots[i].wakes++;
 			}
 		}
@@ -166,11 +169,12 @@ size_t kernel_unpark(struct kernel_park *k, struct kernel_park_slot *slots, size
 	}
 }
 
-bool kernel_wait_flag(volatile uint32_t *flag, uint64_t deadline_tsc, const char **how)
+bool kernel_wait_flag(volatile uint32_t *flag, uint64_t deadline_tsc, enum cpu_exec exec, enum park_mode want,
+		      const char **how)
 {
-	bool mw = has_monitor();
 	/* With interrupts on, the firmware's periodic timer ends every HLT: the flag is looked at each tick. */
-	bool hlt = !mw && (kx_read_rflags() & RFLAGS_IF);
+	enum park_mode m = choose(want, exec, kx_read_rflags() & RFLAGS_IF);
+	bool mw = m == PARK_MWAIT, hlt = m == PARK_HLT;
 
 	*how = mw ? "with MWAIT" : hlt ? "with HLT between the firmware's timer ticks" : "with PAUSE";
 	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE)) {

@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/x86/cpuid.h"
+
 /* What the boot CPU sets up once before the first pass elsewhere. */
 struct kernel_ap {
 	uint64_t cr3;		/* the run's page tables, as loaded on the boot CPU */
@@ -40,7 +42,7 @@ struct kernel_ap_call {
 	bool ran, faulted;
 	const char *why;	/* when !ran */
 };
-/* On the application processor: see the header comment.  Sets c->done last. */
+/* On the application processor: see the header comment.  Sets c->done last.  (kernel/runtime.c) */
 void kernel_ap_run(const struct kernel_ap *a, struct kernel_ap_call *c);
 /* On the boot CPU, after a pass that never came back: the boot CPU's platform, guard and hooks again. */
 void kernel_ap_reclaim(void);
@@ -49,7 +51,8 @@ void kernel_ap_reclaim(void);
  * Parking: a processor that is neither measuring nor waiting for the
  * result sleeps with interrupts off until `release` is written:
  *   - MWAIT on the flag's line where CPUID.01H:ECX[3] MONITOR is set (the
- *     write itself wakes it);
+ *     write itself wakes it), unless the CPU is emulated: QEMU TCG with
+ *     several CPUs runs MWAIT as PAUSE, a spin that takes a host CPU;
  *   - else HLT, woken by an NMI the boot CPU sends to its APIC ID; its IDT
  *     is meanwhile the firmware's with an NMI gate that only returns
  *     (kernel/idt.h idt_load_park), so the wake-up touches nothing shared;
@@ -60,6 +63,8 @@ enum park_mode { PARK_NONE, PARK_MWAIT, PARK_HLT, PARK_PAUSE };
 struct kernel_park {
 	volatile uint32_t release;
 	uint64_t deadline_tsc;
+	enum cpu_exec exec;		/* identification's: an emulator's MWAIT is no sleep */
+	enum park_mode want;		/* PARK_NONE: the best there is; else that one, or the next down */
 };
 struct kernel_park_slot {
 	struct kernel_park *k;
@@ -75,6 +80,7 @@ void kernel_park(struct kernel_park_slot *s);
  * and wait up to limit_us for every slot to say it left.  Returns how many did.
  */
 size_t kernel_unpark(struct kernel_park *k, struct kernel_park_slot *slots, size_t n, uint64_t limit_us);
+/* kernel_ap_run, kernel_ap_reclaim and kernel_unpark live in kernel/runtime.c, which owns the platforms. */
 
 /*
  * The boot CPU's wait for *flag to become non-zero, interrupts as they are
@@ -82,6 +88,7 @@ size_t kernel_unpark(struct kernel_park *k, struct kernel_park_slot *slots, size
  * HLT (each timer tick ends it), else PAUSE when interrupts are off.
  * False at deadline_tsc.  *how says which.
  */
-bool kernel_wait_flag(volatile uint32_t *flag, uint64_t deadline_tsc, const char **how);
+bool kernel_wait_flag(volatile uint32_t *flag, uint64_t deadline_tsc, enum cpu_exec exec, enum park_mode want,
+		      const char **how);
 
 #endif

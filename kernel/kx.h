@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernel/idt.h"
 #include "kernel/window.h"
 
 /* hw_metal.c: our fault handlers are live (idt.c); until then MSR and PMC access reports HW_ENODEV. */
@@ -42,15 +43,22 @@ void selftest_in_pass(const char *list);
 void selftest_run(const struct win_platform *p, const char *list);
 
 /*
- * runtime.c, for ap.c: body(arg) guarded on this application processor with
- * platform p (probed on it).  After a fault: the window closed, the `fault`
- * record written (who names the CPU), cleanup(arg) run, and false returned;
- * the run goes on.  Either way the boot CPU's platform, guard and hooks are
- * back when it returns (runtime_rejoin).
+ * ap.c, for runtime.c's kernel_ap_run: on an application processor,
+ * interrupts off, our IDT copy and the run's CR3 loaded, p probed on it
+ * (false, nothing changed, without an IDT for it); and all of it back.
  */
-bool runtime_run_here(const struct win_platform *p, void (*body)(void *), void (*cleanup)(void *), void *arg,
-		      const char *who);
-void runtime_rejoin(void);
-/* runtime.c: the boot CPU's platform (its local APIC sends the wake-up NMIs of kernel_unpark). */
-const struct win_platform *runtime_boot_platform(void);
+struct kernel_ap;
+struct ap_saved {
+	uint64_t rflags, cr3;
+	struct idt_reg idt;
+};
+bool ap_enter(const struct kernel_ap *a, struct ap_saved *sv, struct win_platform *p);
+void ap_leave(const struct kernel_ap *a, const struct ap_saved *sv);
+/* ap.c: after a processor the firmware stopped: its open window and EILVT routes forgotten. */
+void ap_forget(void);
+/* ap.c: kernel_unpark with the boot CPU's local APIC, which sends the wake-up NMIs. */
+struct kernel_park;
+struct kernel_park_slot;
+size_t ap_unpark(const struct apic *boot, struct kernel_park *k, struct kernel_park_slot *slots, size_t n,
+		 uint64_t limit_us);
 #endif

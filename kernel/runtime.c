@@ -9,6 +9,7 @@
  */
 #include "kernel/runtime.h"
 #include "kernel/activity.h"
+#include "kernel/ap.h"
 #include "kernel/arena.h"
 #include "kernel/idt.h"
 #include "kernel/kx.h"
@@ -192,9 +193,7 @@ bool kernel_run(void (*body)(void *), void *arg)
 	return false;
 }
 
-const struct win_platform *runtime_boot_platform(void) { return &platform; }
-
-void runtime_rejoin(void)
+static void runtime_rejoin(void)
 {
 	plat_now = &platform;
 	platform_attach(&platform);
@@ -213,8 +212,14 @@ static bool ap_step(struct kx_guard *g, void (*fn)(void *), void *arg)
 	return faulted;
 }
 
-bool runtime_run_here(const struct win_platform *p, void (*body)(void *), void (*cleanup)(void *), void *arg,
-		      const char *who)
+/*
+ * body(arg) guarded on this application processor with platform p (probed
+ * on it).  After a fault: the window closed, the `fault` record written (who
+ * names the CPU), cleanup(arg) run, and false returned; the run goes on.
+ * Either way the boot CPU's platform, guard and hooks are back after it.
+ */
+static bool run_here(const struct win_platform *p, void (*body)(void *), void (*cleanup)(void *), void *arg,
+		     const char *who)
 {
 	static struct kx_guard ap_guard;
 
@@ -243,6 +248,42 @@ bool runtime_run_here(const struct win_platform *p, void (*body)(void *), void (
 	platform_attach(NULL);	/* unroutes the EILVT entries of this CPU's local APIC */
 	runtime_rejoin();
 	return !faulted;
+}
+
+/* One AP at a time runs a pass (kernel/ap.h): these belong to it. */
+static struct win_platform ap_plat;
+static struct kernel_ap_call *ap_call;
+
+static void ap_on_stack(void *unused)
+{
+	(void)unused;
+	ap_call->faulted = !run_here(&ap_plat, ap_call->body, ap_call->cleanup, ap_call->arg, ap_call->who);
+}
+
+void kernel_ap_run(const struct kernel_ap *a, struct kernel_ap_call *c)
+{
+	struct ap_saved sv;
+
+	if (!ap_enter(a, &sv, &ap_plat)) {
+		c->why = "the runtime has no IDT for application processors";
+	} else {
+		ap_call = c;
+		c->ran = true;
+		kx_call_on_stack(ap_on_stack, NULL, a->stack + a->stack_bytes);
+		ap_leave(a, &sv);
+	}
+	__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+}
+
+void kernel_ap_reclaim(void)
+{
+	ap_forget();
+	runtime_rejoin();
+}
+
+size_t kernel_unpark(struct kernel_park *k, struct kernel_park_slot *slots, size_t n, uint64_t limit_us)
+{
+	return ap_unpark(&platform.apic, k, slots, n, limit_us);
 }
 
 void kernel_teardown(void)

@@ -105,6 +105,7 @@ struct opt_def {
 static const char *const finish_choices[] = { "auto", "shutdown", "reboot", "halt", "return", NULL };
 static const char *const tri_choices[] = { "auto", "on", "off", NULL };
 static const char *const arena_choices[] = { "both", "4k", "2m", NULL };
+static const char *const park_choices[] = { "auto", "mwait", "hlt", "pause", NULL };
 static const char *const ibs_choices[] = { "both", "off", "fetch", "op", NULL };
 static const char *const screen_choices[] = { "readable", "records", NULL };
 
@@ -153,6 +154,12 @@ static const struct opt_def opts[] = {
 	  "comma-separated list of processor numbers, `N-M` ranges and `apic:ID` (numbers as the `topology` "
 	  "record prints them). While one processor measures, the others are parked (docs/runtime.md); "
 	  "each `pass` record says what they did." },
+	{ "park", OPT_ENUM, OFF(park), park_choices, 0, 0, "auto", "park=hlt",
+	  "How the processors that are not measuring wait, interrupts off. `auto`: MWAIT on a flag where the "
+	  "core has MONITOR (not under an emulator, whose MWAIT is a spin), else HLT woken by an NMI, else "
+	  "PAUSE. `mwait`, `hlt`, `pause` ask for one (falling back in that order where it is missing), to "
+	  "compare what the neighbours' sleep does to a measurement. The boot processor waits the same way "
+	  "(HLT between the firmware's timer ticks). Each `pass` record says what they did." },
 	{ "pass_timeout_s", OPT_U32, OFF(pass_timeout_s), NULL, 1, 86400, "1800", "pass_timeout_s=600",
 	  "Seconds a measuring pass on a processor other than the boot CPU may take. One that takes longer "
 	  "is stopped by the firmware, reported in its `pass` record and an error, and the run goes on." },

@@ -17,6 +17,8 @@ enum on_finish { FINISH_AUTO, FINISH_SHUTDOWN, FINISH_REBOOT, FINISH_HALT, FINIS
 enum tristate { TRI_AUTO, TRI_ON, TRI_OFF };
 enum serial_kind { SERIAL_AUTO, SERIAL_OFF, SERIAL_IO, SERIAL_MMIO8, SERIAL_MMIO32 };
 enum arena_sel { ARENA_BOTH, ARENA_4K, ARENA_2M };
+/* How the processors that are not measuring wait (kernel/ap.h); the order is kernel/ap.h's enum park_mode. */
+enum park_sel { PARK_SEL_AUTO, PARK_SEL_MWAIT, PARK_SEL_HLT, PARK_SEL_PAUSE };
 enum ibs_mode { IBS_MODE_BOTH, IBS_MODE_OFF, IBS_MODE_FETCH, IBS_MODE_OP };
 enum screen_mode { SCREEN_READABLE, SCREEN_RECORDS };
 
@@ -48,7 +50,8 @@ struct config {
 	char selftest[CONFIG_STR_MAX];	/* comma list, "" = none */
 	char bench[CONFIG_STR_MAX];	/* comma list of kernel[.variant], "all", "none" */
 	char cpus[CONFIG_STR_MAX];	/* run/cpus.h: bsp, all, types or a list */
-	uint32_t pass_timeout_s;	/* a pass on another processor that takes longer is stopped and skipped */
+	uint32_t pass_timeout_s;
+	enum park_sel park;	/* a pass on another processor that takes longer is stopped and skipped */
 	uint32_t reps;
 	uint32_t iterations;
 	uint32_t warmup;

@@ -254,6 +254,8 @@ static void run_measuring(struct run_env *env, size_t first)
 			rp.cleanup = pass_cleanup;
 			rp.arg = &p;
 			rp.who = who;
+			rp.exec = boot_cpu.exec;
+			rp.park = env->cfg->park;
 			if (!c->bsp)
 				prepare_elsewhere(env->cfg);
 			int rc = env->mp->measure_on(c->n, &rp, pass_timeout_us);

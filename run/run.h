@@ -27,6 +27,8 @@ struct run_pass {
 	void (*cleanup)(void *arg);
 	void *arg;
 	const char *who;		/* "processor 2 (APIC ID 1)" */
+	enum cpu_exec exec;		/* identification's, for how to park the others (kernel/ap.h) */
+	enum park_sel park;		/* the park= option */
 	/* Filled by measure_on. */
 	bool faulted;			/* body faulted; its `fault` record is written */
 	const char *why;		/* when the pass did not run or did not come back */
