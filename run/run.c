@@ -207,7 +207,9 @@ static void pass_record(const struct config *cfg, const struct topo_cpu *c, int 
 	struct rec *r = &stage_rec;
 	const char *expected = timeout_expected(cfg, rc);
 	rec_start(r, "pass");
-	rec_str(r, "outcome", rc == FW_RUN_OK && rp->faulted ? "fault" : pass_outcomes[rc]);
+	rec_str(r, "outcome", rc == FW_RUN_OK && rp->faulted                       ? "fault"
+			      : rc >= 0 && (size_t)rc < ARRAY_SIZE(pass_outcomes) ? pass_outcomes[rc]
+										  : "not run");
 	rec_str(r, "why", rp->why);
 	rec_str(r, "expected_because", expected);
 	rec_bool(r, "boot_processor", c->bsp);
