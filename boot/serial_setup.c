@@ -113,7 +113,8 @@ void boot_serial_setup(const struct serial_cfg *want, struct serial_choice *out)
 		return;
 	}
 	out->active = true;
-	struct out_sink sink = { .name = "serial", .write_line = uart_line, .ctx = &console_uart };
+	/* Port I/O or MMIO only: live on any processor, so a rig on the serial line sees a pass as it runs. */
+	struct out_sink sink = { .name = "serial", .write_line = uart_line, .ctx = &console_uart, .any_cpu = true };
 	out_add_sink(&sink);
 }
 

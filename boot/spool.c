@@ -50,8 +50,12 @@ bool spool_begin(char *why, size_t why_cap)
 	}
 	sp.used = sp.lost_text = sp.lost_records = 0;
 	out_save_sinks(&sp.real);
-	struct out_sink_table only = { .n = 0 };
-	out_restore_sinks(&only);
+	/* Sinks that need no firmware stay live (the serial port); the spool stands in for the rest. */
+	struct out_sink_table live = { .n = 0 };
+	for (size_t i = 0; i < sp.real.n; i++)
+		if (sp.real.sink[i].any_cpu)
+			live.sink[live.n++] = sp.real.sink[i];
+	out_restore_sinks(&live);
 	out_add_sink(&sink);
 	sp.on = true;
 	return true;
@@ -65,10 +69,16 @@ size_t spool_end(void)
 		return 0;
 	sp.on = false;
 	out_restore_sinks(&sp.real);
+	/* The lines were cleaned on their way in (out_line): each goes to the sinks that did not see it live. */
 	for (size_t at = 0; at + sizeof(struct spool_head) <= sp.used; n++) {
 		struct spool_head h;
 		memcpy(&h, sp.buf + at, sizeof(h));
-		out_line((enum out_kind)h.kind, (const char *)sp.buf + at + sizeof(h), h.len);
+		const char *line = (const char *)sp.buf + at + sizeof(h);
+		for (size_t i = 0; i < sp.real.n; i++) {
+			const struct out_sink *s = &sp.real.sink[i];
+			if (!s->any_cpu && !(h.kind == OUT_TEXT && s->records_only))
+				s->write_line(s->ctx, (enum out_kind)h.kind, line, h.len);
+		}
 		at += sizeof(h) + h.len;
 	}
 	if (sp.lost_records || sp.lost_text) {

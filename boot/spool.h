@@ -1,10 +1,11 @@
 /*
  * boot/spool.h - output held in memory while another processor runs.
  *
- * The real sinks (serial through the firmware, screen, results file) call
- * boot services, which only the boot CPU may call.  spool_begin swaps them
- * for one sink that appends each line to a buffer; spool_end puts them back
- * and replays every line, in order, through out_line.  The records' count
+ * The screen, the results file and the firmware's serial consoles call boot
+ * services, which only the boot CPU may call.  spool_begin swaps them for
+ * one sink that appends each line to a buffer, keeping the sinks that need
+ * no firmware (our UART: out_sink.any_cpu) live; spool_end puts them back
+ * and hands every line, in order, to the sinks that did not see it.  The records' count
  * and CRC were taken when they were written (lib/record.c), so the replay
  * adds nothing to the stream.  Lines that do not fit are counted and said.
  */

@@ -23,6 +23,12 @@ struct out_sink {
 	void *ctx;
 	/* Text lines go only to sinks that want them (a results file wants records only). */
 	bool records_only;
+	/*
+	 * write_line calls no firmware service, so it may run on whichever
+	 * processor is running the run (the others wait): our own UART.  Such a
+	 * sink stays live during a pass on another processor (boot/spool.c).
+	 */
+	bool any_cpu;
 };
 
 #define OUT_MAX_SINKS 6

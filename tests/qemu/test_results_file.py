@@ -212,3 +212,28 @@ def test_full_disk_file_holds_whole_records_only(ctx):
     # pmucap sees a truncated run: never mistaken for a complete one.
     runs, _ = pmucap.parse(saved)
     assert k == 0 or (runs and not runs[0].complete)
+
+
+def test_passes_on_other_processors_are_saved_like_serial(ctx):
+    """cpus=all under -smp 3: serial carries an AP's pass live, the file gets it from the boot processor's
+    spool afterwards; both hold the same records in the same order, with a valid end."""
+    def make():
+        d = tempfile.mkdtemp(prefix="pmuboot-results-")
+        atexit.register(shutil.rmtree, d, True)
+        cfg = os.path.join(d, "pmuboot.cfg")
+        with open(cfg, "w") as f:
+            f.write("cpus=all bench=ref reps=3 iterations=100 warmup=0 ibs=off\n")
+        img = os.path.join(d, "stick.img")
+        p = subprocess.run([os.path.join(ctx.root, "tools", "mkusb.sh"), "--efi", ctx.efi, "--cfg", cfg,
+                            "--out", img], capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        res = qemurun.boot(efi=ctx.efi, drive=("disk", img), timeout=120, extra_args=("-smp", "3"))
+        res.image = f"{img}@@{ESP_OFFSET}"
+        return res
+    res = _cached("results-smp3", make)
+    assert res.status == qemurun.OK, describe(res)
+    assert {r["cpu"]["n"] for r in res.records("pass")} == {0, 1, 2}, res.records("pass")
+    saved = get(res.image, "/pmuboot/results-0001.jsonl")
+    runs, stray = pmucap.parse(saved)
+    assert not stray and len(runs) == 1 and runs[0].complete, (stray, runs and runs[0].problems)
+    assert runs[0].texts == res.run.texts and runs[0].end == res.run.end
