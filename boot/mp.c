@@ -63,6 +63,27 @@ bool fw_cpu_info(size_t n, struct fw_cpu *out)
 	return true;
 }
 
+/* StartupThisAP's failures (PI 1.8 Vol. 2 §13.4.4). */
+static const struct {
+	EFI_STATUS st;
+	const char *text;
+} startup_failures[] = {
+	{ EFI_NOT_READY, "the processor is busy (StartupThisAP: EFI_NOT_READY)" },
+	{ EFI_INVALID_PARAMETER, "not an enabled application processor (StartupThisAP: EFI_INVALID_PARAMETER)" },
+	{ EFI_NOT_FOUND, "no such processor (StartupThisAP: EFI_NOT_FOUND)" },
+	{ EFI_DEVICE_ERROR, "called from an AP (StartupThisAP: EFI_DEVICE_ERROR)" },
+	{ EFI_UNSUPPORTED, "the firmware refused (StartupThisAP: EFI_UNSUPPORTED)" },
+	{ EFI_TIMEOUT, "the processor did not return before the timeout (StartupThisAP: EFI_TIMEOUT)" },
+};
+
+const char *mp_status_text(EFI_STATUS st)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(startup_failures); i++)
+		if (startup_failures[i].st == st)
+			return startup_failures[i].text;
+	return "StartupThisAP failed";
+}
+
 /* StartupThisAP calls an EFIAPI procedure with one argument; ours are plain C. */
 struct ap_call {
 	void (*fn)(void *arg);
@@ -89,15 +110,8 @@ int fw_run_on_cpu(size_t n, void (*fn)(void *arg), void *arg, uint64_t timeout_u
 	EFI_STATUS st = mp->startup_this_ap(mp, ap_trampoline, n, NULL, timeout_us, &call, NULL);
 	if (st == EFI_SUCCESS)
 		return FW_RUN_OK;
-	if (st == EFI_TIMEOUT) {
-		*why = "the processor did not return before the timeout (StartupThisAP: EFI_TIMEOUT)";
-		return FW_RUN_TIMEOUT;
-	}
-	*why = st == EFI_NOT_READY ? "the processor is busy (StartupThisAP: EFI_NOT_READY)"
-	       : st == EFI_INVALID_PARAMETER ? "not an enabled application processor (StartupThisAP: EFI_INVALID_PARAMETER)"
-	       : st == EFI_DEVICE_ERROR ? "called from an AP (StartupThisAP: EFI_DEVICE_ERROR)"
-	       : "StartupThisAP failed";
-	return FW_RUN_FAILED;
+	*why = mp_status_text(st);
+	return st == EFI_TIMEOUT ? FW_RUN_TIMEOUT : FW_RUN_FAILED;
 }
 
 /* The run sequence's view of the processors (run/run.h). */

@@ -136,14 +136,6 @@ void mp_release_parked(void)
 	nparked = 0;
 }
 
-static const char *status_text(EFI_STATUS st)
-{
-	return st == EFI_NOT_READY ? "the processor is busy (StartupThisAP: EFI_NOT_READY)"
-	       : st == EFI_INVALID_PARAMETER ? "not an enabled application processor (StartupThisAP: EFI_INVALID_PARAMETER)"
-	       : st == EFI_NOT_FOUND ? "no such processor (StartupThisAP: EFI_NOT_FOUND)"
-					 : "StartupThisAP failed";
-}
-
 /* The pass on an application processor; the others, the boot CPU excepted, are parked. */
 static int pass_elsewhere(struct mp_services *mp, size_t count, size_t n, struct run_pass *p, uint64_t timeout_us)
 {
@@ -187,7 +179,7 @@ static int pass_elsewhere(struct mp_services *mp, size_t count, size_t n, struct
 	int rc = FW_RUN_OK;
 	if (st != EFI_SUCCESS && st != EFI_TIMEOUT) {
 		rc = FW_RUN_FAILED;
-		p->why = status_text(st);
+		p->why = mp_status_text(st);
 	} else if (!__atomic_load_n(&call.done, __ATOMIC_ACQUIRE)) {
 		rc = FW_RUN_TIMEOUT;
 		snprintf(why, sizeof(why), "did not come back within %llu s; the firmware stopped it, and what the pass "
