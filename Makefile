@@ -60,7 +60,8 @@ PORTABLE_ASM := $(wildcard bench/*.asm) $(KERNEL_PORTABLE_ASM)
 IMAGE_ONLY_C := lib/libc_min.c $(wildcard boot/*.c) $(filter-out $(KERNEL_PORTABLE),$(wildcard kernel/*.c))
 IMAGE_ONLY_ASM := $(filter-out $(KERNEL_PORTABLE_ASM),$(wildcard kernel/*.asm))
 HOST_ONLY_C := $(wildcard tools/host/*.c)
-FAKE_C := $(wildcard tests/fake/*.c)
+# The unit tests' executable memory is the host's (kernel/guard.h: mmap on Linux either way).
+FAKE_C := $(wildcard tests/fake/*.c) tools/host/xmem_linux.c
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
 
 IMAGE_OBJS := $(patsubst %.c,$(B)/image/%.o,$(PORTABLE_C) $(IMAGE_ONLY_C)) \

@@ -5,16 +5,13 @@
  * SIGTRAP; the handler jumps back (siglongjmp) to hw_guarded_call, which
  * reports it.  The bound is a one-shot ITIMER_REAL: SIGALRM jumps back the
  * same way.  The handlers are installed only for the call and the previous
- * ones put back after it.  Executable memory is an anonymous mapping,
- * written while PROT_READ|PROT_WRITE and sealed PROT_READ|PROT_EXEC.
+ * ones put back after it.  Executable memory: tools/host/xmem_linux.c.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <errno.h>
-#include <sys/mman.h>
 #include <sys/time.h>
 #include <ucontext.h>
 
@@ -24,7 +21,6 @@
 #ifndef VEC_BP
 #define VEC_BP 3	/* #BP, breakpoint (int3): Intel SDM Vol. 3A §6.3.1, Table 6-1 */
 #endif
-#define PAGE 4096u
 #define US_PER_S 1000000u
 
 static const struct {
@@ -102,38 +98,4 @@ void hw_guarded_call(void (*fn)(void *), void *arg, uint64_t bound_us, struct hw
 	r->vector = signals[which].vector;
 	r->error_code = stop_err;
 	r->addr = stop_addr;
-}
-
-void *hw_xmem_alloc(size_t bytes, char *why, size_t why_cap)
-{
-	size_t n = (bytes + PAGE - 1) / PAGE * PAGE;
-	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED) {
-		snprintf(why, why_cap, "mmap of %zu bytes: %s", n, strerror(errno));
-		return NULL;
-	}
-	return p;
-}
-
-bool hw_xmem_seal(void *p, size_t bytes, char *why, size_t why_cap)
-{
-	size_t n = (bytes + PAGE - 1) / PAGE * PAGE;
-	if (mprotect(p, n, PROT_READ | PROT_EXEC) != 0) {
-		snprintf(why, why_cap, "mprotect(PROT_EXEC): %s (is W^X enforced for this process?)", strerror(errno));
-		return false;
-	}
-	return true;
-}
-
-void hw_xmem_free(void *p, size_t bytes)
-{
-	if (p)
-		munmap(p, (bytes + PAGE - 1) / PAGE * PAGE);
-}
-
-bool hw_xmem_prepare(char *why, size_t why_cap)
-{
-	(void)why;
-	(void)why_cap;
-	return true;	/* mmap works on every CPU */
 }
