@@ -16,38 +16,11 @@
 #include "pmu/cpu/uarch.h"
 #include "run/config.h"
 #include "run/cpus.h"
+#include "tests/fake/cpus_fake.h"
 #include "tests/fake/hw_fake.h"
 #include "tests/fake/capture.h"
 #include "run/run.h"
 #include "kernel/firmware.h"
-
-#define SIG_ADL_P 0x000906A4u		/* family 6 model 0x9A stepping 4 (Alder Lake-P) */
-#define SIG_ADL_S 0x00090675u		/* family 6 model 0x97 stepping 5 (Alder Lake-S, i5-12400) */
-#define SIG_SKL 0x000506E3u		/* family 6 model 0x5E (Skylake client) */
-#define LEAF7_EDX_HYBRID (1u << 15)
-#define LEVEL_SMT 0x100u		/* leaf 0BH ECX[15:8] = 1 */
-#define LEVEL_CORE 0x200u		/* leaf 0BH ECX[15:8] = 2 */
-
-struct fake_cpu {
-	uint32_t sig;
-	bool hybrid;
-	uint8_t core_type;
-	uint32_t x2apic;
-	uint8_t smt_shift, core_shift;
-};
-
-/* Make the fake hw answer CPUID as cpu f would. */
-static void become(const struct fake_cpu *f)
-{
-	fake_reset();
-	fake_cpuid_set(0, 0, 0x20, 0x756e6547u, 0x6c65746eu, 0x49656e69u);	/* GenuineIntel */
-	fake_cpuid_set(1, 0, f->sig, (f->x2apic & 0xff) << 24, 0, 0);
-	fake_cpuid_set(7, 0, 0, 0, 0, f->hybrid ? LEAF7_EDX_HYBRID : 0);
-	fake_cpuid_set(0xA, 0, 0x07300605u, 0, 7, 0x8603);
-	fake_cpuid_set(0xB, 0, f->smt_shift, 1, LEVEL_SMT, f->x2apic);
-	fake_cpuid_set(0xB, 1, f->core_shift, 8, LEVEL_CORE | 1, f->x2apic);
-	fake_cpuid_set(0x1A, 0, (uint32_t)f->core_type << 24 | 1, 0, 0, 0);
-}
 
 static struct topology topo;
 
@@ -64,20 +37,12 @@ static void machine(const struct fake_cpu *cpus, size_t n, size_t bsp)
 		c->bsp = i == bsp;
 		c->enabled = c->healthy = true;
 		c->package = c->die = c->core = c->thread = TOPO_NONE;
-		become(&cpus[i]);
+		fake_cpu_become(&cpus[i]);
 		topo_probe(c);
 		topo_locate_from_cpuid(c);
 	}
 	topo_classify(&topo);
 }
-
-/* An i3-1220P-like part: 2 P-cores with 2 threads (APIC 0,1,8,9), 4 E-cores (16,18,20,22). */
-static const struct fake_cpu adl[] = {
-	{ SIG_ADL_P, true, CORE_TYPE_CORE, 0, 1, 7 },  { SIG_ADL_P, true, CORE_TYPE_CORE, 1, 1, 7 },
-	{ SIG_ADL_P, true, CORE_TYPE_CORE, 8, 1, 7 },  { SIG_ADL_P, true, CORE_TYPE_CORE, 9, 1, 7 },
-	{ SIG_ADL_P, true, CORE_TYPE_ATOM, 16, 1, 7 }, { SIG_ADL_P, true, CORE_TYPE_ATOM, 18, 1, 7 },
-	{ SIG_ADL_P, true, CORE_TYPE_ATOM, 20, 1, 7 }, { SIG_ADL_P, true, CORE_TYPE_ATOM, 22, 1, 7 },
-};
 
 /* QEMU -smp 4,sockets=1,cores=2,threads=2: one type, APIC IDs 0..3. */
 static const struct fake_cpu smp4[] = {
@@ -143,7 +108,7 @@ static void hybrid_types_one_of_each(void **state)
 	size_t out[TOPO_MAX_CPUS];
 	char why[200];
 
-	machine(adl, 8, 0);
+	machine(fake_adl, FAKE_ADL_N, 0);
 	size_t n = choose("types", out, why);
 	assert_int_equal(n, 2);
 	assert_int_equal(out[0], 0);	/* the boot CPU measures its own type */
@@ -169,7 +134,7 @@ static void hybrid_boot_on_e_core(void **state)
 	char why[200];
 
 	/* Booted on an E-core: it measures the E type, the first P-core thread the P type. */
-	machine(adl, 8, 6);
+	machine(fake_adl, FAKE_ADL_N, 6);
 	size_t n = choose("types", out, why);
 	assert_int_equal(n, 2);
 	assert_int_equal(out[0], 0);
@@ -244,7 +209,7 @@ static void p_core_only_sku_is_exact(void **state)
 
 	/* And cpu_identify, the boot CPU's identification, agrees. */
 	struct cpu_info ci;
-	become(&p_only[0]);
+	fake_cpu_become(&p_only[0]);
 	cpu_identify(&ci);
 	assert_false(ci.hybrid);
 	assert_false(ci.fallback);
@@ -282,9 +247,9 @@ static int fake_run_on(size_t n, void (*fn)(void *), void *arg, uint64_t timeout
 		*why = "fake: the AP did not return (EFI_TIMEOUT)";
 		return FW_RUN_TIMEOUT;
 	}
-	become(&fw_cpus[n]);
+	fake_cpu_become(&fw_cpus[n]);
 	fn(arg);
-	become(&fw_cpus[fw_bsp]);
+	fake_cpu_become(&fw_cpus[fw_bsp]);
 	return FW_RUN_OK;
 }
 
@@ -308,7 +273,7 @@ static void stage(const struct fake_cpu *cpus, size_t n, size_t bsp, const char 
 	memset(&stage_env, 0, sizeof(stage_env));
 	stage_env.cfg = &stage_cfg;
 	stage_env.mp = &fake_mp;
-	become(&cpus[bsp]);
+	fake_cpu_become(&cpus[bsp]);
 	capture_free(&cap);	/* the previous stage's capture, if any */
 	capture_start(&cap);
 	run_topology_stage(&stage_env);
@@ -362,7 +327,7 @@ static void stage_hybrid_default_is_a_note(void **state)
 {
 	(void)state;
 	fw_measure = false;
-	stage(adl, 8, 0, NULL);
+	stage(fake_adl, FAKE_ADL_N, 0, NULL);
 	const char *topo_rec = capture_find(&cap, "topology");
 	assert_non_null(strstr(topo_rec, "\"event_set\":\"goldencove\""));
 	assert_non_null(strstr(topo_rec, "\"event_set\":\"gracemont\""));
@@ -375,10 +340,10 @@ static void stage_hybrid_default_is_a_note(void **state)
 
 	/* Where processors can be measured (pmuboot-host), types keeps both, and a list names what is missing. */
 	fw_measure = true;
-	stage(adl, 8, 0, NULL);
+	stage(fake_adl, FAKE_ADL_N, 0, NULL);
 	assert_int_equal(stage_env.nsel, 2);
 	assert_int_equal(stage_env.sel[1], 4);
-	stage(adl, 8, 0, "cpus=5,12");
+	stage(fake_adl, FAKE_ADL_N, 0, "cpus=5,12");
 	assert_int_equal(stage_env.nsel, 1);
 	assert_int_equal(stage_env.sel[0], 5);
 	assert_non_null(strstr(capture_find(&cap, "error"), "no processor 12"));

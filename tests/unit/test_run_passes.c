@@ -29,40 +29,16 @@
 #include "run/run.h"
 #include "tests/fake/arena_fake.h"
 #include "tests/fake/capture.h"
+#include "tests/fake/cpus_fake.h"
 #include "tests/fake/hw_fake.h"
 #include "tests/fake/timing_fake.h"
 
-/* CPUID.01H:EAX signatures [SDM2 CPUID; SDM4 Table 2-1]. */
-#define SIG_ADL_P 0x000906A4u		/* family 6 model 0x9A stepping 4 (Alder Lake-P) */
-#define SIG_SKL 0x000506E3u		/* family 6 model 0x5E (Skylake client) */
-/* CPUID.0AH:EAX version 5, 6 counters 48 bits wide; EDX 3 fixed counters [SDM2 CPUID leaf 0AH]. */
-#define FAKE_PERFMON_EAX 0x07300605u
-#define FAKE_PERFMON_EDX 0x8603u
-/* CPUID.0BH:ECX[15:8] level types [SDM2 CPUID leaf 0BH]. */
-#define LEVEL_SMT 0x100u
-#define LEVEL_CORE 0x200u
 /* PerfEvtSel0 before the pass, and what the fake counting backend writes there. */
 #define EVTSEL_FOUND 0x0ull
 #define EVTSEL_WRITTEN 0x4300C0ull	/* EN | USR | OS, event C0H: whatever, it only has to differ */
 
 #define NONE ((size_t)-1)
 #define MAX_FAKE 8
-
-struct fake_cpu {
-	uint32_t sig;
-	bool hybrid;
-	uint8_t core_type;
-	uint32_t x2apic;
-	uint8_t smt_shift, core_shift;
-};
-
-/* An i3-1220P-like part: 2 P-cores with 2 threads (APIC 0,1,8,9), 4 E-cores (16,18,20,22). */
-static const struct fake_cpu adl[] = {
-	{ SIG_ADL_P, true, CORE_TYPE_CORE, 0, 1, 7 },  { SIG_ADL_P, true, CORE_TYPE_CORE, 1, 1, 7 },
-	{ SIG_ADL_P, true, CORE_TYPE_CORE, 8, 1, 7 },  { SIG_ADL_P, true, CORE_TYPE_CORE, 9, 1, 7 },
-	{ SIG_ADL_P, true, CORE_TYPE_ATOM, 16, 1, 7 }, { SIG_ADL_P, true, CORE_TYPE_ATOM, 18, 1, 7 },
-	{ SIG_ADL_P, true, CORE_TYPE_ATOM, 20, 1, 7 }, { SIG_ADL_P, true, CORE_TYPE_ATOM, 22, 1, 7 },
-};
 
 /* QEMU -smp 4,sockets=1,cores=2,threads=2, but APIC IDs 0,2,4,6, so n and APIC ID differ. */
 static const struct fake_cpu smp4[] = {
@@ -95,15 +71,7 @@ static void become(size_t i)
 	uint32_t w[4];
 
 	fm.current = i;
-	fake_reset();
-	fake_cpuid_set(CPUID_LEAF_VENDOR, 0, CPUID_LEAF_NATIVE_MODEL, CPUID_VENDOR_INTEL_EBX, CPUID_VENDOR_INTEL_ECX,
-		       CPUID_VENDOR_INTEL_EDX);
-	fake_cpuid_set(CPUID_LEAF_SIGNATURE, 0, f->sig, (f->x2apic & 0xff) << 24, 0, 0);
-	fake_cpuid_set(CPUID_LEAF_EXT_FEATURES, 0, 0, 0, 0, f->hybrid ? CPUID7_EDX_HYBRID : 0);
-	fake_cpuid_set(CPUID_LEAF_ARCH_PERFMON, 0, FAKE_PERFMON_EAX, 0, 7, FAKE_PERFMON_EDX);
-	fake_cpuid_set(CPUID_LEAF_EXT_TOPOLOGY, 0, f->smt_shift, 1, LEVEL_SMT, f->x2apic);
-	fake_cpuid_set(CPUID_LEAF_EXT_TOPOLOGY, 1, f->core_shift, 8, LEVEL_CORE | 1, f->x2apic);
-	fake_cpuid_set(CPUID_LEAF_NATIVE_MODEL, 0, (uint32_t)f->core_type << 24 | 1, 0, 0, 0);
+	fake_cpu_become(f);
 	fake_cpuid_set(CPUID_LEAF_EXT_MAX, 0, CPUID_LEAF_BRAND2, 0, 0, 0);
 	memcpy(brand, "fake processor ?", sizeof(brand));	/* 16 bytes: leaf BRAND0 alone, no NUL */
 	brand[15] = (char)('0' + i);
@@ -395,7 +363,7 @@ static void all_processors_each_measured(void **state)
 static void hybrid_types_per_type_event_sets(void **state)
 {
 	(void)state;
-	run(adl, 8, 0, "", NONE, NONE);
+	run(fake_adl, FAKE_ADL_N, 0, "", NONE, NONE);
 	assert_string_equal(cfg.cpus, "types");
 	assert_int_equal(count_of("pass"), 2);
 	assert_int_equal(fm.passes[0], 1);
@@ -429,7 +397,7 @@ static void hybrid_types_per_type_event_sets(void **state)
 static void boot_cpu_measured_second_identifies_itself(void **state)
 {
 	(void)state;
-	run(adl, 8, 6, "", NONE, NONE);
+	run(fake_adl, FAKE_ADL_N, 6, "", NONE, NONE);
 	assert_int_equal(count_of("pass"), 2);
 	assert_int_equal(fm.passes[0], 1);	/* the first P-core thread, an AP here */
 	assert_int_equal(fm.passes[6], 1);	/* the boot E-core */
