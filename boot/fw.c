@@ -13,7 +13,6 @@ EFI_LOADED_IMAGE *fw_loaded_image;
 #define DP_SUBTYPE_FILE_PATH 0x04
 #define DP_TYPE_END 0x7f
 #define PATH_MAX_CHARS 256
-#define US_PER_S 1000000u
 
 volatile bool fw_elsewhere;
 
@@ -44,8 +43,8 @@ void fw_stall_us(uint64_t us)
 {
 	if (fw_elsewhere) {
 		/* The TSC instead: calibrated by then, and invariant on every CPU the suite measures. */
-		uint64_t hz = timing_get()->tsc_hz, end = hw_tsc() + us * (hz / US_PER_S);
-		while (hz && hw_tsc() < end)
+		uint64_t ticks = timing_us_to_tsc(us), end = hw_tsc() + ticks;
+		while (ticks && hw_tsc() < end)
 			__asm__ volatile("pause");
 		return;
 	}

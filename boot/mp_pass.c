@@ -53,8 +53,8 @@ static void EFIAPI measure_entry(void *c) { kernel_ap_run(&ap, c); }
 
 static uint64_t tsc_after(uint64_t us)
 {
-	uint64_t hz = timing_get()->tsc_hz;
-	return hz ? hw_tsc() + us * (hz / US_PER_S) : UINT64_MAX;
+	uint64_t t = timing_us_to_tsc(us);
+	return t ? hw_tsc() + t : UINT64_MAX;	/* unknown: the firmware's own timeout is the bound */
 }
 
 /* The firmware signals ev from its periodic AP status check, which runs on this CPU's timer. */

@@ -104,12 +104,13 @@ void ap_forget(void)
 
 /* How often the boot CPU repeats a wake-up NMI to a processor that has not left HLT yet. */
 #define WAKE_RETRY_US 2000u
-#define US_PER_S 1000000u
+/* While the TSC frequency is unknown, a 1 GHz guess bounds the loop all the same. */
+#define GUESS_TSC_PER_US 1000u
 
 static uint64_t us_to_tsc(uint64_t us)
 {
-	uint64_t hz = timing_get()->tsc_hz;
-	return hz ? us * (hz / US_PER_S) : us * 1000u;	/* unknown: a 1 GHz guess bounds the loop all the same */
+	uint64_t t = timing_us_to_tsc(us);
+	return t ? t : us * GUESS_TSC_PER_US;
 }
 
 void kernel_park(struct kernel_park_slot *s)

@@ -33,7 +33,6 @@
 /* The probe: a 100 us one-shot, waited for at most 20 ms of TSC time. */
 #define PROBE_US 100u
 #define PROBE_WAIT_US 20000u
-#define US_PER_S 1000000u
 #define PAGE 4096u
 
 static const struct win_platform *plat;
@@ -208,7 +207,7 @@ static void probe(void)
 	}
 	/* Delivery: a short one-shot in NMI mode, then wait for on_nmi. */
 	if (arm((uint32_t)(timer_per_ms * PROBE_US / 1000 + 1), &s)) {
-		uint64_t t1 = hw_tsc(), wait = hz / US_PER_S * PROBE_WAIT_US;
+		uint64_t t1 = hw_tsc(), wait = timing_us_to_tsc(PROBE_WAIT_US);
 		while (!fired && hw_tsc() - t1 < wait)
 			;
 		disarm(&s);

@@ -36,6 +36,12 @@ const struct timing_info *timing_get(void);
  * frequency stays the one timing_init found.
  */
 const struct timing_info *timing_recalibrate(void);
+/* TSC ticks in us microseconds at timing_get()'s frequency; 0 while it is unknown. */
+static inline uint64_t timing_us_to_tsc(uint64_t us)
+{
+	return timing_get()->tsc_hz / 1000000u * us;
+}
+
 /* The `timing` record. */
 void timing_report(const struct timing_info *t);
 
