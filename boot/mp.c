@@ -137,7 +137,6 @@ const struct run_mp boot_mp = {
 	.info = boot_cpu_info,
 	.run_on = fw_run_on_cpu,
 	.measure_on = mp_measure_on,
-	.measure_elsewhere = true,
 	.neighbours = "parked by pmuboot for each pass, interrupts off (MWAIT on a flag where MONITOR exists, "
 		      "else HLT woken by an NMI, else PAUSE); the boot processor waits with MWAIT or HLT; each pass "
 		      "record says what they did",

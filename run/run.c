@@ -185,11 +185,11 @@ static void prepare_elsewhere(const struct config *c)
 		out_text("cpus: no code pages for user kernels on the other processors: %s", why);
 }
 
-static const char *const pass_outcomes[] = {
-	[FW_RUN_OK] = "measured",
-	[FW_RUN_TIMEOUT] = "timeout",
-	[FW_RUN_FAILED] = "not run",
-};
+/* The pass record's outcome. */
+static const char *pass_outcome(int rc, bool faulted)
+{
+	return rc == FW_RUN_OK ? (faulted ? "fault" : "measured") : rc == FW_RUN_TIMEOUT ? "timeout" : "not run";
+}
 
 /* selftest=aphang asked for the timeout: reported, not a run error (as selftest=apfault's fault). */
 static const char *timeout_expected(const struct config *cfg, int rc)
@@ -207,9 +207,7 @@ static void pass_record(const struct config *cfg, const struct topo_cpu *c, int 
 	struct rec *r = &stage_rec;
 	const char *expected = timeout_expected(cfg, rc);
 	rec_start(r, "pass");
-	rec_str(r, "outcome", rc == FW_RUN_OK && rp->faulted                       ? "fault"
-			      : rc >= 0 && (size_t)rc < ARRAY_SIZE(pass_outcomes) ? pass_outcomes[rc]
-										  : "not run");
+	rec_str(r, "outcome", pass_outcome(rc, rp->faulted));
 	rec_str(r, "why", rp->why);
 	rec_str(r, "expected_because", expected);
 	rec_bool(r, "boot_processor", c->bsp);
@@ -229,12 +227,11 @@ static void pass_record(const struct config *cfg, const struct topo_cpu *c, int 
 static void run_measuring(struct run_env *env, size_t first)
 {
 	const struct topology *t = run_topology();
-	size_t bsp = t ? cpus_bsp(t) : 0;
-	bool parks = env->mp && env->mp->measure_on && t && t->n > 1;
 	struct cpu_info boot_cpu = env->cpu;
 	uint64_t pass_timeout_us = (uint64_t)env->cfg->pass_timeout_s * US_PER_S;
 
-	if (!t || env->nsel == 0 || !env->mp || (!parks && env->nsel == 1 && env->sel[0] == bsp)) {
+	/* One processor known, or no way to run elsewhere (then the choice was cut to this one): run here. */
+	if (!t || t->n < 2 || env->nsel == 0 || !env->mp || !env->mp->measure_on) {
 		if (t && env->nsel == 1 && env->sel[0] < t->n)
 			rec_set_cpu(true, t->cpu[env->sel[0]].n, t->cpu[env->sel[0]].apic_id);
 		run_from(env, first);
@@ -244,37 +241,26 @@ static void run_measuring(struct run_env *env, size_t first)
 	for (size_t k = 0; k < env->nsel; k++) {
 		const struct topo_cpu *c = &t->cpu[env->sel[k]];
 		struct pass p = { env, first, !(k == 0 && c->bsp), !c->bsp };
-		const char *why = "";
+		static struct run_pass rp;
 		char who[64];
 		snprintf(who, sizeof(who), "processor %u (APIC ID %u)", c->n, c->apic_id);
 		out_text("cpus: measuring on %s, %s", who, c->uarch ? c->uarch : "not identified");
 		rec_set_cpu(true, c->n, c->apic_id);
-		if (parks) {
-			static struct run_pass rp;
-			memset(&rp, 0, sizeof(rp));
-			rp.body = pass_here;
-			rp.cleanup = pass_cleanup;
-			rp.arg = &p;
-			rp.who = who;
-			rp.exec = boot_cpu.exec;
-			rp.park = env->cfg->park;
-			if (!c->bsp)
-				prepare_elsewhere(env->cfg);
-			int rc = env->mp->measure_on(c->n, &rp, pass_timeout_us);
-			if (rc == FW_RUN_TIMEOUT) {
-				ibs_ctl_forget();
-				count_forget();
-			}
-			pass_record(env->cfg, c, rc, &rp);
-		} else {
-			int rc = FW_RUN_OK;
-			if (c->bsp)
-				pass_here(&p);
-			else
-				rc = env->mp->run_on(c->n, pass_here, &p, pass_timeout_us, &why);
-			if (rc != FW_RUN_OK)
-				rec_error("cpus", "pass", "processor %u (APIC ID %u): %s; skipped", c->n, c->apic_id, why);
+		memset(&rp, 0, sizeof(rp));
+		rp.body = pass_here;
+		rp.cleanup = pass_cleanup;
+		rp.arg = &p;
+		rp.who = who;
+		rp.exec = boot_cpu.exec;
+		rp.park = env->cfg->park;
+		if (!c->bsp)
+			prepare_elsewhere(env->cfg);
+		int rc = env->mp->measure_on(c->n, &rp, pass_timeout_us);
+		if (rc == FW_RUN_TIMEOUT) {
+			ibs_ctl_forget();
+			count_forget();
 		}
+		pass_record(env->cfg, c, rc, &rp);
 		rec_set_cpu(false, 0, 0);
 	}
 	/* What the run finishes with (boot/finish.c) is the boot processor's. */

@@ -49,15 +49,14 @@ struct run_mp {
 	/* Run fn(arg) on processor n, waiting at most timeout_us: FW_RUN_* of kernel/firmware.h. */
 	int (*run_on)(size_t n, void (*fn)(void *arg), void *arg, uint64_t timeout_us, const char **why);
 	/*
-	 * Optional: a measuring pass on processor n, the boot CPU included (the
-	 * others are parked around it): FW_RUN_*.  NULL: passes go through run_on.
+	 * A measuring pass on processor n, the boot CPU included (in the image the
+	 * others are parked around it): FW_RUN_*.  NULL: the measuring stages run
+	 * on this processor only, and why_not says why.
 	 */
 	int (*measure_on)(size_t n, struct run_pass *p, uint64_t timeout_us);
 	/* Optional: the lister's own view set against the probes (Linux's cpu_core/cpu_atom lists). */
 	void (*check)(const struct topology *t);
-	/* The measuring stages can run on a processor other than this one (docs/runtime.md). */
-	bool measure_elsewhere;
-	const char *why_not;		/* when !measure_elsewhere: the reason */
+	const char *why_not;		/* when there is no measure_on: the reason */
 	const char *neighbours;		/* what the other processors do while one measures */
 };
 

@@ -103,7 +103,7 @@ static void refuse_elsewhere(struct run_env *env, enum cpus_mode mode)
 
 	for (size_t i = 0; i < env->nsel; i++)
 		elsewhere |= env->sel[i] != b;
-	if (!elsewhere || (env->mp && env->mp->measure_elsewhere))
+	if (!elsewhere || (env->mp && env->mp->measure_on))
 		return;
 	const char *why = env->mp && env->mp->why_not ? env->mp->why_not : "this processor is the only one listed";
 	if (mode == CPUS_TYPES)

@@ -253,6 +253,12 @@ static int fake_run_on(size_t n, void (*fn)(void *), void *arg, uint64_t timeout
 	return FW_RUN_OK;
 }
 
+/* Where processors can be measured (pmuboot-host, the image): a pass is run_on's call. */
+static int fake_measure_on(size_t n, struct run_pass *p, uint64_t timeout_us)
+{
+	return fake_run_on(n, p->body, p->arg, timeout_us, &p->why);
+}
+
 static struct run_mp fake_mp = { .source = "fake mp services", .count = fake_count, .info = fake_info,
 				 .run_on = fake_run_on, .why_not = "fake: no AP runtime",
 				 .neighbours = "fake: waiting in the firmware" };
@@ -266,7 +272,7 @@ static void stage(const struct fake_cpu *cpus, size_t n, size_t bsp, const char 
 	fw_cpus = cpus;
 	fw_n = n;
 	fw_bsp = bsp;
-	fake_mp.measure_elsewhere = fw_measure;
+	fake_mp.measure_on = fw_measure ? fake_measure_on : NULL;
 	config_defaults(&stage_cfg);
 	if (opts)
 		assert_true(config_apply_word(&stage_cfg, "test", opts, strlen(opts), &e));

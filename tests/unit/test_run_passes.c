@@ -173,7 +173,7 @@ static int fake_measure_on(size_t n, struct run_pass *p, uint64_t timeout_us)
 
 static const struct run_mp fake_mp = {
 	.source = "fake mp services", .count = fake_count, .info = fake_info, .run_on = fake_run_on,
-	.measure_on = fake_measure_on, .measure_elsewhere = true, .neighbours = "fake: parked",
+	.measure_on = fake_measure_on, .neighbours = "fake: parked",
 };
 
 /* ---- the run ---- */

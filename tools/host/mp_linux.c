@@ -164,6 +164,17 @@ static int linux_run_on(size_t n, void (*fn)(void *arg), void *arg, uint64_t tim
 	return FW_RUN_OK;
 }
 
+#define NEIGHBOURS "running whatever Linux schedules on them (not parked)"
+
+/* A pass pinned to CPU n; a fault there ends the process, so there is no cleanup to run. */
+static int linux_measure_on(size_t n, struct run_pass *p, uint64_t timeout_us)
+{
+	p->faulted = false;
+	p->why = NULL;
+	snprintf(p->neighbours, sizeof(p->neighbours), "others: %s", NEIGHBOURS);
+	return linux_run_on(n, p->body, p->arg, timeout_us, &p->why);
+}
+
 static void linux_check_core_types(const struct topology *t);
 
 const struct run_mp linux_mp = {
@@ -171,9 +182,9 @@ const struct run_mp linux_mp = {
 	.count = linux_count,
 	.info = linux_info,
 	.run_on = linux_run_on,
+	.measure_on = linux_measure_on,
 	.check = linux_check_core_types,
-	.neighbours = "running whatever Linux schedules on them (not parked)",
-	.measure_elsewhere = true,
+	.neighbours = NEIGHBOURS,
 };
 
 /*
