@@ -33,11 +33,8 @@ static struct kernel_ap ap;
 static struct kernel_ap_call call;
 static struct kernel_park park;
 static struct kernel_park_slot slot[TOPO_MAX_CPUS];
-static struct {
-	EFI_EVENT ev;
-	size_t n;		/* the processor */
-	BOOLEAN finished;
-} parked[TOPO_MAX_CPUS];
+/* The firmware signals each parked processor's event when it has taken it back. */
+static EFI_EVENT parked[TOPO_MAX_CPUS];
 static size_t nparked;
 
 static void EFIAPI park_entry(void *s) { kernel_park(s); }
@@ -87,18 +84,18 @@ static size_t park_others(struct mp_services *mp, size_t count, size_t except, c
 		memset(s, 0, sizeof(*s));
 		s->k = &park;
 		s->apic_id = (uint32_t)c.apic_id;
-		if (fw_st->BootServices->CreateEvent(0, 0, NULL, NULL, &parked[nparked].ev) != EFI_SUCCESS) {
+		if (fw_st->BootServices->CreateEvent(0, 0, NULL, NULL, &parked[nparked]) != EFI_SUCCESS) {
 			refused++;
 			continue;
 		}
-		EFI_STATUS st = mp->startup_this_ap(mp, park_entry, i, parked[nparked].ev, timeout_us + PARK_MARGIN_US,
-						    s, &parked[nparked].finished);
+		EFI_STATUS st = mp->startup_this_ap(mp, park_entry, i, parked[nparked], timeout_us + PARK_MARGIN_US,
+						    s, NULL);
 		if (st != EFI_SUCCESS) {
-			fw_st->BootServices->CloseEvent(parked[nparked].ev);
+			fw_st->BootServices->CloseEvent(parked[nparked]);
 			refused++;
 			continue;
 		}
-		parked[nparked++].n = i;
+		nparked++;
 	}
 	size_t in = 0;
 	for (uint64_t w = 0; w < PARK_SETTLE_US; w += POLL_US) {
@@ -127,8 +124,8 @@ void mp_release_parked(void)
 	size_t left = kernel_unpark(&park, slot, nparked, COLLECT_US);
 	for (size_t i = 0; i < nparked; i++) {
 		/* An event the firmware has not signalled stays open: it still holds it. */
-		if (collect(parked[i].ev))
-			fw_st->BootServices->CloseEvent(parked[i].ev);
+		if (collect(parked[i]))
+			fw_st->BootServices->CloseEvent(parked[i]);
 	}
 	if (left < nparked)
 		out_text("cpus: %zu of %zu parked processors did not come out of parking; the firmware stops them "
@@ -141,7 +138,6 @@ static int pass_elsewhere(struct mp_services *mp, size_t count, size_t n, struct
 {
 	static char why[160];
 	EFI_EVENT ev = NULL;
-	BOOLEAN finished = FALSE;
 	const char *bsp_how = "";
 
 	if (!kernel_ap_prepare(&ap, why, sizeof(why))) {
@@ -162,7 +158,7 @@ static int pass_elsewhere(struct mp_services *mp, size_t count, size_t n, struct
 	call.who = p->who;
 	bool nonblocking = fw_st->BootServices->CreateEvent(0, 0, NULL, NULL, &ev) == EFI_SUCCESS;
 	fw_elsewhere = true;
-	EFI_STATUS st = nonblocking ? mp->startup_this_ap(mp, measure_entry, n, ev, timeout_us, &call, &finished)
+	EFI_STATUS st = nonblocking ? mp->startup_this_ap(mp, measure_entry, n, ev, timeout_us, &call, NULL)
 				    : EFI_UNSUPPORTED;
 	if (st == EFI_SUCCESS && nonblocking) {
 		if (!kernel_wait_flag(&call.done, tsc_after(timeout_us), p->exec, want_of(p->park), &bsp_how))

@@ -268,7 +268,6 @@ static void on_topology(const struct sj *o)
 static void on_pass(const struct sj *o)
 {
 	char tmp[6][SS_LINE], item[48];
-	ssp->npasses++;
 	snprintf(item, sizeof(item), "%s %s", T("cpu.n"), T("outcome"));
 	list_add(ssp->passes, sizeof(ssp->passes), item);
 }

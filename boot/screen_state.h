@@ -39,7 +39,6 @@ struct screen_state {
 	char kernels[SS_LINE];
 	bool multi;		/* several processors are measured (topology's chosen_count > 1) */
 	char passes[SS_LINE];	/* "0 measured, 1 fault, ..." from the pass records */
-	unsigned npasses;
 	char expected[SS_LINE];	/* the first fault a self-test asked for */
 	unsigned nexpected;
 	char last_kernel[32];

@@ -27,3 +27,14 @@ const char *activity_fault_expected(int vector)
 {
 	return vector >= 0 && vector == expected_vector ? expected_why : NULL;
 }
+
+static const char *volatile hang_why;
+
+void activity_expect_hang(const char *why) { hang_why = why; }
+
+const char *activity_hang_expected(void)
+{
+	const char *why = hang_why;
+	hang_why = NULL;
+	return why;
+}

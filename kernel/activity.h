@@ -22,4 +22,12 @@ void activity_expect_fault(int vector, const char *why);
 /* Why a fault with this vector is expected now, or NULL. */
 const char *activity_fault_expected(int vector);
 
+/*
+ * The same for a pass that will never return on purpose (selftest=aphang):
+ * the processor declares it before it spins, the boot CPU reads it once the
+ * pass timed out (activity_hang_expected clears it).  NULL withdraws it.
+ */
+void activity_expect_hang(const char *why);
+const char *activity_hang_expected(void);
+
 #endif

@@ -157,9 +157,8 @@ size_t ap_unpark(const struct apic *boot, struct kernel_park *k, struct kernel_p
 		for (size_t i = 0; i < n; i++) {
 			if (__atomic_load_n(&slots[i].left, __ATOMIC_ACQUIRE)) {
 				left++;
-			} else if (now >= next && __atomic_load_n(&slots[i].mode, __ATOMIC_ACQUIRE) == PARK_HLT &&
-				   apic_send_nmi(boot, slots[i].apic_id)) {
-				slots[i].wakes++;
+			} else if (now >= next && __atomic_load_n(&slots[i].mode, __ATOMIC_ACQUIRE) == PARK_HLT) {
+				apic_send_nmi(boot, slots[i].apic_id);
 			}
 		}
 		if (now >= next)

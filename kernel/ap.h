@@ -71,7 +71,6 @@ struct kernel_park_slot {
 	uint32_t apic_id;
 	volatile uint32_t mode;		/* enum park_mode, set by the parked CPU */
 	volatile uint32_t left;		/* set by the parked CPU on its way out */
-	uint32_t wakes;			/* NMIs the boot CPU sent it */
 };
 void kernel_park(struct kernel_park_slot *s);
 /*

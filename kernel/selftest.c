@@ -404,6 +404,7 @@ void selftest_in_pass(const char *list)
 		out_text("selftest aphang: spinning inside a window on purpose; pass_timeout_s ends this pass");
 		hw_window_enter(&w);
 		activity_set("selftest aphang: deliberate spin inside a window");
+		activity_expect_hang("selftest=aphang spins on purpose");
 		for (;;)
 			__asm__ volatile("pause" : : : "memory");
 	}

@@ -191,21 +191,14 @@ static const char *pass_outcome(int rc, bool faulted)
 	return rc == FW_RUN_OK ? (faulted ? "fault" : "measured") : rc == FW_RUN_TIMEOUT ? "timeout" : "not run";
 }
 
-/* selftest=aphang asked for the timeout: reported, not a run error (as selftest=apfault's fault). */
-static const char *timeout_expected(const struct config *cfg, int rc)
-{
-	unsigned mask;
-	char why[96];
-	if (rc != FW_RUN_TIMEOUT || !selftest_parse(cfg->selftest, &mask, why, sizeof(why)) || !(mask & ST_AP_HANG))
-		return NULL;
-	return "selftest=aphang spins on purpose";
-}
-
 /* The `pass` record: where the measuring stages ran, how it ended, what the other processors did. */
-static void pass_record(const struct config *cfg, const struct topo_cpu *c, int rc, const struct run_pass *rp)
+static void pass_record(const struct topo_cpu *c, int rc, const struct run_pass *rp)
 {
 	struct rec *r = &stage_rec;
-	const char *expected = timeout_expected(cfg, rc);
+	/* Declared by the pass before it stopped answering (selftest=aphang): not a run error. */
+	const char *expected = activity_hang_expected();
+	if (rc != FW_RUN_TIMEOUT)
+		expected = NULL;
 	rec_start(r, "pass");
 	rec_str(r, "outcome", pass_outcome(rc, rp->faulted));
 	rec_str(r, "why", rp->why);
@@ -260,7 +253,7 @@ static void run_measuring(struct run_env *env, size_t first)
 			ibs_ctl_forget();
 			count_forget();
 		}
-		pass_record(env->cfg, c, rc, &rp);
+		pass_record(c, rc, &rp);
 		rec_set_cpu(false, 0, 0);
 	}
 	/* What the run finishes with (boot/finish.c) is the boot processor's. */

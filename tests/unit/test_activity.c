@@ -32,11 +32,25 @@ static void expected_fault_is_for_its_vector_only(void **state)
 	assert_null(activity_fault_expected(VEC_UD));
 }
 
+/* A declared hang is read once, by the pass that timed out, and not by the next one. */
+static void expected_hang_is_read_once(void **state)
+{
+	(void)state;
+	assert_null(activity_hang_expected());
+	activity_expect_hang("spins on purpose");
+	assert_string_equal(activity_hang_expected(), "spins on purpose");
+	assert_null(activity_hang_expected());
+	activity_expect_hang("again");
+	activity_expect_hang(NULL);
+	assert_null(activity_hang_expected());
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(set_returns_the_previous),
 		cmocka_unit_test(expected_fault_is_for_its_vector_only),
+		cmocka_unit_test(expected_hang_is_read_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
