@@ -268,7 +268,9 @@ static void on_topology(const struct sj *o)
 static void on_pass(const struct sj *o)
 {
 	char tmp[6][SS_LINE], item[48];
-	snprintf(item, sizeof(item), "%s %s", T("cpu.n"), T("outcome"));
+	const char *expected = T("expected_because");
+	snprintf(item, sizeof(item), "%s %s%s", T("cpu.n"), T("outcome"),
+		 expected[0] && strcmp(expected, "null") ? " (expected)" : "");
 	list_add(ssp->passes, sizeof(ssp->passes), item);
 }
 
