@@ -265,6 +265,22 @@ def test_junit_failing_check_and_error(ctx):
         os.unlink(path)
 
 
+def test_junit_fault_a_selftest_asked_for_is_no_failure(ctx):
+    """selftest=fault/apfault: the fault record says expected; junit passes it, and fails an unexpected one."""
+    recs = real_records()
+    fault = {"type": "fault", "name": "#UD", "activity": "selftest apfault", "expected": True,
+             "expected_because": "selftest=apfault executes ud2 on purpose", "cpu": {"n": 1, "apic_id": 1}}
+    path = tmpfile(reframe(recs + [fault, dict(fault, expected=False, expected_because=None)]))
+    try:
+        p = tool(ctx, "junit", path)
+        assert p.returncode == 0, p.stderr
+        cases = {tc.get("name"): tc for tc in ET.fromstring(p.stdout).iter("testcase")}
+        assert cases["fault.1"].find("failure") is None, ET.tostring(cases["fault.1"])
+        assert cases["fault.2"].find("failure") is not None, ET.tostring(cases["fault.2"])
+    finally:
+        os.unlink(path)
+
+
 # --- compare ---
 
 def test_compare_serial_with_saved_file(ctx):

@@ -150,3 +150,57 @@ def test_table_of_the_real_capture(ctx):
         b = next(b for b in benches if b["variant"] == "size_mismatch")
         assert f"{b['cycles']['median']:.3f}" in sm and f"{b['penalty']['median']:+.3f}" in sm and "forward" in sm
         assert f"checks: {len(checks)} skip" in p.stdout and "timing under an emulator" in p.stdout, p.stdout[-400:]
+
+
+def _per_cpu_capture(ctx, cpus):
+    """The fixture run's bench and check records, once per processor in cpus (each with its cpu object);
+    processor k's cycles are the fixture's plus 100 * k, so a row shows whose figure it holds."""
+    import copy
+    import os
+    fix = os.path.join(ctx.root, "tests", "fixtures", "captures", "qemu-usb-serial.log")
+    runs, _ = pmucap.parse(open(fix, "rb").read().decode("latin-1"))
+    recs = [{"type": "begin", "format": 1}]
+    for k in cpus:
+        for _, r in runs[0].records:
+            if r["type"] not in ("bench", "check"):
+                continue
+            r = copy.deepcopy(r)
+            r["cpu"] = {"n": k, "apic_id": 2 * k}
+            if r["type"] == "bench":
+                for f in ("min", "median", "max"):
+                    r["cycles"][f] += 100 * k
+            recs.append(r)
+    return runs[0], make_capture(recs)
+
+
+def test_table_and_plot_keep_processors_apart(ctx):
+    """A run measured on processors 0 and 1 (cpus=all): one row per processor and variant, each with its own
+    figure and checks, each variant against its own processor's control; one processor: no prefix."""
+    import os
+    from pmucap import cmd_plot
+    fixture, text = _per_cpu_capture(ctx, (0, 1))
+    benches = pmucap.run_records(fixture, "bench")
+    path = _two_run_file(text)
+    try:
+        p = _run_tool(ctx, "table", path)
+        assert p.returncode == 0, p.stderr
+        rows = {l.split()[0]: l for l in p.stdout.splitlines() if l[:2] in ("0:", "1:")}
+        assert len(rows) == 2 * len(benches), sorted(rows)
+        b = next(b for b in benches if b["variant"] == "size_mismatch")
+        for k in (0, 1):
+            row = rows[f"{k}:{pmucap.variant_key(b)}"]
+            assert f"{b['cycles']['median'] + 100 * k:.3f}" in row, row
+            assert "timing:skip[1]" in row and row.count("skip") == 1, row   # its own check only
+        runs, _ = pmucap.parse(text)
+        panels = cmd_plot.build_panels([pmucap.bench_table(runs[0])], "cycles")
+        sf = next(pl for pl in panels if pl.title.startswith("store_forward"))
+        labels = [r.label for r in sf.rows]
+        assert "0:forward" in labels and "1:size_mismatch" in labels, labels
+        # Each processor's control is hatched, and 1:size_mismatch is placed after 1:forward.
+        assert {r.label for r in sf.rows if r.is_control} >= {"0:forward", "1:forward"}, labels
+        assert labels.index("1:forward") < labels.index("1:size_mismatch"), labels
+    finally:
+        os.unlink(path)
+    _, one = _per_cpu_capture(ctx, (3,))
+    runs, _ = pmucap.parse(one)
+    assert list(pmucap.bench_table(runs[0])) == [pmucap.variant_key(b) for b in benches]

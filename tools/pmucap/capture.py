@@ -456,11 +456,31 @@ def describe_run(run):
     return ", ".join(parts)
 
 
-def variant_key(rec):
-    """kernel.variant[@arena]: how a bench or check record names what it measured."""
-    name = f"{get(rec, 'kernel', STR, '?')}.{get(rec, 'variant', STR, '?')}"
+def variant_key(rec, per_cpu=False, variant=None):
+    """[N:]kernel.variant[@arena]: how a bench or check record names what it measured.
+
+    per_cpu: prefixed by the processor the record came from (its cpu object), for a run that
+    measured on several (processors(run)); variant: another variant of the same kernel and arena
+    on the same processor (a record's control)."""
+    name = f"{get(rec, 'kernel', STR, '?')}.{variant or get(rec, 'variant', STR, '?')}"
     arena = get(rec, "arena", STR)
-    return name + (f"@{arena}" if arena else "")
+    n = get(rec, ("cpu", "n"), INT) if per_cpu else None
+    return (f"{n}:" if n is not None else "") + name + (f"@{arena}" if arena else "")
+
+
+def processors(run):
+    """The processors a run measured on (the cpu objects of its bench records), in order."""
+    seen = []
+    for rec in run_records(run, "bench"):
+        n = get(rec, ("cpu", "n"), INT)
+        if n is not None and n not in seen:
+            seen.append(n)
+    return seen
+
+
+def per_cpu(run):
+    """True when the run measured on more than one processor: its figures are told apart by processor."""
+    return len(processors(run)) > 1
 
 
 def figures(rec):
@@ -506,8 +526,8 @@ def validate_run(run):
 
 
 def bench_table(run):
-    """{kernel.variant@arena: bench record}, in the order measured."""
-    table = {}
+    """{[N:]kernel.variant@arena: bench record}, in the order measured (N: see per_cpu)."""
+    table, multi = {}, per_cpu(run)
     for rec in run_records(run, "bench"):
-        table.setdefault(variant_key(rec), rec)
+        table.setdefault(variant_key(rec, multi), rec)
     return table

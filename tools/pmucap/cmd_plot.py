@@ -79,33 +79,31 @@ class Panel:
         self.title, self.unit, self.rows = title, unit, rows
 
 
+def _cpu_prefix(key):
+    """The "N:" a key of a run measured on several processors starts with (capture.variant_key), or ""."""
+    head, sep, _ = key.partition(":")
+    return head + sep if sep and head.isdigit() else ""
+
+
+def _control_key(key, rec):
+    """The key of rec's control: same kernel, arena and processor."""
+    ctl = get(rec, "control", STR)
+    return _cpu_prefix(key) + capture.variant_key(rec, variant=ctl) if ctl else None
+
+
 def _ordered(keys, recs):
     """Variant keys with each control first, followed by the variants measured against it."""
-    by_name = {}
-    for k in keys:
-        r = recs[k]
-        by_name[(get(r, "variant", STR), get(r, "arena", STR))] = k
+    controls = {k: _control_key(k, recs[k]) for k in keys}
     out = []
     for k in keys:
-        r = recs[k]
-        ctl = by_name.get((get(r, "control", STR), get(r, "arena", STR)))
-        if ctl is not None and ctl != k:
+        ctl = controls[k]
+        if ctl in recs and ctl != k:
             continue   # placed after its control below
         if k in out:
             continue
         out.append(k)
-        out += [v for v in keys if v not in out and by_name.get(
-            (get(recs[v], "control", STR), get(recs[v], "arena", STR))) == k and v != k]
+        out += [v for v in keys if v not in out and controls[v] == k and v != k]
     return out + [k for k in keys if k not in out]
-
-
-def _control_key(rec, table):
-    ctl = get(rec, "control", STR)
-    if not ctl:
-        return None
-    key = f"{get(rec, 'kernel', STR, '?')}.{ctl}"
-    arena = get(rec, "arena", STR)
-    return key + (f"@{arena}" if arena else "")
 
 
 def build_panels(tables, metric_sel):
@@ -123,7 +121,7 @@ def build_panels(tables, metric_sel):
         if kern not in kernels:
             kernels.append(kern)
     figs = [{k: capture.figures(r) for k, r in t.items()} for t in tables]
-    controls = {k: _control_key(r, merged) for k, r in merged.items()}
+    controls = {k: _control_key(k, r) for k, r in merged.items()}
     is_control = set(c for c in controls.values() if c)
 
     def penalty(i, key, metric):
@@ -156,7 +154,10 @@ def build_panels(tables, metric_sel):
                         for i, f in enumerate(figs)]
                 if not any(bars):
                     continue
-                row = Row(k, k[len(kern) + 1:] if k.startswith(kern + ".") else k, k in is_control, bars)
+                cpu = _cpu_prefix(k)
+                bare = k[len(cpu):]
+                row = Row(k, cpu + (bare[len(kern) + 1:] if bare.startswith(kern + ".") else bare), k in is_control,
+                          bars)
                 if len(bars) == 2 and all(bars):
                     row.flag = compare.judge(bars[0].fig, bars[1].fig, compare.DEFAULT_MIN_CHANGE_PCT,
                                              compare.DEFAULT_FLOOR)[2]

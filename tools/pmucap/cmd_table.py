@@ -51,9 +51,9 @@ def key_events(bench, checks):
 
 def build_rows(run):
     """(rows, notes, tallies): one row per bench record; notes are the numbered reasons."""
-    checks = {}
+    checks, multi = {}, capture.per_cpu(run)
     for c in capture.run_records(run, "check"):
-        checks.setdefault(capture.variant_key(c), []).append(c)
+        checks.setdefault(capture.variant_key(c, multi), []).append(c)
     notes, tallies, rows = [], {}, []
     for key, bench in capture.bench_table(run).items():
         cyc = capture.figure(bench, "cycles")
