@@ -56,7 +56,7 @@ ALL_PORTABLE_C := $(filter-out lib/libc_min.c,$(wildcard lib/*.c)) $(wildcard pm
 	$(wildcard events/*.c) $(wildcard bench/*.c) $(wildcard run/*.c) $(KERNEL_PORTABLE)
 HOSTED_C := $(filter %_host.c,$(ALL_PORTABLE_C))
 PORTABLE_C := $(filter-out %_host.c,$(ALL_PORTABLE_C))
-PORTABLE_ASM := $(wildcard bench/*.asm) $(KERNEL_PORTABLE_ASM)
+PORTABLE_ASM := $(wildcard bench/*.asm) $(wildcard pmu/*/*.asm) $(KERNEL_PORTABLE_ASM)
 IMAGE_ONLY_C := lib/libc_min.c $(wildcard boot/*.c) $(filter-out $(KERNEL_PORTABLE),$(wildcard kernel/*.c))
 IMAGE_ONLY_ASM := $(filter-out $(KERNEL_PORTABLE_ASM),$(wildcard kernel/*.asm))
 HOST_ONLY_C := $(wildcard tools/host/*.c)
