@@ -32,7 +32,12 @@
 #define MSR_SMI_COUNT			0x034u	/* Nehalem and later: SMIs since reset, bits 31:0 (Table 2-20) */
 /* IA32_BIOS_SIGN_ID; AMD's MSR0000_008B PATCH_LEVEL is the same address. */
 #define MSR_MICROCODE_REV		0x08Bu
+#define MSR_IA32_MPERF			0x0E7u	/* fixed-rate clocks in C0 (SDM Vol. 3B §15.2) */
 #define MSR_IA32_APERF			0x0E8u	/* actual core clocks in C0 (SDM Vol. 3B §15.2) */
+#define MSR_IA32_THERM_STATUS		0x19Cu	/* core thermal status and log bits (SDM Vol. 3B §15.8.5.2) */
+#define THERM_STATUS_THERMAL		(1ull << 0)	/* thermal status: throttling now */
+#define THERM_STATUS_THERMAL_LOG	(1ull << 1)	/* thermal status log: throttled since cleared */
+#define MSR_IA32_PACKAGE_THERM_STATUS	0x1B1u	/* package thermal status (CPUID.06H:EAX[6]; §15.8.6) */
 #define MSR_IA32_DEBUGCTL		0x1D9u
 #define DEBUGCTL_FREEZE_WHILE_SMM	(1ull << 14)	/* SDM Vol. 3B §18.4.1 / §20.8.1 */
 #define MSR_IA32_TSC_DEADLINE		0x6E0u	/* SDM Vol. 3A §11.5.4.1 */
@@ -75,6 +80,15 @@
 #define MSR_OFFCORE_RSP_1		0x1A7u
 #define MSR_PEBS_LD_LAT			0x3F6u
 #define MSR_PEBS_FRONTEND		0x3F7u
+
+/* Top-down metrics (SDM Vol. 3B, "Performance Metrics", Ice Lake and later P-cores; enumerated by
+ * PERF_CAPABILITIES bit 15): 8-bit fractions of TOPDOWN.SLOTS (fixed counter 3), level 1 in bytes
+ * 0-3 (retiring, bad speculation, frontend bound, backend bound), enabled by GLOBAL_CTRL bit 48. */
+#define MSR_IA32_PERF_METRICS		0x329u
+#define GLOBAL_CTRL_EN_PERF_METRICS	(1ull << 48)
+#define PERF_METRICS_L1_FIELDS		4
+#define PERF_METRICS_FIELD_BITS		8
+#define PERF_METRICS_FULL		0xFFu	/* the level-1 fields sum to this (rounding aside) */
 
 /* IA32_PERFEVTSELx fields [ARCH v1, figure "Layout of IA32_PERFEVTSELx MSRs"]. */
 #define EVTSEL_EVENT_MASK		0xFFull		/* bits 7:0 event select */

@@ -40,6 +40,26 @@
 #define PMU_MODEL_MAX_GP 16
 #define PMU_MODEL_MAX_FIXED 16
 
+/*
+ * Faults the model can be told to have (pmuboot-host audit --inject, the audit's
+ * unit tests): each is a way real hardware or firmware can miscount, and each
+ * is one the audit stage (pmu/audit/audit.h) must catch.  docs/audit.md lists
+ * which check catches which.
+ */
+struct pmu_model_faults {
+	uint32_t stuck_gp;		/* general counters that never increment */
+	uint32_t narrow_gp;		/* general counters that keep only bits 31:0 */
+	uint32_t fixed_off;		/* fixed counters that never increment */
+	bool ignore_umask;		/* every unit mask is read as 0 */
+	bool no_pmi;			/* an overflow sets its status bit but raises no interrupt */
+	unsigned smi;			/* SMIs still to land: one in each of the next runs */
+	unsigned freq_drift_pct;	/* the core clock is this much faster in every other run */
+	bool throttle;			/* the next run throttles: thermal log bit set, clock down */
+};
+
+/* How much slower a throttled run's core clock is, in percent. */
+#define PMU_MODEL_THROTTLE_PCT 20
+
 struct pmu_model_cfg {
 	enum pmu_kind kind;
 	unsigned version;		/* Intel architectural version */
@@ -55,6 +75,14 @@ struct pmu_model_cfg {
 	uint8_t arch_len;		/* CPUID.0AH EAX[31:24] */
 	uint32_t arch_absent;		/* CPUID.0AH EBX */
 	const struct event_set *events;	/* the CPU's event set: its counter restrictions; NULL = none */
+	/* The machine around the PMU (pmu_model_cfg_machine): registers that say how the clock ran. */
+	bool amd;			/* vendor AMD/Hygon: which event codes mean cycles and SMIs */
+	bool aperf_mperf;		/* IA32_MPERF/IA32_APERF (CPUID.06H:ECX[0]) */
+	bool smi_count;			/* MSR_SMI_COUNT (Intel, Nehalem and later) */
+	bool therm;			/* IA32_THERM_STATUS (CPUID.06H:EAX[0]) */
+	bool perf_metrics;		/* IA32_PERF_METRICS (PERF_CAPABILITIES bit 15) */
+	uint32_t core_per_tsc_milli;	/* core clocks per TSC tick, thousandths; 0: no machine modelled, the
+					 * clocks' events count at the workload's rate like any other */
 };
 
 /* Events a counter sees per unit of pmu_model_run(): the fake CPU's "workload". */
@@ -68,12 +96,25 @@ struct pmu_model {
 	uint64_t offcore_rsp[2];
 	pmu_model_rate_fn rate;		/* NULL: one event per unit on every counter */
 	void *rate_ctx;
+	/* The machine around it. */
+	uint64_t tsc, aperf, mperf, smi_count, therm_status, perf_metrics;
+	uint64_t td_slots, td_part[4];	/* top-down slots since PERF_METRICS was written, and their split */
+	uint64_t runs;			/* pmu_model_run calls so far */
+	struct pmu_model_faults faults;
+	/* The performance-monitoring interrupt as the local APIC would deliver it (NMI): NULL = not routed. */
+	void (*pmi)(void *ctx);
+	void *pmi_ctx;
+	uint32_t pmis;			/* interrupts delivered */
 };
 
 /* What hardware matches these capabilities (what a CPUID dump describes). */
 void pmu_model_cfg_from_caps(struct pmu_model_cfg *cfg, const struct cpu_info *ci, const struct pmu_caps *caps);
-/* Power-on state. */
+/* The machine registers a CPUID dump describes (APERF/MPERF, SMI count, thermal status, PERF_METRICS). */
+void pmu_model_cfg_machine(struct pmu_model_cfg *cfg, const struct cpu_info *ci, const struct pmu_caps *caps);
+/* Power-on state (faults, rate and PMI routing are kept). */
 void pmu_model_reset(struct pmu_model *m, const struct pmu_model_cfg *cfg);
+/* Parse one --inject word ("stuck:2", "no-pmi", ...) into f; false with the reason in why. */
+bool pmu_model_fault_parse(const char *word, struct pmu_model_faults *f, char *why, size_t why_cap);
 
 /*
  * An MSR access.  Returns false when the MSR is outside the PMU address
@@ -87,7 +128,12 @@ bool pmu_model_wrmsr(struct pmu_model *m, uint32_t msr, uint64_t val, int *resul
  * user left it; false when the MSR is not a modelled, present one. */
 bool pmu_model_poke(struct pmu_model *m, uint32_t msr, uint64_t val);
 
-/* Let `units` of work pass: every counting counter advances by units * rate. */
+/*
+ * Let `units` of work pass: every counting counter advances by units * rate;
+ * the core clock (APERF) by the cycles event's rate, the TSC and MPERF by that
+ * over core_per_tsc_milli; a counter with its interrupt bit set that wraps
+ * raises the PMI.  Faults apply.
+ */
 void pmu_model_run(struct pmu_model *m, uint64_t units);
 /* Whether general counter c / fixed counter f is counting now. */
 bool pmu_model_gp_counting(const struct pmu_model *m, unsigned c);

@@ -4,6 +4,7 @@
 #include "lib/x86/msr_intel.h"
 #include "kernel/hw.h"
 #include "pmu/cpu/uarch.h"
+#include "lib/x86/cpuid.h"
 
 /* The architectural ranges the model answers for (SDM Vol. 4 Table 2-2: IA32_PMC0-7,
  * IA32_PERFEVTSEL0-7, IA32_A_PMC0-7; the fixed counters from 0x309). */
@@ -16,6 +17,31 @@
 #define MODEL_OFFCORE_MIN_VERSION 3
 /* Sandy Bridge to Cascade Lake give one thread 8 counters with SMT off (perfmon CounterHTOff). */
 #define MODEL_SMT_ON_COUNTERS 4u
+/* MSR_SMI_COUNT arrives with Nehalem and Silvermont (SDM Vol. 4 Tables 2-15, 2-6), the parts whose
+ * architectural PMU is version 3: the model gives it to Intel PMUs from that version on. */
+#define MODEL_SMI_COUNT_MIN_VERSION 3
+/* CPUID.06H:EAX[0] digital thermal sensor: IA32_THERM_STATUS exists (SDM Vol. 3B §15.8.5.2). */
+#define MODEL_CPUID6_EAX_DTS (1u << 0)
+/* The R/WC0 log bits of IA32_THERM_STATUS: 1, 3, 5, 7, 9, 11, 13, 15 (SDM Vol. 4 Table 2-2). */
+#define MODEL_THERM_LOG_BITS 0xAAAAull
+/* The events whose counts the model takes from its own clocks and SMIs rather than the workload's
+ * rate: unhalted core cycles (Intel architectural 3CH/00H and fixed counter 1; AMD PMCx076; P6 79H),
+ * reference cycles (Intel 3CH/01H and fixed counter 2), SMIs received (AMD PMCx02B). */
+#define MODEL_INTEL_CYCLES 0x3C
+#define MODEL_INTEL_REF_UMASK 0x01
+#define MODEL_P6_CYCLES 0x79
+#define MODEL_AMD_CYCLES 0x76
+#define MODEL_AMD_SMI 0x2B
+#define MODEL_FIXED_CYCLES_UMASK 2	/* fixed counter 1's pseudo-encoding 00H/02H */
+#define MODEL_FIXED_REF_UMASK 3		/* fixed counter 2's 00H/03H */
+#define MODEL_FIXED_SLOTS_UMASK 4	/* fixed counter 3's 00H/04H (TOPDOWN.SLOTS) */
+#define MILLI 1000u
+#define PERCENT 100u
+/* The level-1 top-down events, in PERF_METRICS byte order (SDM "Performance Metrics"; CPUID.0AH:EBX
+ * bits 11, 9, 10, 8): retiring, bad speculation, frontend bound, backend bound. */
+static const struct { uint8_t event, umask; } topdown_l1[PERF_METRICS_L1_FIELDS] = {
+	{ 0xC2, 0x02 }, { 0x73, 0x00 }, { 0x9C, 0x01 }, { 0xA4, 0x02 },
+};
 
 static uint64_t wmask(unsigned width) { return width >= 64 ? ~0ull : (1ull << width) - 1; }
 static bool kind_amd(enum pmu_kind k) { return k == PMU_AMD_LEGACY || k == PMU_AMD_CORE_EXT || k == PMU_AMD_V2; }
@@ -66,14 +92,35 @@ void pmu_model_cfg_from_caps(struct pmu_model_cfg *cfg, const struct cpu_info *c
 	cfg->events = ci && ci->event_set ? events_set_find(ci->event_set) : NULL;
 }
 
+void pmu_model_cfg_machine(struct pmu_model_cfg *cfg, const struct cpu_info *ci, const struct pmu_caps *caps)
+{
+	struct cpuid_regs r6 = { 0, 0, 0, 0 };
+	bool intel = ci && ci->vendor == VENDOR_INTEL;
+	if (ci && ci->max_leaf >= CPUID_LEAF_POWER)
+		hw_cpuid(CPUID_LEAF_POWER, 0, &r6);
+	cfg->amd = kind_amd(caps->kind);
+	cfg->aperf_mperf = caps->aperf_mperf;
+	cfg->smi_count = intel && caps->kind == PMU_INTEL_ARCH && caps->version >= MODEL_SMI_COUNT_MIN_VERSION;
+	cfg->therm = intel && (r6.eax & MODEL_CPUID6_EAX_DTS);
+	cfg->perf_metrics = caps->perf_metrics;
+	if (!cfg->core_per_tsc_milli)
+		cfg->core_per_tsc_milli = MILLI;
+}
+
 void pmu_model_reset(struct pmu_model *m, const struct pmu_model_cfg *cfg)
 {
 	pmu_model_rate_fn rate = m->rate;
 	void *ctx = m->rate_ctx;
+	struct pmu_model_faults faults = m->faults;
+	void (*pmi)(void *) = m->pmi;
+	void *pmi_ctx = m->pmi_ctx;
 	memset(m, 0, sizeof(*m));
 	m->cfg = *cfg;
 	m->rate = rate;
 	m->rate_ctx = ctx;
+	m->faults = faults;
+	m->pmi = pmi;
+	m->pmi_ctx = pmi_ctx;
 	uint64_t all_gp = wmask(cfg->n_gp);
 	/* GLOBAL_CTRL resets with every general counter enabled [ARCH v2]; PerfCntrGlobalCtl too [PPR19]. */
 	if (intel_global(m) || cfg->kind == PMU_AMD_V2)
@@ -83,7 +130,7 @@ void pmu_model_reset(struct pmu_model *m, const struct pmu_model_cfg *cfg)
 /* ---- which register an MSR number is ---- */
 
 enum reg { R_NONE, R_SEL, R_CTR, R_CTR_FW, R_FIXED, R_FIXED_CTRL, R_STATUS, R_GLOBAL, R_OVF, R_STATUS_SET,
-	   R_PERF_CAPS, R_RSP };
+	   R_PERF_CAPS, R_RSP, R_METRICS, R_APERF, R_MPERF, R_SMI, R_THERM };
 
 struct where {
 	enum reg reg;
@@ -120,6 +167,8 @@ static struct where decode_intel(const struct pmu_model *m, uint32_t msr)
 		w = (struct where){ R_PERF_CAPS, 0, true };
 	else if (msr == MODEL_OFFCORE_RSP_0 || msr == MODEL_OFFCORE_RSP_1)
 		w = (struct where){ R_RSP, msr - MODEL_OFFCORE_RSP_0, arch && m->cfg.offcore };
+	else if (msr == MSR_IA32_PERF_METRICS)
+		w = (struct where){ R_METRICS, 0, arch && m->cfg.perf_metrics };
 	return w;
 }
 
@@ -142,10 +191,27 @@ static struct where decode_amd(const struct pmu_model *m, uint32_t msr)
 	return w;
 }
 
+/* The machine around the PMU: answered only where the described CPU has them, else left to the caller. */
+static struct where decode_machine(const struct pmu_model *m, uint32_t msr)
+{
+	struct where w = { R_NONE, 0, false };
+	if (msr == MSR_IA32_APERF && m->cfg.aperf_mperf)
+		w = (struct where){ R_APERF, 0, true };
+	else if (msr == MSR_IA32_MPERF && m->cfg.aperf_mperf)
+		w = (struct where){ R_MPERF, 0, true };
+	else if (msr == MSR_SMI_COUNT && m->cfg.smi_count)
+		w = (struct where){ R_SMI, 0, true };
+	else if (msr == MSR_IA32_THERM_STATUS && m->cfg.therm)
+		w = (struct where){ R_THERM, 0, true };
+	return w;
+}
+
 static struct where decode(const struct pmu_model *m, uint32_t msr)
 {
 	struct where w = decode_intel(m, msr);
-	return w.reg != R_NONE ? w : decode_amd(m, msr);
+	if (w.reg == R_NONE)
+		w = decode_amd(m, msr);
+	return w.reg != R_NONE ? w : decode_machine(m, msr);
 }
 
 /* ---- bit masks ---- */
@@ -175,6 +241,18 @@ static uint64_t fixed_ctrl_writable(const struct pmu_model *m)
 			w |= (FIXED_CTRL_OS | FIXED_CTRL_USR | FIXED_CTRL_PMI | (m->cfg.any_thread ? FIXED_CTRL_ANY : 0))
 			     << (f * FIXED_CTRL_FIELD_BITS);
 	return w;
+}
+
+/* GLOBAL_CTRL also takes EN_PERF_METRICS where the metrics register exists. */
+static uint64_t global_writable(const struct pmu_model *m)
+{
+	return status_bits(m) | (m->cfg.perf_metrics ? GLOBAL_CTRL_EN_PERF_METRICS : 0);
+}
+
+/* A counter the fault keeps to 32 bits. */
+static uint64_t gp_mask_of(const struct pmu_model *m, unsigned c)
+{
+	return (m->faults.narrow_gp & (1u << c)) ? wmask(32) : wmask(m->cfg.gp_width);
 }
 
 static uint64_t ovf_writable(const struct pmu_model *m)
@@ -207,6 +285,11 @@ bool pmu_model_rdmsr(struct pmu_model *m, uint32_t msr, uint64_t *val, int *resu
 	case R_GLOBAL: *val = m->global_ctrl; break;
 	case R_PERF_CAPS: *val = m->cfg.perf_caps_value; break;
 	case R_RSP: *val = m->offcore_rsp[w.idx]; break;
+	case R_METRICS: *val = m->perf_metrics; break;
+	case R_APERF: *val = m->aperf; break;
+	case R_MPERF: *val = m->mperf; break;
+	case R_SMI: *val = m->smi_count & wmask(32); break;
+	case R_THERM: *val = m->therm_status; break;
 	default: *val = 0; break;	/* the clear/set command registers read as zero */
 	}
 	return true;
@@ -231,16 +314,16 @@ bool pmu_model_wrmsr(struct pmu_model *m, uint32_t msr, uint64_t val, int *resul
 		if (is_amd(m)) {
 			if (val & ~gp_mask)
 				return true;
-			m->ctr[w.idx] = val;
+			m->ctr[w.idx] = val & gp_mask_of(m, w.idx);
 		} else {
 			/* The legacy address keeps EAX sign-extended [FW][P6]. */
-			m->ctr[w.idx] = sext32(val) & gp_mask;
+			m->ctr[w.idx] = sext32(val) & gp_mask_of(m, w.idx);
 		}
 		break;
 	case R_CTR_FW:
 		if (val & ~gp_mask)
 			return true;
-		m->ctr[w.idx] = val;
+		m->ctr[w.idx] = val & gp_mask_of(m, w.idx);
 		break;
 	case R_FIXED:
 		if (val & ~fx_mask)
@@ -253,7 +336,7 @@ bool pmu_model_wrmsr(struct pmu_model *m, uint32_t msr, uint64_t val, int *resul
 		m->fixed_ctrl = val;
 		break;
 	case R_GLOBAL:
-		if (val & ~status_bits(m))
+		if (val & ~global_writable(m))
 			return true;
 		m->global_ctrl = val;
 		break;
@@ -270,8 +353,21 @@ bool pmu_model_wrmsr(struct pmu_model *m, uint32_t msr, uint64_t val, int *resul
 	case R_RSP:
 		m->offcore_rsp[w.idx] = val;
 		break;
+	case R_METRICS:
+		/* Writing it starts the fractions afresh (software writes 0 after FIXED_CTR3). */
+		m->perf_metrics = val;
+		m->td_slots = 0;
+		memset(m->td_part, 0, sizeof(m->td_part));
+		break;
+	case R_APERF: m->aperf = val; break;
+	case R_MPERF: m->mperf = val; break;
+	case R_THERM:
+		/* Log bits are R/WC0: a 0 clears one, a 1 leaves it; the status bits are read-only. */
+		m->therm_status &= ~MODEL_THERM_LOG_BITS | val;
+		break;
 	case R_STATUS:
 	case R_PERF_CAPS:
+	case R_SMI:
 	case R_NONE:
 		return true;	/* read-only */
 	}
@@ -287,12 +383,17 @@ bool pmu_model_poke(struct pmu_model *m, uint32_t msr, uint64_t val)
 	switch (w.reg) {
 	case R_SEL: m->sel[w.idx] = val; break;
 	case R_CTR:
-	case R_CTR_FW: m->ctr[w.idx] = val & wmask(m->cfg.gp_width); break;
+	case R_CTR_FW: m->ctr[w.idx] = val & gp_mask_of(m, w.idx); break;
 	case R_FIXED: m->fixed_ctr[w.idx] = val & wmask(m->cfg.fixed_width); break;
 	case R_FIXED_CTRL: m->fixed_ctrl = val; break;
 	case R_STATUS: m->global_status = val; break;
 	case R_GLOBAL: m->global_ctrl = val; break;
 	case R_RSP: m->offcore_rsp[w.idx] = val; break;
+	case R_METRICS: m->perf_metrics = val; break;
+	case R_APERF: m->aperf = val; break;
+	case R_MPERF: m->mperf = val; break;
+	case R_SMI: m->smi_count = val; break;
+	case R_THERM: m->therm_status = val; break;
 	default: return false;
 	}
 	return true;
@@ -380,17 +481,182 @@ static bool constraint_allows(const struct pmu_model *m, unsigned c, uint64_t s,
 	return true;
 }
 
+/* What a counter programmed with this encoding counts in the run: the clocks and SMIs are the
+ * machine's, everything else the workload's rate. */
+struct run_clocks {
+	uint64_t units, cycles, ticks, smis;
+};
+
+static uint64_t counted(const struct pmu_model *m, const struct run_clocks *k, uint16_t event, uint8_t umask, bool fixed)
+{
+	if (m->faults.ignore_umask && !fixed)
+		umask = 0;
+	/* Without the machine (pmu_model_cfg_machine), every event is the workload's. */
+	if (!m->cfg.core_per_tsc_milli)
+		return k->units * rate(m, event, umask);
+	if (fixed ? umask == MODEL_FIXED_CYCLES_UMASK
+		  : m->cfg.amd ? event == MODEL_AMD_CYCLES
+			       : (event == MODEL_INTEL_CYCLES && umask == 0) ||
+					 (m->cfg.kind == PMU_INTEL_P6 && event == MODEL_P6_CYCLES))
+		return k->cycles;
+	if (fixed ? umask == MODEL_FIXED_REF_UMASK
+		  : !m->cfg.amd && event == MODEL_INTEL_CYCLES && umask == MODEL_INTEL_REF_UMASK)
+		return k->ticks;
+	if (!fixed && m->cfg.amd && event == MODEL_AMD_SMI)
+		return k->smis;
+	return k->units * rate(m, event, umask);
+}
+
+/* The run's core clock against the TSC (as many ticks as cycles without the machine), with the clock
+ * faults: a drifting clock is faster in every other run; a throttled run is slower. */
+static uint64_t run_ticks(struct pmu_model *m, uint64_t cycles)
+{
+	uint64_t per_tick = m->cfg.core_per_tsc_milli ? m->cfg.core_per_tsc_milli : MILLI;
+	if (m->faults.freq_drift_pct && (m->runs & 1))
+		per_tick = per_tick * (PERCENT + m->faults.freq_drift_pct) / PERCENT;
+	if (m->faults.throttle)
+		per_tick = per_tick * (PERCENT - PMU_MODEL_THROTTLE_PCT) / PERCENT;
+	return per_tick ? cycles * MILLI / per_tick : cycles;
+}
+
+static void run_metrics(struct pmu_model *m, const struct run_clocks *k)
+{
+	const unsigned slots_fixed = MODEL_FIXED_SLOTS_UMASK - 1;
+	if (!m->cfg.perf_metrics || !(m->global_ctrl & GLOBAL_CTRL_EN_PERF_METRICS) ||
+	    !pmu_model_fixed_counting(m, slots_fixed))
+		return;
+	m->td_slots += counted(m, k, PMU_MODEL_FIXED_EVENT, MODEL_FIXED_SLOTS_UMASK, true);
+	uint64_t v = 0;
+	for (unsigned i = 0; i < PERF_METRICS_L1_FIELDS; i++) {
+		m->td_part[i] += counted(m, k, topdown_l1[i].event, topdown_l1[i].umask, false);
+		uint64_t frac = m->td_slots ? (m->td_part[i] * PERF_METRICS_FULL + m->td_slots / 2) / m->td_slots : 0;
+		v |= (frac > PERF_METRICS_FULL ? PERF_METRICS_FULL : frac) << (i * PERF_METRICS_FIELD_BITS);
+	}
+	m->perf_metrics = v;
+}
+
 void pmu_model_run(struct pmu_model *m, uint64_t units)
 {
+	struct run_clocks k = { .units = units };
+	uint16_t cyc_event = m->cfg.amd ? MODEL_AMD_CYCLES : m->cfg.kind == PMU_INTEL_P6 ? MODEL_P6_CYCLES
+										      : MODEL_INTEL_CYCLES;
+	bool pmi = false;
+
+	k.cycles = units * rate(m, cyc_event, 0);
+	k.ticks = run_ticks(m, k.cycles);
+	if (m->faults.smi) {
+		k.smis = 1;
+		m->faults.smi--;
+	}
 	for (unsigned c = 0; c < m->cfg.n_gp; c++)
 		if (pmu_model_gp_counting(m, c)) {
-			uint64_t s = m->sel[c];
+			uint64_t s = m->sel[c], before = m->ctr[c];
 			uint16_t ev = (uint16_t)((s & 0xFF) | (is_amd(m) ? ((s >> AMD_CTL_EVENT_HI_SHIFT) & 0xF) << 8 : 0));
-			uint64_t n = constraint_allows(m, c, s, ev) ? units * rate(m, ev, (uint8_t)(s >> 8)) : 0;
-			advance(m, &m->ctr[c], n, m->cfg.gp_width, 1ull << c);
+			uint64_t n = constraint_allows(m, c, s, ev) ? counted(m, &k, ev, (uint8_t)(s >> 8), false) : 0;
+			if (m->faults.stuck_gp & (1u << c))
+				n = 0;
+			unsigned width = (m->faults.narrow_gp & (1u << c)) ? 32 : m->cfg.gp_width;
+			advance(m, &m->ctr[c], n, width, 1ull << c);
+			/* The interrupt bit sits at bit 20 in both vendors' selects [ARCH][APM]. */
+			if ((s & EVTSEL_INT) && n > wmask(width) - before)
+				pmi = true;
 		}
 	for (unsigned f = 0; f < PMU_MODEL_MAX_FIXED; f++)
-		if (pmu_model_fixed_counting(m, f))
-			advance(m, &m->fixed_ctr[f], units * rate(m, PMU_MODEL_FIXED_EVENT, (uint8_t)(f + 1)),
-				m->cfg.fixed_width, 1ull << (GLOBAL_FIXED_SHIFT + f));
+		if (pmu_model_fixed_counting(m, f)) {
+			uint64_t before = m->fixed_ctr[f];
+			uint64_t n = (m->faults.fixed_off & (1u << f)) ? 0 : counted(m, &k, PMU_MODEL_FIXED_EVENT,
+										    (uint8_t)(f + 1), true);
+			advance(m, &m->fixed_ctr[f], n, m->cfg.fixed_width, 1ull << (GLOBAL_FIXED_SHIFT + f));
+			uint64_t field = m->fixed_ctrl >> (f * FIXED_CTRL_FIELD_BITS);
+			if ((field & FIXED_CTRL_PMI) && n > wmask(m->cfg.fixed_width) - before)
+				pmi = true;
+		}
+	run_metrics(m, &k);
+	m->tsc += k.ticks;
+	if (m->cfg.aperf_mperf) {
+		m->aperf += k.cycles;
+		m->mperf += k.ticks;
+	}
+	m->smi_count += k.smis;
+	if (m->cfg.therm) {
+		/* Throttling now, and logged; the status clears with the next unthrottled run. */
+		if (m->faults.throttle)
+			m->therm_status |= THERM_STATUS_THERMAL | THERM_STATUS_THERMAL_LOG;
+		else
+			m->therm_status &= ~THERM_STATUS_THERMAL;
+	}
+	m->faults.throttle = false;
+	m->runs++;
+	if (pmi && !m->faults.no_pmi && m->pmi) {
+		m->pmis++;
+		m->pmi(m->pmi_ctx);
+	}
+}
+
+/* ---- faults ---- */
+
+static void f_stuck(struct pmu_model_faults *f, unsigned n) { f->stuck_gp |= 1u << n; }
+static void f_narrow(struct pmu_model_faults *f, unsigned n) { f->narrow_gp |= 1u << n; }
+static void f_umask(struct pmu_model_faults *f, unsigned n) { (void)n; f->ignore_umask = true; }
+static void f_no_pmi(struct pmu_model_faults *f, unsigned n) { (void)n; f->no_pmi = true; }
+static void f_fixed_off(struct pmu_model_faults *f, unsigned n) { f->fixed_off |= 1u << n; }
+static void f_smi(struct pmu_model_faults *f, unsigned n) { f->smi += n; }
+static void f_drift(struct pmu_model_faults *f, unsigned n) { f->freq_drift_pct = n; }
+static void f_throttle(struct pmu_model_faults *f, unsigned n) { (void)n; f->throttle = true; }
+
+struct fault_word {
+	const char *name;	/* "stuck" for "stuck:N" */
+	unsigned max;		/* largest N accepted; 0: the fault takes no number */
+	const char *n_means;	/* for messages */
+	void (*apply)(struct pmu_model_faults *f, unsigned n);
+};
+
+static const struct fault_word fault_words[] = {
+	{ "stuck", PMU_MODEL_MAX_GP - 1, "a general counter number", f_stuck },
+	{ "narrow", PMU_MODEL_MAX_GP - 1, "a general counter number", f_narrow },
+	{ "ignore-umask", 0, NULL, f_umask },
+	{ "no-pmi", 0, NULL, f_no_pmi },
+	{ "fixed-off", PMU_MODEL_MAX_FIXED - 1, "a fixed counter number", f_fixed_off },
+	{ "smi", 1000, "a number of SMIs", f_smi },
+	{ "freq-drift", 90, "a percentage", f_drift },
+	{ "throttle", 0, NULL, f_throttle },
+};
+
+bool pmu_model_fault_parse(const char *word, struct pmu_model_faults *f, char *why, size_t why_cap)
+{
+	const char *colon = strchr(word, ':');
+	size_t len = colon ? (size_t)(colon - word) : strlen(word);
+	for (unsigned i = 0; i < ARRAY_SIZE(fault_words); i++) {
+		const struct fault_word *w = &fault_words[i];
+		if (strlen(w->name) != len || strncmp(w->name, word, len))
+			continue;
+		unsigned long n = 0;
+		if (w->max) {
+			const char *p = colon ? colon + 1 : "";
+			if (!*p || strlen(p) > 4) {
+				snprintf(why, why_cap, "fault '%s' wants %s:N (N %s, 0-%u)", word, w->name, w->n_means, w->max);
+				return false;
+			}
+			for (; *p; p++) {
+				if (!lc_isdigit((unsigned char)*p)) {
+					snprintf(why, why_cap, "fault '%s': '%s' is not a number (%s, 0-%u)", word, colon + 1,
+						 w->n_means, w->max);
+					return false;
+				}
+				n = n * 10 + (unsigned long)(*p - '0');
+			}
+			if (n > w->max) {
+				snprintf(why, why_cap, "fault '%s': %lu is out of range (%s, 0-%u)", word, n, w->n_means, w->max);
+				return false;
+			}
+		} else if (colon) {
+			snprintf(why, why_cap, "fault '%s' takes no number", w->name);
+			return false;
+		}
+		w->apply(f, (unsigned)n);
+		return true;
+	}
+	snprintf(why, why_cap, "unknown fault '%s' (stuck:N, narrow:N, ignore-umask, no-pmi, fixed-off:N, smi:K, "
+		 "freq-drift:P, throttle)", word);
+	return false;
 }
