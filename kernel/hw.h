@@ -75,4 +75,18 @@ bool hw_nmi_route_eilvt(unsigned offset, hw_nmi_fn fn, void *ctx, char *why, uns
 /* Mask the entry again and restore what it held; NMIs still in flight are absorbed. */
 void hw_nmi_unroute_eilvt(unsigned offset);
 
+/*
+ * The performance-monitoring interrupt as an NMI (the audit's overflow check):
+ * the local APIC's performance-counter LVT entry (SDM Vol. 3A §11.5.1, APIC
+ * offset 340H; AMD APM Vol. 2 §16.4) set to NMI delivery, unmasked, and fn
+ * called from the NMI handler each time it fires.  While routed, the
+ * interrupts-off window leaves that entry alone, so a PMI arrives inside it
+ * and counts as claimed, not as pollution.  False, with the reason in why,
+ * where that cannot be done (no usable local APIC; a process, which reaches
+ * no APIC).
+ */
+bool hw_nmi_route_pmi(hw_nmi_fn fn, void *ctx, char *why, unsigned long why_cap);
+/* The entry back as found. */
+void hw_nmi_unroute_pmi(void);
+
 #endif

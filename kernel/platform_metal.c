@@ -129,8 +129,92 @@ void hw_nmi_unroute_eilvt(unsigned offset)
 	nmi_unregister(eilvt_nmi, &routes[offset]);
 }
 
+/* The PMI routed as an NMI (the audit's overflow check). */
+static struct {
+	hw_nmi_fn fn;
+	void *ctx;
+	uint32_t old;
+	bool used;
+	const struct win_platform *on;	/* the APIC it was routed on */
+} pmi;
+
+static bool pmi_nmi(void *ctx)
+{
+	(void)ctx;
+	hw_nmi_fn fn = pmi.fn;
+	if (!fn)
+		return false;
+	fn(pmi.ctx);
+	/* Intel's APIC sets the entry's mask bit when it delivers a PMI; only software clears it
+	 * (SDM Vol. 3B, "Generating an Interrupt on Overflow"). AMD's does not, and the write is harmless. */
+	apic_write(&pmi.on->apic, APIC_LVT_PERF, LVT_DELIVERY_NMI << LVT_DELIVERY_SHIFT);
+	return true;
+}
+
+bool hw_nmi_route_pmi(hw_nmi_fn fn, void *ctx, char *why, unsigned long why_cap)
+{
+	const struct win_platform *p = plat;
+	uint32_t old = 0;
+
+	if (!p) {
+		snprintf(why, why_cap, "the runtime is not initialised");
+		return false;
+	}
+	if (!win_lvt_present(p, WIN_LVT_PERF_INDEX)) {
+		snprintf(why, why_cap, "%s", p->apic.mode == APIC_NONE ? p->apic_why :
+			 "the local APIC has no performance-counter LVT entry (Max LVT Entry < 4)");
+		return false;
+	}
+	if (pmi.used) {
+		snprintf(why, why_cap, "the performance-counter LVT entry is already routed");
+		return false;
+	}
+	if (!apic_read(&p->apic, APIC_LVT_PERF, &old)) {
+		snprintf(why, why_cap, "the performance-counter LVT entry cannot be read");
+		return false;
+	}
+	pmi.fn = fn;
+	pmi.ctx = ctx;
+	pmi.old = old;
+	pmi.on = p;
+	pmi.used = true;
+	if (!nmi_register(pmi_nmi, &pmi)) {
+		pmi.used = false;
+		pmi.fn = NULL;
+		snprintf(why, why_cap, "no free NMI handler slot");
+		return false;
+	}
+	win_keep_lvt(WIN_LVT_PERF_INDEX, true);
+	/* Unmasked, delivery mode NMI (the vector is ignored for NMI delivery, SDM Vol. 3A §11.5.1). */
+	if (!apic_write(&p->apic, APIC_LVT_PERF, LVT_DELIVERY_NMI << LVT_DELIVERY_SHIFT)) {
+		hw_nmi_unroute_pmi();
+		snprintf(why, why_cap, "the performance-counter LVT entry cannot be written");
+		return false;
+	}
+	if (why_cap)
+		why[0] = '\0';
+	return true;
+}
+
+void hw_nmi_unroute_pmi(void)
+{
+	if (!pmi.used)
+		return;
+	apic_write(&pmi.on->apic, APIC_LVT_PERF, pmi.old | LVT_MASKED);
+	apic_write(&pmi.on->apic, APIC_LVT_PERF, pmi.old);
+	win_keep_lvt(WIN_LVT_PERF_INDEX, false);
+	pmi.fn = NULL;
+	pmi.used = false;
+	nmi_unregister(pmi_nmi, &pmi);
+}
+
 void platform_forget_routes(void)
 {
+	if (pmi.used)
+		nmi_unregister(pmi_nmi, &pmi);
+	pmi.fn = NULL;
+	pmi.used = false;
+	win_keep_lvt(WIN_LVT_PERF_INDEX, false);
 	for (unsigned i = 0; i < APIC_EILVT_MAX; i++) {
 		if (routes[i].used)
 			nmi_unregister(eilvt_nmi, &routes[i]);
@@ -141,8 +225,10 @@ void platform_forget_routes(void)
 
 void platform_attach(const struct win_platform *p)
 {
-	if (!p)
+	if (!p) {
 		for (unsigned i = 0; i < APIC_EILVT_MAX; i++)
 			hw_nmi_unroute_eilvt(i);
+		hw_nmi_unroute_pmi();
+	}
 	plat = p;
 }

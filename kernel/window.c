@@ -19,7 +19,7 @@ static const struct {
 	{ APIC_LVT_LINT0, 0, "lint0" },
 	{ APIC_LVT_LINT1, 0, "lint1" },
 	{ APIC_LVT_ERROR, 0, "error" },
-	{ APIC_LVT_PERF, 4, "perf" },		/* P6 family and later */
+	[WIN_LVT_PERF_INDEX] = { APIC_LVT_PERF, 4, "perf" },	/* P6 family and later */
 	{ APIC_LVT_THERMAL, 5, "thermal" },	/* Pentium 4 / AMD and later */
 	{ APIC_LVT_CMCI, 6, "cmci" },		/* Nehalem and later */
 };
@@ -42,6 +42,13 @@ _Static_assert(sizeof(struct win_saved) <= sizeof(((struct hw_window *)0)->opaqu
 	       "struct win_saved must fit hw_window.opaque");
 
 static struct hw_window *active;
+static uint32_t kept;	/* LVT entries routed by us: left alone by windows */
+
+void win_keep_lvt(unsigned i, bool keep)
+{
+	if (i < WIN_LVT_COUNT)
+		kept = keep ? kept | 1u << i : kept & ~(1u << i);
+}
 
 static struct win_saved *saved(struct hw_window *w) { return (struct win_saved *)(void *)w->opaque; }
 
@@ -99,7 +106,7 @@ bool win_enter(const struct win_platform *p, struct hw_window *w)
 	}
 	for (unsigned i = 0; i < WIN_LVT_COUNT; i++) {
 		uint32_t lvt, back;
-		if (!win_lvt_present(p, i) || !apic_read(&p->apic, lvts[i].reg, &lvt))
+		if (!win_lvt_present(p, i) || (kept & (1u << i)) || !apic_read(&p->apic, lvts[i].reg, &lvt))
 			continue;
 		s->lvt[i] = lvt;
 		s->lvt_saved |= 1u << i;

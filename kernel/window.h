@@ -53,6 +53,11 @@ bool win_lvt_present(const struct win_platform *p, unsigned i);
 const char *win_lvt_name(unsigned i);
 uint32_t win_lvt_reg(unsigned i);
 
+/* LVT entry i is routed by us (the PMI): windows leave it unmasked and do not save or restore it. */
+void win_keep_lvt(unsigned i, bool keep);
+/* The index of the performance-counter entry among the LVT entries. */
+#define WIN_LVT_PERF_INDEX 4
+
 /* False (nothing changed) when a window is already open: windows do not nest. */
 bool win_enter(const struct win_platform *p, struct hw_window *w);
 void win_leave(const struct win_platform *p, struct hw_window *w);

@@ -99,6 +99,13 @@ static bool hook_rdpmc(void *ctx, uint32_t index, uint64_t *val, int *result)
 	return true;
 }
 
+/* The model's PMI goes where hw_nmi_route_pmi routed it, as the APIC would send it. */
+static void pmi_deliver(void *ctx)
+{
+	(void)ctx;
+	fake_pmi_fire();
+}
+
 static const struct fake_msr_hook hook = { hook_read, hook_write, hook_rdpmc, NULL };
 
 struct pmu_model *fake_pmu_install_cfg(const struct pmu_model_cfg *cfg)
@@ -106,6 +113,9 @@ struct pmu_model *fake_pmu_install_cfg(const struct pmu_model_cfg *cfg)
 	fake_reset();
 	model.rate = NULL;
 	model.rate_ctx = NULL;
+	memset(&model.faults, 0, sizeof(model.faults));
+	model.pmi = pmi_deliver;
+	model.pmi_ctx = NULL;
 	pmu_model_reset(&model, cfg);
 	fake_set_hook(&hook);
 	installed = true;

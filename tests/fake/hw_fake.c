@@ -31,6 +31,9 @@ static struct {
 	bool allow_route;
 	hw_nmi_fn nmi_fn;
 	void *nmi_ctx;
+	bool allow_pmi;
+	hw_nmi_fn pmi_fn;
+	void *pmi_ctx;
 	/* Platform registers. */
 	uint32_t mmio[FAKE_MMIO_BYTES / 4];
 	uint64_t mmio_base;
@@ -294,6 +297,29 @@ void hw_nmi_unroute_eilvt(unsigned offset)
 {
 	(void)offset;
 	f.nmi_fn = NULL;
+}
+
+void fake_pmi_allow_route(bool allow) { f.allow_pmi = allow; }
+
+bool hw_nmi_route_pmi(hw_nmi_fn fn, void *ctx, char *why, unsigned long why_cap)
+{
+	if (!f.allow_pmi) {
+		snprintf(why, why_cap, "fake: no APIC to route the PMI through");
+		return false;
+	}
+	f.pmi_fn = fn;
+	f.pmi_ctx = ctx;
+	return true;
+}
+
+void hw_nmi_unroute_pmi(void) { f.pmi_fn = NULL; }
+
+bool fake_pmi_fire(void)
+{
+	if (!f.pmi_fn)
+		return false;
+	f.pmi_fn(f.pmi_ctx);
+	return true;
 }
 
 bool fake_nmi_fire(void)

@@ -97,5 +97,8 @@ void fake_window_inject_nmi(unsigned count);	/* next window reports this many NM
 /* NMI routing for IBS: whether routing succeeds, and firing the routed handler. */
 void fake_nmi_allow_route(bool allow);
 bool fake_nmi_fire(void);	/* calls the routed handler; false if none */
+/* The PMI (hw_nmi_route_pmi): whether routing succeeds, and delivering one (the modelled PMU does). */
+void fake_pmi_allow_route(bool allow);
+bool fake_pmi_fire(void);	/* calls the routed handler; false if none is routed */
 
 #endif

@@ -182,7 +182,7 @@ int cmd_program(int argc, char **argv)
 	/* The PMU of this CPU or the dump, at power-on state, behind the MSR backend. */
 	pmu_model_cfg_from_caps(&mcfg, &ci, &caps);
 	pmu_model_reset(&model, &mcfg);
-	const struct hw_msr_source msrs = { model_rd, model_wr, &model };
+	const struct hw_msr_source msrs = { .rdmsr = model_rd, .wrmsr = model_wr, .ctx = &model };
 	hw_linux_set_msr_source(&msrs);
 	msr_save_forget();
 	count_use_backend(&count_backend_msr);

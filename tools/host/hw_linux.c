@@ -219,3 +219,19 @@ void hw_nmi_unroute_eilvt(unsigned offset)
 {
 	(void)offset;
 }
+
+/* A described machine (the PMU model) may deliver PMIs; the real one cannot be reached from here. */
+bool hw_nmi_route_pmi(hw_nmi_fn fn, void *ctx, char *why, unsigned long why_cap)
+{
+	if (have_msr_source && msr_source.route_pmi)
+		return msr_source.route_pmi(msr_source.ctx, fn, ctx, why, why_cap);
+	snprintf(why, why_cap, "no APIC access: a Linux process cannot program the local APIC's "
+		 "performance-counter entry");
+	return false;
+}
+
+void hw_nmi_unroute_pmi(void)
+{
+	if (have_msr_source && msr_source.route_pmi)
+		msr_source.route_pmi(msr_source.ctx, NULL, NULL, NULL, 0);
+}

@@ -27,6 +27,8 @@ struct hw_msr_source {
 	int (*rdmsr)(void *ctx, uint32_t msr, uint64_t *val);
 	int (*wrmsr)(void *ctx, uint32_t msr, uint64_t val);
 	void *ctx;
+	/* Optional: deliver the machine's PMIs to fn (hw_nmi_route_pmi); fn NULL unroutes. */
+	bool (*route_pmi)(void *ctx, hw_nmi_fn fn, void *fn_ctx, char *why, unsigned long why_cap);
 };
 void hw_linux_set_msr_source(const struct hw_msr_source *src);
 /* The CPU this thread runs on (after pinning). */
