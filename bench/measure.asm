@@ -27,33 +27,8 @@
 %define BC_CYC_MSR	64
 %define BC_CYC_START	72
 %define BC_CYC_END	80
-; struct count_toggle / struct msr_write (pmu/count.h)
-%define CT_N		0
-%define CT_W		8
-%define MW_MSR		0
-%define MW_VALUE	8
-%define MW_SIZE		16
 
-; TOGGLES reg: run the msr_write list at [reg] (NULL: nothing).  Clobbers
-; rax, rcx, rdx, r8, r9.
-%macro TOGGLES 1
-	mov r9, %1
-	test r9, r9
-	jz %%done
-	mov r8d, [r9 + CT_N]
-	add r9, CT_W
-%%next:
-	test r8d, r8d
-	jz %%done
-	mov ecx, [r9 + MW_MSR]
-	mov eax, [r9 + MW_VALUE]
-	mov edx, [r9 + MW_VALUE + 4]
-	wrmsr
-	add r9, MW_SIZE
-	dec r8d
-	jmp %%next
-%%done:
-%endmacro
+%include "pmu/count/toggles.inc"
 
 ; CYC_INTO reg: reg = the cycles MSR (0 when there is none).  Clobbers rax, rcx, rdx.
 %macro CYC_INTO 1
@@ -66,15 +41,6 @@
 	rdmsr
 	lfence
 %%none:
-	shl rdx, 32
-	or rax, rdx
-	mov %1, rax
-%endmacro
-
-%macro TSC_INTO 1
-	lfence
-	rdtsc
-	lfence
 	shl rdx, 32
 	or rax, rdx
 	mov %1, rax

@@ -62,6 +62,10 @@ struct count_set {
 	/* Filled by count_schedule for offcore events: 0 = the event's first form with OFFCORE_RSP_0,
 	 * 1 = its second form (alt_event/alt_umask) with OFFCORE_RSP_1; -1 for the others. */
 	int8_t form_of[COUNT_MAX_EVENTS];
+	/* Interrupt on overflow (the audit's PMI check): every counter of the pass gets its INT/PMI bit. */
+	bool pmi;
+	/* Intel PERF_METRICS with fixed counter 3: enabled and reset with it (the audit's topdown check). */
+	bool metrics;
 };
 
 /* What count_init needs from the run's options (force_counters=, verbose=). */

@@ -894,6 +894,20 @@ static void emit_program(const struct count_set *set, unsigned p, uint64_t mark)
 
 const struct pmu_flavour *count_msr_flavour(void) { return st.ready ? st.fl : NULL; }
 
+bool count_msr_view(struct count_msr_view *v)
+{
+	if (!st.ready)
+		return false;
+	v->fl = st.fl;
+	v->gp_usable = st.gp_usable;
+	v->fixed_usable = st.fixed_usable;
+	v->gp_width = st.gp_width;
+	v->fixed_width = st.fixed_width;
+	v->full_width = st.full_width;
+	v->legacy_writes = st.legacy_writes;
+	return true;
+}
+
 void count_msr_describe(char *buf, size_t cap)
 {
 	if (!st.fl) {

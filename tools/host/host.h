@@ -16,6 +16,7 @@ void host_output_stdout(void);
 /* Open a record stream with a begin record for the host program. */
 void host_stream_begin(const char *command);
 
+int cmd_audit(int argc, char **argv);
 int cmd_events(int argc, char **argv);
 int cmd_ibs_report(int argc, char **argv);
 int cmd_identify(int argc, char **argv);

@@ -193,6 +193,10 @@ bool hw_window_enter(struct hw_window *w)
 	w->smi_start = w->smi_end = 0;
 	w->if_was_set = true;
 	w->if_verified_clear = false;
+	if (have_msr_source && msr_source.own_windows) {
+		w->nmi_start = w->nmi_end = 0;
+		return true;
+	}
 	w->opaque[0] = cpu_interrupts();
 	w->nmi_start = switches();
 	w->nmi_end = w->nmi_start;
@@ -201,6 +205,8 @@ bool hw_window_enter(struct hw_window *w)
 
 void hw_window_leave(struct hw_window *w)
 {
+	if (have_msr_source && msr_source.own_windows)
+		return;
 	uint32_t sw = switches();
 	uint64_t irq = cpu_interrupts() - w->opaque[0];
 	w->nmi_end = sw + (uint32_t)irq;

@@ -29,6 +29,8 @@ struct hw_msr_source {
 	void *ctx;
 	/* Optional: deliver the machine's PMIs to fn (hw_nmi_route_pmi); fn NULL unroutes. */
 	bool (*route_pmi)(void *ctx, hw_nmi_fn fn, void *fn_ctx, char *why, unsigned long why_cap);
+	/* Its windows are its own: this process's context switches and interrupts do not disturb them. */
+	bool own_windows;
 };
 void hw_linux_set_msr_source(const struct hw_msr_source *src);
 /* The CPU this thread runs on (after pinning). */

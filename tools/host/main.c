@@ -14,6 +14,7 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "audit", cmd_audit, "audit [--cpuid-dump FILE] [--inject FAULT]  known-answer checks of the counters (this CPU, or a dump's PMU model)" },
 	{ "events", cmd_events, "events [--uarch KEY|all|list|ibs] [--grep W]  the event vocabulary as CSV (default: this CPU's set)" },
 	{ "ibs-report", cmd_ibs_report, "ibs-report LOGFILE              IBS derived events from a capture's ibs_sample records" },
 	{ "identify", cmd_identify, "identify [--cpuid-dump FILE] [--cpu N]  identify this CPU (or a dump block) and its PMU" },

@@ -1,0 +1,241 @@
+/*
+ * pmu/audit/audit_clock.c - the clocks: unhalted cycles, APERF and the TSC
+ * agreeing over a timed spin (and the frequency holding from one spin to
+ * the next), and Intel's top-down metrics register against its slots.
+ */
+#include "pmu/audit/audit_int.h"
+#include "kernel/hw.h"
+#include "lib/strbuf.h"
+#include "lib/x86/cpuid.h"
+#include "lib/x86/msr_intel.h"
+
+/* A spin of 2^21 trips: a few million cycles, a millisecond or two, far beyond the framing. */
+#define CLOCK_TRIPS (1u << 21)
+/* Cycles and APERF count the same clock: within 0.1%. The frequency holds from spin to spin within 1%
+ * (the ledger's rule, docs/benchmarks.md). */
+#define CLOCK_HOLD_PERMILLE 10u
+#define MILLI 1000
+#define MHZ 1000000u
+/* PERF_METRICS' level-1 fields are each rounded: their sum may miss 255 by this much. */
+#define METRICS_SUM_SLACK PERF_METRICS_L1_FIELDS
+
+struct spin {
+	int64_t cycles, aperf, mperf, ticks;
+	bool cycles_ok, aperf_ok;
+};
+
+static bool spin(struct audit_ctx *a, bool counting, bool aperf, struct spin *s, char *err, size_t cap)
+{
+	uint64_t a0 = 0, a1 = 0, m0 = 0, m1 = 0, counted[COUNT_MAX_EVENTS];
+	struct hw_window w;
+
+	memset(s, 0, sizeof(*s));
+	memset(&w, 0, sizeof(w));
+	bool windowed = hw_window_enter(&w);
+	if (aperf)
+		s->aperf_ok = hw_rdmsr(MSR_IA32_MPERF, &m0) == HW_OK && hw_rdmsr(MSR_IA32_APERF, &a0) == HW_OK;
+	const struct audit_runner *r = a->p->runner;
+	s->ticks = (int64_t)r->run(r->ctx, CLOCK_TRIPS, counting ? &a->set.start : NULL, counting ? &a->set.stop : NULL);
+	if (aperf)
+		s->aperf_ok = s->aperf_ok && hw_rdmsr(MSR_IA32_APERF, &a1) == HW_OK &&
+			      hw_rdmsr(MSR_IA32_MPERF, &m1) == HW_OK;
+	if (windowed)
+		hw_window_leave(&w);
+	if (windowed && hw_window_polluted(&w))
+		a->disturbed++;
+	s->aperf = (int64_t)(a1 - a0);
+	s->mperf = (int64_t)(m1 - m0);
+	if (counting) {
+		if (!a->cb->read(&a->set, 0, counted, err, cap))
+			return false;
+		s->cycles = (int64_t)counted[0];
+		s->cycles_ok = true;
+	}
+	return true;
+}
+
+/* Core clocks per TSC tick, in thousandths. */
+static int64_t ratio_milli(int64_t clocks, int64_t ticks)
+{
+	return ticks > 0 ? clocks * MILLI / ticks : 0;
+}
+
+static bool held(int64_t x, int64_t y, unsigned permille)
+{
+	int64_t d = x > y ? x - y : y - x, big = x > y ? x : y;
+	return d * MILLI <= big * (int64_t)permille;
+}
+
+void audit_check_clock(struct audit_ctx *a, struct audit_result *r)
+{
+	struct event_spec ev;
+	uint32_t per_trip;
+	const char *why = NULL;
+	char err[160];
+	struct spin s[2];
+	uint64_t probe;
+
+	if (a->p->ci->exec == EXEC_EMULATED) {
+		snprintf(r->why, sizeof(r->why), "an emulated CPU: its clocks are the host's, not a core's");
+		return;
+	}
+	bool aperf = a->p->caps->aperf_mperf && hw_rdmsr(MSR_IA32_APERF, &probe) == HW_OK &&
+		     hw_rdmsr(MSR_IA32_MPERF, &probe) == HW_OK;
+	bool counting = a->counting && audit_known_spec(a, AK_CYCLES, &ev, &per_trip, &why);
+	memset(&a->set, 0, sizeof(a->set));
+	if (counting) {
+		unsigned c = 0;
+		for (; c < 32; c++) {
+			struct event_spec pinned = ev;
+			if ((a->view.gp_usable & (1u << c)) && audit_pin(&pinned, c)) {
+				a->set.ev[a->set.n++] = pinned;
+				break;
+			}
+		}
+		counting = c < 32 && audit_begin(a, err, sizeof(err));
+	}
+	if (!counting && !aperf) {
+		snprintf(r->why, sizeof(r->why), "neither a cycles counter (%s) nor APERF/MPERF (%s) to check",
+			 a->counting ? (why ? why : "none usable") : a->counting_why,
+			 a->p->caps->aperf_mperf ? "CPUID.06H:ECX[0] is set but the MSRs do not read" : "CPUID.06H:ECX[0] clear");
+		return;
+	}
+	bool ok = spin(a, counting, aperf, &s[0], err, sizeof(err)) && spin(a, counting, aperf, &s[1], err, sizeof(err));
+	if (counting)
+		audit_end(a);
+	memset(&a->set, 0, sizeof(a->set));
+	if (!ok) {
+		r->status = AUDIT_FAIL;
+		snprintf(r->why, sizeof(r->why), "%s", err);
+		return;
+	}
+	r->status = AUDIT_PASS;
+	snprintf(r->counter, sizeof(r->counter), "%s%s%s", counting ? "cycles" : "", counting && aperf ? "," : "",
+		 aperf ? "aperf" : "");
+	size_t len = 0;
+	for (int k = 0; k < 2; k++) {
+		/* The same clock counted twice: the counter against APERF. */
+		if (counting && aperf && s[k].aperf_ok && !held(s[k].cycles, s[k].aperf, MILLI / AUDIT_CLOSE_DIV)) {
+			r->status = AUDIT_FAIL;
+			r->expected = s[k].aperf;
+			r->got = s[k].cycles;
+			r->has_numbers = true;
+			len = str_appendf(r->why, sizeof(r->why), len, "%sspin %d: the cycles counter counted %lld, APERF %lld "
+					  "(more than 0.1%% apart)", len ? "; " : "", k + 1, (long long)s[k].cycles,
+					  (long long)s[k].aperf);
+		}
+	}
+	int64_t r0 = ratio_milli(counting ? s[0].cycles : s[0].aperf, s[0].ticks);
+	int64_t r1 = ratio_milli(counting ? s[1].cycles : s[1].aperf, s[1].ticks);
+	if (!held(r0, r1, CLOCK_HOLD_PERMILLE)) {
+		r->status = AUDIT_FAIL;
+		if (!r->has_numbers) {
+			r->expected = r0;
+			r->got = r1;
+			r->has_numbers = true;
+		}
+		len = str_appendf(r->why, sizeof(r->why), len, "%sthe clock moved: %lld.%03lld then %lld.%03lld core clocks "
+				  "per TSC tick (more than 1%% apart)", len ? "; " : "", (long long)(r0 / MILLI),
+				  (long long)(r0 % MILLI), (long long)(r1 / MILLI), (long long)(r1 % MILLI));
+	}
+	if (r->status == AUDIT_FAIL) {
+		a->v->clock_bad = true;
+		snprintf(a->v->clock_why, sizeof(a->v->clock_why), "audit: clock failed: %.130s", r->why);
+		return;
+	}
+	len = (size_t)snprintf(r->detail, sizeof(r->detail), "%lld.%03lld core clocks per TSC tick", (long long)(r1 / MILLI),
+			       (long long)(r1 % MILLI));
+	if (a->p->tsc_hz)
+		len = str_appendf(r->detail, sizeof(r->detail), len, " = %llu MHz",
+				  (unsigned long long)((uint64_t)r1 * (a->p->tsc_hz / MHZ) / MILLI));
+	if (aperf && s[1].aperf_ok)
+		str_appendf(r->detail, sizeof(r->detail), len, "; MPERF %lld.%03lld per TSC tick",
+			    (long long)(ratio_milli(s[1].mperf, s[1].ticks) / MILLI),
+			    (long long)(ratio_milli(s[1].mperf, s[1].ticks) % MILLI));
+	r->expected = r0;
+	r->got = r1;
+	r->has_numbers = true;
+}
+
+void audit_check_topdown(struct audit_ctx *a, struct audit_result *r)
+{
+	const struct pmu_caps *c = a->p->caps;
+	struct event_spec fx, gpev;
+	uint32_t per_trip;
+	const char *why = NULL;
+	char err[160];
+	int64_t diff[COUNT_MAX_EVENTS], ticks;
+	const unsigned slots_fixed = 3;
+
+	if (c->kind != PMU_INTEL_ARCH) {
+		snprintf(r->why, sizeof(r->why), "no top-down metrics register: an Intel P-core feature (Ice Lake on)");
+		return;
+	}
+	if (!c->perf_caps_read) {
+		snprintf(r->why, sizeof(r->why), "IA32_PERF_CAPABILITIES is not known here (%s)",
+			 c->perf_caps_reason ? c->perf_caps_reason : "unreadable");
+		return;
+	}
+	if (!c->perf_metrics) {
+		snprintf(r->why, sizeof(r->why), "IA32_PERF_CAPABILITIES.PERF_METRICS (bit 15) is clear: no metrics "
+			 "register");
+		return;
+	}
+	if (!(a->view.fixed_usable & (1u << slots_fixed))) {
+		snprintf(r->why, sizeof(r->why), "fixed counter 3 (TOPDOWN.SLOTS) is not enumerated or is in use");
+		return;
+	}
+	memset(&a->set, 0, sizeof(a->set));
+	audit_fixed_spec(slots_fixed, &fx);
+	a->set.ev[a->set.n++] = fx;
+	bool paired = audit_fixed_pair(a, slots_fixed, &gpev, &per_trip, &why);
+	for (unsigned k = 0; paired && k < 32; k++) {
+		struct event_spec pinned = gpev;
+		if ((a->view.gp_usable & (1u << k)) && audit_pin(&pinned, k)) {
+			a->set.ev[a->set.n++] = pinned;
+			break;
+		}
+	}
+	paired = a->set.n == 2;
+	a->set.metrics = true;
+	snprintf(r->counter, sizeof(r->counter), "fixed3,perf_metrics");
+	bool ok = audit_begin(a, err, sizeof(err)) && audit_sample(a, diff, &ticks, err, sizeof(err));
+	uint64_t m = 0;
+	ok = ok && hw_rdmsr(MSR_IA32_PERF_METRICS, &m) == HW_OK;
+	audit_end(a);
+	a->set.metrics = false;
+	if (!ok) {
+		r->status = AUDIT_FAIL;
+		snprintf(r->why, sizeof(r->why), "%s", err[0] ? err : "IA32_PERF_METRICS could not be read");
+		audit_blame(a, r, true, slots_fixed);
+		return;
+	}
+	int64_t sum = 0;
+	for (unsigned i = 0; i < PERF_METRICS_L1_FIELDS; i++)
+		sum += (int64_t)((m >> (i * PERF_METRICS_FIELD_BITS)) & PERF_METRICS_FULL);
+	r->status = AUDIT_PASS;
+	r->expected = PERF_METRICS_FULL;
+	r->got = sum;
+	r->has_numbers = true;
+	size_t len = 0;
+	if (sum < (int64_t)PERF_METRICS_FULL - METRICS_SUM_SLACK || sum > (int64_t)PERF_METRICS_FULL + METRICS_SUM_SLACK) {
+		r->status = AUDIT_FAIL;
+		len = str_appendf(r->why, sizeof(r->why), len, "the level-1 fractions of PERF_METRICS (0x%llx) sum to %lld, "
+				  "not 255", (unsigned long long)m, (long long)sum);
+	}
+	if (paired && diff[0] != diff[1] && (diff[0] - diff[1] > diff[1] / AUDIT_CLOSE_DIV + 1 ||
+					     diff[1] - diff[0] > diff[1] / AUDIT_CLOSE_DIV + 1)) {
+		r->status = AUDIT_FAIL;
+		len = str_appendf(r->why, sizeof(r->why), len, "%sTOPDOWN.SLOTS counted %lld on fixed counter 3, %lld on %s",
+				  len ? "; " : "", (long long)diff[0], (long long)diff[1], gpev.name);
+	}
+	if (r->status == AUDIT_FAIL) {
+		audit_blame(a, r, true, slots_fixed);
+		return;
+	}
+	snprintf(r->detail, sizeof(r->detail), "level-1 fractions sum to %lld of 255%s", (long long)sum,
+		 paired ? "; slots agree with the general counter" : "");
+	if (!paired)
+		snprintf(r->why, sizeof(r->why), "slots not compared with a general counter: %s",
+			 why ? why : "no counter may count its general form");
+}

@@ -1,0 +1,368 @@
+/*
+ * pmu/audit/audit_count.c - the counting checks: instructions and branches
+ * exact on every counter, the counters agreeing with each other, and each
+ * fixed counter against a general counter with its event.
+ */
+#include "pmu/audit/audit_int.h"
+#include "lib/strbuf.h"
+
+/* What each event of a->set should have counted in the long run's extra trips (0: compare, not predict). */
+struct expect {
+	int64_t want[COUNT_MAX_EVENTS];
+	bool exact[COUNT_MAX_EVENTS];
+	bool umask_proof[COUNT_MAX_EVENTS];	/* a failure means unit masks, not this counter */
+};
+
+static void add(struct audit_ctx *a, struct expect *x, const struct event_spec *ev, uint32_t per_trip, bool proof)
+{
+	size_t i = a->set.n++;
+	a->set.ev[i] = *ev;
+	x->want[i] = (int64_t)per_trip * AUDIT_EXTRA_TRIPS;
+	x->exact[i] = per_trip != 0;
+	x->umask_proof[i] = proof;
+}
+
+static void fresh(struct audit_ctx *a, struct expect *x)
+{
+	memset(&a->set, 0, sizeof(a->set));
+	memset(x, 0, sizeof(*x));
+	a->disturbed = a->retaken = 0;
+}
+
+/* |got - want| within 1/AUDIT_CLOSE_DIV of want (and one count, for tiny figures). */
+static bool close_to(int64_t got, int64_t want)
+{
+	int64_t d = got - want, slack = (want < 0 ? -want : want) / AUDIT_CLOSE_DIV + 1;
+	return d <= slack && d >= -slack;
+}
+
+static void fail_text(struct audit_result *r, const char *counter, const char *what, int64_t want, int64_t got)
+{
+	size_t len = strlen(r->why);
+	if (!r->has_numbers) {
+		snprintf(r->counter, sizeof(r->counter), "%s", counter);
+		r->expected = want;
+		r->got = got;
+		r->has_numbers = true;
+	}
+	str_appendf(r->why, sizeof(r->why), len, "%s%s counted %lld %s (expected %lld)", len ? "; " : "", counter,
+		    (long long)got, what, (long long)want);
+}
+
+/*
+ * Run a->set for AUDIT_SAMPLES clean samples and hold every event to x.
+ * Returns false when it could not be run (r says why, status absent or
+ * fail); otherwise r is pass or fail and the verdict is updated.
+ */
+static bool judge_exact(struct audit_ctx *a, const struct expect *x, struct audit_result *r)
+{
+	char err[160], name[16];
+	int64_t diff[COUNT_MAX_EVENTS], ticks;
+	bool bad[COUNT_MAX_EVENTS] = { false };
+
+	if (!audit_begin(a, err, sizeof(err))) {
+		snprintf(r->why, sizeof(r->why), "the driver could not count the check's events: %.140s", err);
+		r->status = AUDIT_FAIL;
+		return false;
+	}
+	for (unsigned s = 0; s < AUDIT_SAMPLES; s++) {
+		if (!audit_sample(a, diff, &ticks, err, sizeof(err))) {
+			audit_end(a);
+			snprintf(r->why, sizeof(r->why), "%s", err);
+			r->status = AUDIT_FAIL;
+			return false;
+		}
+		for (size_t i = 0; i < a->set.n; i++) {
+			bool ok = x->exact[i] ? diff[i] == x->want[i] : close_to(diff[i], x->want[i]);
+			if (ok || bad[i])
+				continue;
+			bad[i] = true;
+			fail_text(r, audit_counter_name(a, i, name), a->set.ev[i].name, x->want[i], diff[i]);
+		}
+	}
+	audit_end(a);
+	r->status = AUDIT_PASS;
+	for (size_t i = 0; i < a->set.n; i++) {
+		if (!bad[i])
+			continue;
+		r->status = AUDIT_FAIL;
+		if (x->umask_proof[i]) {
+			a->v->umask_bad = true;
+			if (!a->v->why[0])
+				snprintf(a->v->why, sizeof(a->v->why), "audit: %s counted wrong: unit masks are not applied "
+					 "as programmed", a->set.ev[i].name);
+		} else {
+			bool fixed = a->set.fixed_of[i] >= 0;
+			audit_blame(a, r, fixed, (unsigned)(fixed ? a->set.fixed_of[i] : a->set.counter_of[i]));
+		}
+	}
+	return true;
+}
+
+/* `which` on every usable general counter its constraints allow (and fixed counter 0 for instructions),
+ * plus the unit-mask proof event on one counter. */
+static void exact_everywhere(struct audit_ctx *a, struct audit_result *r, enum audit_known which,
+			     enum audit_known proof)
+{
+	struct expect x;
+	struct event_spec ev, pev;
+	uint32_t per_trip, proof_trip, gp = 0, fixed = 0;
+	const char *why = NULL, *proof_why = NULL;
+
+	fresh(a, &x);
+	if (!audit_known_spec(a, which, &ev, &per_trip, &why)) {
+		snprintf(r->why, sizeof(r->why), "%s: %s", audit_known_what(which), why);
+		return;
+	}
+	for (unsigned c = 0; c < 32; c++) {
+		struct event_spec pinned = ev;
+		if ((a->view.gp_usable & (1u << c)) && audit_pin(&pinned, c)) {
+			add(a, &x, &pinned, per_trip, false);
+			gp |= 1u << c;
+		}
+	}
+	if (which == AK_INSTRUCTIONS && (a->view.fixed_usable & 1u)) {
+		struct event_spec f0;
+		audit_fixed_spec(0, &f0);
+		add(a, &x, &f0, per_trip, false);
+		fixed |= 1u;
+	}
+	bool proved = proof < AK_COUNT && audit_known_spec(a, proof, &pev, &proof_trip, &proof_why);
+	if (proved) {
+		/* On the first counter it may use, in a set of its own: the first set holds every counter. */
+		unsigned c = 0;
+		struct event_spec pinned = pev;
+		for (; c < 32; c++) {
+			pinned = pev;
+			if ((a->view.gp_usable & (1u << c)) && audit_pin(&pinned, c))
+				break;
+		}
+		proved = c < 32;
+		pev = pinned;
+		if (!proved)
+			proof_why = "no usable counter may count it";
+	}
+	if (!gp && !fixed) {
+		snprintf(r->why, sizeof(r->why), "no usable counter may count %s", audit_known_what(which));
+		return;
+	}
+	audit_counters_text(r->counter, sizeof(r->counter), gp, fixed);
+	if (!judge_exact(a, &x, r))
+		return;
+	char counters[64];
+	snprintf(counters, sizeof(counters), "%s", r->counter);
+	if (r->status == AUDIT_PASS) {
+		snprintf(r->detail, sizeof(r->detail), "%lld %s on %s, exactly", (long long)(per_trip * AUDIT_EXTRA_TRIPS),
+			 audit_known_what(which), counters);
+		r->expected = r->got = (int64_t)per_trip * AUDIT_EXTRA_TRIPS;
+		r->has_numbers = true;
+	}
+	if (proof >= AK_COUNT)
+		return;
+	if (!proved) {
+		size_t len = strlen(r->why);
+		str_appendf(r->why, sizeof(r->why), len, "%sunit masks not proven: %s: %s", len ? "; " : "",
+			    audit_known_what(proof), proof_why ? proof_why : "not for this vendor");
+		return;
+	}
+	/* The unit-mask proof, alone in its set. */
+	enum audit_status first = r->status;
+	struct audit_result pr;
+	audit_result_init(&pr, r->check);
+	fresh(a, &x);
+	add(a, &x, &pev, proof_trip, true);
+	if (judge_exact(a, &x, &pr) && pr.status == AUDIT_FAIL) {
+		r->status = AUDIT_FAIL;
+		if (!r->has_numbers || first == AUDIT_PASS) {
+			snprintf(r->counter, sizeof(r->counter), "%s", pr.counter);
+			r->expected = pr.expected;
+			r->got = pr.got;
+			r->has_numbers = true;
+		}
+		size_t len = first == AUDIT_PASS ? 0 : strlen(r->why);
+		str_appendf(r->why, sizeof(r->why), len, "%s%s (its unit mask 0x%02x selects %s)", len ? "; " : "", pr.why,
+			    pev.umask, audit_known_what(proof));
+	} else if (pr.status != AUDIT_PASS) {
+		size_t len = strlen(r->why);
+		str_appendf(r->why, sizeof(r->why), len, "%sunit masks not proven: %s", len ? "; " : "", pr.why);
+	} else {
+		size_t len = strlen(r->detail);
+		str_appendf(r->detail, sizeof(r->detail), len, "; %s exact", pev.name);
+	}
+}
+
+void audit_check_instructions(struct audit_ctx *a, struct audit_result *r)
+{
+	exact_everywhere(a, r, AK_INSTRUCTIONS, a->amd ? AK_SSE : AK_COUNT);
+}
+
+void audit_check_branches(struct audit_ctx *a, struct audit_result *r)
+{
+	exact_everywhere(a, r, AK_BRANCHES, a->amd ? AK_COUNT : AK_COND_BRANCHES);
+}
+
+/* The median of n values (n <= COUNT_MAX_EVENTS: an insertion sort of a copy). */
+static int64_t median_of(const int64_t *v, size_t n)
+{
+	int64_t s[COUNT_MAX_EVENTS];
+	for (size_t i = 0; i < n; i++) {
+		size_t j = i;
+		for (; j > 0 && s[j - 1] > v[i]; j--)
+			s[j] = s[j - 1];
+		s[j] = v[i];
+	}
+	return s[n / 2];
+}
+
+void audit_check_agree(struct audit_ctx *a, struct audit_result *r)
+{
+	struct expect x;
+	struct event_spec ev;
+	uint32_t per_trip, gp = 0;
+	const char *why = NULL;
+	char err[160], name[16];
+	int64_t diff[COUNT_MAX_EVENTS], ticks;
+
+	/* The cycles event where it may use every counter; where it may not (Family 15h keeps it on
+	 * counters 0-2), instructions, which any counter counts. */
+	enum audit_known which = AK_CYCLES;
+	for (int round = 0; round < 2; round++) {
+		fresh(a, &x);
+		gp = 0;
+		if (!audit_known_spec(a, which, &ev, &per_trip, &why))
+			break;
+		for (unsigned c = 0; c < 32; c++) {
+			struct event_spec pinned = ev;
+			if (!(a->view.gp_usable & (1u << c)))
+				continue;
+			if (!audit_pin(&pinned, c))
+				break;
+			add(a, &x, &pinned, per_trip, false);
+			gp |= 1u << c;
+		}
+		if (gp == a->view.gp_usable)
+			break;
+		which = AK_INSTRUCTIONS;
+	}
+	if (gp != a->view.gp_usable || !gp) {
+		snprintf(r->why, sizeof(r->why), "no event here may use every general counter%s%s", why ? ": " : "",
+			 why ? why : "");
+		return;
+	}
+	if (!(gp & (gp - 1))) {
+		snprintf(r->why, sizeof(r->why), "one usable general counter: nothing to agree with");
+		return;
+	}
+	audit_counters_text(r->counter, sizeof(r->counter), gp, 0);
+	if (!audit_begin(a, err, sizeof(err))) {
+		snprintf(r->why, sizeof(r->why), "the driver could not count the check's events: %.140s", err);
+		r->status = AUDIT_FAIL;
+		return;
+	}
+	bool ok = audit_sample(a, diff, &ticks, err, sizeof(err));
+	audit_end(a);
+	if (!ok) {
+		snprintf(r->why, sizeof(r->why), "%s", err);
+		r->status = AUDIT_FAIL;
+		return;
+	}
+	int64_t median = median_of(diff, a->set.n);
+	r->status = AUDIT_PASS;
+	for (size_t i = 0; i < a->set.n; i++) {
+		bool agrees = per_trip ? diff[i] == median : close_to(diff[i], median);
+		if (agrees)
+			continue;
+		r->status = AUDIT_FAIL;
+		fail_text(r, audit_counter_name(a, i, name), ev.name, median, diff[i]);
+		audit_blame(a, r, false, (unsigned)a->set.counter_of[i]);
+	}
+	if (r->status == AUDIT_PASS) {
+		snprintf(r->detail, sizeof(r->detail), "%.60s on %.40s: %lld each%s", ev.name, r->counter, (long long)median,
+			 per_trip ? "" : " (within 0.1%)");
+		r->expected = r->got = median;
+		r->has_numbers = true;
+	} else {
+		size_t len = strlen(r->why);
+		str_appendf(r->why, sizeof(r->why), len, " (the median of %zu counters)", a->set.n);
+	}
+}
+
+void audit_check_fixed(struct audit_ctx *a, struct audit_result *r)
+{
+	struct expect x;
+	uint32_t checked = 0, unpaired = 0;
+	char err[160], name[16];
+	int64_t diff[COUNT_MAX_EVENTS], ticks;
+	size_t dlen = 0;
+
+	if (!a->view.fixed_usable) {
+		snprintf(r->why, sizeof(r->why), "no usable fixed counters (CPUID.0AH/23H enumerate none, or they are "
+			 "in use)");
+		return;
+	}
+	r->status = AUDIT_PASS;
+	for (unsigned f = 0; f < 32; f++) {
+		struct event_spec fx, gpev;
+		uint32_t per_trip;
+		const char *why = NULL;
+		if (!(a->view.fixed_usable & (1u << f)))
+			continue;
+		if (!audit_fixed_pair(a, f, &gpev, &per_trip, &why)) {
+			unpaired |= 1u << f;
+			continue;
+		}
+		fresh(a, &x);
+		audit_fixed_spec(f, &fx);
+		add(a, &x, &fx, per_trip, false);
+		unsigned c = 0;
+		struct event_spec pinned = gpev;
+		for (; c < 32; c++) {
+			pinned = gpev;
+			if ((a->view.gp_usable & (1u << c)) && audit_pin(&pinned, c))
+				break;
+		}
+		if (c == 32) {
+			unpaired |= 1u << f;
+			continue;
+		}
+		add(a, &x, &pinned, per_trip, false);
+		if (!audit_begin(a, err, sizeof(err))) {
+			unpaired |= 1u << f;
+			continue;
+		}
+		bool ok = audit_sample(a, diff, &ticks, err, sizeof(err));
+		audit_end(a);
+		if (!ok) {
+			snprintf(r->why, sizeof(r->why), "fixed%u: %s", f, err);
+			r->status = AUDIT_FAIL;
+			return;
+		}
+		checked |= 1u << f;
+		/* The general counter is the reference: the instructions check has vouched for it. */
+		bool agrees = per_trip ? diff[0] == x.want[0] : close_to(diff[0], diff[1]);
+		snprintf(name, sizeof(name), "fixed%u", f);
+		if (!agrees) {
+			r->status = AUDIT_FAIL;
+			fail_text(r, name, gpev.name, per_trip ? x.want[0] : diff[1], diff[0]);
+			audit_blame(a, r, true, f);
+		} else {
+			dlen = str_appendf(r->detail, sizeof(r->detail), dlen, "%sfixed%u=%s %lld", dlen ? ", " : "", f,
+					   per_trip ? "exactly" : "within 0.1%", (long long)diff[0]);
+		}
+	}
+	if (r->status == AUDIT_PASS)
+		audit_counters_text(r->counter, sizeof(r->counter), 0, checked);
+	if (!checked) {
+		r->status = AUDIT_ABSENT;
+		snprintf(r->why, sizeof(r->why), "no fixed counter could be paired with a general counter counting its "
+			 "event");
+		return;
+	}
+	if (unpaired) {
+		char list[64];
+		audit_counters_text(list, sizeof(list), 0, unpaired);
+		size_t len = strlen(r->why);
+		str_appendf(r->why, sizeof(r->why), len, "%s%s not checked: no general-counter form of its event here",
+			    len ? "; " : "", list);
+	}
+}

@@ -1,0 +1,261 @@
+/*
+ * pmu/audit/audit_width.c - the counters' width and their overflow: a value
+ * above bit 31 written and read back, counting across bit 31; a counter
+ * preloaded to -K overflowing, with its status bit and its interrupt.
+ */
+#include "pmu/audit/audit_int.h"
+#include "pmu/caps/pmu_flavour.h"
+#include "kernel/hw.h"
+#include "lib/strbuf.h"
+
+/*
+ * The full-width value: bits 31:0 just below bit 31's carry (0x7FFFFF00, so
+ * the loop's instructions carry into bit 31 and no further), every bit above
+ * 31 set up to the counter's width.  Where only the legacy address exists a
+ * write keeps bits 31:0 sign-extended (SDM Vol. 3B, "Full-Width Writes to
+ * Performance Counter Registers"; P6: "PerfCtr0 and PerfCtr1 MSRs"): then
+ * 0x7FFFFF00 must read back as itself and 0xFFFFFF00 as all ones above 31.
+ */
+#define FW_LOW 0x7FFFFF00ull
+#define FW_NEGATIVE 0xFFFFFF00ull
+#define BIT31 (1ull << 31)
+/* Overflow: preloaded to -K, the run's instructions pass K well before it ends. */
+#define OVF_K 1000u
+/* After the run, how long a PMI may take to arrive (TSC ticks: microseconds on any part). */
+#define PMI_WAIT_TICKS 100000u
+
+static uint64_t mask_of(unsigned width) { return width >= 64 ? ~0ull : (1ull << width) - 1; }
+static uint64_t sext32(uint64_t v) { return (uint64_t)(int64_t)(int32_t)(uint32_t)v; }
+
+static uint32_t counter_msr(const struct audit_ctx *a, bool fixed, unsigned idx)
+{
+	const struct pmu_flavour *fl = a->view.fl;
+	return fixed ? fl->fixed_ctr_base + idx : fl->ctr_base + idx * fl->stride;
+}
+
+/* The set for one counter: instructions on general counter idx, or fixed counter idx's own event. */
+static bool one_counter(struct audit_ctx *a, bool fixed, unsigned idx)
+{
+	struct event_spec ev;
+	uint32_t per_trip;
+	const char *why;
+	memset(&a->set, 0, sizeof(a->set));
+	if (fixed) {
+		audit_fixed_spec(idx, &ev);
+	} else if (!audit_known_spec(a, AK_INSTRUCTIONS, &ev, &per_trip, &why) || !audit_pin(&ev, idx)) {
+		return false;
+	}
+	a->set.ev[a->set.n++] = ev;
+	return true;
+}
+
+/* A preset written through the driver; what it must read back as, raw. */
+static bool width_one(struct audit_ctx *a, struct audit_result *r, bool fixed, unsigned idx, uint64_t preset,
+		      uint64_t expect, bool count_across)
+{
+	char err[160], name[16];
+	uint64_t raw0 = 0, raw1 = 0, counted[COUNT_MAX_EVENTS];
+	unsigned width = fixed ? a->view.fixed_width : a->view.gp_width;
+
+	snprintf(name, sizeof(name), "%s%u", fixed ? "fixed" : "pmc", idx);
+	a->set.preset = preset;
+	if (!audit_begin(a, err, sizeof(err))) {
+		snprintf(r->why, sizeof(r->why), "%s: %s", name, err);
+		r->status = AUDIT_FAIL;
+		return false;
+	}
+	int rc = hw_rdmsr(counter_msr(a, fixed, idx), &raw0);
+	bool ok = rc == HW_OK && raw0 == expect;
+	if (ok && count_across) {
+		ok = audit_once(a, AUDIT_LONG_TRIPS, counted, err, sizeof(err)) &&
+		     hw_rdmsr(counter_msr(a, fixed, idx), &raw1) == HW_OK;
+		/* Read back exactly: what was written plus what was counted, across bit 31 and no further. */
+		ok = ok && raw1 == ((expect + counted[0]) & mask_of(width)) && (raw1 & BIT31) &&
+		     (raw1 >> 32) == (expect >> 32);
+	}
+	audit_end(a);
+	if (ok)
+		return true;
+	r->status = AUDIT_FAIL;
+	if (!r->has_numbers) {
+		snprintf(r->counter, sizeof(r->counter), "%s", name);
+		r->expected = (int64_t)(raw1 ? (expect + counted[0]) & mask_of(width) : expect);
+		r->got = (int64_t)(raw1 ? raw1 : raw0);
+		r->has_numbers = true;
+	}
+	size_t len = strlen(r->why);
+	if (raw1 && raw1 == ((expect + counted[0]) & mask_of(width)))
+		str_appendf(r->why, sizeof(r->why), len, "%s%s: from 0x%llx it counted %llu, not across bit 31",
+			    len ? "; " : "", name, (unsigned long long)expect, (unsigned long long)counted[0]);
+	else if (raw1)
+		str_appendf(r->why, sizeof(r->why), len, "%s%s: from 0x%llx, %llu counted, read 0x%llx (expected 0x%llx)",
+			    len ? "; " : "", name, (unsigned long long)expect, (unsigned long long)counted[0],
+			    (unsigned long long)raw1, (unsigned long long)((expect + counted[0]) & mask_of(width)));
+	else
+		str_appendf(r->why, sizeof(r->why), len, "%s%s: wrote 0x%llx, read back 0x%llx (expected 0x%llx)",
+			    len ? "; " : "", name, (unsigned long long)(preset & mask_of(width)),
+			    (unsigned long long)raw0, (unsigned long long)expect);
+	audit_blame(a, r, fixed, idx);
+	return false;
+}
+
+void audit_check_full_width(struct audit_ctx *a, struct audit_result *r)
+{
+	uint32_t gp = 0, fixed = 0;
+	unsigned gw = a->view.gp_width, fw = a->view.fixed_width;
+
+	if (gw <= 32) {
+		snprintf(r->why, sizeof(r->why), "the counters are %u bits wide: nothing above bit 31", gw);
+		return;
+	}
+	r->status = AUDIT_PASS;
+	for (unsigned c = 0; c < 32; c++) {
+		if (!(a->view.gp_usable & (1u << c)) || !one_counter(a, false, c))
+			continue;
+		gp |= 1u << c;
+		if (a->view.legacy_writes) {
+			/* Bit 31 clear stays as written; bit 31 set fills every bit above it. */
+			if (width_one(a, r, false, c, FW_LOW, FW_LOW, true))
+				width_one(a, r, false, c, FW_NEGATIVE, sext32(FW_NEGATIVE) & mask_of(gw), false);
+		} else {
+			uint64_t v = (mask_of(gw) & ~mask_of(32)) | FW_LOW;
+			width_one(a, r, false, c, v, v, true);
+		}
+	}
+	for (unsigned f = 0; fw > 32 && f < 32; f++) {
+		if (!(a->view.fixed_usable & (1u << f)) || !one_counter(a, true, f))
+			continue;
+		fixed |= 1u << f;
+		uint64_t v = (mask_of(fw) & ~mask_of(32)) | FW_LOW;
+		width_one(a, r, true, f, v, v, true);
+	}
+	memset(&a->set, 0, sizeof(a->set));
+	if (!gp && !fixed) {
+		r->status = AUDIT_ABSENT;
+		snprintf(r->why, sizeof(r->why), "no usable counter");
+		return;
+	}
+	if (r->status == AUDIT_PASS) {
+		audit_counters_text(r->counter, sizeof(r->counter), gp, fixed);
+		snprintf(r->detail, sizeof(r->detail), "%u-bit counters %s: %s", gw, r->counter,
+			 a->view.legacy_writes ? "bits 31:0 sign-extended as the SDM says, counted across bit 31" :
+			 a->view.full_width ? "written full width (IA32_A_PMCx), counted across bit 31" :
+					      "written full width, counted across bit 31");
+	}
+}
+
+/* ---- overflow ---- */
+
+static volatile uint32_t pmis;
+
+static void on_pmi(void *ctx)
+{
+	(void)ctx;
+	pmis++;
+}
+
+static bool wait_pmi(uint32_t before)
+{
+	uint64_t t0 = hw_tsc();
+	while (pmis == before && hw_tsc() - t0 < PMI_WAIT_TICKS)
+		;
+	return pmis != before;
+}
+
+/* One counter preloaded to -K: it wraps, sets its status bit, raises a PMI; the bit clears after. */
+static void overflow_one(struct audit_ctx *a, struct audit_result *r, bool fixed, unsigned idx, bool routed)
+{
+	const struct pmu_flavour *fl = a->view.fl;
+	char err[160], name[16], what[96] = "";
+	uint64_t counted[COUNT_MAX_EVENTS], status = 0, after = 0;
+	unsigned width = fixed ? a->view.fixed_width : a->view.gp_width;
+	uint64_t bit = fixed ? 1ull << (fl->global_fixed_shift + idx) : 1ull << idx;
+	bool has_status = fl->global_status != 0;
+
+	snprintf(name, sizeof(name), "%s%u", fixed ? "fixed" : "pmc", idx);
+	a->set.preset = (0 - (uint64_t)OVF_K) & mask_of(width);
+	a->set.pmi = routed;
+	if (!audit_begin(a, err, sizeof(err))) {
+		snprintf(what, sizeof(what), "%.90s", err);
+	} else {
+		uint32_t before = pmis;
+		struct hw_window w;
+		memset(&w, 0, sizeof(w));
+		bool windowed = hw_window_enter(&w);
+		a->p->runner->run(a->p->runner->ctx, AUDIT_SHORT_TRIPS, &a->set.start, &a->set.stop);
+		bool got_pmi = routed && wait_pmi(before);
+		if (has_status)
+			hw_rdmsr(fl->global_status, &status);
+		if (windowed)
+			hw_window_leave(&w);
+		uint64_t raw = 0;
+		hw_rdmsr(counter_msr(a, fixed, idx), &raw);
+		/* The driver's read sees the wrap (its value is below the preset) and clears the status bit. */
+		bool read = a->cb->read(&a->set, 0, counted, err, sizeof(err));
+		if (has_status)
+			hw_rdmsr(fl->global_status, &after);
+		audit_end(a);
+		if (!read)
+			snprintf(what, sizeof(what), "%.90s", err);
+		else if (raw >= a->set.preset || counted[0] < OVF_K)
+			snprintf(what, sizeof(what), "did not wrap: preloaded 0x%llx, read 0x%llx after %llu events",
+				 (unsigned long long)a->set.preset, (unsigned long long)raw, (unsigned long long)counted[0]);
+		else if (has_status && !(status & bit))
+			snprintf(what, sizeof(what), "wrapped but its overflow status bit (MSR 0x%x bit %u) stayed clear",
+				 fl->global_status, fixed ? fl->global_fixed_shift + idx : idx);
+		else if (has_status && (after & bit))
+			snprintf(what, sizeof(what), "its overflow status bit did not clear (MSR 0x%x)", fl->global_ovf_clear);
+		else if (routed && !got_pmi)
+			snprintf(what, sizeof(what), "overflowed with its interrupt bit set, but no PMI arrived");
+	}
+	a->set.pmi = false;
+	if (!what[0])
+		return;
+	/* The record names the first counter that failed; the reason lists them all. */
+	if (r->status != AUDIT_FAIL)
+		snprintf(r->counter, sizeof(r->counter), "%s", name);
+	r->status = AUDIT_FAIL;
+	size_t len = strlen(r->why);
+	str_appendf(r->why, sizeof(r->why), len, "%s%s %s", len ? "; " : "", name, what);
+	audit_blame(a, r, fixed, idx);
+}
+
+void audit_check_overflow(struct audit_ctx *a, struct audit_result *r)
+{
+	char pmi_why[160] = "";
+	uint32_t gp = 0, fixed = 0;
+
+	bool routed = hw_nmi_route_pmi(on_pmi, NULL, pmi_why, sizeof(pmi_why));
+	r->status = AUDIT_PASS;
+	for (unsigned c = 0; c < 32; c++)
+		if ((a->view.gp_usable & (1u << c)) && one_counter(a, false, c)) {
+			gp |= 1u << c;
+			overflow_one(a, r, false, c, routed);
+		}
+	for (unsigned f = 0; f < 32; f++)
+		if ((a->view.fixed_usable & (1u << f)) && one_counter(a, true, f)) {
+			fixed |= 1u << f;
+			overflow_one(a, r, true, f, routed);
+		}
+	if (routed)
+		hw_nmi_unroute_pmi();
+	memset(&a->set, 0, sizeof(a->set));
+	if (!gp && !fixed) {
+		r->status = AUDIT_ABSENT;
+		snprintf(r->why, sizeof(r->why), "no usable counter");
+		return;
+	}
+	if (r->status != AUDIT_PASS)
+		return;
+	audit_counters_text(r->counter, sizeof(r->counter), gp, fixed);
+	const char *status = a->view.fl->global_status ? "status bit set and cleared" : "no status register (wrap seen)";
+	if (!routed) {
+		/* Only part of the check could be done: that is not a pass. */
+		r->status = AUDIT_ABSENT;
+		snprintf(r->why, sizeof(r->why), "every counter wrapped (%s), but the PMI could not be checked: %s", status,
+			 pmi_why);
+		return;
+	}
+	snprintf(r->detail, sizeof(r->detail), "%s wrapped after %u events: %s, PMI as an NMI each", r->counter, OVF_K,
+		 status);
+}
