@@ -16,6 +16,7 @@
 #include "pmu/cpu/cpu.h"
 #include "pmu/caps/pmu_caps.h"
 #include "pmu/cpu/topo.h"
+#include "pmu/audit/audit.h"
 
 /*
  * A measuring pass run by struct run_mp's measure_on: body(arg) on the
@@ -72,6 +73,10 @@ struct run_env {
 	/* Filled by the stages before `bench` (the IBS stage), passed to it in struct bench_params. */
 	struct bench_observer observers[BENCH_MAX_OBSERVERS];
 	size_t nobservers;
+	/* How this platform runs the audit's known-answer loop (the image: audit_runner_ring0; pmuboot-host:
+	 * audit_runner_process), and what the audit found on the processor being measured. */
+	const struct audit_runner *audit_runner;
+	struct audit_verdict audit;
 	/* Set by the caller (the image's screen): reads each variant's figures as the bench stage measures them. */
 	const struct bench_listener *bench_listener;
 	/* User kernel files as the platform read them (boot medium, kernels=DIR), and a host disassembler. */

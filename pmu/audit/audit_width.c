@@ -166,7 +166,7 @@ static bool wait_pmi(uint32_t before)
 static void overflow_one(struct audit_ctx *a, struct audit_result *r, bool fixed, unsigned idx, bool routed)
 {
 	const struct pmu_flavour *fl = a->view.fl;
-	char err[160], name[16], what[96] = "";
+	char err[160], name[16], what[200] = "";
 	uint64_t counted[COUNT_MAX_EVENTS], status = 0, after = 0;
 	unsigned width = fixed ? a->view.fixed_width : a->view.gp_width;
 	uint64_t bit = fixed ? 1ull << (fl->global_fixed_shift + idx) : 1ull << idx;
@@ -176,7 +176,7 @@ static void overflow_one(struct audit_ctx *a, struct audit_result *r, bool fixed
 	a->set.preset = (0 - (uint64_t)OVF_K) & mask_of(width);
 	a->set.pmi = routed;
 	if (!audit_begin(a, err, sizeof(err))) {
-		snprintf(what, sizeof(what), "%.90s", err);
+		snprintf(what, sizeof(what), "%.150s", err);
 	} else {
 		uint32_t before = pmis;
 		struct hw_window w;
@@ -196,7 +196,7 @@ static void overflow_one(struct audit_ctx *a, struct audit_result *r, bool fixed
 			hw_rdmsr(fl->global_status, &after);
 		audit_end(a);
 		if (!read)
-			snprintf(what, sizeof(what), "%.90s", err);
+			snprintf(what, sizeof(what), "%.150s", err);
 		else if (raw >= a->set.preset || counted[0] < OVF_K)
 			snprintf(what, sizeof(what), "did not wrap: preloaded 0x%llx, read 0x%llx after %llu events",
 				 (unsigned long long)a->set.preset, (unsigned long long)raw, (unsigned long long)counted[0]);

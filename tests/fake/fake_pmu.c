@@ -123,7 +123,7 @@ struct pmu_model *fake_pmu_install_cfg(const struct pmu_model_cfg *cfg)
 }
 
 /* The presets are hand-written cpu_info without an event set: the one identification gives. */
-static struct cpu_info identified(const struct fake_cpu *cpu)
+struct cpu_info fake_cpu_identified(const struct fake_cpu *cpu)
 {
 	struct cpu_info ci = cpu->ci;
 	struct uarch_match um;
@@ -137,7 +137,7 @@ static struct cpu_info identified(const struct fake_cpu *cpu)
 struct pmu_model *fake_pmu_install(const struct fake_cpu *cpu)
 {
 	struct pmu_model_cfg cfg;
-	struct cpu_info ci = identified(cpu);
+	struct cpu_info ci = fake_cpu_identified(cpu);
 	/* The model learns the vendor's constraints from that set. */
 	pmu_model_cfg_from_caps(&cfg, &ci, &cpu->caps);
 	return fake_pmu_install_cfg(&cfg);
@@ -221,7 +221,7 @@ bool fake_count_init(char *why, size_t cap)
 		return false;
 	}
 	static struct cpu_info ci;
-	ci = identified(count_cpu);
+	ci = fake_cpu_identified(count_cpu);
 	return count_init(&ci, &count_cpu->caps, &count_opts, why, cap);
 }
 

@@ -26,6 +26,8 @@ struct fake_cpu {
 	struct pmu_caps caps;
 };
 
+/* The preset's cpu_info with the event set identification gives it. */
+struct cpu_info fake_cpu_identified(const struct fake_cpu *cpu);
 size_t fake_cpu_count(void);
 const struct fake_cpu *fake_cpu_at(size_t i);
 const struct fake_cpu *fake_cpu_find(const char *key);

@@ -117,8 +117,11 @@ static void ibs_observes_every_variant_through_the_run(void **state)
 	assert_int_equal(env.nobservers, 1);
 	assert_string_equal(env.observers[0].name, "ibs");
 
-	/* identify, topology, pmu, then the bench stage: setup, and per variant bench, its check, IBS's record. */
-	const char *want[] = { "cpu", "topology", "pmu", "bench_setup", "bench", "check", "ibs", "bench", "check", "ibs" };
+	/* identify, topology, pmu, the audit's eight checks, then the bench stage: setup, and per variant bench,
+	 * its check, IBS's record. */
+	const char *want[] = { "cpu", "topology", "pmu", "audit", "audit", "audit", "audit", "audit", "audit", "audit",
+			       "audit", "bench_setup", "bench", "check", "ibs", "bench", "check", "ibs" };
+	const size_t setup = 11;
 	assert_int_equal(n, sizeof(want) / sizeof(want[0]));
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(types[i], want[i]))
@@ -126,13 +129,16 @@ static void ibs_observes_every_variant_through_the_run(void **state)
 	const char *variants[] = { "add_chain", "load_chain" };
 	for (size_t k = 0; k < 2; k++) {
 		snprintf(want_variant, sizeof(want_variant), "\"kernel\":\"ref\",\"variant\":\"%s\"", variants[k]);
-		assert_non_null(strstr(capture_record(&cap, 4 + 3 * k), want_variant));
-		const char *ibs = capture_record(&cap, 6 + 3 * k);
+		assert_non_null(strstr(capture_record(&cap, setup + 1 + 3 * k), want_variant));
+		const char *ibs = capture_record(&cap, setup + 3 + 3 * k);
 		assert_non_null(strstr(ibs, "\"available\":true,\"source\":\"image\""));
 		assert_non_null(strstr(ibs, want_variant));
 	}
 	/* The pmu stage's verdict on counting reaches the bench stage. */
-	assert_non_null(strstr(capture_record(&cap, 3), "\"counting\":{\"available\":false,\"backend\":\"none\","
+	/* No counters: every audit check says so, absent. */
+	for (size_t i = 3; i < setup; i++)
+		assert_non_null(strstr(capture_record(&cap, i), "\"status\":\"absent\",\"counter\":null"));
+	assert_non_null(strstr(capture_record(&cap, setup), "\"counting\":{\"available\":false,\"backend\":\"none\","
 						  "\"reason\":\"fake: no counters\"}"));
 	assert_int_equal(fake_arena_live(), 0);	/* the bench stage gave its arenas back */
 }

@@ -112,12 +112,14 @@ static int caps_wr(void *ctx, uint32_t msr, uint64_t val)
 
 static bool parse_faults(const char *arg, char *all, size_t cap)
 {
-	size_t len = strlen(all);
-	if (len + strlen(arg) + 2 > cap) {
+	size_t len = strlen(all), add = strlen(arg);
+	if (len + add + 2 > cap) {
 		fprintf(stderr, "pmuboot-host audit: too many --inject faults\n");
 		return false;
 	}
-	snprintf(all + len, cap - len, "%s%s", len ? "," : "", arg);
+	if (len)
+		all[len++] = ',';
+	memcpy(all + len, arg, add + 1);
 	return true;
 }
 

@@ -1,0 +1,345 @@
+/*
+ * tests/unit/test_audit.c - the audit stage against the modelled PMU of the
+ * fake CPU: a clean PMU passes every check it can do (the rest absent, with
+ * a reason); each injected fault fails the check that must catch it, naming
+ * the counter, and the verdict refuses the figures it spoils.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "tests/fake/fake_pmu.h"
+#include "tests/unit/record_asserts.h"
+#include "pmu/audit/audit.h"
+#include "pmu/audit/audit_model.h"
+#include "pmu/count/msr_save.h"
+#include "lib/record.h"
+#include "lib/x86/msr_intel.h"
+
+static struct cpu_info ci;
+static struct pmu_caps caps;
+static struct audit_model_runner mr;
+static struct audit_verdict v;
+static struct capture cap;
+static char why[256];
+
+/* A preset's PMU with the machine around it (APERF/MPERF), the faults given, counting initialised. */
+static void machine(const char *key, bool metrics, const char *faults)
+{
+	const struct fake_cpu *fc = fake_cpu_find(key);
+	assert_non_null(fc);
+	ci = fake_cpu_identified(fc);
+	caps = fc->caps;
+	caps.aperf_mperf = caps.kind != PMU_NONE;
+	if (metrics) {
+		caps.perf_caps_read = true;
+		caps.perf_caps |= PERF_CAP_PERF_METRICS;
+		caps.perf_metrics = true;
+	}
+	struct pmu_model_cfg cfg;
+	pmu_model_cfg_from_caps(&cfg, &ci, &caps);
+	pmu_model_cfg_machine(&cfg, &ci, &caps);
+	struct pmu_model *m = fake_pmu_install_cfg(&cfg);
+	for (const char *f = faults; f && *f;) {
+		char word[32];
+		size_t n = strcspn(f, ",");
+		snprintf(word, sizeof(word), "%.*s", (int)n, f);
+		if (!pmu_model_fault_parse(word, &m->faults, why, sizeof(why)))
+			fail_msg("%s", why);
+		f += n + (f[n] == ',');
+	}
+	fake_pmi_allow_route(true);
+	msr_save_forget();
+	count_use_backend(&count_backend_msr);
+	struct count_opts opts = { 0 };
+	bool ok = count_init(&ci, &caps, &opts, why, sizeof(why));
+	if (caps.kind != PMU_NONE && !ok)
+		fail_msg("count_init on %s: %s", key, why);
+	audit_model_runner_init(&mr, m, &ci);
+}
+
+static void audit(void)
+{
+	struct audit_params p = { .ci = &ci, .caps = &caps, .runner = &mr.runner };
+	capture_start(&cap);
+	audit_run(&p, &v);
+	count_restore();
+}
+
+static const char *check(const char *name)
+{
+	const char *recs[16];
+	char frag[48];
+	size_t n = records_of_type(&cap, "audit", recs, 16);
+	snprintf(frag, sizeof(frag), "\"check\":\"%s\"", name);
+	for (size_t i = 0; i < n; i++)
+		if (strstr(recs[i], frag))
+			return recs[i];
+	fail_msg("no audit record for %s", name);
+	return NULL;
+}
+
+static void expect(const char *name, const char *status)
+{
+	char frag[48];
+	snprintf(frag, sizeof(frag), "\"status\":\"%s\"", status);
+	record_has(check(name), frag);
+}
+
+static void teardown_capture(void) { capture_free(&cap); }
+
+static void intel_clean_passes(void **state)
+{
+	(void)state;
+	machine("skylake", false, NULL);
+	audit();
+	expect("instructions", "pass");
+	expect("branches", "pass");
+	expect("counters-agree", "pass");
+	expect("fixed", "pass");
+	expect("full-width", "pass");
+	expect("overflow", "pass");
+	expect("clock", "pass");
+	/* No PERF_METRICS on Skylake: absent, and why. */
+	expect("topdown", "absent");
+	record_has(check("topdown"), "PERF_METRICS");
+	record_has(check("instructions"), "\"counter\":\"pmc0-7,fixed0\"");
+	record_has(check("instructions"), "\"got\":40000");
+	record_has(check("branches"), "BR_INST_RETIRED.COND");
+	assert_int_equal(v.failed, 0);
+	assert_int_equal(v.passed, 7);
+	const char *w;
+	assert_true(audit_counter_ok(&v, false, 3, 0x01, &w));
+	assert_true(audit_clock_ok(&v, &w));
+	teardown_capture();
+}
+
+static void icelake_topdown_passes(void **state)
+{
+	(void)state;
+	machine("icelake", true, NULL);
+	audit();
+	expect("topdown", "pass");
+	record_has(check("topdown"), "\"expected\":255");
+	expect("fixed", "pass");
+	record_has(check("fixed"), "fixed3=");
+	/* Full-width writes (FW_WRITE): the value above bit 31 goes in whole. */
+	expect("full-width", "pass");
+	record_has(check("full-width"), "IA32_A_PMCx");
+	assert_int_equal(v.failed, 0);
+	teardown_capture();
+}
+
+static void amd_clean_passes(void **state)
+{
+	(void)state;
+	machine("zen4", false, NULL);
+	audit();
+	expect("instructions", "pass");
+	record_has(check("instructions"), "SSE");
+	expect("branches", "pass");
+	expect("counters-agree", "pass");
+	expect("full-width", "pass");
+	expect("overflow", "pass");
+	expect("clock", "pass");
+	expect("fixed", "absent");
+	expect("topdown", "absent");
+	assert_int_equal(v.failed, 0);
+	teardown_capture();
+}
+
+/* K8: no global status register; the overflow shows as the wrap, the PMI still arrives. */
+static void k8_overflow_without_status(void **state)
+{
+	(void)state;
+	machine("k8", false, NULL);
+	audit();
+	expect("overflow", "pass");
+	record_has(check("overflow"), "no status register");
+	expect("instructions", "pass");
+	assert_int_equal(v.failed, 0);
+	teardown_capture();
+}
+
+static void no_pmu_is_absent(void **state)
+{
+	(void)state;
+	machine("tcg", false, NULL);
+	audit();
+	const char *names[] = { "instructions", "branches", "counters-agree", "fixed", "full-width", "overflow",
+				"topdown", "clock" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		expect(names[i], "absent");
+	record_has(check("clock"), "emulated");
+	assert_int_equal(v.failed, 0);
+	assert_int_equal(v.absent, 8);
+	teardown_capture();
+}
+
+static void stuck_counter_named(void **state)
+{
+	(void)state;
+	const char *keys[] = { "skylake", "zen4" };
+	for (size_t k = 0; k < 2; k++) {
+		machine(keys[k], false, "stuck:2");
+		audit();
+		expect("instructions", "fail");
+		record_has(check("instructions"), "\"counter\":\"pmc2\"");
+		record_has(check("instructions"), "\"got\":0");
+		expect("counters-agree", "fail");
+		record_has(check("counters-agree"), "\"counter\":\"pmc2\"");
+		assert_int_equal(v.bad_gp, 1u << 2);
+		const char *w;
+		assert_false(audit_counter_ok(&v, false, 2, 0, &w));
+		assert_non_null(strstr(w, "pmc2"));
+		assert_true(audit_counter_ok(&v, false, 1, 0, &w));
+		teardown_capture();
+	}
+}
+
+static void narrow_counter_named(void **state)
+{
+	(void)state;
+	const char *keys[] = { "skylake", "icelake", "zen4" };
+	for (size_t k = 0; k < 3; k++) {
+		machine(keys[k], false, "narrow:3");
+		audit();
+		expect("full-width", "fail");
+		record_has(check("full-width"), "\"counter\":\"pmc3\"");
+		expect("instructions", "pass");
+		assert_true(v.bad_gp & (1u << 3));
+		teardown_capture();
+	}
+}
+
+static void ignored_umask_caught(void **state)
+{
+	(void)state;
+	machine("skylake", false, "ignore-umask");
+	audit();
+	expect("branches", "fail");
+	record_has(check("branches"), "unit mask");
+	expect("instructions", "pass");
+	assert_true(v.umask_bad);
+	const char *w;
+	assert_false(audit_counter_ok(&v, false, 0, 0x01, &w));
+	assert_true(audit_counter_ok(&v, false, 0, 0x00, &w));
+	teardown_capture();
+	/* AMD: the SSE class of PMCx0CB. */
+	machine("zen4", false, "ignore-umask");
+	audit();
+	expect("instructions", "fail");
+	record_has(check("instructions"), "SSE");
+	assert_true(v.umask_bad);
+	teardown_capture();
+}
+
+static void missing_pmi_caught(void **state)
+{
+	(void)state;
+	const char *keys[] = { "skylake", "zen4" };
+	for (size_t k = 0; k < 2; k++) {
+		machine(keys[k], false, "no-pmi");
+		audit();
+		expect("overflow", "fail");
+		record_has(check("overflow"), "no PMI");
+		teardown_capture();
+	}
+}
+
+/* Where the PMI cannot be routed (a process), overflow is absent, never a pass. */
+static void unroutable_pmi_absent(void **state)
+{
+	(void)state;
+	machine("skylake", false, NULL);
+	fake_pmi_allow_route(false);
+	audit();
+	expect("overflow", "absent");
+	record_has(check("overflow"), "PMI could not be checked");
+	teardown_capture();
+}
+
+static void fixed_off_named(void **state)
+{
+	(void)state;
+	machine("skylake", false, "fixed-off:1");
+	audit();
+	expect("fixed", "fail");
+	record_has(check("fixed"), "\"counter\":\"fixed1\"");
+	assert_int_equal(v.bad_fixed, 1u << 1);
+	const char *w;
+	assert_false(audit_counter_ok(&v, true, 1, 0, &w));
+	teardown_capture();
+}
+
+static void drifting_clock_caught(void **state)
+{
+	(void)state;
+	const char *keys[] = { "skylake", "zen4" };
+	for (size_t k = 0; k < 2; k++) {
+		machine(keys[k], false, "freq-drift:5");
+		audit();
+		expect("clock", "fail");
+		record_has(check("clock"), "clock moved");
+		assert_true(v.clock_bad);
+		const char *w;
+		assert_false(audit_clock_ok(&v, &w));
+		teardown_capture();
+	}
+	/* A clock that holds within 1% is not an alarm. */
+	machine("skylake", false, "freq-drift:1");
+	audit();
+	expect("clock", "pass");
+	teardown_capture();
+}
+
+/* A failed check is a run error; absent ones are not. */
+static void failure_counts_as_error(void **state)
+{
+	(void)state;
+	machine("skylake", false, "stuck:0");
+	uint32_t before = rec_stream_errors();
+	audit();
+	assert_true(rec_stream_errors() > before);
+	teardown_capture();
+	machine("tcg", false, NULL);
+	before = rec_stream_errors();
+	audit();
+	assert_int_equal(rec_stream_errors(), before);
+	teardown_capture();
+}
+
+/* Every write the audit made is put back. */
+static void audit_restores_everything(void **state)
+{
+	(void)state;
+	machine("skylake", false, NULL);
+	uint64_t before = fake_pmu_peek(MSR_IA32_PERF_GLOBAL_CTRL);
+	audit();
+	assert_int_equal(msr_save_count(), 0);
+	assert_int_equal(fake_pmu_peek(MSR_IA32_PERF_GLOBAL_CTRL), before);
+	assert_int_equal(fake_pmu_peek(MSR_IA32_PERFEVTSEL0 + 2), 0);
+	teardown_capture();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(intel_clean_passes),
+		cmocka_unit_test(icelake_topdown_passes),
+		cmocka_unit_test(amd_clean_passes),
+		cmocka_unit_test(k8_overflow_without_status),
+		cmocka_unit_test(no_pmu_is_absent),
+		cmocka_unit_test(stuck_counter_named),
+		cmocka_unit_test(narrow_counter_named),
+		cmocka_unit_test(ignored_umask_caught),
+		cmocka_unit_test(missing_pmi_caught),
+		cmocka_unit_test(unroutable_pmi_absent),
+		cmocka_unit_test(fixed_off_named),
+		cmocka_unit_test(drifting_clock_caught),
+		cmocka_unit_test(failure_counts_as_error),
+		cmocka_unit_test(audit_restores_everything),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
