@@ -365,6 +365,30 @@ static void table_covers_the_dumps_found_elsewhere(void **state)
 }
 
 /*
+ * libpfm4 (pfmlib_amd64.c) takes AMD Families 06h-16h whole, one table each: every model of
+ * those families is named with that family's set, exactly, never the generic one.
+ */
+static void amd_families_taken_whole(void **state)
+{
+	(void)state;
+	static const struct {
+		uint32_t family;
+		const char *set;
+	} fam[] = {
+		{ 0x06, "k7" }, { 0x0F, "k8" }, { 0x10, "fam10h" }, { 0x11, "fam11h" }, { 0x12, "fam12h" },
+		{ 0x14, "fam14h" }, { 0x15, "fam15h" }, { 0x16, "fam16h" },
+	};
+	for (size_t i = 0; i < sizeof(fam) / sizeof(fam[0]); i++)
+		for (uint32_t model = 0; model <= 0xFF; model++) {
+			struct uarch_match um;
+			uarch_lookup(VENDOR_AMD, fam[i].family, model, 0, 0, false, &um);
+			if (um.fallback || !um.event_set || strcmp(um.event_set, fam[i].set) || um.basis != BASIS_VENDOR)
+				fail_msg("family 0x%x model 0x%x: %s/%s fallback %d", fam[i].family, model, um.key,
+					 um.event_set ? um.event_set : "(none)", um.fallback);
+		}
+}
+
+/*
  * Issue 22 (5c): a hybrid part's E-core microarchitecture is chosen by CPUID.1AH's native model
  * ID as well as its core type, as perfmon's mapfile.csv does: Arrow Lake-H (C5H) has Skymont
  * E-cores (Atom, 000003H), Crestmont low-power E-cores (Atom, 000002H) and Lion Cove P-cores.
@@ -962,6 +986,7 @@ int main(void)
 		cmocka_unit_test(table_covers_the_issue_list),
 		cmocka_unit_test(table_covers_the_dumps_found_elsewhere),
 		cmocka_unit_test(hybrid_native_model),
+		cmocka_unit_test(amd_families_taken_whole),
 		cmocka_unit_test(table_fallbacks_are_marked),
 		cmocka_unit_test(table_is_consistent),
 		cmocka_unit_test(intel_architectural_pmu),
