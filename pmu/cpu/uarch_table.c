@@ -198,8 +198,8 @@ static const char notes[][NOTE_MAX] = {
 		       "ESCR/CCCR pairs, not PerfEvtSel counters (SDM Vol. 3B, Pentium 4 performance monitoring)",
 	[N_P5] = "the P5 has no architectural PMU: it counts two events through its model-specific CESR, CTR0 and "
 		 "CTR1 (MSRs 11H-13H; SDM Vol. 3B, Pentium processor performance monitoring), which pmuboot does not drive",
-	[N_K6] = "the AMD-K6 family has no performance counters at all: its MSRs are machine check, test, "
-		 "time-stamp and configuration registers (AMD-K6 Processor BIOS Design, 21329)",
+	[N_K6] = "the AMD-K6 family has no performance counters at all: its MSRs are machine-check, test, "
+		 "time-stamp, feature and cache/power control registers (AMD-K6 Processor BIOS Design, 21329)",
 	[N_TOLAPAI] = "no vendor table lists model 15H; Tolapai (EP80579) is built on the Pentium M core, "
 		      "so the Pentium M events (libpfm4 intel_pm_events.h)",
 	[N_CANNONLAKE] = "perfmon lists no file for model 66H; its Palm Cove core is the Skylake client core "
