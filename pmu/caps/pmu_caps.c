@@ -62,7 +62,6 @@ static const char R_V0[] = "CPUID.0AH reports version 0: no architectural PMU";
 static const char R_V0_TCG[] = "CPUID.0AH reports version 0: no architectural PMU (QEMU TCG exposes none)";
 static const char R_V0_HV[] = "CPUID.0AH reports version 0: no architectural PMU (the hypervisor exposes none)";
 static const char R_NO_0A[] = "CPUID has no leaf 0AH and the model is not a known P6-family part: no supported PMU";
-static const char R_NETBURST[] = "NetBurst performance monitoring (ESCR/CCCR) is not supported by pmuboot";
 static const char R_OLD_AMD[] = "AMD before family 6 (K5/K6) has no performance counters pmuboot supports";
 static const char R_VENDOR[] = "unknown vendor: pmuboot knows no PMU for it";
 static const char R_PROBE_TCG[] = "the counters CPUID implies do not hold a value written to them: no working PMU "
@@ -285,7 +284,8 @@ static void detect_intel(const struct cpu_info *ci, struct pmu_caps *c)
 		if (!counter_works(ci, c, MSR_IA32_PERFEVTSEL0, MSR_IA32_PMC0, PROBE_PATTERN_P6))
 			c->kind = PMU_NONE;
 	} else {
-		c->absent_reason = ci->uarch_key && strcmp(ci->uarch_key, "netburst") == 0 ? R_NETBURST : R_NO_0A;
+		/* A core identification names but gives no event set says why (NetBurst, P5). */
+		c->absent_reason = !ci->event_set && ci->event_set_note ? ci->event_set_note : R_NO_0A;
 	}
 }
 
@@ -322,7 +322,7 @@ static void detect_amd(const struct cpu_info *ci, struct pmu_caps *c)
 	uint32_t ecx = r.ecx;
 	detect_ibs(ci, c, ecx);
 	if (ci->family < AMD_FIRST_PMU_FAMILY) {
-		c->absent_reason = R_OLD_AMD;
+		c->absent_reason = ci->event_set_note ? ci->event_set_note : R_OLD_AMD;	/* the K6's, when named */
 		return;
 	}
 	c->amd_core_ext = (ecx & AMD1_ECX_PERFCTR_CORE) != 0;

@@ -151,14 +151,22 @@ static void read_microcode(struct cpu_info *ci)
 static void identify_uarch(struct cpu_info *ci)
 {
 	struct uarch_match m;
+	/* The native model ID means something only beside a core type (leaf 1AH enumerated). */
+	struct uarch_query q = {
+		.vendor = ci->vendor, .family = ci->family, .model = ci->model, .stepping = ci->stepping,
+		.core_type = topo_effective_core_type(ci->vendor == VENDOR_INTEL, ci->hybrid, ci->core_type),
+		.native_model = ci->core_type ? ci->native_model : UARCH_NATIVE_ANY,
+		.arch_pmu = ci->arch_pmu_version > 0,
+	};
 
-	uarch_lookup(ci->vendor, ci->family, ci->model, ci->stepping,
-		     topo_effective_core_type(ci->vendor == VENDOR_INTEL, ci->hybrid, ci->core_type),
-		     ci->arch_pmu_version > 0, &m);
+	uarch_identify(&q, &m);
 	ci->uarch = m.uarch;
 	ci->uarch_key = m.key;
 	ci->event_set = m.event_set;
+	ci->event_set_basis = m.event_set ? uarch_basis_name(m.basis) : NULL;
+	ci->event_set_note = m.note;
 	ci->fallback = m.fallback;
+	ci->fallback_kind = uarch_fallback_name(m.fallback_kind);
 	memcpy(ci->fallback_reason, m.reason, sizeof(ci->fallback_reason));
 }
 
@@ -238,8 +246,12 @@ void cpu_report(const struct cpu_info *ci, struct rec *r)
 	out_text("cpu: %s, event set %s%s", ci->uarch, ci->event_set ? ci->event_set : "none",
 		 !ci->hybrid ? "" : !ct ? "; hybrid part, core type not enumerated"
 			: ct[0] == 'a' ? "; hybrid part, running on an Atom (E-core)" : "; hybrid part, running on a Core (P-core)");
+	if (ci->event_set_note && ci->event_set)
+		out_text("cpu: event set %s is a related core's: %s", ci->event_set, ci->event_set_note);
+	else if (ci->event_set_note)
+		out_text("cpu: no event set: %s", ci->event_set_note);
 	if (ci->fallback)
-		out_text("cpu: FALLBACK, not an exact identification: %s", ci->fallback_reason);
+		out_text("cpu: FALLBACK (%s), not an exact identification: %s", ci->fallback_kind, ci->fallback_reason);
 	if (ci->microcode_valid)
 		out_text("cpu: microcode revision 0x%x", ci->microcode);
 	else
@@ -273,7 +285,10 @@ void cpu_report(const struct cpu_info *ci, struct rec *r)
 	rec_str(r, "uarch", ci->uarch);
 	rec_str(r, "uarch_key", ci->uarch_key);
 	rec_str(r, "event_set", ci->event_set);
+	rec_str(r, "event_set_basis", ci->event_set_basis);
+	rec_str(r, "event_set_note", ci->event_set_note);
 	rec_bool(r, "fallback", ci->fallback);
+	rec_str(r, "fallback_kind", ci->fallback ? ci->fallback_kind : NULL);
 	rec_str(r, "fallback_reason", ci->fallback ? ci->fallback_reason : NULL);
 	rec_str(r, "source", source_note ? source_note : "cpuid");
 	rec_emit(r);

@@ -42,11 +42,14 @@ struct cpu_info {
 	uint32_t native_model;		/* CPUID.1AH:EAX[23:0] */
 	uint8_t arch_pmu_version;	/* CPUID.0AH:EAX[7:0] (Intel), 0 when absent */
 
-	/* Microarchitecture (pmu/uarch.h). */
+	/* Microarchitecture (pmu/cpu/uarch.h). */
 	const char *uarch;		/* e.g. "Golden Cove (Alder Lake P-core)" */
 	const char *uarch_key;		/* e.g. "goldencove" */
 	const char *event_set;		/* events/ key, NULL when none applies */
-	bool fallback;			/* not an exact table match: see fallback_reason */
+	const char *event_set_basis;	/* "vendor", "related_core", "generic"; NULL with no event set */
+	const char *event_set_note;	/* why a related core's set, or why none; NULL otherwise */
+	bool fallback;			/* not an exact table match: see fallback_kind, fallback_reason */
+	const char *fallback_kind;	/* "generic", "assumed_p_core", "unlisted_native_model", "unlisted_stepping" */
 	char fallback_reason[200];
 };
 

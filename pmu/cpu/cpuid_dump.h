@@ -10,7 +10,11 @@
  *   CPUID <leaf:8 hex>[ \t]*:?[ \t]*<eax>[- ]<ebx>[- ]<ecx>[- ]<edx>[tail]
  *
  * where the tail may start with a subleaf tag "[SL xx]".  Lines without a
- * tag that repeat a leaf are subleaves in ascending order.
+ * tag that repeat a leaf taking a subleaf are its subleaves in ascending
+ * order.  A line repeating an earlier question of its block (same tagged
+ * subleaf, or an untagged leaf that takes none) with the same values is
+ * dropped - dumping tools print some lines twice - and with other values
+ * is an error naming both lines.
  *
  * Two more formats name the subleaf on every line (cpuid_dump_tagged_host.c,
  * docs/cpuid-dumps.md): pmuboot's compact fixtures ("# pmuboot cpuid

@@ -27,7 +27,7 @@ static const uint32_t contiguous_leaves[] = {
 
 /* Leaves whose output depends on ECX: a lone untagged line answers subleaf 0 only. */
 static const uint32_t indexed_leaves[] = {
-	0x04, 0x07, 0x0B, 0x0D, 0x0F, 0x10, 0x12, 0x14, 0x17, 0x18, 0x1B, 0x1D, 0x1F, 0x20, 0x23, 0x24,
+	0x04, 0x07, 0x0B, 0x0D, 0x0F, 0x10, 0x12, 0x14, 0x17, 0x18, 0x1B, 0x1D, 0x1E, 0x1F, 0x20, 0x23, 0x24,
 	0x27, 0x28, 0x8000001Du, 0x80000020u, 0x80000026u,
 };
 
@@ -400,10 +400,47 @@ static bool open_block(struct cpuid_dump *d, struct state *s, uint32_t line)
 	return true;
 }
 
+/*
+ * A line repeating an earlier one of its block: identical values are the dumping tool saying the
+ * same thing twice (dropped, *dup set); other values for the same question are refused, naming
+ * both lines.  The same question is the same tagged subleaf, or an untagged leaf that takes no
+ * subleaf (untagged repeats of the others are its next subleaves, decided in close_block).
+ */
+static bool check_repeat(struct cpuid_dump *d, const struct cpuid_dump_line *l, const struct cpuid_dump_leaf *in,
+			 bool tagged, bool *dup)
+{
+	struct cpuid_dump_cpu *c = &d->cpus[d->ncpus - 1];
+	bool takes_subleaf = in_list(indexed_leaves, ARRAY_SIZE(indexed_leaves), in->leaf) ||
+			     in_list(contiguous_leaves, ARRAY_SIZE(contiguous_leaves), in->leaf);
+	char name[32];
+
+	*dup = false;
+	for (size_t i = c->first; i < d->nleaves; i++) {
+		const struct cpuid_dump_leaf *o = &d->leaves[i];
+		if (o->leaf != in->leaf)
+			continue;
+		bool same_question = tagged ? o->sl == DUMP_SL_TAGGED && o->subleaf == in->subleaf
+					    : o->sl != DUMP_SL_TAGGED && !takes_subleaf;
+		if (!same_question)
+			continue;
+		if (o->r.eax == in->r.eax && o->r.ebx == in->r.ebx && o->r.ecx == in->r.ecx && o->r.edx == in->r.edx) {
+			*dup = true;
+			return true;
+		}
+		if (tagged)
+			return cpuid_dump_fail(d, l->no, "leaf %08X subleaf %02X on line %u was already given on line %u (%s) "
+				    "with other values", in->leaf, in->subleaf, l->no, o->line, block_name(c, d->ncpus - 1, name));
+		return cpuid_dump_fail(d, l->no, "leaf %08X on line %u was already given on line %u (%s) with other values; "
+			    "it takes no subleaf%s", in->leaf, l->no, o->line, block_name(c, d->ncpus - 1, name),
+			    in->leaf == LEAF_SIGNATURE ? ": is a leaf 00000000 line missing?" : "");
+	}
+	return true;
+}
+
 static bool add_register(struct cpuid_dump *d, struct state *s, const struct cpuid_dump_line *l, struct cpuid_dump_leaf *in,
 			 bool tagged)
 {
-	char name[32];
+	bool dup;
 
 	if (in->leaf == LEAF_VENDOR) {
 		if (s->open && !close_block(d, s))
@@ -418,26 +455,10 @@ static bool add_register(struct cpuid_dump *d, struct state *s, const struct cpu
 			    "(every CPU block starts with leaf 0)", in->leaf);
 	}
 	struct cpuid_dump_cpu *c = &d->cpus[d->ncpus - 1];
-	for (size_t i = c->first; i < d->nleaves; i++) {
-		const struct cpuid_dump_leaf *o = &d->leaves[i];
-		if (o->leaf != in->leaf)
-			continue;
-		bool same = o->r.eax == in->r.eax && o->r.ebx == in->r.ebx && o->r.ecx == in->r.ecx &&
-			    o->r.edx == in->r.edx;
-		if (tagged && o->sl == DUMP_SL_TAGGED && o->subleaf == in->subleaf)
-			return cpuid_dump_fail(d, l->no, "leaf %08X subleaf %02X was already given on line %u (%s)%s",
-				    in->leaf, in->subleaf, o->line, block_name(c, d->ncpus - 1, name),
-				    same ? ": a repeated line with the same values; a dump that repeats itself is refused" : "");
-		/* A leaf that ignores ECX answers once: an identical second line is the tool repeating itself. */
-		if (!tagged && o->sl != DUMP_SL_TAGGED && same && in->leaf != LEAF_SIGNATURE &&
-		    !in_list(indexed_leaves, ARRAY_SIZE(indexed_leaves), in->leaf) &&
-		    !in_list(contiguous_leaves, ARRAY_SIZE(contiguous_leaves), in->leaf))
-			return cpuid_dump_fail(d, l->no, "leaf %08X repeats line %u with the same values (%s); a dump that repeats "
-				    "itself is refused", in->leaf, o->line, block_name(c, d->ncpus - 1, name));
-		if (in->leaf == LEAF_SIGNATURE)
-			return cpuid_dump_fail(d, l->no, "a second leaf 00000001 line in %s (first on line %u): "
-				    "is a leaf 00000000 line missing?", block_name(c, d->ncpus - 1, name), o->line);
-	}
+	if (!check_repeat(d, l, in, tagged, &dup))
+		return false;
+	if (dup)
+		return true;
 	if (d->nleaves >= d->leaves_cap)
 		return cpuid_dump_fail(d, l->no, "more register lines than the %u this reader has room for",
 			    (unsigned)d->leaves_cap);

@@ -166,7 +166,11 @@ static bool open_block(struct cpuid_dump *d, struct block_state *b, uint32_t lin
 	return true;
 }
 
-/* Add a register line to the open block; a repeated (leaf, subleaf) is an error unless allowed and identical. */
+/*
+ * Add a register line to the open block.  A repeated (leaf, subleaf) with other values is an
+ * error naming both lines; an identical repeat is dropped where the format allows it (`cpuid -r`
+ * prints some leaves twice) and an error in a fixture, which the tool writes once per question.
+ */
 static bool add(struct cpuid_dump *d, struct block_state *b, uint32_t line, uint32_t leaf, uint32_t subleaf,
 		const uint32_t v[4], bool same_repeat_ok)
 {
@@ -178,8 +182,9 @@ static bool add(struct cpuid_dump *d, struct block_state *b, uint32_t line, uint
 		bool same = o->r.eax == v[0] && o->r.ebx == v[1] && o->r.ecx == v[2] && o->r.edx == v[3];
 		if (same && same_repeat_ok)
 			return true;
-		return cpuid_dump_fail(d, line, "leaf %08X subleaf %X was already given on line %u (CPU %u)%s", leaf,
-				       subleaf, o->line, c->label, same ? "" : " with other values");
+		return cpuid_dump_fail(d, line, "leaf %08X subleaf %X on line %u was already given on line %u (CPU %u)%s",
+				       leaf, subleaf, line, o->line, c->label,
+				       same ? " (a pmuboot fixture gives each question once)" : " with other values");
 	}
 	if (d->nleaves >= d->leaves_cap)
 		return cpuid_dump_fail(d, line, "more register lines than the %u this reader has room for",

@@ -56,6 +56,7 @@ void topo_probe(struct topo_cpu *c)
 	if (intel && c->max_leaf >= CPUID_LEAF_NATIVE_MODEL) {
 		hw_cpuid(CPUID_LEAF_NATIVE_MODEL, 0, &r);
 		c->core_type = CPUID1A_CORE_TYPE(r.eax);
+		c->native_model = CPUID1A_NATIVE_MODEL(r.eax);
 	}
 	if (cpuid_vendor_is_amd_like(c->vendor_ebx, c->vendor_edx, c->vendor_ecx)) {
 		hw_cpuid(CPUID_LEAF_EXT_MAX, 0, &r);
@@ -107,8 +108,13 @@ void topo_classify(struct topology *t)
 		else if (cpuid_vendor_is_amd_like(c->vendor_ebx, c->vendor_edx, c->vendor_ecx))
 			v = c->vendor_ebx == CPUID_VENDOR_AMD_EBX ? VENDOR_AMD : VENDOR_HYGON;
 		cpu_decode_signature(v, c->signature, &fam, &model, &step);
-		uarch_lookup(v, fam, model, step, topo_effective_core_type(v == VENDOR_INTEL, c->hybrid, c->core_type),
-			     CPUID0A_VERSION(c->pmu_eax) != 0, &m);
+		struct uarch_query q = {
+			.vendor = v, .family = fam, .model = model, .stepping = step,
+			.core_type = topo_effective_core_type(v == VENDOR_INTEL, c->hybrid, c->core_type),
+			.native_model = c->core_type ? c->native_model : UARCH_NATIVE_ANY,
+			.arch_pmu = CPUID0A_VERSION(c->pmu_eax) != 0,
+		};
+		uarch_identify(&q, &m);
 		c->uarch = m.uarch;
 		c->uarch_key = m.key;
 		c->event_set = m.event_set;
@@ -170,6 +176,15 @@ static const char *type_word(uint8_t core_type)
 	return core_type == CORE_TYPE_ATOM ? "E-core" : core_type == CORE_TYPE_CORE ? "P-core" : "core";
 }
 
+/* Does another of the distinct types share this one's core type (Arrow Lake-H: two kinds of E-core)? */
+static bool shares_word(const struct topology *t, const size_t *first, size_t ntypes, size_t k)
+{
+	for (size_t j = 0; j < ntypes; j++)
+		if (j != k && t->cpu[first[j]].core_type == t->cpu[first[k]].core_type)
+			return true;
+	return false;
+}
+
 void topo_summary(const struct topology *t, char *buf, size_t cap)
 {
 	size_t first[8], ntypes = topo_types(t, first, ARRAY_SIZE(first)), len = 0;
@@ -208,6 +223,8 @@ void topo_summary(const struct topology *t, char *buf, size_t cap)
 			len = str_appendf(buf, cap, len, "%s%zu %ss x %u threads", k ? ", " : "", cores, w, threads);
 		else
 			len = str_appendf(buf, cap, len, "%s%zu %s%s", k ? ", " : "", cores, w, cores == 1 ? "" : "s");
+		if (shares_word(t, first, ntypes, k) && p->uarch_key)
+			len = str_appendf(buf, cap, len, " (%s)", p->uarch_key);
 		if (!located)
 			len = str_appendf(buf, cap, len, " (location not known)");
 	}

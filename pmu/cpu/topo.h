@@ -34,6 +34,7 @@ struct topo_cpu {
 	uint8_t smt_shift, core_shift;	/* CPUID.0BH level shifts (0 when leaf 0BH is absent) */
 	bool hybrid;			/* CPUID.07H.0:EDX[15] */
 	uint8_t core_type;		/* CPUID.1AH:EAX[31:24], 0 when not enumerated */
+	uint32_t native_model;		/* CPUID.1AH:EAX[23:0] (with a core type: Arrow Lake-H's two kinds of E-core) */
 	uint32_t pmu_eax, pmu_ebx, pmu_edx;	/* CPUID.0AH (Intel): this core type's own PMU description */
 	bool ibs;			/* AMD: CPUID Fn8000_0001_ECX[10] on this CPU */
 	uint32_t ibs_flags;		/* AMD: CPUID Fn8000_001B_EAX, 0 when the leaf is absent */
@@ -62,7 +63,10 @@ uint8_t topo_effective_core_type(bool intel, bool hybrid, uint8_t core_type);
 
 /* Distinct core types (by uarch key) in the table: index of the first CPU of each, returns the count. */
 size_t topo_types(const struct topology *t, size_t *first, size_t cap);
-/* "1 package × 2 cores × 2 threads" / "6 P-cores × 2 threads, 8 E-cores". */
+/*
+ * "1 package × 2 cores × 2 threads" / "6 P-cores × 2 threads, 8 E-cores"; two core types
+ * of one kind are told apart by their uarch key: "6 P-cores, 8 E-cores (skymont), 2 E-cores (crestmont)".
+ */
 void topo_summary(const struct topology *t, char *buf, size_t cap);
 /*
  * The `topology` record and its text lines.  chosen (indexes into t->cpu,

@@ -1,5 +1,6 @@
 """pmuboot-host identify --cpuid-dump on dumps with several CPU blocks: every core type found,
-P-core-only SKUs of hybrid models named exactly, and dumps that repeat a line refused.
+P-core-only SKUs of hybrid models named exactly, and dumps that repeat a line: read when the values
+are the same, refused when they differ.
 
 The real processors are the committed fixtures in tests/fixtures/cpuid-real/ (register values
 reduced from the dumps in ../shared/cpuid-dumps by tools/cpuid_fixture.py); the repeated-line
@@ -103,22 +104,35 @@ def test_p_core_only_sku_is_exact(ctx):
     assert "FALLBACK" not in out, out
 
 
-def test_repeated_line_refused(ctx):
+def test_repeated_lines(ctx):
+    """A dump whose tool repeated a line with the same values is read as if it had not; the same
+    question answered with other values is refused with both line numbers."""
     path = os.path.join(ctx.root, "tests", "fixtures", "cpuid", "amd_future_model.txt")
     with open(path, encoding="utf-8", errors="replace") as f:
         lines = f.read().split("\n")
-    # Repeat a tagged leaf 0DH line, as an AIDA64 dump of an A10-7350B does with subleaf 3EH.
+    base, _ = run_identify(ctx, "--cpuid-dump", path)
+    # Repeat a tagged leaf 0DH line, as an AIDA64 dump of an A10-7350B does with subleaf 3EH...
     i = next(k for k, l in enumerate(lines) if l.startswith("CPUID 0000000D:") and "[SL 00]" in l)
-    lines.insert(i + 1, lines[i])
-    # And an untagged leaf that ignores ECX, repeated with the same values.
+    tagged = lines[:i + 1] + [lines[i]] + lines[i + 1:]
+    # ...and an untagged leaf that ignores ECX.
     j = next(k for k, l in enumerate(lines) if l.startswith("CPUID 80000001:"))
-    lines2 = lines[:i + 1] + lines[i + 2:]
-    lines2.insert(j, lines2[j])
+    untagged = lines[:j + 1] + [lines[j]] + lines[j + 1:]
     with tempfile.TemporaryDirectory() as tmp:
-        for text, line, words in (("\n".join(lines), i + 2, "subleaf 00 was already given"),
-                                  ("\n".join(lines2), j + 2, "repeats line")):
-            p = write(tmp, "repeat.txt", text)
+        for text in (tagged, untagged):
+            p = write(tmp, "repeat.txt", "\n".join(text))
+            run, _ = run_identify(ctx, "--cpuid-dump", p)
+            got = [{k: v for k, v in r.items() if k != "source"} for _, r in run.records if r["type"] in ("cpu", "pmu")]
+            want = [{k: v for k, v in r.items() if k != "source"} for _, r in base.records if r["type"] in ("cpu", "pmu")]
+            assert got == want, (got, want)
+        # The same questions with one register changed: refused, naming the repeat's line and the first.
+        for text, at, words in ((tagged, i, "subleaf 00"), (untagged, j, "it takes no subleaf")):
+            bad = list(text)
+            bad[at + 1] = re.sub(r"^(CPUID \w{8}: )(\w{8})", lambda m: f"{m.group(1)}{int(m.group(2), 16) ^ 1:08X}",
+                                 bad[at + 1])
+            assert bad[at + 1] != text[at + 1]
+            p = write(tmp, "contradiction.txt", "\n".join(bad))
             r = ctx.run_host("identify", "--cpuid-dump", p)
             assert r.returncode == 1, (r.returncode, r.stdout[-300:])
-            assert f"{p}:{line}: " in r.stderr and words in r.stderr and "same values" in r.stderr, r.stderr
+            assert f"{p}:{at + 2}: " in r.stderr and f"on line {at + 2} was already given on line {at + 1}" in r.stderr \
+                and words in r.stderr, r.stderr
             assert "@pmuboot" not in r.stdout, r.stdout

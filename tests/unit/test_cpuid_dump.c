@@ -277,7 +277,8 @@ static void malformed_lines_name_their_line(void **state)
 	expect_error(INTEL0 "\n" INTEL1 "\nCPUID 00000004: 1C004121-01C0003F-0000003F-00000000 [SL 1]\n", 3,
 		     "malformed subleaf tag");
 	expect_error(INTEL0 "\n" INTEL1 "\nCPUID 00000004: 1C004121-01C0003F-0000003F-00000000 [SL 00]\n"
-		     "CPUID 00000004: 1C004122-01C0003F-0000003F-00000000 [SL 00]\n", 4, "already given on line 3");
+		     "CPUID 00000004: 1C004122-01C0003F-0000003F-00000000 [SL 00]\n", 4,
+		     "subleaf 00 on line 4 was already given on line 3 (block 0) with other values");
 	/* A NUL byte inside a register is bad hex, not the end of the text. */
 	const char nul[] = INTEL0 "\nCPUID 00000001: 0009\0" "6E9-00100800-7FFAFBBF-BFEBFBFF\n";
 	assert_false(parse_n(nul, sizeof(nul) - 1));
@@ -293,7 +294,9 @@ static void missing_leaves_and_blocks(void **state)
 	expect_error(INTEL1 "\n", 1, "before any leaf 00000000");
 	expect_error("------[ Logical CPU #0 ]------\n" INTEL0 "\nCPUID 00000002: 03020101-00000000-00000000-06040A42\n",
 		     1, "CPU #0 (lines 1-3) has no leaf 00000001");
-	expect_error(INTEL0 "\n" INTEL1 "\n" INTEL1 "\n", 3, "a second leaf 00000001");
+	expect_error(INTEL0 "\n" INTEL1 "\nCPUID 00000001: 000906EA-00100800-7FFAFBBF-BFEBFBFF\n", 3,
+		     "leaf 00000001 on line 3 was already given on line 2 (block 0) with other values; it takes no "
+		     "subleaf: is a leaf 00000000 line missing?");
 	expect_error("------[ Logical CPU #0 ]------\n" INTEL0 "\n" INTEL1 "\n------[ Logical CPU #1 ]------\nallcpu: Valid\n",
 		     4, "no register lines after it");
 	expect_error("------[ Logical CPU #0 ]------\n------[ Logical CPU #1 ]------\n" INTEL0 "\n" INTEL1 "\n", 1,
@@ -360,7 +363,8 @@ static void fixture_errors_name_their_line(void **state)
 	expect_error(FIX FIX0 "CPU 0: 00000001.00: 000906E9 00100800 7FFAFBBF\n", 4, "EDX is missing");
 	expect_error(FIX FIX0 "CPU 0: 00000001.00: 000906E9 0010080 7FFAFBBF BFEBFBFF\n", 4, "EBX is not 8 hex digits");
 	expect_error(FIX FIX0 "CPU 0: 00000001: 000906E9 00100800 7FFAFBBF BFEBFBFF\n", 4, "expected \".SUBLEAF:\"");
-	expect_error(FIX FIX0 FIX1 "CPU 0: 00000001.00: 000906E9 00100800 7FFAFBBF BFEBFBFF\n", 5, "already given on line 4");
+	expect_error(FIX FIX0 FIX1 "CPU 0: 00000001.00: 000906E9 00100800 7FFAFBBF BFEBFBFF\n", 5,
+		     "already given on line 4 (CPU 0) (a pmuboot fixture gives each question once)");
 	expect_error(FIX FIX0 FIX1 "CPU 2: 00000000.00: 00000016 756E6547 6C65746E 49656E69\n", 5, "CPU 1 was expected");
 	expect_error(FIX "CPU 1: 00000000.00: 00000016 756E6547 6C65746E 49656E69\n", 3, "CPU 0 was expected");
 	expect_error(FIX FIX0 "CPU 1: " "00000000.00: 00000016 756E6547 6C65746E 49656E69\n", 3, "CPU 0 (lines 3-3) has no leaf 00000001");
@@ -413,6 +417,49 @@ static void cpuid_r_errors_name_their_line(void **state)
 	expect_error("CPU:\n" RAW0 RAW1 "garbage\n", 4, "`cpuid -r` register line");
 	expect_error("CPU:\n" RAW1, 1, "has no leaf 00000000");
 	expect_error("CPU:\n" RAW0 RAW1 "CPU 1:\n", 4, "no register lines after it");
+}
+
+/*
+ * A dumping tool that says the same thing twice is not contradicting itself: an identical repeat
+ * of a line is dropped, in the AIDA64 text and in `cpuid -r` output alike.  The same question
+ * answered with other values is refused, naming both lines.  Untagged repeats of a leaf that
+ * takes a subleaf are not repeats: they are its next subleaves (or of unknown index).
+ */
+static void repeated_lines(void **state)
+{
+	(void)state;
+	bool found;
+	const char *ext1 = "CPUID 80000001: 00000000-00000000-00000121-2C100800\n";
+	const char *sl0 = "CPUID 00000004: 1C004121-01C0003F-0000003F-00000000 [SL 00]\n";
+
+	/* AIDA64: an untagged leaf that takes no subleaf, and a tagged subleaf, each given twice. */
+	char t[1024];
+	snprintf(t, sizeof(t), "%s\n%s\n%s%s%s%s%s", INTEL0, INTEL1, ext1, sl0, ext1, sl0, INTEL1 "\n");
+	assert_true(parse(t));
+	assert_int_equal(D.ncpus, 1);
+	assert_int_equal(D.cpus[0].count, 4);	/* leaves 0, 1, 80000001, 4.0: the repeats dropped */
+	assert_int_equal(q(0, 0x80000001, 7, &found).edx, 0x2C100800);	/* still the leaf's only line */
+	assert_true(found);
+	assert_int_equal(q(0, 4, 0, NULL).eax, 0x1C004121);
+	/* The same questions with other values: refused, naming both lines. */
+	snprintf(t, sizeof(t), "%s\n%s\n%sCPUID 80000001: 00000000-00000000-00000121-2C100801\n", INTEL0, INTEL1, ext1);
+	expect_error(t, 4, "leaf 80000001 on line 4 was already given on line 3 (block 0) with other values");
+	/* Untagged repeats of a leaf that takes a subleaf are its subleaves, not repeats. */
+	assert_true(parse(INTEL0 "\n" INTEL1 "\n"
+			  "CPUID 00000004: 1C004121-01C0003F-0000003F-00000000\n"
+			  "CPUID 00000004: 1C004122-01C0003F-0000003F-00000000\n"
+			  "CPUID 00000007: 00000002-029C6FBF-40000000-BC000400\n"
+			  "CPUID 00000007: 00000000-00000000-00000000-00000000\n"));
+	assert_int_equal(q(0, 4, 1, NULL).eax, 0x1C004122);
+	assert_int_equal(q(0, 7, 0, NULL).ebx, 0x029C6FBF);
+	q(0, 7, 1, &found);
+	assert_false(found);	/* leaf 7 is not contiguous: its second untagged line has no known index */
+
+	/* `cpuid -r`: the same rule, with the subleaf on every line. */
+	assert_true(parse("CPU:\n" RAW0 RAW1 RAW1 RAW0));
+	assert_int_equal(D.cpus[0].count, 2);
+	expect_error("CPU:\n" RAW0 RAW1 "   0x00000001 0x00: eax=0x00a10f12 ebx=0x01020800 ecx=0xfffa3203 edx=0x178bfbff\n",
+		     4, "leaf 00000001 subleaf 0 on line 4 was already given on line 3 (CPU 0) with other values");
 }
 
 /*
@@ -533,6 +580,7 @@ int main(void)
 		cmocka_unit_test(fixture_errors_name_their_line),
 		cmocka_unit_test(cpuid_r_format),
 		cmocka_unit_test(cpuid_r_errors_name_their_line),
+		cmocka_unit_test(repeated_lines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -350,7 +350,8 @@ static const char *const all_keys[] = {
 	"icelake", "icelake_server", "rocketlake", "tigerlake", "goldencove", "sapphirerapids", "emeraldrapids",
 	"redwoodcove", "graniterapids", "lioncove", "lioncove_lnl", "cougarcove", "bonnell", "silvermont",
 	"goldmont", "goldmont_plus", "tremont", "elkhartlake", "gracemont", "crestmont", "crestmont_arl",
-	"sierraforest", "grandridge", "skymont", "skymont_lnl", "darkmont", "clearwater",
+	"sierraforest", "grandridge", "skymont", "skymont_lnl", "darkmont", "clearwater", "knl", "coyotecove",
+	"arcticwolf",
 	"amd_legacy", "k7", "k8", "fam10h", "fam11h", "fam12h", "fam14h", "fam15h", "fam16h",
 	"zen1", "zen2", "zen3", "zen4", "zen5",
 };

@@ -19,6 +19,7 @@
 #include "pmu/cpu/cpu.h"
 #include "pmu/caps/pmu_caps.h"
 #include "pmu/cpu/uarch.h"
+#include "events/events.h"
 #include "tests/unit/identify_dump_load.h"
 
 static struct cpu_info ci;
@@ -218,6 +219,21 @@ static void lookup(enum cpu_vendor v, uint32_t f, uint32_t m, uint32_t s, uint8_
 	assert_true(um.fallback == (um.reason[0] != '\0'));
 }
 
+/* A hybrid core by core type and native model ID (CPUID.1AH:EAX), with the kind of fallback expected. */
+static const struct uarch_match *lookup_native(uint32_t f, uint32_t m, uint8_t ct, uint32_t native, const char *key,
+					       const char *eset, enum uarch_fallback kind)
+{
+	static struct uarch_match um;
+	struct uarch_query q = { VENDOR_INTEL, f, m, 1, ct, native, true };
+	uarch_identify(&q, &um);
+	if (strcmp(um.key, key) || strcmp(um.event_set ? um.event_set : "(none)", eset) || um.fallback_kind != kind ||
+	    um.fallback != (kind != FALLBACK_NONE))
+		fail_msg("%x/%x core type %x native %06x: got %s/%s fallback %d (%s); expected %s/%s fallback %d", f, m, ct,
+			 native, um.key, um.event_set ? um.event_set : "(none)", um.fallback_kind, um.reason, key, eset,
+			 kind);
+	return &um;
+}
+
 #define INTEL(m, key, set) lookup(VENDOR_INTEL, 6, m, 1, 0, true, key, set, false)
 #define HYB(m, ct, key, set) lookup(VENDOR_INTEL, 6, m, 1, ct, true, key, set, false)
 #define AMDF(f, m, key, set) lookup(VENDOR_AMD, f, m, 0, 0, false, key, set, false)
@@ -296,6 +312,117 @@ static void table_covers_the_issue_list(void **state)
 	lookup(VENDOR_HYGON, 0x18, 0, 1, 0, false, "dhyana", "zen1", false);
 }
 
+/*
+ * Issue 22 (5i): CPUs found in dumps outside the repository, each named with its vendor's
+ * event set (or, where the vendor data has no entry, the related core's, said so), and the
+ * pre-PMU parts named with no set.
+ */
+static void table_covers_the_dumps_found_elsewhere(void **state)
+{
+	(void)state;
+	struct uarch_match um;
+	INTEL(0x57, "knl", "knl");			/* Knights Landing */
+	INTEL(0x85, "knm", "knl");			/* Knights Mill: perfmon maps 6-85 to the KNL file */
+	INTEL(0x66, "cannonlake", "skylake");		/* Palm Cove */
+	INTEL(0xD7, "raptorcove", "goldencove");	/* Bartlett Lake: Raptor Cove, P-cores only */
+	INTEL(0x15, "pentium_m", "pentium_m");		/* Tolapai */
+	INTEL(0x9D, "icelake", "icelake");		/* Ice Lake NNPI */
+	lookup(VENDOR_INTEL, 6, 0x55, 8, 0, true, "cascadelake", "cascadelakex", false);	/* perfmon 6-55-[5-F] */
+	lookup(VENDOR_INTEL, 6, 0x55, 0xE, 0, true, "cascadelake", "cascadelakex", false);
+	AMDF(0x16, 0x26, "fam16h", "fam16h");		/* libpfm4: the whole family is fam16h */
+	AMDF(0x15, 0x20, "fam15h", "fam15h");
+	AMDF(0x17, 0x50, "zen", "zen1");		/* Linux amd.c: 50h-5Fh are Zen 1 */
+	AMDF(0x17, 0x47, "zen2", "zen2");
+	AMDF(0x17, 0x4F, "zen2", "zen2");
+	AMDF(0x19, 0x30, "zen3", "zen3");
+	lookup(VENDOR_HYGON, 0x18, 0x10, 0, 0, false, "hygon", "zen1", false);
+	lookup(VENDOR_INTEL, 5, 0x04, 3, 0, false, "p5", NULL, false);	/* Pentium MMX */
+	lookup(VENDOR_INTEL, 5, 0x02, 5, 0, false, "p5", NULL, false);	/* Pentium (P54C) */
+	AMDF(0x05, 0x06, "k6", NULL);
+	AMDF(0x05, 0x0D, "k6", NULL);
+	/* Nova Lake, family 12H: the core type and native model ID choose Coyote Cove or Arctic Wolf. */
+	lookup_native(0x12, 0x01, CORE_TYPE_CORE, 0x000005, "coyotecove", "coyotecove", FALLBACK_NONE);
+	lookup_native(0x12, 0x03, CORE_TYPE_ATOM, 0x000005, "arcticwolf", "arcticwolf", FALLBACK_NONE);
+
+	/* Why each set applies: the vendor's mapping, a related core's (with the note), or none. */
+	uarch_lookup(VENDOR_INTEL, 6, 0x57, 1, 0, true, &um);
+	assert_int_equal(um.basis, BASIS_VENDOR);
+	assert_null(um.note);
+	assert_string_equal(uarch_basis_name(um.basis), "vendor");
+	uarch_lookup(VENDOR_INTEL, 6, 0x66, 3, 0, true, &um);
+	assert_int_equal(um.basis, BASIS_RELATED);
+	assert_string_equal(uarch_basis_name(um.basis), "related_core");
+	assert_non_null(strstr(um.note, "perfmon lists no file for model 66H"));
+	assert_string_equal(um.uarch, "Palm Cove (Cannon Lake)");
+	uarch_lookup(VENDOR_AMD, 0x17, 0x50, 0, 0, false, &um);
+	assert_int_equal(um.basis, BASIS_RELATED);
+	assert_non_null(strstr(um.note, "50h-5Fh as Zen 1"));
+	uarch_lookup(VENDOR_AMD, 0x05, 0x09, 0, 0, false, &um);
+	assert_int_equal(um.basis, BASIS_NONE);
+	assert_null(uarch_basis_name(um.basis));
+	assert_string_equal(um.uarch, "K6 (AMD-K6-III)");
+	assert_false(um.fallback);
+}
+
+/*
+ * libpfm4 (pfmlib_amd64.c) takes AMD Families 06h-16h whole, one table each: every model of
+ * those families is named with that family's set, exactly, never the generic one.
+ */
+static void amd_families_taken_whole(void **state)
+{
+	(void)state;
+	static const struct {
+		uint32_t family;
+		const char *set;
+	} fam[] = {
+		{ 0x06, "k7" }, { 0x0F, "k8" }, { 0x10, "fam10h" }, { 0x11, "fam11h" }, { 0x12, "fam12h" },
+		{ 0x14, "fam14h" }, { 0x15, "fam15h" }, { 0x16, "fam16h" },
+	};
+	for (size_t i = 0; i < sizeof(fam) / sizeof(fam[0]); i++)
+		for (uint32_t model = 0; model <= 0xFF; model++) {
+			struct uarch_match um;
+			uarch_lookup(VENDOR_AMD, fam[i].family, model, 0, 0, false, &um);
+			if (um.fallback || !um.event_set || strcmp(um.event_set, fam[i].set) || um.basis != BASIS_VENDOR)
+				fail_msg("family 0x%x model 0x%x: %s/%s fallback %d", fam[i].family, model, um.key,
+					 um.event_set ? um.event_set : "(none)", um.fallback);
+		}
+}
+
+/*
+ * Issue 22 (5c): a hybrid part's E-core microarchitecture is chosen by CPUID.1AH's native model
+ * ID as well as its core type, as perfmon's mapfile.csv does: Arrow Lake-H (C5H) has Skymont
+ * E-cores (Atom, 000003H), Crestmont low-power E-cores (Atom, 000002H) and Lion Cove P-cores.
+ */
+static void hybrid_native_model(void **state)
+{
+	(void)state;
+	const struct uarch_match *um;
+	um = lookup_native(0x6, 0xC5, CORE_TYPE_ATOM, 0x000002, "crestmont", "crestmont_arl", FALLBACK_NONE);
+	assert_string_equal(um->uarch, "Crestmont (Arrow Lake-H low-power E-core)");
+	um = lookup_native(0x6, 0xC5, CORE_TYPE_ATOM, 0x000003, "skymont", "skymont", FALLBACK_NONE);
+	assert_string_equal(um->uarch, "Skymont (Arrow Lake E-core)");
+	lookup_native(0x6, 0xC5, CORE_TYPE_CORE, 0x000003, "lioncove", "lioncove", FALLBACK_NONE);
+	/* Every other hybrid generation as perfmon lists it. */
+	lookup_native(0x6, 0x97, CORE_TYPE_ATOM, 0x000001, "gracemont", "gracemont", FALLBACK_NONE);
+	lookup_native(0x6, 0xBF, CORE_TYPE_CORE, 0x000001, "raptorcove", "goldencove", FALLBACK_NONE);
+	lookup_native(0x6, 0xAC, CORE_TYPE_ATOM, 0x000002, "crestmont", "crestmont", FALLBACK_NONE);
+	lookup_native(0x6, 0xB5, CORE_TYPE_CORE, 0x000002, "redwoodcove", "redwoodcove", FALLBACK_NONE);
+	lookup_native(0x6, 0xBD, CORE_TYPE_ATOM, 0x000003, "skymont", "skymont_lnl", FALLBACK_NONE);
+	lookup_native(0x6, 0xC6, CORE_TYPE_ATOM, 0x000003, "skymont", "skymont", FALLBACK_NONE);
+	lookup_native(0x6, 0xE5, CORE_TYPE_ATOM, 0x000004, "darkmont", "darkmont", FALLBACK_NONE);
+	/* A native model ID perfmon does not list: the type's one set, marked; or, where the model's
+	 * cores of that type use different sets, the generic set. */
+	um = lookup_native(0x6, 0xC6, CORE_TYPE_ATOM, 0x000002, "skymont", "skymont", FALLBACK_NATIVE_MODEL);
+	assert_non_null(strstr(um->reason, "native model ID 0x000002"));
+	assert_string_equal(uarch_fallback_name(um->fallback_kind), "unlisted_native_model");
+	um = lookup_native(0x6, 0xC5, CORE_TYPE_ATOM, 0x000007, "intel_unknown", "intel_arch", FALLBACK_GENERIC);
+	assert_non_null(strstr(um->reason, "different event sets"));
+	/* Leaf 1AH not enumerated (a P-core-only SKU with the Hybrid bit clear): any native model. */
+	lookup_native(0x6, 0xC5, CORE_TYPE_CORE, UARCH_NATIVE_ANY, "lioncove", "lioncove", FALLBACK_NONE);
+	/* Models whose hybrid rows carry no native model (Lakefield: no perfmon file) take any. */
+	lookup_native(0x6, 0x8A, CORE_TYPE_ATOM, 0x000009, "lakefield_e", "tremont", FALLBACK_NONE);
+}
+
 static void table_fallbacks_are_marked(void **state)
 {
 	(void)state;
@@ -310,43 +437,60 @@ static void table_fallbacks_are_marked(void **state)
 	uarch_lookup(VENDOR_INTEL, 6, 0xF0, 3, 0, true, &um);
 	assert_non_null(strstr(um.reason, "family 0x6 model 0xf0"));
 	assert_null(um.row);
+	assert_int_equal(um.fallback_kind, FALLBACK_GENERIC);
+	assert_int_equal(um.basis, BASIS_GENERIC);
+	assert_string_equal(uarch_basis_name(um.basis), "generic");
+	assert_string_equal(uarch_fallback_name(um.fallback_kind), "generic");
+	uarch_lookup(VENDOR_INTEL, 6, 0xF0, 3, 0, false, &um);
+	assert_int_equal(um.basis, BASIS_NONE);	/* no architectural PMU: no generic set either */
 	/* A known model at an unlisted stepping: its event set, marked as a fallback, with the reason. */
 	lookup(VENDOR_INTEL, 6, 0x9E, 8, 0, true, "kabylake", "skylake", true);
 	uarch_lookup(VENDOR_INTEL, 6, 0x9E, 8, 0, true, &um);
 	assert_non_null(strstr(um.reason, "stepping 8"));
 	assert_string_equal(um.uarch, "unlisted stepping of a known model");
-	/* ...unless its steppings use different sets (Skylake-SP's and Cascade Lake's perfmon files). */
-	lookup(VENDOR_INTEL, 6, 0x55, 8, 0, true, "intel_unknown", "intel_arch", true);
-	uarch_lookup(VENDOR_INTEL, 6, 0x55, 8, 0, true, &um);
-	assert_non_null(strstr(um.reason, "different event sets"));
+	assert_string_equal(uarch_fallback_name(um.fallback_kind), "unlisted_stepping");
+	assert_int_equal(um.basis, BASIS_VENDOR);	/* perfmon maps all of 9EH to the Skylake file */
 	lookup(VENDOR_INTEL, 6, 0x9E, 2, 0, true, "kabylake", "skylake", true);
 	/* A hybrid model whose core type is not enumerated: the P-core, marked as assumed. */
 	lookup(VENDOR_INTEL, 6, 0x9A, 4, 0, true, "goldencove", "goldencove", true);
 	uarch_lookup(VENDOR_INTEL, 6, 0x9A, 4, 0x30, true, &um);
 	assert_true(um.fallback);
 	assert_non_null(strstr(um.reason, "0x30"));
+	assert_string_equal(uarch_fallback_name(um.fallback_kind), "assumed_p_core");
+	assert_null(uarch_fallback_name(FALLBACK_NONE));
 	/* Alder Lake-N reports an Atom core type but is not hybrid: an exact row. */
 	lookup(VENDOR_INTEL, 6, 0xBE, 0, CORE_TYPE_ATOM, true, "gracemont", "gracemont", false);
 }
 
-/* The table itself: valid ranges, no two rows claiming one CPU, event sets from the contract list. */
+/*
+ * The table itself: valid ranges, no two rows claiming one CPU, event sets from the contract
+ * list, every set of events/ reachable, and every row's basis stated with its note.
+ */
 static void table_is_consistent(void **state)
 {
 	(void)state;
-	assert_int_equal(uarch_event_sets_count, 64);
+	assert_int_equal(uarch_event_sets_count, 68);
 	for (size_t i = 0; i < uarch_table_count(); i++) {
 		const struct uarch_row *a = uarch_table_at(i);
 		const struct uarch_desc *d = uarch_desc_of(a);
 		assert_true(a->model_lo <= a->model_hi && a->step_lo <= a->step_hi && a->step_hi <= 0xF);
 		assert_true(d->key[0] && d->name[0]);
+		assert_true(a->native_model == UARCH_NATIVE_ANY || a->core_type != CORE_TYPE_ANY);
 		const char *es = uarch_row_event_set(a);
-		if (!es)
-			assert_string_equal(d->key, "netburst");	/* the one core pmuboot has no events for */
+		const char *note = uarch_desc_note(d);
+		if (!es || d->basis == BASIS_NONE)
+			assert_true(!es && d->basis == BASIS_NONE && note);	/* no set: the reason why */
+		else if (d->basis == BASIS_RELATED)
+			assert_non_null(note);					/* a related core's set: which and why */
+		else
+			assert_true(d->basis == BASIS_VENDOR && !note);
 		for (size_t j = i + 1; j < uarch_table_count(); j++) {
 			const struct uarch_row *b = uarch_table_at(j);
 			bool overlap = a->vendor == b->vendor && a->family == b->family && a->model_lo <= b->model_hi &&
 				       b->model_lo <= a->model_hi && a->step_lo <= b->step_hi && b->step_lo <= a->step_hi &&
-				       (a->core_type == b->core_type || !a->core_type || !b->core_type);
+				       (a->core_type == b->core_type || !a->core_type || !b->core_type) &&
+				       (a->native_model == b->native_model || a->native_model == UARCH_NATIVE_ANY ||
+					b->native_model == UARCH_NATIVE_ANY);
 			if (overlap)
 				fail_msg("rows %zu and %zu overlap (family 0x%x models 0x%x-0x%x)", i, j, a->family,
 					 a->model_lo, a->model_hi);
@@ -363,6 +507,23 @@ static void table_is_consistent(void **state)
 	};
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		assert_string_equal(uarch_event_sets[i], want[i]);
+	/* Every set of events/ is one the table may name, and every one but the two fallbacks is named by a row. */
+	assert_int_equal(events_set_count(), uarch_event_sets_count);
+	for (size_t i = 0; i < events_set_count(); i++) {
+		const char *key = events_set_at(i)->key;
+		size_t k = 0;
+		while (k < uarch_event_sets_count && strcmp(uarch_event_sets[k], key))
+			k++;
+		if (k == uarch_event_sets_count)
+			fail_msg("event set %s is not in uarch_event_sets: no CPU can reach it", key);
+		bool named = !strcmp(key, EVENT_SET_INTEL_FALLBACK) || !strcmp(key, EVENT_SET_AMD_FALLBACK);
+		for (size_t r = 0; r < uarch_table_count() && !named; r++) {
+			const char *es = uarch_row_event_set(uarch_table_at(r));
+			named = es && !strcmp(es, key);
+		}
+		if (!named)
+			fail_msg("event set %s is named by no row of the table", key);
+	}
 }
 
 /* ---- PMU capabilities ---- */
@@ -509,6 +670,18 @@ static void intel_without_architectural_pmu(void **state)
 	assert_non_null(strstr(caps.absent_reason, "not a known P6-family part"));
 	assert_true(ci.fallback);
 	assert_null(ci.event_set);
+
+	/* The P5 (Pentium MMX, P55C): named exactly, its model-specific counters not driven, said so. */
+	cpu("GenuineIntel", 1, 0x00000543, 0, 0);
+	identify();
+	assert_string_equal(ci.uarch_key, "p5");
+	assert_string_equal(ci.uarch, "P5 (Pentium MMX)");
+	assert_false(ci.fallback);
+	assert_null(ci.event_set);
+	assert_null(ci.event_set_basis);
+	assert_int_equal(caps.kind, PMU_NONE);
+	assert_non_null(strstr(caps.absent_reason, "CESR, CTR0 and CTR1 (MSRs 11H-13H"));
+	assert_ptr_equal(caps.absent_reason, ci.event_set_note);
 }
 
 static void amd_counters(void **state)
@@ -563,9 +736,20 @@ static void amd_counters(void **state)
 	assert_false(caps.ibs_flags_valid);
 	assert_non_null(strstr(caps.ibs_note, "beyond the maximum extended leaf"));
 
-	/* K5/K6: no counters pmuboot supports. */
+	/* The K6-2 is named, and has no counters at all: the pmu record says so with its source. */
 	cpu("AuthenticAMD", 1, 0x00000580, 0, 0x80000005);
 	identify();
+	assert_string_equal(ci.uarch_key, "k6");
+	assert_string_equal(ci.uarch, "K6 (AMD-K6-2)");
+	assert_false(ci.fallback);
+	assert_null(ci.event_set);
+	assert_int_equal(caps.kind, PMU_NONE);
+	assert_non_null(strstr(caps.absent_reason, "no performance counters at all"));
+	assert_non_null(strstr(caps.absent_reason, "21329"));
+	/* A K5 (family 5 model 1) is not in the table: the family fallback, and no counters pmuboot supports. */
+	cpu("AuthenticAMD", 1, 0x00000511, 0, 0x80000005);
+	identify();
+	assert_true(ci.fallback);
 	assert_int_equal(caps.kind, PMU_NONE);
 	assert_non_null(strstr(caps.absent_reason, "K5/K6"));
 }
@@ -658,8 +842,8 @@ static void records_carry_the_fields(void **state)
 		"\"vendor\":\"intel\"", "\"family\":\"0x6\"", "\"model\":\"0x5e\"", "\"stepping\":3",
 		"\"brand\":\"QEMU TCG CPU\"", "\"hypervisor\":true", "\"hypervisor_vendor\":\"TCGTCGTCGTCG\"",
 		"\"hypervisor_name\":\"QEMU TCG\"", "\"execution\":\"emulated\"", "\"uarch_key\":\"skylake\"",
-		"\"event_set\":\"skylake\"",
-		"\"fallback\":false", "\"microcode\":null", "\"source\":\"a test\"", "\"hybrid\":false",
+		"\"event_set\":\"skylake\"", "\"event_set_basis\":\"vendor\"", "\"event_set_note\":null",
+		"\"fallback\":false", "\"fallback_kind\":null", "\"microcode\":null", "\"source\":\"a test\"", "\"hybrid\":false",
 	};
 	for (size_t i = 0; i < sizeof(want_cpu) / sizeof(want_cpu[0]); i++)
 		if (!strstr(c, want_cpu[i]))
@@ -800,6 +984,9 @@ int main(void)
 		cmocka_unit_test(vendor_brand_and_hypervisor),
 		cmocka_unit_test(microcode_revision),
 		cmocka_unit_test(table_covers_the_issue_list),
+		cmocka_unit_test(table_covers_the_dumps_found_elsewhere),
+		cmocka_unit_test(hybrid_native_model),
+		cmocka_unit_test(amd_families_taken_whole),
 		cmocka_unit_test(table_fallbacks_are_marked),
 		cmocka_unit_test(table_is_consistent),
 		cmocka_unit_test(intel_architectural_pmu),

@@ -56,7 +56,19 @@ def counters(text, where):
     return mask, None
 
 
-def read(path):
+# perfmon's ProgrammingRestriction for an event whose unit masks each pair with one of the extra
+# MSRs it lists (Nova Lake's MEM_LOAD_L2_MISS_RETIRED.*: four unit masks, MSRs 3E0H-3E3H).
+PAIRED_UMASK_MSR = "MSRIndex-UMask"
+
+
+def paired_forms(e, umasks, msrs):
+    """True for an event that comes in one form per (unit mask, extra MSR) pair."""
+    return str(e.get("ProgrammingRestriction", "")).strip() == PAIRED_UMASK_MSR and len(umasks) == len(msrs)
+
+
+def read(path, left_out=None):
+    """The rows of a perfmon core file.  Events it cannot represent but knows why are appended
+    to left_out as (name, reason) when a list is given; without one they are refused."""
     with open(path, encoding="utf-8") as f:
         try:
             data = json.load(f)
@@ -92,15 +104,25 @@ def read(path):
         codes = num_list(e["EventCode"], "EventCode", where, 0xFF)
         umasks = num_list(e["UMask"], "UMask", where, 0xFF)
         msrs = [m for m in num_list(e.get("MSRIndex", "0"), "MSRIndex", where, 0xFFFFFFFF) if m]
+        if len(codes) == 1 and len(umasks) > 2 and paired_forms(e, umasks, msrs) and left_out is not None:
+            # An event here has one encoding and at most two extra-MSR forms (offcore): these
+            # come in one form per unit mask, each with its own extra MSR.
+            left_out.append((name, f"{len(umasks)} forms, unit mask {'/'.join(f'{u:#04x}' for u in umasks)} each "
+                                   f"with its own extra MSR {'/'.join(f'{m:#x}' for m in msrs)} "
+                                   f"(ProgrammingRestriction {PAIRED_UMASK_MSR}); a table event has one encoding"))
+            continue
         if len(codes) > 2 or len(umasks) > 2:
             raise ImportError_(f"{where}: more than two event codes or unit masks")
         r.event, r.umask = codes[0], umasks[0]
         if len(codes) == 2 or len(umasks) == 2:
             # Offcore: form 1 pairs with OFFCORE_RSP_0, form 2 with OFFCORE_RSP_1.  With MSRIndex
-            # 0x1A6 alone only form 1 is documented (the *.OUTSTANDING events); with none the
-            # event is the bare OFFCORE_RESPONSE, whose response value the user must give.
+            # 0x1A6 alone only form 1 is documented (the *.OUTSTANDING events), with 0x1A7 alone
+            # only form 2 (Knights Landing's OFFCORE_RESPONSE.STREAMING_STORES.* and others); with
+            # none the event is the bare OFFCORE_RESPONSE, whose response value the user must give.
             if msrs == [MSR_OFFCORE_RSP_0, MSR_OFFCORE_RSP_1] or not msrs:
                 r.alt = (codes[-1], umasks[-1])
+            elif msrs == [MSR_OFFCORE_RSP_1]:
+                r.event, r.umask = codes[-1], umasks[-1]
             elif msrs != [MSR_OFFCORE_RSP_0]:
                 raise ImportError_(f"{where}: two event forms but MSRIndex {msrs} is not 0x1A6[,0x1A7]")
         for m in msrs:
