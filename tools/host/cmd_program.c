@@ -95,13 +95,14 @@ static int usage(FILE *f)
 		   "is open.)\n"
 		   "\n"
 		   "  SPEC                an event name of the CPU's event set, or event=0x..,umask=0x..\n"
-		   "                      [,cmask=N][,inv][,edge][,any], or rUUEE\n"
+		   "                      [,cmask=N][,inv][,edge][,any][,offcore_rsp=V], or rUUEE\n"
 		   "  (no --cpuid-dump)   this CPU, the one the command runs on\n"
 		   "  --cpuid-dump FILE   the CPU of a CPUID dump (docs/cpuid-dumps.md)\n"
 		   "  --cpu N             this machine: run on CPU N; a dump: its block N (default 0)\n"
 		   "  --user, --kernel    count in user or kernel mode only (default both)\n"
 		   "  -h, --help          this text\n"
 		   "\n"
+		   "A set that cannot be counted prints nothing but the reason (stderr).\n"
 		   "Exit status: 0, 1 the set cannot be counted on that PMU, 2 bad arguments or dump.\n");
 	return f == stdout ? 0 : 2;
 }
