@@ -107,9 +107,7 @@ static bool gp_capable(const struct event_spec *ev, const struct place *p, const
 	return !ev->fixed_only && !p->none && !(s->event0_fixed_only && ev->event == 0) && !arch_unavailable(ev, s);
 }
 
-static uint32_t meet(uint32_t a, uint32_t b) { return a & b; }
-
-/* Counters present in a list of Intel/AMD counters (0 = any). */
+/* A counter list as a mask: the vendors' 0 means any counter. */
 static uint32_t any_if_zero(uint32_t m) { return m ? m : 0xFFFFFFFFu; }
 
 /* Even counters whose odd neighbour is usable: where a merged pair can go. */
@@ -153,7 +151,7 @@ static void work_out(const struct event_spec *ev, const struct count_slots *s, s
 	p->allowed = any_if_zero(off && s->n_gp > SMT_ON_GP_COUNTERS ? off : on);
 	if (s->amd_family && events_amd_rule(s->amd_family, ev->event, ev->umask, &r)) {
 		if (r.counters) {
-			p->allowed = meet(p->allowed, r.counters);
+			p->allowed &= r.counters;
 			p->src = SRC_AMD;
 		}
 		if (r.none) {
@@ -163,7 +161,7 @@ static void work_out(const struct event_spec *ev, const struct count_slots *s, s
 		p->pair |= r.pair;
 	}
 	if (p->pair)
-		p->allowed = meet(p->allowed, pair_bases(s));
+		p->allowed &= pair_bases(s);
 }
 
 static bool fixed_capable(const struct event_spec *ev)
