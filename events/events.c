@@ -54,7 +54,8 @@ static void init(void)
 	for (size_t i = 0; i < events_set_recs_n; i++) {
 		const struct ev_set_rec *r = &events_set_recs[i];
 		T.sets[i] = (struct event_set){ .key = str(r->key), .name = str(r->name), .amd = r->amd != 0,
-						 .perf = str(r->perf), .vendor_name = str(r->vendor_name) };
+						 .perf = str(r->perf), .vendor_name = str(r->vendor_name),
+						 .family = r->family };
 	}
 	for (size_t i = 0; i < events_ibs_recs_n; i++) {
 		const struct ev_ibs_rec *r = &events_ibs_recs[i];
@@ -208,6 +209,71 @@ const struct event_def *events_for_role(const struct event_set *set, uint32_t ro
 		if ((set->events[idx].roles & role) == role)
 			return &set->events[idx];
 	return NULL;
+}
+
+bool events_code_rule(const struct event_set *set, uint16_t event, uint8_t umask, struct event_rule *out)
+{
+	long si = set ? set_index(set) : -1;
+	const struct ev_code_rule *code = NULL, *both = NULL;
+
+	memset(out, 0, sizeof(*out));
+	if (si < 0)
+		return false;
+	const struct ev_set_rec *r = &events_set_recs[si];
+	for (size_t i = 0; i < r->rules_n && !both; i++) {
+		const struct ev_code_rule *c = &events_code_rules[events_code_rule_idx[r->rules_first + i]];
+		if (c->event != event)
+			continue;
+		if (c->flags & EVR_CODE_ONLY)
+			code = c;
+		else if (c->umask == umask)
+			both = c;
+	}
+	const struct ev_code_rule *c = both ? both : code;
+	if (!c)
+		return false;
+	out->counters = c->counters;
+	out->counters_htoff = c->htoff;
+	out->none = (c->flags & EVR_NONE) != 0;
+	out->taken_alone = (c->flags & EVR_TAKEN_ALONE) != 0;
+	out->by_umask = c == both;
+	return true;
+}
+
+/* Population count of a unit mask. */
+static unsigned umask_bits(uint8_t u)
+{
+	unsigned n = 0;
+	for (; u; u &= (uint8_t)(u - 1))
+		n++;
+	return n;
+}
+
+static bool umask_passes(uint8_t test, uint8_t umask)
+{
+	switch (test) {
+	case EV_UMASK_ONE_BIT: return umask_bits(umask) <= 1;
+	case EV_UMASK_MANY_BITS: return umask_bits(umask) > 1;
+	case EV_UMASK_BOTH_NIBBLES: return (umask & 0xF0) && (umask & 0x0F);
+	default: return true;
+	}
+}
+
+bool events_amd_rule(unsigned family, uint16_t event, uint8_t umask, struct event_rule *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < events_amd_rules_n; i++) {
+		const struct ev_amd_rule *r = &events_amd_rules[i];
+		if (family < r->family || family > r->last_family || (event & r->mask) != r->event ||
+		    !umask_passes(r->umask_test, umask))
+			continue;
+		out->counters = r->counters;
+		out->none = (r->flags & EVR_NONE) != 0;
+		out->pair = (r->flags & EVR_PAIR) != 0;
+		out->by_umask = r->umask_test != EV_UMASK_ANY;
+		return true;
+	}
+	return false;
 }
 
 size_t ibs_events_count(void)

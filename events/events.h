@@ -73,6 +73,7 @@ struct event_set {
 	bool amd;		/* AMD encoding: 12-bit event select, no AnyThread, no fixed counters */
 	const char *perf;	/* perf's name for this event table (pmu-events/arch/x86/...), or "" */
 	const char *vendor_name;/* the vendor's name for it (perfmon code, AMD family), or "" */
+	uint8_t family;		/* AMD: the family whose counter rules (events_amd_rule) apply; 0 = Intel */
 };
 
 size_t events_set_count(void);
@@ -117,6 +118,9 @@ struct event_spec {
 	uint64_t msr_value;
 	bool has_alt;
 	uint8_t alt_event, alt_umask;
+	/* A raw spec's encoding is exactly this row of the set (adopt_catalogue in spec.c), whose
+	 * constraints it took; NULL otherwise (the scheduler then applies the set's code rules). */
+	const struct event_def *match;
 };
 
 /*
@@ -142,6 +146,26 @@ uint32_t events_role_parse(const char *word);
 long events_role_row(const struct event_set *set, size_t i);
 /* The set of the architectural events (CPUID leaf 0AH), which names on any Intel set fall back to. */
 #define EVENTS_ARCH_KEY "intel_arch"
+/*
+ * Counter rules by event code, for encodings no row of a set lists exactly (raw specs with their
+ * own cmask/inv/edge, unit masks the vendor does not list).  tools/gen_events.py derives each
+ * set's rules from its rows: for a (code, unit mask), and for a code alone, the counters every row
+ * with it allows (the intersection; `none` when the rows share no counter), likewise with SMT off,
+ * and whether any such row is TakenAlone.  events/amd_rules.csv gives the AMD family rules, which
+ * apply to every event of an AMD CPU of that family.  docs/events.md, "Raw specs".
+ */
+struct event_rule {
+	uint32_t counters, counters_htoff;	/* general counters allowed, 0 = any; SMT off if different */
+	bool none;		/* no general counter counts it */
+	bool taken_alone;	/* TakenAlone (perfmon): nothing else on general counters in its pass */
+	bool pair;		/* AMD large-increment event: an even counter merged with the odd one */
+	bool by_umask;		/* the rule is the code and unit mask's (else the code's alone) */
+};
+/* set's rule for (event, umask): by code and unit mask, else by code; false: none (any counter). */
+bool events_code_rule(const struct event_set *set, uint16_t event, uint8_t umask, struct event_rule *out);
+/* The AMD family rule (events/amd_rules.csv, first match) for a 12-bit event select; false: none. */
+bool events_amd_rule(unsigned family, uint16_t event, uint8_t umask, struct event_rule *out);
+
 /* An IBS derived event's row as a pseudo set key for listings: "ibs". */
 #define EVENTS_IBS_KEY "ibs"
 

@@ -58,7 +58,35 @@ struct ev_set_rec {
 	uint16_t doc;				/* offset in events_text (host only) */
 	uint16_t first, n;			/* events_idx[first .. first+n) index events_recs */
 	uint16_t notes_first, notes_n;		/* events_notes[notes_first ..] in preference order */
+	uint16_t rules_first, rules_n;		/* events_code_rule_idx[rules_first ..] index events_code_rules */
 	uint8_t amd;
+	uint8_t family;				/* AMD: family=0xNN of the data column, else 0 */
+};
+
+/* ev_code_rule.flags and ev_amd_rule.flags (tools/gen_events.py RULE_*). */
+#define EVR_CODE_ONLY	0x01u	/* keyed by the event code alone (any unit mask) */
+#define EVR_NONE	0x02u	/* the rows share no counter / the family counts it on none */
+#define EVR_TAKEN_ALONE	0x04u	/* a row with this key is TakenAlone */
+#define EVR_PAIR	0x08u	/* AMD large-increment event: an even counter merged with its odd one */
+
+/* A set's counter rule for one event code (EVR_CODE_ONLY) or code and unit mask, derived from its
+ * rows by the generator (code_rules()); sorted by event, then unit mask. */
+struct ev_code_rule {
+	uint16_t event;
+	uint8_t umask, flags;
+	uint16_t counters, htoff;	/* general counters allowed (0 = any); SMT off where different */
+};
+
+/* Unit-mask tests of events/amd_rules.csv. */
+enum ev_umask_test { EV_UMASK_ANY, EV_UMASK_ONE_BIT, EV_UMASK_MANY_BITS, EV_UMASK_BOTH_NIBBLES };
+
+/* One row of events/amd_rules.csv: for families [family, last_family], 12-bit event selects E
+ * with (E & mask) == event and a unit mask passing umask_test. */
+struct ev_amd_rule {
+	uint8_t family, last_family;
+	uint16_t event, mask;
+	uint8_t umask_test, flags;
+	uint16_t counters;		/* PERF_CTL indices allowed, 0 = any */
 };
 
 struct ev_ibs_rec {
@@ -77,6 +105,10 @@ extern const struct ev_extra events_extra[];
 extern const struct ev_rec events_recs[];
 extern const uint16_t events_idx[];
 extern const struct ev_note events_notes[];
+extern const struct ev_code_rule events_code_rules[];
+extern const uint16_t events_code_rule_idx[];
+extern const struct ev_amd_rule events_amd_rules[];
+extern const size_t events_amd_rules_n;
 extern const struct ev_set_rec events_set_recs[];
 extern const size_t events_set_recs_n;
 extern const struct ev_ibs_rec events_ibs_recs[];

@@ -334,7 +334,8 @@ static bool unknown_name(const struct event_set *set, const char *spec, char *er
 /*
  * A raw spec that encodes exactly an event of the set counts what that event counts, so it
  * inherits the event's counter restrictions and extra MSR (a raw LD_BLOCKS.STORE_FORWARD on Ice
- * Lake is still limited to counters 0-3).  Its name stays the raw text and def stays NULL.
+ * Lake is still limited to counters 0-3).  Its name stays the raw text, def stays NULL and match
+ * names the row.  Any other raw encoding gets the set's rules by code from the scheduler.
  */
 static void adopt_catalogue(const struct event_set *set, struct event_spec *out)
 {
@@ -352,8 +353,60 @@ static void adopt_catalogue(const struct event_set *set, struct event_spec *out)
 			out->msr = msr;
 			out->msr_value = value;
 		}
+		out->match = d;
 		return;
 	}
+}
+
+/* A row of an offcore event (perfmon's EventCode "0xB7, 0xBB" with MSRIndex "0x1a6,0x1a7"): its
+ * first form pairs with OFFCORE_RSP_0, its second (alt) with OFFCORE_RSP_1.  The bare
+ * OFFCORE_RESPONSE row has both forms and no MSR; a single-form row (Nehalem) has MSR 0x1A6 only. */
+static bool offcore_row(const struct event_def *d)
+{
+	return !d->fixed_only && (d->msr == MSR_OFFCORE_RSP_0 || (d->has_alt && !d->msr));
+}
+
+/*
+ * A raw spec whose code is one form of an offcore event: the code selects the MSR (SDM Vol. 4:
+ * event B7H reads OFFCORE_RSP_0, BBH OFFCORE_RSP_1; Golden Cove and later 2AH/2BH; the Atoms
+ * B7H umask 01H/02H), so the spec gets that MSR and its other form, and the scheduler changes
+ * the code and the MSR only together.  Without offcore_rsp= such a code counts whatever the MSR
+ * happens to hold: refused.
+ */
+static bool adopt_offcore_form(const struct event_set *set, const char *spec, struct event_spec *out, char *err,
+			       size_t cap)
+{
+	const struct event_def *row = NULL;
+	bool first = false;
+	/* A row with both forms says more than a single-form one (Silvermont's *.OUTSTANDING rows). */
+	for (size_t i = 0; set && !set->amd && i < set->n && !(row && row->has_alt); i++) {
+		const struct event_def *d = &set->events[i];
+		if (!offcore_row(d))
+			continue;
+		bool f1 = d->event == out->event && d->umask == out->umask;
+		bool f2 = d->has_alt && d->alt_event == out->event && d->alt_umask == out->umask;
+		if ((f1 || f2) && (!row || d->has_alt)) {
+			row = d;
+			first = f1;
+		}
+	}
+	if (!row)
+		return true;
+	if (!out->msr) {
+		snprintf(err, cap, "'%s' is an offcore response event (the %s form of %s): it counts what "
+			 "OFFCORE_RSP_%d (MSR 0x%X) selects, so give the value (offcore_rsp=0x...) or name an "
+			 "OCR./OFFCORE_RESPONSE. event", spec, first ? "first" : "second", row->name, first ? 0 : 1,
+			 first ? MSR_OFFCORE_RSP_0 : MSR_OFFCORE_RSP_1);
+		return false;
+	}
+	out->msr = first ? MSR_OFFCORE_RSP_0 : MSR_OFFCORE_RSP_1;
+	if (!row->has_alt)
+		return true;
+	out->has_alt = true;
+	out->msr_alt = first ? MSR_OFFCORE_RSP_1 : MSR_OFFCORE_RSP_0;
+	out->alt_event = first ? row->alt_event : (uint8_t)row->event;
+	out->alt_umask = first ? row->alt_umask : row->umask;
+	return true;
 }
 
 bool event_spec_parse(const struct event_set *set, bool amd, const char *text, size_t len,
@@ -448,6 +501,8 @@ bool event_spec_parse(const struct event_set *set, bool amd, const char *text, s
 		return false;
 	}
 	set_name(out, spec);
+	if (!adopt_offcore_form(set, spec, out, err, err_cap))
+		return false;
 	adopt_catalogue(set, out);
 	return true;
 }

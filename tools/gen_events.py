@@ -10,7 +10,10 @@ tools/events_import wrote them from the vendors' data (committed, so the build n
 events the benchmarks use, with our own one-line descriptions), each of which must name a
 vendor event with the identical encoding.  Sets without vendor data (the intel_arch and
 amd_legacy fallbacks) are their role files.  events/ibs_derived.csv holds the AMD IBS derived
-events.  Everything is checked here, at build time: a bad row stops the build with the file,
+events; events/amd_rules.csv the AMD family counter rules, compiled into a table the scheduler
+applies at run time.  From each set's rows the generator also derives the set's counter rules by
+event code and by code and unit mask (code_rules below), which the scheduler applies to raw specs
+the catalogue has no row for.  Everything is checked here, at build time: a bad row stops the build with the file,
 line and what is wrong.  The output depends only on the input files, byte for byte.
 """
 import argparse
@@ -62,6 +65,11 @@ NAME_MAX = 79          # struct event_spec.name is char[80]
 DESC_MAX = 100         # keep the image small: descriptions are one short line
 MAX_GP_COUNTERS = 16   # ev_rec.counters is a 16-bit mask
 IMAGE_SPARE = 64       # image pool slots beyond the largest set (a fallback set, a spec's lookups)
+NO_COUNTER = -1        # a counter rule that leaves no counter (intersection of disjoint lists)
+# ev_code_rule.flags and ev_amd_rule.flags (events/events_table.h)
+RULE_CODE_ONLY, RULE_NONE, RULE_TAKEN_ALONE, RULE_PAIR = 0x01, 0x02, 0x04, 0x08
+AMD_UMASK_TESTS = {"any": "EV_UMASK_ANY", "one_bit": "EV_UMASK_ONE_BIT", "many_bits": "EV_UMASK_MANY_BITS",
+                   "both_nibbles": "EV_UMASK_BOTH_NIBBLES"}
 
 
 class DataError(Exception):
@@ -234,9 +242,19 @@ class Vocabulary:
             hand = self.resolve(key, r["vendor"], r["doc"], [], bool(r["data"]))
             events = self.merge(key, r, hand) if r["data"] else hand
             self.sets.append((key, r["vendor"], r["name"], events,
-                              {"perf": r["perf"], "vendor_name": r["vendor_name"], "doc": r["doc"]}))
+                              {"perf": r["perf"], "vendor_name": r["vendor_name"], "doc": r["doc"],
+                               "family": self.amd_family(where, r)}))
         self.load_ibs()
+        self.load_amd_rules()
         self.check_unused()
+
+    @staticmethod
+    def amd_family(where, r):
+        """An AMD set's family=0xNN (the data column): whose counter rules apply to it."""
+        fam = [p[len("family="):] for p in r["data"].split() if p.startswith("family=")]
+        if r["vendor"] != "amd" or not fam:
+            return 0
+        return parse_int(fam[0], "family", where, 0xFF)
 
     def merge(self, key, r, hand):
         """The vendor rows, in the vendor's order, with the role rows' roles and descriptions;
@@ -324,9 +342,19 @@ class Vocabulary:
                              "description": r["description"]})
         self.ibs.sort(key=lambda e: e["code"])
 
+    def load_amd_rules(self):
+        """events/amd_rules.csv through the importer's reader, so both read it the same way."""
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from events_import import amd_rules
+        from events_import.rows import ImportError_
+        try:
+            self.amd_rules = amd_rules.read(self.path("amd_rules"))
+        except ImportError_ as e:
+            raise DataError(str(e))
+
     def check_unused(self):
         """A stray CSV file is a mistake (a typo in a base or key), not extra data."""
-        known = {"sets", "ibs_derived"} | self.used
+        known = {"sets", "ibs_derived", "amd_rules"} | self.used
         for f in sorted(os.listdir(self.root)):
             if f.endswith(".csv") and f[:-4] not in known:
                 raise DataError(f"{os.path.join(self.root, f)}: not used by any set in sets.csv")
@@ -381,6 +409,49 @@ def split_name(name):
     return pre, last
 
 
+def meet(a, b):
+    """Two counter lists (0 = any, NO_COUNTER = none) -> the counters both allow."""
+    if a == NO_COUNTER or b == NO_COUNTER:
+        return NO_COUNTER
+    if not a or not b:
+        return a or b
+    return a & b or NO_COUNTER
+
+
+def code_rules(events):
+    """A set's counter rules for raw specs, from its rows (fixed-only pseudo-encodings aside; an
+    offcore row counts for its second form's code too): for each (code, unit mask) and each code,
+    the counters every row with it allows (the intersection, NO_COUNTER when they share none), the
+    same for the SMT-off lists, and whether any such row is TakenAlone.  Only rules that restrict
+    are kept: a code's rule when it restricts anything, a (code, unit mask) rule when it differs from
+    its code's.  Returns [(event, umask, flags, counters, htoff)] sorted."""
+    by_umask, by_code = {}, {}
+    for e in events:
+        if "fixed_only" in e["flags"]:
+            continue
+        c = e["counters"]
+        rule = (c, e["htoff"] or c, "taken_alone" in e["flags"])
+        for ev, um in [(e["event"], e["umask"])] + ([e["alt"]] if e["alt"] else []):
+            for table, key in ((by_umask, (ev, um)), (by_code, ev)):
+                old = table.get(key)
+                table[key] = rule if old is None else (meet(old[0], rule[0]), meet(old[1], rule[1]),
+                                                        old[2] or rule[2])
+    out, code_rule = [], {}
+    for ev, (c, h, ta) in by_code.items():
+        if c or h or ta:
+            code_rule[ev] = (c, h, ta)
+            out.append((ev, 0, RULE_CODE_ONLY) + (c, h, ta))
+    for (ev, um), rule in by_umask.items():
+        if rule != code_rule.get(ev, (0, 0, False)):
+            out.append((ev, um, 0) + rule)
+    rules = []
+    for ev, um, kind, c, h, ta in sorted(out):
+        flags = kind | (RULE_TAKEN_ALONE if ta else 0) | (RULE_NONE if NO_COUNTER in (c, h) else 0)
+        c, h = (0, 0) if NO_COUNTER in (c, h) else (c, h)
+        rules.append((ev, um, flags, c, 0 if h == c else h))
+    return rules
+
+
 def emit(vocab):
     """Compact tables without pointers: every pointer in the image costs a 24-byte relocation,
     so the tables hold 16-bit offsets and indices and events.c builds the structs of events.h
@@ -411,6 +482,18 @@ def emit(vocab):
         flat.extend(lists[key])
     if len(recs) > 0xFFFF or len(flat) > 0xFFFF or len(extras) > 0xFFFF:
         raise DataError("too many events for 16-bit indices")
+    rule_recs, rule_at, rule_flat, rule_first, rule_n = [], {}, [], {}, {}
+    for key, _, _, events, _ in vocab.sets:
+        rule_first[key] = len(rule_flat)
+        rules = code_rules(events)
+        rule_n[key] = len(rules)
+        for r in rules:
+            if r not in rule_at:
+                rule_at[r] = len(rule_recs)
+                rule_recs.append(r)
+            rule_flat.append(rule_at[r])
+    if len(rule_recs) > 0xFFFF or len(rule_flat) > 0xFFFF:
+        raise DataError("too many counter rules for 16-bit indices")
 
     o = ["/* Generated by tools/gen_events.py from events/ - do not edit. */",
          '#include "events/events_table.h"', ""]
@@ -430,7 +513,8 @@ def emit(vocab):
                               f"\t/* {key}: {e['name']} */")
         set_lines.append(f"\t{{ {strs.add(key)}, {strs.add(name)}, {strs.add(meta['perf'])}, "
                          f"{strs.add(meta['vendor_name'])}, {text.add(meta['doc'])}, {first[key]}, {len(events)}, "
-                         f"{nfirst}, {len(note_lines) - nfirst}, {int(vendor == 'amd')} }},")
+                         f"{nfirst}, {len(note_lines) - nfirst}, {rule_first[key]}, {rule_n[key]}, "
+                         f"{int(vendor == 'amd')}, {meta['family']:#x} }},")
     ibs_lines = []
     for e in vocab.ibs:
         ibs_lines.append(f"\t{{ {e['code']:#06x}, {strs.add(e['name'])}, {strs.add(e['abbrev'])}, "
@@ -458,6 +542,27 @@ def emit(vocab):
     for i in range(0, len(flat), 16):
         o.append("\t" + ", ".join(str(x) for x in flat[i:i + 16]) + ",")
     o.append("};")
+    o.append("")
+    o.append("/* Counter rules by event code and by code and unit mask, for raw specs (code_rules()). */")
+    o.append("const struct ev_code_rule events_code_rules[] = {")
+    for ev, um, fl, c, h in rule_recs:
+        o.append(f"\t{{ {ev:#x}, {um:#x}, {fl:#x}, {c:#x}, {h:#x} }},")
+    o.append("};")
+    o.append("const uint16_t events_code_rule_idx[] = {")
+    for i in range(0, len(rule_flat), 16):
+        o.append("\t" + ", ".join(str(x) for x in rule_flat[i:i + 16]) + ",")
+    o.append("};")
+    o.append("")
+    o.append("/* events/amd_rules.csv: the AMD family counter rules, first match wins. */")
+    o.append("const struct ev_amd_rule events_amd_rules[] = {")
+    for r in vocab.amd_rules:
+        none = r["counters"] == NO_COUNTER
+        fl = (RULE_NONE if none else 0) | (RULE_PAIR if r["pair"] else 0)
+        o.append(f"\t{{ {r['family']:#x}, {r['last_family']:#x}, {r['event']:#05x}, {r['mask']:#05x}, "
+                 f"{AMD_UMASK_TESTS[r['umask']]}, {fl:#x}, {0 if none else r['counters']:#x} }},"
+                 f"\t/* {r['source']} */")
+    o.append("};")
+    o.append("const size_t events_amd_rules_n = ARRAY_SIZE(events_amd_rules);")
     o.append("")
     o.append("/* Hand-written rows: roles and our own descriptions, in preference order per set. */")
     o.append("const struct ev_note events_notes[] = {")

@@ -60,6 +60,16 @@
 
 #define AMD_COUNTER_WIDTH		48		/* [BKDG10][APM] */
 
+/* Large Increment per Cycle events (Family 17h and later; PPR for Family 17h, e.g. pub. 56176,
+ * 2.1.15.3): such an event runs on an even counter whose odd neighbour's PERF_CTL holds the Merge
+ * event 0xFFF (EventSelect[7:0] = FFh, [11:8] = Fh) with EN, programmed before the even one.  The
+ * two PERF_CTRs then form one 64-bit count: the even PERF_CTR reads all 64 bits and takes bits
+ * 47:0 on a write, the odd PERF_CTR's bits 15:0 take bits 63:48 (Linux commit 5738891229a2 "Add
+ * support for Large Increment per Cycle Events", which quotes the PPR). */
+#define AMD_MERGE_EVENT			0xFFFu
+#define AMD_MERGED_WIDTH		64
+#define AMD_MERGED_HIGH_SHIFT		48		/* count bits 63:48 live in the odd PERF_CTR */
+
 /* EventSelect[11:8] (PERF_CTL[35:32]) exists from Family 10h; on K7/K8
  * PERF_CTL[63:32] are reserved [BKDG-K8]. */
 #define AMD_FAMILY_EVENT_HI		0x10

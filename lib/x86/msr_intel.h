@@ -73,6 +73,15 @@
 #define MSR_IA32_PERF_GLOBAL_STATUS_RESET MSR_IA32_PERF_GLOBAL_OVF_CTRL
 #define MSR_IA32_PERF_GLOBAL_STATUS_SET	0x391u	/* version 4: write 1 to set a status bit */
 
+/* Top-down metrics (Ice Lake and later P-cores; IA32_PERF_CAPABILITIES[15] PERF_METRICS):
+ * IA32_PERF_METRICS holds 8-bit fractions of fixed counter 3 (TOPDOWN.SLOTS); GLOBAL_CTRL bit 48
+ * enables it.  SDM Vol. 4 Table 2-2 (IA32_PERF_METRICS, IA32_PERF_GLOBAL_CTRL), Vol. 3B
+ * "Performance Metrics"; Linux msr-index.h MSR_PERF_METRICS.  Both start at 0; to reset them
+ * write fixed counter 3 first, then PERF_METRICS (SDM; Linux icl_set_topdown_event_period). */
+#define MSR_IA32_PERF_METRICS		0x329u
+#define GLOBAL_CTRL_EN_PERF_METRICS	(1ull << 48)
+#define FIXED_TOPDOWN_SLOTS		3	/* the fixed counter PERF_METRICS derives from */
+
 /* Extra MSRs some events need (SDM Vol. 4: Nehalem Table 2-15 on, Silvermont Table 2-6 on;
  * perfmon's MSRIndex): the offcore response selections for an event's two forms, and the
  * PEBS-only load-latency threshold and front-end selector. */
@@ -97,7 +106,7 @@
 #define EVTSEL_OS			(1ull << 17)	/* count at CPL 0 */
 #define EVTSEL_EDGE			(1ull << 18)
 #define EVTSEL_PC			(1ull << 19)	/* pin control */
-#define EVTSEL_INT			(1ull << 20)	/* APIC interrupt on overflow (never set here) */
+#define EVTSEL_INT			(1ull << 20)	/* APIC interrupt on overflow (count_set.pmi) */
 #define EVTSEL_ANY			(1ull << 21)	/* AnyThread: version 3+, unless CPUID.0AH:EDX[15] */
 #define EVTSEL_EN			(1ull << 22)	/* P6: only in PerfEvtSel0, enables both [P6] */
 #define EVTSEL_INV			(1ull << 23)

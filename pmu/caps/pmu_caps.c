@@ -354,6 +354,22 @@ static void detect_amd(const struct cpu_info *ci, struct pmu_caps *c)
 		c->kind = PMU_NONE;
 }
 
+uint32_t pmu_caps_gp_mask(const struct pmu_caps *c)
+{
+	if (c->kind != PMU_INTEL_ARCH)
+		return 0;
+	if (c->arch_ext && c->ext_gp_mask)
+		return c->ext_gp_mask;
+	return c->n_gp >= 32 ? 0xffffffffu : (1u << c->n_gp) - 1;
+}
+
+uint32_t pmu_caps_fixed_mask(const struct pmu_caps *c)
+{
+	if (c->kind != PMU_INTEL_ARCH)
+		return 0;
+	return c->arch_ext && c->ext_fixed_mask ? c->ext_fixed_mask : c->fixed_mask;
+}
+
 void pmu_caps_detect(const struct cpu_info *ci, struct pmu_caps *c)
 {
 	struct cpuid_regs r;

@@ -91,6 +91,15 @@ const char *pmu_ibs_flag_name(unsigned bit);
 const char *pmu_arch_event_name(unsigned bit);
 
 void pmu_caps_detect(const struct cpu_info *ci, struct pmu_caps *c);
+/*
+ * The general and fixed counters of an Intel architectural PMU, as bit masks: CPUID.(23H,1):EAX
+ * and EBX where leaf 23H enumerates them (sub-leaf 1 valid: CPUID.(23H,0):EAX[1]) - the view of
+ * this core type on a hybrid part, whose CPUID.0AH is common to all types (Meteor Lake P-cores
+ * have fixed counter 3 only there) - else CPUID.0AH: EAX[15:8] general counters, fixed_mask.
+ * 0 for other PMUs.  The counter driver and the PMU model both count on these.
+ */
+uint32_t pmu_caps_gp_mask(const struct pmu_caps *c);
+uint32_t pmu_caps_fixed_mask(const struct pmu_caps *c);
 /* Add the capability fields to a `pmu` record under construction. */
 void pmu_caps_fields(struct rec *r, const struct pmu_caps *c);
 /* One or two readable lines. */

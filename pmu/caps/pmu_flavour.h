@@ -36,6 +36,8 @@ struct pmu_flavour {
 
 	/* Event select. */
 	uint64_t sel_en, sel_usr, sel_os, sel_edge, sel_inv, sel_any;	/* sel_any 0: no AnyThread */
+	uint64_t sel_int;		/* interrupt on overflow (count_set.pmi) */
+	uint16_t merge_event;		/* AMD: the Merge event for a pair's odd counter, 0 = none */
 	uint8_t umask_shift, cmask_shift;
 	uint16_t event_max;		/* 0xFF or 0xFFF */
 	uint8_t event_hi_shift;		/* where event bits 11:8 go, 0 if nowhere */
@@ -52,6 +54,8 @@ struct pmu_flavour {
 	uint32_t fixed_ctrl, fixed_ctr_base;
 	uint8_t fixed_field_bits;
 	uint64_t fixed_os, fixed_usr, fixed_any;	/* bits within a field */
+	uint64_t fixed_pmi;		/* a field's interrupt-on-overflow bit (count_set.pmi) */
+	bool perf_metrics;		/* GLOBAL_CTRL can enable PERF_METRICS (Intel v4+, if enumerated) */
 	uint64_t fixed_enable_mask;	/* bits within a field that make the counter count */
 	bool fixed_bitmap;		/* CPUID.0AH:ECX lists fixed counters (version 5) */
 	uint8_t fixed_min_bare_metal;	/* fixed counters present even when CPUID says fewer (Core 2, Bonnell) */

@@ -12,7 +12,8 @@
 	.kind = PMU_INTEL_ARCH, .sel_base = MSR_IA32_PERFEVTSEL0, .ctr_base = MSR_IA32_PMC0, .stride = 1, \
 	.ctr_fw_base = MSR_IA32_A_PMC0, .ctr_write_sext32 = true, .max_gp = 16, .fallback_gp = 2,        \
 	.fallback_width = 40, .sel_en = EVTSEL_EN, .sel_usr = EVTSEL_USR, .sel_os = EVTSEL_OS,           \
-	.sel_edge = EVTSEL_EDGE, .sel_inv = EVTSEL_INV, .umask_shift = EVTSEL_UMASK_SHIFT,               \
+	.sel_edge = EVTSEL_EDGE, .sel_inv = EVTSEL_INV, .sel_int = EVTSEL_INT,                           \
+	.umask_shift = EVTSEL_UMASK_SHIFT,                                                               \
 	.cmask_shift = EVTSEL_CMASK_SHIFT, .event_max = 0xFF, .event0_fixed_only = true
 
 /* Version 2 adds the global registers and the fixed counters [ARCH v2]. */
@@ -21,7 +22,7 @@
 	.global_status = MSR_IA32_PERF_GLOBAL_STATUS, .global_ovf_clear = MSR_IA32_PERF_GLOBAL_OVF_CTRL, \
 	.global_fixed_shift = GLOBAL_FIXED_SHIFT, .fixed_ctrl = MSR_IA32_FIXED_CTR_CTRL,                 \
 	.fixed_ctr_base = MSR_IA32_FIXED_CTR0, .fixed_field_bits = FIXED_CTRL_FIELD_BITS,               \
-	.fixed_os = FIXED_CTRL_OS, .fixed_usr = FIXED_CTRL_USR,                                          \
+	.fixed_os = FIXED_CTRL_OS, .fixed_usr = FIXED_CTRL_USR, .fixed_pmi = FIXED_CTRL_PMI,             \
 	.fixed_enable_mask = FIXED_CTRL_OS | FIXED_CTRL_USR
 
 const struct pmu_flavour pmu_flavours_intel[] = {
@@ -34,13 +35,14 @@ const struct pmu_flavour pmu_flavours_intel[] = {
 	{ .name = "intel-arch-v3", .label = "Intel architectural PMU version 3", .min_version = 3, INTEL_GP,
 	  INTEL_GLOBAL, .ovf_clear_name = "IA32_PERF_GLOBAL_OVF_CTRL", .sel_any = EVTSEL_ANY,
 	  .fixed_any = FIXED_CTRL_ANY, .fixed_min_bare_metal = CORE2_FIXED_COUNTERS },
-	/* Version 4 renames OVF_CTRL to STATUS_RESET (same write-1-to-clear use). */
+	/* Version 4 renames OVF_CTRL to STATUS_RESET (same write-1-to-clear use); Ice Lake, a v4 part,
+	 * brings PERF_METRICS (used only where IA32_PERF_CAPABILITIES[15] says so). */
 	{ .name = "intel-arch-v4", .label = "Intel architectural PMU version 4", .min_version = 4, INTEL_GP,
 	  INTEL_GLOBAL, .ovf_clear_name = "IA32_PERF_GLOBAL_STATUS_RESET", .sel_any = EVTSEL_ANY,
-	  .fixed_any = FIXED_CTRL_ANY, .fixed_min_bare_metal = CORE2_FIXED_COUNTERS },
+	  .fixed_any = FIXED_CTRL_ANY, .fixed_min_bare_metal = CORE2_FIXED_COUNTERS, .perf_metrics = true },
 	/* Version 5 enumerates fixed counters by bitmap (CPUID.0AH:ECX). */
 	{ .name = "intel-arch-v5", .label = "Intel architectural PMU version 5", .min_version = 5, INTEL_GP,
 	  INTEL_GLOBAL, .ovf_clear_name = "IA32_PERF_GLOBAL_STATUS_RESET", .sel_any = EVTSEL_ANY,
-	  .fixed_any = FIXED_CTRL_ANY, .fixed_bitmap = true },
+	  .fixed_any = FIXED_CTRL_ANY, .fixed_bitmap = true, .perf_metrics = true },
 };
 const size_t pmu_flavours_intel_n = ARRAY_SIZE(pmu_flavours_intel);

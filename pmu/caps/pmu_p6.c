@@ -13,7 +13,7 @@ const struct pmu_flavour pmu_flavours_p6[] = {
 	  .sel_base = MSR_IA32_PERFEVTSEL0, .ctr_base = MSR_IA32_PMC0, .stride = 1, .ctr_write_sext32 = true,
 	  .max_gp = P6_COUNTERS, .fallback_gp = P6_COUNTERS, .fallback_width = P6_COUNTER_WIDTH,
 	  .sel_en = EVTSEL_EN, .sel_usr = EVTSEL_USR, .sel_os = EVTSEL_OS, .sel_edge = EVTSEL_EDGE,
-	  .sel_inv = EVTSEL_INV, .umask_shift = EVTSEL_UMASK_SHIFT, .cmask_shift = EVTSEL_CMASK_SHIFT,
+	  .sel_inv = EVTSEL_INV, .sel_int = EVTSEL_INT, .umask_shift = EVTSEL_UMASK_SHIFT, .cmask_shift = EVTSEL_CMASK_SHIFT,
 	  .event_max = 0xFF, .toggle = TOGGLE_SELECT0 },
 };
 const size_t pmu_flavours_p6_n = ARRAY_SIZE(pmu_flavours_p6);

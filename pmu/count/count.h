@@ -59,13 +59,19 @@ struct count_set {
 	/* Added after the first contract (zero-initialised sets get the defaults). */
 	enum count_priv priv;	/* privilege levels counted: COUNT_PRIV_ALL (USR and OS) unless asked */
 	uint64_t preset;	/* value counters start from: 0, or just below the wrap point to test overflow */
-	/* Filled by count_schedule for offcore events: 0 = the event's first form with OFFCORE_RSP_0,
-	 * 1 = its second form (alt_event/alt_umask) with OFFCORE_RSP_1; -1 for the others. */
+	/* Filled by count_schedule for offcore events: 0 = the event as given (its code with its msr),
+	 * 1 = its other form (alt_event/alt_umask with msr_alt); -1 for the others.  The code and the
+	 * OFFCORE_RSP MSR always change together. */
 	int8_t form_of[COUNT_MAX_EVENTS];
-	/* Interrupt on overflow (the audit's PMI check): every counter of the pass gets its INT/PMI bit. */
-	bool pmi;
-	/* Intel PERF_METRICS with fixed counter 3: enabled and reset with it (the audit's topdown check). */
-	bool metrics;
+	/* Filled by count_schedule: an AMD large-increment event, on the even counter counter_of[i]
+	 * merged with the odd counter after it (which holds the Merge event, PPR 2.1.15.3). */
+	bool merged_of[COUNT_MAX_EVENTS];
+	/* Asked by the caller (the audit stage): */
+	bool pmi;	/* every counter of a pass gets its interrupt-on-overflow bit (select INT bit 20,
+			 * fixed-control field PMI bit 3) */
+	bool metrics;	/* Intel PERF_METRICS: fixed counter 3 (TOPDOWN.SLOTS) in every pass, the start list
+			 * sets IA32_PERF_GLOBAL_CTRL.EN_PERF_METRICS (bit 48), pass_begin zeroes
+			 * IA32_FIXED_CTR3 then IA32_PERF_METRICS; refused without PERF_CAPABILITIES[15] */
 };
 
 /* What count_init needs from the run's options (force_counters=, verbose=). */

@@ -21,6 +21,7 @@
 #include "pmu/cpu/uarch.h"
 #include "kernel/hw.h"
 #include "lib/x86/msr_intel.h"
+#include "lib/x86/msr_amd.h"
 #include "lib/out.h"
 #include "lib/strbuf.h"
 
@@ -36,6 +37,10 @@ static struct {
 	bool full_width, any_ok;
 	bool arch_pmu, offcore;			/* CPUID.0AH architectural PMU; OFFCORE_RSP MSRs (v3 on) */
 	bool arch_only;				/* the CPU has no core event table, only CPUID.0AH's */
+	const struct event_set *events;		/* the CPU's event set: the scheduler's rules by code */
+	unsigned amd_family;			/* AMD/Hygon display family for events/amd_rules.csv, else 0 */
+	bool metrics_ok;			/* PERF_METRICS usable: PERF_CAPABILITIES[15], MSR saved */
+	uint32_t gp_expected;			/* general counters the CPU enumerates (23H.1 or 0AH) */
 	bool legacy_writes;			/* counters written through IA32_PMCx / P6 PerfCtr: 31:0 only */
 	uint8_t arch_len;
 	uint32_t arch_absent;
@@ -108,20 +113,39 @@ static const char *fault_text(int r)
 
 /* ---- init: read what is there ---- */
 
-static unsigned general_count(const struct pmu_caps *caps)
+/* One past the highest set bit. */
+static unsigned top_bit(uint32_t v)
 {
-	unsigned n = caps->kind == PMU_INTEL_ARCH ? caps->n_gp :
-		     caps->kind == PMU_INTEL_P6 ? 0 : caps->amd_n_counters;
-	if (!n)
-		n = st.fl->fallback_gp;
-	return n > st.fl->max_gp ? st.fl->max_gp : n > MAX_GP ? MAX_GP : n;
+	unsigned n = 0;
+	for (; v; v >>= 1)
+		n++;
+	return n;
 }
 
-/* Fixed counters that should exist, as a bit mask. */
+/* How many general counters to look at; st.gp_expected says which of them the CPU enumerates
+ * (CPUID.(23H,1):EAX on parts with leaf 23H, which need not be contiguous). */
+static unsigned general_count(const struct pmu_caps *caps)
+{
+	uint32_t mask = pmu_caps_gp_mask(caps);
+	unsigned n = caps->kind == PMU_INTEL_ARCH ? top_bit(mask) :
+		     caps->kind == PMU_INTEL_P6 ? 0 : caps->amd_n_counters;
+	if (!n) {
+		n = st.fl->fallback_gp;
+		mask = 0;
+	}
+	n = n > st.fl->max_gp ? st.fl->max_gp : n > MAX_GP ? MAX_GP : n;
+	st.gp_expected = (mask ? mask : ~0u) & ((1u << n) - 1);
+	return n;
+}
+
+/* Fixed counters that should exist, as a bit mask: CPUID.(23H,1):EBX where leaf 23H enumerates
+ * them (this core type's view on a hybrid part), else CPUID.0AH. */
 static uint32_t fixed_expected(const struct pmu_caps *caps)
 {
 	if (!st.fl->fixed_ctrl)
 		return 0;
+	if (caps->arch_ext && caps->ext_fixed_mask)
+		return pmu_caps_fixed_mask(caps) & ((1u << MAX_FIXED) - 1);
 	unsigned n = caps->n_fixed;
 	if (n < st.fl->fixed_min_bare_metal && !st.hypervisor) {
 		n = st.fl->fixed_min_bare_metal;
@@ -150,6 +174,8 @@ static bool probe_general(char *why, size_t cap)
 {
 	for (unsigned c = 0; c < st.n_gp; c++) {
 		uint64_t sel, ctr;
+		if (!(st.gp_expected & (1u << c)))
+			continue;
 		int r1 = hw_rdmsr(sel_msr(c), &sel), r2 = hw_rdmsr(ctr_msr(c), &ctr);
 		if (r1 == HW_ENODEV || r2 == HW_ENODEV)
 			return fail(why, cap, "no MSR access here (the msr driver is not available)");
@@ -251,6 +277,22 @@ static bool writes_stick(char *why, size_t cap)
 	return true;
 }
 
+/*
+ * PERF_METRICS is usable where IA32_PERF_CAPABILITIES[15] says so and fixed counter 3 exists.
+ * IA32_PERF_METRICS is saved now, early, so a restore writes it back after fixed counter 3 (saved
+ * when a pass zeroes it): the SDM's order, counter first, metrics second.
+ */
+static void note_metrics(const struct pmu_caps *caps)
+{
+	if (!st.fl->perf_metrics || !caps->perf_metrics || !(st.fixed_exists & (1u << FIXED_TOPDOWN_SLOTS)))
+		return;
+	if (msr_save_remember(MSR_IA32_PERF_METRICS) != HW_OK) {
+		note("IA32_PERF_CAPABILITIES[15] reports PERF_METRICS but IA32_PERF_METRICS (0x329) could not be read");
+		return;
+	}
+	st.metrics_ok = true;
+}
+
 static bool msr_init(const struct cpu_info *ci, const struct pmu_caps *caps, const struct count_opts *opts, char *why,
 		     size_t why_cap)
 {
@@ -288,6 +330,8 @@ static bool msr_init(const struct cpu_info *ci, const struct pmu_caps *caps, con
 	/* OFFCORE_RSP_0/1 (1A6H/1A7H) arrive with Nehalem and Silvermont, both architectural PMU
 	 * version 3 (SDM Vol. 4 Tables 2-15, 2-6); an offcore event exists only where they do. */
 	st.offcore = st.arch_pmu && caps->version >= OFFCORE_MIN_ARCH_VERSION;
+	st.events = ci && ci->event_set ? events_set_find(ci->event_set) : NULL;
+	st.amd_family = ci && (ci->vendor == VENDOR_AMD || ci->vendor == VENDOR_HYGON) ? ci->family : 0;
 
 	if (!probe_general(why, why_cap) || !probe_global_and_fixed(caps, why, why_cap))
 		return false;
@@ -301,11 +345,37 @@ static bool msr_init(const struct cpu_info *ci, const struct pmu_caps *caps, con
 		msr_save_restore(&res);
 		return false;
 	}
+	note_metrics(caps);
 	st.ready = true;
 	return true;
 }
 
 /* ---- scheduling ---- */
+
+/* set->metrics: PERF_METRICS derives from fixed counter 3, so every pass needs it. */
+static bool metrics_refused(const struct count_set *set, char *err, size_t cap)
+{
+	if (!set->metrics)
+		return false;
+	if (!st.metrics_ok) {
+		snprintf(err, cap, "PERF_METRICS was asked for, but %s", !st.fl->perf_metrics || !st.arch_pmu ?
+			 "this PMU has none (Intel architectural PMU version 4 and later)" :
+			 !(st.fixed_exists & (1u << FIXED_TOPDOWN_SLOTS)) ? "this PMU has no fixed counter 3 (TOPDOWN.SLOTS)" :
+			 "IA32_PERF_CAPABILITIES[15] (PERF_METRICS) is clear or could not be read");
+		return true;
+	}
+	for (unsigned p = 0; p < set->passes; p++) {
+		bool slots = false;
+		for (size_t i = 0; i < set->n; i++)
+			slots |= set->pass_of[i] == p && set->fixed_of[i] == FIXED_TOPDOWN_SLOTS;
+		if (!slots) {
+			snprintf(err, cap, "PERF_METRICS was asked for, but pass %u does not count fixed counter 3 "
+				 "(TOPDOWN.SLOTS), from which the metrics derive: put TOPDOWN.SLOTS in every pass", p);
+			return true;
+		}
+	}
+	return false;
+}
 
 static bool msr_schedule(struct count_set *set, char *err, size_t err_cap)
 {
@@ -322,8 +392,16 @@ static bool msr_schedule(struct count_set *set, char *err, size_t err_cap)
 		.arch_pmu = st.arch_pmu, .arch_len = st.arch_len, .arch_absent = st.arch_absent,
 		.arch_only = st.arch_only,
 		.offcore = st.offcore,
+		.events = st.events, .amd_family = st.amd_family,
+		.any_absent = !st.fl->sel_any, .any_deprecated = st.fl->sel_any && !st.any_ok,
 	};
-	return count_sched_assign(set, &s, err, err_cap);
+	if (!count_sched_assign(set, &s, err, err_cap))
+		return false;
+	if (metrics_refused(set, err, err_cap)) {
+		set->passes = 0;
+		return false;
+	}
+	return true;
 }
 
 /* ---- one pass ---- */
@@ -341,12 +419,80 @@ static uint64_t priv_field(enum count_priv p)
 }
 
 struct pass_plan {
-	uint32_t gp, fixed;			/* counters used */
+	uint32_t gp, fixed;			/* counters used (a merged pair's odd counter included) */
+	uint32_t merged;			/* even counters whose odd neighbour holds the Merge event */
 	uint64_t sel[MAX_GP];			/* select values without EN */
 	uint64_t field[MAX_FIXED];		/* fixed-control fields */
 	bool rsp_used[2];			/* OFFCORE_RSP_0 / _1 programmed for this pass */
 	uint64_t rsp[2];
+	bool metrics;				/* PERF_METRICS enabled with fixed counter 3 */
 };
+
+/* The select of a merged pair's odd counter: the Merge event (msr_amd.h), no privilege bits. */
+static bool merge_select(uint64_t *sel, char *err, size_t cap)
+{
+	struct event_spec merge;
+	memset(&merge, 0, sizeof(merge));
+	snprintf(merge.name, sizeof(merge.name), "Merge");
+	merge.event = st.fl->merge_event;
+	return pmu_encode_select(st.fl, false, &merge, sel, err, cap);
+}
+
+/* A general-counter event of the pass: its form's code with its form's OFFCORE_RSP MSR, or a
+ * merged pair on c and c + 1. */
+static bool plan_general(const struct count_set *set, size_t i, unsigned p, struct pass_plan *pl, char *err,
+			 size_t cap)
+{
+	const struct event_spec *ev = &set->ev[i];
+	unsigned c = (unsigned)set->counter_of[i];
+	bool merged = set->merged_of[i];
+	uint64_t sel;
+
+	if (c >= MAX_GP || !(st.gp_usable & (1u << c)) ||
+	    (merged && (c + 1 >= MAX_GP || !(st.gp_usable & (1u << (c + 1)))))) {
+		snprintf(err, cap, "event '%s' was scheduled on counter %u%s, which is not usable", ev->name, c,
+			 merged ? " and the one after it" : "");
+		return false;
+	}
+	if (merged && !st.fl->merge_event) {
+		snprintf(err, cap, "event '%s' needs a merged counter pair, which this PMU (%s) does not have", ev->name,
+			 st.fl->label);
+		return false;
+	}
+	struct event_spec form = *ev;
+	int f = set->form_of[i];
+	if (f >= 0) {
+		/* Offcore: the form's code and that form's response MSR, always together. */
+		uint16_t msr = f == 1 ? ev->msr_alt : ev->msr;
+		if (f == 1) {
+			form.event = ev->alt_event;
+			form.umask = ev->alt_umask;
+		}
+		unsigned r = msr == MSR_OFFCORE_RSP_1 ? 1 : 0;
+		if (msr != MSR_OFFCORE_RSP_0 && msr != MSR_OFFCORE_RSP_1) {
+			snprintf(err, cap, "event '%s': its form %d has no OFFCORE_RSP MSR", ev->name, f);
+			return false;
+		}
+		if (pl->rsp_used[r]) {
+			snprintf(err, cap, "event '%s': OFFCORE_RSP_%u is taken in pass %u", ev->name, r, p);
+			return false;
+		}
+		pl->rsp_used[r] = true;
+		pl->rsp[r] = ev->msr_value;
+	}
+	if (!pmu_encode_select(st.fl, st.any_ok, &form, &sel, err, cap))
+		return false;
+	pl->gp |= 1u << c;
+	pl->sel[c] = sel | priv_sel(set->priv) | (set->pmi ? st.fl->sel_int : 0);
+	if (merged) {
+		if (!merge_select(&sel, err, cap))
+			return false;
+		pl->gp |= 1u << (c + 1);
+		pl->merged |= 1u << c;
+		pl->sel[c + 1] = sel;
+	}
+	return true;
+}
 
 static bool plan_pass(const struct count_set *set, unsigned p, struct pass_plan *pl, char *err, size_t cap)
 {
@@ -356,32 +502,8 @@ static bool plan_pass(const struct count_set *set, unsigned p, struct pass_plan 
 			continue;
 		const struct event_spec *ev = &set->ev[i];
 		if (set->counter_of[i] >= 0) {
-			unsigned c = (unsigned)set->counter_of[i];
-			uint64_t sel;
-			if (c >= MAX_GP || !(st.gp_usable & (1u << c))) {
-				snprintf(err, cap, "event '%s' was scheduled on counter %u, which is not usable", ev->name, c);
+			if (!plan_general(set, i, p, pl, err, cap))
 				return false;
-			}
-			struct event_spec form = *ev;
-			int f = set->form_of[i];
-			if (f >= 0) {
-				/* Offcore: the form's event code and its response MSR with the event's value. */
-				if (f == 1) {
-					form.event = ev->alt_event;
-					form.umask = ev->alt_umask;
-				}
-				unsigned r = f == 1 || ev->msr == MSR_OFFCORE_RSP_1 ? 1 : 0;
-				if (pl->rsp_used[r]) {
-					snprintf(err, cap, "event '%s': OFFCORE_RSP_%u is taken in pass %u", ev->name, r, p);
-					return false;
-				}
-				pl->rsp_used[r] = true;
-				pl->rsp[r] = ev->msr_value;
-			}
-			if (!pmu_encode_select(st.fl, st.any_ok, &form, &sel, err, cap))
-				return false;
-			pl->gp |= 1u << c;
-			pl->sel[c] = sel | priv_sel(set->priv);
 		} else if (set->fixed_of[i] >= 0) {
 			unsigned f = (unsigned)set->fixed_of[i];
 			if (f >= MAX_FIXED || !(st.fixed_usable & (1u << f))) {
@@ -395,11 +517,20 @@ static bool plan_pass(const struct count_set *set, unsigned p, struct pass_plan 
 				return false;
 			}
 			pl->fixed |= 1u << f;
-			pl->field[f] = priv_field(set->priv) | (ev->any ? st.fl->fixed_any : 0);
+			pl->field[f] = priv_field(set->priv) | (ev->any ? st.fl->fixed_any : 0) |
+				       (set->pmi ? st.fl->fixed_pmi : 0);
 		} else {
 			snprintf(err, cap, "event '%s' has no counter: schedule the set first", ev->name);
 			return false;
 		}
+	}
+	if (set->metrics) {
+		if (!st.metrics_ok || !(pl->fixed & (1u << FIXED_TOPDOWN_SLOTS))) {
+			snprintf(err, cap, "PERF_METRICS needs fixed counter 3 (TOPDOWN.SLOTS) in pass %u and a PMU with "
+				 "PERF_METRICS (IA32_PERF_CAPABILITIES[15])", p);
+			return false;
+		}
+		pl->metrics = true;
 	}
 	return true;
 }
@@ -419,11 +550,29 @@ static uint64_t run_global(const struct pass_plan *pl)
 	for (unsigned f = 0; f < MAX_FIXED; f++)
 		if (pl->fixed & (1u << f))
 			g |= fixed_global_bit(f);
-	return g;
+	return g | (pl->metrics ? GLOBAL_CTRL_EN_PERF_METRICS : 0);
+}
+
+/* General counters in programming order: a merged pair's odd counter (the Merge event) before
+ * its even one (PPR 2.1.15.3, as Linux programs it), the others in order.  Returns how many. */
+static unsigned enable_order(const struct pass_plan *pl, unsigned n, uint8_t *order)
+{
+	unsigned k = 0;
+	for (unsigned c = 0; c < n; c++) {
+		if (c && (pl->merged & (1u << (c - 1))))
+			continue;	/* written with its even partner */
+		if (pl->merged & (1u << c))
+			order[k++] = (uint8_t)(c + 1);
+		order[k++] = (uint8_t)c;
+	}
+	return k;
 }
 
 static void build_toggles(struct count_set *set, const struct pass_plan *pl)
 {
+	uint8_t order[MAX_GP + 1];
+	unsigned n = enable_order(pl, st.n_gp, order);
+
 	memset(&set->start, 0, sizeof(set->start));
 	memset(&set->stop, 0, sizeof(set->stop));
 	switch (st.fl->toggle) {
@@ -436,11 +585,14 @@ static void build_toggles(struct count_set *set, const struct pass_plan *pl)
 		toggle_add(&set->stop, sel_msr(0), pl->sel[0]);
 		break;
 	case TOGGLE_EACH_SELECT:
+		/* On: the Merge event before its even counter; off: in counter order, so the even
+		 * counter stops before its Merge event does (as Linux does it). */
+		for (unsigned k = 0; k < n; k++)
+			if (pl->gp & (1u << order[k]))
+				toggle_add(&set->start, sel_msr(order[k]), pl->sel[order[k]] | st.fl->sel_en);
 		for (unsigned c = 0; c < st.n_gp; c++)
-			if (pl->gp & (1u << c)) {
-				toggle_add(&set->start, sel_msr(c), pl->sel[c] | st.fl->sel_en);
+			if (pl->gp & (1u << c))
 				toggle_add(&set->stop, sel_msr(c), pl->sel[c]);
-			}
 		break;
 	}
 }
@@ -448,12 +600,15 @@ static void build_toggles(struct count_set *set, const struct pass_plan *pl)
 /* Selects and fixed controls for the pass, with every counter of ours stopped. */
 static int program_controls(const struct pass_plan *pl, uint32_t *bad)
 {
+	uint8_t order[MAX_GP + 1];
+	unsigned n = enable_order(pl, st.n_gp, order);
 	int r;
 	if (st.fl->global_ctrl && (r = put(*bad = st.fl->global_ctrl, st.keep_global)) != HW_OK)
 		return r;
 	/* With a global switch the selects carry EN already; otherwise the start list sets it. */
 	uint64_t en = st.fl->toggle == TOGGLE_GLOBAL ? st.fl->sel_en : 0;
-	for (unsigned c = 0; c < st.n_gp; c++) {
+	for (unsigned k = 0; k < n; k++) {
+		unsigned c = order[k];
 		uint64_t cur = 0, want;
 		/* What makes an unused counter count once the start list runs: its EN bit, or on P6
 		 * (where select 0's EN runs both) the privilege bits of the other select. */
@@ -505,21 +660,37 @@ static int check_toggles(const struct count_set *set, uint32_t *bad)
 	return HW_OK;
 }
 
+/*
+ * Counters to the preset (0 unless a self-test asks otherwise).  A merged pair is one 64-bit
+ * counter: bits 47:0 go to the even PERF_CTR, bits 63:48 to the odd one's 15:0 (msr_amd.h).
+ * With PERF_METRICS, fixed counter 3 is written before IA32_PERF_METRICS, in the SDM's order.
+ */
 static int zero_counters(const struct count_set *set, const struct pass_plan *pl, uint32_t *bad)
 {
-	for (unsigned c = 0; c < MAX_GP; c++)
-		if (pl->gp & (1u << c)) {
-			/* Legacy writes keep bits 31:0 sign-extended, which gives the same preset. */
-			int r = msr_save_write(*bad = ctr_write_msr(c), set->preset & mask_of(st.gp_width));
-			if (r != HW_OK)
-				return r;
-		}
+	for (unsigned c = 0; c < MAX_GP; c++) {
+		if (!(pl->gp & (1u << c)) || (c && (pl->merged & (1u << (c - 1)))))
+			continue;
+		uint64_t v = set->preset & mask_of(st.gp_width);
+		if (pl->merged & (1u << c))
+			v = set->preset & mask_of(AMD_MERGED_HIGH_SHIFT);
+		/* Legacy writes keep bits 31:0 sign-extended, which gives the same preset. */
+		int r = msr_save_write(*bad = ctr_write_msr(c), v);
+		if (r == HW_OK && (pl->merged & (1u << c)))
+			r = msr_save_write(*bad = ctr_write_msr(c + 1), set->preset >> AMD_MERGED_HIGH_SHIFT);
+		if (r != HW_OK)
+			return r;
+	}
 	for (unsigned f = 0; f < MAX_FIXED; f++)
 		if (pl->fixed & (1u << f)) {
 			int r = msr_save_write(*bad = fixed_msr(f), set->preset & mask_of(st.fixed_width));
 			if (r != HW_OK)
 				return r;
 		}
+	if (pl->metrics) {
+		int r = msr_save_write(*bad = MSR_IA32_PERF_METRICS, 0);
+		if (r != HW_OK)
+			return r;
+	}
 	return HW_OK;
 }
 
@@ -538,14 +709,19 @@ static void clear_overflow(uint64_t bits)
 	msr_save_command(st.fl->global_ovf_clear, status & bits);
 }
 
+/* How many bits an event's counter holds: a merged pair's even PERF_CTR reads all 64 (msr_amd.h). */
+static unsigned width_of(const struct count_set *set, size_t i)
+{
+	return set->fixed_of[i] >= 0 ? st.fixed_width : set->merged_of[i] ? AMD_MERGED_WIDTH : st.gp_width;
+}
+
 static bool read_counter(const struct count_set *set, size_t i, uint64_t *v)
 {
 	uint32_t msr = set->fixed_of[i] >= 0 ? fixed_msr((unsigned)set->fixed_of[i]) :
 						ctr_msr((unsigned)set->counter_of[i]);
-	unsigned w = set->fixed_of[i] >= 0 ? st.fixed_width : st.gp_width;
 	if (hw_rdmsr(msr, v) != HW_OK)
 		return false;
-	*v &= mask_of(w);
+	*v &= mask_of(width_of(set, i));
 	return true;
 }
 
@@ -617,15 +793,17 @@ static bool msr_read_pass(struct count_set *set, unsigned pass, uint64_t *values
 		}
 		bool fixed = set->fixed_of[i] >= 0;
 		unsigned idx = (unsigned)(fixed ? set->fixed_of[i] : set->counter_of[i]);
-		uint64_t bit = fixed ? fixed_global_bit(idx) : gp_global_bit(idx);
+		/* A merged pair counts to 2^64, which no pass reaches; what its even counter's flag
+		 * means at bit 48 the PPR does not say, so it is not read as an overflow. */
+		uint64_t bit = fixed ? fixed_global_bit(idx) : set->merged_of[i] ? 0 : gp_global_bit(idx);
 		/* One wrap shows as end < start and the modular difference is right; an
 		 * overflow flag with end >= start means at least a whole wrap more. */
 		if ((ovf & bit) && v >= st.base[i]) {
 			snprintf(err, err_cap, "the counter of event '%s' overflowed: more than 2^%u events in one "
-				 "reading", set->ev[i].name, fixed ? st.fixed_width : st.gp_width);
+				 "reading", set->ev[i].name, width_of(set, i));
 			return false;
 		}
-		values[i] = count_delta(st.base[i], v, fixed ? st.fixed_width : st.gp_width);
+		values[i] = count_delta(st.base[i], v, width_of(set, i));
 		st.base[i] = v;
 	}
 	if (ovf) {

@@ -56,19 +56,39 @@ static bool is_offcore(const struct event_spec *ev)
 	return ev->msr == MSR_OFFCORE_RSP_0 || ev->msr == MSR_OFFCORE_RSP_1;
 }
 
+/* Where an event's general-counter restriction comes from, for the messages. */
+enum rule_src { SRC_NONE, SRC_ROW, SRC_CODE_UMASK, SRC_CODE, SRC_AMD };
+
+/* What the scheduler needs to know about one event, worked out once per schedule. */
+struct place {
+	uint32_t allowed;	/* general counters its restrictions allow (all ones: any) */
+	bool none;		/* a rule says no general counter counts it */
+	bool alone;		/* TakenAlone: its pass's general counters are its own */
+	bool pair;		/* AMD large-increment: even counter + the odd one beside it */
+	enum rule_src src, none_src;
+};
+
 struct slot {
 	bool fixed;
 	uint8_t index;
 };
 
+#define MAX_PASSES COUNT_MAX_EVENTS
+#define FREE (-1)
+#define RESERVED (-2)	/* the odd counter a merged pair holds */
+
 struct matcher {
 	const struct count_set *set;
 	const struct count_slots *s;
+	struct place pl[COUNT_MAX_EVENTS];
 	int8_t pinned[COUNT_MAX_EVENTS];	/* offcore events: the pass their MSR is free in, else -1 */
+	int8_t alone_pass[COUNT_MAX_EVENTS];	/* TakenAlone events: the pass they have, else -1 */
+	int8_t pass_alone[MAX_PASSES];		/* per pass: the TakenAlone event owning its general counters */
 	struct slot slot[MAX_SLOTS];
 	unsigned nslots, passes;
-	int8_t owner[COUNT_MAX_EVENTS * MAX_SLOTS];	/* event in (pass, slot), or -1 */
-	bool seen[COUNT_MAX_EVENTS * MAX_SLOTS];
+	int8_t owner[MAX_PASSES * MAX_SLOTS];	/* event in (pass, slot), FREE or RESERVED */
+	bool locked[MAX_PASSES * MAX_SLOTS];	/* a merged pair's: not for the matching to move */
+	bool seen[MAX_PASSES * MAX_SLOTS];
 };
 
 /* The fixed counter an event can use: its table's, or Intel's pseudo-encoding
@@ -82,16 +102,66 @@ static int fixed_index(const struct event_spec *ev, const struct count_slots *s)
 	return -1;
 }
 
-static bool gp_capable(const struct event_spec *ev, const struct count_slots *s)
+static bool gp_capable(const struct event_spec *ev, const struct place *p, const struct count_slots *s)
 {
-	return !ev->fixed_only && !(s->event0_fixed_only && ev->event == 0) && !arch_unavailable(ev, s);
+	return !ev->fixed_only && !p->none && !(s->event0_fixed_only && ev->event == 0) && !arch_unavailable(ev, s);
 }
 
-/* The general counters the event may use on this PMU. */
-static uint32_t allowed_gp(const struct event_spec *ev, const struct count_slots *s)
+/* A counter list as a mask: the vendors' 0 means any counter. */
+static uint32_t any_if_zero(uint32_t m) { return m ? m : 0xFFFFFFFFu; }
+
+/* Even counters whose odd neighbour is usable: where a merged pair can go. */
+static uint32_t pair_bases(const struct count_slots *s)
 {
-	uint32_t m = ev->counters_htoff && s->n_gp > SMT_ON_GP_COUNTERS ? ev->counters_htoff : ev->counters;
-	return m ? m : 0xFFFFFFFFu;
+	uint32_t m = 0;
+	for (unsigned c = 0; c + 1 < COUNT_SCHED_MAX_GP; c += 2)
+		if ((s->gp_usable & (1u << c)) && (s->gp_usable & (1u << (c + 1))))
+			m |= 1u << c;
+	return m;
+}
+
+/*
+ * An event's restrictions.  A named event, or a raw spec encoding a row exactly, has the row's
+ * lists (the row's SMT-off list with more than four counters a thread); a hand-built spec its own;
+ * any other raw spec the event set's rule by code and unit mask, else by code.  On AMD the family
+ * rules apply on top.  TakenAlone and the merged pair come from any of them.
+ */
+static void work_out(const struct event_spec *ev, const struct count_slots *s, struct place *p)
+{
+	const struct event_def *row = ev->def ? ev->def : ev->match;
+	uint32_t on = ev->counters, off = ev->counters_htoff;
+	struct event_rule r;
+
+	memset(p, 0, sizeof(*p));
+	p->alone = ev->taken_alone || (row && row->taken_alone);
+	p->pair = ev->pair || (row && row->pair);
+	if (row) {
+		on = row->counters;
+		off = row->counters_htoff;
+	}
+	if (row || on || off) {
+		p->src = on || off ? SRC_ROW : SRC_NONE;
+	} else if (events_code_rule(s->events, ev->event, ev->umask, &r)) {
+		on = r.counters;
+		off = r.counters_htoff;
+		p->none = r.none;
+		p->alone |= r.taken_alone;
+		p->src = p->none_src = r.by_umask ? SRC_CODE_UMASK : SRC_CODE;
+	}
+	p->allowed = any_if_zero(off && s->n_gp > SMT_ON_GP_COUNTERS ? off : on);
+	if (s->amd_family && events_amd_rule(s->amd_family, ev->event, ev->umask, &r)) {
+		if (r.counters) {
+			p->allowed &= r.counters;
+			p->src = SRC_AMD;
+		}
+		if (r.none) {
+			p->none = true;
+			p->none_src = SRC_AMD;
+		}
+		p->pair |= r.pair;
+	}
+	if (p->pair)
+		p->allowed &= pair_bases(s);
 }
 
 static bool fixed_capable(const struct event_spec *ev)
@@ -100,18 +170,23 @@ static bool fixed_capable(const struct event_spec *ev)
 	return !ev->cmask && !ev->inv && !ev->edge;
 }
 
-static bool eligible(const struct event_spec *ev, const struct count_slots *s, struct slot sl)
+static bool eligible(const struct event_spec *ev, const struct place *p, const struct count_slots *s,
+		     struct slot sl)
 {
 	if (sl.fixed)
-		return fixed_capable(ev) && !ev->msr && fixed_index(ev, s) == sl.index;
-	return gp_capable(ev, s) && (allowed_gp(ev, s) & (1u << sl.index));
+		return !p->pair && fixed_capable(ev) && !ev->msr && fixed_index(ev, s) == sl.index;
+	return gp_capable(ev, p, s) && (p->allowed & (1u << sl.index));
 }
 
 static bool eligible_in(const struct matcher *m, int ev, unsigned pass, struct slot sl)
 {
 	if (m->pinned[ev] >= 0 && (unsigned)m->pinned[ev] != pass)
 		return false;
-	return eligible(&m->set->ev[ev], m->s, sl);
+	if (m->alone_pass[ev] >= 0 && (unsigned)m->alone_pass[ev] != pass)
+		return false;
+	if (!sl.fixed && m->pass_alone[pass] >= 0 && m->pass_alone[pass] != ev)
+		return false;
+	return eligible(&m->set->ev[ev], &m->pl[ev], m->s, sl);
 }
 
 /* Kuhn's augmenting path, taking a free slot before displacing anyone, so
@@ -122,12 +197,12 @@ static bool augment(struct matcher *m, int ev)
 		for (unsigned p = 0; p < m->passes; p++)
 			for (unsigned k = 0; k < m->nslots; k++) {
 				unsigned id = p * m->nslots + k;
-				if (m->seen[id] || !eligible_in(m, ev, p, m->slot[k]))
+				if (m->seen[id] || m->locked[id] || !eligible_in(m, ev, p, m->slot[k]))
 					continue;
-				if (!displace && m->owner[id] >= 0)
+				if (!displace && m->owner[id] != FREE)
 					continue;
 				m->seen[id] = true;
-				if (m->owner[id] < 0 || augment(m, m->owner[id])) {
+				if (m->owner[id] == FREE || augment(m, m->owner[id])) {
 					m->owner[id] = (int8_t)ev;
 					return true;
 				}
@@ -135,11 +210,85 @@ static bool augment(struct matcher *m, int ev)
 	return false;
 }
 
+/* The slot index of general counter c, or -1. */
+static int gp_slot(const struct matcher *m, unsigned c)
+{
+	for (unsigned k = 0; k < m->nslots; k++)
+		if (!m->slot[k].fixed && m->slot[k].index == c)
+			return (int)k;
+	return -1;
+}
+
+/*
+ * TakenAlone events get passes of their own: an offcore one the pass its MSR was pinned to, the
+ * others the last passes no offcore event is pinned to.  False when `passes` is too few.
+ */
+static bool give_alone_passes(struct matcher *m)
+{
+	bool pinned_pass[MAX_PASSES] = { false };
+	unsigned next = m->passes;
+
+	memset(m->pass_alone, -1, sizeof(m->pass_alone));
+	for (size_t i = 0; i < m->set->n; i++) {
+		m->alone_pass[i] = -1;
+		if (m->pinned[i] >= 0)
+			pinned_pass[m->pinned[i]] = true;
+	}
+	for (size_t i = 0; i < m->set->n; i++) {
+		if (!m->pl[i].alone)
+			continue;
+		int p = m->pinned[i];
+		while (p < 0 && next > 0) {
+			next--;
+			if (!pinned_pass[next] && m->pass_alone[next] < 0)
+				p = (int)next;
+		}
+		if (p < 0 || p >= (int)m->passes || m->pass_alone[p] >= 0)
+			return false;
+		m->alone_pass[i] = (int8_t)p;
+		m->pass_alone[p] = (int8_t)i;
+	}
+	return true;
+}
+
+/* Merged pairs first, each on the first (pass, even counter) it may have with the odd counter
+ * beside it free; the matching then works around them.  False when `passes` is too few. */
+static bool place_pairs(struct matcher *m)
+{
+	for (size_t i = 0; i < m->set->n; i++) {
+		if (!m->pl[i].pair)
+			continue;
+		bool done = false;
+		for (unsigned p = 0; p < m->passes && !done; p++)
+			for (unsigned c = 0; c + 1 < COUNT_SCHED_MAX_GP && !done; c += 2) {
+				int k = gp_slot(m, c), k1 = gp_slot(m, c + 1);
+				if (k < 0 || k1 < 0 || !eligible_in(m, (int)i, p, m->slot[k]))
+					continue;
+				unsigned id = p * m->nslots + (unsigned)k, id1 = p * m->nslots + (unsigned)k1;
+				if (m->owner[id] != FREE || m->owner[id1] != FREE ||
+				    (m->pass_alone[p] >= 0 && m->pass_alone[p] != (int8_t)i))
+					continue;
+				m->owner[id] = (int8_t)i;
+				m->owner[id1] = RESERVED;
+				m->locked[id] = m->locked[id1] = true;
+				done = true;
+			}
+		if (!done)
+			return false;
+	}
+	return true;
+}
+
 static bool match(struct matcher *m, unsigned passes)
 {
 	m->passes = passes;
-	memset(m->owner, -1, sizeof(m->owner));
+	memset(m->owner, FREE, sizeof(m->owner));
+	memset(m->locked, 0, sizeof(m->locked));
+	if (!give_alone_passes(m) || !place_pairs(m))
+		return false;
 	for (size_t i = 0; i < m->set->n; i++) {
+		if (m->pl[i].pair)
+			continue;
 		memset(m->seen, 0, sizeof(m->seen));
 		if (!augment(m, (int)i))
 			return false;
@@ -156,8 +305,19 @@ static void list_bits(char *buf, size_t cap, uint32_t bits)
 			len = str_appendf(buf, cap, len, "%s%u", len ? "," : "", i);
 }
 
+static const char *src_words(enum rule_src src)
+{
+	switch (src) {
+	case SRC_CODE_UMASK: return "the restriction of its code and unit mask in the CPU's event table";
+	case SRC_CODE: return "the restriction of its event code in the CPU's event table";
+	case SRC_AMD: return "the AMD family rule for its code";
+	default: return "its counter restriction";
+	}
+}
+
 /* Why event ev has nowhere to go, in words. */
-static void explain(const struct event_spec *ev, const struct count_slots *s, char *err, size_t cap)
+static void explain(const struct event_spec *ev, const struct place *pl, const struct count_slots *s, char *err,
+		    size_t cap)
 {
 	char list[96];
 	int fx = fixed_index(ev, s);
@@ -179,7 +339,19 @@ static void explain(const struct event_spec *ev, const struct count_slots *s, ch
 					     "by firmware or a BMC; force_counters=on takes it over)" : "");
 		return;
 	}
-	if (!gp_capable(ev, s)) {
+	if (pl->none) {
+		if (pl->none_src == SRC_AMD)
+			snprintf(err, cap, "event '%s' (event 0x%03x, umask 0x%02x): AMD Family %02Xh counts it on no core "
+				 "counter (events/amd_rules.csv, from the BKDG)", ev->name, ev->event, ev->umask,
+				 s->amd_family);
+		else
+			snprintf(err, cap, "event '%s' (event 0x%02x, umask 0x%02x): the CPU's event table lists rows "
+				 "with this %s whose counter restrictions have no counter in common, so pmuboot cannot tell "
+				 "where this encoding counts; name the catalogue event instead", ev->name, ev->event,
+				 ev->umask, pl->none_src == SRC_CODE_UMASK ? "code and unit mask" : "code");
+		return;
+	}
+	if (!gp_capable(ev, pl, s)) {
 		if (fx < 0)
 			snprintf(err, cap, "event '%s': event code 0x00 is a fixed-counter encoding and no umask names a "
 				 "fixed counter", ev->name);
@@ -194,7 +366,14 @@ static void explain(const struct event_spec *ev, const struct count_slots *s, ch
 				 "by firmware or a BMC; force_counters=on takes it over)", ev->name, fx);
 		return;
 	}
-	uint32_t allowed = allowed_gp(ev, s);
+	if (pl->pair && !(pl->allowed & s->gp_exists)) {
+		list_bits(list, sizeof(list), s->gp_usable);
+		snprintf(err, cap, "event '%s' is an AMD large-increment event: it needs an even counter merged with the "
+			 "odd counter beside it (PPR \"Large Increment per Cycle Events\"), and no such pair is free "
+			 "(usable counters: %s)", ev->name, list[0] ? list : "none");
+		return;
+	}
+	uint32_t allowed = pl->allowed;
 	uint32_t restricted = allowed != 0xFFFFFFFFu ? allowed : 0;
 	uint32_t present = allowed & s->gp_exists;
 	if (!s->gp_exists) {
@@ -202,12 +381,12 @@ static void explain(const struct event_spec *ev, const struct count_slots *s, ch
 	} else if (!present) {
 		list_bits(list, sizeof(list), restricted);
 		snprintf(err, cap, "event '%s' may only use counter %s, which this PMU does not have (%u general "
-			 "counters)", ev->name, list, s->n_gp);
+			 "counters; %s)", ev->name, list, s->n_gp, src_words(pl->src));
 	} else if (restricted) {
 		uint32_t held = present & s->gp_in_use;
 		list_bits(list, sizeof(list), present);
-		snprintf(err, cap, "event '%s' may only use counter %s (its counter restriction), and %s in use (found "
-			 "enabled by firmware or a BMC; force_counters=on takes %s over)", ev->name, list,
+		snprintf(err, cap, "event '%s' may only use counter %s (%s), and %s in use (found enabled by firmware "
+			 "or a BMC; force_counters=on takes %s over)", ev->name, list, src_words(pl->src),
 			 (held & (held - 1)) ? "they are" : "it is", (held & (held - 1)) ? "them" : "it");
 	} else {
 		list_bits(list, sizeof(list), s->gp_in_use);
@@ -219,6 +398,13 @@ static void explain(const struct event_spec *ev, const struct count_slots *s, ch
 /* Constraints pmuboot cannot meet at all: the event is refused, with the reason. */
 static bool refused(const struct event_spec *ev, const struct count_slots *s, char *err, size_t cap)
 {
+	if (ev->any && (s->any_absent || s->any_deprecated)) {
+		snprintf(err, cap, "event '%s' asks for AnyThread counting, which this PMU %s", ev->name,
+			 s->any_deprecated ? "deprecates (CPUID.0AH:EDX[15]): the bit is reserved, so the event is refused "
+					     "before anything is programmed" :
+					     "does not have (architectural PMU version 3 and later, Intel only)");
+		return true;
+	}
 	if (ev->msr == MSR_PEBS_LD_LAT || ev->msr == MSR_PEBS_FRONTEND) {
 		snprintf(err, cap, "event '%s' needs %s (MSR 0x%X = 0x%llx), which only takes effect with PEBS; pmuboot "
 			 "does not drive PEBS, so it would count something else", ev->name,
@@ -243,11 +429,6 @@ static bool refused(const struct event_spec *ev, const struct count_slots *s, ch
 			 "OFFCORE_RESPONSE. event", ev->name, ev->event, ev->umask);
 		return true;
 	}
-	if (ev->pair) {
-		snprintf(err, cap, "event '%s' is a large-increment event: it counts correctly only merged with the odd "
-			 "counter beside it (Merge event 0xFFF), which pmuboot does not program", ev->name);
-		return true;
-	}
 	if (ev->umask_ext) {
 		snprintf(err, cap, "event '%s' needs the extended unit mask 0x%02x (perfmon UMaskExt, PERFEVTSEL bits "
 			 "above 15:8), which pmuboot does not program", ev->name, ev->umask_ext);
@@ -256,13 +437,20 @@ static bool refused(const struct event_spec *ev, const struct count_slots *s, ch
 	return false;
 }
 
-/*
- * Offcore events need OFFCORE_RSP_0 (first form) or OFFCORE_RSP_1 (second form) for their pass:
- * each goes to the first pass with one of its MSRs free.  Returns the passes this needs.
- */
-static unsigned pin_offcore(struct count_set *set, int8_t *pinned)
+/* OFFCORE_RSP_0 -> bit 0, OFFCORE_RSP_1 -> bit 1 of a pass's "MSRs taken". */
+static uint8_t rsp_bit(uint16_t msr)
 {
-	uint8_t used[COUNT_MAX_EVENTS] = { 0 };		/* per pass: bit 0 RSP_0, bit 1 RSP_1 */
+	return msr == MSR_OFFCORE_RSP_0 ? 1 : msr == MSR_OFFCORE_RSP_1 ? 2 : 0;
+}
+
+/*
+ * Offcore events need the OFFCORE_RSP MSR of the form they are programmed in for their pass:
+ * each goes to the first pass where its own form's MSR, or failing that its other form's, is
+ * free (a TakenAlone one to a pass no other offcore event uses).  Returns the passes this needs.
+ */
+static unsigned pin_offcore(struct count_set *set, const struct place *pl, int8_t *pinned)
+{
+	uint8_t used[MAX_PASSES] = { 0 };
 	unsigned need = 0;
 	for (size_t i = 0; i < set->n; i++) {
 		const struct event_spec *ev = &set->ev[i];
@@ -270,13 +458,13 @@ static unsigned pin_offcore(struct count_set *set, int8_t *pinned)
 		set->form_of[i] = -1;
 		if (!is_offcore(ev))
 			continue;
-		bool alt = ev->has_alt && ev->msr_alt == MSR_OFFCORE_RSP_1;
-		uint8_t first = ev->msr == MSR_OFFCORE_RSP_1 ? 2 : 1;
-		for (unsigned p = 0; p < COUNT_MAX_EVENTS; p++) {
-			int form = !(used[p] & first) ? 0 : alt && !(used[p] & 2) ? 1 : -1;
+		uint8_t own = rsp_bit(ev->msr), other = ev->has_alt ? rsp_bit(ev->msr_alt) : 0;
+		for (unsigned p = 0; p < MAX_PASSES; p++) {
+			int form = pl[i].alone ? (used[p] ? -1 : 0) :
+				   !(used[p] & own) ? 0 : other && !(used[p] & other) ? 1 : -1;
 			if (form < 0)
 				continue;
-			used[p] |= form ? 2 : first;
+			used[p] |= pl[i].alone ? 3 : form ? other : own;
 			pinned[i] = (int8_t)p;
 			set->form_of[i] = (int8_t)form;
 			if (p + 1 > need)
@@ -312,31 +500,38 @@ bool count_sched_assign(struct count_set *set, const struct count_slots *s, char
 		set->counter_of[i] = -1;
 		set->fixed_of[i] = -1;
 		set->form_of[i] = -1;
+		set->merged_of[i] = false;
 	}
+	unsigned alone = 0;
 	for (size_t i = 0; i < set->n; i++) {
 		bool any = false;
 		if (refused(&set->ev[i], s, err, err_cap))
 			return false;
+		work_out(&set->ev[i], s, &m.pl[i]);
 		for (unsigned k = 0; k < m.nslots && !any; k++)
-			any = eligible(&set->ev[i], s, m.slot[k]);
+			any = eligible(&set->ev[i], &m.pl[i], s, m.slot[k]);
 		if (!any) {
-			explain(&set->ev[i], s, err, err_cap);
+			explain(&set->ev[i], &m.pl[i], s, err, err_cap);
 			return false;
 		}
+		alone += m.pl[i].alone;
 	}
-	unsigned pinned_passes = pin_offcore(set, m.pinned);
+	unsigned pinned_passes = pin_offcore(set, m.pl, m.pinned);
 	if (!set->n)
 		return true;
 
 	unsigned passes = (unsigned)((set->n + m.nslots - 1) / m.nslots);
 	if (passes < pinned_passes)
 		passes = pinned_passes;
+	if (passes < alone)
+		passes = alone;
 	while (!match(&m, passes)) {
-		/* Without pinned events n passes always do (every event has one of its own); pinned
-		 * offcore events that share a pass may not find two counters there. */
-		if (++passes > set->n + pinned_passes) {
-			snprintf(err, err_cap, "the offcore events cannot be placed: each pass has one OFFCORE_RSP "
-				 "MSR per form and too few counters they may use");
+		/* Each event in a pass of its own always fits (every one has a counter it may use), so
+		 * only pinned offcore events sharing a pass can run out of counters there. */
+		if (++passes > MAX_PASSES) {
+			snprintf(err, err_cap, "the events cannot be placed in %d passes: offcore events share a pass "
+				 "only through their two forms, TakenAlone events need passes of their own, and the "
+				 "counters they may use are too few", MAX_PASSES);
 			return false;
 		}
 	}
@@ -351,6 +546,7 @@ bool count_sched_assign(struct count_set *set, const struct count_slots *s, char
 				set->fixed_of[ev] = (int8_t)m.slot[k].index;
 			else
 				set->counter_of[ev] = (int8_t)m.slot[k].index;
+			set->merged_of[ev] = m.pl[ev].pair;
 		}
 	set->passes = passes;
 	return true;
@@ -360,6 +556,8 @@ const char *count_sched_counter_name(const struct count_set *set, size_t i, char
 {
 	if (set->fixed_of[i] >= 0)
 		snprintf(buf, 16, "fixed%d", set->fixed_of[i]);
+	else if (set->counter_of[i] >= 0 && set->merged_of[i])
+		snprintf(buf, 16, "pmc%d+%d", set->counter_of[i], set->counter_of[i] + 1);
 	else if (set->counter_of[i] >= 0)
 		snprintf(buf, 16, "pmc%d", set->counter_of[i]);
 	else

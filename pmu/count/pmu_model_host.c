@@ -57,7 +57,12 @@ void pmu_model_cfg_from_caps(struct pmu_model_cfg *cfg, const struct cpu_info *c
 	cfg->kind = caps->kind;
 	cfg->version = caps->version;
 	if (caps->kind == PMU_INTEL_ARCH) {
-		cfg->n_gp = caps->n_gp > INTEL_RANGE_GP ? INTEL_RANGE_GP : caps->n_gp;
+		/* CPUID.(23H,1) where leaf 23H enumerates this core type's counters, else CPUID.0AH. */
+		uint32_t gp = pmu_caps_gp_mask(caps);
+		unsigned top = 0;
+		while (top < 32 && (gp >> top))
+			top++;
+		cfg->n_gp = top > INTEL_RANGE_GP ? INTEL_RANGE_GP : top;
 		cfg->gp_width = caps->gp_width ? caps->gp_width : P6_COUNTER_WIDTH;
 		if (caps->version >= 2) {
 			unsigned n = caps->n_fixed;
@@ -69,6 +74,8 @@ void pmu_model_cfg_from_caps(struct pmu_model_cfg *cfg, const struct cpu_info *c
 			cfg->fixed_mask = (1u << n) - 1;
 			if (caps->version >= 5)
 				cfg->fixed_mask |= caps->fixed_bitmap & ((1u << INTEL_RANGE_FIXED) - 1);
+			if (caps->arch_ext && caps->ext_fixed_mask)
+				cfg->fixed_mask = pmu_caps_fixed_mask(caps) & ((1u << INTEL_RANGE_FIXED) - 1);
 			cfg->fixed_width = caps->fixed_width ? caps->fixed_width : cfg->gp_width;
 		}
 		cfg->any_thread = caps->version >= 3 && !caps->any_thread_deprecated;
@@ -450,16 +457,47 @@ static int arch_bit(uint16_t event, uint8_t umask)
 	return -1;
 }
 
-/* Whether the vendor's constraints let general counter c count the event its select holds. */
+/* The Merge event an AMD PERF_CTL may hold (msr_amd.h): it pairs its counter with the one below. */
+static bool holds_merge(const struct pmu_model *m, unsigned c)
+{
+	uint64_t s = m->sel[c];
+	uint16_t ev = (uint16_t)((s & 0xFF) | ((s >> AMD_CTL_EVENT_HI_SHIFT) & 0xF) << 8);
+	return is_amd(m) && ev == AMD_MERGE_EVENT && (s & AMD_CTL_EN);
+}
+
+/* Counter c allowed by a rule's lists (the SMT-off list with more than four counters). */
+static bool rule_allows(const struct pmu_model *m, unsigned c, uint32_t on, uint32_t off)
+{
+	uint32_t allowed = off && m->cfg.n_gp > MODEL_SMT_ON_COUNTERS ? off : on;
+	return !allowed || (allowed & (1u << c));
+}
+
+/*
+ * Whether the vendor's constraints let general counter c count the event its select holds: the
+ * catalogue row it encodes exactly, else the event set's rule for its code (and unit mask), and
+ * on AMD the family rules; a large-increment event counts only with the Merge event beside it,
+ * and the Merge event itself counts nothing of its own.
+ */
 static bool constraint_allows(const struct pmu_model *m, unsigned c, uint64_t s, uint16_t event)
 {
 	uint8_t umask = (uint8_t)(s >> 8), cmask = (uint8_t)(s >> EVTSEL_CMASK_SHIFT);
 	bool inv = s & EVTSEL_INV, edge = s & EVTSEL_EDGE;
+	struct event_rule r;
 	if (m->cfg.kind == PMU_INTEL_ARCH && !cmask && !inv && !edge) {
 		/* EBX marks it absent; past EAX[31:24] it is unknown unless the core's table has it. */
 		int b = arch_bit(event, umask);
 		bool known = m->cfg.events && strcmp(m->cfg.events->key, EVENT_SET_INTEL_FALLBACK);
 		if (b >= 0 && (b < m->cfg.arch_len ? (m->cfg.arch_absent & (1u << b)) != 0 : !known))
+			return false;
+	}
+	if (is_amd(m) && event == AMD_MERGE_EVENT)
+		return false;
+	/* The family rules of the CPU's AMD event set (its family, events/sets.csv). */
+	unsigned family = is_amd(m) && m->cfg.events ? m->cfg.events->family : 0;
+	if (family && events_amd_rule(family, event, umask, &r)) {
+		if (r.none || !rule_allows(m, c, r.counters, 0))
+			return false;
+		if (r.pair && (c % 2 || c + 1 >= m->cfg.n_gp || !holds_merge(m, c + 1)))
 			return false;
 	}
 	const struct event_set *es = m->cfg.events;
@@ -469,15 +507,16 @@ static bool constraint_allows(const struct pmu_model *m, unsigned c, uint64_t s,
 		bool form2 = d->has_alt && d->msr_alt && d->alt_event == event && d->alt_umask == umask;
 		if (d->fixed_only || d->cmask != cmask || d->inv != inv || d->edge != edge || !(form1 || form2))
 			continue;
-		uint32_t allowed = d->counters_htoff && m->cfg.n_gp > MODEL_SMT_ON_COUNTERS ? d->counters_htoff
-											: d->counters;
-		if (allowed && !(allowed & (1u << c)))
+		if (!rule_allows(m, c, d->counters, d->counters_htoff))
 			return false;
 		if (d->msr == MODEL_OFFCORE_RSP_0 || d->msr == MODEL_OFFCORE_RSP_1)
 			/* An offcore event counts the responses its OFFCORE_RSP selects: none while it is 0. */
 			return m->offcore_rsp[form2 && !form1 ? 1 : d->msr - MODEL_OFFCORE_RSP_0] != 0;
 		return true;
 	}
+	/* No row encodes it exactly: the rule for its code, as the vendor's rows bound it. */
+	if (events_code_rule(es, event, umask, &r) && (r.none || !rule_allows(m, c, r.counters, r.counters_htoff)))
+		return false;
 	return true;
 }
 

@@ -289,3 +289,24 @@ def test_generator_rejects_bad_rows(ctx):
                                capture_output=True, text=True)
             assert p.returncode == 1, (row, p.stderr)
             assert expect in p.stderr and fname in p.stderr, (row, p.stderr)
+
+
+def test_linux_narrowed_rows_are_listed(ctx):
+    """Issue 22 defect e: the committed tables carry the intersection of perfmon's and Linux's
+    counter lists (docs/events.md, "Where perfmon and Linux disagree")."""
+    def rows(key, word):
+        return {r["name"]: r for r in csv.DictReader(io.StringIO(
+            ctx.run_host("events", "--uarch", key, "--grep", word, check=True).stdout))}
+    for key in ("lioncove", "lioncove_lnl", "cougarcove"):
+        ocr = rows(key, "OCR.")
+        assert ocr and all(r["counters"] == "0-3" for r in ocr.values()), (key, ocr)
+        assert rows(key, "MEM_INST_RETIRED.ANY")["MEM_INST_RETIRED.ANY"]["counters"] == "0-3"
+        # Disjoint lists: perfmon's kept, as the overrides file says.
+        assert rows(key, "TOPDOWN.MEMORY_BOUND")["TOPDOWN.MEMORY_BOUND_SLOTS"]["counters"] == "3"
+    for key in ("sapphirerapids", "goldencove", "emeraldrapids", "redwoodcove", "graniterapids"):
+        ca = rows(key, "_L1D_MISS")
+        assert ca["CYCLE_ACTIVITY.CYCLES_L1D_MISS"]["counters"] == "2", (key, ca)
+        assert ca["CYCLE_ACTIVITY.STALLS_L1D_MISS"]["counters"] == "2", (key, ca)
+    # The merged-pair flag follows events/amd_rules.csv: 003H on Family 17h and later, 05FH on 19h.
+    assert "pair" in rows("zen3", "ALLOC_MAB")["ALLOC_MAB_COUNT"]["flags"]
+    assert "pair" not in rows("zen5", "ALLOC_MAB")["ALLOC_MAB_COUNT"]["flags"]

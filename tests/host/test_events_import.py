@@ -77,14 +77,42 @@ def left_out(ctx, key):
         return {m.group(1) for m in re.finditer(r"^# left out: ([A-Za-z0-9_.:]+): ", f.read(), re.M)}
 
 
+def linux_entries(ctx, key):
+    """tools/events_import/linux_constraints.csv's entries for one set, in table order, read here
+    with a plain split: [(lo, hi, umask or None, ubit, mask, resolve)]."""
+    out = []
+    with open(os.path.join(ctx.root, "tools", "events_import", "linux_constraints.csv")) as f:
+        rows = list(csv.DictReader(l for l in f if l.strip() and not l.startswith("#")))
+    for r in rows:
+        if key not in r["sets"].split():
+            continue
+        lo, _, hi = r["event"].partition("-")
+        um = r["umask"]
+        out.append((int(lo, 16), int(hi or lo, 16), int(um.split()[-1], 16) if um else None, um.startswith("bit"),
+                    int(r["mask"], 16), r["resolve"]))
+    return out
+
+
+def narrowed(entries, forms, allowed):
+    """perfmon's counter list kept to the first Linux entry matching one of the event's forms."""
+    for code, umask in forms:
+        for lo, hi, um, ubit, mask, resolve in entries:
+            if lo <= code <= hi and (um is None or (umask & um == um if ubit else umask == um)):
+                both = allowed & mask
+                return allowed if not both and resolve == "perfmon" else both
+    return allowed
+
+
 def test_intel_coverage(ctx):
     """Every Intel set with a perfmon file lists >= 99% of its non-deprecated core events with
-    the exact encoding and counter restriction, read here straight from the JSON."""
+    the exact encoding and counter restriction, read here straight from the JSON (kept to
+    Linux's narrower lists where tools/events_import/linux_constraints.csv says so)."""
     vendor = ctx.shared_path("vendor-events")
     checked = 0
     for s in sets(ctx):
         if not s["data"].startswith("perfmon "):
             continue
+        entries = linux_entries(ctx, s["key"])
         evs = perfmon_events(os.path.join(vendor, "intel", s["data"].split()[1]))
         mine = listing(ctx, s["key"])
         base = 1 if not any(e.get("Counter") == "Fixed counter 0" for e in evs) else 0
@@ -109,6 +137,10 @@ def test_intel_coverage(ctx):
                 code = int(e["EventCode"].split(",")[form], 16)
                 umask = int(e["UMask"].split(",")[form], 16)
                 allowed = sum(1 << int(c) for c in e["Counter"].split(","))
+                codes = [int(x, 16) for x in e["EventCode"].split(",")]
+                umasks = [int(x, 16) for x in e["UMask"].split(",")]
+                forms = [(codes[0], umasks[0]), (codes[-1], umasks[-1])]
+                allowed = narrowed(entries, forms, allowed)
                 ok = (int(r["event"], 16), int(r["umask"], 16), int(r["cmask"]), r["inv"], r["edge"], m) == \
                      (code, umask, int(e["CounterMask"]), e["Invert"], e["EdgeDetect"], allowed)
             if not ok:
@@ -161,6 +193,7 @@ def minimal_tree(ctx, d, data, role_rows=""):
         with open(os.path.join(ev, "t.csv"), "w") as f:
             f.write("name,event,umask,cmask,flags,counters,fixed,roles,source,description\n" + role_rows + "\n")
     shutil.copy(os.path.join(ctx.root, "events", "ibs_derived.csv"), ev)
+    shutil.copy(os.path.join(ctx.root, "events", "amd_rules.csv"), ev)
     return ev
 
 
@@ -263,3 +296,58 @@ def test_libpfm_refusals(ctx):
 def test_import_needs_the_vendor_folder(ctx):
     p = run_import(ctx, "--vendor-events", "/nonexistent/vendor-events", "--check")
     assert p.returncode == 2 and "/nonexistent/vendor-events" in p.stderr
+
+
+def test_linux_constraints_file_is_well_formed(ctx):
+    """Every entry of the Linux overrides names perfmon sets of events/sets.csv, a table and a mask,
+    and the importer reads it (it refuses a malformed file with the line named)."""
+    perfmon_sets = {s["key"] for s in sets(ctx) if s["data"].startswith("perfmon ")}
+    path = os.path.join(ctx.root, "tools", "events_import", "linux_constraints.csv")
+    with open(path) as f:
+        rows = list(csv.DictReader(l for l in f if l.strip() and not l.startswith("#")))
+    assert rows
+    for r in rows:
+        assert set(r["sets"].split()) <= perfmon_sets, r
+        assert r["table"].startswith("intel_") and r["table"].endswith("_event_constraints"), r
+        assert int(r["mask"], 16) > 0, r
+    with tempfile.TemporaryDirectory() as d:
+        bad = os.path.join(d, "lc.csv")
+        with open(bad, "w") as f:
+            f.write("file,table,sets,event,umask,mask,resolve\ncore.c,intel_x_event_constraints,t,0xzz,,0xf,\n")
+        vendor = perfmon_file(d, [GOOD])
+        events = minimal_tree(ctx, d, "perfmon X/events/x_core.json")
+        p = run_import(ctx, "--vendor-events", vendor, "--events", events, "--linux-constraints", bad)
+        assert p.returncode == 1 and "lc.csv:2" in p.stderr and "0xzz" in p.stderr, p.stderr
+
+
+OCR = dict(GOOD, EventName="OCR.DEMAND_DATA_RD.ANY_RESPONSE", EventCode="0x2A,0x2B", UMask="0x01,0x01",
+           Counter="0,1,2,3,4,5,6,7,8,9", MSRIndex="0x1a6,0x1a7", MSRValue="0x10001", Offcore="1")
+MEMBOUND = dict(GOOD, EventName="TOPDOWN.MEMORY_BOUND_SLOTS", EventCode="0xa4", UMask="0x10", Counter="3")
+
+
+def test_linux_constraints_narrow_perfmon(ctx):
+    """Defect e: where Linux's table allows fewer counters than perfmon, the import keeps the
+    intersection (matching an offcore row by its second form too), says so in the file's header,
+    and refuses a disjoint pair unless the entry says which side wins."""
+    def entries(resolve):
+        return ("file,table,sets,event,umask,mask,resolve\n"
+                "core.c,intel_lnc_event_constraints,t,0x2b,0x01,0xf,\n"
+                f"core.c,intel_lnc_event_constraints,t,0xa4,0x10,0x1,{resolve}\n")
+    with tempfile.TemporaryDirectory() as d:
+        vendor = perfmon_file(d, [OCR, MEMBOUND])
+        events = minimal_tree(ctx, d, "perfmon X/events/x_core.json")
+        lc = os.path.join(d, "lc.csv")
+        with open(lc, "w") as f:
+            f.write(entries(""))
+        p = run_import(ctx, "--vendor-events", vendor, "--events", events, "--linux-constraints", lc)
+        assert p.returncode == 1 and "lc.csv:3" in p.stderr and "TOPDOWN.MEMORY_BOUND_SLOTS" in p.stderr \
+            and "no counter in common" in p.stderr, p.stderr
+        with open(lc, "w") as f:
+            f.write(entries("perfmon"))
+        p = run_import(ctx, "--vendor-events", vendor, "--events", events, "--linux-constraints", lc)
+        assert p.returncode == 0, p.stderr
+        text = open(os.path.join(events, "vendor", "t.csv")).read()
+        assert "OCR.DEMAND_DATA_RD.ANY_RESPONSE,0x2a,0x01,,,,0-3," in text, text
+        assert "TOPDOWN.MEMORY_BOUND_SLOTS,0xa4,0x10,,,,3," in text, text
+        assert "# narrowed by Linux intel_lnc_event_constraints 0x2b/0x01 (0-3): 1 row 0-9 -> 0-3" in text, text
+        assert "perfmon's list kept" in text, text

@@ -172,3 +172,117 @@ def test_docs_example_is_what_the_program_prints(ctx):
     dump = os.path.basename(args[1])
     p = program(ctx, dump, *args[2:])
     assert p.stdout == expected, f"docs/counters.md example is stale; the program now prints:\n{p.stdout}"
+
+
+# ---- issue 22: the placements stay inside the vendors' allowed counters ----
+
+PASS_LINE = re.compile(r"(\S+) -> (pmc(\d+)(?:\+\d+)?|fixed\d+)")
+
+
+def placements(passes):
+    """{spec: counter name} from the 'pass N: spec -> counter, ...' lines."""
+    out = {}
+    for line in passes[1:]:
+        for spec, counter, _ in PASS_LINE.findall(line.split(": ", 1)[1]):
+            out[spec] = counter
+    return out
+
+
+def read_back(out):
+    """{spec: count} from the '# pass N: read back after ...' lines."""
+    counts = {}
+    for line in out.splitlines():
+        if ": read back after " in line:
+            for item in line.split(" events:", 1)[1].split():
+                spec, _, n = item.rpartition("=")
+                counts[spec] = int(n)
+    return counts
+
+
+def test_raw_specs_keep_their_codes_restrictions(ctx):
+    """Defect a: a raw spec with qualifiers no catalogue row has lands only inside the counters the
+    vendor allows its code (the free events asked for first take the low counters), and the
+    model, which counts nothing on a forbidden counter, reads its events back."""
+    cases = [
+        ("GenuineIntel00706E5_IceLakeY_CPUID.txt", "event=0x03,umask=0x02,cmask=1", 7, {0, 1, 2, 3}),
+        ("GenuineIntel00206A7_SandyBridge_CPUID.txt", "event=0x48,umask=0x01,cmask=2", 7, {2}),
+        ("GenuineIntel00806F8_SapphireRapids_05_CPUID.txt", "event=0xd1,umask=0x01,cmask=1", 7, {0, 1, 2, 3}),
+        ("AuthenticAMD0600F12_K15_Zambezi8C_CPUID.txt", "event=0x76,cmask=1", 5, {0, 1, 2}),
+        ("AuthenticAMD0600F12_K15_Zambezi8C_CPUID.txt", "event=0x00f", 5, {3, 4, 5}),
+    ]
+    for dump, spec, nfree, allowed in cases:
+        amd = dump.startswith("AuthenticAMD")
+        # Free events: Intel codes no table of these cores lists; on Family 15h the execution unit.
+        free = [f"event=0x{(0xC8 if amd else 0x10) + i:02x},umask=0" for i in range(nfree)]
+        p = program(ctx, dump, *free, spec)
+        _, passes = sections(p.stdout)
+        assert passes[0] == "passes: 1", (dump, passes)
+        counter = placements(passes)[spec]
+        assert counter.startswith("pmc") and int(counter[3:]) in allowed, (dump, spec, counter)
+        assert read_back(p.stdout)[spec] == 1000, (dump, p.stdout)
+
+
+def test_second_offcore_form_programs_rsp1(ctx):
+    """Defect b: the second form's code programs OFFCORE_RSP_1 (0x1A7), never OFFCORE_RSP_0:
+    BBH/01H (Westmere-EP to Ice Lake), 2BH/01H (Golden Cove on), B7H/02H (the Atoms)."""
+    for dump, code in (("GenuineIntel00206A7_SandyBridge_CPUID.txt", "event=0xbb,umask=0x01"),
+                       ("GenuineIntel00906A4_AlderLakeP_00_CPUID.txt", "event=0x2b,umask=0x01"),
+                       ("GenuineIntel00506C9_Goldmont2_CPUID.txt", "event=0xb7,umask=0x02")):
+        spec = code + ",offcore_rsp=0x10001"
+        p = program(ctx, dump, spec)
+        secs, _ = sections(p.stdout)
+        prog = writes(secs, "pass 0: program")
+        assert (0x1A7, 0x10001) in prog and not [w for w in prog if w[0] == 0x1A6], (dump, prog)
+        event, umask = (int(x.split("=")[1], 16) for x in code.split(","))
+        assert any(msr in range(0x186, 0x18E) and val & 0xFFFF == umask << 8 | event for msr, val in prog), prog
+        assert read_back(p.stdout)[spec] == 1000, p.stdout    # the model counts it only with 0x1A7 set
+
+
+def test_meteor_lake_p_core_fixed_counter_3(ctx):
+    """Defect d: CPUID.(23H,1):EBX gives the Meteor Lake P-core fixed counter 3 (CPUID.0AH, common
+    to both core types, lists 0-2), where TOPDOWN.SLOTS counts; the E-core has none."""
+    dump = "GenuineIntel00A06A4_MeteorLake_10_CPUID.txt"
+    p = program(ctx, dump, "TOPDOWN.SLOTS")
+    secs, passes = sections(p.stdout)
+    assert "4 fixed" in p.stdout.splitlines()[1], p.stdout
+    assert (0x38D, 0x3000) in writes(secs, "pass 0: program"), secs
+    assert writes(secs, "pass 0: start list (right before the kernel)") == [(0x38F, 0x800000000)]
+    assert writes(secs, "pass 0: zero counters") == [(0x30C, 0)]
+    assert passes[1] == "pass 0: TOPDOWN.SLOTS -> fixed3", passes
+    assert read_back(p.stdout)["TOPDOWN.SLOTS"] == 1000
+    p = ctx.run_host("program", "--cpuid-dump", os.path.join(REAL, dump), "--cpu", "2", "event=0x00,umask=0x04")
+    assert p.returncode == 1 and "fixed counter 3, which this PMU does not have" in p.stderr, (p.returncode, p.stderr)
+
+
+def test_taken_alone_event_has_its_pass(ctx):
+    """Defect f: Sandy Bridge's INST_RETIRED.PREC_DIST (TakenAlone) shares its pass with no other
+    general-counter event; a fixed-counter event may count beside it."""
+    p = program(ctx, "GenuineIntel00206A7_SandyBridge_CPUID.txt",
+                "INST_RETIRED.PREC_DIST", "event=0x00,umask=0x01", "event=0x10,umask=0x01", "event=0x11,umask=0x01")
+    _, passes = sections(p.stdout)
+    assert passes[0] == "passes: 2", passes
+    alone = next(l for l in passes[1:] if "INST_RETIRED.PREC_DIST" in l)
+    assert "pmc" not in alone.replace("INST_RETIRED.PREC_DIST -> pmc1", ""), alone
+
+
+def test_amd_large_increment_event_on_a_merged_pair(ctx):
+    """Defect g: Zen 3's retired FLOPs and ALLOC_MAB_COUNT (05FH) go on an even counter with the
+    Merge event (0xFFF | EN) on the odd one, written first; Zen 5's 05FH needs no pair."""
+    p = program(ctx, "AuthenticAMD0A20F12_K19_Vermeer_03_CPUID.txt", "RETIRED_SSE_AVX_FLOPS.ANY", "event=0x5f")
+    secs, passes = sections(p.stdout)
+    assert passes[1] == "pass 0: RETIRED_SSE_AVX_FLOPS.ANY -> pmc0+1, event=0x5f -> pmc2+3", passes
+    assert writes(secs, "pass 0: start list (right before the kernel)") == [
+        (0xC0010202, 0xF004000FF), (0xC0010200, 0x430F03), (0xC0010206, 0xF004000FF), (0xC0010204, 0x43005F)]
+    assert read_back(p.stdout) == {"RETIRED_SSE_AVX_FLOPS.ANY": 1000, "event=0x5f": 1000}
+    p = program(ctx, "AuthenticAMD0B40F40_K20_GraniteRidge_02_CPUID.txt", "event=0x5f")
+    _, passes = sections(p.stdout)
+    assert passes[1] == "pass 0: event=0x5f -> pmc0", passes
+
+
+def test_any_thread_refused_before_anything_is_printed(ctx):
+    """Defect h: AnyThread on a PMU that deprecates it (CPUID.0AH:EDX[15], Ice Lake) is refused
+    with the reason alone: no pass plan, no writes."""
+    p = program(ctx, "GenuineIntel00706E5_IceLakeY_CPUID.txt", "event=0x3c,umask=0,any", check=False)
+    assert p.returncode == 1, (p.returncode, p.stderr)
+    assert p.stdout == "", p.stdout
+    assert "AnyThread" in p.stderr and "CPUID.0AH:EDX[15]" in p.stderr, p.stderr

@@ -166,14 +166,86 @@ static void event_select_width(void **state)
 	schedule();
 	assert_false(count_backend()->pass_begin(&set, 0, err, sizeof(err)));
 	assert_non_null(strstr(err, "8-bit"));
-	/* AnyThread is Intel's. */
+	/* AnyThread is Intel's: refused when the set is scheduled, before anything is programmed. */
 	setup("zen");
 	struct event_spec e = RETIRED;
 	e.any = true;
 	add(e);
-	schedule();
-	assert_false(count_backend()->pass_begin(&set, 0, err, sizeof(err)));
+	assert_false(count_backend()->schedule(&set, err, sizeof(err)));
 	assert_non_null(strstr(err, "AnyThread"));
+	count_restore();
+}
+
+
+/* Defect g, PerfMonV2 (Zen 4): a large-increment event (retired FLOPs, 003H) runs on an even
+ * counter with the Merge event (0xFFF: EventSelect[7:0] FFh, [11:8] Fh, EN) on the odd one, which
+ * is programmed first (PPR 2.1.15.3; Linux 5738891229a2).  Both counters are zeroed - bits 47:0
+ * in the even PERF_CTR, 63:48 in the odd one's 15:0 - and the even one is read as 64 bits. */
+static void zen4_merged_pair(void **state)
+{
+	(void)state;
+	uint64_t v[COUNT_MAX_EVENTS];
+	setup("zen4");
+	add(RETIRED);
+	add(fake_spec("RETIRED_SSE_AVX_FLOPS.ANY", 0x003, 0x1F, EV_NO_FIXED, 0));	/* by the family rule */
+	schedule();
+	assert_true(set.merged_of[1]);
+	assert_false(set.merged_of[0]);
+	assert_int_equal(set.counter_of[1], 0);		/* pairs are placed first */
+	assert_int_equal(set.counter_of[0], 2);
+	size_t mark = fake_log_count();
+	begin(0);
+	FAKE_EXPECT_LOG(mark,
+			{ 0xC0000301, 0x0 },
+			{ 0xC0010202, 0xF004000FF },		/* PERF_CTL1: Merge | EN, before ... */
+			{ 0xC0010200, 0x431F03 },		/* ... PERF_CTL0: 003H/1FH */
+			{ 0xC0010204, 0x4300C0 },
+			{ 0xC0000301, 0x7 }, { 0xC0000301, 0x0 },	/* counters 0, 1 and 2 */
+			{ 0xC0010201, 0x0 }, { 0xC0010203, 0x0 }, { 0xC0010205, 0x0 });
+	count_backend()->pass_end(&set, 0);
+	assert_true(fake_count_pass(&set, 0, 11, v, err, sizeof(err)));
+	assert_int_equal(v[0], 11);
+	assert_int_equal(v[1], 11);		/* the model counts 003H only merged */
+	/* A 64-bit preset: bits 47:0 to the even counter, 63:48 to the odd one. */
+	set.preset = 0x1234000000000005ull;
+	mark = fake_log_count();
+	begin(0);
+	uint64_t even = 0, odd = 0;
+	for (size_t i = mark; i < fake_log_count(); i++) {
+		if (fake_log_at(i)->msr == 0xC0010201)
+			even = fake_log_at(i)->value;
+		if (fake_log_at(i)->msr == 0xC0010203)
+			odd = fake_log_at(i)->value;
+	}
+	assert_int_equal(even, 0x5);
+	assert_int_equal(odd, 0x1234);
+	count_backend()->pass_end(&set, 0);
+	count_restore();
+	assert_int_equal(fake_pmu_peek(0xC0010202), 0);	/* the Merge select goes back too */
+}
+
+/* Defect g, core extension without a global switch (Zen): the start list enables the Merge
+ * event before its even counter; the stop list stops the even counter first. */
+static void zen_merged_pair_toggles(void **state)
+{
+	(void)state;
+	uint64_t v[COUNT_MAX_EVENTS];
+	setup("zen");
+	add(fake_spec("RETIRED_SSE_AVX_OPERATIONS.ALL", 0x003, 0xFF, EV_NO_FIXED, 0));
+	schedule();
+	assert_int_equal(set.counter_of[0], 0);
+	begin(0);
+	assert_int_equal(set.start.n, 2);
+	assert_int_equal(set.start.w[0].msr, 0xC0010202);
+	assert_int_equal(set.start.w[0].value, 0xF004000FFull);
+	assert_int_equal(set.start.w[1].msr, 0xC0010200);
+	assert_int_equal(set.start.w[1].value, 0x43FF03);
+	assert_int_equal(set.stop.w[0].msr, 0xC0010200);
+	assert_int_equal(set.stop.w[1].msr, 0xC0010202);
+	assert_int_equal(set.stop.w[1].value, 0xF000000FFull);
+	count_backend()->pass_end(&set, 0);
+	assert_true(fake_count_pass(&set, 0, 6, v, err, sizeof(err)));
+	assert_int_equal(v[0], 6);
 	count_restore();
 }
 
@@ -185,6 +257,8 @@ int main(void)
 		cmocka_unit_test(zen4_perfmon_v2),
 		cmocka_unit_test(hygon_like_zen),
 		cmocka_unit_test(event_select_width),
+		cmocka_unit_test(zen4_merged_pair),
+		cmocka_unit_test(zen_merged_pair_toggles),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,8 +18,12 @@
 #include "tests/fake/fake_pmu.h"
 #include "pmu/count/count.h"
 #include "pmu/count/msr_save.h"
+#include "pmu/count/pmu_model.h"
+#include "pmu/cpu/cpu.h"
+#include "pmu/cpu/uarch.h"
 
 #include "tests/unit/count_test.h"
+#include "tests/unit/identify_dump_load.h"
 
 static uint64_t rates(void *ctx, uint16_t event, uint8_t umask)
 {
@@ -258,14 +262,19 @@ static void icelake_v5(void **state)
 	assert_int_equal(v[0], 28);
 	assert_int_equal(v[1], 12);
 
+	/* Defect h: AnyThread on a PMU that deprecates it (CPUID.0AH:EDX[15]) is refused by the
+	 * scheduler, before a pass plan exists or a register is written. */
 	memset(&set, 0, sizeof(set));
 	struct event_spec e = fake_spec("any-thread", 0x3C, 0, EV_NO_FIXED, 0);
 	e.any = true;
 	add(e);
-	schedule();
-	assert_false(count_backend()->pass_begin(&set, 0, err, sizeof(err)));
+	mark = fake_log_count();
+	assert_false(count_backend()->schedule(&set, err, sizeof(err)));
 	assert_non_null(strstr(err, "any-thread"));
 	assert_non_null(strstr(err, "AnyThread"));
+	assert_non_null(strstr(err, "CPUID.0AH:EDX[15]"));
+	assert_int_equal(set.passes, 0);
+	assert_int_equal(fake_log_count(), mark);
 	count_restore();
 }
 
@@ -451,6 +460,244 @@ static void bloomfield_refuses_branch_misses(void **state)
 	count_restore();
 }
 
+
+/* ---- issue 22 ---- */
+
+/* The writes from log entry `from` to MSR msr, as a list of values, in order. */
+static size_t writes_to(size_t from, uint32_t msr, uint64_t *vals, size_t max)
+{
+	size_t n = 0;
+	for (size_t i = from; i < fake_log_count(); i++)
+		if (fake_log_at(i)->msr == msr && n < max)
+			vals[n++] = fake_log_at(i)->value;
+	return n;
+}
+
+/* The index of the first write to msr from log entry `from`, or -1. */
+static long first_write(size_t from, uint32_t msr)
+{
+	for (size_t i = from; i < fake_log_count(); i++)
+		if (fake_log_at(i)->msr == msr)
+			return (long)i;
+	return -1;
+}
+
+/* Defect b: a raw spec in the second offcore form (BBH/01H on Skylake) programs OFFCORE_RSP_1;
+ * with two of them the second moves to the first form, its code and its MSR together. */
+static void offcore_second_form_programs_rsp1(void **state)
+{
+	(void)state;
+	uint64_t v[COUNT_MAX_EVENTS], vals[4];
+	setup("skylake");
+	add_named("skylake", "event=0xbb,umask=0x01,offcore_rsp=0x10001");
+	schedule();
+	size_t mark = fake_log_count();
+	begin(0);
+	FAKE_EXPECT_LOG(mark,
+			{ 0x38f, 0x0 },
+			{ 0x186, 0x4301bb },		/* BBH/01H, USR | OS | EN */
+			{ 0x1a7, 0x10001 },		/* OFFCORE_RSP_1: the MSR BBH reads */
+			{ 0x38f, 0x1 }, { 0x38f, 0x0 },
+			{ 0x4c1, 0x0 });
+	count_backend()->pass_end(&set, 0);
+	/* The model counts BBH only while OFFCORE_RSP_1 selects something. */
+	assert_true(fake_count_pass(&set, 0, 5, v, err, sizeof(err)));
+	assert_int_equal(v[0], 5);
+	count_restore();
+
+	setup("skylake");
+	add_named("skylake", "event=0xbb,umask=0x01,offcore_rsp=0x10001");
+	add_named("skylake", "event=0xbb,umask=0x01,offcore_rsp=0x10002");
+	schedule();
+	assert_int_equal(set.passes, 1);
+	mark = fake_log_count();
+	begin(0);
+	assert_int_equal(writes_to(mark, 0x1a7, vals, 4), 1);
+	assert_int_equal(vals[0], 0x10001);
+	assert_int_equal(writes_to(mark, 0x1a6, vals, 4), 1);
+	assert_int_equal(vals[0], 0x10002);
+	assert_int_equal(fake_pmu_peek(0x186 + (unsigned)set.counter_of[0]) & 0xFFFF, 0x01BB);
+	assert_int_equal(fake_pmu_peek(0x186 + (unsigned)set.counter_of[1]) & 0xFFFF, 0x01B7);
+	count_backend()->pass_end(&set, 0);
+	assert_true(fake_count_pass(&set, 0, 5, v, err, sizeof(err)));
+	assert_int_equal(v[0], 5);
+	assert_int_equal(v[1], 5);
+	count_restore();
+}
+
+/* count_set.pmi: every counter of the pass gets its interrupt bit (select bit 20, field bit 3). */
+static void pmi_sets_interrupt_bits(void **state)
+{
+	(void)state;
+	setup("skylake");
+	set.pmi = true;
+	add(INST_ANY);
+	add(STLF);
+	schedule();
+	size_t mark = fake_log_count();
+	begin(0);
+	FAKE_EXPECT_LOG(mark,
+			{ 0x38f, 0x0 },
+			{ 0x186, 0x530203 },		/* INT(20) | EN | USR | OS */
+			{ 0x38d, 0xb },			/* fixed 0: PMI(3) | USR | OS */
+			{ 0x38f, 0x100000001 }, { 0x38f, 0x0 },
+			{ 0x4c1, 0x0 }, { 0x309, 0x0 });
+	count_backend()->pass_end(&set, 0);
+	count_restore();
+}
+
+/* PERF_METRICS for the tests: the model of this tree has no IA32_PERF_METRICS and refuses
+ * GLOBAL_CTRL bit 48, so this hook keeps that bit itself and lets the rest through. */
+static uint64_t en_metrics;
+
+static bool metrics_read(void *ctx, uint32_t msr, uint64_t *val, int *result)
+{
+	(void)ctx;
+	bool mine = pmu_model_rdmsr(fake_pmu(), msr, val, result);
+	if (mine && msr == 0x38F && *result == HW_OK)
+		*val |= en_metrics;
+	return mine;
+}
+
+static bool metrics_write(void *ctx, uint32_t msr, uint64_t val, int *result)
+{
+	(void)ctx;
+	if (msr == 0x38F) {
+		en_metrics = val & (1ull << 48);
+		val &= ~(1ull << 48);
+	}
+	return pmu_model_wrmsr(fake_pmu(), msr, val, result);
+}
+
+static const struct fake_msr_hook metrics_hook = { metrics_read, metrics_write, NULL, NULL };
+
+/* An Ice Lake whose IA32_PERF_CAPABILITIES reports PERF_METRICS (bit 15). */
+static void setup_metrics(void)
+{
+	static struct cpu_info ci;
+	static struct pmu_caps caps;
+	const struct fake_cpu *icl = fake_cpu_find("icelake");
+	struct count_opts opts = { 0 };
+	ci = icl->ci;
+	ci.event_set = "icelake";
+	caps = icl->caps;
+	caps.perf_metrics = true;
+	caps.perf_caps |= 1ull << 15;
+	fake_pmu_install(icl);
+	fake_set_hook(&metrics_hook);
+	en_metrics = 0;
+	fake_msr_define(0x329, 0x1234, ~0ull);	/* as an earlier user left it */
+	msr_save_forget();
+	count_use_backend(&count_backend_msr);
+	if (!count_init(&ci, &caps, &opts, why, sizeof(why)))
+		fail_msg("init: %s", why);
+	memset(&set, 0, sizeof(set));
+}
+
+/* count_set.metrics: GLOBAL_CTRL bit 48 in the start list, fixed counter 3 zeroed before
+ * IA32_PERF_METRICS, both put back (fixed counter 3 first); refused without PERF_METRICS or
+ * without fixed counter 3 in the pass. */
+static void metrics_enable_and_reset_order(void **state)
+{
+	(void)state;
+	setup_metrics();
+	set.metrics = true;
+	add(fake_spec("TOPDOWN.SLOTS", 0x00, 0x04, 3, 0));
+	add(STLF);
+	schedule();
+	size_t mark = fake_log_count();
+	begin(0);
+	FAKE_EXPECT_LOG(mark,
+			{ 0x38f, 0x0 },
+			{ 0x186, 0x430203 },
+			{ 0x38d, 0x3000 },			/* fixed 3: USR | OS */
+			{ 0x38f, 0x1000800000001 },		/* EN_PERF_METRICS(48) | fixed 3 | PMC0 */
+			{ 0x38f, 0x0 },
+			{ 0x4c1, 0x0 }, { 0x30c, 0x0 },		/* fixed counter 3 ... */
+			{ 0x329, 0x0 });			/* ... before PERF_METRICS */
+	assert_int_equal(set.start.w[0].value, 0x1000800000001ull);
+	count_backend()->pass_end(&set, 0);
+	mark = fake_log_count();
+	count_restore();
+	long fc3 = first_write(mark, 0x30c), metrics = first_write(mark, 0x329);
+	assert_true(metrics > fc3);		/* restored after fixed counter 3 ... */
+	assert_int_equal(fake_msr_get(0x329), 0x1234);	/* ... to what it held */
+
+	/* No TOPDOWN.SLOTS in the pass: refused when scheduled, nothing written. */
+	setup_metrics();
+	set.metrics = true;
+	add(STLF);
+	mark = fake_log_count();
+	assert_false(count_backend()->schedule(&set, err, sizeof(err)));
+	assert_non_null(strstr(err, "fixed counter 3"));
+	assert_int_equal(fake_log_count(), mark);
+	count_restore();
+
+	/* A PMU without PERF_METRICS (Skylake): refused. */
+	setup("skylake");
+	set.metrics = true;
+	add(INST_ANY);
+	assert_false(count_backend()->schedule(&set, err, sizeof(err)));
+	assert_non_null(strstr(err, "PERF_METRICS"));
+	count_restore();
+}
+
+/* Defect d: Meteor Lake's CPUID.0AH (common to both core types) lists fixed counters 0-2;
+ * CPUID.(23H,1):EBX gives the P-core fixed counter 3, where TOPDOWN.SLOTS counts, and the
+ * E-core not.  The whole path: the dump's CPUID, identification, the model, the driver. */
+static void meteor_lake_fixed_counter_3(void **state)
+{
+	(void)state;
+	static struct loaded_dump ld;
+	static struct cpu_info ci;
+	static struct pmu_caps caps;
+	struct pmu_model_cfg cfg;
+	struct count_opts opts = { 0 };
+	uint64_t v[COUNT_MAX_EVENTS];
+	static char e[1024];
+
+	if (!dump_load("tests/fixtures/cpuid-real/GenuineIntel00A06A4_MeteorLake_10_CPUID.txt", &ld, e, sizeof(e)))
+		fail_msg("%s", e);
+	for (size_t block = 0; block < 3; block += 2) {		/* CPU 0: P-core; CPU 2: E-core */
+		dump_to_fake(&ld, block);
+		cpu_identify(&ci);
+		pmu_caps_detect(&ci, &caps);
+		assert_int_equal(caps.fixed_mask, 0x7);			/* CPUID.0AH */
+		assert_int_equal(pmu_caps_fixed_mask(&caps), block ? 0x7 : 0xF);	/* CPUID.(23H,1):EBX */
+		pmu_model_cfg_from_caps(&cfg, &ci, &caps);
+		assert_int_equal(cfg.fixed_mask, block ? 0x7 : 0xF);
+		fake_pmu_install_cfg(&cfg);
+		msr_save_forget();
+		count_use_backend(&count_backend_msr);
+		if (!count_init(&ci, &caps, &opts, why, sizeof(why)))
+			fail_msg("init: %s", why);
+		memset(&set, 0, sizeof(set));
+		add(fake_spec("TOPDOWN.SLOTS", 0x00, 0x04, 3, 0));
+		if (block) {
+			assert_false(count_backend()->schedule(&set, err, sizeof(err)));
+			assert_non_null(strstr(err, "fixed counter 3, which this PMU does not have"));
+			count_restore();
+			continue;
+		}
+		assert_string_equal(ci.event_set, "redwoodcove");
+		schedule();
+		assert_int_equal(set.fixed_of[0], 3);
+		size_t mark = fake_log_count();
+		begin(0);
+		FAKE_EXPECT_LOG(mark,
+				{ 0x38f, 0x0 },
+				{ 0x38d, 0x3000 },		/* field 3: USR | OS */
+				{ 0x38f, 0x800000000 },		/* GLOBAL_CTRL bit 35: fixed counter 3 */
+				{ 0x38f, 0x0 },
+				{ 0x30c, 0x0 });		/* IA32_FIXED_CTR3 */
+		count_backend()->pass_end(&set, 0);
+		assert_true(fake_count_pass(&set, 0, 9, v, err, sizeof(err)));
+		assert_int_equal(v[0], 9);
+		count_restore();
+	}
+	dump_free(&ld);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -466,6 +713,10 @@ int main(void)
 		cmocka_unit_test(restricted_events_count),
 		cmocka_unit_test(offcore_events_program_their_msrs),
 		cmocka_unit_test(bloomfield_refuses_branch_misses),
+		cmocka_unit_test(offcore_second_form_programs_rsp1),
+		cmocka_unit_test(pmi_sets_interrupt_bits),
+		cmocka_unit_test(metrics_enable_and_reset_order),
+		cmocka_unit_test(meteor_lake_fixed_counter_3),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

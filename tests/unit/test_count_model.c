@@ -188,8 +188,14 @@ static void constraints_enforced(void **state)
 	/* LD_BLOCKS.STORE_FORWARD (03H/02H): counters 0-3 only on Ice Lake. */
 	assert_int_equal(intel_count(2, 0x0203), 10);
 	assert_int_equal(intel_count(5, 0x0203), 0);
-	/* An encoding no table restricts counts anywhere. */
-	assert_int_equal(intel_count(5, 0x0051), 10);
+	/* An encoding no table restricts counts anywhere: 0EEH is no Ice Lake event code. */
+	assert_int_equal(intel_count(5, 0x00EE), 10);
+	/* An encoding no row lists exactly follows its code's rule (defect a): L1D.REPLACEMENT
+	 * (51H/01H) is on 0-3, so 51H with another unit mask, or 03H/02H with a counter mask, is too. */
+	assert_int_equal(intel_count(5, 0x0051), 0);
+	assert_int_equal(intel_count(2, 0x0051), 10);
+	assert_int_equal(intel_count(5, 0x01000203), 0);
+	assert_int_equal(intel_count(3, 0x01000203), 10);
 	/* An offcore event counts only while its OFFCORE_RSP selects something. */
 	assert_int_equal(intel_count(0, 0x01B7), 0);
 	assert_int_equal(hw_wrmsr(0x1A6, 0x10001), HW_OK);
@@ -223,6 +229,47 @@ static void fam15h_groups_enforced(void **state)
 		assert_int_equal(hw_rdmsr(0xC0010201 + 2 * c, &v), HW_OK);
 		assert_int_equal(v, c < 3 ? 10 : 0);
 	}
+	/* The family rule holds for an encoding no row lists (defect a): 076H with a counter mask
+	 * still counts only on PERF_CTL[2:0]; and the units no core counter counts (0A0H) count nowhere. */
+	for (unsigned c = 0; c < 6; c++) {
+		uint64_t v;
+		assert_int_equal(hw_wrmsr(0xC0010201 + 2 * c, 0), HW_OK);
+		assert_int_equal(hw_wrmsr(0xC0010200 + 2 * c, 0x1430076), HW_OK);	/* cmask 1 */
+		fake_pmu_run(10);
+		assert_int_equal(hw_wrmsr(0xC0010200 + 2 * c, 0x4300A0), HW_OK);
+		fake_pmu_run(10);
+		assert_int_equal(hw_wrmsr(0xC0010200 + 2 * c, 0), HW_OK);
+		assert_int_equal(hw_rdmsr(0xC0010201 + 2 * c, &v), HW_OK);
+		assert_int_equal(v, c < 3 ? 10 : 0);
+	}
+}
+
+/* Zen 3: retired FLOPs (003H) count only on an even counter whose odd neighbour holds the
+ * enabled Merge event (PPR 2.1.15.3); the Merge counter counts nothing of its own. */
+static void amd_pairs_need_the_merge_event(void **state)
+{
+	(void)state;
+	struct pmu_model_cfg cfg = { .kind = PMU_AMD_CORE_EXT, .n_gp = 6, .gp_width = 48, .amd_event_hi = true,
+				     .events = events_set_find("zen3") };
+	uint64_t v0, v1;
+	fake_pmu_install_cfg(&cfg);
+	assert_int_equal(hw_wrmsr(0xC0010200, 0x430F03), HW_OK);		/* alone: not a useful count */
+	fake_pmu_run(10);
+	assert_int_equal(hw_rdmsr(0xC0010201, &v0), HW_OK);
+	assert_int_equal(v0, 0);
+	assert_int_equal(hw_wrmsr(0xC0010202, 0xF004000FFull), HW_OK);	/* Merge | EN on PERF_CTL1 */
+	fake_pmu_run(10);
+	assert_int_equal(hw_rdmsr(0xC0010201, &v0), HW_OK);
+	assert_int_equal(hw_rdmsr(0xC0010203, &v1), HW_OK);
+	assert_int_equal(v0, 10);
+	assert_int_equal(v1, 0);
+	/* On an odd counter there is no pair to merge with. */
+	assert_int_equal(hw_wrmsr(0xC0010200, 0), HW_OK);
+	assert_int_equal(hw_wrmsr(0xC0010202, 0x430F03), HW_OK);
+	assert_int_equal(hw_wrmsr(0xC0010204, 0xF004000FFull), HW_OK);
+	fake_pmu_run(10);
+	assert_int_equal(hw_rdmsr(0xC0010203, &v1), HW_OK);
+	assert_int_equal(v1, 0);
 }
 
 int main(void)
@@ -236,6 +283,7 @@ int main(void)
 		cmocka_unit_test(wrap_sets_overflow),
 		cmocka_unit_test(constraints_enforced),
 		cmocka_unit_test(fam15h_groups_enforced),
+		cmocka_unit_test(amd_pairs_need_the_merge_event),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,7 @@
 
 #include "tests/fake/fake_pmu.h"
 #include "pmu/count/count_sched.h"
+#include "events/events.h"
 
 static char err[512];
 
@@ -374,7 +375,6 @@ static void machinery_not_driven(void **state)
 		{ 0x3F6, false, false, 0, "MSR_PEBS_LD_LAT" },
 		{ 0x3F7, false, false, 0, "MSR_PEBS_FRONTEND" },
 		{ 0x3E0, false, false, 0, "MSR 0x3E0" },
-		{ 0, true, false, 0, "Merge event" },
 		{ 0, false, true, 0, "offcore_rsp=" },
 		{ 0, false, false, 0x80, "extended unit mask 0x80" },
 	};
@@ -413,6 +413,240 @@ static void fixed_only_and_counter1(void **state)
 	assert_non_null(strstr(err, "only by fixed counter 0"));
 }
 
+
+/* ---- issue 22: constraints by code, TakenAlone, merged pairs, AnyThread, offcore forms ---- */
+
+/* A raw spec parsed against a set, as the events= option and pmuboot-host program do. */
+static struct event_spec raw(const char *key, const char *text)
+{
+	struct event_spec e;
+	const struct event_set *es = events_set_find(key);
+	if (!es || !event_spec_parse(es, es->amd, text, strlen(text), &e, err, sizeof(err)))
+		fail_msg("parse '%s' on %s: %s", text, key, es ? err : "no such set");
+	return e;
+}
+
+/* n hand-built events that may use any of the n_gp counters: their own list (no rule by code),
+ * and codes C1H.. (on Family 15h the execution unit, any of the six counters). */
+static void add_free(struct count_set *set, unsigned n, unsigned n_gp)
+{
+	for (unsigned i = 0; i < n; i++)
+		add(set, "free", (uint16_t)(0xC1 + i), EV_NO_FIXED, (1u << n_gp) - 1);
+}
+
+/* Defect a: a raw spec no row encodes exactly (here: a counter mask of its own) keeps the
+ * restriction of its code and unit mask, even behind events that took the low counters first.
+ * Without the rule it lands on the last free counter, outside the vendor's list. */
+static void raw_specs_keep_their_codes_restrictions(void **state)
+{
+	(void)state;
+	static const struct { const char *key, *spec; unsigned n_gp; uint32_t allowed; } cases[] = {
+		{ "icelake", "event=0x03,umask=0x02,cmask=1", 8, 0x0F },	/* LD_BLOCKS.STORE_FORWARD: 0-3 */
+		{ "sandybridge", "event=0x48,umask=0x01,cmask=2", 4, 0x04 },	/* L1D_PEND_MISS.PENDING: 2 */
+		{ "sapphirerapids", "event=0xd1,umask=0x01,cmask=1", 8, 0x0F },	/* MEM_LOAD_RETIRED.L1_HIT: 0-3 */
+		{ "sapphirerapids", "event=0xa3,umask=0x08,cmask=4", 8, 0x04 },	/* CYCLES_L1D_MISS, Linux: 2 */
+		{ "lioncove", "event=0x2a,umask=0x01,cmask=1,offcore_rsp=0x10001", 10, 0x0F },	/* OCR, Linux: 0-3 */
+	};
+	for (size_t k = 0; k < ARRAY_SIZE(cases); k++) {
+		static struct count_set set;
+		memset(&set, 0, sizeof(set));
+		struct count_slots s = pmu(cases[k].n_gp, 3);
+		s.events = events_set_find(cases[k].key);
+		s.offcore = true;
+		add_free(&set, cases[k].n_gp - 1, cases[k].n_gp);
+		set.ev[set.n++] = raw(cases[k].key, cases[k].spec);
+		assert_null(set.ev[set.n - 1].match);		/* no row encodes it exactly */
+		if (!count_sched_assign(&set, &s, err, sizeof(err)))
+			fail_msg("%s %s: %s", cases[k].key, cases[k].spec, err);
+		assert_int_equal(set.passes, 1);
+		int c = set.counter_of[set.n - 1];
+		if (c < 0 || !(cases[k].allowed & (1u << c)))
+			fail_msg("%s %s: on counter %d, outside 0x%x", cases[k].key, cases[k].spec, c, cases[k].allowed);
+		check_valid(&set, &s);
+	}
+}
+
+/* Defect a, AMD: the Family 15h rules apply at run time to every event, raw ones too. */
+static void amd_family_rules_apply_to_raw_specs(void **state)
+{
+	(void)state;
+	static struct count_set set;
+	struct count_slots s = pmu(6, 0);
+	s.event0_fixed_only = false;
+	s.events = events_set_find("fam15h");
+	s.amd_family = 0x15;
+	add_free(&set, 3, 6);
+	set.ev[set.n++] = raw("fam15h", "event=0x76,cmask=1");	/* cycles: PERF_CTL[2:0] */
+	set.ev[set.n++] = raw("fam15h", "event=0x00f");		/* FP unit, in no table: [5:3] */
+	add_free(&set, 1, 6);
+	assert_true(count_sched_assign(&set, &s, err, sizeof(err)));
+	assert_int_equal(set.passes, 1);
+	assert_in_range(set.counter_of[3], 0, 2);
+	assert_in_range(set.counter_of[4], 3, 5);
+	check_valid(&set, &s);
+	/* Without the CPU's table the family rule alone still holds. */
+	s.events = NULL;
+	assert_true(count_sched_assign(&set, &s, err, sizeof(err)));
+	assert_in_range(set.counter_of[3], 0, 2);
+	/* 031H with more than one unit-mask bit: no counter counts it (BKDG). */
+	memset(&set, 0, sizeof(set));
+	set.ev[set.n++] = raw("fam15h", "event=0x031,umask=0x03");
+	assert_false(count_sched_assign(&set, &s, err, sizeof(err)));
+	assert_non_null(strstr(err, "Family 15h counts it on no core counter"));
+}
+
+/* A raw encoding whose rows share no counter (Skylake C0H/01H: PREC_DIST on 1, the PS form with
+ * inv/cmask on 0,2,3) cannot be placed honestly: refused, saying why. */
+static void disjoint_rows_refuse_the_code(void **state)
+{
+	(void)state;
+	static struct count_set set;
+	struct count_slots s = pmu(4, 3);
+	s.events = events_set_find("skylake");
+	set.ev[set.n++] = raw("skylake", "event=0xc0,umask=0x01,cmask=2");
+	assert_false(count_sched_assign(&set, &s, err, sizeof(err)));
+	assert_non_null(strstr(err, "no counter in common"));
+	/* The rows themselves still schedule, each on its own list. */
+	memset(&set, 0, sizeof(set));
+	set.ev[set.n++] = raw("skylake", "INST_RETIRED.PREC_DIST");
+	assert_true(count_sched_assign(&set, &s, err, sizeof(err)));
+	assert_int_equal(set.counter_of[0], 1);
+}
+
+/* Defect f: a TakenAlone event has its pass's general counters to itself; fixed counters may
+ * still count beside it.  Two of them need two passes. */
+static void taken_alone_counts_by_itself(void **state)
+{
+	(void)state;
+	static struct count_set set;
+	struct count_slots s = pmu(4, 3);
+	add(&set, "INST_RETIRED.ANY", 0x00, 0, 0);		/* fixed 0 */
+	add_free(&set, 3, 4);
+	set.ev[set.n++] = fake_spec("PREC_DIST", 0xC0, 0x01, EV_NO_FIXED, 0x2);
+	set.ev[set.n - 1].taken_alone = true;
+	assert_true(count_sched_assign(&set, &s, err, sizeof(err)));
+	size_t ta = set.n - 1;
+	assert_int_equal(set.passes, 2);
+	assert_int_equal(set.counter_of[ta], 1);
+	for (size_t i = 0; i < set.n; i++)
+		if (i != ta && set.counter_of[i] >= 0)
+			assert_int_not_equal(set.pass_of[i], set.pass_of[ta]);
+	check_valid(&set, &s);
+	/* A second TakenAlone event gets a pass of its own as well. */
+	set.ev[set.n++] = fake_spec("STORE_LATENCY", 0xD0, 0x06, EV_NO_FIXED, 0);
+	set.ev[set.n - 1].taken_alone = true;
+	assert_true(count_sched_assign(&set, &s, err, sizeof(err)));
+	assert_int_equal(set.passes, 3);
+	assert_int_not_equal(set.pass_of[ta], set.pass_of[set.n - 1]);
+	for (size_t i = 0; i < set.n; i++)
+		for (size_t t = ta; t < set.n; t++)
+			if (i != t && set.counter_of[i] >= 0)
+				assert_int_not_equal(set.pass_of[i], set.pass_of[t]);
+	/* A raw spec takes TakenAlone from its code's rows (Sandy Bridge C0H/01H, PREC_DIST). */
+	memset(&set, 0, sizeof(set));
+	s.events = events_set_find("sandybridge");
+	add_free(&set, 2, 4);
+	set.ev[set.n++] = raw("sandybridge", "event=0xc0,umask=0x01,cmask=1");
+	assert_true(count_sched_assign(&set, &s, err, sizeof(err)));
+	assert_int_equal(set.passes, 2);
+	assert_int_equal(set.counter_of[2], 1);
+	assert_int_not_equal(set.pass_of[2], set.pass_of[0]);
+	assert_int_not_equal(set.pass_of[2], set.pass_of[1]);
+}
+
+/* Defect g: an AMD large-increment event takes an even counter and the odd one beside it, which
+ * nothing else uses in that pass; raw specs with those codes are recognised by the family rule. */
+static void amd_pairs_take_two_counters(void **state)
+{
+	(void)state;
+	static struct count_set set;
+	struct count_slots s = pmu(6, 0);
+	s.event0_fixed_only = false;
+	s.events = events_set_find("zen3");
+	s.amd_family = 0x19;
+	add_free(&set, 1, 6);
+	set.ev[set.n++] = raw("zen3", "RETIRED_SSE_AVX_FLOPS.ANY");
+	set.ev[set.n++] = raw("zen3", "event=0x5f");
+	set.ev[set.n++] = raw("zen3", "event=0x03,umask=0x01,cmask=2");	/* a raw FLOPs count */
+	add_free(&set, 1, 6);
+	assert_true(count_sched_assign(&set, &s, err, sizeof(err)));
+	for (size_t i = 1; i <= 3; i++) {
+		int c = set.counter_of[i];
+		assert_true(set.merged_of[i]);
+		assert_true(c >= 0 && c % 2 == 0);
+		for (size_t j = 0; j < set.n; j++)
+			if (j != i && set.pass_of[j] == set.pass_of[i])
+				assert_true(set.counter_of[j] != c && set.counter_of[j] != c + 1);
+	}
+	assert_false(set.merged_of[0]);
+	assert_false(set.merged_of[4]);
+	assert_int_equal(set.passes, 2);	/* three pairs fill six counters */
+	char name[16];
+	assert_string_equal(count_sched_counter_name(&set, 1, name), "pmc0+1");
+	/* Zen 5 (Family 1Ah): 05FH counts exactly on its own, no pair. */
+	s.amd_family = 0x1A;
+	s.events = events_set_find("zen5");
+	memset(&set, 0, sizeof(set));
+	set.ev[set.n++] = raw("zen5", "event=0x5f");
+	assert_true(count_sched_assign(&set, &s, err, sizeof(err)));
+	assert_false(set.merged_of[0]);
+	/* With only odd counters free there is no pair: refused, saying why. */
+	s.gp_usable = 0x2A;
+	s.gp_in_use = 0x15;
+	set.ev[0] = raw("zen5", "RETIRED_SSE_AVX_FLOPS.ANY");
+	assert_false(count_sched_assign(&set, &s, err, sizeof(err)));
+	assert_non_null(strstr(err, "large-increment"));
+}
+
+/* Defect h: AnyThread is refused when the set is scheduled, where the PMU deprecates it or has no
+ * such bit, so nothing is planned or programmed first. */
+static void any_thread_refused_when_scheduling(void **state)
+{
+	(void)state;
+	static struct count_set set;
+	struct count_slots s = pmu(8, 4);
+	add(&set, "any", 0x3C, EV_NO_FIXED, 0);
+	set.ev[0].any = true;
+	assert_true(count_sched_assign(&set, &s, err, sizeof(err)));
+	s.any_deprecated = true;
+	assert_false(count_sched_assign(&set, &s, err, sizeof(err)));
+	assert_non_null(strstr(err, "CPUID.0AH:EDX[15]"));
+	assert_int_equal(set.passes, 0);
+	s.any_deprecated = false;
+	s.any_absent = true;
+	assert_false(count_sched_assign(&set, &s, err, sizeof(err)));
+	assert_non_null(strstr(err, "AnyThread"));
+}
+
+/* Defect b: a raw spec in an offcore event's second form keeps OFFCORE_RSP_1 with its code; a
+ * second one in the same pass takes the first form, code and MSR together. */
+static void offcore_second_form_raw(void **state)
+{
+	(void)state;
+	static struct count_set set;
+	struct count_slots s = pmu(4, 3);
+	s.offcore = true;
+	s.events = events_set_find("skylake");
+	set.ev[set.n++] = raw("skylake", "event=0xbb,umask=0x01,offcore_rsp=0x10001");
+	set.ev[set.n++] = raw("skylake", "event=0xbb,umask=0x01,offcore_rsp=0x10002");
+	assert_int_equal(set.ev[0].msr, 0x1A7);
+	assert_int_equal(set.ev[0].msr_alt, 0x1A6);
+	assert_int_equal(set.ev[0].alt_event, 0xB7);
+	assert_true(count_sched_assign(&set, &s, err, sizeof(err)));
+	assert_int_equal(set.passes, 1);
+	assert_int_equal(set.form_of[0], 0);	/* as given: BBH with OFFCORE_RSP_1 */
+	assert_int_equal(set.form_of[1], 1);	/* the other form: B7H with OFFCORE_RSP_0 */
+	/* Golden Cove's second form is 2BH, the Atoms' B7H umask 02H. */
+	assert_int_equal(raw("sapphirerapids", "event=0x2b,umask=0x01,offcore_rsp=1").msr, 0x1A7);
+	assert_int_equal(raw("gracemont", "event=0xb7,umask=0x02,offcore_rsp=1").msr, 0x1A7);
+	assert_int_equal(raw("gracemont", "event=0xb7,umask=0x01,offcore_rsp=1").msr, 0x1A6);
+	/* Without a response value the offcore code is refused when parsed. */
+	const struct event_set *es = events_set_find("skylake");
+	struct event_spec e;
+	assert_false(event_spec_parse(es, false, "event=0xbb,umask=0x01", 21, &e, err, sizeof(err)));
+	assert_non_null(strstr(err, "OFFCORE_RSP_1"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -433,6 +667,13 @@ int main(void)
 		cmocka_unit_test(offcore_msrs),
 		cmocka_unit_test(machinery_not_driven),
 		cmocka_unit_test(fixed_only_and_counter1),
+		cmocka_unit_test(raw_specs_keep_their_codes_restrictions),
+		cmocka_unit_test(amd_family_rules_apply_to_raw_specs),
+		cmocka_unit_test(disjoint_rows_refuse_the_code),
+		cmocka_unit_test(taken_alone_counts_by_itself),
+		cmocka_unit_test(amd_pairs_take_two_counters),
+		cmocka_unit_test(any_thread_refused_when_scheduling),
+		cmocka_unit_test(offcore_second_form_raw),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

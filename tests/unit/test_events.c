@@ -400,8 +400,9 @@ static void table_invariants(void **state)
 			assert_true(d->counters < (1u << 16) && d->counters_htoff < (1u << 16));
 			if (d->has_alt)		/* the second offcore form has its own MSR, or none at all */
 				assert_true(d->msr_alt ? d->msr_alt == 0x1A7 && d->msr == 0x1A6 : !d->msr);
-			if (d->pair)
-				assert_true(s->amd && d->event == 0x003);
+			if (d->pair)	/* events/amd_rules.csv: 003H from Family 17h, 05FH on Family 19h */
+				assert_true(s->amd && (d->event == 0x003 || (d->event == 0x05F && !strcmp(s->key, "zen3")) ||
+						       (d->event == 0x05F && !strcmp(s->key, "zen4"))));
 		}
 		/* Every hand-written (role) row has our own description. */
 		long idx;
@@ -723,6 +724,90 @@ static void suggestions(void **state)
 	assert_int_equal(events_suggest(NULL, "x", near, 4), 0);
 }
 
+/* Issue 22: the rules by code the generator derives from each set's rows, the AMD family rules
+ * compiled from events/amd_rules.csv, and raw specs in an offcore event's second form. */
+static void rules_by_code(void **state)
+{
+	(void)state;
+	struct event_rule r;
+	const struct event_set *icl = events_set_find("icelake");
+	/* LD_BLOCKS.STORE_FORWARD 03H/02H and LD_BLOCKS.NO_SR 03H/08H: both 0-3. */
+	assert_true(events_code_rule(icl, 0x03, 0x02, &r));
+	assert_int_equal(r.counters, 0xF);
+	assert_false(r.none);
+	assert_true(events_code_rule(icl, 0x03, 0x40, &r));	/* a unit mask no row has: the code's */
+	assert_int_equal(r.counters, 0xF);
+	assert_false(r.by_umask);
+	assert_false(events_code_rule(icl, 0xEE, 0x00, &r));	/* a code no row has: no rule */
+	/* Skylake C0H/01H: PREC_DIST on 1, the PS form on 0,2,3: no counter in common. */
+	assert_true(events_code_rule(events_set_find("skylake"), 0xC0, 0x01, &r));
+	assert_true(r.none);
+	/* Sandy Bridge C0H/01H is TakenAlone (INST_RETIRED.PREC_DIST), C0H/00H is not. */
+	assert_true(events_code_rule(events_set_find("sandybridge"), 0xC0, 0x01, &r));
+	assert_true(r.taken_alone);
+	assert_int_equal(r.counters, 0x2);
+	assert_true(!events_code_rule(events_set_find("sandybridge"), 0xC0, 0x00, &r) || !r.taken_alone);
+	/* An offcore row counts for its second form's code too (Lion Cove 2BH/01H, Linux: 0-3). */
+	assert_true(events_code_rule(events_set_find("lioncove"), 0x2B, 0x01, &r));
+	assert_int_equal(r.counters, 0xF);
+
+	/* Family 15h (BKDG 42301): cycles on [2:0], FP on [5:3], 031H with two bits nowhere. */
+	assert_true(events_amd_rule(0x15, 0x076, 0x00, &r));
+	assert_int_equal(r.counters, 0x07);
+	assert_true(events_amd_rule(0x15, 0x10F, 0x00, &r));
+	assert_int_equal(r.counters, 0x38);
+	assert_true(events_amd_rule(0x15, 0x000, 0x11, &r));	/* both nibbles: PERF_CTL3 */
+	assert_int_equal(r.counters, 0x08);
+	assert_true(events_amd_rule(0x15, 0x031, 0x03, &r));
+	assert_true(r.none);
+	assert_true(events_amd_rule(0x15, 0x031, 0x02, &r));
+	assert_false(r.none);
+	assert_true(events_amd_rule(0x15, 0x0A0, 0x00, &r));	/* not a core unit */
+	assert_true(r.none);
+	assert_false(events_amd_rule(0x10, 0x076, 0x00, &r));	/* Family 10h: any counter */
+	/* Merged pairs: 003H from Family 17h (Hygon 18h too), 05FH on Family 19h only. */
+	assert_true(events_amd_rule(0x17, 0x003, 0xFF, &r) && r.pair);
+	assert_true(events_amd_rule(0x18, 0x003, 0x01, &r) && r.pair);
+	assert_true(events_amd_rule(0x19, 0x05F, 0x00, &r) && r.pair);
+	assert_false(events_amd_rule(0x1A, 0x05F, 0x00, &r));
+	assert_false(events_amd_rule(0x16, 0x003, 0x00, &r));
+	assert_int_equal(events_set_find("fam15h")->family, 0x15);
+	assert_int_equal(events_set_find("zen4")->family, 0x19);
+	assert_int_equal(icl->family, 0);
+}
+
+static void spec_offcore_forms(void **state)
+{
+	(void)state;
+	struct event_spec e;
+	char err[256];
+	const struct event_set *icl = events_set_find("icelake");
+	const char *second = "event=0xbb,umask=0x01,offcore_rsp=0x10001";
+	assert_true(event_spec_parse(icl, false, second, strlen(second), &e, err, sizeof(err)));
+	assert_int_equal(e.msr, 0x1A7);
+	assert_int_equal(e.msr_value, 0x10001);
+	assert_true(e.has_alt);
+	assert_int_equal(e.msr_alt, 0x1A6);
+	assert_int_equal(e.alt_event, 0xB7);
+	assert_int_equal(e.alt_umask, 0x01);
+	const char *first = "event=0xb7,umask=0x01,offcore_rsp=0x10001";
+	assert_true(event_spec_parse(icl, false, first, strlen(first), &e, err, sizeof(err)));
+	assert_int_equal(e.msr, 0x1A6);
+	assert_int_equal(e.msr_alt, 0x1A7);
+	assert_int_equal(e.alt_event, 0xBB);
+	/* A raw encoding of a row: match names the row; any other raw encoding has none. */
+	assert_true(event_spec_parse(icl, false, "event=0x03,umask=0x02", 21, &e, err, sizeof(err)));
+	assert_non_null(e.match);
+	assert_string_equal(e.match->name, "LD_BLOCKS.STORE_FORWARD");
+	assert_true(event_spec_parse(icl, false, "event=0x03,umask=0x02,cmask=1", 29, &e, err, sizeof(err)));
+	assert_null(e.match);
+	/* No response value: refused when parsed, naming the MSR the code reads. */
+	assert_false(event_spec_parse(icl, false, "event=0xbb,umask=0x01", 21, &e, err, sizeof(err)));
+	assert_non_null(strstr(err, "OFFCORE_RSP_1"));
+	assert_false(event_spec_parse(icl, false, "r01b7", 5, &e, err, sizeof(err)));
+	assert_non_null(strstr(err, "OFFCORE_RSP_0"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -741,6 +826,8 @@ int main(void)
 		cmocka_unit_test(spec_raw_fields),
 		cmocka_unit_test(spec_perf_raw),
 		cmocka_unit_test(suggestions),
+		cmocka_unit_test(rules_by_code),
+		cmocka_unit_test(spec_offcore_forms),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

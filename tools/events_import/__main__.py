@@ -17,7 +17,7 @@ import json
 import os
 import sys
 
-from . import libpfm, perfmon, amd_rules
+from . import libpfm, perfmon, amd_rules, linux
 from .rows import ImportError_, write_csv
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -32,15 +32,18 @@ def read_sets(events_dir):
     return [(r["key"], r["vendor"], r["data"].strip()) for r in rows if r.get("data", "").strip()]
 
 
-def import_set(key, vendor, data, vdir):
+def import_set(key, vendor, data, vdir, rules, overrides):
+    """The vendor CSV text and rows of one set.  rules: the AMD family rules
+    (events/amd_rules.csv); overrides: Linux's narrower constraints by set key."""
     parts = data.split()
     where = f"events/sets.csv: set {key}"
-    left_out = []
+    left_out, narrowed = [], []
     if parts[0] == "perfmon" and len(parts) == 2:
         path = os.path.join(vdir, "intel", parts[1])
         if not os.path.exists(path):
             raise ImportError_(f"{where}: {path} does not exist")
         rows = perfmon.read(path, left_out)
+        narrowed = linux.summary(linux.apply(key, rows, overrides.get(key, [])))
         with open(path, encoding="utf-8") as f:
             h = json.load(f)["Header"]
         origin = f"Intel perfmon {parts[1]} (version {h.get('Version', '?')}, {h.get('DatePublished', '?')})"
@@ -58,10 +61,10 @@ def import_set(key, vendor, data, vdir):
         rows = libpfm.read(path, parts[2], amd, left_out)
         if amd:
             for r in rows:
-                mask, pair = amd_rules.counters(family, r.event, r.umask)
+                mask, pair = rules.counters(family, r.event, r.umask)
                 if mask == amd_rules.NONE:
                     raise ImportError_(f"{path}: event {r.name}: no counter may count it under the "
-                                       f"family {family:#x} rules")
+                                       f"family {family:#x} rules (events/amd_rules.csv)")
                 r.counters, r.pair = mask, pair
         origin = f"libpfm4 {parts[1]} table {parts[2]}" + (f", counters per AMD family {family:#x} rules" if amd else "")
         dedupe_names(rows)
@@ -71,6 +74,7 @@ def import_set(key, vendor, data, vdir):
               "Do not edit: re-run `python3 -m tools.events_import`.  Columns: events/README.md."]
     for name, why in left_out:
         header.append(f"left out: {name}: {why}")
+    header += narrowed
     return write_csv(f"events/vendor/{key}.csv", header, rows), rows
 
 
@@ -93,6 +97,8 @@ def main(argv=None):
     ap.add_argument("--vendor-events", default=os.path.join(ROOT, "..", "shared", "vendor-events"))
     ap.add_argument("--events", default=os.path.join(ROOT, "events"))
     ap.add_argument("--check", action="store_true", help="compare with the committed files, write nothing")
+    ap.add_argument("--linux-constraints", default=linux.PATH,
+                    help="Linux's narrower counter constraints (default: %(default)s)")
     a = ap.parse_args(argv)
     if not os.path.isdir(a.vendor_events):
         print(f"events_import: {a.vendor_events}: no such folder", file=sys.stderr)
@@ -100,8 +106,10 @@ def main(argv=None):
     outdir = os.path.join(a.events, "vendor")
     differ, written, nevents = [], {}, 0
     try:
+        rules = amd_rules.Rules(os.path.join(a.events, "amd_rules.csv"))
+        overrides = linux.read(a.linux_constraints)
         for key, vendor, data in read_sets(a.events):
-            text, rows = import_set(key, vendor, data, a.vendor_events)
+            text, rows = import_set(key, vendor, data, a.vendor_events, rules, overrides)
             written[f"{key}.csv"] = text
             nevents += len(rows)
     except ImportError_ as e:

@@ -76,6 +76,15 @@ static void print_pass(const struct count_set *set, unsigned p)
 	printf("\n");
 }
 
+static void print_cpu(const struct cpu_info *ci, const struct event_set *es, const char *dump)
+{
+	printf("# cpu: %s family 0x%x model 0x%x stepping %u: %s, event set %s\n", ci->vendor_str, ci->family, ci->model,
+	       ci->stepping, ci->uarch ? ci->uarch : "unknown microarchitecture", es ? es->key : "none (raw specs only)");
+	if (!dump)
+		printf("# from: this CPU (CPU %d); the writes below go to a model of its PMU, not to real MSRs\n",
+		       hw_linux_pinned_cpu());
+}
+
 static int usage(FILE *f)
 {
 	fprintf(f, "usage: pmuboot-host program [--cpuid-dump FILE] [--cpu N] [--user|--kernel] SPEC...\n"
@@ -86,13 +95,14 @@ static int usage(FILE *f)
 		   "is open.)\n"
 		   "\n"
 		   "  SPEC                an event name of the CPU's event set, or event=0x..,umask=0x..\n"
-		   "                      [,cmask=N][,inv][,edge][,any], or rUUEE\n"
+		   "                      [,cmask=N][,inv][,edge][,any][,offcore_rsp=V], or rUUEE\n"
 		   "  (no --cpuid-dump)   this CPU, the one the command runs on\n"
 		   "  --cpuid-dump FILE   the CPU of a CPUID dump (docs/cpuid-dumps.md)\n"
 		   "  --cpu N             this machine: run on CPU N; a dump: its block N (default 0)\n"
 		   "  --user, --kernel    count in user or kernel mode only (default both)\n"
 		   "  -h, --help          this text\n"
 		   "\n"
+		   "A set that cannot be counted prints nothing but the reason (stderr).\n"
 		   "Exit status: 0, 1 the set cannot be counted on that PMU, 2 bad arguments or dump.\n");
 	return f == stdout ? 0 : 2;
 }
@@ -167,12 +177,8 @@ int cmd_program(int argc, char **argv)
 		set.n++;
 	}
 
-	printf("# cpu: %s family 0x%x model 0x%x stepping %u: %s, event set %s\n", ci.vendor_str, ci.family, ci.model,
-	       ci.stepping, ci.uarch ? ci.uarch : "unknown microarchitecture", es ? es->key : "none (raw specs only)");
-	if (!dump)
-		printf("# from: this CPU (CPU %d); the writes below go to a model of its PMU, not to real MSRs\n",
-		       hw_linux_pinned_cpu());
 	if (caps.kind == PMU_NONE) {
+		print_cpu(&ci, es, dump);
 		printf("# pmu: none: %s\n", caps.absent_reason ? caps.absent_reason : "no counters identified");
 		fprintf(stderr, "pmuboot-host program: no counters to program: %s\n",
 			caps.absent_reason ? caps.absent_reason : "no counters identified");
@@ -189,7 +195,16 @@ int cmd_program(int argc, char **argv)
 	const struct count_backend *b = count_backend();
 	uint64_t cursor = msr_log_total();
 
+	/* A set that cannot be counted (AnyThread where it is deprecated, a constraint nothing meets)
+	 * is refused before anything is printed: no plan, no writes, only the reason. */
 	bool ok = count_init(&ci, &caps, &opts, err, sizeof(err));
+	if (ok && !b->schedule(&set, err, sizeof(err))) {
+		fprintf(stderr, "pmuboot-host program: %s\n", err);
+		count_restore();
+		hw_linux_set_msr_source(NULL);
+		return 1;
+	}
+	print_cpu(&ci, es, dump);
 	count_msr_describe(line, sizeof(line));
 	printf("# pmu: %s\n", line);
 	if (caps.pdcm && !caps.perf_caps_read)
@@ -199,12 +214,6 @@ int cmd_program(int argc, char **argv)
 	print_writes(&cursor, "");
 	if (!ok) {
 		fprintf(stderr, "pmuboot-host program: %s\n", err);
-		hw_linux_set_msr_source(NULL);
-		return 1;
-	}
-	if (!b->schedule(&set, err, sizeof(err))) {
-		fprintf(stderr, "pmuboot-host program: %s\n", err);
-		count_restore();
 		hw_linux_set_msr_source(NULL);
 		return 1;
 	}
@@ -244,6 +253,8 @@ int cmd_program(int argc, char **argv)
 	count_restore();
 	print_writes(&cursor, "end of run: ");
 	hw_linux_set_msr_source(NULL);
+	if (status)
+		return status;	/* a plan that could not be carried out is not printed as one */
 	printf("passes: %u\n", set.passes);
 	for (unsigned p = 0; p < set.passes; p++)
 		print_pass(&set, p);
