@@ -83,16 +83,11 @@ void audit_check_clock(struct audit_ctx *a, struct audit_result *r)
 		     hw_rdmsr(MSR_IA32_MPERF, &probe) == HW_OK;
 	bool counting = a->counting && audit_known_spec(a, AK_CYCLES, &ev, &per_trip, &why);
 	memset(&a->set, 0, sizeof(a->set));
-	if (counting) {
-		unsigned c = 0;
-		for (; c < 32; c++) {
-			struct event_spec pinned = ev;
-			if ((a->view.gp_usable & (1u << c)) && audit_pin(&pinned, c)) {
-				a->set.ev[a->set.n++] = pinned;
-				break;
-			}
-		}
-		counting = c < 32 && audit_begin(a, err, sizeof(err));
+	if (counting && audit_pin_trusted(a, &ev)) {
+		a->set.ev[a->set.n++] = ev;
+		counting = audit_begin(a, err, sizeof(err));
+	} else {
+		counting = false;
 	}
 	if (!counting && !aperf) {
 		snprintf(r->why, sizeof(r->why), "neither a cycles counter (%s) nor APERF/MPERF (%s) to check",
@@ -188,15 +183,9 @@ void audit_check_topdown(struct audit_ctx *a, struct audit_result *r)
 	memset(&a->set, 0, sizeof(a->set));
 	audit_fixed_spec(slots_fixed, &fx);
 	a->set.ev[a->set.n++] = fx;
-	bool paired = audit_fixed_pair(a, slots_fixed, &gpev, &per_trip, &why);
-	for (unsigned k = 0; paired && k < 32; k++) {
-		struct event_spec pinned = gpev;
-		if ((a->view.gp_usable & (1u << k)) && audit_pin(&pinned, k)) {
-			a->set.ev[a->set.n++] = pinned;
-			break;
-		}
-	}
-	paired = a->set.n == 2;
+	bool paired = audit_fixed_pair(a, slots_fixed, &gpev, &per_trip, &why) && audit_pin_trusted(a, &gpev);
+	if (paired)
+		a->set.ev[a->set.n++] = gpev;
 	a->set.metrics = true;
 	snprintf(r->counter, sizeof(r->counter), "fixed3,perf_metrics");
 	bool ok = audit_begin(a, err, sizeof(err)) && audit_sample(a, diff, &ticks, err, sizeof(err));

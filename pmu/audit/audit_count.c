@@ -129,18 +129,9 @@ static void exact_everywhere(struct audit_ctx *a, struct audit_result *r, enum a
 	}
 	bool proved = proof < AK_COUNT && audit_known_spec(a, proof, &pev, &proof_trip, &proof_why);
 	if (proved) {
-		/* On the first counter it may use, in a set of its own: the first set holds every counter. */
-		unsigned c = 0;
-		struct event_spec pinned = pev;
-		for (; c < 32; c++) {
-			pinned = pev;
-			if ((a->view.gp_usable & (1u << c)) && audit_pin(&pinned, c))
-				break;
-		}
-		proved = c < 32;
-		pev = pinned;
-		if (!proved)
-			proof_why = "no usable counter may count it";
+		/* On a counter the first set vouches for, in a set of its own (the first holds every counter);
+		 * placed after that set ran, below. */
+		proved = true;
 	}
 	if (!gp && !fixed) {
 		snprintf(r->why, sizeof(r->why), "no usable counter may count %s", audit_known_what(which));
@@ -165,7 +156,13 @@ static void exact_everywhere(struct audit_ctx *a, struct audit_result *r, enum a
 			    audit_known_what(proof), proof_why ? proof_why : "not for this vendor");
 		return;
 	}
-	/* The unit-mask proof, alone in its set. */
+	/* The unit-mask proof, alone in its set, on a counter that just counted exactly. */
+	if (!audit_pin_trusted(a, &pev)) {
+		size_t len = strlen(r->why);
+		str_appendf(r->why, sizeof(r->why), len, "%sunit masks not proven: no trusted counter may count %s",
+			    len ? "; " : "", pev.name);
+		return;
+	}
 	enum audit_status first = r->status;
 	struct audit_result pr;
 	audit_result_init(&pr, r->check);
@@ -314,18 +311,11 @@ void audit_check_fixed(struct audit_ctx *a, struct audit_result *r)
 		fresh(a, &x);
 		audit_fixed_spec(f, &fx);
 		add(a, &x, &fx, per_trip, false);
-		unsigned c = 0;
-		struct event_spec pinned = gpev;
-		for (; c < 32; c++) {
-			pinned = gpev;
-			if ((a->view.gp_usable & (1u << c)) && audit_pin(&pinned, c))
-				break;
-		}
-		if (c == 32) {
+		if (!audit_pin_trusted(a, &gpev)) {
 			unpaired |= 1u << f;
 			continue;
 		}
-		add(a, &x, &pinned, per_trip, false);
+		add(a, &x, &gpev, per_trip, false);
 		if (!audit_begin(a, err, sizeof(err))) {
 			unpaired |= 1u << f;
 			continue;

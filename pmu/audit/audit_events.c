@@ -156,6 +156,19 @@ void audit_fixed_spec(unsigned f, struct event_spec *out)
 	out->fixed_only = true;
 }
 
+bool audit_pin_trusted(const struct audit_ctx *a, struct event_spec *ev)
+{
+	uint32_t trusted = a->view.gp_usable & ~a->v->bad_gp;
+	for (unsigned c = 0; c < 32; c++) {
+		struct event_spec pinned = *ev;
+		if ((trusted & (1u << c)) && audit_pin(&pinned, c)) {
+			*ev = pinned;
+			return true;
+		}
+	}
+	return false;
+}
+
 bool audit_pin(struct event_spec *ev, unsigned c)
 {
 	uint32_t bit = 1u << c, allowed = ev->counters ? ev->counters : 0xFFFFFFFFu;

@@ -92,6 +92,11 @@ bool audit_fixed_pair(const struct audit_ctx *a, unsigned f, struct event_spec *
 void audit_fixed_spec(unsigned f, struct event_spec *out);
 /* Pin a spec to general counter c; false when its constraints forbid that counter. */
 bool audit_pin(struct event_spec *ev, unsigned c);
+/*
+ * Pin ev to the first usable counter it may use that no earlier check blamed (a reference must be
+ * one the exact checks vouched for); false when there is none.
+ */
+bool audit_pin_trusted(const struct audit_ctx *a, struct event_spec *ev);
 
 /* ---- audit_run.c ---- */
 /* Schedule a.set and begin pass 0 (every audit set is one pass); false with err. */

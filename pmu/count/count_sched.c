@@ -149,6 +149,10 @@ static void work_out(const struct event_spec *ev, const struct count_slots *s, s
 		p->src = p->none_src = r.by_umask ? SRC_CODE_UMASK : SRC_CODE;
 	}
 	p->allowed = any_if_zero(off && s->n_gp > SMT_ON_GP_COUNTERS ? off : on);
+	/* The caller's own lists narrow the row's further (the audit pins an event to one counter): never wider. */
+	uint32_t own = ev->counters_htoff && s->n_gp > SMT_ON_GP_COUNTERS ? ev->counters_htoff : ev->counters;
+	if (row && own)
+		p->allowed &= own;
 	if (s->amd_family && events_amd_rule(s->amd_family, ev->event, ev->umask, &r)) {
 		if (r.counters) {
 			p->allowed &= r.counters;

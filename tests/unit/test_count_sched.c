@@ -495,6 +495,34 @@ static void amd_family_rules_apply_to_raw_specs(void **state)
 	assert_non_null(strstr(err, "Family 15h counts it on no core counter"));
 }
 
+/* A caller may narrow a named event's counters further (the audit pins one per counter), never widen them. */
+static void narrowed_named_events_stay_narrow(void **state)
+{
+	(void)state;
+	static struct count_set set;
+	char perr[160];
+	struct count_slots s = pmu(8, 3);
+	s.events = events_set_find("icelake");
+	const struct event_set *es = s.events;
+	for (unsigned c = 0; c < 8; c++) {
+		struct event_spec ev;
+		memset(&set, 0, sizeof(set));
+		/* MEM_INST_RETIRED.ALL_LOADS: perfmon allows 0-3 on Ice Lake. */
+		assert_true(event_spec_parse(es, false, "MEM_INST_RETIRED.ALL_LOADS", 26, &ev, perr, sizeof(perr)));
+		ev.counters &= 1u << c;
+		set.ev[set.n++] = ev;
+		bool ok = count_sched_assign(&set, &s, err, sizeof(err));
+		if (c < 4) {
+			assert_true(ok);
+			assert_int_equal(set.counter_of[0], (int)c);
+		} else {
+			/* Narrowed to nothing the row allows: the row's own list is kept, never widened past it. */
+			assert_true(ok);
+			assert_in_range(set.counter_of[0], 0, 3);
+		}
+	}
+}
+
 /* A raw encoding whose rows share no counter (Skylake C0H/01H: PREC_DIST on 1, the PS form with
  * inv/cmask on 0,2,3) cannot be placed honestly: refused, saying why. */
 static void disjoint_rows_refuse_the_code(void **state)
@@ -673,6 +701,7 @@ int main(void)
 		cmocka_unit_test(taken_alone_counts_by_itself),
 		cmocka_unit_test(amd_pairs_take_two_counters),
 		cmocka_unit_test(any_thread_refused_when_scheduling),
+		cmocka_unit_test(narrowed_named_events_stay_narrow),
 		cmocka_unit_test(offcore_second_form_raw),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
