@@ -262,15 +262,21 @@ void fake_window_inject_nmi(unsigned count) { f.inject_nmi = count; }
 bool hw_window_enter(struct hw_window *w)
 {
 	memset(w, 0, sizeof(*w));
+	w->nmi_what = "unclaimed NMIs";
 	w->if_was_set = true;
 	w->if_verified_clear = true;
 	f.window_depth++;
 	return true;
 }
 
-void hw_window_leave(struct hw_window *w)
+void hw_window_poll(struct hw_window *w)
 {
 	w->nmi_end = w->nmi_start + f.inject_nmi;
+}
+
+void hw_window_leave(struct hw_window *w)
+{
+	hw_window_poll(w);
 	f.inject_nmi = 0;
 	if (f.window_depth)
 		f.window_depth--;
