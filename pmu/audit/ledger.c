@@ -448,22 +448,21 @@ static void rec_in_force(struct rec *r, const struct ledger *l)
 
 void ledger_sources_fields(struct rec *r, const struct ledger *l)
 {
-	for (unsigned s = 0; s < LEDGER_SOURCES; s++) {
-		rec_obj(r, source_names[s]);
-		rec_bool(r, "available", l->src[s].available);
-		rec_str(r, "reason", reason(l, s));
-		if (s == LEDGER_SMI_EVENT)
-			rec_str(r, "event", ledger_smi_event(l) ? ledger_smi_event(l)->name : NULL);
-		if (s == LEDGER_FREQUENCY) {
-			rec_str(r, "reference", ref_name(l));
-			rec_milli(r, "tolerance", LEDGER_FREQ_TOLERANCE_MILLI);
-		}
-		if (s == LEDGER_THERMAL || s == LEDGER_PACKAGE_THERMAL)
-			rec_therm_bits(r, "blind", s == LEDGER_THERMAL ? l->therm.stuck : l->pkg.stuck);
-		if (s == LEDGER_NMI)
-			rec_str(r, "counts", l->nmi_what);
-		rec_obj_end(r);
-	}
+	rec_arr(r, "sources");
+	for (unsigned s = 0; s < LEDGER_SOURCES; s++)
+		if (l->src[s].available)
+			rec_str(r, NULL, source_names[s]);
+	rec_arr_end(r);
+	rec_obj(r, "absent");
+	for (unsigned s = 0; s < LEDGER_SOURCES; s++)
+		if (!l->src[s].available)
+			rec_str(r, source_names[s], reason(l, s));
+	rec_obj_end(r);
+	rec_str(r, "smi_event", ledger_smi_event(l) ? ledger_smi_event(l)->name : NULL);
+	rec_str(r, "frequency_reference", l->src[LEDGER_FREQUENCY].available ? ref_name(l) : NULL);
+	rec_str(r, "nmi_counts", l->nmi_what);
+	rec_therm_bits(r, "thermal_blind", l->therm.stuck);
+	rec_therm_bits(r, "package_thermal_blind", l->pkg.stuck);
 	rec_obj(r, "freeze_while_smm");
 	rec_bool(r, "supported", l->freeze_supported);
 	rec_str(r, "reason", l->freeze_why);
@@ -498,6 +497,7 @@ void ledger_init_fields(struct rec *r, const struct ledger *l)
 	init_therm_fields(r, "thermal_at_init", l, LEDGER_THERMAL, &l->therm);
 	init_therm_fields(r, "package_thermal_at_init", l, LEDGER_PACKAGE_THERMAL, &l->pkg);
 	rec_bool(r, "clears_logs", l->clear_logs);
+	rec_milli(r, "frequency_tolerance", LEDGER_FREQ_TOLERANCE_MILLI);
 }
 
 /* Append "phrase" with a ", " between phrases. */

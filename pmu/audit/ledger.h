@@ -165,9 +165,14 @@ void ledger_rebase(struct ledger *l);
  */
 void ledger_pin_reference(struct ledger *l, uint64_t ratio_ppm, const char *source);
 
-/* Per source: {"available": bool, "reason": ...}, and FREEZE_WHILE_SMM; into an open object. */
+/*
+ * Into an open object: "sources" (those available), "absent" (source: why
+ * not), the SMI event's name, the frequency reference, what the NMI count
+ * counts, thermal logs it is blind to, and FREEZE_WHILE_SMM (supported, in
+ * force in the windows so far).  docs/results-format.md, `bench`.
+ */
 void ledger_sources_fields(struct rec *r, const struct ledger *l);
-/* What ledger_init found: thermal log bits found set and whether cleared, FREEZE_WHILE_SMM. */
+/* What ledger_init found: thermal log bits found set and whether cleared; the frequency tolerance. */
 void ledger_init_fields(struct rec *r, const struct ledger *l);
 
 /* The event (catalogue role `smi`) to add on a spare counter, or NULL (none, or the MSR is read instead). */
