@@ -3,6 +3,7 @@
 #include "events/events.h"
 #include "kernel/calib.h"
 #include "kernel/hw.h"
+#include "lib/strbuf.h"
 
 /* bench/measure.asm reads these offsets. */
 _Static_assert(offsetof(struct bench_call, kernel) == 0, "bench_call layout");
@@ -201,8 +202,8 @@ static void add_smi_events(const struct bench_setup *s, struct pass_ctx *c, stru
 		f->smi_event_passes++;
 	}
 	if (missing)
-		snprintf(f->smi_event_missing, sizeof(f->smi_event_missing), "no spare counter in %u of %u passes (pass %u)",
-			 missing, set->passes, first_missing + 1);
+		str_appendf(f->smi_event_missing, sizeof(f->smi_event_missing), 0, "no spare counter in %u of %u passes (pass %u)",
+			    missing, set->passes, first_missing + 1);
 }
 
 const char *bench_disturbed_by_source(const struct bench_figures *f, char *buf, size_t cap)
@@ -210,11 +211,8 @@ const char *bench_disturbed_by_source(const struct bench_figures *f, char *buf, 
 	size_t k = 0;
 	buf[0] = 0;
 	for (unsigned src = 0; src < LEDGER_SOURCES && k < cap; src++)
-		if (f->disturbed[src]) {
-			int n = snprintf(buf + k, cap - k, "%s%s %u", k ? ", " : "", ledger_source_name(src),
-					 f->disturbed[src]);
-			k += n > 0 ? (size_t)n : 0;
-		}
+		if (f->disturbed[src])
+			k = str_appendf(buf, cap, k, "%s%s %u", k ? ", " : "", ledger_source_name(src), f->disturbed[src]);
 	return buf;
 }
 

@@ -1,5 +1,6 @@
 /* pmu/audit/ledger.c - the quiet-machine ledger; see ledger.h and docs/benchmarks.md. */
 #include "pmu/audit/ledger.h"
+#include "lib/strbuf.h"
 #include "lib/x86/cpuid.h"
 #include "lib/x86/msr_intel.h"
 
@@ -525,8 +526,7 @@ static size_t add_therm(char *buf, size_t cap, size_t k, const char *what, uint6
 	for (size_t i = 0; i < ARRAY_SIZE(therm_bits) && k < cap; i++) {
 		if (!(bits & THERM_LOG_OF(therm_bits[i].status)))
 			continue;
-		int n = snprintf(buf + k, cap - k, "%s%s", first ? "" : ", ", therm_bits[i].text);
-		k += n > 0 ? (size_t)n : 0;
+		k = str_appendf(buf, cap, k, "%s%s", first ? "" : ", ", therm_bits[i].text);
 		first = false;
 	}
 	if (k + 1 < cap) {
@@ -561,6 +561,6 @@ const char *ledger_verdict_text(const struct ledger_verdict *v, char *buf, size_
 	if (v->sources & LEDGER_BIT(LEDGER_PACKAGE_THERMAL))
 		k = add_therm(buf, cap, k, "package thermal", v->pkg_bits);
 	if (!k)
-		snprintf(buf, cap, "quiet");
+		str_appendf(buf, cap, 0, "quiet");
 	return buf;
 }

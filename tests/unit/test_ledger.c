@@ -44,6 +44,7 @@ static struct capture cap;
 static void cpu(enum cpu_vendor vendor, const char *set, uint32_t ecx1, uint32_t edx1, uint32_t eax6, uint32_t ecx6)
 {
 	fake_reset();
+	capture_free(&cap);	/* a test may set up several CPUs */
 	capture_start(&cap);
 	memset(&ci, 0, sizeof(ci));
 	ci.vendor = vendor;
