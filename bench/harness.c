@@ -331,6 +331,8 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 	const size_t n_user = set ? set->n : 0;
 	if (set && s->smi_event)
 		add_smi_events(s, &c, set, f);
+	else if (s->smi_event)
+		str_appendf(f->smi_event_missing, sizeof(f->smi_event_missing), 0, "the variant was not counted");
 	if (s->ledger)
 		ledger_rebase(s->ledger);	/* a new variant: its own first clean window is the clock's reference */
 	c.set = set;

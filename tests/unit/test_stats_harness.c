@@ -729,6 +729,11 @@ static void amd_smi_event_beside_each_pass(void **state)
 	assert_string_equal(r.smi_event_missing, "no spare counter in 2 of 2 passes (pass 1)");
 	assert_int_equal(r.disturbed[LEDGER_SMI_EVENT], 0);
 	assert_int_equal(set.n, 2);
+
+	/* Timed only: nothing counts it, and the figures say that too. */
+	assert_true(bench_run_variant(&s, bench_def_find("store_forward", "forward"), window, NULL, &r));
+	assert_int_equal(r.smi_event_passes, 0);
+	assert_string_equal(r.smi_event_missing, "the variant was not counted");
 }
 
 static void thermal_log_in_a_sample_is_retaken(void **state)
