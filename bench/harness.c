@@ -111,7 +111,7 @@ static uint64_t smi_count(const struct pass_ctx *c, const struct run_values *bas
 /*
  * One sample: the N run and the 2N run inside one window, which the
  * ledger reads right after it opens and judges right before it closes
- * (and the window itself once it is left).
+ * (without a ledger, the window's own counts judge once it is left).
  */
 static bool sample(struct pass_ctx *c, uint64_t trips, struct run_values *base, struct run_values *main,
 		   struct sample_verdict *sv)
@@ -135,12 +135,14 @@ static bool sample(struct pass_ctx *c, uint64_t trips, struct run_values *base, 
 	c->call.trips = trips;
 	bench_measure(&c->call);
 	ok = run_once(c, trips, base) && run_once(c, 2 * trips, main);
+	/* The runs' values are read: what happens after the ledger closes cannot touch them. */
 	if (l)
-		ledger_close(l, &m, sv->windowed ? &w : NULL, ok ? smi_count(c, base, main) : LEDGER_NO_SMI_EVENT,
-			     &sv->v);
+		sv->disturbed = ledger_close(l, &m, sv->windowed ? &w : NULL,
+					     ok ? smi_count(c, base, main) : LEDGER_NO_SMI_EVENT, &sv->v);
 	if (sv->windowed)
 		hw_window_leave(&w);
-	sv->disturbed = ledger_window_left(&sv->v, sv->windowed ? &w : NULL);
+	if (!l)
+		sv->disturbed = ledger_window_left(&sv->v, sv->windowed ? &w : NULL);
 	return ok;
 }
 

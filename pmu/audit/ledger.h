@@ -24,9 +24,10 @@
  *
  * Use (inside an open window, nothing else between):
  *     hw_window_enter(&w);  ledger_open(l, &m);
- *     ... the measured code ...
+ *     ... the measured code, and reading its results ...
  *     disturbed = ledger_close(l, &m, &w, smi_events, &v);  hw_window_leave(&w);
- *     disturbed = ledger_window_left(&v, &w) || disturbed;   (optional)
+ * Whatever happens after ledger_close cannot touch what was measured, so
+ * its verdict is the sample's.
  */
 #ifndef PMUBOOT_PMU_AUDIT_LEDGER_H
 #define PMUBOOT_PMU_AUDIT_LEDGER_H
@@ -150,10 +151,10 @@ bool ledger_close(struct ledger *l, const struct ledger_mark *m, struct hw_windo
 		  struct ledger_verdict *v);
 
 /*
- * After hw_window_leave: fold in what the window itself saw up to its very
- * end (an NMI, or an SMI kernel/window.c counted, between ledger_close and
- * the leave).  Works on a zeroed v without a ledger (the window alone
- * judges).  Returns whether v says disturbed.
+ * After hw_window_leave, for a caller without a ledger (v zeroed): the
+ * window alone judges, by its NMIs and the SMIs kernel/window.c counted
+ * from enter to leave.  On a ledger's v it folds those in too (a stricter
+ * verdict than the sample needs).  Returns whether v says disturbed.
  */
 bool ledger_window_left(struct ledger_verdict *v, const struct hw_window *w);
 
