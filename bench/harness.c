@@ -3,6 +3,7 @@
 #include "events/events.h"
 #include "kernel/calib.h"
 #include "kernel/hw.h"
+#include "lib/strbuf.h"
 
 /* bench/measure.asm reads these offsets. */
 _Static_assert(offsetof(struct bench_call, kernel) == 0, "bench_call layout");
@@ -52,6 +53,14 @@ struct pass_ctx {
 	struct bench_call call;
 	char *problem;
 	size_t problem_cap;
+	int8_t smi_of[COUNT_MAX_EVENTS];	/* per pass: the index of its SMI event in set->ev, or -1 */
+};
+
+/* What the ledger (or, without one, the window) said about one sample. */
+struct sample_verdict {
+	bool windowed;			/* inside an established interrupts-off window */
+	bool disturbed;
+	struct ledger_verdict v;
 };
 
 /* One run of `trips` trips, counted when a set is given.  False on a counting error. */
@@ -91,18 +100,32 @@ static bool run_once(struct pass_ctx *c, uint64_t trips, struct run_values *v)
 	return true;
 }
 
+/* The SMI event's count over the sample's two counted runs, or LEDGER_NO_SMI_EVENT when this pass has none. */
+static uint64_t smi_count(const struct pass_ctx *c, const struct run_values *base, const struct run_values *main)
+{
+	if (!c->set || c->pass >= COUNT_MAX_EVENTS || c->smi_of[c->pass] < 0)
+		return LEDGER_NO_SMI_EVENT;
+	return base->ev[c->smi_of[c->pass]] + main->ev[c->smi_of[c->pass]];
+}
+
 /*
- * One sample: the N run and the 2N run inside one window.  *polluted says
- * whether the window saw an SMI/NMI; *windowed whether there was a window.
+ * One sample: the N run and the 2N run inside one window, which the
+ * ledger reads right after it opens and judges right before it closes
+ * (without a ledger, the window's own counts judge once it is left).
  */
 static bool sample(struct pass_ctx *c, uint64_t trips, struct run_values *base, struct run_values *main,
-		   bool *polluted, bool *windowed)
+		   struct sample_verdict *sv)
 {
+	struct ledger *l = c->s->ledger;
 	struct hw_window w;
+	struct ledger_mark m;
 	bool ok;
 
 	memset(&w, 0, sizeof(w));
-	*windowed = hw_window_enter(&w);
+	memset(sv, 0, sizeof(*sv));
+	sv->windowed = hw_window_enter(&w);
+	if (l)
+		ledger_open(l, &m);
 	/*
 	 * An unmeasured run first: entering the window (on the host a system
 	 * call) can leave caches, TLB and predictors cold, and only the first
@@ -112,20 +135,87 @@ static bool sample(struct pass_ctx *c, uint64_t trips, struct run_values *base, 
 	c->call.trips = trips;
 	bench_measure(&c->call);
 	ok = run_once(c, trips, base) && run_once(c, 2 * trips, main);
-	if (*windowed)
+	/* The runs' values are read: what happens after the ledger closes cannot touch them. */
+	if (l)
+		sv->disturbed = ledger_close(l, &m, sv->windowed ? &w : NULL,
+					     ok ? smi_count(c, base, main) : LEDGER_NO_SMI_EVENT, &sv->v);
+	if (sv->windowed)
 		hw_window_leave(&w);
-	*polluted = *windowed && hw_window_polluted(&w);
+	if (!l)
+		sv->disturbed = ledger_window_left(&sv->v, sv->windowed ? &w : NULL);
 	return ok;
 }
 
-/* Events counted in pass p: their indexes into set->ev. */
-static size_t pass_events(const struct count_set *set, unsigned pass, size_t *idx)
+/* The variant's own events counted in pass p (not the SMI events added beside them): indexes into set->ev. */
+static size_t pass_events(const struct count_set *set, size_t n_user, unsigned pass, size_t *idx)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < set->n; i++)
+	for (size_t i = 0; i < n_user; i++)
 		if (set->pass_of[i] == pass)
 			idx[n++] = i;
 	return n;
+}
+
+/*
+ * The setup's SMI event beside each pass's events, where a counter is
+ * spare: the pass's events and the SMI event are scheduled again as one
+ * pass, and when they fit that assignment is the pass's.  The copies go
+ * after the variant's events (set->n grows; the caller puts it back).
+ */
+static void add_smi_events(const struct bench_setup *s, struct pass_ctx *c, struct count_set *set,
+			   struct bench_figures *f)
+{
+	struct count_set mini;	/* on the stack: the image's static storage is file bytes */
+	size_t n_user = set->n, map[COUNT_MAX_EVENTS];
+	char err[160];
+	unsigned missing = 0, first_missing = 0;
+
+	for (unsigned p = 0; p < set->passes && p < COUNT_MAX_EVENTS; p++) {
+		size_t k = 0;
+		memset(&mini, 0, sizeof(mini));
+		mini.priv = set->priv;
+		mini.preset = set->preset;
+		for (size_t i = 0; i < n_user; i++)
+			if (set->pass_of[i] == p) {
+				map[k] = i;
+				mini.ev[k++] = set->ev[i];
+			}
+		if (set->n < COUNT_MAX_EVENTS && k < COUNT_MAX_EVENTS) {
+			mini.ev[k] = *s->smi_event;
+			mini.n = k + 1;
+		}
+		if (!mini.n || !s->cb->schedule(&mini, err, sizeof(err)) || mini.passes != 1) {
+			if (!missing++)
+				first_missing = p;
+			continue;
+		}
+		for (size_t j = 0; j < k; j++) {
+			set->counter_of[map[j]] = mini.counter_of[j];
+			set->fixed_of[map[j]] = mini.fixed_of[j];
+			set->form_of[map[j]] = mini.form_of[j];
+		}
+		size_t x = set->n++;
+		set->ev[x] = mini.ev[k];
+		set->pass_of[x] = (uint8_t)p;
+		set->counter_of[x] = mini.counter_of[k];
+		set->fixed_of[x] = mini.fixed_of[k];
+		set->form_of[x] = mini.form_of[k];
+		c->smi_of[p] = (int8_t)x;
+		f->smi_event_passes++;
+	}
+	if (missing)
+		str_appendf(f->smi_event_missing, sizeof(f->smi_event_missing), 0, "no spare counter in %u of %u passes (pass %u)",
+			    missing, set->passes, first_missing + 1);
+}
+
+const char *bench_disturbed_by_source(const struct bench_figures *f, char *buf, size_t cap)
+{
+	size_t k = 0;
+	buf[0] = 0;
+	for (unsigned src = 0; src < LEDGER_SOURCES && k < cap; src++)
+		if (f->disturbed[src])
+			k = str_appendf(buf, cap, k, "%s%s %u", k ? ", " : "", ledger_source_name(src), f->disturbed[src]);
+	return buf;
 }
 
 static uint32_t roles_of(const struct count_set *set, size_t i)
@@ -225,6 +315,7 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 	f->instructions = -1;
 	f->chain_min = (int32_t)chain;
 	memset(&c, 0, sizeof(c));
+	memset(c.smi_of, -1, sizeof(c.smi_of));
 	c.s = s;
 	c.d = d;
 	c.problem = f->problem;
@@ -238,9 +329,17 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 		set = NULL;
 	if (set && !s->cb->schedule(set, f->problem, sizeof(f->problem)))
 		set = NULL;	/* measured for time only; problem says why */
+	struct count_set *const caller_set = set;
+	const size_t n_user = set ? set->n : 0;
+	if (set && s->smi_event)
+		add_smi_events(s, &c, set, f);
+	else if (s->smi_event)
+		str_appendf(f->smi_event_missing, sizeof(f->smi_event_missing), 0, "the variant was not counted");
+	if (s->ledger)
+		ledger_rebase(s->ledger);	/* a new variant: its own first clean window is the clock's reference */
 	c.set = set;
 	f->passes = set ? (set->passes ? set->passes : 1) : 1;
-	f->nev = set ? set->n : 0;
+	f->nev = n_user;
 	for (size_t i = 0; i < f->nev; i++) {
 		f->ev[i].name = set->ev[i].name;
 		f->ev[i].roles = roles_of(set, i);
@@ -250,17 +349,19 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 	const int cyc_ev = cycles_event(set);
 
 	/* Storage: a series for the TSC, one for the cycles MSR, and one per event. */
-	size_t series = 2 + (set ? set->n : 0);
+	size_t series = 2 + n_user;
 	size_t fit = s->pool_cap / series;
 	f->reps = s->reps < fit ? s->reps : (uint32_t)fit;
 	if (f->reps == 0) {
 		snprintf(f->problem, sizeof(f->problem), "no room for samples");
+		if (caller_set)
+			caller_set->n = n_user;
 		return false;
 	}
 
 	bool any = false;
 	for (unsigned pass = 0; pass < f->passes; pass++) {
-		size_t nev = set ? pass_events(set, pass, idx) : 0;
+		size_t nev = set ? pass_events(set, n_user, pass, idx) : 0;
 		int64_t *tsc_s = s->pool, *cyc_s = s->pool + f->reps;
 		struct stats_take take;
 		uint32_t warm = s->warmup;
@@ -272,21 +373,27 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 		stats_take_init(&take, f->reps, s->drop_budget);
 		while (more) {
 			struct run_values base, main;
-			bool polluted, windowed;
+			struct sample_verdict sv;
 
-			if (!sample(&c, trips, &base, &main, &polluted, &windowed)) {
+			if (!sample(&c, trips, &base, &main, &sv)) {
 				/* Counting failed (only a counted run can fail): finish this variant on time alone. */
 				drop_counting(&c, &set, &nev, f, pass, true);
 				continue;
 			}
-			if (!windowed)
+			if (!sv.windowed)
 				f->windowed = false;
 			if (warm) {
 				warm--;
 				continue;
 			}
-			enum stats_fate fate = polluted ? STATS_REJECT_DISTURBED
-							: judge(&c, &base, &main, idx, nev, c.set ? cyc_ev : -1, chain);
+			enum stats_fate fate = sv.disturbed ? STATS_REJECT_DISTURBED
+							    : judge(&c, &base, &main, idx, nev, c.set ? cyc_ev : -1, chain);
+			if (fate == STATS_REJECT_DISTURBED) {
+				for (unsigned src = 0; src < LEDGER_SOURCES; src++)
+					f->disturbed[src] += (sv.v.sources >> src) & 1;
+				if (!f->disturbance[0])
+					ledger_verdict_text(&sv.v, f->disturbance, sizeof(f->disturbance));
+			}
 			if (fate == STATS_KEPT) {
 				uint32_t k = take.good;
 				tsc_s[k] = stats_differential_milli(base.tsc, main.tsc, s->iterations);
@@ -296,6 +403,8 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 						stats_differential_milli(base.ev[idx[e]], main.ev[idx[e]], s->iterations);
 			}
 			more = stats_take_note(&take, fate);
+			if (fate == STATS_REJECT_DISTURBED && more)
+				f->retaken++;
 		}
 		if (c.set && s->cb->pass_end)
 			s->cb->pass_end(c.set, pass);
@@ -323,12 +432,16 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 	if (f->instructions >= 0 && !f->ev[f->instructions].measured)
 		f->instructions = -1;
 	choose_cycles(s, set, &aperf, f);
-	/* Nothing kept is a result too: figures with n = 0, unstable ("budget"), and the problem says why. */
-	if (!any && !f->problem[0])
-		snprintf(f->problem, sizeof(f->problem),
-			 "no sample could be kept: %u disturbed (SMI/NMI/preemption), %u rejected as impossible",
-			 f->dropped, f->rejected[STATS_REJECT_NEGATIVE] + f->rejected[STATS_REJECT_N_2N] +
-					     f->rejected[STATS_REJECT_BELOW_CHAIN]);
+	if (caller_set)
+		caller_set->n = n_user;	/* the SMI events added beside the variant's go again */
+	/* Nothing kept is a result too: figures with n = 0, unstable, and the problem says why. */
+	if (!any && !f->problem[0]) {
+		char srcs[96];
+		snprintf(f->problem, sizeof(f->problem), "no sample could be kept: %u disturbed (%s), %u rejected as impossible",
+			 f->dropped, f->dropped ? bench_disturbed_by_source(f, srcs, sizeof(srcs)) : "none",
+			 f->rejected[STATS_REJECT_NEGATIVE] + f->rejected[STATS_REJECT_N_2N] +
+				 f->rejected[STATS_REJECT_BELOW_CHAIN]);
+	}
 	return true;
 }
 

@@ -9,15 +9,18 @@
  * TSC, stop list).  The sample's value is the difference of the two runs
  * divided by `iterations`, so every cost the runs share - call, set-up,
  * timer reads, counter toggles - cancels ("differential_n_2n").  A sample
- * whose window saw an SMI or NMI (on the host: a context switch) or whose
- * values are impossible (bench/stats.h stats_fate) is thrown away and
- * re-taken, within a budget.  After `warmup` unmeasured samples, `reps`
+ * whose window the quiet-machine ledger (pmu/audit/ledger.h) found
+ * disturbed - an SMI, an NMI (on the host: a context switch or interrupt),
+ * the clock moving, a thermal or power-limit log - or whose values are
+ * impossible (bench/stats.h stats_fate) is thrown away and re-taken, within
+ * a budget, and counted by cause.  After `warmup` unmeasured samples, `reps`
  * kept samples give each figure (bench/stats.h struct bench_figure); with
  * more events than counters, the whole thing is repeated per counter pass.
  */
 #ifndef PMUBOOT_BENCH_HARNESS_H
 #define PMUBOOT_BENCH_HARNESS_H
 
+#include "pmu/audit/ledger.h"
 #include "pmu/count/count.h"
 #include "bench/kernels.h"
 #include "bench/observer.h"
@@ -83,7 +86,12 @@ struct bench_event_figure {
 struct bench_figures {
 	uint32_t iterations;
 	uint32_t reps;			/* samples wanted per pass (reps, or fewer if storage ran short) */
-	uint32_t dropped;		/* disturbed samples thrown away (SMI/NMI/preemption), all passes */
+	uint32_t dropped;		/* disturbed samples thrown away (each once), all passes */
+	uint32_t disturbed[LEDGER_SOURCES];	/* disturbed samples by the source that saw it (one may count twice) */
+	uint32_t retaken;		/* disturbed samples taken again (the others ended their pass's budget) */
+	char disturbance[96];		/* the first disturbed sample's verdict in words ("2 SMIs"), "" if none */
+	unsigned smi_event_passes;	/* passes that counted the setup's smi_event beside the variant's events */
+	char smi_event_missing[64];	/* why a pass had no SMI event ("no spare counter in pass 2"), "" if none */
 	uint32_t rejected[STATS_FATES];	/* impossible samples thrown away, by fate, all passes */
 	bool exhausted;			/* a pass ran out of budget with fewer samples than wanted */
 	bool windowed;			/* every sample was inside an established interrupts-off window */
@@ -104,6 +112,14 @@ struct bench_setup {
 	uint32_t reps, warmup;
 	uint32_t drop_budget;		/* samples thrown away at most, per pass */
 	const struct count_backend *cb;	/* NULL: no counting */
+	/*
+	 * The quiet-machine ledger that judges every sample's window, rebased
+	 * at each variant (NULL: the window's own SMI/NMI counts judge).  With
+	 * smi_event (NULL: none), each pass of a counted variant that has a
+	 * spare counter counts it too, and the ledger is given its count.
+	 */
+	struct ledger *ledger;
+	const struct event_spec *smi_event;
 	uint32_t cycles_msr;		/* IA32_APERF when it may be read raw (image, checked), else 0 */
 	bool emulated_time;		/* under an emulator (TCG): no chain floor, one calibration */
 	int64_t *pool;			/* sample storage */
@@ -130,6 +146,9 @@ struct bench_setup {
  */
 bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, uint8_t *window,
 		       struct count_set *set, struct bench_figures *f);
+
+/* Disturbed samples by source, "smi_count 2, nmi 1" ("" when none), into buf. */
+const char *bench_disturbed_by_source(const struct bench_figures *f, char *buf, size_t cap);
 
 /*
  * Measure d as the stage does: when its cycles will come from the TSC, between

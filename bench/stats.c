@@ -149,7 +149,7 @@ const char *stats_fate_name(enum stats_fate f)
 
 const char *stats_unstable_name(enum stats_unstable u)
 {
-	static const char *const names[] = { NULL, "budget", "outliers", "spread" };
+	static const char *const names[] = { NULL, "budget", "outliers", "spread", "disturbed" };
 	return u < ARRAY_SIZE(names) ? names[u] : "?";
 }
 
@@ -233,7 +233,8 @@ void stats_judge_figure(struct bench_figure *f, const struct stats_take *t, bool
 	f->unstable = STATS_STABLE;
 	int64_t iqr = f->q3 - f->q1;
 	if (t->good < t->wanted)
-		f->unstable = STATS_UNSTABLE_BUDGET;
+		f->unstable = (uint64_t)t->by[STATS_REJECT_DISTURBED] * 2 > t->thrown ? STATS_UNSTABLE_DISTURBED
+										      : STATS_UNSTABLE_BUDGET;
 	else if ((uint64_t)f->outliers * STATS_UNSTABLE_OUTLIER_DIV > f->n)
 		f->unstable = STATS_UNSTABLE_OUTLIERS;
 	else if (time && f->median > 0 && iqr > STATS_UNSTABLE_IQR_FLOOR &&

@@ -31,7 +31,9 @@
 
 /*
  * Unstable: a figure is marked when, after its budget, fewer samples were
- * kept than wanted; when more than 1 in STATS_UNSTABLE_OUTLIER_DIV of the
+ * kept than wanted ("disturbed" when most of the samples thrown away were
+ * disturbed - the machine was not quiet - else "budget"); when more than 1
+ * in STATS_UNSTABLE_OUTLIER_DIV of the
  * kept samples are outliers (the "outliers" are then the behaviour, not a
  * disturbance); or, for time figures, when the interquartile range exceeds
  * STATS_UNSTABLE_IQR_PERMILLE of the median (and STATS_UNSTABLE_IQR_FLOOR
@@ -46,8 +48,9 @@ enum stats_unstable {
 	STATS_UNSTABLE_BUDGET,		/* fewer samples kept than wanted: the budget ran out */
 	STATS_UNSTABLE_OUTLIERS,	/* too many outliers */
 	STATS_UNSTABLE_SPREAD,		/* interquartile range too wide */
+	STATS_UNSTABLE_DISTURBED,	/* fewer samples kept than wanted, most of those thrown away disturbed */
 };
-/* Short name for records ("budget", "outliers", "spread"); NULL for STATS_STABLE. */
+/* Short name for records ("budget", "outliers", "spread", "disturbed"); NULL for STATS_STABLE. */
 const char *stats_unstable_name(enum stats_unstable u);
 
 /*

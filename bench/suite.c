@@ -182,6 +182,7 @@ void bench_stage(const struct bench_params *p)
 
 	suite_setup_counting();
 	suite_setup_aperf(p->image);
+	suite_setup_ledger(p->image);
 	suite_setup_extra_events();
 	suite_setup_arenas(arena_notes, sizeof(arena_notes));
 	suite_setup_clock();

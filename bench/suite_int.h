@@ -2,7 +2,7 @@
  * bench/suite_int.h - what the files of the benchmark stage share (internal
  * to bench/suite*.c): the stage's state and the helpers of each file.
  *   suite.c         the stage: choose, set up, run the rows, checks, observers
- *   suite_setup.c   counting, APERF, extra events, arenas, the clock, bench_setup
+ *   suite_setup.c   counting, APERF, the ledger, extra events, arenas, the clock, bench_setup
  *   suite_events.c  which events a variant counts
  *   suite_record.c  the bench record and its readable line
  */
@@ -67,6 +67,9 @@ struct suite {
 	unsigned settle_runs;		/* calibrations at the start until the clock held still */
 	const char *samples_in;		/* "arena", "heap" or "stack" */
 	const char *aperf_why;		/* why IA32_APERF is not a cycle source, or NULL when it is */
+	struct ledger ledger;		/* the quiet-machine ledger of this processor (pmu/audit/ledger.h) */
+	struct event_spec smi_spec;	/* the ledger's SMI event as counted beside each pass (hs.smi_event) */
+	const char *smi_why;		/* why the ledger's SMI event is not counted, or NULL */
 	struct slot slots[SLOT_MAX];
 	size_t nslots;
 	bool sel[64];
@@ -82,6 +85,7 @@ extern struct suite suite;
 const struct event_set *suite_core_event_set(const struct cpu_info *ci);
 void suite_setup_counting(void);
 void suite_setup_aperf(bool image);
+void suite_setup_ledger(bool image);
 void suite_setup_extra_events(void);
 void suite_setup_arenas(char *notes, size_t cap);
 void suite_setup_clock(void);

@@ -60,12 +60,29 @@ void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const st
 	rec_u64(r, "iterations", f->iterations);
 	rec_u64(r, "reps", f->reps);
 	rec_u64(r, "dropped", f->dropped);
+	rec_obj(r, "disturbed");
+	for (unsigned k = 0; k < LEDGER_SOURCES; k++)
+		rec_u64(r, ledger_source_name(k), f->disturbed[k]);
+	rec_obj_end(r);
+	rec_u64(r, "retaken", f->retaken);
 	rec_obj(r, "rejected");
 	for (unsigned k = STATS_REJECT_NEGATIVE; k < STATS_REJECT_DISTURBED; k++)
 		rec_u64(r, stats_fate_name(k), f->rejected[k]);
 	rec_obj_end(r);
 	rec_bool(r, "exhausted", f->exhausted);
 	rec_bool(r, "interrupts_off", f->windowed);
+	rec_obj(r, "ledger");
+	ledger_sources_fields(r, &suite.ledger);
+	rec_obj_end(r);
+	if (!suite.hs.smi_event) {
+		rec_null(r, "smi_event");
+	} else {
+		rec_obj(r, "smi_event");
+		rec_str(r, "event", suite.hs.smi_event->name);
+		rec_u64(r, "passes", f->smi_event_passes);
+		rec_str(r, "missing", f->smi_event_missing[0] ? f->smi_event_missing : NULL);
+		rec_obj_end(r);
+	}
 	rec_str(r, "method", BENCH_METHOD);
 	if (f->chain_min)
 		rec_milli(r, "chain_min", f->chain_min);
@@ -129,6 +146,11 @@ void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const st
 	out_text("  %-14s %-19s %-8s %9s cycles/it  [%s..%s] iqr %s n=%u out=%u rej=%u drop=%u%s%s", d->kernel,
 		 d->variant, sl ? sl->name : "", fmt_milli(a, cy->median), fmt_milli(b, cy->min), fmt_milli(c, cy->max),
 		 fmt_milli(e, cy->q3 - cy->q1), cy->n, cy->outliers, rejected, f->dropped, pen, unst);
+	if (f->dropped) {
+		char by[96];
+		out_text("    disturbed: %u sample%s (%s), %u retaken; first: %s", f->dropped, f->dropped == 1 ? "" : "s",
+			 bench_disturbed_by_source(f, by, sizeof(by)), f->retaken, f->disturbance);
+	}
 	if (f->problem[0])
 		out_text("    note: %s", f->problem);
 }

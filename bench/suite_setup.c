@@ -4,6 +4,7 @@
 #include "kernel/hw.h"
 #include "kernel/timing.h"
 #include "lib/out.h"
+#include "lib/strbuf.h"
 #include "lib/x86/msr_intel.h"
 #include "lib/x86/cpuid.h"
 
@@ -62,6 +63,32 @@ void suite_setup_aperf(bool image)
 	}
 	suite.hs.cycles_msr = MSR_IA32_APERF;
 	suite.aperf_why = NULL;
+}
+
+/*
+ * The quiet-machine ledger judges every sample (docs/benchmarks.md).  It
+ * clears thermal log bits only in the image, which owns the processor; a
+ * Linux process leaves them to the kernel's thermal driver.  Its SMI event
+ * (AMD) is counted beside each pass when counting is up.
+ */
+void suite_setup_ledger(bool image)
+{
+	struct ledger_opts o = { .clear_logs = image };
+	char err[192];
+
+	ledger_init_opts(&suite.ledger, suite.ci, NULL, &o);
+	suite.hs.ledger = &suite.ledger;
+	suite.hs.smi_event = NULL;
+	suite.smi_why = NULL;
+	const struct event_def *smi = ledger_smi_event(&suite.ledger);
+	if (!smi)
+		return;
+	if (!suite.hs.cb)
+		suite.smi_why = "no event counting";
+	else if (!event_spec_parse(suite.set, suite.amd, smi->name, strlen(smi->name), &suite.smi_spec, err, sizeof(err)))
+		suite.smi_why = "the SMI event does not parse";	/* the catalogue's own name: not expected */
+	else
+		suite.hs.smi_event = &suite.smi_spec;
 }
 
 void suite_setup_extra_events(void)
@@ -140,6 +167,31 @@ void suite_setup_arenas(char *notes, size_t cap)
 		suite.slots[suite.nslots++] = (struct slot){ "fallback", suite.scratch, arena_page_size_at(suite.scratch), "heap or stack" };
 }
 
+/* One line: which sources the ledger reads, and thermal logs it found set. */
+static void setup_ledger_text(void)
+{
+	const struct ledger *l = &suite.ledger;
+	char have[160], lacks[160];
+	size_t h = 0, k = 0;
+
+	/* The two SMI sources stand in for each other: one of them is enough. */
+	bool smi_on = l->src[LEDGER_SMI_COUNT].available || suite.hs.smi_event;
+	have[0] = lacks[0] = 0;
+	for (unsigned s = 0; s < LEDGER_SOURCES; s++) {
+		bool smi = s == LEDGER_SMI_COUNT || s == LEDGER_SMI_EVENT;
+		bool on = l->src[s].available && (s != LEDGER_SMI_EVENT || suite.hs.smi_event);
+		if (on)
+			h = str_appendf(have, sizeof(have), h, "%s%s", h ? ", " : "", ledger_source_name(s));
+		else if (!smi || (!smi_on && s == LEDGER_SMI_COUNT))
+			k = str_appendf(lacks, sizeof(lacks), k, "%s%s", k ? ", " : "", smi ? "smi" : ledger_source_name(s));
+	}
+	out_text("bench: ledger reads %s%s%s%s", h ? have : "nothing", k ? " (not: " : "", lacks, k ? ")" : "");
+	if (l->therm.found || l->pkg.found)
+		out_text("bench: thermal log bits found set at the start: core 0x%llx, package 0x%llx (%s)",
+			 (unsigned long long)l->therm.found, (unsigned long long)l->pkg.found,
+			 l->clear_logs ? "cleared" : "left as found");
+}
+
 void suite_setup_record(const char *arena_notes)
 {
 	struct rec *r = &suite.rec;
@@ -181,6 +233,12 @@ void suite_setup_record(const char *arena_notes)
 	rec_bool(r, "available", suite.hs.cycles_msr != 0);
 	rec_str(r, "reason", suite.aperf_why);
 	rec_obj_end(r);
+	rec_obj(r, "ledger");
+	ledger_sources_fields(r, &suite.ledger);
+	ledger_init_fields(r, &suite.ledger);
+	rec_str(r, "smi_event_counted", suite.hs.smi_event ? suite.hs.smi_event->name : NULL);
+	rec_str(r, "smi_event_reason", suite.smi_why);
+	rec_obj_end(r);
 	rec_str(r, "event_set", suite.set ? suite.set->key : NULL);
 	rec_arr(r, "extra_events");
 	for (size_t i = 0; i < suite.nextra; i++)
@@ -220,6 +278,7 @@ void suite_setup_record(const char *arena_notes)
 		 !suite.hs.cycles_msr && suite.start_clock.ppm ? fmt_milli(a, suite.start_clock.ppm / 1000) : "");
 	if (!suite.hs.cb)
 		out_text("bench: no event counting: %s", suite.count_why);
+	setup_ledger_text();
 	if (arena_notes[0])
 		out_text("bench: arenas: %s%s", arena_notes,
 			 suite.slots[0].window == suite.scratch ? " (split kernels run in a plain buffer)" : "");

@@ -51,12 +51,21 @@ struct hw_window {
 					 * an IBS NMI routed by hw_nmi_route_eilvt is part of the
 					 * measurement, not pollution */
 	bool smi_valid;
+	const char *nmi_what;		/* what nmi_start/nmi_end count, for records: "unclaimed NMIs";
+					 * pmuboot-host "context switches and interrupts" (a process
+					 * cannot mask interrupts) */
 	bool if_was_set;		/* RFLAGS.IF at entry */
 	bool if_verified_clear;		/* RFLAGS.IF read back as 0 inside */
 	uint64_t opaque[24];		/* implementation's saved state */
 };
 bool hw_window_enter(struct hw_window *w);
 void hw_window_leave(struct hw_window *w);
+/*
+ * Inside an open window: bring smi_end and nmi_end up to now without
+ * leaving, so a caller can judge the window before it closes
+ * (pmu/audit/ledger.h).  hw_window_leave reads them again.
+ */
+void hw_window_poll(struct hw_window *w);
 /* True when the sample taken inside w is polluted (an SMI or NMI happened). */
 static inline bool hw_window_polluted(const struct hw_window *w)
 {

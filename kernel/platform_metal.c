@@ -33,6 +33,13 @@ void hw_window_leave(struct hw_window *w)
 		win_leave(p, w);
 }
 
+void hw_window_poll(struct hw_window *w)
+{
+	const struct win_platform *p = plat;
+	if (p)
+		win_poll(p, w);
+}
+
 /* AMD extended LVT entries routed as NMIs for IBS. */
 struct eilvt_route {
 	hw_nmi_fn fn;

@@ -8,6 +8,7 @@
 #define RFLAGS_IF_BIT (1ull << 9)
 #define PIC_ALL_MASKED 0xFF
 #define WIN_MAGIC 0x57494E31u			/* "WIN1": this window was entered */
+#define WIN_NMI_WHAT "unclaimed NMIs"		/* what the window's NMI fields count (kernel/hw.h) */
 
 /* Which LVT entries exist, by the APIC's Max LVT Entry field (SDM Vol. 3A §11.4.8). */
 static const struct {
@@ -135,20 +136,30 @@ bool win_enter(const struct win_platform *p, struct hw_window *w)
 	w->smi_valid = p->smi_count && hw_rdmsr(MSR_SMI_COUNT, &v) == HW_OK;
 	w->smi_start = w->smi_end = w->smi_valid ? v : 0;
 	w->nmi_start = w->nmi_end = nmi_unclaimed();
+	w->nmi_what = WIN_NMI_WHAT;
 	w->if_verified_clear = (hw_rflags() & RFLAGS_IF_BIT) == 0;
 	return true;
+}
+
+void win_poll(const struct win_platform *p, struct hw_window *w)
+{
+	uint64_t v;
+
+	(void)p;
+	if (saved(w)->magic != WIN_MAGIC)
+		return;
+	w->nmi_end = nmi_unclaimed();
+	if (w->smi_valid)
+		w->smi_end = hw_rdmsr(MSR_SMI_COUNT, &v) == HW_OK ? v : w->smi_start + 1; /* unreadable now: assume the worst */
 }
 
 void win_leave(const struct win_platform *p, struct hw_window *w)
 {
 	struct win_saved *s = saved(w);
-	uint64_t v;
 
 	if (s->magic != WIN_MAGIC)
 		return;
-	w->nmi_end = nmi_unclaimed();
-	if (w->smi_valid)
-		w->smi_end = hw_rdmsr(MSR_SMI_COUNT, &v) == HW_OK ? v : w->smi_start + 1; /* unreadable now: assume the worst */
+	win_poll(p, w);
 
 	/* Something inside turned interrupts back on (a firmware call can): the window was not closed. */
 	if (hw_rflags() & RFLAGS_IF_BIT)

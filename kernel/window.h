@@ -61,6 +61,8 @@ void win_keep_lvt(unsigned i, bool keep);
 /* False (nothing changed) when a window is already open: windows do not nest. */
 bool win_enter(const struct win_platform *p, struct hw_window *w);
 void win_leave(const struct win_platform *p, struct hw_window *w);
+/* Inside the window: smi_end and nmi_end as they are now (hw_window_poll). */
+void win_poll(const struct win_platform *p, struct hw_window *w);
 
 /* The open window, or NULL (the fault path closes it). */
 struct hw_window *win_active(void);

@@ -41,13 +41,19 @@
 
 /* CPUID.01H:ECX and EDX flags [SDM2 Tables 3-10, 3-11]. */
 #define CPUID1_ECX_MONITOR		(1u << 3)	/* MONITOR/MWAIT */
+#define CPUID1_ECX_TM2			(1u << 8)	/* Thermal Monitor 2 (IA32_THERM_STATUS thresholds) */
 #define CPUID1_ECX_PDCM			(1u << 15)	/* IA32_PERF_CAPABILITIES present */
 #define CPUID1_ECX_TSC_DEADLINE		(1u << 24)	/* APIC timer TSC-deadline mode */
 #define CPUID1_ECX_HYPERVISOR		(1u << 31)	/* [HV] running under a hypervisor */
 #define CPUID1_EDX_APIC			(1u << 9)	/* on-chip local APIC */
+#define CPUID1_EDX_ACPI			(1u << 22)	/* thermal monitor and clock control MSRs (IA32_THERM_STATUS) */
 
 /* Other leaves' fields [SDM2 CPUID; APM3 E.4]. */
 #define CPUID6_ECX_APERFMPERF		(1u << 0)	/* 06H:ECX[0] IA32_MPERF/IA32_APERF (AMD EffFreq) */
+#define CPUID6_EAX_PLN			(1u << 4)	/* 06H:EAX[4] power limit notification */
+#define CPUID6_EAX_PTM			(1u << 6)	/* 06H:EAX[6] package thermal management */
+#define CPUID6_EAX_HWP			(1u << 7)	/* 06H:EAX[7] HWP base registers */
+#define CPUID6_EAX_HFI			(1u << 19)	/* 06H:EAX[19] hardware feedback interface */
 #define CPUID7_EDX_HYBRID		(1u << 15)	/* 07H.0:EDX[15] hybrid part: leaf 1AH per core */
 #define CPUID0A_VERSION(eax)		((uint8_t)((eax) & 0xffu))	/* 0AH:EAX[7:0] PMU version ID */
 #define CPUID1A_CORE_TYPE(eax)		((uint8_t)((eax) >> 24))	/* 1AH:EAX[31:24] core type */

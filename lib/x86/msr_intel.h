@@ -32,13 +32,38 @@
 #define MSR_SMI_COUNT			0x034u	/* Nehalem and later: SMIs since reset, bits 31:0 (Table 2-20) */
 /* IA32_BIOS_SIGN_ID; AMD's MSR0000_008B PATCH_LEVEL is the same address. */
 #define MSR_MICROCODE_REV		0x08Bu
-#define MSR_IA32_MPERF			0x0E7u	/* fixed-rate clocks in C0 (SDM Vol. 3B §15.2) */
+#define MSR_IA32_MPERF			0x0E7u	/* clocks at a fixed reference rate in C0 (SDM Vol. 3B §14.2) */
 #define MSR_IA32_APERF			0x0E8u	/* actual core clocks in C0 (SDM Vol. 3B §15.2) */
-#define MSR_IA32_THERM_STATUS		0x19Cu	/* core thermal status and log bits (SDM Vol. 3B §15.8.5.2) */
-#define THERM_STATUS_THERMAL		(1ull << 0)	/* thermal status: throttling now */
-#define THERM_STATUS_THERMAL_LOG	(1ull << 1)	/* thermal status log: throttled since cleared */
-#define MSR_IA32_PACKAGE_THERM_STATUS	0x1B1u	/* package thermal status (CPUID.06H:EAX[6]; §15.8.6) */
 #define MSR_IA32_DEBUGCTL		0x1D9u
+
+/*
+ * Thermal and power-limit status (SDM Vol. 4 Table 2-2, MSRs 19CH and 1B1H;
+ * SDM Vol. 3B §14.7.5.2 "Reading the Digital Sensor", §14.7.6 "Power Limit
+ * Notification", §14.8 "Package Level Thermal Management"; §14.4.5 for bits
+ * 12-15).  Even bits are status (RO), odd bits their sticky logs (R/WC0:
+ * software clears a log by writing 0 to it).  Which bits exist is enumerated:
+ *   IA32_THERM_STATUS, the MSR and bits 0-5: CPUID.01H:EDX[22] (ACPI);
+ *     bits 6-9 (thresholds #1, #2): CPUID.01H:ECX[8] (TM2);
+ *     bits 10-11 (power limitation): CPUID.06H:EAX[4] (PLN);
+ *     bits 12-15 (current, cross-domain limit): CPUID.06H:EAX[7] (HWP);
+ *   IA32_PACKAGE_THERM_STATUS, the MSR and bits 0-11: CPUID.06H:EAX[6] (PTM);
+ *     bit 26 (HFI structure changed): CPUID.06H:EAX[19] (HFI).
+ * Writing 1 to a bit that is not enumerated raises #GP (Linux commit
+ * 117e4e5bd9d4, drivers/thermal/intel/therm_throt.c, 2023, which builds its
+ * clear masks from these same CPUID bits).
+ */
+#define MSR_IA32_THERM_STATUS		0x19Cu	/* core scope */
+#define MSR_IA32_PACKAGE_THERM_STATUS	0x1B1u	/* package scope */
+#define THERM_STATUS_THERMAL		(1ull << 0)	/* PROCHOT# output active (TCC engaged) */
+#define THERM_STATUS_PROCHOT_EXT	(1ull << 2)	/* PROCHOT# or FORCEPR# asserted by another agent */
+#define THERM_STATUS_CRITICAL		(1ull << 4)	/* critical temperature detector */
+#define THERM_STATUS_THRESHOLD1		(1ull << 6)	/* at or above thermal threshold #1 */
+#define THERM_STATUS_THRESHOLD2		(1ull << 8)	/* at or above thermal threshold #2 */
+#define THERM_STATUS_POWER_LIMIT	(1ull << 10)	/* below the requested P-state or duty cycle */
+#define THERM_STATUS_CURRENT_LIMIT	(1ull << 12)	/* an electrical current limit in force */
+#define THERM_STATUS_CROSS_DOMAIN	(1ull << 14)	/* another domain limits the core */
+#define THERM_LOG_OF(status_bit)	((status_bit) << 1)	/* each status bit's log is the bit above it */
+#define PKG_THERM_STATUS_HFI		(1ull << 26)	/* HFI structure changed: R/WC0, not ours to clear */
 #define DEBUGCTL_FREEZE_WHILE_SMM	(1ull << 14)	/* SDM Vol. 3B §18.4.1 / §20.8.1 */
 #define MSR_IA32_TSC_DEADLINE		0x6E0u	/* SDM Vol. 3A §11.5.4.1 */
 #define MSR_IA32_PKRS			0x6E1u	/* CPUID.(7,0):ECX[31]; bits 63:32 reserved */
@@ -90,11 +115,8 @@
 #define MSR_PEBS_LD_LAT			0x3F6u
 #define MSR_PEBS_FRONTEND		0x3F7u
 
-/* Top-down metrics (SDM Vol. 3B, "Performance Metrics", Ice Lake and later P-cores; enumerated by
- * PERF_CAPABILITIES bit 15): 8-bit fractions of TOPDOWN.SLOTS (fixed counter 3), level 1 in bytes
- * 0-3 (retiring, bad speculation, frontend bound, backend bound), enabled by GLOBAL_CTRL bit 48. */
-#define MSR_IA32_PERF_METRICS		0x329u
-#define GLOBAL_CTRL_EN_PERF_METRICS	(1ull << 48)
+/* PERF_METRICS' level 1 (same sources as above): bytes 0-3 are retiring, bad speculation, frontend
+ * bound, backend bound. */
 #define PERF_METRICS_L1_FIELDS		4
 #define PERF_METRICS_FIELD_BITS		8
 #define PERF_METRICS_FULL		0xFFu	/* the level-1 fields sum to this (rounding aside) */

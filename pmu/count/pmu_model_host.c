@@ -620,7 +620,7 @@ void pmu_model_run(struct pmu_model *m, uint64_t units)
 	if (m->cfg.therm) {
 		/* Throttling now, and logged; the status clears with the next unthrottled run. */
 		if (m->faults.throttle)
-			m->therm_status |= THERM_STATUS_THERMAL | THERM_STATUS_THERMAL_LOG;
+			m->therm_status |= THERM_STATUS_THERMAL | THERM_LOG_OF(THERM_STATUS_THERMAL);
 		else
 			m->therm_status &= ~THERM_STATUS_THERMAL;
 	}

@@ -13,6 +13,7 @@ struct leaf {
 struct msr {
 	uint32_t msr;
 	uint64_t value, writable;
+	uint64_t rwc0;		/* sticky log bits: a write clears those written 0 (fake_msr_rwc0) */
 };
 
 static struct {
@@ -116,10 +117,17 @@ void fake_msr_define(uint32_t msr, uint64_t value, uint64_t writable)
 	if (!m && f.nmsrs < FAKE_MAX_MSRS)
 		m = &f.msrs[f.nmsrs++];
 	if (m)
-		*m = (struct msr){ msr, value, writable };
+		*m = (struct msr){ msr, value, writable, 0 };
 }
 
 bool fake_msr_exists(uint32_t msr) { return find(msr) != NULL; }
+
+void fake_msr_rwc0(uint32_t msr, uint64_t mask)
+{
+	struct msr *m = find(msr);
+	if (m)
+		m->rwc0 = mask;
+}
 
 uint64_t fake_msr_get(uint32_t msr)
 {
@@ -171,7 +179,10 @@ int hw_wrmsr(uint32_t msr, uint64_t val)
 	struct msr *m = find(msr);
 	if (!m || (val & ~m->writable))
 		return HW_FAULT_GP;
-	m->value = val;
+	if (m->rwc0)	/* R/WC0 logs keep a written 1, clear on 0; the read-only bits stay as they were */
+		m->value = (m->value & ~m->writable) | (val & m->writable & ~m->rwc0) | (m->value & val & m->rwc0);
+	else
+		m->value = val;
 	if (f.nlog < FAKE_MAX_LOG)
 		f.log[f.nlog++] = (struct fake_write){ msr, val };
 	event(FAKE_EV_MSR_W, msr, val);
@@ -265,15 +276,21 @@ void fake_window_inject_nmi(unsigned count) { f.inject_nmi = count; }
 bool hw_window_enter(struct hw_window *w)
 {
 	memset(w, 0, sizeof(*w));
+	w->nmi_what = "unclaimed NMIs";
 	w->if_was_set = true;
 	w->if_verified_clear = true;
 	f.window_depth++;
 	return true;
 }
 
-void hw_window_leave(struct hw_window *w)
+void hw_window_poll(struct hw_window *w)
 {
 	w->nmi_end = w->nmi_start + f.inject_nmi;
+}
+
+void hw_window_leave(struct hw_window *w)
+{
+	hw_window_poll(w);
 	f.inject_nmi = 0;
 	if (f.window_depth)
 		f.window_depth--;

@@ -38,6 +38,9 @@ void fake_cpuid_flat(uint32_t leaf);
 /* Declare an MSR with a value; writable is the mask of bits a write may set (others #GP). */
 void fake_msr_define(uint32_t msr, uint64_t value, uint64_t writable);
 bool fake_msr_exists(uint32_t msr);
+/* Make `mask` of a declared MSR sticky logs (R/WC0, e.g. IA32_THERM_STATUS): writing 0 clears such a bit,
+ * writing 1 leaves it as it is, and bits outside the writable mask keep their value across writes. */
+void fake_msr_rwc0(uint32_t msr, uint64_t mask);
 uint64_t fake_msr_get(uint32_t msr);	/* the stored value (0 if undefined) */
 void fake_msr_set(uint32_t msr, uint64_t value);	/* set without logging */
 

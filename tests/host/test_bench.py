@@ -18,11 +18,16 @@ PREFIX = "@pmuboot "
 FIGURE_KEYS = {"min", "median", "max", "n", "q1", "q3", "mad", "outliers", "outlier_min", "outlier_max", "rejected",
                "unstable"}
 BENCH_KEYS = {"kernel", "variant", "control", "arena", "arena_page", "page_crossed", "page_offset", "iterations", "reps",
-              "dropped", "rejected", "exhausted", "interrupts_off", "method", "chain_min", "cycles", "cycles_source",
-              "unstable", "calibration", "tsc", "instructions", "events", "passes", "penalty", "expect", "emulated",
-              "body", "problem"}
+              "dropped", "disturbed", "retaken", "rejected", "exhausted", "interrupts_off", "ledger", "smi_event",
+              "method", "chain_min", "cycles", "cycles_source", "unstable", "calibration", "tsc", "instructions",
+              "events", "passes", "penalty", "expect", "emulated", "body", "problem"}
+# pmu/audit/ledger.h: the sources that can say a window was disturbed.
+LEDGER_SOURCES = {"smi_count", "smi_event", "frequency", "thermal", "package_thermal", "nmi"}
+NMI_COUNTS = ("unclaimed NMIs", "context switches and interrupts")
+# A figure with fewer samples than wanted ran out of budget: "disturbed" when most of it went on disturbed samples.
+EXHAUSTED = {"budget", "disturbed"}
 REJECT_KEYS = {"negative", "n_2n", "below_chain"}
-UNSTABLE = {None, "budget", "outliers", "spread"}
+UNSTABLE = {None, "budget", "outliers", "spread", "disturbed"}
 CHECK_KEYS = {"kernel", "variant", "control", "arena", "what", "status"}
 CHECK_STATUSES = ("pass", "fail", "skip", "unstable")
 # bench/stats.h: an outlier lies more than 3.5 modified z-scores (0.6745 |x - median| / MAD) from the median,
@@ -50,7 +55,7 @@ def check_figure(f, where, time=False):
     assert f["min"] <= f["median"] <= f["max"], (where, f)
     assert f["q1"] <= f["median"] <= f["q3"] and f["mad"] >= 0, (where, f)
     # No sample kept is a figure too, but only an unstable one.
-    assert isinstance(f["n"], int) and (f["n"] > 0 or f["unstable"] == "budget"), (where, f)
+    assert isinstance(f["n"], int) and (f["n"] > 0 or f["unstable"] in EXHAUSTED), (where, f)
     assert 0 <= f["outliers"] <= max(f["n"] - 1, 0) and f["rejected"] >= 0, (where, f)
     assert f["unstable"] in UNSTABLE, (where, f)
     # The band min..max may not reach past the rule computed from the figure's own MAD (plus rounding).
@@ -76,10 +81,19 @@ def check_bench(b, setup):
     assert b["iterations"] == setup["iterations"] and b["iterations"] % setup["unroll"] == 0, b
     assert b["reps"] == setup["reps"], b
     assert isinstance(b["dropped"], int) and b["dropped"] >= 0, b
+    # Every disturbed sample is counted under at least one source, and taken again unless it ended the budget.
+    assert set(b["disturbed"]) == LEDGER_SOURCES and sum(b["disturbed"].values()) >= b["dropped"], b
+    assert 0 <= b["retaken"] <= b["dropped"] and (b["exhausted"] or b["retaken"] == b["dropped"]), b
+    # The ledger names what it reads and why the rest is absent, and what its NMI count counts (image: NMIs;
+    # pmuboot-host, which cannot mask interrupts: context switches and interrupts).
+    led = b["ledger"]
+    assert set(led["sources"]) | set(led["absent"]) == LEDGER_SOURCES and not set(led["sources"]) & set(led["absent"]), led
+    assert "nmi" in led["sources"] and led["nmi_counts"] in NMI_COUNTS, led
+    assert all(isinstance(why, str) and why for why in led["absent"].values()), led
     assert set(b["rejected"]) == REJECT_KEYS and all(v >= 0 for v in b["rejected"].values()), b
     check_figure(b["cycles"], where + " cycles", time=True)
     check_figure(b["tsc"], where + " tsc", time=True)
-    assert b["cycles"]["n"] == b["reps"] or (b["exhausted"] and b["cycles"]["unstable"] == "budget"), b
+    assert b["cycles"]["n"] == b["reps"] or (b["exhausted"] and b["cycles"]["unstable"] in EXHAUSTED), b
     assert b["unstable"] == b["cycles"]["unstable"], b
     # Every rejection is one the rules name, and the figure counts its own.
     assert b["tsc"]["rejected"] <= sum(b["rejected"].values()), b
@@ -130,6 +144,9 @@ def test_every_record_complete(ctx):
     benches = [r for r in recs if r["type"] == "bench"]
     for b in benches:
         check_bench(b, setup)
+        # A Linux process: its window counts what it can see, and it leaves the thermal logs to the kernel.
+        assert b["ledger"]["nmi_counts"] == "context switches and interrupts", b["ledger"]
+    assert setup["ledger"]["clears_logs"] is False, setup["ledger"]
     kernels = {b["kernel"] for b in benches}
     assert {"ref", "store_forward", "alias_4k", "split"} <= kernels, kernels
     # Reference kernels come first, and every split variant once per arena.

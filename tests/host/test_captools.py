@@ -322,6 +322,43 @@ def test_compare_flags_a_change_beyond_the_spread(ctx):
         os.unlink(path)
 
 
+def test_table_shows_disturbances_and_unclean_figures(ctx):
+    """The ledger's counts by source are summed under the table; a figure marked unstable carries a ~."""
+    recs = real_records()
+    benches = [i for i, r in enumerate(recs) if r["type"] == "bench"]
+    assert len(benches) >= 2
+    first, second = recs[benches[0]], recs[benches[1]]
+    recs[benches[0]] = dict(first, dropped=3, retaken=3, unstable=None,
+                            disturbed={"smi_count": 2, "smi_event": 0, "frequency": 0, "thermal": 0,
+                                       "package_thermal": 0, "nmi": 1})
+    recs[benches[1]] = dict(second, dropped=16, retaken=15, unstable="disturbed",
+                            disturbed={"smi_count": 0, "smi_event": 0, "frequency": 16, "thermal": 0,
+                                       "package_thermal": 0, "nmi": 0})
+    path = tmpfile(reframe(recs))
+    try:
+        p = tool(ctx, "table", path)
+        assert p.returncode == 0, p.stderr
+        out = p.stdout
+        assert "19 sample(s) disturbed in all (frequency 16, nmi 1, smi_count 2), 18 taken again" in out, out
+        k2 = pmucap.variant_key(second)
+        row = next(l for l in out.splitlines() if l.startswith(k2 + " ") or l.startswith(k2 + "\t"))
+        assert f"{second['cycles']['median']:.3f}~" in row, row
+        assert f"~ unstable: {k2} (disturbed)" in out, out
+        # A field of the wrong type is one error up front, not a crash.
+        recs[benches[0]] = dict(first, disturbed=[1, 2])
+        bad = tmpfile(reframe(recs))
+        try:
+            p = tool(ctx, "table", bad)
+            assert p.returncode != 0 and "disturbed" in p.stderr and "Traceback" not in p.stderr, p.stderr
+        finally:
+            os.unlink(bad)
+    finally:
+        os.unlink(path)
+    # The real capture (before the ledger existed): dropped only, nothing disturbed, no ~.
+    p = tool(ctx, "table", SERIAL)
+    assert p.returncode == 0 and "~" not in p.stdout and "disturbed" not in p.stdout, p.stdout
+
+
 def test_compare_judgement_rules(ctx):
     fig = lambda lo, med, hi: {"min": lo, "median": med, "max": hi}
     # Overlapping ranges: never flagged, however large the delta.

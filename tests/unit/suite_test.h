@@ -11,6 +11,7 @@
 
 #include "bench/suite.h"
 #include "events/events.h"
+#include "lib/x86/msr_intel.h"
 #include "pmu/count/count.h"
 #include "tests/fake/arena_fake.h"
 #include "tests/fake/capture.h"
@@ -28,6 +29,7 @@
 static struct {
 	bool init_ok;
 	bool backwards;		/* every 2N run reads less than its N run: impossible */
+	bool smi_each_read;	/* MSR_SMI_COUNT moves during every counted run: every window disturbed */
 	unsigned reads;
 } fk;
 
@@ -70,6 +72,8 @@ static bool fk_read(struct count_set *set, unsigned pass, uint64_t *v, char *err
 {
 	(void)err, (void)cap;
 	uint64_t runs = (fk.reads++ % 2) ? 2 : 1;
+	if (fk.smi_each_read)
+		fake_msr_set(MSR_SMI_COUNT, fake_msr_get(MSR_SMI_COUNT) + 1);
 	for (size_t i = 0; i < set->n; i++)
 		if (set->pass_of[i] == pass)
 			v[i] = fk.backwards && runs == 2 ? 0 : 777 + rate(&set->ev[i]) * runs * ITERATIONS;

@@ -274,6 +274,18 @@ static void unstable_figures_say_why(void **state)
 	assert_int_equal(f.rejected, 1);
 	assert_string_equal(stats_unstable_name(f.unstable), "budget");
 
+	/* Most of those thrown away disturbed: the figure could not be cleaned, and says so. */
+	stats_take_init(&t, 4, 3);
+	stats_take_note(&t, STATS_KEPT);
+	stats_take_note(&t, STATS_REJECT_DISTURBED);
+	stats_take_note(&t, STATS_REJECT_N_2N);
+	stats_take_note(&t, STATS_REJECT_DISTURBED);
+	f = fig(1000, 1000, 1000, 1);
+	stats_judge_figure(&f, &t, true);
+	assert_int_equal(f.unstable, STATS_UNSTABLE_DISTURBED);
+	assert_int_equal(f.rejected, 1);
+	assert_string_equal(stats_unstable_name(f.unstable), "disturbed");
+
 	stats_take_init(&t, 3, 2);
 	for (int i = 0; i < 3; i++)
 		stats_take_note(&t, STATS_KEPT);

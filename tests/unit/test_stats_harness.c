@@ -1,7 +1,10 @@
 /*
  * The benchmark harness around the real kernels (they run on the host as
  * they do in the image): dropped-sample accounting through the fake
- * interrupts-off window, impossible samples rejected and re-taken, counter
+ * interrupts-off window and the quiet-machine ledger on a fake CPU (an SMI,
+ * the AMD SMI event, the clock moving, a thermal log: each retaken and
+ * counted by source; a budget spent on them leaves a figure marked
+ * "disturbed"), impossible samples rejected and re-taken, counter
  * passes and the per-iteration differential through a scripted counting
  * backend, where cycles come from, the calibration bracket, `bench=`
  * selection and the kernel table's invariants.
@@ -19,6 +22,9 @@
 #include "kernel/calib.h"
 #include "bench/select.h"
 #include "events/events.h"
+#include "lib/x86/cpuid.h"
+#include "lib/x86/msr_intel.h"
+#include "pmu/audit/ledger.h"
 #include "tests/fake/fake_pmu.h"
 #include "tests/fake/hw_fake.h"
 #include "pmu/count/count.h"
@@ -39,6 +45,8 @@ static struct {
 	uint32_t iterations;
 	unsigned passes;
 	bool fail_read;
+	unsigned smi_event_at;	/* the SMI-role event counts 1 at this read, else 0 */
+	void (*on_read)(unsigned read);	/* inside the window: what the machine does during this read's run */
 } fk;
 
 static bool fk_schedule(struct count_set *set, char *err, size_t cap)
@@ -73,13 +81,20 @@ static bool fk_read(struct count_set *set, unsigned pass, uint64_t *v, char *err
 	uint64_t runs = (fk.reads++ % 2) ? 2 : 1;
 	if (fk.reads >= fk.pollute_from)
 		fake_window_inject_nmi(1);
+	if (fk.on_read)
+		fk.on_read(fk.reads);
 	if (fk.fail_read) {
 		snprintf(err, cap, "fake read failure");
 		return false;
 	}
-	for (size_t i = 0; i < set->n; i++)
-		if (set->pass_of[i] == pass)
+	for (size_t i = 0; i < set->n; i++) {
+		if (set->pass_of[i] != pass)
+			continue;
+		if (set->ev[i].def && (set->ev[i].def->roles & EV_ROLE_SMI))
+			v[i] = fk.reads == fk.smi_event_at;
+		else
 			v[i] = fk.reads == fk.negative_at ? 0 : 777 + (i + 1) * runs * fk.iterations;
+	}
 	return true;
 }
 
@@ -185,13 +200,18 @@ static void polluted_samples_are_dropped_and_retaken(void **state)
 	/* From pass_begin 5 on every window was polluted: the budget of 5 drops ran out with no good sample. */
 	/* Nothing kept is still a result: figures of no sample, unstable, and the problem says why. */
 	assert_true(bench_run_variant(&s, bench_def_find("ref", "add_chain"), window, &set, &r));
-	assert_non_null(strstr(r.problem, "5 disturbed"));
+	/* No ledger: the window alone judged, and its NMIs are what it saw. */
+	assert_string_equal(r.problem, "no sample could be kept: 5 disturbed (nmi 5), 0 rejected as impossible");
 	assert_int_equal(r.cycles.n, 0);
-	assert_int_equal(r.cycles.unstable, STATS_UNSTABLE_BUDGET);
+	/* Every sample thrown away was disturbed: the figure says the machine was not quiet. */
+	assert_int_equal(r.cycles.unstable, STATS_UNSTABLE_DISTURBED);
 	assert_int_equal(r.dropped, 5);
+	assert_int_equal(r.disturbed[LEDGER_NMI], 5);
+	assert_int_equal(r.retaken, 4);	/* the fifth ended the budget */
+	assert_string_equal(r.disturbance, "1 NMI");
 	assert_true(r.exhausted);
 	assert_int_equal(r.tsc.n, 0);
-	assert_int_equal(r.tsc.unstable, STATS_UNSTABLE_BUDGET);
+	assert_int_equal(r.tsc.unstable, STATS_UNSTABLE_DISTURBED);
 	assert_false(r.ev[0].measured);
 }
 
@@ -219,6 +239,8 @@ static void one_polluted_sample_costs_one_retake(void **state)
 	pollute_once_at = 7;	/* N run of the second measured sample */
 	assert_true(bench_run_variant(&s, bench_def_find("ref", "add_chain"), window, &set, &r));
 	assert_int_equal(r.dropped, 1);
+	assert_int_equal(r.retaken, 1);
+	assert_int_equal(r.disturbed[LEDGER_NMI], 1);
 	assert_false(r.exhausted);
 	assert_int_equal(r.tsc.n, 5);
 	assert_int_equal(r.ev[0].fig.n, 5);
@@ -506,6 +528,225 @@ static void observers_run_slices_inside_windows(void **state)
 	assert_int_equal(fake_window_depth(), 0);
 }
 
+/*
+ * The ledger on a fake Intel core: SMI count, APERF/MPERF, thermal logs, all
+ * quiet until a test's on_read hook disturbs one window.  Reads 1-4 are the
+ * two warm-up samples; each measured sample makes two reads (N run, 2N run).
+ */
+static struct ledger led;
+static struct cpu_info lci;
+
+static void ledger_intel(struct bench_setup *s)
+{
+	memset(&lci, 0, sizeof(lci));
+	lci.vendor = VENDOR_INTEL;
+	lci.max_leaf = 0x16;
+	lci.event_set = "skylake";
+	fake_cpuid_set(CPUID_LEAF_SIGNATURE, 0, 0x506E3, 0, 0, CPUID1_EDX_ACPI);
+	fake_cpuid_set(CPUID_LEAF_POWER, 0, 0, 0, CPUID6_ECX_APERFMPERF, 0);
+	fake_msr_define(MSR_SMI_COUNT, 40, 0);
+	fake_msr_define(MSR_IA32_MPERF, 0, 0);
+	fake_msr_define(MSR_IA32_APERF, 0, 0);
+	const uint64_t logs = THERM_LOG_OF(THERM_STATUS_THERMAL) | THERM_LOG_OF(THERM_STATUS_PROCHOT_EXT) |
+			      THERM_LOG_OF(THERM_STATUS_CRITICAL);
+	fake_msr_define(MSR_IA32_THERM_STATUS, 0, logs);
+	fake_msr_rwc0(MSR_IA32_THERM_STATUS, logs);
+	ledger_init(&led, &lci, NULL);
+	assert_true(led.src[LEDGER_SMI_COUNT].available);
+	assert_true(led.src[LEDGER_FREQUENCY].available);
+	assert_true(led.src[LEDGER_THERMAL].available);
+	s->ledger = &led;
+}
+
+/* Every counted run: 50,000 MPERF ticks at 1.000 cycles per tick, 1.060 in the read `fast_at`. */
+static unsigned fast_at, smi_at, therm_at;
+static void machine_runs(unsigned read)
+{
+	uint64_t ratio_milli = read == fast_at ? 1060 : 1000;
+	fake_msr_set(MSR_IA32_MPERF, fake_msr_get(MSR_IA32_MPERF) + 50000);
+	fake_msr_set(MSR_IA32_APERF, fake_msr_get(MSR_IA32_APERF) + 50 * ratio_milli);
+	if (read == smi_at || smi_at == ~0u)
+		fake_msr_set(MSR_SMI_COUNT, fake_msr_get(MSR_SMI_COUNT) + 1);
+	if (read == therm_at)
+		fake_msr_set(MSR_IA32_THERM_STATUS, THERM_STATUS_THERMAL | THERM_LOG_OF(THERM_STATUS_THERMAL));
+}
+
+static void run_disturbed_once(struct bench_figures *r, unsigned fast, unsigned smi, unsigned therm)
+{
+	static struct count_set set;
+	struct bench_setup s;
+	setup_fk(&s, 1);
+	ledger_intel(&s);
+	fast_at = fast, smi_at = smi, therm_at = therm;
+	fk.on_read = machine_runs;
+	set_of(&set, 1);
+	assert_true(bench_run_variant(&s, bench_def_find("ref", "add_chain"), window, &set, r));
+	/* Quiet but for the one: 5 good, 1 retaken, nothing else thrown away. */
+	assert_int_equal(r->dropped, 1);
+	assert_int_equal(r->retaken, 1);
+	assert_false(r->exhausted);
+	assert_int_equal(r->ev[0].fig.n, 5);
+	assert_int_equal(r->ev[0].fig.unstable, STATS_STABLE);
+	assert_int_equal(fk.reads, (8 + rejected(r)) * 2);
+	assert_int_equal(fake_window_depth(), 0);
+}
+
+static void smi_in_a_sample_is_retaken(void **state)
+{
+	(void)state;
+	struct bench_figures r;
+	run_disturbed_once(&r, 0, 8, 0);	/* the 2N run of the second measured sample */
+	assert_int_equal(r.disturbed[LEDGER_SMI_COUNT], 1);
+	assert_int_equal(r.disturbed[LEDGER_FREQUENCY] + r.disturbed[LEDGER_THERMAL] + r.disturbed[LEDGER_NMI], 0);
+	assert_string_equal(r.disturbance, "1 SMI");
+}
+
+static void clock_moving_in_a_sample_is_retaken(void **state)
+{
+	(void)state;
+	struct bench_figures r;
+	/* 1.000 in the first (warm-up) window, the reference; 1.030 over the window of reads 7-8. */
+	run_disturbed_once(&r, 7, 0, 0);
+	assert_int_equal(r.disturbed[LEDGER_FREQUENCY], 1);
+	assert_int_equal(r.disturbed[LEDGER_SMI_COUNT] + r.disturbed[LEDGER_THERMAL], 0);
+	assert_string_equal(r.disturbance, "frequency moved +3.0%");
+	assert_int_equal(led.ref, LEDGER_REF_LEARNED);
+	assert_int_equal(led.ref_ppm, 1000000);
+}
+
+static void quiet_machine_loses_nothing(void **state)
+{
+	(void)state;
+	static struct count_set set;
+	struct bench_setup s;
+	struct bench_figures r;
+	setup_fk(&s, 1);
+	ledger_intel(&s);
+	fast_at = smi_at = therm_at = 0;
+	fk.on_read = machine_runs;
+	set_of(&set, 1);
+	assert_true(bench_run_variant(&s, bench_def_find("ref", "add_chain"), window, &set, &r));
+	assert_int_equal(r.dropped, 0);
+	assert_int_equal(r.retaken, 0);
+	for (unsigned k = 0; k < LEDGER_SOURCES; k++)
+		assert_int_equal(r.disturbed[k], 0);
+	assert_string_equal(r.disturbance, "");
+	assert_int_equal(fk.reads, (7 + rejected(&r)) * 2);
+	/* The ledger saw every window: the warm-up ones and the measured ones. */
+	assert_int_equal(led.windows, 7 + rejected(&r));
+}
+
+/* An SMI in every window: the budget runs out, and the figures say they could not be cleaned. */
+static void budget_spent_on_smis_is_not_clean(void **state)
+{
+	(void)state;
+	static struct count_set set;
+	struct bench_setup s;
+	struct bench_figures r;
+	setup_fk(&s, 1);
+	ledger_intel(&s);
+	fast_at = therm_at = 0;
+	smi_at = ~0u;
+	fk.on_read = machine_runs;
+	set_of(&set, 1);
+	assert_true(bench_run_variant(&s, bench_def_find("ref", "add_chain"), window, &set, &r));
+	assert_true(r.exhausted);
+	assert_int_equal(r.dropped, 5);
+	assert_int_equal(r.disturbed[LEDGER_SMI_COUNT], 5);
+	assert_int_equal(r.retaken, 4);
+	assert_int_equal(r.tsc.unstable, STATS_UNSTABLE_DISTURBED);
+	assert_int_equal(r.cycles.unstable, STATS_UNSTABLE_DISTURBED);
+	assert_false(r.ev[0].measured);
+	assert_string_equal(r.disturbance, "2 SMIs");	/* one per counted run */
+	assert_string_equal(r.problem, "no sample could be kept: 5 disturbed (smi_count 5), 0 rejected as impossible");
+	char by[64];
+	assert_string_equal(bench_disturbed_by_source(&r, by, sizeof(by)), "smi_count 5");
+}
+
+/* A scheduler with a single general counter: every event takes a pass of its own. */
+static bool one_counter_schedule(struct count_set *set, char *err, size_t cap)
+{
+	(void)err; (void)cap;
+	set->passes = (unsigned)set->n;
+	for (size_t i = 0; i < set->n; i++) {
+		set->pass_of[i] = (uint8_t)i;
+		set->counter_of[i] = 0;
+		set->fixed_of[i] = -1;
+		set->form_of[i] = -1;
+	}
+	return true;
+}
+
+/* AMD: no SMI count MSR; the catalogue's SMI event rides beside each pass's events and its count judges. */
+static void amd_smi_event_beside_each_pass(void **state)
+{
+	(void)state;
+	static struct count_set set;
+	struct bench_setup s;
+	struct bench_figures r;
+	struct event_spec smi;
+	char err[192];
+	const struct event_set *zen2 = events_set_find("zen2");
+
+	setup_fk(&s, 1);
+	memset(&lci, 0, sizeof(lci));
+	lci.vendor = VENDOR_AMD;
+	lci.event_set = "zen2";
+	ledger_init(&led, &lci, NULL);
+	assert_non_null(ledger_smi_event(&led));
+	const char *name = ledger_smi_event(&led)->name;
+	assert_true(event_spec_parse(zen2, true, name, strlen(name), &smi, err, sizeof(err)));
+	s.ledger = &led;
+	s.smi_event = &smi;
+	set_of(&set, 2);
+	fk.smi_event_at = 8;	/* the 2N run of the second measured sample */
+	assert_true(bench_run_variant(&s, bench_def_find("store_forward", "forward"), window, &set, &r));
+	assert_int_equal(r.smi_event_passes, 1);
+	assert_string_equal(r.smi_event_missing, "");
+	assert_int_equal(r.dropped, 1);
+	assert_int_equal(r.disturbed[LEDGER_SMI_EVENT], 1);
+	assert_int_equal(r.retaken, 1);
+	assert_string_equal(r.disturbance, "1 SMI");
+	/* The SMI event is the ledger's, not a figure: the variant's events only, and the set as it was given. */
+	assert_int_equal(r.nev, 2);
+	assert_int_equal(set.n, 2);
+	assert_int_equal(r.ev[0].fig.min, 1000);
+	assert_int_equal(r.ev[1].fig.min, 2000);
+	assert_int_equal(r.ev[1].fig.n, 5);
+
+	/* No spare counter beside a pass's events: measured without it, and the figures say so. */
+	struct count_backend one = fake_backend;
+	one.schedule = one_counter_schedule;
+	s.cb = &one;
+	memset(&fk, 0, sizeof(fk));
+	fk.pollute_from = ~0u;
+	fk.passes = 1;
+	fk.iterations = 256;
+	fk.smi_event_at = 6;	/* would disturb - but nothing counts the event */
+	assert_true(bench_run_variant(&s, bench_def_find("store_forward", "forward"), window, &set, &r));
+	assert_int_equal(r.passes, 2);
+	assert_int_equal(r.smi_event_passes, 0);
+	assert_string_equal(r.smi_event_missing, "no spare counter in 2 of 2 passes (pass 1)");
+	assert_int_equal(r.disturbed[LEDGER_SMI_EVENT], 0);
+	assert_int_equal(set.n, 2);
+
+	/* Timed only: nothing counts it, and the figures say that too. */
+	assert_true(bench_run_variant(&s, bench_def_find("store_forward", "forward"), window, NULL, &r));
+	assert_int_equal(r.smi_event_passes, 0);
+	assert_string_equal(r.smi_event_missing, "the variant was not counted");
+}
+
+static void thermal_log_in_a_sample_is_retaken(void **state)
+{
+	(void)state;
+	struct bench_figures r;
+	run_disturbed_once(&r, 0, 0, 5);
+	assert_int_equal(r.disturbed[LEDGER_THERMAL], 1);
+	assert_string_equal(r.disturbance, "thermal log (PROCHOT)");
+	/* Cleared where it was seen, so a later event would show again. */
+	assert_int_equal(fake_msr_get(MSR_IA32_THERM_STATUS) & THERM_LOG_OF(THERM_STATUS_THERMAL), 0);
+}
+
 static void selection(void **state)
 {
 	(void)state;
@@ -588,6 +829,12 @@ int main(void)
 		cmocka_unit_test(events_per_iteration_over_passes),
 		cmocka_unit_test(polluted_samples_are_dropped_and_retaken),
 		cmocka_unit_test(one_polluted_sample_costs_one_retake),
+		cmocka_unit_test(quiet_machine_loses_nothing),
+		cmocka_unit_test(smi_in_a_sample_is_retaken),
+		cmocka_unit_test(clock_moving_in_a_sample_is_retaken),
+		cmocka_unit_test(thermal_log_in_a_sample_is_retaken),
+		cmocka_unit_test(budget_spent_on_smis_is_not_clean),
+		cmocka_unit_test(amd_smi_event_beside_each_pass),
 		cmocka_unit_test(impossible_sample_is_rejected_and_retaken),
 		cmocka_unit_test(counting_failure_falls_back_to_time),
 		cmocka_unit_test(below_the_chain_is_rejected),

@@ -84,6 +84,12 @@ static void counted_run_gives_figures_and_checks(void **state)
 	record_has(s[0], "\"event_set\":\"skylake\"");
 	record_has(s[0], "\"timing_source\":\"add_chain\",\"timing_core_per_tsc\":1.300");
 	record_has(s[0], "\"rules\":{\"outlier_z\":3.500,\"mad_floor\":0.010,\"n_2n_slack\":0.100");
+	/* The ledger on this bare fake CPU: no MSRs, no CPUID leaves; the window's NMIs are all it has. */
+	record_has(s[0], "\"ledger\":{\"sources\":[\"nmi\"],\"absent\":{\"smi_count\":\"MSR 34H not readable: #GP\","
+			 "\"smi_event\":\"event set skylake has no `smi` event\",\"frequency\":\"CPUID leaf 06H absent\",");
+	record_has(s[0], "\"thermal_at_init\":null,\"package_thermal_at_init\":null,\"clears_logs\":false,"
+			 "\"frequency_tolerance\":0.010,\"smi_event_counted\":null,\"smi_event_reason\":null}");
+	assert_non_null(text_line("bench: ledger reads nmi (not: smi, frequency, thermal, package_thermal)"));
 
 	/* The references, then the control before its variant. */
 	assert_int_equal(records_of_type(&cap, "bench", b, 8), 4);
@@ -101,7 +107,13 @@ static void counted_run_gives_figures_and_checks(void **state)
 		record_has(b[i], "\"instructions\":{\"min\":2.000,\"median\":2.000");
 		record_has(b[i], "\"CPU_CLK_UNHALTED.THREAD_P\":{\"min\":1.000");
 		record_has(b[i], "\"below_chain\":0}");
+		record_has(b[i], "\"dropped\":0,\"disturbed\":{\"smi_count\":0,\"smi_event\":0,\"frequency\":0,\"thermal\":0,"
+			  "\"package_thermal\":0,\"nmi\":0},\"retaken\":0,");
+		record_has(b[i], "\"ledger\":{\"sources\":[\"nmi\"],");
+		record_has(b[i], "\"nmi_counts\":\"unclaimed NMIs\"");
+		record_has(b[i], "\"smi_event\":null,\"method\"");
 	}
+	assert_null(text_line("disturbed:"));
 	record_has(b[0], "\"chain_min\":1.000");
 	record_has(b[2], "\"chain_min\":null");
 	record_has(b[3], "\"LD_BLOCKS.STORE_FORWARD\":{\"min\":1.000");
@@ -261,7 +273,7 @@ static void nothing_kept_is_unstable_not_an_error(void **state)
 		record_has(b[i], "\"below_chain\":0},\"exhausted\":true");
 		record_has(b[i], "\"n\":0,");
 		record_has(b[i], "\"cycles_source\":\"tsc_calibrated\",\"unstable\":\"budget\"");
-		record_has(b[i], "\"problem\":\"no sample could be kept: 0 disturbed (SMI/NMI/preemption), 16 rejected as impossible\"");
+		record_has(b[i], "\"problem\":\"no sample could be kept: 0 disturbed (none), 16 rejected as impossible\"");
 	}
 	assert_int_equal(records_of_type(&cap, "check", c, 8), 4);
 	for (size_t i = 0; i < 4; i++)
@@ -270,6 +282,33 @@ static void nothing_kept_is_unstable_not_an_error(void **state)
 	record_has(c[2], "variant LD_BLOCKS.STORE_FORWARD unstable (budget)");
 	record_has(c[3], "variant cycles unstable (budget)");
 	assert_non_null(text_line("bench: checks 0 passed, 0 failed, 0 skipped, 4 unstable"));
+}
+
+/* An SMI in every counted window: every sample retaken until the budget ran out, and no figure shown as clean. */
+static void smis_everywhere_leave_no_clean_figure(void **state)
+{
+	(void)state;
+	const char *b[2], *s[2], *c[4];
+	machine(true);
+	fake_msr_define(MSR_SMI_COUNT, 100, 0);
+	fk.smi_each_read = true;
+	struct bench_params p = params("ref.add_chain");
+	p.reps = 3;
+	bench_stage(&p);
+	assert_int_equal(records_of_type(&cap, "bench_setup", s, 2), 1);
+	record_has(s[0], "\"ledger\":{\"sources\":[\"smi_count\",\"nmi\"],");
+	assert_int_equal(records_of_type(&cap, "bench", b, 2), 2);
+	/* The budget for 3 reps is 16 samples thrown away; each was disturbed, the last one not retaken. */
+	record_has(b[0], "\"reps\":3,\"dropped\":16,\"disturbed\":{\"smi_count\":16,\"smi_event\":0,\"frequency\":0,"
+			 "\"thermal\":0,\"package_thermal\":0,\"nmi\":0},\"retaken\":15,");
+	record_has(b[0], "\"exhausted\":true");
+	record_has(b[0], "\"unstable\":\"disturbed\"");
+	record_has(b[0], "\"problem\":\"no sample could be kept: 16 disturbed (smi_count 16), 0 rejected as impossible\"");
+	assert_non_null(text_line("disturbed: 16 samples (smi_count 16), 15 retaken; first: 2 SMIs"));
+	assert_non_null(text_line("UNSTABLE (disturbed)"));
+	assert_int_equal(records_of_type(&cap, "check", c, 4), 2);
+	record_has(c[0], "\"status\":\"unstable\"");
+	record_has(c[0], "unstable (disturbed)");
 }
 
 static void list_and_unknown_words(void **state)
@@ -312,6 +351,7 @@ int main(void)
 		cmocka_unit_test_teardown(refused_arenas_fall_back_to_a_buffer, teardown),
 		cmocka_unit_test_teardown(emulator_skips_timing, teardown),
 		cmocka_unit_test_teardown(nothing_kept_is_unstable_not_an_error, teardown),
+		cmocka_unit_test_teardown(smis_everywhere_leave_no_clean_figure, teardown),
 		cmocka_unit_test_teardown(list_and_unknown_words, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -191,6 +191,7 @@ bool hw_window_enter(struct hw_window *w)
 {
 	w->smi_valid = false;
 	w->smi_start = w->smi_end = 0;
+	w->nmi_what = "context switches and interrupts";
 	w->if_was_set = true;
 	w->if_verified_clear = false;
 	if (have_msr_source && msr_source.own_windows) {
@@ -203,13 +204,18 @@ bool hw_window_enter(struct hw_window *w)
 	return true;
 }
 
-void hw_window_leave(struct hw_window *w)
+void hw_window_poll(struct hw_window *w)
 {
 	if (have_msr_source && msr_source.own_windows)
 		return;
 	uint32_t sw = switches();
 	uint64_t irq = cpu_interrupts() - w->opaque[0];
 	w->nmi_end = sw + (uint32_t)irq;
+}
+
+void hw_window_leave(struct hw_window *w)
+{
+	hw_window_poll(w);
 }
 
 bool hw_nmi_route_eilvt(unsigned offset, hw_nmi_fn fn, void *ctx, char *why, unsigned long why_cap)

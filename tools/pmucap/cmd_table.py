@@ -4,7 +4,9 @@ Per kernel variant (in the order measured): cycles per iteration (median and
 [min..max]), the penalty against its control (variant median - control median, as
 the bench record gives it), the key events (those its `check` records judged, with
 the control's figure) and what its checks said.  Reasons for skipped or failed
-checks are listed once under the table.
+checks are listed once under the table, then the samples the quiet-machine ledger
+found disturbed (by source), and the figures marked unstable (a ~ after the median:
+"disturbed" when its budget went on disturbed samples).
 """
 import argparse
 import sys
@@ -70,15 +72,20 @@ def build_rows(run):
                 text += f"[{notes.index(reason) + 1}]"
             verdicts.append(text)
         dropped = get(bench, "dropped", INT, 0)
+        # A figure whose samples could not be cleaned is never shown as a plain measurement.
+        unstable = get(bench, "unstable", STR)
         rows.append({
             "variant": key,
-            "median": num(cyc["median"]) if cyc else "-",
+            "median": (num(cyc["median"]) + ("~" if unstable else "")) if cyc else "-",
+            "unstable": unstable,
             "range": f"[{num(cyc['min'])}..{num(cyc['max'])}]" if cyc else "",
             "penalty": "-" if pen is None else f"{pen:+.3f}",
             "control": get(bench, "control", STR) or "-",
             "events": key_events(bench, checks.get(key, [])),
             "check": " ".join(verdicts) or "-",
             "dropped": dropped,
+            "retaken": get(bench, "retaken", INT),
+            "disturbed": {k: v for k, v in (get(bench, "disturbed", DICT) or {}).items() if isinstance(v, int) and v},
         })
     return rows, notes, tallies
 
@@ -114,10 +121,25 @@ def render(run, path, total_runs, out):
               + (f", {get(end, 'errors', INT)} error(s)" if get(end, "errors", INT) is not None else "") + "\n")
     for i, n in enumerate(notes, 1):
         out.write(f"[{i}] {n}\n")
+    write_disturbances(rows, out)
+
+
+def write_disturbances(rows, out):
+    """Samples the ledger found disturbed, by source, and the figures marked unstable."""
     dropped = sum(r["dropped"] for r in rows)
     if dropped:
-        out.write(f"{dropped} sample(s) dropped in all (an SMI or NMI, or on a host a context switch, "
-                  "hit their window) and taken again\n")
+        by = {}
+        for r in rows:
+            for k, v in r["disturbed"].items():
+                by[k] = by.get(k, 0) + v
+        retaken = [r["retaken"] for r in rows if r["retaken"] is not None]
+        sources = ", ".join(f"{k} {v}" for k, v in sorted(by.items()))
+        # Older captures carry only `dropped` (an SMI or NMI, or on a host a context switch or interrupt).
+        out.write(f"{dropped} sample(s) disturbed in all ({sources or 'SMI/NMI, or a context switch on a host'})"
+                  + (f", {sum(retaken)} taken again" if retaken else ", taken again") + "\n")
+    shaky = [r for r in rows if r["unstable"]]
+    if shaky:
+        out.write("~ unstable: " + ", ".join(f"{r['variant']} ({r['unstable']})" for r in shaky) + "\n")
 
 
 def run(args):
