@@ -546,31 +546,6 @@ static void pmi_sets_interrupt_bits(void **state)
 	count_restore();
 }
 
-/* PERF_METRICS for the tests: the model of this tree has no IA32_PERF_METRICS and refuses
- * GLOBAL_CTRL bit 48, so this hook keeps that bit itself and lets the rest through. */
-static uint64_t en_metrics;
-
-static bool metrics_read(void *ctx, uint32_t msr, uint64_t *val, int *result)
-{
-	(void)ctx;
-	bool mine = pmu_model_rdmsr(fake_pmu(), msr, val, result);
-	if (mine && msr == 0x38F && *result == HW_OK)
-		*val |= en_metrics;
-	return mine;
-}
-
-static bool metrics_write(void *ctx, uint32_t msr, uint64_t val, int *result)
-{
-	(void)ctx;
-	if (msr == 0x38F) {
-		en_metrics = val & (1ull << 48);
-		val &= ~(1ull << 48);
-	}
-	return pmu_model_wrmsr(fake_pmu(), msr, val, result);
-}
-
-static const struct fake_msr_hook metrics_hook = { metrics_read, metrics_write, NULL, NULL };
-
 /* An Ice Lake whose IA32_PERF_CAPABILITIES reports PERF_METRICS (bit 15). */
 static void setup_metrics(void)
 {
@@ -583,10 +558,12 @@ static void setup_metrics(void)
 	caps = icl->caps;
 	caps.perf_metrics = true;
 	caps.perf_caps |= 1ull << 15;
-	fake_pmu_install(icl);
-	fake_set_hook(&metrics_hook);
-	en_metrics = 0;
-	fake_msr_define(0x329, 0x1234, ~0ull);	/* as an earlier user left it */
+	/* The model with its IA32_PERF_METRICS (and GLOBAL_CTRL bit 48). */
+	struct pmu_model_cfg cfg;
+	pmu_model_cfg_from_caps(&cfg, &ci, &caps);
+	pmu_model_cfg_machine(&cfg, &ci, &caps);
+	fake_pmu_install_cfg(&cfg);
+	fake_pmu_poke(0x329, 0x1234);	/* as an earlier user left it */
 	msr_save_forget();
 	count_use_backend(&count_backend_msr);
 	if (!count_init(&ci, &caps, &opts, why, sizeof(why)))
@@ -621,7 +598,7 @@ static void metrics_enable_and_reset_order(void **state)
 	count_restore();
 	long fc3 = first_write(mark, 0x30c), metrics = first_write(mark, 0x329);
 	assert_true(metrics > fc3);		/* restored after fixed counter 3 ... */
-	assert_int_equal(fake_msr_get(0x329), 0x1234);	/* ... to what it held */
+	assert_int_equal(fake_pmu_peek(0x329), 0x1234);	/* ... to what it held */
 
 	/* No TOPDOWN.SLOTS in the pass: refused when scheduled, nothing written. */
 	setup_metrics();
