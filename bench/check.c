@@ -103,10 +103,17 @@ static void check_reference(const struct check_input *in, struct check_tally *t)
 	int64_t v = f->cycles.median;
 
 	check_start(r, in, "reference");
-	rec_milli(r, "value", v);
+	/* A cycles figure the audit refused is not a value to print. */
+	if (f->cycles_invalid)
+		rec_null(r, "value");
+	else
+		rec_milli(r, "value", v);
 	rec_milli(r, "expected_min", in->d->ref_lo);
 	rec_milli(r, "expected_max", in->d->ref_hi);
-	if (in->emulator) {
+	if (f->cycles_invalid) {
+		status = CHECK_SKIP;
+		reason = f->cycles_invalid;
+	} else if (in->emulator) {
 		status = CHECK_SKIP;
 		reason = "timing under an emulator is meaningless";
 	} else if (f->cycles_source == BENCH_CYCLES_TSC) {
@@ -122,8 +129,12 @@ static void check_reference(const struct check_input *in, struct check_tally *t)
 			reason = "cycles were calibrated on an add chain: this checks their stability only";
 	}
 	rec_str(r, "reason", reason);
-	snprintf(detail, sizeof(detail), "%s cycles/iteration, expected %s..%s%s%s", fmt_milli(a, v),
-		 fmt_milli(b, in->d->ref_lo), fmt_milli(c, in->d->ref_hi), reason ? "; " : "", reason ? reason : "");
+	if (f->cycles_invalid)
+		snprintf(detail, sizeof(detail), "cycles not measured: %s", reason);
+	else
+		snprintf(detail, sizeof(detail), "%s cycles/iteration, expected %s..%s%s%s", fmt_milli(a, v),
+			 fmt_milli(b, in->d->ref_lo), fmt_milli(c, in->d->ref_hi), reason ? "; " : "",
+			 reason ? reason : "");
 	check_finish(r, in, "reference", status, detail, t);
 }
 
@@ -143,7 +154,8 @@ static void check_event_role(const struct check_input *in, uint32_t bit, struct 
 		c = NULL;
 	if (!judgeable(v)) {
 		status = CHECK_SKIP;
-		reason = v ? "the event was not measured (counting failed: see the bench record's problem)"
+		reason = v && v->invalid ? v->invalid
+		       : v ? "the event was not measured (counting failed: see the bench record's problem)"
 		       : in->set ? "this core's event set has no event for this role"
 				 : "this core's event set is not known";
 		v = NULL;
@@ -189,6 +201,14 @@ static void check_timing(const struct check_input *in, struct check_tally *t)
 		status = CHECK_SKIP;
 		reason = "control not measured";
 		rec_null(r, "penalty");
+	} else if (v->cycles_invalid || ctl->cycles_invalid) {
+		/* The audit refused a cycles figure: no value, no penalty, and why. */
+		status = CHECK_SKIP;
+		reason = v->cycles_invalid ? v->cycles_invalid : ctl->cycles_invalid;
+		rec_null(r, "value");
+		rec_null(r, "control_value");
+		rec_null(r, "penalty");
+		ctl = NULL;
 	} else {
 		rec_milli(r, "value", v->cycles.median);
 		rec_milli(r, "control_value", ctl->cycles.median);

@@ -75,6 +75,7 @@ struct bench_event_figure {
 	uint32_t roles;			/* enum event_role bits of the event (0 for raw specs) */
 	bool measured;
 	struct bench_figure fig;	/* events per iteration, thousandths */
+	const char *invalid;		/* why the audit refuses it (then measured is false), or NULL */
 };
 
 /*
@@ -105,6 +106,7 @@ struct bench_figures {
 	size_t nev;
 	struct bench_event_figure ev[COUNT_MAX_EVENTS];	/* indexed like the count set's events */
 	char problem[160];		/* counting trouble, "" when none */
+	const char *cycles_invalid;	/* why the audit refuses the cycles figure (not printed), or NULL */
 };
 
 struct bench_setup {

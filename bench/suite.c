@@ -61,6 +61,37 @@ static void memo_keep(const struct bench_def *d, int slot, const struct bench_fi
 	suite.memo[suite.nmemo++] = (struct memo){ d, slot, copy };
 }
 
+/*
+ * The audit's verdict on this processor (pmu/audit/audit.h): an event counted on a counter it
+ * blamed, or with a unit mask it found ignored, is not a measurement; nor are cycles counted on
+ * such a counter, nor any cycles figure after a failed clock check (raw TSC ticks stay ticks).
+ */
+static void apply_audit(const struct count_set *set, struct bench_figures *f)
+{
+	const struct audit_verdict *v = suite.p->audit;
+	const char *why;
+	if (!v || !v->ran)
+		return;
+	int ce = -1;	/* the harness's cycles event: the first with the role */
+	for (size_t i = 0; set && i < f->nev && ce < 0; i++)
+		if (f->ev[i].roles & EV_ROLE_CYCLES)
+			ce = (int)i;
+	for (size_t i = 0; set && i < f->nev; i++) {
+		bool fixed = set->fixed_of[i] >= 0;
+		int idx = fixed ? set->fixed_of[i] : set->counter_of[i];
+		if (!f->ev[i].measured || idx < 0 || audit_counter_ok(v, fixed, (unsigned)idx, set->ev[i].umask, &why))
+			continue;
+		f->ev[i].measured = false;
+		f->ev[i].invalid = why;
+		if ((int)i == f->instructions)
+			f->instructions = -1;
+		if ((f->cycles_source == BENCH_CYCLES_PMC || f->cycles_source == BENCH_CYCLES_FIXED) && (int)i == ce)
+			f->cycles_invalid = why;
+	}
+	if (f->cycles_source != BENCH_CYCLES_TSC && !audit_clock_ok(v, &why))
+		f->cycles_invalid = why;
+}
+
 static void run_row(const struct bench_def *d, int slot)
 {
 	const struct slot *sl = slot == NO_SLOT ? NULL : &suite.slots[slot];
@@ -80,6 +111,7 @@ static void run_row(const struct bench_def *d, int slot)
 	/* Names that outlive the count set, which is rebuilt for the next variant. */
 	for (size_t i = 0; i < f->nev; i++)
 		f->ev[i].name = suite_static_name(&suite.cs->ev[i]);
+	apply_audit(csp, f);
 
 	const struct bench_def *cd = bench_def_control(d);
 	const struct bench_figures *ctl = cd ? memo_find(cd, slot) : NULL;
@@ -182,7 +214,7 @@ void bench_stage(const struct bench_params *p)
 
 	suite_setup_counting();
 	suite_setup_aperf(p->image);
-	suite_setup_ledger(p->image);
+	suite_setup_ledger(p->ledger, p->image);
 	suite_setup_extra_events();
 	suite_setup_arenas(arena_notes, sizeof(arena_notes));
 	suite_setup_clock();

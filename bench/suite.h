@@ -13,6 +13,8 @@
 #include "bench/observer.h"
 #include "bench/ukernel.h"
 #include "pmu/cpu/cpu.h"
+#include "pmu/audit/audit.h"
+#include "pmu/audit/ledger.h"
 
 /* Which arena page sizes the split kernels run in (arena_page=). */
 #define BENCH_PAGES_4K (1u << 0)
@@ -51,6 +53,10 @@ struct bench_params {
 	const struct bench_observer *observers;
 	size_t nobservers;
 	const struct bench_listener *listener;	/* NULL: none */
+	/* The quiet-machine ledger of this processor (the audit stage set it up), or NULL: the stage makes its own. */
+	struct ledger *ledger;
+	/* What the audit stage found (NULL: no audit): figures on the counters it blamed are not printed. */
+	const struct audit_verdict *audit;
 	/* User kernels (docs/kernels.md, bench/suite_user.c): files as read, kernel.NAME=HEX options. */
 	const struct ukernel_file *kernel_files;
 	size_t nkernel_files;

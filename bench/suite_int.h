@@ -67,7 +67,8 @@ struct suite {
 	unsigned settle_runs;		/* calibrations at the start until the clock held still */
 	const char *samples_in;		/* "arena", "heap" or "stack" */
 	const char *aperf_why;		/* why IA32_APERF is not a cycle source, or NULL when it is */
-	struct ledger ledger;		/* the quiet-machine ledger of this processor (pmu/audit/ledger.h) */
+	struct ledger *ledger;		/* the quiet-machine ledger of this processor (pmu/audit/ledger.h): the run's */
+	struct ledger own_ledger;	/* ... or the stage's own, when the run gave none */
 	struct event_spec smi_spec;	/* the ledger's SMI event as counted beside each pass (hs.smi_event) */
 	const char *smi_why;		/* why the ledger's SMI event is not counted, or NULL */
 	struct slot slots[SLOT_MAX];
@@ -85,7 +86,7 @@ extern struct suite suite;
 const struct event_set *suite_core_event_set(const struct cpu_info *ci);
 void suite_setup_counting(void);
 void suite_setup_aperf(bool image);
-void suite_setup_ledger(bool image);
+void suite_setup_ledger(struct ledger *given, bool image);
 void suite_setup_extra_events(void);
 void suite_setup_arenas(char *notes, size_t cap);
 void suite_setup_clock(void);

@@ -72,7 +72,7 @@ void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const st
 	rec_bool(r, "exhausted", f->exhausted);
 	rec_bool(r, "interrupts_off", f->windowed);
 	rec_obj(r, "ledger");
-	ledger_sources_fields(r, &suite.ledger);
+	ledger_sources_fields(r, suite.ledger);
 	rec_obj_end(r);
 	if (!suite.hs.smi_event) {
 		rec_null(r, "smi_event");
@@ -88,7 +88,12 @@ void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const st
 		rec_milli(r, "chain_min", f->chain_min);
 	else
 		rec_null(r, "chain_min");
-	rec_figure(r, "cycles", &f->cycles);
+	/* A figure the audit refused is not printed as a measurement: null, and why. */
+	if (f->cycles_invalid)
+		rec_null(r, "cycles");
+	else
+		rec_figure(r, "cycles", &f->cycles);
+	rec_str(r, "cycles_invalid", f->cycles_invalid);
 	rec_str(r, "cycles_source", bench_cycles_source_name(f->cycles_source));
 	rec_str(r, "unstable", stats_unstable_name(f->cycles.unstable));
 	if (f->cycles_source == BENCH_CYCLES_TSC_CALIBRATED) {
@@ -115,8 +120,13 @@ void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const st
 		if (f->ev[i].measured)
 			rec_figure(r, f->ev[i].name, &f->ev[i].fig);
 	rec_obj_end(r);
+	rec_obj(r, "invalid");
+	for (size_t i = 0; i < f->nev; i++)
+		if (f->ev[i].invalid)
+			rec_str(r, f->ev[i].name, f->ev[i].invalid);
+	rec_obj_end(r);
 	rec_u64(r, "passes", f->passes);
-	if (ctl) {
+	if (ctl && !f->cycles_invalid && !ctl->cycles_invalid) {
 		rec_obj(r, "penalty");
 		rec_milli(r, "median", f->cycles.median - ctl->cycles.median);
 		rec_milli(r, "low", f->cycles.min - ctl->cycles.max);
@@ -137,15 +147,24 @@ void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const st
 	uint32_t rejected = f->rejected[STATS_REJECT_NEGATIVE] + f->rejected[STATS_REJECT_N_2N] +
 			    f->rejected[STATS_REJECT_BELOW_CHAIN];
 	pen[0] = unst[0] = 0;
-	if (ctl) {
+	if (ctl && !ctl->cycles_invalid) {
 		int64_t p = cy->median - ctl->cycles.median;
 		snprintf(pen, sizeof(pen), "  %s%s vs %s", p >= 0 ? "+" : "", fmt_milli(c, p), d->control);
 	}
 	if (cy->unstable)
 		snprintf(unst, sizeof(unst), "  UNSTABLE (%s)", stats_unstable_name(cy->unstable));
-	out_text("  %-14s %-19s %-8s %9s cycles/it  [%s..%s] iqr %s n=%u out=%u rej=%u drop=%u%s%s", d->kernel,
-		 d->variant, sl ? sl->name : "", fmt_milli(a, cy->median), fmt_milli(b, cy->min), fmt_milli(c, cy->max),
-		 fmt_milli(e, cy->q3 - cy->q1), cy->n, cy->outliers, rejected, f->dropped, pen, unst);
+	if (f->cycles_invalid)
+		/* The readable line says so too: no number where the audit refused the figure. */
+		out_text("  %-14s %-19s %-8s   INVALID cycles/it  (%s)", d->kernel, d->variant, sl ? sl->name : "",
+			 f->cycles_invalid);
+	else
+		out_text("  %-14s %-19s %-8s %9s cycles/it  [%s..%s] iqr %s n=%u out=%u rej=%u drop=%u%s%s", d->kernel,
+			 d->variant, sl ? sl->name : "", fmt_milli(a, cy->median), fmt_milli(b, cy->min),
+			 fmt_milli(c, cy->max), fmt_milli(e, cy->q3 - cy->q1), cy->n, cy->outliers, rejected, f->dropped,
+			 pen, unst);
+	for (size_t i = 0; i < f->nev; i++)
+		if (f->ev[i].invalid)
+			out_text("    %s: not a measurement: %s", f->ev[i].name, f->ev[i].invalid);
 	if (f->dropped) {
 		char by[96];
 		out_text("    disturbed: %u sample%s (%s), %u retaken; first: %s", f->dropped, f->dropped == 1 ? "" : "s",

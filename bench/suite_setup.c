@@ -71,16 +71,21 @@ void suite_setup_aperf(bool image)
  * Linux process leaves them to the kernel's thermal driver.  Its SMI event
  * (AMD) is counted beside each pass when counting is up.
  */
-void suite_setup_ledger(bool image)
+void suite_setup_ledger(struct ledger *given, bool image)
 {
 	struct ledger_opts o = { .clear_logs = image };
 	char err[192];
 
-	ledger_init_opts(&suite.ledger, suite.ci, NULL, &o);
-	suite.hs.ledger = &suite.ledger;
+	/* The run's ledger (set up by the audit stage on this processor), else one of the stage's own. */
+	suite.ledger = given;
+	if (!given) {
+		suite.ledger = &suite.own_ledger;
+		ledger_init_opts(suite.ledger, suite.ci, NULL, &o);
+	}
+	suite.hs.ledger = suite.ledger;
 	suite.hs.smi_event = NULL;
 	suite.smi_why = NULL;
-	const struct event_def *smi = ledger_smi_event(&suite.ledger);
+	const struct event_def *smi = ledger_smi_event(suite.ledger);
 	if (!smi)
 		return;
 	if (!suite.hs.cb)
@@ -170,7 +175,7 @@ void suite_setup_arenas(char *notes, size_t cap)
 /* One line: which sources the ledger reads, and thermal logs it found set. */
 static void setup_ledger_text(void)
 {
-	const struct ledger *l = &suite.ledger;
+	const struct ledger *l = suite.ledger;
 	char have[160], lacks[160];
 	size_t h = 0, k = 0;
 
@@ -234,8 +239,8 @@ void suite_setup_record(const char *arena_notes)
 	rec_str(r, "reason", suite.aperf_why);
 	rec_obj_end(r);
 	rec_obj(r, "ledger");
-	ledger_sources_fields(r, &suite.ledger);
-	ledger_init_fields(r, &suite.ledger);
+	ledger_sources_fields(r, suite.ledger);
+	ledger_init_fields(r, suite.ledger);
 	rec_str(r, "smi_event_counted", suite.hs.smi_event ? suite.hs.smi_event->name : NULL);
 	rec_str(r, "smi_event_reason", suite.smi_why);
 	rec_obj_end(r);

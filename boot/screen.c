@@ -212,6 +212,11 @@ static unsigned summary_lines(char out[][SS_LINE + 64], UINTN *attr, unsigned ca
 		LINE(ATTR_FAIL, "%-*s%s", LABEL_W, "Failed", ssp->failed);
 	if (uns)
 		LINE(ATTR_UNSTABLE, "%-*s%s", LABEL_W, "Unstable", ssp->unstable);
+	if (ssp->audit_pass || ssp->audit_fail || ssp->audit_absent)
+		LINE(ssp->audit_fail ? ATTR_FAIL : ssp->audit_pass ? ATTR_GOOD : ATTR_NORMAL,
+		     "%-*s%u passed, %u failed, %u absent%s%s", LABEL_W, "Audit", ssp->audit_pass, ssp->audit_fail,
+		     ssp->audit_absent, ssp->audit_fail ? ": " : ssp->audit_pass ? "" : " (no counters to check here)",
+		     ssp->audit_fail ? ssp->audit_failed : "");
 	if (ssp->selftests_pass || ssp->selftests_fail)
 		LINE(ssp->selftests_fail ? ATTR_FAIL : ATTR_NORMAL, "%-*s%u passed, %u failed", LABEL_W, "Selftests",
 		     ssp->selftests_pass, ssp->selftests_fail);

@@ -173,7 +173,12 @@ static void on_bench(const struct sj *o)
 	const char *unstable = T("unstable");
 	bool shaky = unstable[0] && strcmp(unstable, "null");
 	ssp->bench_unstable += shaky;
-	snprintf(r->cycles, sizeof(r->cycles), "%s%s", T("cycles.median"), shaky ? "~" : "");
+	/* A cycles figure the audit refused is not printed (the bench record's cycles_invalid says why). */
+	const char *refused = T("cycles_invalid");
+	if (refused[0] && strcmp(refused, "null"))
+		snprintf(r->cycles, sizeof(r->cycles), "invalid");
+	else
+		snprintf(r->cycles, sizeof(r->cycles), "%s%s", T("cycles.median"), shaky ? "~" : "");
 	const char *pen = T("penalty.median");
 	if (pen[0] && strcmp(pen, "null"))
 		snprintf(r->penalty, sizeof(r->penalty), "%s%s", pen[0] == '-' ? "" : "+", pen);
@@ -256,6 +261,23 @@ static void on_selftest(const struct sj *o)
 		ssp->selftests_fail++;
 }
 
+/* The self-audit's checks: tallied, the failed ones listed with the counter they name. */
+static void on_audit(const struct sj *o)
+{
+	char tmp[6][SS_LINE], item[48];
+	if (sj_is(o, "status", "\"pass\""))
+		ssp->audit_pass++;
+	else if (sj_is(o, "status", "\"absent\""))
+		ssp->audit_absent++;
+	else if (sj_is(o, "status", "\"fail\"")) {
+		ssp->audit_fail++;
+		const char *counter = T("counter");
+		snprintf(item, sizeof(item), "%s%s%s", T("check"), strcmp(counter, "null") ? " " : "",
+			 strcmp(counter, "null") ? counter : "");
+		list_add(ssp->audit_failed, sizeof(ssp->audit_failed), item);
+	}
+}
+
 static void on_topology(const struct sj *o)
 {
 	char tmp[6][SS_LINE];
@@ -288,6 +310,7 @@ static const struct {
 	{ "pmu", on_pmu },	 { "ibs", on_ibs },		{ "bench_setup", on_bench_setup },
 	{ "bench", on_bench },	 { "check", on_check },		{ "error", on_error },	   { "fault", on_fault },
 	{ "selftest", on_selftest }, { "end", on_end },		{ "topology", on_topology }, { "pass", on_pass },
+	{ "audit", on_audit },
 };
 
 void ss_feed(enum out_kind kind, const char *line, size_t len)

@@ -47,6 +47,8 @@ struct screen_state {
 	unsigned nrows, rows_dropped;
 	unsigned checks[SS_FAIL + 1];	/* check records by status */
 	unsigned selftests_pass, selftests_fail;
+	unsigned audit_pass, audit_fail, audit_absent;	/* audit records by status (every processor's) */
+	char audit_failed[SS_LIST];	/* "instructions pmc2, clock" */
 	char skip_reason[SS_LINE];
 	bool skip_reasons_differ;
 	char failed[SS_LIST], unstable[SS_LIST];

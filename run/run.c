@@ -47,12 +47,16 @@ static void stage_pmu(struct run_env *env)
 static void stage_audit(struct run_env *env)
 {
 	const struct timing_info *t = timing_get();
+	/* The image owns the processor and clears its thermal logs; a Linux process leaves them to the kernel. */
+	struct ledger_opts lo = { .clear_logs = env->image };
+	ledger_init_opts(&env->ledger, &env->cpu, &env->caps, &lo);
 	struct audit_params p = {
 		.ci = &env->cpu,
 		.caps = &env->caps,
 		.runner = env->audit_runner,
 		.runner_why = "this platform gives no way to run the known-answer loop",
 		.tsc_hz = t ? t->tsc_hz : 0,
+		.ledger = &env->ledger,
 	};
 	audit_run(&p, &env->audit);
 }
@@ -112,6 +116,8 @@ static void stage_bench(struct run_env *env)
 		.observers = env->observers,
 		.nobservers = env->nobservers,
 		.listener = env->bench_listener,
+		.ledger = env->audit.ran ? &env->ledger : NULL,
+		.audit = env->audit.ran ? &env->audit : NULL,
 		.kernel_files = env->kernel_files,
 		.nkernel_files = env->nkernel_files,
 		.kernel_hex = hex,

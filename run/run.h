@@ -17,6 +17,7 @@
 #include "pmu/caps/pmu_caps.h"
 #include "pmu/cpu/topo.h"
 #include "pmu/audit/audit.h"
+#include "pmu/audit/ledger.h"
 
 /*
  * A measuring pass run by struct run_mp's measure_on: body(arg) on the
@@ -77,6 +78,9 @@ struct run_env {
 	 * audit_runner_process), and what the audit found on the processor being measured. */
 	const struct audit_runner *audit_runner;
 	struct audit_verdict audit;
+	/* The quiet-machine ledger of the processor being measured: the audit stage sets it up, both it and
+	 * the benchmarks judge their windows by it. */
+	struct ledger ledger;
 	/* Set by the caller (the image's screen): reads each variant's figures as the bench stage measures them. */
 	const struct bench_listener *bench_listener;
 	/* User kernel files as the platform read them (boot medium, kernels=DIR), and a host disassembler. */

@@ -48,9 +48,13 @@ static void emit(struct audit_ctx *a, const struct audit_result *r)
 	rec_str(rc, "runner", a->p->runner ? a->p->runner->what : NULL);
 	rec_u64(rc, "disturbed", a->disturbed);
 	rec_u64(rc, "retaken", a->retaken);
+	rec_str(rc, "disturbance", a->disturbance[0] ? a->disturbance : NULL);
 	rec_emit(rc);
 	const char *text = r->status == AUDIT_PASS ? r->detail : r->why;
 	out_text("audit: %-14s %-6s %s", r->check, audit_status_name(r->status), text[0] ? text : "");
+	if (a->disturbed)
+		out_text("audit: %-14s        %u window%s disturbed (first: %s), %u sample%s taken again", "",
+			 a->disturbed, a->disturbed == 1 ? "" : "s", a->disturbance, a->retaken, a->retaken == 1 ? "" : "s");
 	if (r->status == AUDIT_FAIL)
 		rec_stream_note_error();
 }
@@ -85,9 +89,23 @@ void audit_run(const struct audit_params *p, struct audit_verdict *v)
 	a.es = p->ci->event_set ? events_set_find(p->ci->event_set) : NULL;
 	a.counting_why = no_counting(&a);
 	a.counting = a.counting_why == NULL;
+	/* The processor's ledger (the run's), or one of the audit's own. */
+	static struct ledger own;
+	a.ledger = p->ledger;
+	if (!a.ledger) {
+		ledger_init(&own, p->ci, p->caps);
+		a.ledger = &own;
+	}
+	a.smi = a.counting ? ledger_smi_event(a.ledger) : NULL;
+	a.smi_at = -1;
 	for (size_t i = 0; i < ARRAY_SIZE(checks); i++) {
 		audit_result_init(&r, checks[i].name);
 		a.disturbed = a.retaken = 0;
+		a.disturbance[0] = 0;
+		a.smi_at = -1;
+		/* Each check learns the clock afresh: a reference caught mid-change spoils one check's
+		 * frequency verdicts at most (they move no count; the clock check judges the clock itself). */
+		ledger_rebase(a.ledger);
 		if (checks[i].needs_counting && !a.counting)
 			snprintf(r.why, sizeof(r.why), "%s", a.counting_why);
 		else if (!p->runner)

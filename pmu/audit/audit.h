@@ -39,6 +39,7 @@
 #include "pmu/caps/pmu_caps.h"
 #include "pmu/count/count.h"
 #include "pmu/cpu/cpu.h"
+#include "pmu/audit/ledger.h"
 
 /* What one trip of the known-answer loop retires (pmu/audit/audit_loop.asm, which says why). */
 #define AUDIT_LOOP_INSNS 4
@@ -84,6 +85,7 @@ struct audit_params {
 	const struct audit_runner *runner;	/* NULL: the stage says every check is absent */
 	const char *runner_why;			/* why there is no runner, when there is none */
 	uint64_t tsc_hz;			/* the TSC's frequency, 0 when unknown (then no MHz) */
+	struct ledger *ledger;			/* the processor's quiet-machine ledger; NULL: the audit makes one */
 };
 
 /*

@@ -24,34 +24,41 @@ struct spin {
 	bool cycles_ok, aperf_ok;
 };
 
+/* One timed spin in its own window; a window an SMI, an NMI or a thermal event disturbed is spun again. */
 static bool spin(struct audit_ctx *a, bool counting, bool aperf, struct spin *s, char *err, size_t cap)
 {
 	uint64_t a0 = 0, a1 = 0, m0 = 0, m1 = 0, counted[COUNT_MAX_EVENTS];
-	struct hw_window w;
-
-	memset(s, 0, sizeof(*s));
-	memset(&w, 0, sizeof(w));
-	bool windowed = hw_window_enter(&w);
-	if (aperf)
-		s->aperf_ok = hw_rdmsr(MSR_IA32_MPERF, &m0) == HW_OK && hw_rdmsr(MSR_IA32_APERF, &a0) == HW_OK;
 	const struct audit_runner *r = a->p->runner;
-	s->ticks = (int64_t)r->run(r->ctx, CLOCK_TRIPS, counting ? &a->set.start : NULL, counting ? &a->set.stop : NULL);
-	if (aperf)
-		s->aperf_ok = s->aperf_ok && hw_rdmsr(MSR_IA32_APERF, &a1) == HW_OK &&
-			      hw_rdmsr(MSR_IA32_MPERF, &m1) == HW_OK;
-	if (windowed)
-		hw_window_leave(&w);
-	if (windowed && hw_window_polluted(&w))
-		a->disturbed++;
-	s->aperf = (int64_t)(a1 - a0);
-	s->mperf = (int64_t)(m1 - m0);
-	if (counting) {
-		if (!a->cb->read(&a->set, 0, counted, err, cap))
+
+	for (unsigned tries = 0; tries <= AUDIT_RETAKE_BUDGET; tries++) {
+		struct audit_window aw;
+		memset(s, 0, sizeof(*s));
+		audit_window_open(a, &aw);
+		if (aperf)
+			s->aperf_ok = hw_rdmsr(MSR_IA32_MPERF, &m0) == HW_OK && hw_rdmsr(MSR_IA32_APERF, &a0) == HW_OK;
+		s->ticks = (int64_t)r->run(r->ctx, CLOCK_TRIPS, counting ? &a->set.start : NULL,
+					  counting ? &a->set.stop : NULL);
+		if (aperf)
+			s->aperf_ok = s->aperf_ok && hw_rdmsr(MSR_IA32_APERF, &a1) == HW_OK &&
+				      hw_rdmsr(MSR_IA32_MPERF, &m1) == HW_OK;
+		bool ok = !counting || a->cb->read(&a->set, 0, counted, err, cap);
+		bool disturbed = audit_window_close(a, &aw, ok && counting && a->smi_at >= 0 ? counted[a->smi_at]
+											: LEDGER_NO_SMI_EVENT);
+		if (!ok)
 			return false;
-		s->cycles = (int64_t)counted[0];
-		s->cycles_ok = true;
+		if (disturbed) {
+			a->retaken++;
+			continue;
+		}
+		s->aperf = (int64_t)(a1 - a0);
+		s->mperf = (int64_t)(m1 - m0);
+		s->cycles = counting ? (int64_t)counted[0] : 0;
+		s->cycles_ok = counting;
+		return true;
 	}
-	return true;
+	snprintf(err, cap, "no clean spin in %u tries: every window was disturbed (%s)", AUDIT_RETAKE_BUDGET + 1,
+		 a->disturbance);
+	return false;
 }
 
 /* Core clocks per TSC tick, in thousandths. */

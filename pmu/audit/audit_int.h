@@ -61,6 +61,11 @@ struct audit_ctx {
 	struct count_set set;
 	/* The check being run: its samples' disturbances, for its record. */
 	unsigned disturbed, retaken;
+	char disturbance[96];		/* the first, in words */
+	struct ledger *ledger;
+	/* The SMI event (AMD: no SMI count MSR) beside a set's events, and its index in a->set, or -1. */
+	const struct event_def *smi;
+	int smi_at;
 	struct rec rec;
 };
 
@@ -99,7 +104,29 @@ bool audit_pin(struct event_spec *ev, unsigned c);
 bool audit_pin_trusted(const struct audit_ctx *a, struct event_spec *ev);
 
 /* ---- audit_run.c ---- */
-/* Schedule a.set and begin pass 0 (every audit set is one pass); false with err. */
+/* One interrupts-off window with the ledger reading around it. */
+struct audit_window {
+	struct hw_window w;
+	struct ledger_mark m;
+	bool windowed;
+	struct ledger_verdict v;
+};
+void audit_window_open(struct audit_ctx *a, struct audit_window *aw);
+/*
+ * Close it (smi_events: the SMI event's count in it, or LEDGER_NO_SMI_EVENT); true when a source
+ * that matters to counts found it disturbed (every source but the clock's frequency, which moves
+ * no count and which the clock check measures itself).  Counted in a->disturbed either way.
+ */
+bool audit_window_close(struct audit_ctx *a, struct audit_window *aw, uint64_t smi_events);
+/* The check's own events in a->set (the ledger's SMI event, when added, comes after them). */
+static inline size_t audit_events(const struct audit_ctx *a)
+{
+	return a->smi_at >= 0 ? (size_t)a->smi_at : a->set.n;
+}
+/* Counters a set must leave free for the ledger's SMI event (AMD): 1, else 0. */
+uint32_t audit_smi_spare(const struct audit_ctx *a);
+/* Schedule a.set (with the ledger's SMI event on a counter it leaves free) and begin pass 0
+ * (every audit set is one pass); false with err. */
 bool audit_begin(struct audit_ctx *a, char *err, size_t cap);
 void audit_end(struct audit_ctx *a);
 /*

@@ -42,9 +42,46 @@ const struct audit_runner audit_runner_ring0 = { "ring 0", COUNT_PRIV_ALL, run_r
 /* User mode only: the system calls that carry the writes run kernel code the counts must not include. */
 const struct audit_runner audit_runner_process = { "process", COUNT_PRIV_USER, run_process, NULL };
 
+/* The general counters a set's events are pinned to. */
+static uint32_t pinned(const struct count_set *set)
+{
+	uint32_t m = 0;
+	for (size_t i = 0; i < set->n; i++) {
+		uint32_t c = set->ev[i].counters;
+		if (c && !(c & (c - 1)))
+			m |= c;
+	}
+	return m;
+}
+
+uint32_t audit_smi_spare(const struct audit_ctx *a)
+{
+	return a->smi ? 1u : 0u;
+}
+
+/* The ledger's SMI event (AMD) on the highest counter the set leaves free, so its windows are judged by it. */
+static void add_smi(struct audit_ctx *a)
+{
+	char err[96];
+	a->smi_at = -1;
+	uint32_t free = a->view.gp_usable & ~pinned(&a->set);
+	if (!a->smi || !free || a->set.n >= COUNT_MAX_EVENTS)
+		return;
+	struct event_spec ev;
+	if (!event_spec_parse(a->es, a->amd, a->smi->name, strlen(a->smi->name), &ev, err, sizeof(err)))
+		return;
+	for (int c = 31; c >= 0; c--)
+		if ((free & (1u << c)) && audit_pin(&ev, (unsigned)c)) {
+			a->smi_at = (int)a->set.n;
+			a->set.ev[a->set.n++] = ev;
+			return;
+		}
+}
+
 bool audit_begin(struct audit_ctx *a, char *err, size_t cap)
 {
 	a->set.priv = a->p->runner->priv;
+	add_smi(a);
 	if (!a->cb->schedule(&a->set, err, cap))
 		return false;
 	if (a->set.passes != 1) {
@@ -58,6 +95,10 @@ void audit_end(struct audit_ctx *a)
 {
 	if (a->cb->pass_end)
 		a->cb->pass_end(&a->set, 0);
+	/* The SMI event was the audit's, not the check's: gone from the set once the pass is over. */
+	if (a->smi_at >= 0 && (size_t)a->smi_at == a->set.n - 1)
+		a->set.n--;
+	a->smi_at = -1;
 }
 
 static uint64_t run(struct audit_ctx *a, uint64_t trips, bool counted)
@@ -66,26 +107,49 @@ static uint64_t run(struct audit_ctx *a, uint64_t trips, bool counted)
 	return r->run(r->ctx, trips, counted ? &a->set.start : NULL, counted ? &a->set.stop : NULL);
 }
 
+void audit_window_open(struct audit_ctx *a, struct audit_window *aw)
+{
+	memset(aw, 0, sizeof(*aw));
+	aw->windowed = hw_window_enter(&aw->w);
+	ledger_open(a->ledger, &aw->m);
+}
+
+bool audit_window_close(struct audit_ctx *a, struct audit_window *aw, uint64_t smi_events)
+{
+	ledger_close(a->ledger, &aw->m, aw->windowed ? &aw->w : NULL, smi_events, &aw->v);
+	if (aw->windowed)
+		hw_window_leave(&aw->w);
+	ledger_window_left(&aw->v, aw->windowed ? &aw->w : NULL);
+	if (!aw->v.sources)
+		return false;
+	if (!a->disturbed++)
+		ledger_verdict_text(&aw->v, a->disturbance, sizeof(a->disturbance));
+	return (aw->v.sources & ~LEDGER_BIT(LEDGER_FREQUENCY)) != 0;
+}
+
+/* The SMI event's count in the two counted runs, when the set carries it. */
+static uint64_t smi_of(const struct audit_ctx *a, const uint64_t *v1, const uint64_t *v2)
+{
+	return a->smi_at < 0 ? LEDGER_NO_SMI_EVENT : v1[a->smi_at] + (v2 ? v2[a->smi_at] : 0);
+}
+
 bool audit_sample(struct audit_ctx *a, int64_t *diff, int64_t *ticks, char *err, size_t cap)
 {
 	uint64_t v1[COUNT_MAX_EVENTS], v2[COUNT_MAX_EVENTS];
 
 	for (unsigned tries = 0; tries <= AUDIT_RETAKE_BUDGET; tries++) {
-		struct hw_window w;
-		memset(&w, 0, sizeof(w));
-		bool windowed = hw_window_enter(&w);
+		struct audit_window aw;
+		audit_window_open(a, &aw);
 		/* Unmeasured first: whatever entering the window left cold is warm for both runs. */
 		run(a, AUDIT_SHORT_TRIPS, false);
 		uint64_t t1 = run(a, AUDIT_SHORT_TRIPS, true);
 		bool ok = a->cb->read(&a->set, 0, v1, err, cap);
 		uint64_t t2 = ok ? run(a, AUDIT_LONG_TRIPS, true) : 0;
 		ok = ok && a->cb->read(&a->set, 0, v2, err, cap);
-		if (windowed)
-			hw_window_leave(&w);
+		bool disturbed = audit_window_close(a, &aw, ok ? smi_of(a, v1, v2) : LEDGER_NO_SMI_EVENT);
 		if (!ok)
 			return false;
-		if (windowed && hw_window_polluted(&w)) {
-			a->disturbed++;
+		if (disturbed) {
 			a->retaken++;
 			continue;
 		}
@@ -94,22 +158,19 @@ bool audit_sample(struct audit_ctx *a, int64_t *diff, int64_t *ticks, char *err,
 		*ticks = (int64_t)(t2 - t1);
 		return true;
 	}
-	snprintf(err, cap, "no clean sample in %u tries: every window was disturbed (SMI or NMI)",
-		 AUDIT_RETAKE_BUDGET + 1);
+	snprintf(err, cap, "no clean sample in %u tries: every window was disturbed (%s)", AUDIT_RETAKE_BUDGET + 1,
+		 a->disturbance);
 	return false;
 }
 
 bool audit_once(struct audit_ctx *a, uint64_t trips, uint64_t *counts, char *err, size_t cap)
 {
-	struct hw_window w;
-	memset(&w, 0, sizeof(w));
-	bool windowed = hw_window_enter(&w);
+	struct audit_window aw;
+	audit_window_open(a, &aw);
 	run(a, trips, true);
-	if (windowed)
-		hw_window_leave(&w);
-	if (windowed && hw_window_polluted(&w))
-		a->disturbed++;
-	return a->cb->read(&a->set, 0, counts, err, cap);
+	bool ok = a->cb->read(&a->set, 0, counts, err, cap);
+	audit_window_close(a, &aw, ok ? smi_of(a, counts, NULL) : LEDGER_NO_SMI_EVENT);
+	return ok;
 }
 
 const char *audit_counter_name(const struct audit_ctx *a, size_t i, char buf[16])

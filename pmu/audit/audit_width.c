@@ -179,15 +179,14 @@ static void overflow_one(struct audit_ctx *a, struct audit_result *r, bool fixed
 		snprintf(what, sizeof(what), "%.150s", err);
 	} else {
 		uint32_t before = pmis;
-		struct hw_window w;
-		memset(&w, 0, sizeof(w));
-		bool windowed = hw_window_enter(&w);
+		struct audit_window aw;
+		audit_window_open(a, &aw);
 		a->p->runner->run(a->p->runner->ctx, AUDIT_SHORT_TRIPS, &a->set.start, &a->set.stop);
 		bool got_pmi = routed && wait_pmi(before);
 		if (has_status)
 			hw_rdmsr(fl->global_status, &status);
-		if (windowed)
-			hw_window_leave(&w);
+		/* The PMI is claimed by its route: not a disturbance; an SMI here changes no verdict below. */
+		audit_window_close(a, &aw, LEDGER_NO_SMI_EVENT);
 		uint64_t raw = 0;
 		hw_rdmsr(counter_msr(a, fixed, idx), &raw);
 		/* The driver's read sees the wrap (its value is below the preset) and clears the status bit. */

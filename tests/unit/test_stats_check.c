@@ -47,7 +47,7 @@ static struct check_input base(const char *kernel, const char *variant, int64_t 
 
 static void one_event(struct bench_figures *f, const char *name, uint32_t roles, struct bench_figure fig)
 {
-	f->ev[0] = (struct bench_event_figure){ name, roles, true, fig };
+	f->ev[0] = (struct bench_event_figure){ .name = name, .roles = roles, .measured = true, .fig = fig };
 	f->nev = 1;
 }
 
