@@ -35,27 +35,29 @@ struct sample {
 	uint64_t dtsc, dmperf, daperf;
 };
 
+/* TSC, MPERF, APERF read in that order: both ends alike, so each difference spans the same time. */
+static int read_three(uint64_t *t, uint64_t *m, uint64_t *a)
+{
+	*t = hw_tsc();
+	int r = hw_rdmsr(MSR_IA32_MPERF, m);
+	return r == HW_OK ? hw_rdmsr(MSR_IA32_APERF, a) : r;
+}
+
 /* HW_OK, an MSR read's fault, or TSC_STUCK. */
 static int sample(uint64_t ticks, struct sample *s)
 {
 	struct hw_window w;
-	uint64_t m0 = 0, a0 = 0, m1 = 0, a1 = 0;
+	uint64_t t0, m0 = 0, a0 = 0, t1 = 0, m1 = 0, a1 = 0;
 	bool win = hw_window_enter(&w);
-	uint64_t t0 = hw_tsc(), t = t0;
-	int r = hw_rdmsr(MSR_IA32_MPERF, &m0);
-	if (r == HW_OK)
-		r = hw_rdmsr(MSR_IA32_APERF, &a0);
-	for (unsigned stuck = 0; r == HW_OK && t - t0 < ticks;) {
+	int r = read_three(&t0, &m0, &a0);
+	for (uint64_t t = t0, stuck = 0; r == HW_OK && t - t0 < ticks;) {
 		uint64_t now = hw_tsc();
 		if (now == t && ++stuck > STUCK_READS)
 			r = TSC_STUCK;
 		t = now;
 	}
 	if (r == HW_OK)
-		r = hw_rdmsr(MSR_IA32_APERF, &a1);
-	if (r == HW_OK)
-		r = hw_rdmsr(MSR_IA32_MPERF, &m1);
-	uint64_t t1 = hw_tsc();
+		r = read_three(&t1, &m1, &a1);
 	if (win)
 		hw_window_leave(&w);
 	*s = (struct sample){ t1 - t0, m1 - m0, a1 - a0 };
