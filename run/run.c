@@ -288,6 +288,8 @@ static void run_measuring(struct run_env *env, size_t first)
 			ibs_ctl_forget();
 			count_forget();
 			freq_forget();
+		} else if (rc != FW_RUN_OK && c->bsp) {
+			freq_restore();	/* the timing stage pinned this, the boot processor, for a pass that never ran */
 		}
 		pass_record(c, rc, &rp);
 		rec_set_cpu(false, 0, 0);

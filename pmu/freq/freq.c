@@ -93,6 +93,8 @@ void freq_pin(const struct cpu_info *ci, const struct freq_opts *o)
 	bool found = false;
 
 	begin(o);
+	/* A pin nobody restored belongs to a processor that is gone: never mix its saved values with these. */
+	freq_forget();
 	if (o->ask == FREQ_ASK_KEEP && o->boost == FREQ_BOOST_KEEP) {
 		snprintf(res.why, sizeof(res.why), "freq=keep and boost=keep: the clock is left as found");
 		return;

@@ -213,6 +213,13 @@ static inline void amd_machine(bool cppc, bool cppc_enabled)
 	}
 }
 
+/* Keep the output from now on (what was kept before is freed). */
+static inline void recapture(void)
+{
+	capture_free(&cap);
+	capture_start(&cap);
+}
+
 static inline struct freq_opts ask(enum freq_ask a, uint32_t mhz, enum freq_boost b)
 {
 	return (struct freq_opts){ a, mhz, b, NULL };
@@ -221,7 +228,7 @@ static inline struct freq_opts ask(enum freq_ask a, uint32_t mhz, enum freq_boos
 /* Pin, prove and keep the output; the result. */
 static inline const struct freq_result *pin(struct freq_opts o)
 {
-	capture_start(&cap);
+	recapture();
 	freq_pin(&ci, &o);
 	freq_prove(TSC_HZ);
 	return freq_result();
@@ -258,8 +265,7 @@ static inline void must_contain(const char *text, const char *s)
 /* The restore record freq_restore emits, as JSON, or NULL (capture started anew). */
 static inline const char *restore_now(void)
 {
-	capture_free(&cap);
-	capture_start(&cap);
+	recapture();
 	freq_restore();
 	return capture_find(&cap, "restore");
 }

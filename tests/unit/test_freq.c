@@ -259,11 +259,26 @@ static void proof_reports_what_it_sees(void **state)
 	freq_restore();
 
 	intel_machine(false, "skylake");
-	capture_start(&cap);
+	recapture();
 	struct freq_opts o = ask(FREQ_ASK_BASE, 0, FREQ_BOOST_KEEP);
 	freq_pin(&ci, &o);
 	freq_prove(0);
 	must_contain(freq_result()->measured_why, "the TSC frequency is unknown");
+}
+
+/* A pin never restored (its processor's pass did not return) is dropped, said, and not mixed into the next. */
+static void unrestored_pin_is_not_mixed_in(void **state)
+{
+	(void)state;
+	intel_machine(false, "skylake");
+	pin(ask(FREQ_ASK_BASE, 0, FREQ_BOOST_KEEP));
+	/* Another processor, whose IA32_PERF_CTL holds something else. */
+	fake_msr_set(MSR_IA32_PERF_CTL, 0x1800);
+	const struct freq_result *r = pin(ask(FREQ_ASK_MHZ, 2000, FREQ_BOOST_KEEP));
+	assert_true(r->pinned);
+	must_contain(line_with("clock: 1 MSR written on a processor whose pass did not return"), "could not be put back");
+	must_contain(restore_now(), "\"msrs\":1,\"exact\":true");
+	assert_int_equal(fake_msr_get(MSR_IA32_PERF_CTL), 0x1800);
 }
 
 /* MHz below the lowest level: nothing chosen, nothing written. */
@@ -285,8 +300,7 @@ static void fields_in_the_record(void **state)
 
 	intel_machine(true, "skylake");
 	pin(ask(FREQ_ASK_MHZ, 2000, FREQ_BOOST_OFF));
-	capture_free(&cap);
-	capture_start(&cap);
+	recapture();
 	rec_start(&rec, "timing");
 	freq_fields(&rec);
 	rec_emit(&rec);
@@ -300,8 +314,7 @@ static void fields_in_the_record(void **state)
 	/* Nothing asked: nulls, and why. */
 	intel_machine(true, "skylake");
 	pin(ask(FREQ_ASK_KEEP, 0, FREQ_BOOST_KEEP));
-	capture_free(&cap);
-	capture_start(&cap);
+	recapture();
 	rec_start(&rec, "timing");
 	freq_fields(&rec);
 	rec_emit(&rec);
@@ -324,6 +337,7 @@ int main(void)
 		cmocka_unit_test_teardown(pin_that_does_not_hold, teardown),
 		cmocka_unit_test_teardown(restore_that_does_not_read_back, teardown),
 		cmocka_unit_test_teardown(proof_reports_what_it_sees, teardown),
+		cmocka_unit_test_teardown(unrestored_pin_is_not_mixed_in, teardown),
 		cmocka_unit_test_teardown(below_the_lowest_level, teardown),
 		cmocka_unit_test_teardown(fields_in_the_record, teardown),
 	};

@@ -39,7 +39,7 @@
 static const struct fake_cpu cpus[NCPU] = { { SIG_SKL, false, 0, 0, 1, 2 }, { SIG_SKL, false, 0, 2, 1, 2 } };
 
 static struct {
-	size_t current, bsp, fault_on;
+	size_t current, bsp, fault_on, refuse_on;	/* refuse_on: measure_on does not run that pass */
 	uint64_t req[NCPU];		/* each processor's IA32_HWP_REQUEST while another one runs */
 	struct {
 		size_t cpu;
@@ -119,6 +119,10 @@ static int mp_run_on(size_t n, void (*fn)(void *), void *arg, uint64_t timeout_u
 static int mp_measure_on(size_t n, struct run_pass *p, uint64_t timeout_us)
 {
 	(void)timeout_us;
+	if (n == fm.refuse_on) {
+		p->why = "fake: the firmware would not start it";
+		return FW_RUN_FAILED;
+	}
 	become(n);
 	if (setjmp(fault_jmp) == 0) {
 		p->body(p->arg);
@@ -145,7 +149,7 @@ static void report(const struct config_error *e, void *ctx)
 	fail_msg("option %s: %s", e->key, e->message);
 }
 
-static void run(const char *opts, bool image, size_t fault_on)
+static void run(const char *opts, bool image, size_t fault_on, size_t refuse_on)
 {
 	struct timing_info t = { .tsc_hz = 3000000000ull, .tsc_source = "fake", .core_per_tsc_milli = 1000,
 				 .core_source = "add_chain" };
@@ -153,6 +157,7 @@ static void run(const char *opts, bool image, size_t fault_on)
 	fm.current = NONE;
 	fm.bsp = 0;
 	fm.fault_on = fault_on;
+	fm.refuse_on = refuse_on;
 	for (size_t i = 0; i < NCPU; i++)
 		fm.req[i] = REQ_FOUND;
 	become(0);
@@ -196,7 +201,7 @@ static const char *clock_restore(size_t k)
 static void each_pass_pins_before_timing_and_restores(void **state)
 {
 	(void)state;
-	run("bench=none ibs=off cpus=all freq=base boost=off", true, NONE);
+	run("bench=none ibs=off cpus=all freq=base boost=off", true, NONE, NONE);
 	assert_int_equal(fm.nw, 4);
 	/* The boot processor, measured first: pinned before timing_init, restored in its pass's restore stage. */
 	assert_int_equal(fm.w[0].cpu, 0);
@@ -227,7 +232,7 @@ static void each_pass_pins_before_timing_and_restores(void **state)
 static void only_the_measured_processor_is_pinned(void **state)
 {
 	(void)state;
-	run("bench=none ibs=off cpus=1 freq=max boost=on", true, NONE);
+	run("bench=none ibs=off cpus=1 freq=max boost=on", true, NONE, NONE);
 	assert_int_equal(fm.nw, 2);
 	assert_int_equal(fm.w[0].cpu, 1);
 	assert_int_equal(fm.w[0].value, 42ull | (42ull << 8) | (42ull << 16) | (0x80ull << 24));
@@ -242,7 +247,7 @@ static void only_the_measured_processor_is_pinned(void **state)
 static void fault_path_restores(void **state)
 {
 	(void)state;
-	run("bench=none ibs=off cpus=all freq=base", true, 1);
+	run("bench=none ibs=off cpus=all freq=base", true, 1, NONE);
 	assert_int_equal(fm.nw, 4);
 	assert_int_equal(fm.w[2].cpu, 1);
 	assert_false(fm.w[2].in_cleanup);
@@ -254,13 +259,30 @@ static void fault_path_restores(void **state)
 					      "\"msrs\":1,\"exact\":true}");
 }
 
+/* The boot processor pinned in the timing stage, but its pass never ran: put back there, and not mixed into the next. */
+static void pass_not_run_restores_the_boot_processor(void **state)
+{
+	(void)state;
+	run("bench=none ibs=off cpus=all freq=base", true, NONE, 0);
+	assert_int_equal(fm.nw, 4);
+	assert_int_equal(fm.w[0].cpu, 0);
+	assert_int_equal(fm.w[1].cpu, 0);
+	assert_int_equal(fm.w[1].value, REQ_FOUND);
+	assert_int_equal(fm.w[2].cpu, 1);
+	assert_int_equal(fm.w[3].cpu, 1);
+	assert_int_equal(fm.w[3].value, REQ_FOUND);
+	assert_int_equal(fm.req[0], REQ_FOUND);
+	assert_int_equal(fm.req[1], REQ_FOUND);
+	assert_non_null(clock_restore(1));
+}
+
 /* run_after_fault, the image's fault path on the boot processor, restores the clock. */
 static void run_after_fault_restores(void **state)
 {
 	(void)state;
 	struct freq_opts o = { FREQ_ASK_BASE, 0, FREQ_BOOST_KEEP, NULL };
 	struct cpu_info ci;
-	run("bench=none ibs=off cpus=bsp", true, NONE);	/* freq=keep: nothing written */
+	run("bench=none ibs=off cpus=bsp", true, NONE, NONE);	/* freq=keep: nothing written */
 	assert_int_equal(fm.nw, 0);
 	memset(&ci, 0, sizeof(ci));
 	cpu_identify(&ci);
@@ -275,7 +297,7 @@ static void run_after_fault_restores(void **state)
 static void host_writes_nothing(void **state)
 {
 	(void)state;
-	run("bench=none ibs=off cpus=all freq=base boost=off", false, NONE);
+	run("bench=none ibs=off cpus=all freq=base boost=off", false, NONE, NONE);
 	assert_int_equal(fm.nw, 0);
 	assert_null(clock_restore(0));
 	assert_non_null(strstr(freq_result()->why, "pmuboot-host leaves the clock to Linux"));
@@ -287,6 +309,7 @@ int main(void)
 		cmocka_unit_test_teardown(each_pass_pins_before_timing_and_restores, teardown),
 		cmocka_unit_test_teardown(only_the_measured_processor_is_pinned, teardown),
 		cmocka_unit_test_teardown(fault_path_restores, teardown),
+		cmocka_unit_test_teardown(pass_not_run_restores_the_boot_processor, teardown),
 		cmocka_unit_test_teardown(run_after_fault_restores, teardown),
 		cmocka_unit_test_teardown(host_writes_nothing, teardown),
 	};
