@@ -32,8 +32,8 @@
 #define MSR_SMI_COUNT			0x034u	/* Nehalem and later: SMIs since reset, bits 31:0 (Table 2-20) */
 /* IA32_BIOS_SIGN_ID; AMD's MSR0000_008B PATCH_LEVEL is the same address. */
 #define MSR_MICROCODE_REV		0x08Bu
-#define MSR_IA32_MPERF			0x0E7u	/* reference clocks in C0, at the TSC rate on Intel [SDM4: IA32_MPERF,
-						 * "C0 TSC Frequency Clock Count"] (SDM Vol. 3B §15.2) */
+#define MSR_IA32_MPERF			0x0E7u	/* reference clocks in C0, "at fixed interval (relative to TSC
+						 * freq.)" [SDM4: IA32_MPERF] (SDM Vol. 3B §15.2) */
 #define MSR_IA32_APERF			0x0E8u	/* actual core clocks in C0 (SDM Vol. 3B §15.2) */
 #define MSR_IA32_DEBUGCTL		0x1D9u
 #define DEBUGCTL_FREEZE_WHILE_SMM	(1ull << 14)	/* SDM Vol. 3B §18.4.1 / §20.8.1 */

@@ -4,10 +4,10 @@
  * APERF counts actual core clocks and MPERF clocks of a fixed reference, both
  * only while the core is in C0 (SDM Vol. 3B §15.2, "Hardware Coordination
  * Feedback"; AMD APM Vol. 2, "Effective Frequency Interface").  MPERF's
- * reference is the TSC's frequency on Intel (SDM Vol. 4 Table 2-2,
- * IA32_MPERF: "C0 TSC Frequency Clock Count") and P0's on AMD, which is the
- * TSC's too where HWCR[24] TscFreqSel says the TSC counts at P0 (Family 10h
- * BKDG and the Family 17h/19h PPRs: read-only 1).  So
+ * reference is tied to the TSC's frequency on Intel (SDM Vol. 4 Table 2-2,
+ * IA32_MPERF: it "increments at fixed interval (relative to TSC freq.)") and
+ * is P0's on AMD, which the Family 10h BKDG's HWCR[24] TscFreqSel makes the
+ * TSC's too (not verified for later families).  Taking MPERF at the TSC rate,
  *
  *     frequency = dAPERF / dMPERF x TSC frequency.
  *
