@@ -66,9 +66,13 @@ static void stage_ibs(struct run_env *env)
 }
 
 /* freq= and boost= as pmu/freq takes them; the config's enums are in its order. */
+_Static_assert((int)FREQ_SEL_BASE == (int)FREQ_ASK_BASE && (int)FREQ_SEL_MHZ == (int)FREQ_ASK_MHZ &&
+		       (int)BOOST_SEL_ON == (int)FREQ_BOOST_ON && (int)BOOST_SEL_OFF == (int)FREQ_BOOST_OFF,
+	       "run/config.h's freq= and boost= enums follow pmu/freq/freq.h's");
 static struct freq_opts clock_opts(const struct run_env *env)
 {
-	return (struct freq_opts){ (enum freq_ask)env->cfg->freq.sel, env->cfg->freq.mhz, (enum freq_boost)env->cfg->boost,
+	const struct config *c = env->cfg;
+	return (struct freq_opts){ (enum freq_ask)c->freq.sel, c->freq.mhz, (enum freq_boost)c->boost,
 				   env->image ? NULL : "pmuboot-host leaves the clock to Linux's cpufreq driver "
 						       "(cpupower frequency-set pins it there)" };
 }

@@ -10,7 +10,8 @@ static struct freq_plat plat;		/* 2 KiB of levels: kept off the stack */
 static struct rec restore_rec;
 
 static const char *const ask_names[] = { [FREQ_ASK_KEEP] = "keep", [FREQ_ASK_BASE] = "base", [FREQ_ASK_MAX] = "max" };
-static const char *const boost_names[] = { [FREQ_BOOST_KEEP] = "keep", [FREQ_BOOST_ON] = "on", [FREQ_BOOST_OFF] = "off" };
+static const char *const boost_names[] = { [FREQ_BOOST_KEEP] = "keep", [FREQ_BOOST_ON] = "on",
+					    [FREQ_BOOST_OFF] = "off" };
 /* What a level's value is called, per control, in the `freq_chosen` text. */
 static const struct {
 	const char *control, *value;

@@ -87,7 +87,8 @@ static bool apply_boost(const struct freq_plat *p, enum freq_boost b, struct fre
 
 /* ---- CPPC ---- */
 
-static void cppc_apply(const struct freq_plat *p, const struct freq_level *lv, enum freq_boost b, struct freq_apply *out)
+static void cppc_apply(const struct freq_plat *p, const struct freq_level *lv, enum freq_boost b,
+		       struct freq_apply *out)
 {
 	uint32_t nominal = p->level[p->base].value;
 	uint64_t v = p->req;

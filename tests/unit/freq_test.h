@@ -49,7 +49,8 @@
 #define CPPC_LOWEST 20u
 #define CPPC_NOMINAL 100u
 #define CPPC_HIGHEST 166u
-#define CPPC_CAPS ((uint64_t)CPPC_LOWEST | (40ull << 8) | ((uint64_t)CPPC_NOMINAL << 16) | ((uint64_t)CPPC_HIGHEST << 24))
+#define CPPC_CAPS \
+	((uint64_t)CPPC_LOWEST | (40ull << 8) | ((uint64_t)CPPC_NOMINAL << 16) | ((uint64_t)CPPC_HIGHEST << 24))
 /* As firmware might leave it: max 166, min 20, desired 0, EPP 0x80. */
 #define CPPC_REQ_FOUND ((uint64_t)CPPC_HIGHEST | ((uint64_t)CPPC_LOWEST << 8) | (0x80ull << 24))
 #define HWCR_FOUND 0x1000011ull			/* SmmLock, TscFreqSel (bit 24) and bit 4, as a Zen part shows */

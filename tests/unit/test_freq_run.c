@@ -259,7 +259,7 @@ static void fault_path_restores(void **state)
 					      "\"msrs\":1,\"exact\":true}");
 }
 
-/* The boot processor pinned in the timing stage, but its pass never ran: put back there, and not mixed into the next. */
+/* The boot processor pinned in the timing stage, but its pass never ran: put back there, not mixed into the next. */
 static void pass_not_run_restores_the_boot_processor(void **state)
 {
 	(void)state;
