@@ -4,6 +4,7 @@
 #include "kernel/timing.h"
 #include "lib/out.h"
 #include "lib/strbuf.h"
+#include "lib/x86/cpuid.h"
 
 static struct freq_result res;
 static struct freq_plat plat;		/* 2 KiB of levels: kept off the stack */
@@ -33,6 +34,15 @@ static const char *value_name(const char *control)
 		if (!strcmp(value_names[i].control, control))
 			return value_names[i].value;
 	return "level";
+}
+
+/* Pinning needs a TSC whose rate does not follow the core clock: the timing figures and the proof use it. */
+static bool invariant_tsc(const struct cpu_info *ci)
+{
+	struct cpuid_regs r = { 0 };
+	if (ci->max_ext_leaf >= CPUID_LEAF_EXT_POWER)
+		hw_cpuid(CPUID_LEAF_EXT_POWER, 0, &r);
+	return (r.edx & CPUID_EXT_POWER_EDX_INVARIANT_TSC) != 0;
 }
 
 static void begin(const struct freq_opts *o)
@@ -107,6 +117,11 @@ void freq_pin(const struct cpu_info *ci, const struct freq_opts *o)
 	if (ci->exec == EXEC_EMULATED) {
 		snprintf(res.why, sizeof(res.why), "emulated (%s): the clock is the emulator's, there is none to pin",
 			 ci->hv_name ? ci->hv_name : "an emulator");
+		return;
+	}
+	if (!invariant_tsc(ci)) {
+		snprintf(res.why, sizeof(res.why), "no invariant TSC (CPUID 8000_0007h EDX[8] clear): the TSC could "
+			 "follow the pinned clock, and its frequency is measured once, on the boot processor");
 		return;
 	}
 	memset(&plat, 0, sizeof(plat));

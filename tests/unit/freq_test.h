@@ -146,6 +146,9 @@ static inline void intel_machine(bool hwp, const char *uarch_key)
 	machine_reset(intel_clock);
 	ci.vendor = VENDOR_INTEL;
 	ci.family = 6;
+	ci.max_ext_leaf = CPUID_LEAF_EXT_CAPACITY;
+	fake_cpuid_set(CPUID_LEAF_EXT_MAX, 0, CPUID_LEAF_EXT_CAPACITY, 0, 0, 0);
+	fake_cpuid_set(CPUID_LEAF_EXT_POWER, 0, 0, 0, 0, CPUID_EXT_POWER_EDX_INVARIANT_TSC);
 	ci.uarch_key = uarch_key;
 	ci.uarch = uarch_key;
 	snprintf(ci.vendor_str, sizeof(ci.vendor_str), "GenuineIntel");

@@ -148,7 +148,7 @@ static void keep_writes_nothing(void **state)
 static void absent_control_says_why(void **state)
 {
 	(void)state;
-	enum { NO_EIST, NO_PERF_CTL, UNKNOWN_LAYOUT, EMULATED, HOST, HYBRID, VIRTUALISED };
+	enum { NO_EIST, NO_PERF_CTL, UNKNOWN_LAYOUT, EMULATED, HOST, HYBRID, VIRTUALISED, NO_INVARIANT_TSC };
 	static const char *const why[] = {
 		[NO_EIST] = "no Enhanced SpeedStep (CPUID.01H:ECX[7] clear), so no IA32_PERF_CTL",
 		[NO_PERF_CTL] = "IA32_PERF_CTL cannot be read (#GP)",
@@ -158,12 +158,15 @@ static void absent_control_says_why(void **state)
 		[HYBRID] = "HWP on a hybrid part: its performance levels are not 100 MHz steps",
 		[VIRTUALISED] = "IA32_PERF_CTL cannot be read (#GP) (virtualised: the hypervisor decides which of these "
 				"MSRs exist)",
+		[NO_INVARIANT_TSC] = "no invariant TSC (CPUID 8000_0007h EDX[8] clear)",
 	};
-	for (int c = NO_EIST; c <= VIRTUALISED; c++) {
+	for (int c = NO_EIST; c <= NO_INVARIANT_TSC; c++) {
 		struct freq_opts o = ask(FREQ_ASK_BASE, 0, FREQ_BOOST_OFF);
 		intel_machine(c == HYBRID, c == UNKNOWN_LAYOUT ? "merom" : "skylake");
 		if (c == NO_EIST)
 			fake_cpuid_set(CPUID_LEAF_SIGNATURE, 0, 0x000506E3u, 0, 0, 0);
+		if (c == NO_INVARIANT_TSC)
+			fake_cpuid_set(CPUID_LEAF_EXT_POWER, 0, 0, 0, 0, 0);
 		if (c == NO_PERF_CTL || c == VIRTUALISED) {
 			/* The same part without IA32_PERF_CTL: every other MSR as before. */
 			uint64_t keep[][2] = { { MSR_PLATFORM_INFO, I_PLATFORM_INFO }, { MSR_IA32_MPERF, 0 },
@@ -174,6 +177,8 @@ static void absent_control_says_why(void **state)
 			fake_cpuid_set(CPUID_LEAF_VENDOR, 0, ci.max_leaf, 0, 0, 0);
 			fake_cpuid_set(CPUID_LEAF_SIGNATURE, 0, 0x000506E3u, 0, CPUID1_ECX_EIST, 0);
 			fake_cpuid_set(CPUID_LEAF_POWER, 0, CPUID6_EAX_TURBO, 0, CPUID6_ECX_APERFMPERF, 0);
+			fake_cpuid_set(CPUID_LEAF_EXT_MAX, 0, CPUID_LEAF_EXT_CAPACITY, 0, 0, 0);
+			fake_cpuid_set(CPUID_LEAF_EXT_POWER, 0, 0, 0, 0, CPUID_EXT_POWER_EDX_INVARIANT_TSC);
 			for (size_t k = 0; k < ARRAY_SIZE(keep); k++)
 				fake_msr_define((uint32_t)keep[k][0], keep[k][1], 0);
 		}

@@ -149,7 +149,7 @@ static void unverified_or_absent_says_why(void **state)
 
 	/* No CPB: boost=off has nothing to switch and says so; the P-state is still pinned. */
 	amd_machine(false, false);
-	fake_cpuid_set(CPUID_LEAF_EXT_POWER, 0, 0, 0, 0, CPUID_EXT_POWER_EDX_HW_PSTATE);
+	fake_cpuid_set(CPUID_LEAF_EXT_POWER, 0, 0, 0, 0, CPUID_EXT_POWER_EDX_HW_PSTATE | CPUID_EXT_POWER_EDX_INVARIANT_TSC);
 	r = pin(ask(FREQ_ASK_MHZ, 2800, FREQ_BOOST_OFF));
 	assert_int_equal(r->asked_mhz, 2800);
 	must_contain(r->boost_done, "off already: no core performance boost");

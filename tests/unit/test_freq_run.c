@@ -76,6 +76,8 @@ static void become(size_t i)
 	fake_msr_define(MSR_IA32_HWP_CAPABILITIES, HWP_CAPS, 0);
 	fake_msr_define(MSR_IA32_HWP_REQUEST, fm.req[i], 0x7ffffffffffull);
 	fake_msr_define(MSR_PLATFORM_INFO, PLATFORM_INFO, 0);
+	fake_cpuid_set(CPUID_LEAF_EXT_MAX, 0, CPUID_LEAF_EXT_POWER, 0, 0, 0);
+	fake_cpuid_set(CPUID_LEAF_EXT_POWER, 0, 0, 0, 0, CPUID_EXT_POWER_EDX_INVARIANT_TSC);
 	fake_set_hook(&hook);
 }
 
