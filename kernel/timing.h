@@ -45,4 +45,13 @@ static inline uint64_t timing_us_to_tsc(uint64_t us)
 /* The `timing` record. */
 void timing_report(const struct timing_info *t);
 
+/*
+ * Fields a higher layer adds to every later `timing` record, because the
+ * figures depend on what it did (pmu/freq: the clock it pinned before they
+ * were taken); NULL for none.  Kept beside the record (kernel/tsc_math.c),
+ * so kernel/ names nothing above it.
+ */
+struct rec;
+void timing_set_fields(void (*fields)(struct rec *r));
+
 #endif

@@ -7,8 +7,6 @@
 
 #define CPUID_TSC_LEAF 0x15u		/* Intel SDM Vol. 2A, CPUID leaf 15H */
 #define CPUID_FREQ_LEAF 0x16u		/* leaf 16H */
-#define CPUID_EXT_APM 0x80000007u	/* EDX[8]: invariant TSC (SDM Vol. 2A; AMD APM Vol. 3 E.4.6) */
-#define APM_EDX_INVARIANT_TSC (1u << 8)
 #define CORE_RUNS 7
 #define CORE_MAX_ATTEMPTS 21
 #define CORE_ITERATIONS 16384u		/* x 64 adds: about 1M cycles, under a millisecond on silicon */
@@ -21,10 +19,10 @@ void timing_read_cpuid(struct timing_info *t, struct timing_detail *d)
 	hw_cpuid(1, 0, &r1);
 	struct cpuid_signature sig = cpuid_decode_signature(r1.eax, cpuid_vendor_is_amd_like(r0.ebx, r0.edx, r0.ecx));
 
-	hw_cpuid(0x80000000u, 0, &r);
-	if (r.eax >= CPUID_EXT_APM) {
-		hw_cpuid(CPUID_EXT_APM, 0, &r);
-		t->invariant_tsc = (r.edx & APM_EDX_INVARIANT_TSC) != 0;
+	hw_cpuid(CPUID_LEAF_EXT_MAX, 0, &r);
+	if (r.eax >= CPUID_LEAF_EXT_POWER) {
+		hw_cpuid(CPUID_LEAF_EXT_POWER, 0, &r);
+		t->invariant_tsc = (r.edx & CPUID_EXT_POWER_EDX_INVARIANT_TSC) != 0;
 	}
 	if (r0.eax >= CPUID_FREQ_LEAF) {
 		hw_cpuid(CPUID_FREQ_LEAF, 0, &r);

@@ -250,6 +250,10 @@ uint32_t spread_milli(const uint64_t *sorted, unsigned n)
 	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
+static void (*more_fields)(struct rec *r);
+
+void timing_set_fields(void (*fields)(struct rec *r)) { more_fields = fields; }
+
 void timing_emit(const struct timing_info *t, const struct timing_detail *d)
 {
 	struct rec r;	/* on the stack: .bss is file size in this image */
@@ -312,6 +316,8 @@ void timing_emit(const struct timing_info *t, const struct timing_detail *d)
 		rec_str(&r, "measure_problem", d->measure_problem ? d->measure_problem : "not attempted");
 	}
 	rec_str(&r, "note", d->note);
+	if (more_fields)
+		more_fields(&r);
 	rec_emit(&r);
 
 	bool hv = t->exec != EXEC_BARE_METAL;

@@ -85,7 +85,7 @@ static bool check_cpus(const char *v, size_t len, char *out, size_t out_cap, cha
 	return true;
 }
 
-enum opt_type { OPT_ENUM, OPT_BOOL, OPT_U32, OPT_U64, OPT_STR, OPT_SERIAL, OPT_COUNTDOWN, OPT_HEX_KERNEL };
+enum opt_type { OPT_ENUM, OPT_BOOL, OPT_U32, OPT_U64, OPT_STR, OPT_SERIAL, OPT_COUNTDOWN, OPT_HEX_KERNEL, OPT_FREQ };
 
 struct opt_def {
 	const char *key;
@@ -108,6 +108,10 @@ static const char *const arena_choices[] = { "both", "4k", "2m", NULL };
 static const char *const park_choices[] = { "auto", "mwait", "hlt", "pause", NULL };
 static const char *const ibs_choices[] = { "both", "off", "fetch", "op", NULL };
 static const char *const screen_choices[] = { "readable", "records", NULL };
+static const char *const boost_choices[] = { "keep", "on", "off", NULL };
+/* freq='s words, in enum freq_sel's order; any other value is a frequency in MHz. */
+static const char *const freq_words[] = { "keep", "base", "max" };
+_Static_assert(ARRAY_SIZE(freq_words) == FREQ_SEL_MHZ, "freq=: one word per enum freq_sel value before MHz");
 
 #define OFF(f) offsetof(struct config, f)
 
@@ -172,6 +176,19 @@ static const struct opt_def opts[] = {
 	{ "events", OPT_STR, OFF(events), NULL, 0, 0, "", "events=INST_RETIRED.ANY;event=0x24,umask=0x02",
 	  "Extra events counted alongside every benchmark, separated by `;`: names from the event tables "
 	  "of this core, or raw specs (`event=0x03,umask=0x02[,cmask=N][,inv][,edge]`, `r0203`)." },
+	{ "freq", OPT_FREQ, OFF(freq), NULL, CONFIG_FREQ_MHZ_MIN, CONFIG_FREQ_MHZ_MAX, "keep", "freq=base",
+	  "The clock of each measured processor, pinned at the start of its pass, before its `timing` figures "
+	  "are taken, and put back at the end of the pass and on the fault path. `keep`: as found. `base`: the "
+	  "nominal (non-turbo) frequency. `max`: the highest the part allows, turbo included when `boost` "
+	  "allows it. A number, 100..10000: that many MHz, or the highest level below it. Intel: the HWP "
+	  "request (min = max) where firmware enabled HWP, else IA32_PERF_CTL; AMD: the CPPC request where "
+	  "firmware enabled CPPC, else P-state control. APERF/MPERF proves it: the `timing` record gives the "
+	  "frequency asked for and the one measured (docs/runtime.md). Image only: pmuboot-host leaves the "
+	  "clock to Linux, and under an emulator there is none to pin." },
+	{ "boost", OPT_ENUM, OFF(boost), boost_choices, 0, 0, "keep", "boost=off",
+	  "Turbo (Intel) or core performance boost (AMD) while measuring: `keep` (as found), `off` or `on`. Intel: "
+	  "IA32_PERF_CTL[32] for the processor, or with HWP the request held at or below base; AMD: HWCR[25] "
+	  "CpbDis. The package-wide IA32_MISC_ENABLE[38] is never written. Put back with the clock." },
 	{ "arena_page", OPT_ENUM, OFF(arena_page), arena_choices, 0, 0, "both", "arena_page=4k",
 	  "Page size of the benchmark memory for the split kernels: `4k`, `2m` or `both`." },
 	{ "ibs", OPT_ENUM, OFF(ibs), ibs_choices, 0, 0, "both", "ibs=op",
@@ -312,6 +329,24 @@ static bool parse_serial(struct serial_cfg *s, const char *v, size_t len, char *
 	return true;
 }
 
+/* freq=: keep, base, max, or MHz in the option's range. */
+static bool parse_freq(const struct opt_def *o, struct freq_cfg *f, const char *v, size_t len, char *why, size_t cap)
+{
+	uint64_t n;
+	for (size_t i = 0; i < ARRAY_SIZE(freq_words); i++)
+		if (eq_ci(v, len, freq_words[i])) {
+			*f = (struct freq_cfg){ (enum freq_sel)i, 0 };
+			return true;
+		}
+	if (!lc_parse_u64(v, len, &n) || n < o->min || n > o->max) {
+		snprintf(why, cap, "'%.*s' is not keep, base, max or a frequency in MHz (%llu..%llu)", QUOTED(len), v,
+			 (unsigned long long)o->min, (unsigned long long)o->max);
+		return false;
+	}
+	*f = (struct freq_cfg){ FREQ_SEL_MHZ, (uint32_t)n };
+	return true;
+}
+
 static bool parse_value(const struct opt_def *o, struct config *c, const char *v, size_t len, char *why,
 			size_t cap)
 {
@@ -390,6 +425,8 @@ static bool parse_value(const struct opt_def *o, struct config *c, const char *v
 		return parse_serial((struct serial_cfg *)field, v, len, why, cap);
 	case OPT_HEX_KERNEL:
 		return len == 0;	/* the default: none (kernel.NAME words go through set_hex_kernel) */
+	case OPT_FREQ:
+		return parse_freq(o, (struct freq_cfg *)field, v, len, why, cap);
 	}
 	return false;
 }
@@ -600,6 +637,14 @@ static void value_text(const struct opt_def *o, const struct config *c, char *bu
 		for (uint32_t i = 0; i < c->n_hex_kernels; i++)
 			k = str_appendf(buf, cap, k, "%s%s=%s", i ? "," : "", c->hex_kernels[i].name,
 					c->hex_kernels[i].hex);
+		break;
+	}
+	case OPT_FREQ: {
+		const struct freq_cfg *f = (const struct freq_cfg *)field;
+		if (f->sel == FREQ_SEL_MHZ)
+			snprintf(buf, cap, "%u", f->mhz);
+		else
+			snprintf(buf, cap, "%s", freq_words[f->sel]);
 		break;
 	}
 	case OPT_SERIAL: {

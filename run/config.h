@@ -21,6 +21,16 @@ enum arena_sel { ARENA_BOTH, ARENA_4K, ARENA_2M };
 enum park_sel { PARK_SEL_AUTO, PARK_SEL_MWAIT, PARK_SEL_HLT, PARK_SEL_PAUSE };
 enum ibs_mode { IBS_MODE_BOTH, IBS_MODE_OFF, IBS_MODE_FETCH, IBS_MODE_OP };
 enum screen_mode { SCREEN_READABLE, SCREEN_RECORDS };
+/* freq= and boost= (pmu/freq/freq.h); the order is its enum freq_ask's and enum freq_boost's. */
+enum freq_sel { FREQ_SEL_KEEP, FREQ_SEL_BASE, FREQ_SEL_MAX, FREQ_SEL_MHZ };
+enum boost_sel { BOOST_SEL_KEEP, BOOST_SEL_ON, BOOST_SEL_OFF };
+#define CONFIG_FREQ_MHZ_MIN 100
+#define CONFIG_FREQ_MHZ_MAX 10000
+
+struct freq_cfg {
+	enum freq_sel sel;
+	uint32_t mhz;	/* FREQ_SEL_MHZ */
+};
 
 #define CONFIG_STR_MAX 256
 /* User kernels given as hex in the options (kernel.NAME=HEX): at most this many. */
@@ -57,6 +67,8 @@ struct config {
 	uint32_t warmup;
 	char events[CONFIG_STR_MAX];	/* extra events, ';'-separated specs */
 	enum arena_sel arena_page;
+	struct freq_cfg freq;		/* the clock of each measured processor */
+	enum boost_sel boost;
 	enum ibs_mode ibs;
 	uint64_t ibs_period;
 	bool ibs_raw;

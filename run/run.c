@@ -13,6 +13,7 @@
 #include "kernel/arena.h"
 #include "kernel/guard.h"
 #include "pmu/ibs/ibs.h"
+#include "pmu/freq/freq.h"
 
 struct stage {
 	const char *name;
@@ -61,11 +62,12 @@ static void stage_audit(struct run_env *env)
 	audit_run(&p, &env->audit);
 }
 
-/* Last: every MSR the counting code wrote goes back as found (the fault path calls count_restore too). */
+/* Last: every MSR the counting code and the clock wrote goes back as found (the fault path does it too). */
 static void stage_restore(struct run_env *env)
 {
 	(void)env;
 	count_restore();
+	freq_restore();
 }
 
 
@@ -81,10 +83,36 @@ static void stage_ibs(struct run_env *env)
 		env->nobservers++;
 }
 
-/* The `timing` record, in every run: TSC frequency, its source and error, core/TSC calibration. */
+/* freq= and boost= as pmu/freq takes them; the config's enums are in its order. */
+_Static_assert((int)FREQ_SEL_BASE == (int)FREQ_ASK_BASE && (int)FREQ_SEL_MHZ == (int)FREQ_ASK_MHZ &&
+		       (int)BOOST_SEL_ON == (int)FREQ_BOOST_ON && (int)BOOST_SEL_OFF == (int)FREQ_BOOST_OFF,
+	       "run/config.h's freq= and boost= enums follow pmu/freq/freq.h's");
+static struct freq_opts clock_opts(const struct run_env *env)
+{
+	const struct config *c = env->cfg;
+	return (struct freq_opts){ (enum freq_ask)c->freq.sel, c->freq.mhz, (enum freq_boost)c->boost,
+				   env->image ? NULL : "pmuboot-host leaves the clock to Linux's cpufreq driver "
+						       "(cpupower frequency-set pins it there)" };
+}
+
+static bool measured_here_only(const struct run_env *env, const struct topology *t);
+
+/*
+ * The `timing` record, in every run: TSC frequency, its source and error, core/TSC calibration.
+ * When the first measuring pass is this processor's, its clock is pinned first (freq=), so the
+ * figures are taken at it; other processors pin theirs at the start of their pass (pass_here).
+ */
 static void stage_timing(struct run_env *env)
 {
-	timing_report(timing_init(env->cpu.exec));
+	const struct topology *t = run_topology();
+	struct freq_opts o = clock_opts(env);
+	if (measured_here_only(env, t) || (env->sel[0] < t->n && t->cpu[env->sel[0]].bsp))
+		freq_pin(&env->cpu, &o);
+	else
+		freq_skip(&o, "each measured processor pins its own clock at the start of its pass");
+	const struct timing_info *ti = timing_init(env->cpu.exec);
+	freq_prove(ti->tsc_hz);
+	timing_report(ti);
 }
 
 /* The image's runtime record and self-tests; the host can only say it cannot run them. */
@@ -166,9 +194,14 @@ static void pass_here(void *arg)
 	struct pass *p = arg;
 	p->env->nobservers = 0;
 	if (p->again_identify) {
+		struct freq_opts o = clock_opts(p->env);
 		stage_identify(p->env);
-		/* Core cycles per TSC tick are this core's own (a hybrid part's E-core runs at another clock). */
-		timing_report(timing_recalibrate());
+		/* Its clock pinned first (freq=), then core cycles per TSC tick, this core's own (a hybrid
+		 * part's E-core runs at another clock). */
+		freq_pin(&p->env->cpu, &o);
+		const struct timing_info *t = timing_recalibrate();
+		freq_prove(t->tsc_hz);
+		timing_report(t);
 	}
 	if (p->elsewhere && p->env->pass_selftest)
 		p->env->pass_selftest(p->env->cfg->selftest);
@@ -179,6 +212,7 @@ void run_after_fault(void)
 {
 	ibs_ctl_shutdown();
 	count_restore();
+	freq_restore();
 }
 
 /* After a fault in a pass on another processor, on that processor: its MSRs back as found. */
@@ -238,14 +272,19 @@ static void pass_record(const struct topo_cpu *c, int rc, const struct run_pass 
 			 "MSRs were restored there and the run goes on", c->n, c->apic_id);
 }
 
+/* One processor known, or no way to run elsewhere (then the choice was cut to this one): run here. */
+static bool measured_here_only(const struct run_env *env, const struct topology *t)
+{
+	return !t || t->n < 2 || env->nsel == 0 || !env->mp || !env->mp->measure_on;
+}
+
 static void run_measuring(struct run_env *env, size_t first)
 {
 	const struct topology *t = run_topology();
 	struct cpu_info boot_cpu = env->cpu;
 	uint64_t pass_timeout_us = (uint64_t)env->cfg->pass_timeout_s * US_PER_S;
 
-	/* One processor known, or no way to run elsewhere (then the choice was cut to this one): run here. */
-	if (!t || t->n < 2 || env->nsel == 0 || !env->mp || !env->mp->measure_on) {
+	if (measured_here_only(env, t)) {
 		if (t && env->nsel == 1 && env->sel[0] < t->n)
 			rec_set_cpu(true, t->cpu[env->sel[0]].n, t->cpu[env->sel[0]].apic_id);
 		run_from(env, first);
@@ -273,6 +312,9 @@ static void run_measuring(struct run_env *env, size_t first)
 		if (rc == FW_RUN_TIMEOUT) {
 			ibs_ctl_forget();
 			count_forget();
+			freq_forget();
+		} else if (rc != FW_RUN_OK && c->bsp) {
+			freq_restore();	/* the timing stage pinned this, the boot processor, for a pass that never ran */
 		}
 		pass_record(c, rc, &rp);
 		rec_set_cpu(false, 0, 0);

@@ -36,12 +36,15 @@
 #define CPUID_LEAF_AMD_IBS		0x8000001Bu	/* [APM3] E.4.13 Fn8000_001B: IBS capability flags */
 #define CPUID_LEAF_AMD_PERFMON		0x80000022u	/* [APM3] Fn8000_0022: PerfMonV2 counter counts */
 #define CPUID_LEAF_EXT_MAX		0x80000000u	/* EAX: highest extended leaf */
+#define CPUID_LEAF_EXT_POWER		0x80000007u	/* [APM3] E.4.6 Fn8000_0007: power management (Intel: invariant TSC) */
+#define CPUID_LEAF_EXT_CAPACITY		0x80000008u	/* [APM3] E.4.7 Fn8000_0008: address sizes, EBX feature flags */
 #define CPUID_LEAF_BRAND0		0x80000002u	/* 80000002h..80000004h: brand string, 16 bytes each */
 #define CPUID_LEAF_BRAND2		0x80000004u
 
 /* CPUID.01H:ECX and EDX flags [SDM2 Tables 3-10, 3-11]. */
 #define CPUID1_ECX_MONITOR		(1u << 3)	/* MONITOR/MWAIT */
 #define CPUID1_ECX_TM2			(1u << 8)	/* Thermal Monitor 2 (IA32_THERM_STATUS thresholds) */
+#define CPUID1_ECX_EIST			(1u << 7)	/* Enhanced Intel SpeedStep: IA32_PERF_CTL present */
 #define CPUID1_ECX_PDCM			(1u << 15)	/* IA32_PERF_CAPABILITIES present */
 #define CPUID1_ECX_TSC_DEADLINE		(1u << 24)	/* APIC timer TSC-deadline mode */
 #define CPUID1_ECX_HYPERVISOR		(1u << 31)	/* [HV] running under a hypervisor */
@@ -54,6 +57,11 @@
 #define CPUID6_EAX_PTM			(1u << 6)	/* 06H:EAX[6] package thermal management */
 #define CPUID6_EAX_HWP			(1u << 7)	/* 06H:EAX[7] HWP base registers */
 #define CPUID6_EAX_HFI			(1u << 19)	/* 06H:EAX[19] hardware feedback interface */
+#define CPUID6_EAX_TURBO		(1u << 1)	/* 06H:EAX[1] Turbo Boost available (0 when firmware disabled it) */
+#define CPUID_EXT_POWER_EDX_HW_PSTATE	(1u << 7)	/* Fn8000_0007_EDX[7] P-state control MSRs C001_0061..63 */
+#define CPUID_EXT_POWER_EDX_INVARIANT_TSC (1u << 8)	/* Fn8000_0007_EDX[8] (Intel: 80000007H EDX[8]) */
+#define CPUID_EXT_POWER_EDX_CPB		(1u << 9)	/* Fn8000_0007_EDX[9] core performance boost */
+#define CPUID_EXT_CAPACITY_EBX_CPPC	(1u << 27)	/* Fn8000_0008_EBX[27] CPPC MSRs (Linux X86_FEATURE_CPPC) */
 #define CPUID7_EDX_HYBRID		(1u << 15)	/* 07H.0:EDX[15] hybrid part: leaf 1AH per core */
 #define CPUID0A_VERSION(eax)		((uint8_t)((eax) & 0xffu))	/* 0AH:EAX[7:0] PMU version ID */
 #define CPUID1A_CORE_TYPE(eax)		((uint8_t)((eax) >> 24))	/* 1AH:EAX[31:24] core type */

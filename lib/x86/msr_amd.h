@@ -75,6 +75,44 @@
 #define AMD_FAMILY_EVENT_HI		0x10
 #define AMD_CTL_WRITABLE_K8		(AMD_CTL_WRITABLE & 0xFFFFFFFFull)
 
+/*
+ * The clock (pmu/freq/).  Sources:
+ *   [PPR17]  PPR for AMD Family 17h (e.g. pub. 54945) and Family 19h (pub. 55898):
+ *            MSRC001_0015 HWCR, MSRC001_0061..0063 P-state current limit, control
+ *            and status, MSRC001_00[6B:64] PStateDef ("CoreCOF = (CpuFid /
+ *            CpuDfsId) * 200 MHz", Table "Definitions"), MSRC001_02B0..02B4 CPPC.
+ *   [APM2]   AMD APM Vol. 2, "Effective Frequency Interface": MPERF counts at
+ *            the P0 frequency, APERF at the actual one, in C0.
+ *   [LNX-AP] Linux arch/x86/include/asm/msr-index.h and drivers/cpufreq/
+ *            amd-pstate.c, acpi-cpufreq.c (facts only): the CPPC field layout
+ *            (request: max [7:0], min [15:8], desired [23:16]), CPPC enable is
+ *            written once and not undone, HWCR[25] CpbDis turns boost off per CPU.
+ */
+#define MSR_AMD_HWCR			0xC0010015u	/* [PPR17] per thread */
+#define HWCR_CPB_DIS			(1ull << 25)	/* core performance boost off [LNX-AP] boost_set_msr */
+#define MSR_AMD_PSTATE_CUR_LIMIT	0xC0010061u	/* [PPR17] read-only */
+#define PSTATE_CUR_LIMIT(v)		((uint32_t)((v) & 0x7u))	/* [2:0] fastest P-state allowed now */
+#define PSTATE_MAX_VAL(v)		((uint32_t)(((v) >> 4) & 0x7u))	/* [6:4] slowest P-state */
+#define MSR_AMD_PSTATE_CTL		0xC0010062u	/* [PPR17] [2:0] PstateCmd */
+#define PSTATE_CTL_CMD_MASK		0x7ull
+#define MSR_AMD_PSTATE_DEF0		0xC0010064u	/* [PPR17] PStateDef n = C001_0064 + n, n < 8 */
+#define AMD_PSTATES			8
+#define PSTATE_DEF_EN			(1ull << 63)	/* PstateEn */
+#define PSTATE_DEF_FID(v)		((uint32_t)((v) & 0xffu))		/* [7:0] CpuFid (Family 17h/19h) */
+#define PSTATE_DEF_DFSID(v)		((uint32_t)(((v) >> 8) & 0x3fu))	/* [13:8] CpuDfsId */
+#define PSTATE_COF_MHZ_PER_RATIO	200u	/* CoreCOF = Fid / DfsId * 200 MHz [PPR17] */
+#define MSR_AMD_CPPC_CAP1		0xC00102B0u	/* [LNX-AP] */
+#define CPPC_CAP_LOWEST(v)		((uint32_t)((v) & 0xffu))		/* [7:0] */
+#define CPPC_CAP_NOMINAL(v)		((uint32_t)(((v) >> 16) & 0xffu))	/* [23:16] */
+#define CPPC_CAP_HIGHEST(v)		((uint32_t)(((v) >> 24) & 0xffu))	/* [31:24] */
+#define MSR_AMD_CPPC_ENABLE		0xC00102B1u	/* bit 0; write-once: read here, never written [LNX-AP] */
+#define CPPC_ENABLE_ON			(1ull << 0)
+#define MSR_AMD_CPPC_REQ		0xC00102B3u	/* [LNX-AP] per thread */
+#define CPPC_REQ_MAX_SHIFT		0	/* [7:0] maximum performance (HWP's order reversed) */
+#define CPPC_REQ_MIN_SHIFT		8	/* [15:8] minimum performance */
+#define CPPC_REQ_DESIRED_SHIFT		16	/* [23:16] desired */
+#define CPPC_REQ_FIELD			0xffull
+
 /* IBS registers (BKDG for Family 10h pub. 31116 and Family 15h pub. 42301, MSRC001_103x;
  * the control-2 MSRs C001_103E/103F: PPR for Family 19h). */
 #define IBS_MSR_FETCH_CTL 0xC0011030u		/* IbsFetchCtl */

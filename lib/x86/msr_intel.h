@@ -32,7 +32,8 @@
 #define MSR_SMI_COUNT			0x034u	/* Nehalem and later: SMIs since reset, bits 31:0 (Table 2-20) */
 /* IA32_BIOS_SIGN_ID; AMD's MSR0000_008B PATCH_LEVEL is the same address. */
 #define MSR_MICROCODE_REV		0x08Bu
-#define MSR_IA32_MPERF			0x0E7u	/* clocks at a fixed reference rate in C0 (SDM Vol. 3B §14.2) */
+#define MSR_IA32_MPERF			0x0E7u	/* reference clocks in C0, "at fixed interval (relative to TSC
+						 * freq.)" [SDM4: IA32_MPERF] (SDM Vol. 3B §15.2) */
 #define MSR_IA32_APERF			0x0E8u	/* actual core clocks in C0 (SDM Vol. 3B §15.2) */
 #define MSR_IA32_DEBUGCTL		0x1D9u
 
@@ -70,6 +71,46 @@
 #define MSR_X2APIC_BASE			0x800u	/* x2APIC registers 800H-8FFH (SDM Vol. 3A §11.12.1.2) */
 #define MSR_X2APIC_ICR			0x830u
 #define MSR_IA32_EFER			0xC0000080u	/* SDM Vol. 3A §2.2.1 (AMD64 architectural) */
+
+/*
+ * The clock [CLK] (pmu/freq/).  Sources:
+ *   [SDM3B-PM] Intel SDM Vol. 3B, chapter "Power and Thermal Management":
+ *              "Hardware-Controlled Performance States (HWP)" (IA32_PM_ENABLE,
+ *              IA32_HWP_CAPABILITIES, IA32_HWP_REQUEST), "Intel Turbo Boost
+ *              Technology" / "Opportunistic processor performance operation"
+ *              (IA32_PERF_CTL[32] IDA disengage, IA32_MISC_ENABLE[38]).
+ *   [SDM4-SNB] SDM Vol. 4, "MSRs in Processors Based on Intel Microarchitecture
+ *              Code Name Sandy Bridge" and later tables: MSR_PLATFORM_INFO
+ *              ("Frequency = ratio * 100 MHz"), MSR_TURBO_RATIO_LIMIT.
+ *   [LNX-IP]   Linux drivers/cpufreq/intel_pstate.c (facts only): PERF_CTL is
+ *              written as ratio << 8 (core_get_val), bit 32 set for no-turbo;
+ *              turbo ratio from MSR_TURBO_RATIO_LIMIT[7:0] (core_get_turbo_pstate);
+ *              HWP levels are 100 MHz apart except on hybrid parts.
+ */
+#define MSR_PLATFORM_INFO		0x0CEu	/* [SDM4-SNB] read-only */
+#define PLATFORM_INFO_MAX_NON_TURBO(v)	((uint32_t)(((v) >> 8) & 0xffu))	/* [15:8]: the TSC's ratio */
+#define PLATFORM_INFO_MAX_EFFICIENCY(v)	((uint32_t)(((v) >> 40) & 0xffu))	/* [47:40]: the lowest ratio */
+#define INTEL_BUS_MHZ			100u	/* [SDM4-SNB] MSR_PLATFORM_INFO: ratio * 100 MHz, Sandy Bridge on */
+#define MSR_IA32_PERF_CTL		0x199u	/* [SDM4] Table 2-2, [SDM3B-PM] */
+#define PERF_CTL_RATIO_SHIFT		8	/* [LNX-IP] core_get_val: target ratio in [15:8] */
+#define PERF_CTL_RATIO_MASK		(0xffull << PERF_CTL_RATIO_SHIFT)
+#define PERF_CTL_IDA_DISENGAGE		(1ull << 32)	/* [SDM4] Table 2-2: 1 = no turbo on this logical processor */
+#define MSR_IA32_MISC_ENABLE		0x1A0u	/* [SDM4] Table 2-2; read only here */
+#define MISC_ENABLE_TURBO_DISABLE	(1ull << 38)	/* package-wide, "BIOS only" [SDM3B-PM]; CPUID.06H:EAX[1] reads 0 then */
+#define MSR_TURBO_RATIO_LIMIT		0x1ADu	/* [SDM4-SNB]; [7:0] the 1-core turbo ratio [LNX-IP] */
+#define TURBO_RATIO_1C(v)		((uint32_t)((v) & 0xffu))
+#define MSR_IA32_PM_ENABLE		0x770u	/* [SDM3B-PM] write-once: read here, never written */
+#define PM_ENABLE_HWP			(1ull << 0)
+#define MSR_IA32_HWP_CAPABILITIES	0x771u	/* [SDM3B-PM] */
+#define HWP_CAP_HIGHEST(v)		((uint32_t)((v) & 0xffu))		/* [7:0] */
+#define HWP_CAP_GUARANTEED(v)		((uint32_t)(((v) >> 8) & 0xffu))	/* [15:8] */
+#define HWP_CAP_LOWEST(v)		((uint32_t)(((v) >> 24) & 0xffu))	/* [31:24] */
+#define MSR_IA32_HWP_REQUEST		0x774u	/* [SDM3B-PM] per logical processor */
+#define HWP_REQ_MIN_SHIFT		0	/* [7:0] minimum performance */
+#define HWP_REQ_MAX_SHIFT		8	/* [15:8] maximum performance */
+#define HWP_REQ_DESIRED_SHIFT		16	/* [23:16] desired (0: autonomous) */
+#define HWP_REQ_FIELD			0xffull
+#define HWP_REQ_PACKAGE_CONTROL		(1ull << 42)	/* 1: IA32_HWP_REQUEST_PKG governs this processor */
 
 /* General counters and their event selects [SDM4]. */
 #define MSR_IA32_PMC0			0x0C1u	/* IA32_PMCx = 0xC1 + x; P6: PerfCtr0/1 at 0xC1/0xC2 */

@@ -100,6 +100,50 @@ static void enum_bool_number(void **state)
 	assert_int_equal(c.countdown, -1);
 }
 
+/* freq=: keep, base, max or MHz in 100..10000; boost=: keep, on, off; bad values name what is expected. */
+static void freq_and_boost(void **state)
+{
+	(void)state;
+	struct config c;
+	struct config_error e;
+	char buf[32];
+	config_defaults(&c);
+	assert_int_equal(c.freq.sel, FREQ_SEL_KEEP);
+	assert_int_equal(c.boost, BOOST_SEL_KEEP);
+	assert_true(apply(&c, "freq=BASE", &e));
+	assert_int_equal(c.freq.sel, FREQ_SEL_BASE);
+	assert_true(apply(&c, "freq=max", &e));
+	assert_int_equal(c.freq.sel, FREQ_SEL_MAX);
+	assert_true(apply(&c, "freq=2400", &e));
+	assert_int_equal(c.freq.sel, FREQ_SEL_MHZ);
+	assert_int_equal(c.freq.mhz, 2400);
+	assert_true(config_value_text(&c, "freq", buf, sizeof(buf)));
+	assert_string_equal(buf, "2400");
+	assert_true(apply(&c, "freq=100", &e));
+	assert_true(apply(&c, "freq=10000", &e));
+	assert_int_equal(c.freq.mhz, 10000);
+	static const char *const bad[] = { "freq=99", "freq=10001", "freq=fast", "freq=2.4GHz", "freq=" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_false(apply(&c, bad[i], &e));
+		assert_string_equal(e.key, "freq");
+		assert_non_null(strstr(e.message, "is not keep, base, max or a frequency in MHz (100..10000)"));
+		/* A bad value keeps the one before. */
+		assert_int_equal(c.freq.sel, FREQ_SEL_MHZ);
+		assert_int_equal(c.freq.mhz, 10000);
+	}
+	assert_non_null(strstr(e.message, "'' is not"));
+	assert_true(apply(&c, "freq=keep", &e));
+	assert_int_equal(c.freq.sel, FREQ_SEL_KEEP);
+	assert_int_equal(c.freq.mhz, 0);
+	assert_true(apply(&c, "boost=off", &e));
+	assert_int_equal(c.boost, BOOST_SEL_OFF);
+	assert_true(config_value_text(&c, "boost", buf, sizeof(buf)));
+	assert_string_equal(buf, "off");
+	assert_false(apply(&c, "boost=turbo", &e));
+	assert_non_null(strstr(e.message, "'turbo' is not one of: keep on off"));
+	assert_int_equal(c.boost, BOOST_SEL_OFF);
+}
+
 static void unknown_and_malformed(void **state)
 {
 	(void)state;
@@ -246,6 +290,8 @@ static void value_text_round_trip(void **state)
 	apply(&c, "serial=mmio,0x1000,9600", &e);
 	apply(&c, "ibs_period=0x20000", &e);
 	apply(&c, "bench=split", &e);
+	apply(&c, "freq=1800", &e);
+	apply(&c, "boost=on", &e);
 	config_defaults(&d);
 	for (size_t i = 0; i < config_key_count(); i++) {
 		char word[400];
@@ -266,6 +312,9 @@ static void value_text_round_trip(void **state)
 	assert_int_equal(d.serial.base, 0x1000);
 	assert_int_equal(d.serial.baud, 9600);
 	assert_int_equal(d.ibs_period, 0x20000);
+	assert_int_equal(d.freq.sel, FREQ_SEL_MHZ);
+	assert_int_equal(d.freq.mhz, 1800);
+	assert_int_equal(d.boost, BOOST_SEL_ON);
 }
 
 int main(void)
@@ -274,6 +323,7 @@ int main(void)
 		cmocka_unit_test(defaults),
 		cmocka_unit_test(serial_forms),
 		cmocka_unit_test(enum_bool_number),
+		cmocka_unit_test(freq_and_boost),
 		cmocka_unit_test(unknown_and_malformed),
 		cmocka_unit_test(file_lines_and_comments),
 		cmocka_unit_test(file_encodings),
