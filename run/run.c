@@ -15,6 +15,10 @@
 #include "pmu/ibs/ibs.h"
 #include "pmu/freq/freq.h"
 
+#define US_PER_S 1000000ull
+#define MILLI 1000u
+#define PPM 1000000ull		/* the ledger's frequency reference is APERF/MPERF in millionths */
+
 struct stage {
 	const char *name;
 	void (*run)(struct run_env *env);
@@ -51,6 +55,11 @@ static void stage_audit(struct run_env *env)
 	/* The image owns the processor and clears its thermal logs; a Linux process leaves them to the kernel. */
 	struct ledger_opts lo = { .clear_logs = env->image };
 	ledger_init_opts(&env->ledger, &env->cpu, &env->caps, &lo);
+	/* A clock pinned and proven (freq=) is the reference every window's APERF/MPERF must hold to. */
+	const struct freq_result *fr = freq_result();
+	uint64_t mperf_mhz = t && fr ? t->tsc_hz / US_PER_S * fr->mperf_per_tsc_milli / MILLI : 0;
+	if (fr && fr->pinned && fr->judged && fr->held && mperf_mhz)
+		ledger_pin_reference(&env->ledger, (uint64_t)fr->asked_mhz * PPM / mperf_mhz, "freq=");
 	struct audit_params p = {
 		.ci = &env->cpu,
 		.caps = &env->caps,
@@ -171,7 +180,6 @@ static const struct stage stages[] = {
 
 /* The stages from `pmu` on measure; with cpus= they run once on each chosen processor. */
 #define FIRST_MEASURING "pmu"
-#define US_PER_S 1000000ull
 
 struct pass {
 	struct run_env *env;
