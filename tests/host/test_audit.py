@@ -131,3 +131,30 @@ def test_this_machine_without_msr_access(ctx):
     for r in checks:
         assert r["status"] == "absent", r
         assert r["why"], r
+
+
+def test_pmucap_reads_audit(ctx):
+    """A capture with a failed audit: pmucap table names the failure and its counter; junit fails that case."""
+    import subprocess
+    import sys
+    import tempfile
+    p = ctx.run_host("audit", "--cpuid-dump", os.path.join(REAL, INTEL), "--inject", "stuck:2")
+    assert p.returncode == 1
+    with tempfile.NamedTemporaryFile("w", suffix=".log", delete=False) as f:
+        f.write(p.stdout)
+        path = f.name
+    try:
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        t = subprocess.run([sys.executable, os.path.join(root, "tools", "pmucap"), "table", path],
+                           capture_output=True, text=True)
+        assert t.returncode == 0, t.stderr
+        assert "audit: 2 pass, 5 fail, 1 absent" in t.stdout, t.stdout
+        assert "audit instructions failed on pmc2: pmc2 counted 0" in t.stdout, t.stdout
+        j = subprocess.run([sys.executable, os.path.join(root, "tools", "pmucap"), "junit", path],
+                           capture_output=True, text=True)
+        assert j.returncode == 0, j.stderr
+        assert '<testcase classname="pmuboot.audit" name="instructions"' in j.stdout
+        assert '<failure message="pmc2 counted 0' in j.stdout
+        assert '<testcase classname="pmuboot.audit" name="topdown" time="0">\n      <skipped' in j.stdout, j.stdout
+    finally:
+        os.unlink(path)

@@ -311,6 +311,82 @@ static void smis_everywhere_leave_no_clean_figure(void **state)
 	record_has(c[0], "unstable (disturbed)");
 }
 
+/*
+ * The audit's verdict reaches the figures: an event with a unit mask after the unit-mask check
+ * failed, everything counted on a blamed counter, every cycles figure after a failed clock check,
+ * are not printed as measurements (null or left out, with why), and their checks say why they skip.
+ */
+static void audit_verdict_refuses_figures(void **state)
+{
+	(void)state;
+	const char *b[8], *c[8];
+	static struct audit_verdict v;
+
+	/* Unit masks ignored: LD_BLOCKS.STORE_FORWARD (03H/02H) refused; cycles (3CH/00H) kept. */
+	machine(true);
+	memset(&v, 0, sizeof(v));
+	v.ran = true;
+	v.umask_bad = true;
+	snprintf(v.why, sizeof(v.why), "audit: unit masks are not applied");
+	struct bench_params p = params("store_forward.size_mismatch");
+	p.audit = &v;
+	bench_stage(&p);
+	assert_int_equal(records_of_type(&cap, "bench", b, 8), 4);
+	assert_null(strstr(b[3], "\"LD_BLOCKS.STORE_FORWARD\":{"));
+	record_has(b[3], "\"invalid\":{\"LD_BLOCKS.STORE_FORWARD\":\"audit: unit masks are not applied\"");
+	record_has(b[3], "\"cycles\":{\"min\":1.000");
+	record_has(b[3], "\"cycles_invalid\":null");
+	assert_int_equal(records_of_type(&cap, "check", c, 8), 4);
+	record_has(c[2], "\"what\":\"events\"");
+	record_has(c[2], "\"reason\":\"audit: unit masks are not applied\",\"status\":\"skip\"");
+	assert_non_null(text_line("LD_BLOCKS.STORE_FORWARD: not a measurement: audit: unit masks are not applied"));
+	teardown(NULL);
+
+	/* The clock failed: no cycles figure anywhere, timing and reference checks skip saying why. */
+	machine(true);
+	memset(&v, 0, sizeof(v));
+	v.ran = true;
+	v.clock_bad = true;
+	snprintf(v.clock_why, sizeof(v.clock_why), "audit: clock failed: the clock moved");
+	p = params("store_forward.size_mismatch");
+	p.audit = &v;
+	bench_stage(&p);
+	assert_int_equal(records_of_type(&cap, "bench", b, 8), 4);
+	for (size_t i = 0; i < 4; i++) {
+		record_has(b[i], "\"cycles\":null,\"cycles_invalid\":\"audit: clock failed: the clock moved\"");
+		record_has(b[i], "\"penalty\":null");
+	}
+	records_of_type(&cap, "check", c, 8);
+	record_has(c[0], "\"what\":\"reference\",\"value\":null");
+	record_has(c[0], "\"reason\":\"audit: clock failed: the clock moved\",\"status\":\"skip\"");
+	record_has(c[3], "\"what\":\"timing\"");
+	record_has(c[3], "\"penalty\":null");
+	record_has(c[3], "\"status\":\"skip\"");
+	assert_non_null(text_line("INVALID cycles/it"));
+	teardown(NULL);
+
+	/* Every counter blamed: no event figure, and the counted cycles with them. */
+	machine(true);
+	memset(&v, 0, sizeof(v));
+	v.ran = true;
+	v.bad_gp = 0xF;
+	snprintf(v.why, sizeof(v.why), "audit: instructions failed on pmc0");
+	p = params("ref.add_chain");
+	p.audit = &v;
+	bench_stage(&p);
+	assert_true(records_of_type(&cap, "bench", b, 8) >= 1);
+	record_has(b[0], "\"cycles\":null,\"cycles_invalid\":\"audit: instructions failed on pmc0\"");
+	record_has(b[0], "\"instructions\":null");
+	record_has(b[0], "\"events\":{}");
+	/* An audit that did not run (no verdict) refuses nothing. */
+	teardown(NULL);
+	machine(true);
+	v.ran = false;
+	bench_stage(&p);
+	records_of_type(&cap, "bench", b, 8);
+	record_has(b[0], "\"cycles\":{\"min\":1.000");
+}
+
 static void list_and_unknown_words(void **state)
 {
 	(void)state;
@@ -353,6 +429,7 @@ int main(void)
 		cmocka_unit_test_teardown(nothing_kept_is_unstable_not_an_error, teardown),
 		cmocka_unit_test_teardown(smis_everywhere_leave_no_clean_figure, teardown),
 		cmocka_unit_test_teardown(list_and_unknown_words, teardown),
+		cmocka_unit_test_teardown(audit_verdict_refuses_figures, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

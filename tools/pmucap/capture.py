@@ -508,11 +508,14 @@ FIELD_TYPES = {
     "bench_setup": {"iterations": INT, "reps": INT, "counting": DICT, ("counting", "available"): BOOL,
                     ("counting", "reason"): STR},
     "bench": {"kernel": STR, "variant": STR, "arena": STR, "control": STR, "cycles_source": STR,
+              "cycles_invalid": STR, "invalid": DICT,
               "dropped": INT, "disturbed": DICT, "retaken": INT, "unstable": STR,
               "penalty": DICT, ("penalty", "median"): NUM, "events": DICT},
     "check": {"kernel": STR, "variant": STR, "arena": STR, "what": STR, "status": STR, "role": STR,
               "event": STR, "reason": STR, "value": NUM, "control_value": NUM},
     "error": {"source": STR, "what": STR, "message": STR},
+    "audit": {"check": STR, "status": STR, "counter": STR, "expected": NUM, "got": NUM, "why": STR,
+              "measured": STR, "disturbed": INT, "retaken": INT},
     "end": {"status": STR, "errors": INT, "records": INT, "crc32": STR},
 }
 

@@ -4,6 +4,8 @@ One <testsuite> per run in the capture.  Test cases:
   capture.integrity     fails when the run is truncated or damaged (count, CRC, bad lines);
   run.error.N           one per `error` record (a bad option, a stage that failed), failed;
   run.fault.N           one per `fault` record (an unexpected exception), failed;
+  audit.<check>         one per `audit` record (each processor's): pass, fail (with the counter and
+                        the counts) or skipped (absent: the hardware cannot do it here, and why);
   <kernel>.<variant>[@arena] <what>
                         one per `check` record: pass, fail (with its figures) or skip.
 Properties carry the build, the CPU and the machine, so a CI page says what ran where.
@@ -16,7 +18,7 @@ import sys
 import xml.etree.ElementTree as ET
 
 from . import capture
-from .capture import BOOL, STR, get
+from .capture import BOOL, INT, STR, get
 
 # Fields of a check record shown in a failure's text, in this order when present.
 CHECK_DETAIL_FIELDS = ("what", "role", "event", "value", "control_value", "penalty", "expected",
@@ -90,6 +92,14 @@ def run_suite(root, run, capture_name):
         else:
             _case(suite, "pmuboot.run", f"fault.{n}", "fail", "unexpected exception", json.dumps(rec))
     multi = capture.per_cpu(run)
+    for rec in capture.run_records(run, "audit"):
+        status = get(rec, "status", STR)
+        n = get(rec, ("cpu", "n"), INT) if multi else None
+        name = (f"{n}:" if n is not None else "") + get(rec, "check", STR, "?")
+        text = "\n".join(f"{k}: {xml_text(rec[k])}" for k in ("counter", "expected", "got", "why", "measured")
+                         if rec.get(k) is not None)
+        _case(suite, "pmuboot.audit", name, {"absent": "skip"}.get(status, status),
+              get(rec, "why", STR, ""), text)
     for rec in capture.run_records(run, "check"):
         status = get(rec, "status", STR)
         name = f"{capture.variant_key(rec, multi)} {get(rec, 'what', STR, 'check')}"

@@ -76,7 +76,9 @@ def build_rows(run):
         unstable = get(bench, "unstable", STR)
         rows.append({
             "variant": key,
-            "median": (num(cyc["median"]) + ("~" if unstable else "")) if cyc else "-",
+            # A figure the audit refused is no number: "invalid".
+            "median": (num(cyc["median"]) + ("~" if unstable else "")) if cyc else
+                      ("invalid" if get(bench, "cycles_invalid", STR) else "-"),
             "unstable": unstable,
             "range": f"[{num(cyc['min'])}..{num(cyc['max'])}]" if cyc else "",
             "penalty": "-" if pen is None else f"{pen:+.3f}",
@@ -100,13 +102,16 @@ def render(run, path, total_runs, out):
     setup = capture.first_record(run, "bench_setup") or {}
     first = next(iter(capture.bench_table(run).values()), {})
     src = get(first, "cycles_source", STR)
-    line = f"{get(setup, 'iterations', INT, '?')} iterations x {get(setup, 'reps', INT, '?')} reps"
-    if src:
-        line += f"; cycles per iteration from {src}"
-    get(setup, "counting", DICT)
-    if get(setup, ("counting", "available"), BOOL) is False:
-        line += f"; no event counting ({get(setup, ('counting', 'reason'), STR, 'no reason given')})"
-    out.write(line + "\n\n")
+    if setup:
+        line = f"{get(setup, 'iterations', INT, '?')} iterations x {get(setup, 'reps', INT, '?')} reps"
+        if src:
+            line += f"; cycles per iteration from {src}"
+        get(setup, "counting", DICT)
+        if get(setup, ("counting", "available"), BOOL) is False:
+            line += f"; no event counting ({get(setup, ('counting', 'reason'), STR, 'no reason given')})"
+        out.write(line + "\n")
+    write_audit(run, out)
+    out.write("\n")
     rows, notes, tallies = build_rows(run)
     if not rows:
         out.write("no bench records in this run\n")
@@ -122,6 +127,23 @@ def render(run, path, total_runs, out):
     for i, n in enumerate(notes, 1):
         out.write(f"[{i}] {n}\n")
     write_disturbances(rows, out)
+
+
+def write_audit(run, out):
+    """The self-audit in one line (each processor's checks tallied), and every failure with its counter."""
+    recs = capture.run_records(run, "audit")
+    if not recs:
+        return
+    tally = {}
+    for r in recs:
+        s = get(r, "status", STR, "?")
+        tally[s] = tally.get(s, 0) + 1
+    out.write("audit: " + ", ".join(f"{tally[s]} {s}" for s in ("pass", "fail", "absent") if s in tally) + "\n")
+    for r in recs:
+        if get(r, "status", STR) == "fail":
+            counter = get(r, "counter", STR)
+            out.write(f"  audit {get(r, 'check', STR, '?')} failed{' on ' + counter if counter else ''}: "
+                      f"{get(r, 'why', STR, 'no reason given')}\n")
 
 
 def write_disturbances(rows, out):
