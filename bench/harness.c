@@ -17,9 +17,6 @@ _Static_assert(offsetof(struct bench_call, tsc_end) == 56, "bench_call layout");
 _Static_assert(offsetof(struct bench_call, cycles_msr) == 64, "bench_call layout");
 _Static_assert(offsetof(struct bench_call, cyc_start) == 72, "bench_call layout");
 _Static_assert(offsetof(struct bench_call, cyc_end) == 80, "bench_call layout");
-_Static_assert(offsetof(struct count_toggle, n) == 0 && offsetof(struct count_toggle, w) == 8, "count_toggle layout");
-_Static_assert(offsetof(struct msr_write, msr) == 0 && offsetof(struct msr_write, value) == 8 &&
-		       sizeof(struct msr_write) == 16, "msr_write layout");
 
 const char *bench_cycles_source_name(enum bench_cycles_source s)
 {

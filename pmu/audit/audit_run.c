@@ -7,15 +7,12 @@
 #include "kernel/hw.h"
 #include "lib/strbuf.h"
 
-/* pmu/audit/audit_loop.asm reads these offsets; pmu/count/toggles.inc those of the lists. */
+/* pmu/audit/audit_loop.asm reads these offsets (pmu/count/count.c checks the lists' for toggles.inc). */
 _Static_assert(offsetof(struct audit_call, trips) == 0, "audit_call layout");
 _Static_assert(offsetof(struct audit_call, start) == 8, "audit_call layout");
 _Static_assert(offsetof(struct audit_call, stop) == 16, "audit_call layout");
 _Static_assert(offsetof(struct audit_call, tsc_start) == 24, "audit_call layout");
 _Static_assert(offsetof(struct audit_call, tsc_end) == 32, "audit_call layout");
-_Static_assert(offsetof(struct count_toggle, n) == 0 && offsetof(struct count_toggle, w) == 8, "count_toggle layout");
-_Static_assert(offsetof(struct msr_write, msr) == 0 && offsetof(struct msr_write, value) == 8 &&
-		       sizeof(struct msr_write) == 16, "msr_write layout");
 
 static uint64_t run_ring0(void *ctx, uint64_t trips, const struct count_toggle *start, const struct count_toggle *stop)
 {

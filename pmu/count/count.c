@@ -50,6 +50,11 @@ void count_summary(void)
 		out_text("pmu: no event counting: %s", reason);
 }
 
+/* The measuring routines run the lists from NASM (pmu/count/toggles.inc reads these offsets). */
+_Static_assert(offsetof(struct count_toggle, n) == 0 && offsetof(struct count_toggle, w) == 8, "count_toggle layout");
+_Static_assert(offsetof(struct msr_write, msr) == 0 && offsetof(struct msr_write, value) == 8 &&
+		       sizeof(struct msr_write) == 16, "msr_write layout");
+
 void count_toggle_apply(const struct count_toggle *t)
 {
 	for (uint32_t i = 0; i < t->n && i < COUNT_TOGGLE_MAX; i++)

@@ -894,22 +894,7 @@ static void msr_restore(void)
 	rec_str(r, "what", "pmu");
 	inexact_counters(r);
 	msr_save_restore(&res);
-	rec_u64(r, "msrs", res.restored);
-	rec_bool(r, "exact", res.mismatched == 0);
-	if (res.mismatched) {
-		rec_arr(r, "mismatches");
-		for (unsigned i = 0; i < res.mismatched && i < ARRAY_SIZE(res.bad_msr); i++) {
-			rec_obj(r, NULL);
-			rec_hex(r, "msr", res.bad_msr[i]);
-			rec_hex(r, "wrote", res.bad_want[i]);
-			if (res.bad_err[i] == HW_OK)
-				rec_hex(r, "read", res.bad_got[i]);
-			else
-				rec_str(r, "fault", fault_text(res.bad_err[i]));
-			rec_obj_end(r);
-		}
-		rec_arr_end(r);
-	}
+	msr_restore_fields(r, &res, fault_text);
 	rec_emit(r);
 	if (res.mismatched)
 		out_text("pmu: restored %u MSRs; %u did not read back as found (see the restore record)", res.restored,

@@ -2,13 +2,8 @@
 #include "pmu/count/msr_save.h"
 #include "kernel/hw.h"
 
-struct saved {
-	uint32_t msr;
-	uint64_t value;
-};
-
-static struct saved table[MSR_SAVE_MAX];
-static size_t nsaved;
+/* The counting code's list. */
+static struct msr_save_list counting;
 
 static struct msr_log_entry ring[MSR_LOG_MAX];
 static uint64_t log_total;
@@ -20,43 +15,42 @@ static void log_write(uint32_t msr, uint64_t val, bool command, int result)
 	log_total++;
 }
 
-static struct saved *find(uint32_t msr)
+static int find(const struct msr_save_list *l, uint32_t msr)
 {
-	for (size_t i = 0; i < nsaved; i++)
-		if (table[i].msr == msr)
-			return &table[i];
-	return NULL;
+	for (size_t i = 0; i < l->n; i++)
+		if (l->e[i].msr == msr)
+			return (int)i;
+	return -1;
 }
 
-int msr_save_remember(uint32_t msr)
+int msr_list_remember(struct msr_save_list *l, uint32_t msr)
 {
 	uint64_t orig;
-	if (find(msr))
+	if (find(l, msr) >= 0)
 		return HW_OK;
-	if (nsaved == MSR_SAVE_MAX || hw_rdmsr(msr, &orig) != HW_OK)
+	if (l->n == MSR_SAVE_MAX || hw_rdmsr(msr, &orig) != HW_OK)
 		return MSR_SAVE_EUNSAVED;
-	table[nsaved++] = (struct saved){ msr, orig };
+	l->e[l->n].msr = msr;
+	l->e[l->n++].value = orig;
 	return HW_OK;
 }
 
-int msr_save_write(uint32_t msr, uint64_t val)
+int msr_list_write(struct msr_save_list *l, uint32_t msr, uint64_t val)
 {
-	bool added = false;
-	if (!find(msr)) {
-		uint64_t orig;
-		/* Never write what could not be put back. */
-		if (nsaved == MSR_SAVE_MAX || hw_rdmsr(msr, &orig) != HW_OK)
-			return MSR_SAVE_EUNSAVED;
-		table[nsaved++] = (struct saved){ msr, orig };
-		added = true;
-	}
+	bool added = find(l, msr) < 0;
+	/* Never write what could not be put back. */
+	if (added && msr_list_remember(l, msr) != HW_OK)
+		return MSR_SAVE_EUNSAVED;
 	int r = hw_wrmsr(msr, val);
 	log_write(msr, val, false, r);
 	/* A write that faulted changed nothing: nothing to put back. */
 	if (r != HW_OK && added)
-		nsaved--;
+		l->n--;
 	return r;
 }
+
+int msr_save_remember(uint32_t msr) { return msr_list_remember(&counting, msr); }
+int msr_save_write(uint32_t msr, uint64_t val) { return msr_list_write(&counting, msr, val); }
 
 int msr_save_command(uint32_t msr, uint64_t val)
 {
@@ -65,40 +59,46 @@ int msr_save_command(uint32_t msr, uint64_t val)
 	return r;
 }
 
-size_t msr_save_count(void) { return nsaved; }
+size_t msr_save_count(void) { return counting.n; }
 
-bool msr_save_original(uint32_t msr, uint64_t *val)
+bool msr_list_original(const struct msr_save_list *l, uint32_t msr, uint64_t *val)
 {
-	const struct saved *s = find(msr);
-	if (s)
-		*val = s->value;
-	return s != NULL;
+	int i = find(l, msr);
+	if (i >= 0)
+		*val = l->e[i].value;
+	return i >= 0;
 }
 
-void msr_save_restore(struct msr_restore_result *res)
+bool msr_save_original(uint32_t msr, uint64_t *val) { return msr_list_original(&counting, msr, val); }
+
+/* Written back, but it reads otherwise: a mismatch with no fault. */
+#define READ_OTHERWISE 1
+
+void msr_list_restore(struct msr_save_list *l, struct msr_restore_result *res)
 {
 	const char *prev = cur_phase;
 	memset(res, 0, sizeof(*res));
 	cur_phase = "restore";
 	/* Newest first: a counter goes back before the control that enables it. */
-	while (nsaved) {
-		const struct saved s = table[--nsaved];
-		uint64_t got = 0;
+	while (l->n) {
+		l->n--;
+		uint32_t msr = l->e[l->n].msr;
+		uint64_t want = l->e[l->n].value, got = 0;
 		int r = HW_OK;
 		res->restored++;
-		if (hw_rdmsr(s.msr, &got) == HW_OK && got == s.value)
+		if (hw_rdmsr(msr, &got) == HW_OK && got == want)
 			continue;
-		r = hw_wrmsr(s.msr, s.value);
-		log_write(s.msr, s.value, false, r);
+		r = hw_wrmsr(msr, want);
+		log_write(msr, want, false, r);
 		if (r == HW_OK)
-			r = hw_rdmsr(s.msr, &got) == HW_OK && got == s.value ? HW_OK : 1;
+			r = hw_rdmsr(msr, &got) == HW_OK && got == want ? HW_OK : READ_OTHERWISE;
 		if (r != HW_OK) {
 			if (res->mismatched < ARRAY_SIZE(res->bad_msr)) {
 				unsigned k = res->mismatched;
-				res->bad_msr[k] = s.msr;
-				res->bad_want[k] = s.value;
+				res->bad_msr[k] = msr;
+				res->bad_want[k] = want;
 				res->bad_got[k] = got;
-				res->bad_err[k] = r == 1 ? HW_OK : r;
+				res->bad_err[k] = r == READ_OTHERWISE ? HW_OK : r;
 			}
 			res->mismatched++;
 		}
@@ -106,7 +106,28 @@ void msr_save_restore(struct msr_restore_result *res)
 	cur_phase = prev;
 }
 
-void msr_save_forget(void) { nsaved = 0; }
+void msr_save_restore(struct msr_restore_result *res) { msr_list_restore(&counting, res); }
+void msr_save_forget(void) { counting.n = 0; }
+
+void msr_restore_fields(struct rec *r, const struct msr_restore_result *res, const char *(*fault_text)(int err))
+{
+	rec_u64(r, "msrs", res->restored);
+	rec_bool(r, "exact", res->mismatched == 0);
+	if (!res->mismatched)
+		return;
+	rec_arr(r, "mismatches");
+	for (unsigned i = 0; i < res->mismatched && i < ARRAY_SIZE(res->bad_msr); i++) {
+		rec_obj(r, NULL);
+		rec_hex(r, "msr", res->bad_msr[i]);
+		rec_hex(r, "wrote", res->bad_want[i]);
+		if (res->bad_err[i] == HW_OK)
+			rec_hex(r, "read", res->bad_got[i]);
+		else
+			rec_str(r, "fault", fault_text(res->bad_err[i]));
+		rec_obj_end(r);
+	}
+	rec_arr_end(r);
+}
 
 void msr_log_phase(const char *phase) { cur_phase = phase ? phase : ""; }
 uint64_t msr_log_total(void) { return log_total; }

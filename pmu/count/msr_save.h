@@ -19,11 +19,29 @@
 #define PMUBOOT_PMU_MSR_SAVE_H
 
 #include "lib/libc.h"
+#include "lib/record.h"
 
 
 #define MSR_SAVE_MAX 64
 /* Returned when the save table is full or the MSR cannot be read to save it. */
 #define MSR_SAVE_EUNSAVED (-100)
+
+/*
+ * A save list: what was found in each MSR before the first write.  The
+ * counting code has one (the msr_save_* calls below); whoever else writes
+ * MSRs that must go back keeps its own (the pinned clock: pmu/freq), so that
+ * putting one back never touches the other's.
+ */
+struct msr_save_list {
+	struct {
+		uint32_t msr;
+		uint64_t value;
+	} e[MSR_SAVE_MAX];
+	size_t n;
+};
+int msr_list_write(struct msr_save_list *l, uint32_t msr, uint64_t val);
+int msr_list_remember(struct msr_save_list *l, uint32_t msr);
+bool msr_list_original(const struct msr_save_list *l, uint32_t msr, uint64_t *val);
 
 /* Save (first time only), then write.  HW_OK, the fault, or MSR_SAVE_EUNSAVED. */
 int msr_save_write(uint32_t msr, uint64_t val);
@@ -45,8 +63,11 @@ struct msr_restore_result {
 /* Write every saved MSR back, newest first (skipping those that already hold
  * their value), read each back to check; then the table is empty. */
 void msr_save_restore(struct msr_restore_result *res);
+void msr_list_restore(struct msr_save_list *l, struct msr_restore_result *res);
 /* Forget the table without writing (tests, and after a restore elsewhere). */
 void msr_save_forget(void);
+/* The `restore` record's outcome fields: msrs, exact, mismatches ({msr, wrote, read|fault}). */
+void msr_restore_fields(struct rec *r, const struct msr_restore_result *res, const char *(*fault_text)(int err));
 
 /* The write log: a ring of the most recent writes, indexed by a running number. */
 #define MSR_LOG_MAX 128

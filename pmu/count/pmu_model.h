@@ -124,6 +124,11 @@ bool pmu_model_fault_parse(const char *word, struct pmu_model_faults *f, char *w
 bool pmu_model_rdmsr(struct pmu_model *m, uint32_t msr, uint64_t *val, int *result);
 bool pmu_model_wrmsr(struct pmu_model *m, uint32_t msr, uint64_t val, int *result);
 
+/* The same as kernel/hw.h results (HW_OK, or the fault): what the model does not answer faults as an
+ * absent MSR would.  For a host's MSR source over a model (pmuboot-host program and audit). */
+int pmu_model_msr_read(void *model, uint32_t msr, uint64_t *val);
+int pmu_model_msr_write(void *model, uint32_t msr, uint64_t val);
+
 /* Set a register's state directly (read-only ones too), as firmware or an earlier
  * user left it; false when the MSR is not a modelled, present one. */
 bool pmu_model_poke(struct pmu_model *m, uint32_t msr, uint64_t val);

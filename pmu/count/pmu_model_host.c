@@ -382,6 +382,18 @@ bool pmu_model_wrmsr(struct pmu_model *m, uint32_t msr, uint64_t val, int *resul
 	return true;
 }
 
+int pmu_model_msr_read(void *model, uint32_t msr, uint64_t *val)
+{
+	int r;
+	return pmu_model_rdmsr(model, msr, val, &r) ? r : HW_FAULT_GP;
+}
+
+int pmu_model_msr_write(void *model, uint32_t msr, uint64_t val)
+{
+	int r;
+	return pmu_model_wrmsr(model, msr, val, &r) ? r : HW_FAULT_GP;
+}
+
 bool pmu_model_poke(struct pmu_model *m, uint32_t msr, uint64_t val)
 {
 	struct where w = decode(m, msr);

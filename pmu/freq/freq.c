@@ -202,7 +202,7 @@ void freq_prove(uint64_t tsc_hz)
 
 void freq_restore(void)
 {
-	struct freq_restore_result rr;
+	struct msr_restore_result rr;
 	struct rec *r = &restore_rec;
 
 	if (!freq_save_count())
@@ -210,22 +210,7 @@ void freq_restore(void)
 	rec_start(r, "restore");
 	rec_str(r, "what", "clock");
 	freq_save_restore(&rr);
-	rec_u64(r, "msrs", rr.restored);
-	rec_bool(r, "exact", rr.mismatched == 0);
-	if (rr.mismatched) {
-		rec_arr(r, "mismatches");
-		for (unsigned i = 0; i < rr.mismatched; i++) {
-			rec_obj(r, NULL);
-			rec_hex(r, "msr", rr.bad_msr[i]);
-			rec_hex(r, "wrote", rr.bad_want[i]);
-			if (rr.bad_err[i] == HW_OK)
-				rec_hex(r, "read", rr.bad_got[i]);
-			else
-				rec_str(r, "fault", freq_err_text(rr.bad_err[i]));
-			rec_obj_end(r);
-		}
-		rec_arr_end(r);
-	}
+	msr_restore_fields(r, &rr, freq_err_text);
 	rec_emit(r);
 	if (rr.mismatched)
 		rec_error("clock", "restore", "%u of %u clock MSRs did not read back as found (see the restore record)",

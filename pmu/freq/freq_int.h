@@ -12,6 +12,7 @@
 #define PMUBOOT_PMU_FREQ_INT_H
 
 #include "pmu/freq/freq.h"
+#include "pmu/count/msr_save.h"
 
 #define FREQ_LEVELS_MAX 256	/* HWP and CPPC levels are 8-bit fields */
 
@@ -61,8 +62,7 @@ bool freq_level_add(struct freq_plat *p, uint32_t value, uint32_t mhz);
 
 /* ---- the save list (freq_save.c) ---- */
 
-#define FREQ_SAVE_MAX 8
-#define FREQ_EUNSAVED (-100)	/* the MSR could not be read to save it, or the list is full */
+#define FREQ_EUNSAVED MSR_SAVE_EUNSAVED	/* the MSR could not be read to save it, or the list is full */
 #define FREQ_ENOTHELD (-101)	/* written, but it read back otherwise */
 
 /*
@@ -75,14 +75,8 @@ int freq_save_write(uint32_t msr, uint64_t val, uint64_t *got);
 int freq_save_update(uint32_t msr, uint64_t val, bool *wrote, uint64_t *got);
 size_t freq_save_count(void);
 
-struct freq_restore_result {
-	unsigned restored, mismatched;
-	uint32_t bad_msr[FREQ_SAVE_MAX];
-	uint64_t bad_want[FREQ_SAVE_MAX], bad_got[FREQ_SAVE_MAX];
-	int bad_err[FREQ_SAVE_MAX];		/* HW_OK: written, read back otherwise */
-};
 /* Every saved MSR back, newest first, each read back; then the list is empty. */
-void freq_save_restore(struct freq_restore_result *res);
+void freq_save_restore(struct msr_restore_result *res);
 void freq_save_forget(void);
 /* A write's outcome in words: "#GP", "could not be read to save it first", ... */
 const char *freq_err_text(int r);

@@ -2,33 +2,13 @@
 #include "pmu/freq/freq_int.h"
 #include "kernel/hw.h"
 
-struct saved {
-	uint32_t msr;
-	uint64_t value;
-};
-
-static struct saved table[FREQ_SAVE_MAX];
-static size_t nsaved;
-
-static bool saved(uint32_t msr)
-{
-	for (size_t i = 0; i < nsaved; i++)
-		if (table[i].msr == msr)
-			return true;
-	return false;
-}
+/* The clock's own list (pmu/count/msr_save.h): a counter restore never puts the clock back, nor the other way. */
+static struct msr_save_list clock;
 
 int freq_save_write(uint32_t msr, uint64_t val, uint64_t *got)
 {
 	*got = 0;
-	if (!saved(msr)) {
-		uint64_t orig;
-		/* Never write what could not be put back. */
-		if (nsaved == FREQ_SAVE_MAX || hw_rdmsr(msr, &orig) != HW_OK)
-			return FREQ_EUNSAVED;
-		table[nsaved++] = (struct saved){ msr, orig };
-	}
-	int r = hw_wrmsr(msr, val);
+	int r = msr_list_write(&clock, msr, val);
 	if (r != HW_OK)
 		return r;	/* a write that faulted changed nothing; the saved value is still right */
 	if (hw_rdmsr(msr, got) != HW_OK || *got != val)
@@ -52,33 +32,12 @@ int freq_save_update(uint32_t msr, uint64_t val, bool *wrote, uint64_t *got)
 	return freq_save_write(msr, val, got);
 }
 
-size_t freq_save_count(void) { return nsaved; }
+size_t freq_save_count(void) { return clock.n; }
 
-void freq_save_restore(struct freq_restore_result *res)
-{
-	memset(res, 0, sizeof(*res));
-	/* Newest first: the request goes back before the boost switch it was written under. */
-	while (nsaved) {
-		const struct saved s = table[--nsaved];
-		uint64_t got = 0;
-		int r;
-		res->restored++;
-		if (hw_rdmsr(s.msr, &got) == HW_OK && got == s.value)
-			continue;
-		r = hw_wrmsr(s.msr, s.value);
-		if (r == HW_OK && (hw_rdmsr(s.msr, &got) != HW_OK || got != s.value))
-			r = FREQ_ENOTHELD;
-		if (r == HW_OK)
-			continue;
-		unsigned k = res->mismatched++;
-		res->bad_msr[k] = s.msr;
-		res->bad_want[k] = s.value;
-		res->bad_got[k] = got;
-		res->bad_err[k] = r == FREQ_ENOTHELD ? HW_OK : r;
-	}
-}
+/* Newest first: the request goes back before the boost switch it was written under. */
+void freq_save_restore(struct msr_restore_result *res) { msr_list_restore(&clock, res); }
 
-void freq_save_forget(void) { nsaved = 0; }
+void freq_save_forget(void) { clock.n = 0; }
 
 const char *freq_err_text(int r)
 {

@@ -60,17 +60,6 @@ static int usage(FILE *f)
 	return f == stdout ? 0 : 2;
 }
 
-static int model_rd(void *ctx, uint32_t msr, uint64_t *val)
-{
-	int r;
-	return pmu_model_rdmsr(ctx, msr, val, &r) ? r : HW_FAULT_GP;
-}
-
-static int model_wr(void *ctx, uint32_t msr, uint64_t val)
-{
-	int r;
-	return pmu_model_wrmsr(ctx, msr, val, &r) ? r : HW_FAULT_GP;
-}
 
 /* The model raises its PMI through the "local APIC": to whoever hw_nmi_route_pmi named. */
 static hw_nmi_fn pmi_fn;
@@ -243,8 +232,8 @@ int cmd_audit(int argc, char **argv)
 		model.pmi = model_pmi;
 		audit_model_runner_init(&mr, &model, &ci);
 		p.runner = &mr.runner;
-		static const struct hw_msr_source msrs = { .rdmsr = model_rd, .wrmsr = model_wr, .ctx = &model,
-							   .route_pmi = model_route, .own_windows = true };
+		static const struct hw_msr_source msrs = { .rdmsr = pmu_model_msr_read, .wrmsr = pmu_model_msr_write,
+							   .ctx = &model, .route_pmi = model_route, .own_windows = true };
 		hw_linux_set_msr_source(&msrs);
 	} else {
 		p.runner = &audit_runner_process;

@@ -33,19 +33,6 @@
 /* Events each counting counter sees while the "kernel" runs, so reads and restores show. */
 #define MODEL_UNITS 1000u
 
-/* MSR accesses go to the model; anything it does not model faults, as an absent MSR would. */
-static int model_rd(void *ctx, uint32_t msr, uint64_t *val)
-{
-	int r;
-	return pmu_model_rdmsr(ctx, msr, val, &r) ? r : HW_FAULT_GP;
-}
-
-static int model_wr(void *ctx, uint32_t msr, uint64_t val)
-{
-	int r;
-	return pmu_model_wrmsr(ctx, msr, val, &r) ? r : HW_FAULT_GP;
-}
-
 /* Print the writes logged since *cursor, under a heading whenever the phase changes. */
 static void print_writes(uint64_t *cursor, const char *prefix)
 {
@@ -188,7 +175,7 @@ int cmd_program(int argc, char **argv)
 	/* The PMU of this CPU or the dump, at power-on state, behind the MSR backend. */
 	pmu_model_cfg_from_caps(&mcfg, &ci, &caps);
 	pmu_model_reset(&model, &mcfg);
-	const struct hw_msr_source msrs = { .rdmsr = model_rd, .wrmsr = model_wr, .ctx = &model };
+	const struct hw_msr_source msrs = { .rdmsr = pmu_model_msr_read, .wrmsr = pmu_model_msr_write, .ctx = &model };
 	hw_linux_set_msr_source(&msrs);
 	msr_save_forget();
 	count_use_backend(&count_backend_msr);
