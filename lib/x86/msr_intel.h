@@ -65,6 +65,7 @@
 #define THERM_STATUS_CROSS_DOMAIN	(1ull << 14)	/* another domain limits the core */
 #define THERM_LOG_OF(status_bit)	((status_bit) << 1)	/* each status bit's log is the bit above it */
 #define PKG_THERM_STATUS_HFI		(1ull << 26)	/* HFI structure changed: R/WC0, not ours to clear */
+#define DEBUGCTL_FREEZE_PERFMON_ON_PMI	(1ull << 12)	/* counters freeze when a PMI is requested (SDM Vol. 3B §17.4.1) */
 #define DEBUGCTL_FREEZE_WHILE_SMM	(1ull << 14)	/* SDM Vol. 3B §18.4.1 / §20.8.1 */
 #define MSR_IA32_TSC_DEADLINE		0x6E0u	/* SDM Vol. 3A §11.5.4.1 */
 #define MSR_IA32_PKRS			0x6E1u	/* CPUID.(7,0):ECX[31]; bits 63:32 reserved */

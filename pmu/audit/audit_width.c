@@ -6,6 +6,8 @@
 #include "pmu/audit/audit_int.h"
 #include "pmu/caps/pmu_flavour.h"
 #include "kernel/hw.h"
+#include "lib/x86/msr_intel.h"
+#include "pmu/count/msr_save.h"
 #include "lib/strbuf.h"
 
 /*
@@ -219,10 +221,25 @@ static void overflow_one(struct audit_ctx *a, struct audit_result *r, bool fixed
 	audit_blame(a, r, fixed, idx);
 }
 
+/*
+ * Firmware (or an earlier tool) may leave IA32_DEBUGCTL.FREEZE_PERFMON_ON_PMI set: then the check's
+ * own PMI would freeze every counter after it (the global enables cleared, or on version 4
+ * CTR_Frz set until software clears it), and every later count would read low.  Cleared through
+ * the counters' save list, so the run's restore puts it back.
+ */
+static void unfreeze_on_pmi(void)
+{
+	uint64_t v;
+	if (hw_rdmsr(MSR_IA32_DEBUGCTL, &v) == HW_OK && (v & DEBUGCTL_FREEZE_PERFMON_ON_PMI))
+		msr_save_write(MSR_IA32_DEBUGCTL, v & ~DEBUGCTL_FREEZE_PERFMON_ON_PMI);
+}
+
 void audit_check_overflow(struct audit_ctx *a, struct audit_result *r)
 {
 	char pmi_why[160] = "";
 	uint32_t gp = 0, fixed = 0;
+
+	unfreeze_on_pmi();
 
 	bool routed = hw_nmi_route_pmi(on_pmi, NULL, pmi_why, sizeof(pmi_why));
 	r->status = AUDIT_PASS;

@@ -310,6 +310,25 @@ static void failure_counts_as_error(void **state)
 	teardown_capture();
 }
 
+/* Firmware left FREEZE_PERFMON_ON_PMI set: the overflow check's PMI would freeze every later count. The
+ * audit clears it first (its write in the log) and the run's restore puts it back. */
+static void freeze_on_pmi_cleared_and_restored(void **state)
+{
+	(void)state;
+	machine("skylake", false, NULL);
+	fake_msr_define(MSR_IA32_DEBUGCTL, DEBUGCTL_FREEZE_PERFMON_ON_PMI, ~0ull);
+	size_t mark = fake_log_count();
+	audit();
+	expect("overflow", "pass");
+	bool cleared = false;
+	for (size_t i = mark; i < fake_log_count(); i++)
+		if (fake_log_at(i)->msr == MSR_IA32_DEBUGCTL && !(fake_log_at(i)->value & DEBUGCTL_FREEZE_PERFMON_ON_PMI))
+			cleared = true;
+	assert_true(cleared);
+	assert_int_equal(fake_msr_get(MSR_IA32_DEBUGCTL), DEBUGCTL_FREEZE_PERFMON_ON_PMI);
+	teardown_capture();
+}
+
 /* Every write the audit made is put back. */
 static void audit_restores_everything(void **state)
 {
@@ -340,6 +359,7 @@ int main(void)
 		cmocka_unit_test(drifting_clock_caught),
 		cmocka_unit_test(failure_counts_as_error),
 		cmocka_unit_test(audit_restores_everything),
+		cmocka_unit_test(freeze_on_pmi_cleared_and_restored),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
