@@ -66,7 +66,7 @@ static void memo_keep(const struct bench_def *d, int slot, const struct bench_fi
  * blamed, or with a unit mask it found ignored, is not a measurement; nor are cycles counted on
  * such a counter, nor any cycles figure after a failed clock check (raw TSC ticks stay ticks).
  */
-static void apply_audit(const struct count_set *set, struct bench_figures *f)
+void suite_apply_audit(const struct count_set *set, struct bench_figures *f)
 {
 	const struct audit_verdict *v = suite.p->audit;
 	const char *why;
@@ -111,7 +111,7 @@ static void run_row(const struct bench_def *d, int slot)
 	/* Names that outlive the count set, which is rebuilt for the next variant. */
 	for (size_t i = 0; i < f->nev; i++)
 		f->ev[i].name = suite_static_name(&suite.cs->ev[i]);
-	apply_audit(csp, f);
+	suite_apply_audit(csp, f);
 
 	const struct bench_def *cd = bench_def_control(d);
 	const struct bench_figures *ctl = cd ? memo_find(cd, slot) : NULL;
@@ -127,14 +127,13 @@ static void run_row(const struct bench_def *d, int slot)
 		.set = suite.set,
 		.emulator = suite.emulator,
 	};
-	struct bench_variant_report rep = { d, in.arena, f, ctl, { 0, 0, 0, 0 }, ++suite.row, suite.rows };
-	bench_checks(&in, &rep.checks);
-	suite.tally.pass += rep.checks.pass;
-	suite.tally.fail += rep.checks.fail;
-	suite.tally.skip += rep.checks.skip;
-	suite.tally.unstable += rep.checks.unstable;
-	if (suite.p->listener && suite.p->listener->variant)
-		suite.p->listener->variant(suite.p->listener->ctx, &rep);
+	struct check_tally checks = { 0, 0, 0, 0 };
+	suite.row++;
+	bench_checks(&in, &checks);
+	suite.tally.pass += checks.pass;
+	suite.tally.fail += checks.fail;
+	suite.tally.skip += checks.skip;
+	suite.tally.unstable += checks.unstable;
 
 	if (d->expect == BENCH_CONTROL)
 		memo_keep(d, slot, f);
@@ -213,8 +212,8 @@ void bench_stage(const struct bench_params *p)
 	suite.samples_in = suite.pool_fallback == pool_mem ? "stack" : "heap";
 
 	suite_setup_counting();
-	suite_setup_aperf(p->image);
-	suite_setup_ledger(p->ledger, p->image);
+	suite_setup_aperf();
+	suite_setup_ledger(p->ledger);
 	suite_setup_extra_events();
 	suite_setup_arenas(arena_notes, sizeof(arena_notes));
 	suite_setup_clock();
@@ -249,6 +248,4 @@ void bench_stage(const struct bench_params *p)
 	arena_release_all();
 	out_text("bench: checks %u passed, %u failed, %u skipped, %u unstable", suite.tally.pass, suite.tally.fail,
 		 suite.tally.skip, suite.tally.unstable);
-	if (p->listener && p->listener->done)
-		p->listener->done(p->listener->ctx, &suite.tally, suite.row);
 }

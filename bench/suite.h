@@ -20,39 +20,16 @@
 #define BENCH_PAGES_4K (1u << 0)
 #define BENCH_PAGES_2M (1u << 1)
 
-/* One measured variant, as the stage hands it to a listener right after its records. */
-struct bench_variant_report {
-	const struct bench_def *d;
-	const char *arena;			/* "4k", "2m", "fallback", or NULL */
-	const struct bench_figures *f;		/* bench/harness.h */
-	const struct bench_figures *control;	/* its control's figures, or NULL */
-	struct check_tally checks;		/* this variant's checks */
-	unsigned index, total;			/* 1-based position among the rows the stage runs */
-};
-
-/*
- * Who else reads the figures as they are measured (the screen's progress,
- * results table and summary), from the run environment.  Every pointer is
- * valid during the call only.
- */
-struct bench_listener {
-	void (*variant)(void *ctx, const struct bench_variant_report *v);
-	void (*done)(void *ctx, const struct check_tally *all, unsigned rows);
-	void *ctx;
-};
-
 /* What the stage needs from the run: its options, already checked, and the CPU it runs on. */
 struct bench_params {
 	const char *bench;	/* bench=: comma list of kernel[.variant], "all", "none" */
 	const char *events;	/* events=: extra events, ';'-separated specs */
 	unsigned iterations, reps, warmup;
 	unsigned pages;		/* BENCH_PAGES_* */
-	bool image;		/* in the UEFI image (APERF is read there only) */
 	const struct cpu_info *cpu;
 	/* What watches each variant after it is measured (AMD IBS), from the run environment. */
 	const struct bench_observer *observers;
 	size_t nobservers;
-	const struct bench_listener *listener;	/* NULL: none */
 	/* The quiet-machine ledger of this processor (the audit stage set it up), or NULL: the stage makes its own. */
 	struct ledger *ledger;
 	/* What the audit stage found (NULL: no audit): figures on the counters it blamed are not printed. */

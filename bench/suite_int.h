@@ -85,8 +85,10 @@ extern struct suite suite;
 /* suite_setup.c */
 const struct event_set *suite_core_event_set(const struct cpu_info *ci);
 void suite_setup_counting(void);
-void suite_setup_aperf(bool image);
-void suite_setup_ledger(struct ledger *given, bool image);
+/* The audit's verdict on a variant's figures (pmu/audit/audit.h): those it refuses are marked so. */
+void suite_apply_audit(const struct count_set *set, struct bench_figures *f);
+void suite_setup_aperf(void);
+void suite_setup_ledger(struct ledger *given);
 void suite_setup_extra_events(void);
 void suite_setup_arenas(char *notes, size_t cap);
 void suite_setup_clock(void);

@@ -34,17 +34,17 @@ void suite_setup_counting(void)
 }
 
 /*
- * APERF is read raw by bench/measure.asm, so only in the image (ring 0) and
+ * APERF is read raw by bench/measure.asm, so only at ring 0 (hw_platform) and
  * only after one safe read showed it is there: a hypervisor may set the
  * CPUID bit and still refuse the MSR.
  */
-void suite_setup_aperf(bool image)
+void suite_setup_aperf(void)
 {
 	struct cpuid_regs r;
 	uint64_t v;
 
 	suite.hs.cycles_msr = 0;
-	if (!image) {
+	if (!hw_platform()->ring0) {
 		suite.aperf_why = "not read from a user process";
 		return;
 	}
@@ -67,13 +67,13 @@ void suite_setup_aperf(bool image)
 
 /*
  * The quiet-machine ledger judges every sample (docs/benchmarks.md).  It
- * clears thermal log bits only in the image, which owns the processor; a
+ * clears thermal log bits only where the run owns the processor (hw_platform); a
  * Linux process leaves them to the kernel's thermal driver.  Its SMI event
  * (AMD) is counted beside each pass when counting is up.
  */
-void suite_setup_ledger(struct ledger *given, bool image)
+void suite_setup_ledger(struct ledger *given)
 {
-	struct ledger_opts o = { .clear_logs = image };
+	struct ledger_opts o = { .clear_logs = hw_platform()->owns_machine };
 	char err[192];
 
 	/* The run's ledger (set up by the audit stage on this processor), else one of the stage's own. */

@@ -91,8 +91,6 @@ static void run_body(void *p)
 	platform_report();
 
 	m->env.cfg = &m->cfg;
-	m->env.image = true;
-	m->env.audit_runner = &audit_runner_ring0;
 	m->env.selftest = kernel_selftest;
 	m->env.pass_selftest = kernel_pass_selftest;
 	/* User kernels from \pmuboot\kernels\ (docs/kernels.md), handed to the run as data. */

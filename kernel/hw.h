@@ -34,6 +34,21 @@ int hw_rdmsr(uint32_t msr, uint64_t *val);
 int hw_wrmsr(uint32_t msr, uint64_t val);
 int hw_rdpmc(uint32_t index, uint64_t *val);
 
+/*
+ * What this platform lets the portable code do, where the image and a
+ * process differ: the code above the seam asks this, never "am I the image".
+ */
+struct hw_platform {
+	/* Privileged instructions may run inline (ring 0): the measuring routines' own RDMSR/WRMSR
+	 * (APERF around a run, the audit's start and stop writes right around its loop). */
+	bool ring0;
+	/* No operating system shares the processor: its thermal logs, its clock and IBS are the run's
+	 * to program.  When not, why not (for records: who owns them). */
+	bool owns_machine;
+	const char *shared_with;
+};
+const struct hw_platform *hw_platform(void);
+
 /* Serialised TSC read (lfence; rdtsc; lfence), the one place timestamps come from. */
 uint64_t hw_tsc(void);
 

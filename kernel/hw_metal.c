@@ -28,6 +28,13 @@ void hw_cpuid(uint32_t leaf, uint32_t subleaf, struct cpuid_regs *out)
 			 : "a"(leaf), "c"(subleaf));
 }
 
+/* The image runs at ring 0 with boot services only: the machine is the run's. */
+const struct hw_platform *hw_platform(void)
+{
+	static const struct hw_platform p = { .ring0 = true, .owns_machine = true, .shared_with = NULL };
+	return &p;
+}
+
 uint64_t hw_tsc(void)
 {
 	uint32_t lo, hi;

@@ -81,7 +81,7 @@ static const char *mode_text(const struct ibs_ctl_info *info)
 	return info->fetch && info->op ? "fetch and op" : info->fetch ? "fetch" : "op";
 }
 
-bool ibs_setup(const struct cpu_info *ci, const struct pmu_caps *caps, const struct config *cfg, bool image,
+bool ibs_setup(const struct cpu_info *ci, const struct pmu_caps *caps, const struct config *cfg,
 	       struct bench_observer *out)
 {
 	struct ibs_ctl_params params;
@@ -113,7 +113,7 @@ bool ibs_setup(const struct cpu_info *ci, const struct pmu_caps *caps, const str
 		ibs_report_absent(why);
 		return false;
 	}
-	if (!image) {
+	if (!hw_platform()->owns_machine) {
 		ibs_report_absent("not attempted by pmuboot-host: under Linux the kernel owns the IBS registers "
 				  "and interrupt (use perf's ibs_op/ibs_fetch, or boot the image)");
 		return false;

@@ -52,8 +52,8 @@ static void stage_pmu(struct run_env *env)
 static void stage_audit(struct run_env *env)
 {
 	const struct timing_info *t = timing_get();
-	/* The image owns the processor and clears its thermal logs; a Linux process leaves them to the kernel. */
-	struct ledger_opts lo = { .clear_logs = env->image };
+	/* Where the run owns the processor it clears its thermal logs; a Linux process leaves them to the kernel. */
+	struct ledger_opts lo = { .clear_logs = hw_platform()->owns_machine };
 	ledger_init_opts(&env->ledger, &env->cpu, &env->caps, &lo);
 	/* A clock pinned and proven (freq=) is the reference every window's APERF/MPERF must hold to. */
 	const struct freq_result *fr = freq_result();
@@ -63,7 +63,9 @@ static void stage_audit(struct run_env *env)
 	struct audit_params p = {
 		.ci = &env->cpu,
 		.caps = &env->caps,
-		.runner = env->audit_runner,
+		/* At ring 0 the start and stop writes go right around the loop; a process makes them through
+		 * hw_wrmsr (/dev/cpu/N/msr) and counts user mode only. */
+		.runner = hw_platform()->ring0 ? &audit_runner_ring0 : &audit_runner_process,
 		.runner_why = "this platform gives no way to run the known-answer loop",
 		.tsc_hz = t ? t->tsc_hz : 0,
 		.ledger = &env->ledger,
@@ -88,7 +90,7 @@ static void stage_ibs(struct run_env *env)
 			  BENCH_MAX_OBSERVERS);
 		return;
 	}
-	if (ibs_setup(&env->cpu, &env->caps, env->cfg, env->image, &env->observers[env->nobservers]))
+	if (ibs_setup(&env->cpu, &env->caps, env->cfg, &env->observers[env->nobservers]))
 		env->nobservers++;
 }
 
@@ -100,8 +102,9 @@ static struct freq_opts clock_opts(const struct run_env *env)
 {
 	const struct config *c = env->cfg;
 	return (struct freq_opts){ (enum freq_ask)c->freq.sel, c->freq.mhz, (enum freq_boost)c->boost,
-				   env->image ? NULL : "pmuboot-host leaves the clock to Linux's cpufreq driver "
-						       "(cpupower frequency-set pins it there)" };
+				   hw_platform()->owns_machine ? NULL
+							: "pmuboot-host leaves the clock to Linux's cpufreq driver "
+							  "(cpupower frequency-set pins it there)" };
 }
 
 static bool measured_here_only(const struct run_env *env, const struct topology *t);
@@ -148,11 +151,9 @@ static void stage_bench(struct run_env *env)
 		.pages = c->arena_page == ARENA_4K   ? BENCH_PAGES_4K
 			 : c->arena_page == ARENA_2M ? BENCH_PAGES_2M
 						     : BENCH_PAGES_4K | BENCH_PAGES_2M,
-		.image = env->image,
 		.cpu = &env->cpu,
 		.observers = env->observers,
 		.nobservers = env->nobservers,
-		.listener = env->bench_listener,
 		.ledger = env->audit.ran ? &env->ledger : NULL,
 		.audit = env->audit.ran ? &env->audit : NULL,
 		.kernel_files = env->kernel_files,

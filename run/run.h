@@ -4,7 +4,8 @@
  * A run is a fixed list of stages (identify, PMU, time, self-tests,
  * benchmarks, ...), each emitting its records as it goes.  The image and
  * the host call run_stages() with the same config, so both print the same
- * records; stages that need bare metal check env->image.
+ * records; what differs is a capability of the platform (kernel/hw.h's
+ * hw_platform: ring 0, owning the machine), never a flag of the run.
  */
 #ifndef PMUBOOT_RUN_RUN_H
 #define PMUBOOT_RUN_RUN_H
@@ -64,7 +65,6 @@ struct run_mp {
 
 struct run_env {
 	const struct config *cfg;
-	bool image;		/* true in the UEFI image, false in pmuboot-host */
 	struct cpu_info cpu;
 	/* Image only: the runtime record and self-tests (kernel_selftest); NULL on the host. */
 	void (*selftest)(const char *list);
@@ -74,15 +74,11 @@ struct run_env {
 	/* Filled by the stages before `bench` (the IBS stage), passed to it in struct bench_params. */
 	struct bench_observer observers[BENCH_MAX_OBSERVERS];
 	size_t nobservers;
-	/* How this platform runs the audit's known-answer loop (the image: audit_runner_ring0; pmuboot-host:
-	 * audit_runner_process), and what the audit found on the processor being measured. */
-	const struct audit_runner *audit_runner;
+	/* What the audit found on the processor being measured. */
 	struct audit_verdict audit;
 	/* The quiet-machine ledger of the processor being measured: the audit stage sets it up, both it and
 	 * the benchmarks judge their windows by it. */
 	struct ledger ledger;
-	/* Set by the caller (the image's screen): reads each variant's figures as the bench stage measures them. */
-	const struct bench_listener *bench_listener;
 	/* User kernel files as the platform read them (boot medium, kernels=DIR), and a host disassembler. */
 	const struct ukernel_file *kernel_files;
 	size_t nkernel_files;

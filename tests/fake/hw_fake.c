@@ -49,6 +49,18 @@ static struct {
 #define RFLAGS_IF (1ull << 9)	/* Intel SDM Vol. 1 §3.4.3 */
 #define RFLAGS_FIXED 2ull	/* bit 1 always reads 1 */
 
+/* By default a machine the run owns, without inline privileged instructions (the tests run as a process). */
+static struct hw_platform platform = { .ring0 = false, .owns_machine = true, .shared_with = NULL };
+
+const struct hw_platform *hw_platform(void) { return &platform; }
+
+void fake_platform_set(bool ring0, bool owns_machine)
+{
+	platform.ring0 = ring0;
+	platform.owns_machine = owns_machine;
+	platform.shared_with = owns_machine ? NULL : "fake: another owner";
+}
+
 void fake_reset(void)
 {
 	memset(&f, 0, sizeof(f));

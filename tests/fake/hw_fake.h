@@ -29,6 +29,9 @@
 /* Forget everything: no CPUID leaves, no MSRs, empty logs, RDPMC raises #UD, no MMIO page,
  * ports all zero, RFLAGS.IF set. */
 void fake_reset(void);
+/* What hw_platform() says (at start: not ring 0, the machine owned).  The kind of machine a test runs on,
+ * not per-processor state: fake_reset leaves it; a test that changes it puts it back. */
+void fake_platform_set(bool ring0, bool owns_machine);
 
 /* CPUID: leaf/subleaf -> regs.  Leaves not set read as zero (as on CPUs past their max leaf). */
 void fake_cpuid_set(uint32_t leaf, uint32_t subleaf, uint32_t eax, uint32_t ebx, uint32_t ecx, uint32_t edx);

@@ -97,6 +97,8 @@ static void machine(bool counting)
 	char why[96];
 
 	fake_reset();
+	/* The stage as pmuboot-host runs it: a process that does not own the machine (no thermal-log clearing). */
+	fake_platform_set(false, false);
 	fake_arena_reset(0);
 	fake_timing_set(&t);
 	memset(&ci, 0, sizeof(ci));
@@ -117,6 +119,7 @@ static int teardown(void **state)
 	(void)state;
 	capture_free(&cap);
 	count_use_backend(&count_backend_msr);
+	fake_platform_set(false, true);
 	fake_arena_reset(0);
 	return 0;
 }

@@ -170,7 +170,7 @@ static void run(const char *opts, bool image, size_t fault_on, size_t refuse_on)
 	config_apply_text(&cfg, "test", false, opts, strlen(opts), report, NULL);
 	memset(&env, 0, sizeof(env));
 	env.cfg = &cfg;
-	env.image = image;
+	fake_platform_set(false, image);
 	env.mp = &mp;
 	capture_start(&cap);
 	run_stages(&env);
@@ -182,6 +182,7 @@ static int teardown(void **state)
 	(void)state;
 	capture_free(&cap);
 	count_use_backend(&count_backend_msr);
+	fake_platform_set(false, true);
 	fake_set_hook(NULL);
 	fake_arena_reset(0);
 	return 0;

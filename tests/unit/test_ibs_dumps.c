@@ -54,7 +54,7 @@ static void one_dump(const char *path)
 	capture_start(&cap);
 	struct bench_observer obs;
 	memset(&obs, 0, sizeof(obs));
-	bool observing = ibs_setup(&ci, &caps, &cfg, true, &obs);
+	bool observing = ibs_setup(&ci, &caps, &cfg, &obs);
 	struct ibs_target t = { ci.family, ci.model, caps.ibs_flags_valid ? caps.ibs_flags : IBS_CAP_DEFAULT };
 	struct ibs_profile p;
 	bool have_profile = ibs_profile_get(&t, &p);

@@ -64,7 +64,7 @@ static void expect_absent(const char *reason)
 {
 	struct capture cap;
 	capture_start(&cap);
-	observing = ibs_setup(&ci, &caps, &cfg, true, &obs);
+	observing = ibs_setup(&ci, &caps, &cfg, &obs);
 	assert_int_equal(capture_record_count(&cap), 1);
 	const char *j = capture_record(&cap, 0);
 	if (!strstr(j, "\"type\":\"ibs\",\"available\":false,\"reason\":\"") || !strstr(j, reason))
@@ -99,11 +99,13 @@ static void absence_is_reported_plainly(void **state)
 	amd(0x11, 3, IBS_CAP_DEFAULT);
 	expect_absent("Family 11h");
 
-	/* pmuboot-host leaves IBS to Linux. */
+	/* pmuboot-host leaves IBS to Linux: a platform that does not own the machine. */
 	amd(0x17, 1, ZEN_CAPS);
+	fake_platform_set(false, false);
 	struct capture cap;
 	capture_start(&cap);
-	assert_false(ibs_setup(&ci, &caps, &cfg, false, &obs));
+	assert_false(ibs_setup(&ci, &caps, &cfg, &obs));
+	fake_platform_set(false, true);
 	assert_non_null(strstr(capture_record(&cap, 0), "not attempted by pmuboot-host"));
 	capture_free(&cap);
 
@@ -202,7 +204,7 @@ static void variants_are_sampled_and_read_back_identically(void **state)
 	amd(0x17, 0x31, ZEN_CAPS);
 	cfg.ibs_raw = true;
 	capture_start(&cap);
-	observing = ibs_setup(&ci, &caps, &cfg, true, &obs);
+	observing = ibs_setup(&ci, &caps, &cfg, &obs);
 	assert_int_equal(capture_record_count(&cap), 0);	/* present: nothing to say before a variant */
 	assert_true(observing);
 	assert_string_equal(obs.name, "ibs");
@@ -274,7 +276,7 @@ static void polled_run_says_why(void **state)
 	amd(0x15, 0x02, IBS_CAP_DEFAULT | IBS_CAP_OPCNT);
 	cfg.ibs = IBS_MODE_OP;
 	capture_start(&cap);
-	observing = ibs_setup(&ci, &caps, &cfg, true, &obs);
+	observing = ibs_setup(&ci, &caps, &cfg, &obs);
 	run_variant("store_forward", "size_mismatch", 0, 3, 3);	/* fetch samples: not armed, none made */
 	const char *j = capture_record(&cap, capture_record_count(&cap) - 1);
 	assert_non_null(strstr(j, "\"delivery\":\"polled\",\"delivery_note\":\"the firmware assigned no APIC LVT"));

@@ -74,7 +74,7 @@ static void machine(const char *vendor, bool ibs)
 	config_apply_text(&cfg, "test", false, opts, strlen(opts), report, NULL);
 	memset(&env, 0, sizeof(env));
 	env.cfg = &cfg;
-	env.image = true;	/* IBS is the image's; the fake CPU has no counters, so no MSR list is executed */
+	fake_platform_set(false, true);	/* IBS needs a machine the run owns; the fake CPU has no counters */
 	capture_start(&cap);
 }
 

@@ -211,7 +211,7 @@ static void run(const struct fake_cpu *cpus, size_t n, size_t bsp, const char *o
 	config_apply_text(&cfg, "test", false, all, strlen(all), report, NULL);
 	memset(&env, 0, sizeof(env));
 	env.cfg = &cfg;
-	env.image = true;
+
 	env.mp = &fake_mp;
 	capture_start(&cap);
 	run_stages(&env);

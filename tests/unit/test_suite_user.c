@@ -55,7 +55,7 @@ static void user_kernels_measured_after_builtins_controls_first(void **state)
 	struct ukernel_hex hex[] = { { "addhex", "4801c8" } };
 	struct bench_params p = { .bench = "ref.add_chain,user.inc_b,user.addhex,user.nope", .events = "",
 				  .iterations = ITERATIONS, .reps = 5, .warmup = 1, .pages = BENCH_PAGES_4K,
-				  .image = false, .cpu = &ci, .kernel_files = files, .nkernel_files = 3,
+				  .cpu = &ci, .kernel_files = files, .nkernel_files = 3,
 				  .kernel_hex = hex, .nkernel_hex = 1, .kernel_timeout_ms = 50 };
 	bench_stage(&p);
 
@@ -88,6 +88,28 @@ static void user_kernels_measured_after_builtins_controls_first(void **state)
 	assert_null(strstr(r[0], "body_hex"));
 }
 
+/* A user kernel's figures go through the audit's verdict like a built-in's: a blamed counter's are refused. */
+static void user_kernels_obey_the_audit(void **state)
+{
+	(void)state;
+	const char *r[4];
+	static struct audit_verdict v;
+	machine(true);
+	memset(&v, 0, sizeof(v));
+	v.ran = true;
+	v.bad_gp = 0xF;
+	snprintf(v.why, sizeof(v.why), "audit: instructions failed on pmc1");
+	struct ukernel_hex hex[] = { { "addhex", "4801c8" } };
+	struct bench_params p = { .bench = "user.addhex", .events = "", .iterations = ITERATIONS, .reps = 3,
+				  .warmup = 0, .pages = BENCH_PAGES_4K, .cpu = &ci, .kernel_hex = hex, .nkernel_hex = 1,
+				  .kernel_timeout_ms = 50, .audit = &v };
+	bench_stage(&p);
+	assert_int_equal(records_of_type(&cap, "bench", r, 4), 1);
+	record_has(r[0], "\"kernel\":\"user\",\"variant\":\"addhex\"");
+	record_has(r[0], "\"cycles\":null,\"cycles_invalid\":\"audit: instructions failed on pmc1\"");
+	record_has(r[0], "\"instructions\":null");
+}
+
 static void nothing_loaded_and_none_chosen(void **state)
 {
 	(void)state;
@@ -106,6 +128,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(user_kernels_measured_after_builtins_controls_first, teardown),
 		cmocka_unit_test_teardown(nothing_loaded_and_none_chosen, teardown),
+		cmocka_unit_test_teardown(user_kernels_obey_the_audit, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -138,7 +138,6 @@ int cmd_identify(int argc, char **argv)
 	config_defaults(&cfg);
 	host_stream_begin("identify");
 	env.cfg = &cfg;
-	env.image = false;
 	/* The "identify" stage, with the /proc/cpuinfo microcode between identifying and reporting. */
 	cpu_identify(&env.cpu);
 	int from_cpuinfo = dump ? -1 : microcode_from_cpuinfo(&env.cpu);

@@ -76,9 +76,6 @@ int cmd_run(int argc, char **argv)
 		config_apply_text(&cfg, source, false, argv[i], strlen(argv[i]), report, NULL);
 	}
 	env.cfg = &cfg;
-	env.image = false;
-	/* A process cannot run WRMSR: the counters' writes go through /dev/cpu/N/msr when the MSR backend counts. */
-	env.audit_runner = &audit_runner_process;
 	/* User kernels: kernels=DIR is this machine's directory (the image reads \pmuboot\kernels\). */
 	static struct ukernel_file kfiles[UK_SET_MAX];
 	if (cfg.kernels[0]) {

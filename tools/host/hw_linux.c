@@ -111,6 +111,14 @@ int hw_rdpmc(uint32_t index, uint64_t *val)
 	return HW_ENODEV;
 }
 
+/* A process: no privileged instructions, and Linux's drivers own the thermal logs, the clock and IBS. */
+const struct hw_platform *hw_platform(void)
+{
+	static const struct hw_platform p = { .ring0 = false, .owns_machine = false,
+					      .shared_with = "Linux, whose drivers own the thermal logs, cpufreq and IBS" };
+	return &p;
+}
+
 uint64_t hw_tsc(void)
 {
 	uint32_t lo, hi;
