@@ -16,7 +16,7 @@
  * EffFreq).  A cycle source where no cycles event can be counted.
  */
 
-/* The event set identification named for this core (pmu/cpu.h), or NULL when it named none. */
+/* The event set identification named for this core (pmu/cpu/cpu.h), or NULL when it named none. */
 const struct event_set *suite_core_event_set(const struct cpu_info *ci)
 {
 	return ci->event_set ? events_set_find(ci->event_set) : NULL;

@@ -5,8 +5,8 @@
  * what they need from the firmware through these functions, each of which
  * says plainly when the firmware cannot help.
  */
-#ifndef PMUBOOT_BOOT_FIRMWARE_H
-#define PMUBOOT_BOOT_FIRMWARE_H
+#ifndef PMUBOOT_KERNEL_FIRMWARE_H
+#define PMUBOOT_KERNEL_FIRMWARE_H
 
 #include <stdbool.h>
 #include <stddef.h>

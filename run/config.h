@@ -8,8 +8,8 @@
  * and the documentation (`pmuboot-host options` prints docs/options.md from
  * it, and a test keeps the two equal).
  */
-#ifndef PMUBOOT_LIB_CONFIG_H
-#define PMUBOOT_LIB_CONFIG_H
+#ifndef PMUBOOT_RUN_CONFIG_H
+#define PMUBOOT_RUN_CONFIG_H
 
 #include "lib/libc.h"
 

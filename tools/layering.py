@@ -147,10 +147,28 @@ def cycle_problems(graph):
     return problems
 
 
+GUARD = re.compile(r"^\s*#\s*ifndef\s+(\w+)", re.M)
+
+
+def guard_problems(root, files):
+    """A header's include guard names its path (PMUBOOT_ + the path, upper case, / and . as _), so a
+    header moved to another room cannot keep a stale name that collides with the next one there."""
+    problems = []
+    for f in files:
+        if not f.endswith(".h"):
+            continue
+        with open(os.path.join(root, f), encoding="utf-8", errors="replace") as fh:
+            m = GUARD.search(fh.read())
+        want = "PMUBOOT_" + re.sub(r"[/.]", "_", f).upper()
+        if m and m.group(1) != want:
+            problems.append(f"{f}: include guard {m.group(1)}, expected {want}")
+    return problems
+
+
 def check(root):
     files = tracked_sources(root)
     graph, problems = read_graph(root, files)
-    return problems + edge_problems(graph) + cycle_problems(graph)
+    return problems + edge_problems(graph) + cycle_problems(graph) + guard_problems(root, files)
 
 
 def main():

@@ -5,8 +5,8 @@
  * safe accessors), never assumed from the model number alone.  Anything
  * absent carries the reason in words, for the `pmu` record.
  */
-#ifndef PMUBOOT_PMU_PMU_CAPS_H
-#define PMUBOOT_PMU_PMU_CAPS_H
+#ifndef PMUBOOT_PMU_CAPS_PMU_CAPS_H
+#define PMUBOOT_PMU_CAPS_PMU_CAPS_H
 
 #include "lib/libc.h"
 #include "lib/record.h"

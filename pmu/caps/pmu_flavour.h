@@ -7,8 +7,8 @@
  * on.  The counter driver (count_msr.c) has no per-vendor code paths: it
  * reads these rows.
  */
-#ifndef PMUBOOT_PMU_PMU_FLAVOUR_H
-#define PMUBOOT_PMU_PMU_FLAVOUR_H
+#ifndef PMUBOOT_PMU_CAPS_PMU_FLAVOUR_H
+#define PMUBOOT_PMU_CAPS_PMU_FLAVOUR_H
 
 #include "pmu/caps/pmu_caps.h"
 

@@ -10,14 +10,14 @@
  * NASM measuring routine executes them immediately around the kernel, so
  * as few instructions as possible are counted that are not the kernel's.
  *
- * Backends: pmu/count_msr.c drives the MSRs (image, unit tests against the
+ * Backends: pmu/count/count_msr.c drives the MSRs (image, unit tests against the
  * fake PMU); tools/host/count_perf.c uses perf_event_open on Linux, where
  * start/stop lists are empty and the enable/disable hooks are used instead.
  * Every MSR the driver writes is saved first and restored by count_restore()
  * on every exit path.
  */
-#ifndef PMUBOOT_PMU_COUNT_H
-#define PMUBOOT_PMU_COUNT_H
+#ifndef PMUBOOT_PMU_COUNT_COUNT_H
+#define PMUBOOT_PMU_COUNT_COUNT_H
 
 #include "events/events.h"
 #include "pmu/cpu/cpu.h"

@@ -4,8 +4,8 @@
  * The backend itself is count_backend_msr (count.h).  These read-only
  * queries let pmuboot-host program describe the PMU it drove.
  */
-#ifndef PMUBOOT_PMU_COUNT_MSR_H
-#define PMUBOOT_PMU_COUNT_MSR_H
+#ifndef PMUBOOT_PMU_COUNT_COUNT_MSR_H
+#define PMUBOOT_PMU_COUNT_COUNT_MSR_H
 
 #include "pmu/count/count.h"
 

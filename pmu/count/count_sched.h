@@ -28,8 +28,8 @@
  * event with no response value) are refused with the reason.
  * docs/counters.md lists them.
  */
-#ifndef PMUBOOT_PMU_COUNT_SCHED_H
-#define PMUBOOT_PMU_COUNT_SCHED_H
+#ifndef PMUBOOT_PMU_COUNT_COUNT_SCHED_H
+#define PMUBOOT_PMU_COUNT_COUNT_SCHED_H
 
 #include "pmu/count/count.h"
 

@@ -15,8 +15,8 @@
  * real CPU, the fake one of the unit tests, or, in `pmuboot-host program`,
  * the PMU model (pmu/count/pmu_model.h) of a dump's CPU.
  */
-#ifndef PMUBOOT_PMU_MSR_SAVE_H
-#define PMUBOOT_PMU_MSR_SAVE_H
+#ifndef PMUBOOT_PMU_COUNT_MSR_SAVE_H
+#define PMUBOOT_PMU_COUNT_MSR_SAVE_H
 
 #include "lib/libc.h"
 #include "lib/record.h"

@@ -5,8 +5,8 @@
  * perf backend (PERF_TYPE_RAW's config is the select without those bits,
  * on AMD with event bits 11:8 at 35:32, as Linux expects).
  */
-#ifndef PMUBOOT_PMU_PMU_ENCODE_H
-#define PMUBOOT_PMU_PMU_ENCODE_H
+#ifndef PMUBOOT_PMU_COUNT_PMU_ENCODE_H
+#define PMUBOOT_PMU_COUNT_PMU_ENCODE_H
 
 #include "events/events.h"
 #include "pmu/caps/pmu_flavour.h"

@@ -30,8 +30,8 @@
  *     event CPUID.0AH:EBX marks unavailable counts nothing on a general
  *     counter.  So a scheduler that misplaces an event shows zero counts.
  */
-#ifndef PMUBOOT_PMU_PMU_MODEL_H
-#define PMUBOOT_PMU_PMU_MODEL_H
+#ifndef PMUBOOT_PMU_COUNT_PMU_MODEL_H
+#define PMUBOOT_PMU_COUNT_PMU_MODEL_H
 
 #include "pmu/cpu/cpu.h"
 #include "pmu/caps/pmu_caps.h"

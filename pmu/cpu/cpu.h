@@ -7,8 +7,8 @@
  * comes from the table in pmu/uarch_table.c; a CPU the table does not know
  * is reported with its raw numbers and a family-level fallback, marked so.
  */
-#ifndef PMUBOOT_PMU_CPU_H
-#define PMUBOOT_PMU_CPU_H
+#ifndef PMUBOOT_PMU_CPU_CPU_H
+#define PMUBOOT_PMU_CPU_CPU_H
 
 #include "lib/libc.h"
 #include "lib/record.h"

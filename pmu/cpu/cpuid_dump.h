@@ -27,8 +27,8 @@
  * digits, a CPU block without leaf 0 or leaf 1 - is an error naming the
  * line, never a guess.
  */
-#ifndef PMUBOOT_PMU_CPUID_DUMP_H
-#define PMUBOOT_PMU_CPUID_DUMP_H
+#ifndef PMUBOOT_PMU_CPU_CPUID_DUMP_H
+#define PMUBOOT_PMU_CPU_CPUID_DUMP_H
 
 #include "kernel/hw.h"
 #include "lib/libc.h"

@@ -4,8 +4,8 @@
  * pmuboot's compact fixtures and Debian `cpuid -r` output).  Not for use
  * outside pmu/cpu/cpuid_dump*.
  */
-#ifndef PMUBOOT_PMU_CPUID_DUMP_INTERNAL_H
-#define PMUBOOT_PMU_CPUID_DUMP_INTERNAL_H
+#ifndef PMUBOOT_PMU_CPU_CPUID_DUMP_INTERNAL_H
+#define PMUBOOT_PMU_CPU_CPUID_DUMP_INTERNAL_H
 
 #include "pmu/cpu/cpuid_dump.h"
 

@@ -14,8 +14,8 @@
  * The table holds no pointers (strings live in fixed arrays), so the image
  * carries no relocations for it.
  */
-#ifndef PMUBOOT_PMU_UARCH_H
-#define PMUBOOT_PMU_UARCH_H
+#ifndef PMUBOOT_PMU_CPU_UARCH_H
+#define PMUBOOT_PMU_CPU_UARCH_H
 
 #include "lib/libc.h"
 #include "pmu/cpu/cpu.h"

@@ -27,8 +27,8 @@
  * pmuboot-host (Linux's cpufreq driver owns these MSRs), under an emulator,
  * or where no control is found; the record says why and the run goes on.
  */
-#ifndef PMUBOOT_PMU_FREQ_H
-#define PMUBOOT_PMU_FREQ_H
+#ifndef PMUBOOT_PMU_FREQ_FREQ_H
+#define PMUBOOT_PMU_FREQ_FREQ_H
 
 #include "lib/libc.h"
 #include "lib/record.h"

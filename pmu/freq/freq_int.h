@@ -8,8 +8,8 @@
  * save list (freq_save.c).  freq.c chooses the level and keeps the result;
  * freq_measure.c measures the clock.
  */
-#ifndef PMUBOOT_PMU_FREQ_INT_H
-#define PMUBOOT_PMU_FREQ_INT_H
+#ifndef PMUBOOT_PMU_FREQ_FREQ_INT_H
+#define PMUBOOT_PMU_FREQ_FREQ_INT_H
 
 #include "pmu/freq/freq.h"
 #include "pmu/count/msr_save.h"

@@ -22,8 +22,8 @@
  * Zen 4 (Fn8000_001B_EAX[11]) and Zen 5 (Fn8000_001B_EAX[19]) additions are
  * as AMD's own Linux patches describe them (arch/x86/include/asm/amd-ibs.h).
  */
-#ifndef PMUBOOT_PMU_IBS_REGS_H
-#define PMUBOOT_PMU_IBS_REGS_H
+#ifndef PMUBOOT_PMU_IBS_IBS_REGS_H
+#define PMUBOOT_PMU_IBS_IBS_REGS_H
 
 #include "lib/x86/msr_amd.h"
 #include "lib/libc.h"

@@ -1,6 +1,6 @@
 /* tests/fake/capture.h - an output sink that keeps every line, for asserting on output. */
-#ifndef PMUBOOT_TESTS_CAPTURE_H
-#define PMUBOOT_TESTS_CAPTURE_H
+#ifndef PMUBOOT_TESTS_FAKE_CAPTURE_H
+#define PMUBOOT_TESTS_FAKE_CAPTURE_H
 
 #include <stddef.h>
 #include "lib/out.h"

@@ -1,7 +1,7 @@
 /*
  * tests/fake/fake_pmu.h - a modelled PMU inside the fake CPU.
  *
- * Installs pmu/pmu_model.h behind hw_fake's MSR hook, so hw_rdmsr/hw_wrmsr
+ * Installs pmu/count/pmu_model.h behind hw_fake's MSR hook, so hw_rdmsr/hw_wrmsr
  * reach counters that count, wrap, gate on global control and #GP where
  * the modelled CPU has no such MSR.  Every successful write still lands in
  * hw_fake's write log (fake_log_*).  MSRs outside the PMU ranges fall

@@ -8,8 +8,8 @@
  * the parser promises beyond not crashing; a broken one aborts, which both
  * drivers report as a finding.
  */
-#ifndef PMUBOOT_TESTS_FUZZ_H
-#define PMUBOOT_TESTS_FUZZ_H
+#ifndef PMUBOOT_TESTS_FUZZ_FUZZ_H
+#define PMUBOOT_TESTS_FUZZ_FUZZ_H
 
 #include <stddef.h>
 #include <stdint.h>

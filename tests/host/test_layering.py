@@ -55,6 +55,12 @@ def test_header_circle_is_caught(ctx):
     assert any("circle" in p and "lib/a.h" in p for p in probs), probs
 
 
+def test_stale_include_guard_is_caught(ctx):
+    probs = _check({"pmu/count/a.h": "#ifndef PMUBOOT_PMU_A_H\n#define PMUBOOT_PMU_A_H\n#endif\n"})
+    assert any("include guard PMUBOOT_PMU_A_H, expected PMUBOOT_PMU_COUNT_A_H" in p for p in probs), probs
+    assert _check({"pmu/count/a.h": "#ifndef PMUBOOT_PMU_COUNT_A_H\n#define PMUBOOT_PMU_COUNT_A_H\n#endif\n"}) == []
+
+
 def test_relative_include_is_refused(ctx):
     probs = _check({"lib/a.c": '#include "b.h"\n', "lib/b.h": "\n"})
     assert any("not a path from the repository root" in p for p in probs), probs

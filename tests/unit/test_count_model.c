@@ -1,5 +1,5 @@
 /*
- * The PMU model behind the fake CPU (pmu/pmu_model.c): the tests above are
+ * The PMU model behind the fake CPU (pmu/count/pmu_model_host.c): the tests above are
  * only as good as it, so its rules are checked against the manuals here -
  * MSRs that exist or #GP, reserved bits, legacy sign-extended counter
  * writes, reset values, gating, wrap and overflow status.

@@ -6,7 +6,7 @@
  * ibs_raw=on.  Samples are grouped per kernel variant in the order they were
  * printed: a variant's samples come first, then its ibs record (which gives
  * the CPU's IBS capabilities and what was sampled).  Each group is decoded
- * with the image's own code (pmu/ibs_decode.c) and printed as one ibs record
+ * with the image's own code (pmu/ibs/ibs_decode.c) and printed as one ibs record
  * ("source":"capture") and a readable table, so the numbers are the image's.
  *
  * Only complete runs are read (lib/capture.h: begin to end, count and CRC

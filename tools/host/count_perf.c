@@ -3,7 +3,7 @@
  *
  * pmuboot-host cannot own the PMU: the kernel does.  This backend asks it
  * for PERF_TYPE_RAW events whose config is the same select encoding the MSR
- * backend programs (pmu/pmu_encode.h: event | umask << 8 | edge, inv, any,
+ * backend programs (pmu/count/pmu_encode.h: event | umask << 8 | edge, inv, any,
  * cmask, and on AMD event bits 11:8 at 35:32), one perf group per pass so
  * the events of a pass are counted over the same instructions.  The
  * start/stop lists stay empty; the enable/disable hooks switch the group
