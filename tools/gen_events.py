@@ -60,7 +60,6 @@ ENCODING_FLAGS = ("inv", "edge", "any")
 HAND_FLAGS = ("inv", "edge", "any", "precise", "fixed_only")
 NAME_RE = re.compile(r"^[A-Za-z0-9_.]+$")
 KEY_RE = re.compile(r"^[a-z0-9_]+$")
-KEY_MAX = 15           # pmu/uarch.h UARCH_EVENT_SET_MAX - 1
 NAME_MAX = 79          # struct event_spec.name is char[80]
 DESC_MAX = 100         # keep the image small: descriptions are one short line
 MAX_GP_COUNTERS = 16   # ev_rec.counters is a 16-bit mask
@@ -225,8 +224,8 @@ class Vocabulary:
         order = []
         for n, r in rows:
             where = f"{self.path('sets')}:{n}"
-            if not KEY_RE.match(r["key"]) or len(r["key"]) > KEY_MAX:
-                raise DataError(f"{where}: key '{r['key']}' must be 1..{KEY_MAX} lower-case letters, digits and _")
+            if not KEY_RE.match(r["key"]):
+                raise DataError(f"{where}: key '{r['key']}' must be lower-case letters, digits and _")
             if r["key"] in self.setrows:
                 raise DataError(f"{where}: key '{r['key']}' listed twice")
             if r["vendor"] not in ("intel", "amd"):
