@@ -9,6 +9,7 @@
 #include "lib/crc32.h"
 #include "lib/json_read.h"
 #include "lib/record.h"
+#include "lib/strbuf.h"
 
 #define ESC 0x1b
 #define BEL 0x07
@@ -320,19 +321,16 @@ static void read_end_fields(const struct json_doc *doc, struct end_fields *e)
 	e->status_str = status && status->type == JSON_STRING;
 }
 
-/* One line of the run's problems (c->problems[first..]), as capture.py's Run.summary() puts them. */
+/* One line of the run's problems (c->problems[first..]), as capture.py's Run.summary() puts them;
+ * cut short where the buffer ends. */
 static void summarise(const struct capture_file *c, size_t first, struct capture_run *r)
 {
 	size_t n = 0, total = c->nproblems - first, shown = total < SUMMARY_SHOWN ? total : SUMMARY_SHOWN;
 	r->problem[0] = '\0';
-	for (size_t i = 0; i < shown && n < sizeof(r->problem) - 1; i++) {
-		n += (size_t)snprintf(r->problem + n, sizeof(r->problem) - n, "%s%s", i ? "; " : "",
-				      c->problems[first + i].text);
-		if (n >= sizeof(r->problem))
-			n = sizeof(r->problem) - 1;
-	}
-	if (total > shown && n < sizeof(r->problem) - 1)
-		snprintf(r->problem + n, sizeof(r->problem) - n, "; and %zu more problem(s)", total - shown);
+	for (size_t i = 0; i < shown; i++)
+		n = str_appendf(r->problem, sizeof(r->problem), n, "%s%s", i ? "; " : "", c->problems[first + i].text);
+	if (total > shown)
+		str_appendf(r->problem, sizeof(r->problem), n, "; and %zu more problem(s)", total - shown);
 }
 
 /* Run.check(): the end record's count, CRC and status, in capture.py's order. */
