@@ -76,7 +76,7 @@ FAKE_OBJS := $(patsubst %.c,$(B)/host/%.o,$(FAKE_C))
 # The build id is a hash of the sources, so it changes exactly when they do (not the
 # generated version.h, which holds the id: hashing it changed the id on every make).
 ID_SOURCES := $(sort $(PORTABLE_C) $(HOSTED_C) $(IMAGE_ONLY_C) $(PORTABLE_ASM) $(IMAGE_ONLY_ASM) $(HOST_ONLY_C) \
-	$(filter-out $(B)/% %/gen/version.h,$(wildcard */*.h */*/*.h)) $(wildcard events/*.csv) linker.ld VERSION)
+	$(filter-out $(B)/% %/gen/version.h,$(wildcard */*.h */*/*.h)) $(wildcard events/*.csv pmu/*/*.csv) linker.ld VERSION)
 BUILD_ID := $(shell cat $(ID_SOURCES) 2>/dev/null | sha256sum | cut -c1-12)
 VERSION := $(shell cat VERSION)
 

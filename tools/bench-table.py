@@ -23,8 +23,11 @@ do not count), 1 when the benchmark could not run, 2 when a target was missed.
 Extra key=value words go to `pmuboot-host run` after the defaults below.
 """
 import json
+import os
 import subprocess
 import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 EXIT_MET, EXIT_NOT_RUN, EXIT_MISSED = 0, 1, 2
 SPREAD_TARGET = 0.02    # docs/benchmarks.md: (max - min) / median within 2 %
@@ -56,46 +59,30 @@ PUBLISHED = {
     "zen5": ("Zen 5", 14.0, "size_mismatch", "Chips and Cheese (Strix Point article): 14"),
 }
 
-# (vendor, family) -> [(first model, last model, key)]; display values.
-CORES = {
-    ("intel", 6): [
-        (0x2A, 0x2A, "sandybridge"), (0x2D, 0x2D, "sandybridge"),
-        (0x3A, 0x3A, "ivybridge"), (0x3E, 0x3E, "ivybridge"),
-        (0x3C, 0x3C, "haswell"), (0x3F, 0x3F, "haswell"), (0x45, 0x46, "haswell"),
-        (0x4E, 0x4E, "skylake"), (0x5E, 0x5E, "skylake"), (0x55, 0x55, "skylake"),
-        (0x8E, 0x8E, "skylake"), (0x9E, 0x9E, "skylake"), (0xA5, 0xA6, "skylake"),
-        (0x6A, 0x6A, "icelake"), (0x6C, 0x6C, "icelake"), (0x7D, 0x7E, "icelake"),
-        (0x86, 0x86, "tremont"), (0x96, 0x96, "tremont"), (0x9C, 0x9C, "tremont"),
-        (0x97, 0x97, "goldencove"), (0x9A, 0x9A, "goldencove"), (0x8F, 0x8F, "goldencove"),
-        (0xB7, 0xB7, "goldencove"), (0xBA, 0xBA, "goldencove"), (0xBF, 0xBF, "goldencove"),
-        (0xCF, 0xCF, "goldencove"),
-    ],
-    ("amd", 0x17): [(0x30, 0xAF, "zen2")],
-    ("amd", 0x19): [(0x10, 0x1F, "zen4"), (0x60, 0x7F, "zen4"), (0xA0, 0xAF, "zen4")],
-    ("amd", 0x1A): [(0x00, 0xFF, "zen5")],
+# Event-set keys whose core is another key's, for a published figure: the server and embedded
+# parts of a client core count with their own vendor file but are the same core.
+SAME_CORE = {
+    "jaketown": "sandybridge", "ivytown": "ivybridge", "haswellx": "haswell",
+    "skylake_server": "skylake", "cascadelakex": "skylake", "icelake_server": "icelake",
+    "sapphirerapids": "goldencove", "emeraldrapids": "goldencove", "elkhartlake": "tremont",
 }
 
 
-# Event-set keys (events/sets.csv) that share a published figure with another key.
-SAME_CORE = {"skylake_server": "skylake", "icelake_server": "icelake"}
+def check_keys(root=ROOT):
+    """Every key above is a key of events/sets.csv, the one list of them (read as the table
+    generators read it); returns the unknown ones."""
+    sys.path.insert(0, os.path.join(root, "tools"))
+    import gen_uarch
+    known = {key for key, _, _ in gen_uarch.read_sets(root)}
+    return sorted(k for k in set(PUBLISHED) | set(SAME_CORE) | set(SAME_CORE.values()) if k not in known)
 
 
 def core_key(cpu):
-    """The PUBLISHED key for this cpu record, or None.  The event-set key that
-    identification puts in the cpu record names the core; without it, our own
-    (vendor, family, model) table does."""
-    for field in ("event_set", "uarch_key"):
-        key = SAME_CORE.get(cpu.get(field), cpu.get(field))
-        if key in PUBLISHED:
-            return key
-    try:
-        fam, model = int(cpu["family"], 16), int(cpu["model"], 16)
-    except (KeyError, ValueError, TypeError):
-        return None
-    for lo, hi, key in CORES.get((cpu.get("vendor"), fam), []):
-        if lo <= model <= hi:
-            return key
-    return None
+    """The PUBLISHED key for this cpu record, or None: identification's event set (pmu/cpu/uarch.csv)
+    names the core, so the figure follows what the record says this CPU is."""
+    key = cpu.get("event_set")
+    key = SAME_CORE.get(key, key)
+    return key if key in PUBLISHED else None
 
 
 def run(host, extra):
@@ -121,6 +108,10 @@ def spread(c):
 
 
 def main(argv):
+    unknown = check_keys()
+    if unknown:
+        print(f"bench-table: not keys of events/sets.csv: {', '.join(unknown)}", file=sys.stderr)
+        return EXIT_NOT_RUN
     host = argv[1] if len(argv) > 1 and "=" not in argv[1] else "build/pmuboot-host"
     extra = [a for a in argv[1:] if "=" in a]
     p, recs = run(host, extra)

@@ -22,11 +22,12 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from events_import import vendor_csv  # noqa: E402
+
 
 EVENT_COLUMNS = ["name", "event", "umask", "cmask", "flags", "counters", "fixed", "roles", "source",
                  "description"]
-VENDOR_COLUMNS = ["name", "event", "umask", "umask_ext", "cmask", "flags", "counters", "counters_htoff", "fixed",
-                  "msr", "msr_value", "alt", "errata"]
 SET_COLUMNS = ["key", "vendor", "bases", "doc", "name", "perf", "vendor_name", "data"]
 IBS_COLUMNS = ["code", "name", "abbrev", "description"]
 
@@ -58,12 +59,9 @@ FLAGS = {"inv": "EVF_INV", "edge": "EVF_EDGE", "any": "EVF_ANY", "precise": "EVF
          "pair": "EVF_PAIR", "deprecated": "EVF_DEPRECATED"}
 ENCODING_FLAGS = ("inv", "edge", "any")
 HAND_FLAGS = ("inv", "edge", "any", "precise", "fixed_only")
-NAME_RE = re.compile(r"^[A-Za-z0-9_.]+$")
 KEY_RE = re.compile(r"^[a-z0-9_]+$")
-KEY_MAX = 15           # pmu/uarch.h UARCH_EVENT_SET_MAX - 1
-NAME_MAX = 79          # struct event_spec.name is char[80]
+NAME_MAX = vendor_csv.NAME_MAX
 DESC_MAX = 100         # keep the image small: descriptions are one short line
-MAX_GP_COUNTERS = 16   # ev_rec.counters is a 16-bit mask
 IMAGE_SPARE = 64       # image pool slots beyond the largest set (a fallback set, a spec's lookups)
 NO_COUNTER = -1        # a counter rule that leaves no counter (intersection of disjoint lists)
 # ev_code_rule.flags and ev_amd_rule.flags (events/events_table.h)
@@ -111,24 +109,20 @@ def parse_int(text, what, where, limit):
 
 
 def parse_counters(text, where):
-    """'' = any counter; '0-3' a range; '0+2' a list; ranges and lists combine ('0-1+4')."""
-    if not text:
-        return 0
-    mask = 0
-    for part in text.split("+"):
-        lo, _, hi = part.partition("-")
-        a = parse_int(lo, "counter", where, MAX_GP_COUNTERS - 1)
-        b = parse_int(hi, "counter", where, MAX_GP_COUNTERS - 1) if hi else a
-        if b < a:
-            raise DataError(f"{where}: counter range '{part}' runs backwards")
-        for c in range(a, b + 1):
-            mask |= 1 << c
-    return mask
+    """'' = any counter; '0-3' a range; '0+2' a list; ranges and lists combine ('0-1+4'): the vendor
+    format's spelling (tools/events_import/vendor_csv.py), which role rows share."""
+    try:
+        return vendor_csv.parse_mask(text, where)
+    except vendor_csv.FormatError as e:
+        raise DataError(str(e)) from None
 
 
 def check_name(name, where):
-    if not NAME_RE.match(name) or len(name) > NAME_MAX:
-        raise DataError(f"{where}: event name '{name}' must be 1..{NAME_MAX} of A-Z a-z 0-9 _ .")
+    """The vendor format's name rule: a role row names a vendor event."""
+    try:
+        vendor_csv.check_name(name, where)
+    except vendor_csv.FormatError as e:
+        raise DataError(str(e)) from None
 
 
 def parse_flags(text, where, allowed):
@@ -186,25 +180,11 @@ def parse_event(row, where, vendor, doc, with_data):
 
 
 def parse_vendor_row(row, where, vendor, doc):
-    ev = blank_event(row["name"])
-    check_name(row["name"], where)
-    ev["event"] = parse_int(row["event"], "event", where, 0xFFF if vendor == "amd" else 0xFF)
-    ev["umask"] = parse_int(row["umask"], "umask", where, 0xFF)
-    ev["umask_ext"] = parse_int(row["umask_ext"], "umask_ext", where, 0xFF) if row["umask_ext"] else 0
-    ev["cmask"] = parse_int(row["cmask"], "cmask", where, 0xFF) if row["cmask"] else 0
-    ev["flags"] = parse_flags(row["flags"], where, tuple(FLAGS))
-    ev["counters"] = parse_counters(row["counters"], where)
-    ev["htoff"] = parse_counters(row["counters_htoff"], where)
-    ev["fixed"] = parse_int(row["fixed"], "fixed counter", where, 7) if row["fixed"] else -1
-    msrs = [parse_int(m, "msr", where, 0xFFFF) for m in row["msr"].split("+")] if row["msr"] else []
-    if len(msrs) > 2:
-        raise DataError(f"{where}: more than two extra MSRs")
-    ev["msr"] = tuple(msrs + [0] * (2 - len(msrs)))
-    ev["msr_value"] = parse_int(row["msr_value"], "msr_value", where, (1 << 64) - 1) if row["msr_value"] else 0
-    if row["alt"]:
-        a, _, b = row["alt"].partition("/")
-        ev["alt"] = (parse_int(a, "alt event", where, 0xFF), parse_int(b, "alt umask", where, 0xFF))
-    ev["errata"] = row["errata"]
+    """A vendor row, read as tools/events_import/vendor_csv.py (the format's one definition) says."""
+    try:
+        ev = dict(blank_event(row["name"]), **vendor_csv.decode(row, where, vendor))
+    except vendor_csv.FormatError as e:
+        raise DataError(str(e)) from None
     ev["source"] = doc
     return ev
 
@@ -225,8 +205,8 @@ class Vocabulary:
         order = []
         for n, r in rows:
             where = f"{self.path('sets')}:{n}"
-            if not KEY_RE.match(r["key"]) or len(r["key"]) > KEY_MAX:
-                raise DataError(f"{where}: key '{r['key']}' must be 1..{KEY_MAX} lower-case letters, digits and _")
+            if not KEY_RE.match(r["key"]):
+                raise DataError(f"{where}: key '{r['key']}' must be lower-case letters, digits and _")
             if r["key"] in self.setrows:
                 raise DataError(f"{where}: key '{r['key']}' listed twice")
             if r["vendor"] not in ("intel", "amd"):
@@ -263,7 +243,7 @@ class Vocabulary:
         if not os.path.exists(vpath):
             raise DataError(f"{vpath}: missing; run `python3 -m tools.events_import` (needs ../shared/vendor-events)")
         events, by_name = [], {}
-        for n, row in read_csv(vpath, VENDOR_COLUMNS):
+        for n, row in read_csv(vpath, vendor_csv.COLUMNS):
             where = f"{vpath}:{n}"
             ev = parse_vendor_row(row, where, r["vendor"], r["doc"])
             if ev["name"].upper() in by_name:

@@ -235,7 +235,7 @@ static void detect_intel_arch(const struct cpu_info *ci, struct pmu_caps *c)
 		c->n_fixed = (uint8_t)A_EDX_NFIXED(r.edx);
 		c->fixed_width = (uint8_t)A_EDX_FIXED_WIDTH(r.edx);
 		c->any_thread_deprecated = (r.edx & A_EDX_ANYTHREAD_DEPRECATED) != 0;
-		if (c->n_fixed == 0 && !ci->hypervisor && ci->event_set && strcmp(ci->event_set, "core") == 0) {
+		if (c->n_fixed == 0 && !ci->hypervisor && ci->uarch_pmu == UARCH_PMU_CORE2) {
 			c->n_fixed = CORE2_FIXED_COUNTERS;
 			c->fixed_width = c->gp_width;
 			c->fixed_assumed = true;
@@ -276,8 +276,8 @@ static void detect_intel(const struct cpu_info *ci, struct pmu_caps *c)
 
 	if (ci->max_leaf >= CPUID_LEAF_ARCH_PERFMON) {
 		detect_intel_arch(ci, c);
-	} else if (ci->uarch_key && strncmp(ci->uarch_key, "pentium", 7) == 0) {
-		/* The P6 family (pentium_pro, pentium2, pentium3, pentium_m: each its own event set). */
+	} else if (ci->uarch_pmu == UARCH_PMU_P6) {
+		/* The P6 family (Pentium Pro, II, III, M: identification's pmu column, pmu/cpu/uarch.csv). */
 		c->kind = PMU_INTEL_P6;
 		c->n_gp = P6_COUNTERS;
 		c->gp_width = P6_COUNTER_WIDTH;

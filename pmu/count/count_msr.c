@@ -322,7 +322,7 @@ static bool msr_init(const struct cpu_info *ci, const struct pmu_caps *caps, con
 	st.arch_pmu = caps->kind == PMU_INTEL_ARCH;
 	st.arch_len = caps->arch_events_len;
 	st.arch_absent = caps->arch_events_absent;
-	st.arch_only = !ci || !ci->event_set || !strcmp(ci->event_set, EVENT_SET_INTEL_FALLBACK);
+	st.arch_only = !ci || !ci->event_set || uarch_event_set_is_fallback(ci->event_set);
 	/* Intel's legacy counter address takes EAX sign-extended (SDM Vol. 3B 20.2.5, Full-Width
 	 * Writes): without IA32_A_PMCx (Core 2, Nehalem, Westmere, early Atoms, P6) a value with other
 	 * bits above 31 cannot be written back. */

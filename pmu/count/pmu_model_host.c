@@ -498,7 +498,7 @@ static bool constraint_allows(const struct pmu_model *m, unsigned c, uint64_t s,
 	if (m->cfg.kind == PMU_INTEL_ARCH && !cmask && !inv && !edge) {
 		/* EBX marks it absent; past EAX[31:24] it is unknown unless the core's table has it. */
 		int b = arch_bit(event, umask);
-		bool known = m->cfg.events && strcmp(m->cfg.events->key, EVENT_SET_INTEL_FALLBACK);
+		bool known = m->cfg.events && !uarch_event_set_is_fallback(m->cfg.events->key);
 		if (b >= 0 && (b < m->cfg.arch_len ? (m->cfg.arch_absent & (1u << b)) != 0 : !known))
 			return false;
 	}

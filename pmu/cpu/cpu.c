@@ -165,6 +165,7 @@ static void identify_uarch(struct cpu_info *ci)
 	ci->event_set = m.event_set;
 	ci->event_set_basis = m.event_set ? uarch_basis_name(m.basis) : NULL;
 	ci->event_set_note = m.note;
+	ci->uarch_pmu = m.pmu;
 	ci->fallback = m.fallback;
 	ci->fallback_kind = uarch_fallback_name(m.fallback_kind);
 	memcpy(ci->fallback_reason, m.reason, sizeof(ci->fallback_reason));

@@ -4,8 +4,9 @@
  * Everything is derived from CPUID (through kernel/hw.h) so the same code
  * identifies the CPU in the image, on the host, and from a CPUID dump; the
  * microcode revision is the one MSR read (safely).  The microarchitecture
- * comes from the table in pmu/uarch_table.c; a CPU the table does not know
- * is reported with its raw numbers and a family-level fallback, marked so.
+ * comes from the table pmu/cpu/uarch.csv (pmu/cpu/uarch.h); a CPU the table
+ * does not know is reported with its raw numbers and a family-level
+ * fallback, marked so.
  */
 #ifndef PMUBOOT_PMU_CPU_CPU_H
 #define PMUBOOT_PMU_CPU_CPU_H
@@ -15,6 +16,19 @@
 #include "lib/x86/cpuid.h"
 
 enum cpu_vendor { VENDOR_UNKNOWN, VENDOR_INTEL, VENDOR_AMD, VENDOR_HYGON };
+
+/*
+ * What identification knows of a core's PMU where CPUID does not say it all
+ * (pmu/cpu/uarch.csv, column pmu): pmu/caps chooses the counter driver by it,
+ * never by a core's name.
+ */
+enum uarch_pmu {
+	UARCH_PMU_CPUID,	/* CPUID describes the PMU (Intel leaf 0AH, AMD's leaves) */
+	UARCH_PMU_CORE2,	/* architectural v2 with three fixed counters even where CPUID.0AH:EDX reports none */
+	UARCH_PMU_P6,		/* P6-family counters (PerfEvtSel0/1, PerfCtr0/1) on a part without leaf 0AH */
+	UARCH_PMU_UNSUPPORTED,	/* counters pmuboot does not drive (NetBurst ESCR/CCCR, P5 CESR): the note says */
+	UARCH_PMU_NONE,		/* no performance counters at all (AMD-K6) */
+};
 
 struct cpu_info {
 	enum cpu_vendor vendor;
@@ -48,6 +62,7 @@ struct cpu_info {
 	const char *event_set;		/* events/ key, NULL when none applies */
 	const char *event_set_basis;	/* "vendor", "related_core", "generic"; NULL with no event set */
 	const char *event_set_note;	/* why a related core's set, or why none; NULL otherwise */
+	enum uarch_pmu uarch_pmu;	/* the core's PMU where CPUID does not say it (UARCH_PMU_CPUID otherwise) */
 	bool fallback;			/* not an exact table match: see fallback_kind, fallback_reason */
 	const char *fallback_kind;	/* "generic", "assumed_p_core", "unlisted_native_model", "unlisted_stepping" */
 	char fallback_reason[200];

@@ -2,17 +2,19 @@
  * pmu/cpu/uarch.h - which core microarchitecture a CPUID signature is, and the
  * event set (events/) its performance events come from.
  *
- * The table (pmu/cpu/uarch_table.c) is data: one row per vendor + display
- * family + model range (+ stepping range, + hybrid core type and native
- * model ID), each naming a microarchitecture descriptor: a short key, the
- * core's name, its event-set key and on what basis that set applies (the
- * vendor data's own mapping, or the set of the core it is built on where the
- * vendor data has no entry, with a note saying so).  A CPU no row matches
- * gets a fallback, marked with its kind and the reason - never a guess
- * presented as fact.
+ * The table is data: pmu/cpu/uarch.csv, compiled by tools/gen_uarch.py into
+ * $(B)/gen/uarch_table.c.  One row per vendor + display family + model range
+ * (+ stepping range, + hybrid core type and native model ID), each naming a
+ * microarchitecture descriptor: a short key, the core's name, its event set
+ * (a key of events/sets.csv, the one list of them), on what basis that set
+ * applies (the vendor data's own mapping, or the set of the core it is built
+ * on where the vendor data has no entry, with a note saying so) and what the
+ * core's PMU is where CPUID does not say (enum uarch_pmu).  A CPU no row
+ * matches gets a fallback, marked with its kind and the reason - never a
+ * guess presented as fact.
  *
- * The table holds no pointers (strings live in fixed arrays), so the image
- * carries no relocations for it.
+ * The table holds no pointers (strings are offsets into one pool), so the
+ * image carries no relocations for it.
  */
 #ifndef PMUBOOT_PMU_CPU_UARCH_H
 #define PMUBOOT_PMU_CPU_UARCH_H
@@ -31,9 +33,7 @@
  */
 #define UARCH_NATIVE_ANY 0xffffffffu
 
-#define UARCH_KEY_MAX 16
-#define UARCH_NAME_MAX 44
-#define UARCH_NO_EVENT_SET 0xff
+#define UARCH_NO_EVENT_SET 0xff	/* a descriptor's event_set: none (tools/gen_uarch.py NO_EVENT_SET) */
 
 /* Why a row's event set applies to the CPUs it matches. */
 enum uarch_basis {
@@ -53,11 +53,12 @@ enum uarch_fallback {
 };
 
 struct uarch_desc {
-	char key[UARCH_KEY_MAX];	/* short key, e.g. "cascadelake" */
-	char name[UARCH_NAME_MAX];	/* core microarchitecture, e.g. "Skylake server core (Cascade Lake)" */
-	uint8_t event_set;		/* index into uarch_event_sets, or UARCH_NO_EVENT_SET */
+	uint16_t key;			/* short key, e.g. "cascadelake" (uarch_desc_key) */
+	uint16_t name;			/* core microarchitecture, e.g. "Skylake server core (Cascade Lake)" */
+	uint8_t event_set;		/* index of its event set (uarch_event_set_key), or UARCH_NO_EVENT_SET */
 	uint8_t basis;			/* enum uarch_basis */
-	uint8_t note;			/* index of the note saying why (BASIS_RELATED, BASIS_NONE), 0 = none */
+	uint8_t note;			/* the note saying why (BASIS_RELATED, BASIS_NONE): its index + 1, 0 = none */
+	uint8_t pmu;			/* enum uarch_pmu */
 };
 
 struct uarch_row {
@@ -87,6 +88,7 @@ struct uarch_match {
 	const char *event_set;		/* NULL: no usable event set */
 	enum uarch_basis basis;		/* why event_set applies */
 	const char *note;		/* the row's note (BASIS_RELATED, BASIS_NONE), else NULL */
+	enum uarch_pmu pmu;		/* the row's PMU kind; UARCH_PMU_CPUID for a family-level fallback */
 	bool fallback;			/* true unless an exact row matched */
 	enum uarch_fallback fallback_kind;
 	char reason[200];		/* why it is a fallback, "" otherwise */
@@ -105,18 +107,28 @@ const char *uarch_fallback_name(enum uarch_fallback f);
 size_t uarch_table_count(void);
 const struct uarch_row *uarch_table_at(size_t i);
 const struct uarch_desc *uarch_desc_of(const struct uarch_row *row);
+const char *uarch_desc_key(const struct uarch_desc *d);
+const char *uarch_desc_name(const struct uarch_desc *d);
 /* The row's event-set key, or NULL. */
 const char *uarch_row_event_set(const struct uarch_row *row);
 /* A descriptor's note text, or NULL when it has none. */
 const char *uarch_desc_note(const struct uarch_desc *d);
 
-/* Every event-set key the table may name: the contract with events/. */
-#define UARCH_EVENT_SET_MAX 16
-extern const char uarch_event_sets[][UARCH_EVENT_SET_MAX];
-extern const size_t uarch_event_sets_count;
-
-/* Family-level fallback event sets. */
-#define EVENT_SET_INTEL_FALLBACK "intel_arch"	/* architectural events only (CPUID.0AH) */
-#define EVENT_SET_AMD_FALLBACK "amd_legacy"	/* the K7/K8 core events every AMD part keeps */
+/*
+ * Every event-set key the table may name, in events/sets.csv's order (the
+ * contract with events/, whose sets come from the same file), and whether the
+ * set is AMD's encoding.
+ */
+size_t uarch_event_sets_count(void);
+const char *uarch_event_set_key(size_t i);	/* NULL past the end */
+bool uarch_event_set_amd(size_t i);
+/*
+ * A vendor's family-level fallback set (the vendor's one set without vendor
+ * data in events/sets.csv: Intel's architectural events, AMD's legacy core
+ * events), or NULL for an unknown vendor.
+ */
+const char *uarch_fallback_event_set(enum cpu_vendor vendor);
+/* Is key a family-level fallback set: only the events every part of the vendor has? */
+bool uarch_event_set_is_fallback(const char *key);
 
 #endif

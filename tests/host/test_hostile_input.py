@@ -162,20 +162,23 @@ def test_values_that_are_not_json_are_refused(ctx):
         good.replace('"0x17"', '"0x1ffffffff"'),
         good.replace('"regs":{', '"regs":{"IbsOpCtl":1,'),  # a repeated key: the last one wins, as in Python
     ]
-    path = write(["x"] + [PREFIX + b for b in bad[:-1]])
+    # In a run (read with --allow-incomplete: the CRC cannot match), after a text line: line 2 is the
+    # begin, the bad records lines 3 to 9.  The capture is read as pmucap reads it (lib/capture.h), so
+    # a NUL byte is serial noise, dropped before the JSON is read.
+    path = write(["x"] + run_of(bad[:-1]))
     try:
         p = ctx.run_host("ibs-report", "--allow-incomplete", path)
         assert p.returncode == 1, p.returncode
         errs = [json.loads(r[len(PREFIX):]) for r in record_lines(p.stdout) if '"type":"error"' in r]
         by_line = {e["source"].rsplit(":", 1)[1]: e["message"] for e in errs if e["source"] != path}
-        assert by_line["2"].startswith("ibs_sample record is malformed: value expected"), by_line
-        assert by_line["3"].startswith("ibs_sample record is malformed"), by_line
+        assert by_line["3"].startswith("ibs_sample record is malformed: value expected"), by_line
         assert by_line["4"].startswith("ibs_sample record is malformed"), by_line
-        assert "IbsOpCtl is a string holding NUL" in by_line["5"] or "not a number" in by_line["5"], by_line
-        assert "IbsOpCtl is true, not a number" in by_line["6"], by_line
-        assert "\"kind\" is an array, not a string" in by_line["7"], by_line
-        assert "family '0x1ffffffff' is not a number" in by_line["8"], by_line
-        assert '"type":"ibs"' not in p.stdout  # no sample was good
+        assert "5" not in by_line, by_line     # '"kind":\0"op"' without its NUL is a good sample
+        assert "IbsOpCtl is a string holding NUL" in by_line["6"] or "not a number" in by_line["6"], by_line
+        assert "IbsOpCtl is true, not a number" in by_line["7"], by_line
+        assert "\"kind\" is an array, not a string" in by_line["8"], by_line
+        assert "family '0x1ffffffff' is not a number" in by_line["9"], by_line
+        assert op_samples(p) == 1     # that one sample, and no other
     finally:
         os.unlink(path)
     path = write(run_of([bad[-1]]))

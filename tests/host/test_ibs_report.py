@@ -173,6 +173,31 @@ def test_damaged_input_is_named(ctx):
         os.unlink(path)
 
 
+def test_records_outside_runs_and_lone_cr(ctx):
+    """ibs-report reads a capture as pmucap does (lib/capture.h): a sample before any begin belongs
+    to no run, is refused by name and never decoded; lines ending in a lone CR are lines, numbered
+    as pmucap numbers them."""
+    good = sample("op", {"IbsOpCtl": B(18) | B(17)})
+    bad = sample("op", {"IbsOpCtl": B(18), "IbsFetchCtl": 1})
+    with tempfile.NamedTemporaryFile("w", suffix=".log", delete=False, newline="") as f:
+        f.write("\r".join([good] + whole_run([good, bad])) + "\r")
+        path = f.name
+    try:
+        p = ctx.run_host("ibs-report", path)
+        assert p.returncode == 1, p.returncode
+        errors = records(p.stdout, "error")
+        assert errors and errors[0]["source"] == f"{path}:1" and "outside any run" in errors[0]["message"] and \
+            "record before any begin record" in errors[0]["message"], errors
+        p = ctx.run_host("ibs-report", "--allow-incomplete", path)
+        assert "outside any run" in p.stdout and "not read" in p.stdout, p.stdout[-1500:]
+        errors = records(p.stdout, "error")
+        # The damaged sample is line 4 (begin is line 2): numbered across the lone CRs.
+        assert len(errors) == 1 and errors[0]["source"] == f"{path}:4", errors
+        assert records(p.stdout, "ibs")[0]["samples"]["op"] == 1     # the stray one is not counted
+    finally:
+        os.unlink(path)
+
+
 def test_nothing_to_report(ctx):
     with tempfile.NamedTemporaryFile("w", suffix=".log", delete=False) as f:
         f.write("\n".join(whole_run(['@pmuboot {"type":"ibs","available":false,'

@@ -463,18 +463,21 @@ static void table_fallbacks_are_marked(void **state)
 }
 
 /*
- * The table itself: valid ranges, no two rows claiming one CPU, event sets from the contract
- * list, every set of events/ reachable, and every row's basis stated with its note.
+ * The table itself: valid ranges, no two rows claiming one CPU, every row's basis stated with its
+ * note, every PMU kind an Intel one where only Intel has it, and the event-set contract with events/:
+ * the table's key list (generated from events/sets.csv) is events/'s list (generated from the same
+ * file by another generator), in the same order with the same vendors; every set but the fallbacks
+ * is named by a row, and each vendor's fallback is its own.
  */
 static void table_is_consistent(void **state)
 {
 	(void)state;
-	assert_int_equal(uarch_event_sets_count, 68);
+	assert_true(uarch_table_count() > 100);
 	for (size_t i = 0; i < uarch_table_count(); i++) {
 		const struct uarch_row *a = uarch_table_at(i);
 		const struct uarch_desc *d = uarch_desc_of(a);
 		assert_true(a->model_lo <= a->model_hi && a->step_lo <= a->step_hi && a->step_hi <= 0xF);
-		assert_true(d->key[0] && d->name[0]);
+		assert_true(uarch_desc_key(d)[0] && uarch_desc_name(d)[0]);
 		assert_true(a->native_model == UARCH_NATIVE_ANY || a->core_type != CORE_TYPE_ANY);
 		const char *es = uarch_row_event_set(a);
 		const char *note = uarch_desc_note(d);
@@ -484,6 +487,12 @@ static void table_is_consistent(void **state)
 			assert_non_null(note);					/* a related core's set: which and why */
 		else
 			assert_true(d->basis == BASIS_VENDOR && !note);
+		assert_true(d->pmu <= UARCH_PMU_NONE);
+		if (d->pmu == UARCH_PMU_P6 || d->pmu == UARCH_PMU_CORE2)
+			assert_int_equal(a->vendor, VENDOR_INTEL);
+		/* A PMU pmuboot does not drive, or none: no event set, and the note says why. */
+		if (d->pmu == UARCH_PMU_UNSUPPORTED || d->pmu == UARCH_PMU_NONE)
+			assert_true(!es && note);
 		for (size_t j = i + 1; j < uarch_table_count(); j++) {
 			const struct uarch_row *b = uarch_table_at(j);
 			bool overlap = a->vendor == b->vendor && a->family == b->family && a->model_lo <= b->model_hi &&
@@ -497,26 +506,17 @@ static void table_is_consistent(void **state)
 		}
 	}
 	assert_null(uarch_table_at(uarch_table_count()));
-	/* The event-set keys are the contract with events/: exactly these. */
-	static const char *const want[] = {
-		"p6", "core", "nehalem", "westmere", "sandybridge", "ivybridge", "haswell", "broadwell", "skylake",
-		"skylake_server", "icelake", "icelake_server", "tigerlake", "goldencove", "redwoodcove", "lioncove",
-		"bonnell", "silvermont", "goldmont", "goldmont_plus", "tremont", "gracemont", "crestmont", "skymont",
-		"intel_arch", "k8", "fam10h", "fam14h", "fam15h", "fam16h", "zen1", "zen2", "zen3", "zen4", "zen5",
-		"amd_legacy",
-	};
-	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
-		assert_string_equal(uarch_event_sets[i], want[i]);
-	/* Every set of events/ is one the table may name, and every one but the two fallbacks is named by a row. */
-	assert_int_equal(events_set_count(), uarch_event_sets_count);
+
+	/* The event-set keys are the contract with events/: both lists come from events/sets.csv. */
+	assert_int_equal(events_set_count(), uarch_event_sets_count());
+	assert_null(uarch_event_set_key(uarch_event_sets_count()));
 	for (size_t i = 0; i < events_set_count(); i++) {
-		const char *key = events_set_at(i)->key;
-		size_t k = 0;
-		while (k < uarch_event_sets_count && strcmp(uarch_event_sets[k], key))
-			k++;
-		if (k == uarch_event_sets_count)
-			fail_msg("event set %s is not in uarch_event_sets: no CPU can reach it", key);
-		bool named = !strcmp(key, EVENT_SET_INTEL_FALLBACK) || !strcmp(key, EVENT_SET_AMD_FALLBACK);
+		const struct event_set *s = events_set_at(i);
+		const char *key = uarch_event_set_key(i);
+		assert_non_null(key);
+		assert_string_equal(s->key, key);
+		assert_int_equal(s->amd, uarch_event_set_amd(i));
+		bool named = uarch_event_set_is_fallback(key);
 		for (size_t r = 0; r < uarch_table_count() && !named; r++) {
 			const char *es = uarch_row_event_set(uarch_table_at(r));
 			named = es && !strcmp(es, key);
@@ -524,6 +524,17 @@ static void table_is_consistent(void **state)
 		if (!named)
 			fail_msg("event set %s is named by no row of the table", key);
 	}
+	/* Each vendor's fallback is a set of its own encoding; Hygon's is AMD's; an unknown vendor has none. */
+	const char *intel = uarch_fallback_event_set(VENDOR_INTEL), *amd = uarch_fallback_event_set(VENDOR_AMD);
+	assert_non_null(intel);
+	assert_non_null(amd);
+	assert_false(events_set_find(intel)->amd);
+	assert_true(events_set_find(amd)->amd);
+	assert_string_equal(uarch_fallback_event_set(VENDOR_HYGON), amd);
+	assert_null(uarch_fallback_event_set(VENDOR_UNKNOWN));
+	assert_true(uarch_event_set_is_fallback(intel) && uarch_event_set_is_fallback(amd));
+	assert_false(uarch_event_set_is_fallback(uarch_row_event_set(uarch_table_at(uarch_table_count() - 1))));
+	assert_false(uarch_event_set_is_fallback(NULL));
 }
 
 /* ---- PMU capabilities ---- */
@@ -592,6 +603,59 @@ static void intel_architectural_pmu(void **state)
 	assert_true(caps.arch_ext);
 	assert_int_equal(caps.ext_gp_mask, 0xFF);
 	assert_int_equal(caps.ext_fixed_mask, 0xF);
+}
+
+/* CPUID.1:EAX of an Intel display family/model/stepping below 10H (SDM Vol. 2A, CPUID: the extended
+ * model applies to families 6 and 0FH). */
+static uint32_t intel_signature(uint32_t family, uint32_t model, uint32_t stepping)
+{
+	return (model >> 4) << 16 | family << 8 | (model & 0xF) << 4 | stepping;
+}
+
+/*
+ * The PMU comes from the table's pmu column, never from a core's name: every Intel row (family below
+ * 10H, not hybrid), on a CPU without leaf 0AH, gets the P6 counters exactly when its row says p6, and a
+ * row whose PMU pmuboot does not drive gives its note as the reason; with leaf 0AH version 2 reporting
+ * no fixed counters, the three of Core 2 are assumed exactly on the rows that say core2.
+ */
+static void pmu_kind_follows_the_table(void **state)
+{
+	(void)state;
+	size_t p6 = 0, core2 = 0, unsupported = 0;
+	for (size_t i = 0; i < uarch_table_count(); i++) {
+		const struct uarch_row *r = uarch_table_at(i);
+		const struct uarch_desc *d = uarch_desc_of(r);
+		if (r->vendor != VENDOR_INTEL || r->family > 0xF || r->core_type != CORE_TYPE_ANY)
+			continue;
+		uint32_t sig = intel_signature(r->family, r->model_lo, r->step_lo);
+		cpu("GenuineIntel", 2, sig, 0, 0);
+		fake_msr_define(0x186, 0, ~0ull);	/* IA32_PERFEVTSEL0 */
+		fake_msr_define(0xC1, 0, ~0ull);	/* IA32_PMC0 */
+		identify();
+		if (ci.uarch_pmu != d->pmu)
+			fail_msg("signature 0x%08x: pmu %d, its row says %d", sig, (int)ci.uarch_pmu, d->pmu);
+		if (d->pmu == UARCH_PMU_P6) {
+			assert_int_equal(caps.kind, PMU_INTEL_P6);
+			p6++;
+		} else {
+			assert_int_equal(caps.kind, PMU_NONE);
+			assert_non_null(caps.absent_reason);
+		}
+		if (d->pmu == UARCH_PMU_UNSUPPORTED || d->pmu == UARCH_PMU_NONE) {
+			assert_ptr_equal(caps.absent_reason, ci.event_set_note);
+			unsupported++;
+		}
+		if (r->family != 6)
+			continue;
+		cpu("GenuineIntel", 0xA, sig, 0, 0);
+		set_leaf(0xA, 0x07280202, 0, 0, 0);
+		identify();
+		if (caps.fixed_assumed != (d->pmu == UARCH_PMU_CORE2))
+			fail_msg("signature 0x%08x (%s): fixed counters assumed %d", sig, ci.uarch_key, caps.fixed_assumed);
+		core2 += d->pmu == UARCH_PMU_CORE2;
+	}
+	/* Pentium Pro, II, III, M and Tolapai; Merom and Penryn; the P5 and NetBurst. */
+	assert_true(p6 >= 8 && core2 >= 4 && unsupported >= 5);
 }
 
 static void intel_perf_capabilities_and_smi(void **state)
@@ -990,6 +1054,7 @@ int main(void)
 		cmocka_unit_test(table_fallbacks_are_marked),
 		cmocka_unit_test(table_is_consistent),
 		cmocka_unit_test(intel_architectural_pmu),
+		cmocka_unit_test(pmu_kind_follows_the_table),
 		cmocka_unit_test(intel_perf_capabilities_and_smi),
 		cmocka_unit_test(intel_without_architectural_pmu),
 		cmocka_unit_test(amd_counters),

@@ -1,4 +1,4 @@
-/* The strict JSON reader and the capture run checker used by pmuboot-host's readers. */
+/* The strict JSON reader and the capture reader (runs, records, problems) of pmuboot-host's readers. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -124,58 +124,141 @@ static char *write_run(size_t *len, int extra_records)
 	return text;
 }
 
+static struct capture_file read_text(const char *text, size_t len)
+{
+	struct capture_file c;
+	assert_true(capture_file_read(&c, text, len));
+	return c;
+}
+
 static void runs_are_checked(void **state)
 {
 	(void)state;
-	size_t len, n;
+	size_t len;
 	char *text = write_run(&len, 3);
-	struct capture_run *runs = capture_runs(text, len, &n);
-	/* The prefix after noise on line 1 is text, not an end record. */
-	assert_int_equal(n, 1);
-	assert_true(runs[0].complete);
-	assert_int_equal(runs[0].first_line, 2);
-	assert_int_equal(runs[0].last_line, 6);
-	free(runs);
+	struct capture_file c = read_text(text, len);
+	/* The prefix after noise on line 1 is text, not an end record; lines end at CR LF. */
+	assert_true(c.serial);
+	assert_int_equal(c.nruns, 1);
+	assert_true(c.runs[0].complete);
+	assert_string_equal(c.runs[0].problem, "");
+	assert_int_equal(c.runs[0].first_line, 2);
+	assert_int_equal(c.runs[0].last_line, 6);
+	assert_int_equal(c.runs[0].end_line, 6);
+	assert_int_equal(c.runs[0].count, 4);	/* begin and three records; the end is not counted */
+	assert_int_equal(c.nrecords, 5);
+	assert_int_equal(c.nproblems, 0);
+	const struct capture_record_line *r = capture_file_record_at(&c, 3);
+	assert_non_null(r);
+	assert_true(r->valid && !r->end && r->run == 1);
+	assert_memory_equal(r->json, "{\"type\":\"x\"", 11);
+	assert_null(capture_file_record_at(&c, 1));
+	assert_ptr_equal(capture_file_run_of(&c, r), &c.runs[0]);
+	capture_file_free(&c);
 
 	/* One digit changed: the CRC says so, naming the run. */
 	char *p = strstr(text, "\"i\":1");
 	p[4] = '7';
-	runs = capture_runs(text, len, &n);
-	assert_int_equal(n, 1);
-	assert_false(runs[0].complete);
-	assert_non_null(strstr(runs[0].problem, "CRC mismatch"));
-	free(runs);
+	c = read_text(text, len);
+	assert_int_equal(c.nruns, 1);
+	assert_false(c.runs[0].complete);
+	assert_int_equal(c.nproblems, 1);
+	assert_int_equal(c.problems[0].kind, CAPTURE_CRC_MISMATCH);
+	assert_int_equal(c.problems[0].run, 1);
+	assert_non_null(strstr(c.runs[0].problem, "CRC mismatch"));
+	capture_file_free(&c);
 
 	/* Cut off before the end record. */
-	runs = capture_runs(text, (size_t)(strrchr(text, '@') - text), &n);
-	assert_int_equal(n, 1);
-	assert_non_null(strstr(runs[0].problem, "no end record"));
-	free(runs);
+	c = read_text(text, (size_t)(strrchr(text, '@') - text));
+	assert_int_equal(c.nruns, 1);
+	assert_int_equal(c.problems[0].kind, CAPTURE_NO_END);
+	assert_non_null(strstr(c.runs[0].problem, "no end record"));
+	capture_file_free(&c);
 	free(text);
 }
 
-static void runs_are_found_by_line(void **state)
+static void runs_records_and_problems(void **state)
 {
 	(void)state;
-	const char text[] = "{\"type\":\"x\"}\n"		/* 1: a stray record */
+	const char text[] = "@pmuboot {\"type\":\"x\"}\n"		/* 1: a record before any begin */
 			    "text\n"
-			    "@pmuboot {\"type\":\"begin\"}\n"	/* 3: run 2, cut short by the next begin */
-			    "@pmuboot {\"type\":\"begin\"}\n"	/* 4: run 3 */
-			    "text\n"
-			    "@pmuboot {\"type\":\"end\"}\n";	/* 6 */
-	size_t n;
-	struct capture_run *runs = capture_runs(text, sizeof(text) - 1, &n);
-	assert_int_equal(n, 3);
-	assert_non_null(strstr(runs[0].problem, "before any begin"));
-	assert_non_null(strstr(runs[1].problem, "no end record"));
-	assert_non_null(strstr(runs[2].problem, "no record count or CRC"));
-	assert_ptr_equal(capture_run_of_line(runs, n, 1), &runs[0]);
-	assert_null(capture_run_of_line(runs, n, 2));
-	assert_ptr_equal(capture_run_of_line(runs, n, 3), &runs[1]);
-	assert_ptr_equal(capture_run_of_line(runs, n, 5), &runs[2]);
-	assert_ptr_equal(capture_run_of_line(runs, n, 6), &runs[2]);
-	assert_null(capture_run_of_line(runs, n, 7));
-	free(runs);
+			    "@pmuboot {\"type\":\"begin\"}\n"	/* 3: run 1, cut short by the next begin */
+			    "@pmuboot {\"type\":\"begin\"}\r"	/* 4: run 2; a lone CR ends a line */
+			    "x @pmuboot {}\n"			/* 5: damaged record line */
+			    "@pmuboot {\"type\":NaN}\n"		/* 6: not JSON: counted, a problem */
+			    "{\"type\":\"y\"}\n"			/* 7: a serial log: not a record */
+			    "@pmuboot {\"type\":\"end\"}\n";	/* 8 */
+	struct capture_file c = read_text(text, sizeof(text) - 1);
+	assert_int_equal(c.lines, 9);
+	assert_int_equal(c.nruns, 2);
+	assert_int_equal(c.runs[0].first_line, 3);
+	assert_int_equal(c.runs[0].end_line, 0);
+	assert_int_equal(c.runs[1].first_line, 4);
+	assert_int_equal(c.runs[1].end_line, 8);
+	assert_int_equal(c.runs[1].count, 2);
+	static const struct { enum capture_problem_kind kind; unsigned run, line; } want[] = {
+		{ CAPTURE_BEFORE_BEGIN, 0, 1 }, { CAPTURE_NO_END, 1, 0 }, { CAPTURE_DAMAGED_LINE, 2, 5 },
+		{ CAPTURE_BAD_RECORD, 2, 6 }, { CAPTURE_BAD_COUNT, 2, 0 }, { CAPTURE_BAD_CRC, 2, 0 },
+	};
+	assert_int_equal(c.nproblems, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < c.nproblems; i++) {
+		assert_int_equal(c.problems[i].kind, want[i].kind);
+		assert_int_equal(c.problems[i].run, want[i].run);
+		assert_int_equal(c.problems[i].line, want[i].line);
+	}
+	assert_null(capture_file_record_at(&c, 7));
+	assert_false(capture_file_record_at(&c, 6)->valid);
+	assert_int_equal(capture_file_record_at(&c, 6)->run, 2);
+	assert_null(capture_file_run_of(&c, capture_file_record_at(&c, 1)));
+	assert_non_null(strstr(c.runs[1].problem, "line 5: damaged record line; line 6: record is not valid JSON"));
+	assert_non_null(strstr(c.runs[1].problem, "; and 1 more problem(s)"));
+	capture_file_free(&c);
+}
+
+/* What pmucap counts as a record: an object with a string type, finite numbers, integers of at most
+ * 24 digits, nothing more than 16 levels down; the bytes read as Latin-1. */
+static void records_are_what_pmucap_reads(void **state)
+{
+	(void)state;
+	static const struct { const char *line; bool valid; } t[] = {
+		{ "{\"type\":\"x\",\"v\":1e308}", true },
+		{ "{\"type\":\"x\",\"v\":1e309}", false },
+		{ "{\"type\":\"x\",\"v\":123456789012345678901234}", true },
+		{ "{\"type\":\"x\",\"v\":-1234567890123456789012345}", false },
+		{ "{\"type\":\"x\",\"v\":[Infinity]}", false },
+		{ "{\"type\":\"\"}", false },
+		{ "{\"type\":7}", false },
+		{ "{\"t\":\"x\"}", false },
+		{ "{\"type\":\"x\",\"s\":\"caf\xe9\"}", true },		/* Latin-1 e-acute */
+		{ "{\"type\":\"x\",\"a\":[[[[[[[[[[[[[[1]]]]]]]]]]]]]]}", true },	/* 1 at level 16 */
+		{ "{\"type\":\"x\",\"a\":[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]],\"b\":\"\"}", true },	/* 16 brackets only */
+		{ "{\"type\":\"x\",\"a\":[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]],\"b\":\"[\"}", false },	/* 17: walked */
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct capture_file c = read_text(t[i].line, strlen(t[i].line));
+		assert_false(c.serial);
+		assert_int_equal(c.nrecords, 1);
+		if (c.records[0].valid != t[i].valid)
+			fail_msg("%s: valid %d", t[i].line, c.records[0].valid);
+		capture_file_free(&c);
+	}
+}
+
+/* Serial noise is removed as pmucap removes it, before lines are split. */
+static void noise_is_removed_first(void **state)
+{
+	(void)state;
+	const char text[] = "\x1b[0m@pmu\x1b[1mboot {\"type\":\"begin\"}\r\r\n"	/* escapes anywhere */
+			    "\x1b]0;title\x07@pmuboot {\"ty\0pe\":\"x\"}\n"		/* OSC; NUL bytes */
+			    "\x1b]9\x1b" "x\n"						/* ESC ] alone goes */
+			    "\x1b[12\n";						/* no final byte: stays */
+	struct capture_file c = read_text(text, sizeof(text) - 1);
+	assert_true(c.serial);
+	assert_string_equal(c.text, "@pmuboot {\"type\":\"begin\"}\n\n@pmuboot {\"type\":\"x\"}\n9\x1bx\n\x1b[12\n");
+	assert_int_equal(c.nrecords, 2);
+	assert_int_equal(c.records[1].line, 3);
+	assert_true(c.records[1].valid);
+	capture_file_free(&c);
 }
 
 static void record_lines_only_at_line_start(void **state)
@@ -183,8 +266,8 @@ static void record_lines_only_at_line_start(void **state)
 	(void)state;
 	const char *js;
 	size_t jl;
-	assert_true(capture_record_text("\x1b[0m\x1b]0;t\x07@pmuboot {\"type\":\"x\"}\r", 33, &js, &jl));
-	assert_int_equal(jl, 14);
+	assert_true(capture_record_text("\x1b[0m\x1b]0;t\x07@pmuboot {\"type\":\"x\"}\r\x0c ", 34, &js, &jl));
+	assert_int_equal(jl, 12);
 	assert_memory_equal(js, "{\"type\":\"x\"}", 12);
 	assert_true(capture_record_text("{\"type\":\"x\"}", 12, &js, &jl));
 	assert_false(capture_record_text("cpu: \"@pmuboot {\"", 17, &js, &jl));
@@ -200,7 +283,9 @@ int main(void)
 		cmocka_unit_test(nesting_is_bounded),
 		cmocka_unit_test(values_and_errors),
 		cmocka_unit_test(runs_are_checked),
-		cmocka_unit_test(runs_are_found_by_line),
+		cmocka_unit_test(runs_records_and_problems),
+		cmocka_unit_test(records_are_what_pmucap_reads),
+		cmocka_unit_test(noise_is_removed_first),
 		cmocka_unit_test(record_lines_only_at_line_start),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

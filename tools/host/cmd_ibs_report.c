@@ -9,9 +9,10 @@
  * with the image's own code (pmu/ibs/ibs_decode.c) and printed as one ibs record
  * ("source":"capture") and a readable table, so the numbers are the image's.
  *
- * Only complete runs are read (lib/capture.h: begin to end, count and CRC
- * matching): a damaged run is refused by name, and the exit status is 1,
- * unless --allow-incomplete asks for it to be read anyway.
+ * Only complete runs are read (lib/capture.h, which reads a capture as pmucap
+ * does: begin to end, count and CRC matching): a damaged run, or damage
+ * outside every run, is refused by name, and the exit status is 1, unless
+ * --allow-incomplete asks for the runs to be read anyway.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -172,16 +173,16 @@ static int usage(FILE *f)
 }
 
 /*
- * Which lines to decode: those of complete runs, and with --allow-incomplete
- * those of damaged ones too.  A damaged run is named either way.
+ * Which records to decode: those of complete runs, and with --allow-incomplete
+ * those of damaged ones too.  A damaged run, and damage outside every run,
+ * is named either way.
  */
-static bool check_runs(const char *text, size_t len, bool allow_incomplete, struct capture_run **runs, size_t *n)
+static bool check_runs(const struct capture_file *cap, bool allow_incomplete)
 {
 	bool refused = false;
 
-	*runs = capture_runs(text, len, n);
-	for (size_t i = 0; i < *n; i++) {
-		const struct capture_run *r = &(*runs)[i];
+	for (size_t i = 0; i < cap->nruns; i++) {
+		const struct capture_run *r = &cap->runs[i];
 		if (r->complete)
 			continue;
 		if (allow_incomplete) {
@@ -193,6 +194,17 @@ static bool check_runs(const char *text, size_t len, bool allow_incomplete, stru
 			refused = true;
 		}
 	}
+	for (size_t i = 0; i < cap->nproblems; i++) {
+		const struct capture_problem *p = &cap->problems[i];
+		if (p->run)
+			continue;
+		if (allow_incomplete) {
+			out_text("note: %s: outside any run: %s; not read", st.file, p->text);
+		} else {
+			problem(p->line, "outside any run: %s", p->text);
+			refused = true;
+		}
+	}
 	return refused;
 }
 
@@ -200,11 +212,10 @@ int cmd_ibs_report(int argc, char **argv)
 {
 	static struct ibs_capture_item it;
 	char err[300];
-	size_t len, nruns;
+	size_t len;
 	char *text;
-	unsigned lineno = 0;
 	bool allow_incomplete = argc == 3 && !strcmp(argv[1], "--allow-incomplete");
-	struct capture_run *runs;
+	struct capture_file cap;
 
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
@@ -219,19 +230,21 @@ int cmd_ibs_report(int argc, char **argv)
 	}
 	host_output_stdout();
 	host_stream_begin("ibs-report");
-	check_runs(text, len, allow_incomplete, &runs, &nruns);
-	for (size_t pos = 0; pos < len;) {
-		size_t end = pos;
-		while (end < len && text[end] != '\n')
-			end++;
-		lineno++;
-		const struct capture_run *run = capture_run_of_line(runs, nruns, lineno);
+	if (!capture_file_read(&cap, text, len)) {
+		free(text);
+		fprintf(stderr, "pmuboot-host ibs-report: %s: out of memory\n", st.file);
+		return 1;
+	}
+	check_runs(&cap, allow_incomplete);
+	for (size_t i = 0; i < cap.nrecords; i++) {
+		const struct capture_record_line *rec = &cap.records[i];
+		const struct capture_run *run = capture_file_run_of(&cap, rec);
 		enum ibs_line_type t = run && (run->complete || allow_incomplete) ?
-			ibs_capture_parse(text + pos, end - pos, &it, err, sizeof(err)) : IBS_LINE_OTHER;
+			ibs_capture_parse(rec->text, rec->text_len, &it, err, sizeof(err)) : IBS_LINE_OTHER;
 		switch (t) {
 		case IBS_LINE_SAMPLE:
 			if (!add_sample(&it))
-				problem(lineno, "out of memory");
+				problem(rec->line, "out of memory");
 			break;
 		case IBS_LINE_VARIANT:
 			end_variant(&it);
@@ -240,12 +253,11 @@ int cmd_ibs_report(int argc, char **argv)
 			st.absent++;
 			break;
 		case IBS_LINE_ERROR:
-			problem(lineno, "%s", err);
+			problem(rec->line, "%s", err);
 			break;
 		case IBS_LINE_OTHER:
 			break;
 		}
-		pos = end + 1;
 	}
 	close_group();
 	if (!st.groups && !st.errors)
@@ -253,7 +265,7 @@ int cmd_ibs_report(int argc, char **argv)
 				       "no ibs_sample or ibs records (was the run made with ibs_raw=on on an AMD CPU with IBS?)");
 	out_text("%u kernel variant%s decoded from %s", st.groups, st.groups == 1 ? "" : "s", st.file);
 	rec_stream_end();
-	free(runs);
+	capture_file_free(&cap);
 	free(st.cur.s);
 	free(text);
 	return st.errors ? 1 : 0;

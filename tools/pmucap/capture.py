@@ -12,6 +12,10 @@ Every subcommand reads through this module and nothing else, so the rules live o
 - a run is begin..end; it is intact when `end` counts its records and carries their CRC;
 - a field is read through get()/figure(), which check its type and name the record and
   field when it is wrong.
+
+This is the authoritative capture reader: lib/capture_host.c (pmuboot-host ibs-report) follows
+these rules, and tests/host/test_capture_readers.py holds the two to the same answers
+(docs/results-format.md, "Reading a capture").
 """
 import json
 import math
