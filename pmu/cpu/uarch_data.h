@@ -5,8 +5,8 @@
  * (everyone else uses pmu/cpu/uarch.h).  Strings are offsets into
  * uarch_strings, so the tables hold no pointers.
  */
-#ifndef PMUBOOT_PMU_UARCH_DATA_H
-#define PMUBOOT_PMU_UARCH_DATA_H
+#ifndef PMUBOOT_PMU_CPU_UARCH_DATA_H
+#define PMUBOOT_PMU_CPU_UARCH_DATA_H
 
 #include "lib/libc.h"
 #include "pmu/cpu/uarch.h"
