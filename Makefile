@@ -80,6 +80,15 @@ ID_SOURCES := $(sort $(PORTABLE_C) $(HOSTED_C) $(IMAGE_ONLY_C) $(PORTABLE_ASM) $
 BUILD_ID := $(shell cat $(ID_SOURCES) 2>/dev/null | sha256sum | cut -c1-12)
 VERSION := $(shell cat VERSION)
 
+# The image's size limits (docs/architecture.md, "Sizes"; `make size` shows the parts).
+# IMAGE_MAX: the whole file.  IMAGE_BUDGETS: each initialised PE section's file bytes, a
+# little above what it holds now, so that growth is a decision and not an accident: .text
+# the code; .data the constant tables (the event catalogue is most of it) and initialised
+# variables; .rela the relocations (one per pointer stored in data, 24 bytes each, so
+# tables of pointers show here); any other section (.reloc, .dynamic) a few hundred bytes.
+IMAGE_MAX := 1048576
+IMAGE_BUDGETS := --budget .text=196608 --budget .data=471040 --budget .rela=24576 --other-budget 4096
+
 .PHONY: all image host test unit run bench clean deps usb iso FORCE
 .DEFAULT_GOAL := all
 all: image host
@@ -121,7 +130,7 @@ $(B)/host/%.o: %.asm
 $(B)/pmuboot.so: $(IMAGE_OBJS) linker.ld
 	@$(if $(Q),echo '  LD     $@')
 	$(Q)$(LD) -nostdlib -znocombreloc -shared -Bsymbolic --no-undefined --build-id=none -T linker.ld \
-		-o $@ $(EFI_CRT0) $(IMAGE_OBJS) -L$(EFI_LIB) -lgnuefi
+		-Map=$(B)/pmuboot.map -o $@ $(EFI_CRT0) $(IMAGE_OBJS) -L$(EFI_LIB) -lgnuefi
 
 $(B)/pmuboot.debug: $(B)/pmuboot.so
 	$(Q)$(OBJCOPY) --only-keep-debug $< $@
@@ -131,11 +140,17 @@ $(B)/pmuboot.debug: $(B)/pmuboot.so
 # clean builds give the same bytes.  --strip-all: no COFF symbol table after the
 # sections (pmuboot.debug has the symbols), which sbverify/sbsign flag as data
 # outside every section ("gaps between PE/COFF sections") and would not sign.
-$(B)/pmuboot.efi: $(B)/pmuboot.so $(B)/pmuboot.debug
-	$(Q)$(OBJCOPY) -j .text -j .sdata -j .data -j .dynamic -j .rel -j .rela -j .reloc \
+# The .bss objcopy writes (no file bytes) is folded into .data's virtual size
+# (tools/pe_image.py, linker.ld), then the file is checked: no run of zeros over
+# 4 KiB (zeros belong in .bss), every initialised section within its budget
+# (IMAGE_BUDGETS), the whole within IMAGE_MAX.
+$(B)/pmuboot.efi: $(B)/pmuboot.so $(B)/pmuboot.debug tools/pe_image.py
+	$(Q)$(OBJCOPY) -j .text -j .sdata -j .data -j .bss -j .dynamic -j .rel -j .rela -j .reloc \
 		--strip-all --target efi-app-x86_64 --subsystem=10 $< $@
+	$(Q)$(PYTHON) tools/pe_image.py fold-bss $@ || { rm -f $@; exit 1; }
+	$(Q)$(PYTHON) tools/pe_image.py check $@ --max-zero-run 4096 $(IMAGE_BUDGETS) || { rm -f $@; exit 1; }
 	@size=$$(stat -c %s $@); echo "$@: $$size bytes"; \
-	if [ $$size -gt 1048576 ]; then echo "error: $@ is larger than 1 MiB" >&2; rm -f $@; exit 1; fi
+	if [ $$size -gt $(IMAGE_MAX) ]; then echo "error: $@ is larger than $(IMAGE_MAX) bytes" >&2; rm -f $@; exit 1; fi
 
 $(B)/libpmuboot.a: $(HOST_LIB_OBJS)
 	@rm -f $@
