@@ -163,7 +163,7 @@ $(B)/pmuboot-host: $(HOST_ONLY_OBJS) $(B)/libpmuboot.a
 	@$(if $(Q),echo '  LINK   $@')
 	$(Q)$(CC) -o $@ $(HOST_ONLY_OBJS) $(B)/libpmuboot.a
 
-$(B)/tests/%: tests/unit/%.c $(B)/libpmuboot.a $(B)/libfake.a $(B)/gen/version.h
+$(B)/tests/%: tests/unit/%.c $(B)/libpmuboot.a $(B)/libfake.a $(B)/gen/version.h $(GEN_DEPS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo '  TEST   $@')
 	@# libfake.a again after the library: fakes only library code calls (kernel/guard.h) are found too.

@@ -10,12 +10,9 @@
 #include "events/events.h"
 #include "events/events_table.h"
 
-/* The words for enum event_role bits 0, 1, ... in order, as in tools/gen_events.py ROLES.
+/* The words for enum event_role bits 0, 1, ... in order (events/roles.csv).
  * One string rather than an array of pointers: no relocations in the image. */
-static const char role_words[] =
-	"cycles\0instructions\0ref_cycles\0stlf_block\0stlf_ok\0sta_block\0std_block\0"
-	"overlap_store\0alias_4k\0split_load\0split_store\0page_split_load\0page_split_store\0"
-	"misalign\0loads\0stores\0smi\0hw_int\0";
+static const char role_words[] = EV_ROLE_WORDS;
 
 /* The word for role bit i, or NULL past the last. */
 static const char *role_word(unsigned i)

@@ -13,27 +13,8 @@
 
 #include "lib/libc.h"
 
-/* What an event means to the benchmarks; an event may have several roles. */
-enum event_role {
-	EV_ROLE_CYCLES = 1u << 0,		/* core clock cycles (unhalted) */
-	EV_ROLE_INSTRUCTIONS = 1u << 1,		/* instructions retired */
-	EV_ROLE_REF_CYCLES = 1u << 2,		/* reference cycles */
-	EV_ROLE_STLF_BLOCK = 1u << 3,		/* a load blocked / failed to forward from a store */
-	EV_ROLE_STLF_OK = 1u << 4,		/* a store forwarded successfully (AMD) */
-	EV_ROLE_STA_BLOCK = 1u << 5,		/* blocked by a store whose address is unknown */
-	EV_ROLE_STD_BLOCK = 1u << 6,		/* blocked by a store whose data is unknown */
-	EV_ROLE_OVERLAP_STORE = 1u << 7,	/* partial overlap with an earlier store */
-	EV_ROLE_ALIAS_4K = 1u << 8,		/* 4K aliasing (false store-load dependency) */
-	EV_ROLE_SPLIT_LOAD = 1u << 9,		/* a load crossing a cache line */
-	EV_ROLE_SPLIT_STORE = 1u << 10,		/* a store crossing a cache line */
-	EV_ROLE_PAGE_SPLIT_LOAD = 1u << 11,	/* a load crossing a 4 KiB page */
-	EV_ROLE_PAGE_SPLIT_STORE = 1u << 12,	/* a store crossing a 4 KiB page */
-	EV_ROLE_MISALIGN = 1u << 13,		/* misaligned access, any kind */
-	EV_ROLE_LOADS = 1u << 14,		/* loads retired */
-	EV_ROLE_STORES = 1u << 15,		/* stores retired */
-	EV_ROLE_SMI = 1u << 16,			/* SMIs taken */
-	EV_ROLE_HW_INT = 1u << 17,		/* hardware interrupts received */
-};
+/* enum event_role (EV_ROLE_CYCLES, ...) and its words, generated from events/roles.csv. */
+#include "event_roles.h"
 
 #define EV_NO_FIXED (-1)
 

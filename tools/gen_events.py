@@ -2,6 +2,7 @@
 """tools/gen_events.py - compile the event vocabulary (events/) into C tables.
 
     tools/gen_events.py --out build/gen/events_table.c [--dir events]
+    tools/gen_events.py --roles-header build/gen/event_roles.h [--dir events]
 
 events/sets.csv names every event set (microarchitecture key), the vendor data it is imported
 from and the role fragments it builds on.  events/vendor/KEY.csv holds a set's events as
@@ -9,8 +10,9 @@ tools/events_import wrote them from the vendors' data (committed, so the build n
 ../shared); events/KEY.csv and events/_FRAGMENT.csv hold the hand-written role rows (which
 events the benchmarks use, with our own one-line descriptions), each of which must name a
 vendor event with the identical encoding.  Sets without vendor data (the intel_arch and
-amd_legacy fallbacks) are their role files.  events/ibs_derived.csv holds the AMD IBS derived
-events; events/amd_rules.csv the AMD family counter rules, compiled into a table the scheduler
+amd_legacy fallbacks) are their role files.  events/roles.csv is the one list of the benchmark
+roles: the role rows are checked against it, and --roles-header turns it into enum event_role
+for C.  events/ibs_derived.csv holds the AMD IBS derived events; events/amd_rules.csv the AMD family counter rules, compiled into a table the scheduler
 applies at run time.  From each set's rows the generator also derives the set's counter rules by
 event code and by code and unit mask (code_rules below), which the scheduler applies to raw specs
 the catalogue has no row for.  Everything is checked here, at build time: a bad row stops the build with the file,
@@ -30,27 +32,9 @@ VENDOR_COLUMNS = ["name", "event", "umask", "umask_ext", "cmask", "flags", "coun
 SET_COLUMNS = ["key", "vendor", "bases", "doc", "name", "perf", "vendor_name", "data"]
 IBS_COLUMNS = ["code", "name", "abbrev", "description"]
 
-# Role words in the CSV -> enum event_role names in events/events.h.
-ROLES = {
-    "cycles": "EV_ROLE_CYCLES",
-    "instructions": "EV_ROLE_INSTRUCTIONS",
-    "ref_cycles": "EV_ROLE_REF_CYCLES",
-    "stlf_block": "EV_ROLE_STLF_BLOCK",
-    "stlf_ok": "EV_ROLE_STLF_OK",
-    "sta_block": "EV_ROLE_STA_BLOCK",
-    "std_block": "EV_ROLE_STD_BLOCK",
-    "overlap_store": "EV_ROLE_OVERLAP_STORE",
-    "alias_4k": "EV_ROLE_ALIAS_4K",
-    "split_load": "EV_ROLE_SPLIT_LOAD",
-    "split_store": "EV_ROLE_SPLIT_STORE",
-    "page_split_load": "EV_ROLE_PAGE_SPLIT_LOAD",
-    "page_split_store": "EV_ROLE_PAGE_SPLIT_STORE",
-    "misalign": "EV_ROLE_MISALIGN",
-    "loads": "EV_ROLE_LOADS",
-    "stores": "EV_ROLE_STORES",
-    "smi": "EV_ROLE_SMI",
-    "hw_int": "EV_ROLE_HW_INT",
-}
+ROLE_COLUMNS = ["bit", "word", "description"]
+ROLE_WORD_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+ROLE_BITS = 32         # enum event_role is a 32-bit mask (struct event_def.roles)
 # Flags and their EVF_* bits (events/events_table.h).  The first three are encoding; role rows of
 # a set with vendor data may use only those.
 FLAGS = {"inv": "EVF_INV", "edge": "EVF_EDGE", "any": "EVF_ANY", "precise": "EVF_PRECISE",
@@ -145,7 +129,7 @@ def blank_event(name):
             "source": "", "description": ""}
 
 
-def parse_event(row, where, vendor, doc, with_data):
+def parse_event(row, where, vendor, doc, with_data, role_words):
     """A hand-written row.  In a set with vendor data it is a role row: name, encoding, roles,
     description; the vendor row supplies the rest."""
     name = row["name"]
@@ -167,9 +151,9 @@ def parse_event(row, where, vendor, doc, with_data):
         raise DataError(f"{where}: fixed counters are an Intel feature")
     roles = row["roles"].split()
     for r in roles:
-        if r not in ROLES:
-            raise DataError(f"{where}: unknown role '{r}' (expected one of {', '.join(ROLES)})")
-    ev["roles"] = sorted(set(roles), key=list(ROLES).index)
+        if r not in role_words:
+            raise DataError(f"{where}: unknown role '{r}' (expected one of {', '.join(role_words)}; events/roles.csv)")
+    ev["roles"] = sorted(set(roles), key=role_words.index)
     src = row["source"]
     if not src:
         raise DataError(f"{where}: every event needs its public source")
@@ -209,6 +193,46 @@ def parse_vendor_row(row, where, vendor, doc):
     return ev
 
 
+def read_roles(path):
+    """events/roles.csv: [{bit, word, enum, description}] in bit order, checked."""
+    roles = []
+    for n, r in read_csv(path, ROLE_COLUMNS):
+        where = f"{path}:{n}"
+        bit = parse_int(r["bit"], "bit", where, ROLE_BITS - 1)
+        if bit != len(roles):
+            raise DataError(f"{where}: bit {bit} out of order (expected {len(roles)}: bits run 0, 1, 2, ...)")
+        if not ROLE_WORD_RE.match(r["word"]):
+            raise DataError(f"{where}: role word '{r['word']}' must be lower-case letters, digits and _")
+        if any(x["word"] == r["word"] for x in roles):
+            raise DataError(f"{where}: role '{r['word']}' listed twice")
+        if not r["description"]:
+            raise DataError(f"{where}: the role needs a description")
+        c_str(r["description"])
+        if "*/" in r["description"]:
+            raise DataError(f"{where}: a description may not hold */ (it becomes a C comment)")
+        roles.append({"bit": bit, "word": r["word"], "enum": "EV_ROLE_" + r["word"].upper(),
+                      "description": r["description"]})
+    if not roles:
+        raise DataError(f"{path}: no roles")
+    return roles
+
+
+def emit_roles_header(roles):
+    """enum event_role and the words, for events/events.h."""
+    o = ["/* Generated by tools/gen_events.py from events/roles.csv - do not edit. */",
+         "#ifndef PMUBOOT_GEN_EVENT_ROLES_H", "#define PMUBOOT_GEN_EVENT_ROLES_H", "",
+         "/* What an event means to the benchmarks; an event may have several roles. */",
+         "enum event_role {"]
+    for r in roles:
+        o.append(f"\t{r['enum']} = 1u << {r['bit']},\t/* {r['description']} */")
+    o += ["};", "", f"#define EV_ROLE_COUNT {len(roles)}",
+          "/* The roles' words in bit order, NUL-separated (events_role_name, events_role_parse). */",
+          "#define EV_ROLE_WORDS \\"]
+    o += [f"\t{c_str(r['word'])[:-1]}\\0\" \\" for r in roles]
+    o += ["\t\"\"", "", "#endif"]
+    return "\n".join(o) + "\n"
+
+
 class Vocabulary:
     def __init__(self, root):
         self.root = root
@@ -220,6 +244,7 @@ class Vocabulary:
         return os.path.join(self.root, stem + ".csv")
 
     def load(self):
+        self.roles = read_roles(self.path("roles"))
         rows = read_csv(self.path("sets"), SET_COLUMNS)
         self.setrows = {}
         order = []
@@ -319,7 +344,7 @@ class Vocabulary:
                         raise DataError(f"{where}: '{row['name']}' removed but not inherited")
                     del merged[key]
                     continue
-                ev = parse_event(row, where, vendor, doc, with_data)
+                ev = parse_event(row, where, vendor, doc, with_data, [r["word"] for r in self.roles])
                 ev["where"] = where
                 merged[key] = ev
         self.used.add(unit)
@@ -354,7 +379,7 @@ class Vocabulary:
 
     def check_unused(self):
         """A stray CSV file is a mistake (a typo in a base or key), not extra data."""
-        known = {"sets", "ibs_derived", "amd_rules"} | self.used
+        known = {"sets", "roles", "ibs_derived", "amd_rules"} | self.used
         for f in sorted(os.listdir(self.root)):
             if f.endswith(".csv") and f[:-4] not in known:
                 raise DataError(f"{os.path.join(self.root, f)}: not used by any set in sets.csv")
@@ -508,7 +533,7 @@ def emit(vocab):
         nfirst = len(note_lines)
         for i in order:
             e = events[i]
-            roles = " | ".join(ROLES[r] for r in e["roles"]) or "0"
+            roles = " | ".join("EV_ROLE_" + r.upper() for r in e["roles"]) or "0"
             note_lines.append(f"\t{{ {i}, {text.add(e['source'])}, {text.add(e['description'])}, {roles} }},"
                               f"\t/* {key}: {e['name']} */")
         set_lines.append(f"\t{{ {strs.add(key)}, {strs.add(name)}, {strs.add(meta['perf'])}, "
@@ -598,22 +623,28 @@ def emit(vocab):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", required=True, help="C file to write")
+    what = ap.add_mutually_exclusive_group(required=True)
+    what.add_argument("--out", help="C file to write: the event tables")
+    what.add_argument("--roles-header", help="C header to write: enum event_role (events/roles.csv)")
     ap.add_argument("--dir", default=os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                                     "events"), help="folder with the CSV files")
     a = ap.parse_args()
     vocab = Vocabulary(a.dir)
     try:
-        vocab.load()
-        text = emit(vocab)
+        if a.roles_header:
+            text = emit_roles_header(read_roles(vocab.path("roles")))
+        else:
+            vocab.load()
+            text = emit(vocab)
     except DataError as e:
         print(f"gen_events: {e}", file=sys.stderr)
         return 1
-    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-    tmp = a.out + ".tmp"
+    out = a.roles_header or a.out
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    tmp = out + ".tmp"
     with open(tmp, "w", encoding="utf-8", newline="\n") as f:
         f.write(text)
-    os.replace(tmp, a.out)
+    os.replace(tmp, out)
     return 0
 
 
