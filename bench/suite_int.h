@@ -20,6 +20,8 @@
 #define EXTRA_MAX 8
 #define SLOT_MAX 2
 #define MEMO_MAX 12
+/* Names of the roles' events a stage counts: one per role, and cycles and instructions. */
+#define ROLE_NAMES_MAX (EV_ROLE_COUNT + 2)
 #define NO_SLOT (-1)
 /* Sample storage in an arena starts past the kernels' scratch window. */
 #define POOL_ARENA_OFFSET (64u * 1024)
@@ -76,6 +78,7 @@ struct suite {
 	bool sel[64];
 	struct memo memo[MEMO_MAX];
 	size_t nmemo;
+	char role_names[ROLE_NAMES_MAX][EVENT_NAME_MAX];	/* suite_static_name's copies */
 	struct check_tally tally;
 	unsigned measured;		/* variants chosen */
 	unsigned rows, row;		/* rows to run (split variants once per arena), and the current one */

@@ -89,7 +89,10 @@ def test_a_new_role_needs_only_the_csv(ctx):
         p = run_gen(d, "--out", os.path.join(d, "t.c"))
         assert p.returncode == 0, p.stderr
         with open(os.path.join(d, "t.c")) as f:
-            assert "EV_ROLE_FANCY_STALL" in f.read()
+            note = re.search(r"\{ (\d+), (\d+) \},\t/\* skymont: LD_BLOCKS.STORE_FORWARD stlf_block fancy_stall \*/",
+                             f.read())
+        stlf = next(r["bit"] for r in roles_csv(ctx) if r["word"] == "stlf_block")
+        assert note and int(note.group(2)) == (1 << stlf | 1 << n), note
         p = run_gen(d, "--roles-header", os.path.join(d, "r.h"))
         assert p.returncode == 0, p.stderr
         with open(os.path.join(d, "r.h")) as f:
