@@ -135,3 +135,28 @@ def test_fold_bss_refuses_a_bss_that_does_not_follow_data(ctx):
         raise AssertionError("a .bss a page past .data's end should be refused")
     except pe_image.PeError as e:
         assert "does not follow .data" in str(e), e
+
+
+def test_host_only_text_is_not_in_the_image(ctx):
+    """The option reference's examples and help, and the events' sources and descriptions, are in
+    pmuboot-host (docs/options.md is made from it) but not in the image, which has the keys."""
+    with open(ctx.efi, "rb") as f:
+        image = f.read()
+    rows = [l.split(" | ") for l in ctx.run_host("options", check=True).stdout.splitlines()
+            if l.startswith("| `")]
+    assert len(rows) > 20, rows[:3]
+    for key, _, example, meaning in rows:
+        key = key.strip("|` ")
+        if key != "kernel.NAME":
+            assert key.encode() + b"\0" in image, f"the image lacks the key {key}: the test cannot see strings"
+        example = example.strip("`")
+        if len(example) >= 14:      # shorter ones ("save=off") are also words the run itself says
+            assert example.encode() + b"\0" not in image, f"{key}'s example is in the image"
+        assert meaning[:48].encode() not in image, f"{key}'s help is in the image: {meaning[:48]}"
+    import csv
+    import io
+    described = [r for r in csv.DictReader(io.StringIO(ctx.run_host("events", "--uarch", "all", check=True).stdout))
+                 if r["description"] and r["uarch"] != "ibs"]
+    assert len(described) > 100
+    for r in described:
+        assert r["description"].encode() not in image, f"{r['uarch']} {r['name']}: its description is in the image"
