@@ -6,6 +6,7 @@
 #   make test       every test; ends with "N passed, M failed"
 #   make fuzz       libFuzzer sessions over every parser of outside bytes (docs/fuzzing.md)
 #   make bench      the host benchmark table for this machine
+#   make size       the image's size by part (docs/architecture.md "Sizes")
 #   make usb / iso  bootable media
 #   make clean
 #
@@ -81,15 +82,19 @@ BUILD_ID := $(shell cat $(ID_SOURCES) 2>/dev/null | sha256sum | cut -c1-12)
 VERSION := $(shell cat VERSION)
 
 # The image's size limits (docs/architecture.md, "Sizes"; `make size` shows the parts).
-# IMAGE_MAX: the whole file.  IMAGE_BUDGETS: each initialised PE section's file bytes, a
-# little above what it holds now, so that growth is a decision and not an accident: .text
-# the code; .data the constant tables (the event catalogue is most of it) and initialised
-# variables; .rela the relocations (one per pointer stored in data, 24 bytes each, so
-# tables of pointers show here); any other section (.reloc, .dynamic) a few hundred bytes.
-IMAGE_MAX := 1048576
-IMAGE_BUDGETS := --budget .text=196608 --budget .data=471040 --budget .rela=24576 --other-budget 4096
+# IMAGE_MAX: the whole file, 512 KiB (issue 26; the way on is to 384 KiB).  IMAGE_BUDGETS:
+# each initialised PE section's file bytes, a little above what it holds, so that growth is
+# a decision and not an accident:
+#   .text  192 KiB: the code (180 KiB).
+#   .data  256 KiB: the event catalogue (158 KiB, every event of every core), strings (51 KiB)
+#          and other tables and initialised variables (32 KiB); room for a few more cores' events.
+#   .rela   24 KiB: relocations, 24 bytes for each pointer stored in data (18 KiB: tables of
+#          pointers show here; the catalogue holds none).
+#   others   4 KiB each (.reloc, .dynamic: a few hundred bytes).
+IMAGE_MAX := 524288
+IMAGE_BUDGETS := --budget .text=196608 --budget .data=262144 --budget .rela=24576 --other-budget 4096
 
-.PHONY: all image host test unit run bench clean deps usb iso FORCE
+.PHONY: all image host test unit run bench clean deps usb iso size FORCE
 .DEFAULT_GOAL := all
 all: image host
 
@@ -144,13 +149,18 @@ $(B)/pmuboot.debug: $(B)/pmuboot.so
 # (tools/pe_image.py, linker.ld), then the file is checked: no run of zeros over
 # 4 KiB (zeros belong in .bss), every initialised section within its budget
 # (IMAGE_BUDGETS), the whole within IMAGE_MAX.
-$(B)/pmuboot.efi: $(B)/pmuboot.so $(B)/pmuboot.debug tools/pe_image.py
+$(B)/pmuboot.efi: $(B)/pmuboot.so $(B)/pmuboot.debug tools/pe_image.py Makefile
 	$(Q)$(OBJCOPY) -j .text -j .sdata -j .data -j .bss -j .dynamic -j .rel -j .rela -j .reloc \
 		--strip-all --target efi-app-x86_64 --subsystem=10 $< $@
 	$(Q)$(PYTHON) tools/pe_image.py fold-bss $@ || { rm -f $@; exit 1; }
 	$(Q)$(PYTHON) tools/pe_image.py check $@ --max-zero-run 4096 $(IMAGE_BUDGETS) || { rm -f $@; exit 1; }
 	@size=$$(stat -c %s $@); echo "$@: $$size bytes"; \
 	if [ $$size -gt $(IMAGE_MAX) ]; then echo "error: $@ is larger than $(IMAGE_MAX) bytes" >&2; rm -f $@; exit 1; fi
+
+# The image's size by part: code, event catalogue (by table), strings, other data,
+# relocations, .bss (tools/image_size.py, from the linker map and the PE headers).
+size: $(B)/pmuboot.efi
+	@$(PYTHON) tools/image_size.py --build $(B)
 
 $(B)/libpmuboot.a: $(HOST_LIB_OBJS)
 	@rm -f $@

@@ -160,3 +160,27 @@ def test_host_only_text_is_not_in_the_image(ctx):
     assert len(described) > 100
     for r in described:
         assert r["description"].encode() not in image, f"{r['uarch']} {r['name']}: its description is in the image"
+
+
+def test_make_size_parts_add_up_to_the_file(ctx):
+    """`make size`'s parts are the file: they sum to its size, code is .text, the catalogue's tables
+    are the catalogue, and the .bss it shows is the memory the loader zero-fills."""
+    import json
+    p = subprocess.run(["python3", os.path.join(ctx.root, "tools", "image_size.py"), "--build", ctx.build, "--json"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    r = json.loads(p.stdout)
+    img = image(ctx)
+    assert sum(r["parts"].values()) == r["file"] == os.path.getsize(ctx.efi), r
+    assert r["parts"]["code"] == img.find(".text").raw_size
+    assert all(n > 0 for n in r["parts"].values()), r["parts"]
+    assert sum(r["catalogue"].values()) == r["parts"]["event catalogue"], r
+    assert all(n > 0 for n in r["catalogue"].values()), r["catalogue"]
+    data = img.find(".data")
+    data_parts = r["parts"]["event catalogue"] + r["parts"]["strings"] + r["parts"]["other data"]
+    assert data_parts <= data.raw_size < data_parts + FILE_ALIGN + 64, (data_parts, data.raw_size)
+    assert data_parts + r["bss"] <= data.vsize < data_parts + r["bss"] + 2 * FILE_ALIGN, (data.vsize, r["bss"])
+    p = subprocess.run(["make", "--no-print-directory", "-C", ctx.root, f"B={os.path.relpath(ctx.build, ctx.root)}",
+                        "size"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr[-800:]
+    assert "event catalogue" in p.stdout and f"{r['file']:,} bytes" in p.stdout, p.stdout
