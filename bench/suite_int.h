@@ -29,8 +29,8 @@
 /*
  * Where the kernels run when no arena is at hand (non-split kernels always,
  * split kernels when arena_get refuses), and where samples are kept when
- * there is no arena: the run-time heap (lib/heap.h; the image's .bss is
- * file bytes), or when that is exhausted the stage's own stack frame, which
+ * there is no arena: the run-time heap (lib/heap.h), or when that is
+ * exhausted the stage's own stack frame, which
  * holds these 12 KiB + 4 KiB easily (UEFI gives at least 128 KiB of stack,
  * UEFI 2.10 section 2.3.4.1).
  */
