@@ -12,11 +12,14 @@ events the benchmarks use, with our own one-line descriptions), each of which mu
 vendor event with the identical encoding.  Sets without vendor data (the intel_arch and
 amd_legacy fallbacks) are their role files.  events/roles.csv is the one list of the benchmark
 roles: the role rows are checked against it, and --roles-header turns it into enum event_role
-for C.  events/ibs_derived.csv holds the AMD IBS derived events; events/amd_rules.csv the AMD family counter rules, compiled into a table the scheduler
-applies at run time.  From each set's rows the generator also derives the set's counter rules by
-event code and by code and unit mask (code_rules below), which the scheduler applies to raw specs
-the catalogue has no row for.  Everything is checked here, at build time: a bad row stops the build with the file,
-line and what is wrong.  The output depends only on the input files, byte for byte.
+for C.  events/ibs_derived.csv holds the AMD IBS derived events; events/amd_rules.csv the AMD
+family counter rules, compiled into a table the scheduler applies at run time.  From each set's
+rows the generator also derives the set's counter rules by event code and by code and unit mask
+(code_rules below), which the scheduler applies to raw specs the catalogue has no row for.  The
+output is packed (tools/events_pack.py, events/events_table.h): fixed-size rows stored once,
+token-coded names, each set's lists a difference from a related set's.  Everything is checked
+here, at build time: a bad row stops the build with the file, line and what is wrong.  The
+output depends only on the input files, byte for byte.
 """
 import argparse
 import csv
