@@ -4,36 +4,10 @@
 #include "lib/out.h"
 #include "lib/record.h"
 
-static const struct {
-	uint32_t bit;
-	const char *name;
-} role_names[] = {
-	{ EV_ROLE_CYCLES, "cycles" },
-	{ EV_ROLE_INSTRUCTIONS, "instructions" },
-	{ EV_ROLE_REF_CYCLES, "ref_cycles" },
-	{ EV_ROLE_STLF_BLOCK, "stlf_block" },
-	{ EV_ROLE_STLF_OK, "stlf_ok" },
-	{ EV_ROLE_STA_BLOCK, "sta_block" },
-	{ EV_ROLE_STD_BLOCK, "std_block" },
-	{ EV_ROLE_OVERLAP_STORE, "overlap_store" },
-	{ EV_ROLE_ALIAS_4K, "alias_4k" },
-	{ EV_ROLE_SPLIT_LOAD, "split_load" },
-	{ EV_ROLE_SPLIT_STORE, "split_store" },
-	{ EV_ROLE_PAGE_SPLIT_LOAD, "page_split_load" },
-	{ EV_ROLE_PAGE_SPLIT_STORE, "page_split_store" },
-	{ EV_ROLE_MISALIGN, "misalign" },
-	{ EV_ROLE_LOADS, "loads" },
-	{ EV_ROLE_STORES, "stores" },
-	{ EV_ROLE_SMI, "smi" },
-	{ EV_ROLE_HW_INT, "hw_int" },
-};
-
 const char *bench_role_name(uint32_t role_bit)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(role_names); i++)
-		if (role_names[i].bit == role_bit)
-			return role_names[i].name;
-	return "?";
+	const char *w = events_role_name(role_bit);
+	return w ? w : "?";
 }
 
 static const char *status_name(enum check_status s)

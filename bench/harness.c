@@ -217,7 +217,7 @@ const char *bench_disturbed_by_source(const struct bench_figures *f, char *buf, 
 
 static uint32_t roles_of(const struct count_set *set, size_t i)
 {
-	return set->ev[i].def ? set->ev[i].def->roles : 0;
+	return set->ev[i].roles;
 }
 
 /* The counted cycles event, or -1. */

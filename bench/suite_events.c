@@ -10,14 +10,16 @@ static void add_spec(struct count_set *cs, const struct event_spec *sp)
 		cs->ev[cs->n++] = *sp;
 }
 
-static void add_def(struct count_set *cs, const struct event_def *d)
+/* The set's event for role, if it has one. */
+static void add_role(struct count_set *cs, uint32_t role)
 {
+	struct event_def def, *d = &def;
 	struct event_spec sp;
 
-	if (!d)
+	if (!events_for_role(suite.set, role, &def))
 		return;
 	memset(&sp, 0, sizeof(sp));
-	snprintf(sp.name, sizeof(sp.name), "%s", d->name);
+	memcpy(sp.name, d->name, sizeof(sp.name));	/* both EVENT_NAME_MAX, NUL-terminated */
 	sp.event = d->event;
 	sp.umask = d->umask;
 	sp.cmask = d->cmask;
@@ -26,7 +28,9 @@ static void add_def(struct count_set *cs, const struct event_def *d)
 	sp.any = d->any;
 	sp.counters = d->counters;
 	sp.fixed = d->fixed;
-	sp.def = d;
+	sp.named = true;
+	sp.roles = d->roles;
+	events_row_limits(d, &sp.row);
 	add_spec(cs, &sp);
 }
 
@@ -35,11 +39,11 @@ void suite_build_set(struct count_set *cs, uint32_t roles)
 {
 	memset(cs, 0, sizeof(*cs));
 	if (suite.set) {
-		add_def(cs, events_for_role(suite.set, EV_ROLE_CYCLES));
-		add_def(cs, events_for_role(suite.set, EV_ROLE_INSTRUCTIONS));
+		add_role(cs, EV_ROLE_CYCLES);
+		add_role(cs, EV_ROLE_INSTRUCTIONS);
 		for (uint32_t bit = 1; bit; bit <<= 1)
 			if (roles & bit)
-				add_def(cs, events_for_role(suite.set, bit));
+				add_role(cs, bit);
 	}
 	for (size_t i = 0; i < suite.nextra; i++)
 		add_spec(cs, &suite.extra[i]);
@@ -57,21 +61,26 @@ uint32_t suite_roles_for(const struct bench_def *d)
 	return roles;
 }
 
-/* The event's name from storage that outlives the count set (kept in the control memo). */
+/* The event's name from storage that outlives the count set (kept in the control memo): the
+ * extra events' own, or for the roles' events the stage's copy, made the first time. */
 const char *suite_static_name(const struct event_spec *sp)
 {
-	if (sp->def)
-		return sp->def->name;
 	for (size_t i = 0; i < suite.nextra; i++)
 		if (!strcmp(suite.extra[i].name, sp->name))
 			return suite.extra[i].name;
+	for (size_t i = 0; sp->named && i < ROLE_NAMES_MAX; i++) {
+		if (!suite.role_names[i][0])
+			snprintf(suite.role_names[i], sizeof(suite.role_names[i]), "%s", sp->name);
+		if (!strcmp(suite.role_names[i], sp->name))
+			return suite.role_names[i];
+	}
 	return "?";
 }
 
 bool suite_counts_cycles(const struct count_set *cs)
 {
 	for (size_t i = 0; cs && i < cs->n; i++)
-		if (cs->ev[i].def && (cs->ev[i].def->roles & EV_ROLE_CYCLES))
+		if (cs->ev[i].roles & EV_ROLE_CYCLES)
 			return true;
 	return false;
 }

@@ -20,6 +20,8 @@
 #define EXTRA_MAX 8
 #define SLOT_MAX 2
 #define MEMO_MAX 12
+/* Names of the roles' events a stage counts: one per role, and cycles and instructions. */
+#define ROLE_NAMES_MAX (EV_ROLE_COUNT + 2)
 #define NO_SLOT (-1)
 /* Sample storage in an arena starts past the kernels' scratch window. */
 #define POOL_ARENA_OFFSET (64u * 1024)
@@ -27,8 +29,8 @@
 /*
  * Where the kernels run when no arena is at hand (non-split kernels always,
  * split kernels when arena_get refuses), and where samples are kept when
- * there is no arena: the run-time heap (lib/heap.h; the image's .bss is
- * file bytes), or when that is exhausted the stage's own stack frame, which
+ * there is no arena: the run-time heap (lib/heap.h), or when that is
+ * exhausted the stage's own stack frame, which
  * holds these 12 KiB + 4 KiB easily (UEFI gives at least 128 KiB of stack,
  * UEFI 2.10 section 2.3.4.1).
  */
@@ -76,6 +78,7 @@ struct suite {
 	bool sel[64];
 	struct memo memo[MEMO_MAX];
 	size_t nmemo;
+	char role_names[ROLE_NAMES_MAX][EVENT_NAME_MAX];	/* suite_static_name's copies */
 	struct check_tally tally;
 	unsigned measured;		/* variants chosen */
 	unsigned rows, row;		/* rows to run (split variants once per arena), and the current one */

@@ -36,7 +36,7 @@ struct uk_row {
 };
 
 static struct {
-	struct ukernel_set *setp;	/* heap: the image's .bss is file bytes */
+	struct ukernel_set *setp;	/* heap */
 	struct uk_row *rows;		/* set.n of them (heap) */
 	const char *watchdog;
 	char watchdog_why[128];

@@ -25,7 +25,7 @@
 
 static SIMPLE_TEXT_OUTPUT_INTERFACE *cons[SCREEN_MAX_CONSOLES];
 static unsigned ncons, cols, rows;
-/* Taken from the firmware's pool at screen_start: the image's .bss is stored in the file. */
+/* Taken from the firmware's pool at screen_start. */
 struct screen_mem {
 	struct screen_state state;
 	char frame[ROWS_MAX][COLS_MAX + 1], shown[ROWS_MAX][COLS_MAX + 1];

@@ -61,7 +61,7 @@ struct screen_state {
 	char next[SS_LINE];
 };
 
-/* Allocated by screen_start (kept out of the image's .bss, which is stored in the file). */
+/* Allocated by screen_start. */
 extern struct screen_state *ssp;
 
 /* Fold one output line into ss. */

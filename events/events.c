@@ -1,21 +1,18 @@
 /*
  * events/events.c - lookups over the generated event tables.
  *
- * The tables come from events/ through tools/gen_events.py in a compact form
- * (events_table.h says why); this file turns them into the structs of events.h and finds
- * things in them.  Sets hold a few hundred events and lookups are rare (configuration,
- * listings), so every lookup is a linear scan in table order; events_for_role follows the
- * hand-written rows' order, so the role files decide which event plays a role first.
+ * The tables come from events/ through tools/gen_events.py in a packed form (events_table.h
+ * says which and why); this file decodes a row into the caller's struct event_def when asked.
+ * Sets hold a few hundred events and lookups are rare (configuration, listings), so every
+ * lookup is a walk in table order; events_for_role follows the hand-written rows' order, so
+ * the role files decide which event plays a role first.
  */
 #include "events/events.h"
 #include "events/events_table.h"
 
-/* The words for enum event_role bits 0, 1, ... in order, as in tools/gen_events.py ROLES.
+/* The words for enum event_role bits 0, 1, ... in order (events/roles.csv).
  * One string rather than an array of pointers: no relocations in the image. */
-static const char role_words[] =
-	"cycles\0instructions\0ref_cycles\0stlf_block\0stlf_ok\0sta_block\0std_block\0"
-	"overlap_store\0alias_4k\0split_load\0split_store\0page_split_load\0page_split_store\0"
-	"misalign\0loads\0stores\0smi\0hw_int\0";
+static const char role_words[] = EV_ROLE_WORDS;
 
 /* The word for role bit i, or NULL past the last. */
 static const char *role_word(unsigned i)
@@ -34,11 +31,12 @@ static const char *role_word(unsigned i)
 #define TEXT(off) ((void)(off), "")
 #endif
 
+/* The lists a set has (struct ev_set_rec). */
+enum { LIST_EVENTS, LIST_RULES };
+
 static struct {
 	bool ready;
 	struct event_set sets[EV_MAX_SETS];
-	bool built[EV_MAX_SETS];
-	size_t pool_used, names_used;	/* events_pool / events_namebuf handed out, never reused */
 	struct ibs_event_def ibs[EV_MAX_IBS];
 } T;
 
@@ -53,9 +51,9 @@ static void init(void)
 		return;
 	for (size_t i = 0; i < events_set_recs_n; i++) {
 		const struct ev_set_rec *r = &events_set_recs[i];
-		T.sets[i] = (struct event_set){ .key = str(r->key), .name = str(r->name), .amd = r->amd != 0,
-						 .perf = str(r->perf), .vendor_name = str(r->vendor_name),
-						 .family = r->family };
+		T.sets[i] = (struct event_set){ .key = str(r->key), .name = str(r->name), .n = r->events.n,
+						 .amd = r->amd != 0, .perf = str(r->perf),
+						 .vendor_name = str(r->vendor_name), .family = r->family };
 	}
 	for (size_t i = 0; i < events_ibs_recs_n; i++) {
 		const struct ev_ibs_rec *r = &events_ibs_recs[i];
@@ -64,98 +62,204 @@ static void init(void)
 	T.ready = true;
 }
 
-/* "PREFIX.LAST" (or "LAST") into the name buffer; NULL when it is full. */
-static const char *join_name(const struct ev_rec *e)
-{
-	const char *pre = &events_name_pre[e->name_pre], *last = &events_name_last[e->name_last];
-	size_t np = strlen(pre), nl = strlen(last), need = np + (np ? 1 : 0) + nl + 1;
-	if (T.names_used + need > events_namebuf_cap)
-		return NULL;
-	char *d = &events_namebuf[T.names_used];
-	memcpy(d, pre, np);
-	if (np)
-		d[np] = '.';
-	memcpy(d + np + (np ? 1 : 0), last, nl + 1);
-	T.names_used += need;
-	return d;
-}
-
-static void fill(struct event_def *d, const struct ev_rec *e, const char *name, const struct ev_set_rec *set)
-{
-	const struct ev_extra *x = &events_extra[e->extra];
-	*d = (struct event_def){
-		.name = name,
-		.event = e->event,
-		.umask = e->umask,
-		.cmask = e->cmask,
-		.inv = (e->flags & EVF_INV) != 0,
-		.edge = (e->flags & EVF_EDGE) != 0,
-		.any = (e->flags & EVF_ANY) != 0,
-		.counters = e->counters,
-		.fixed = e->fixed,
-		.precise = (e->flags & EVF_PRECISE) != 0,
-		.roles = 0,
-		.source = TEXT(set->doc),
-		.desc = "",
-		.fixed_only = (e->flags & EVF_FIXED_ONLY) != 0,
-		.counters_htoff = e->htoff,
-		.umask_ext = e->umask_ext,
-		.pebs2 = (e->flags & EVF_PEBS2) != 0,
-		.taken_alone = (e->flags & EVF_TAKEN_ALONE) != 0,
-		.pair = (e->flags & EVF_PAIR) != 0,
-		.deprecated = (e->flags & EVF_DEPRECATED) != 0,
-		.msr = x->msr,
-		.msr_alt = x->msr_alt,
-		.msr_value = x->value,
-		.has_alt = x->has_alt != 0,
-		.alt_event = x->alt_event,
-		.alt_umask = x->alt_umask,
-		.errata = TEXT(e->errata),
-	};
-}
-
-/*
- * Give set i its events the first time anyone asks for the set.  The pool holds every set on
- * the host and the largest set plus a little in the image, which only uses the set of the CPU
- * it runs on (and perhaps a fallback); a set that no longer fits is returned with no events.
- */
-static const struct event_set *build(size_t i)
-{
-	const struct ev_set_rec *r = &events_set_recs[i];
-	struct event_set *s = &T.sets[i];
-	size_t names_mark = T.names_used;
-
-	if (T.built[i] || T.pool_used + r->n > events_pool_cap)
-		return s;
-	struct event_def *d = &events_pool[T.pool_used];
-	for (size_t k = 0; k < r->n; k++) {
-		const struct ev_rec *e = &events_recs[events_idx[r->first + k]];
-		const char *name = join_name(e);
-		if (!name) {
-			T.names_used = names_mark;	/* give back what this set took */
-			return s;
-		}
-		fill(&d[k], e, name, r);
-	}
-	for (size_t k = 0; k < r->notes_n; k++) {
-		const struct ev_note *nt = &events_notes[r->notes_first + k];
-		d[nt->index].roles = nt->roles;
-		d[nt->index].source = TEXT(nt->source);
-		d[nt->index].desc = TEXT(nt->desc);
-	}
-	T.pool_used += r->n;
-	s->events = d;
-	s->n = r->n;
-	T.built[i] = true;
-	return s;
-}
-
 /* The index of set in T.sets, or -1. */
 static long set_index(const struct event_set *set)
 {
-	if (set < T.sets || set >= T.sets + events_set_recs_n)
+	if (!set || set < T.sets || set >= T.sets + events_set_recs_n)
 		return -1;
 	return (long)(set - T.sets);
+}
+
+static const struct ev_list *list_of(size_t set, unsigned which)
+{
+	const struct ev_set_rec *r = &events_set_recs[set];
+	return which == LIST_RULES ? &r->rules : &r->events;
+}
+
+/* One op at events_ops[*at]: its kind, run length and (EV_OP_ROWS) first row; *at moves past it. */
+static unsigned read_op(size_t *at, size_t *n, uint16_t *start)
+{
+	uint8_t b = events_ops[(*at)++];
+	unsigned kind = b >> EV_OP_SHIFT;
+	*n = (b & EV_OP_RUN_MASK) + 1u;
+	*start = 0;
+	if (kind == EV_OP_ROWS) {
+		*start = (uint16_t)(events_ops[*at] | events_ops[*at + 1] << 8);
+		*at += 2;
+	}
+	return kind;
+}
+
+/* Entry i of a set's list (a row of events_rows or a rule of events_code_rules), or -1: the ops
+ * are walked until i falls in a run; a COPY run sends the walk to the same place in the base. */
+static long list_at(size_t set, unsigned which, size_t i)
+{
+	for (unsigned depth = 0; depth < EV_LIST_MAX_DEPTH; depth++) {
+		const struct ev_list *l = list_of(set, which);
+		size_t pos = 0, bpos = 0, at = l->ops, end = (size_t)l->ops + l->ops_n, n;
+		uint16_t fresh = l->fresh, start;
+		bool to_base = false;
+
+		if (i >= l->n)
+			return -1;
+		while (at < end && !to_base) {
+			unsigned kind = read_op(&at, &n, &start);
+			if (kind == EV_OP_SKIP) {
+				bpos += n;
+				continue;
+			}
+			if (i < pos + n) {
+				if (kind != EV_OP_COPY)
+					return (long)(kind == EV_OP_FRESH ? fresh : start) + (long)(i - pos);
+				i = bpos + (i - pos);
+				to_base = true;
+				continue;
+			}
+			pos += n;
+			if (kind == EV_OP_COPY)
+				bpos += n;
+			else if (kind == EV_OP_FRESH)
+				fresh = (uint16_t)(fresh + n);
+		}
+		if (!to_base || l->base == EV_NO_BASE)
+			return -1;
+		set = l->base;
+	}
+	return -1;
+}
+
+/* The list iterator (struct events_iter, used for rules too): level k walks the list of
+ * level[k].set, and level k + 1 that of its base, in step. */
+static void iter_start(struct events_iter *it, size_t set, unsigned which)
+{
+	memset(it, 0, sizeof(*it));
+	it->list = (uint8_t)which;
+	for (size_t s = set; it->depth < EVENTS_ITER_DEPTH; it->depth++) {
+		struct events_iter_level *L = &it->level[it->depth];
+		L->set = (uint8_t)s;
+		L->fresh = list_of(s, which)->fresh;
+		s = list_of(s, which)->base;
+		if (s == EV_NO_BASE) {
+			it->depth++;
+			break;
+		}
+	}
+}
+
+/* The next entry of level k's list, or -1 at its end. */
+static long iter_level_next(struct events_iter *it, unsigned k)
+{
+	if (k >= it->depth)
+		return -1;
+	struct events_iter_level *L = &it->level[k];
+	const struct ev_list *l = list_of(L->set, it->list);
+	while (!L->left) {
+		size_t at = (size_t)l->ops + L->op, n;
+		uint16_t start;
+		if (L->op >= l->ops_n)
+			return -1;
+		L->kind = (uint8_t)read_op(&at, &n, &start);
+		L->op = (uint16_t)(at - l->ops);
+		L->row = start;
+		if (L->kind == EV_OP_SKIP) {
+			for (; n; n--)
+				if (iter_level_next(it, k + 1) < 0)
+					return -1;
+			continue;
+		}
+		L->left = (uint8_t)n;
+	}
+	L->left--;
+	if (L->kind == EV_OP_COPY)
+		return iter_level_next(it, k + 1);
+	return L->kind == EV_OP_FRESH ? L->fresh++ : L->row++;
+}
+
+/* Appends name part p (token codes, tools/events_pack.py) to out[*w ..]; names fit EVENT_NAME_MAX. */
+static void part_text(uint16_t p, char *out, size_t *w)
+{
+	const uint8_t *c = &events_part_codes[events_part_at[p]];
+	while (*c) {
+		unsigned rank;
+		if (*c >= EV_TOKEN_TWO_BYTE_LEAD) {
+			rank = EV_TOKEN_ONE_BYTE + ((unsigned)(c[0] - EV_TOKEN_TWO_BYTE_LEAD) << 8 | c[1]);
+			c += 2;
+		} else {
+			rank = *c++ - 1u;
+		}
+		for (uint16_t k = events_token_at[rank]; k < events_token_at[rank + 1] && *w < EVENT_NAME_MAX - 1; k++)
+			out[(*w)++] = events_token_text[k];
+	}
+	out[*w] = 0;
+}
+
+/* "PREFIX.LAST" (or "LAST") of a row. */
+static void row_name(const struct ev_row *r, char *out)
+{
+	size_t w = 0;
+	out[0] = 0;
+	if (r->pre) {
+		part_text((uint16_t)r->pre, out, &w);
+		if (w < EVENT_NAME_MAX - 1)
+			out[w++] = '.';
+	}
+	part_text((uint16_t)r->last, out, &w);
+}
+
+/* Row `row`, event `index` of set `set`, into *d. */
+static void decode(size_t set, size_t index, long row, struct event_def *d)
+{
+	const struct ev_set_rec *s = &events_set_recs[set];
+	const struct ev_row *r = &events_rows[row];
+	const struct ev_side *x = &events_side[r->side];
+	const struct ev_limits *lim = &events_limits[r->limits];
+	const struct ev_offcore *oc = &events_offcore[x->offcore];
+
+	memset(d, 0, sizeof(*d));
+	row_name(r, d->name);
+	d->index = (uint16_t)index;
+	d->event = (uint16_t)(r->event | x->event_hi << 8);
+	d->umask = (uint8_t)r->umask;
+	d->cmask = (uint8_t)x->cmask;
+	d->inv = (x->enc & EVS_INV) != 0;
+	d->edge = (x->enc & EVS_EDGE) != 0;
+	d->any = (x->enc & EVS_ANY) != 0;
+	d->counters = lim->counters;
+	d->fixed = x->fixed ? (int8_t)(x->fixed - 1) : EV_NO_FIXED;
+	d->precise = (r->flags & EVF_PRECISE) != 0;
+	d->source = TEXT(s->doc);
+	d->desc = "";
+	d->fixed_only = (r->flags & EVF_FIXED_ONLY) != 0;
+	d->counters_htoff = lim->htoff;
+	d->umask_ext = (uint8_t)x->umask_ext;
+	d->pebs2 = (r->flags & EVF_PEBS2) != 0;
+	d->taken_alone = (r->flags & EVF_TAKEN_ALONE) != 0;
+	d->pair = (r->flags & EVF_PAIR) != 0;
+	d->deprecated = (r->flags & EVF_DEPRECATED) != 0;
+	d->msr = oc->msr;
+	d->msr_alt = oc->msr_alt;
+	d->msr_value = (uint64_t)events_msr_hi[x->value_hi] << 32 | events_msr_lo[x->value_lo];
+	d->has_alt = oc->has_alt != 0;
+	if (d->has_alt) {
+		d->alt_event = (uint8_t)(r->event + oc->alt_event);
+		d->alt_umask = (uint8_t)(r->umask + oc->alt_umask);
+	}
+#ifdef PMUBOOT_HOSTED
+	d->errata = TEXT(events_side_errata[r->side]);
+#else
+	d->errata = "";
+#endif
+	for (size_t k = 0; k < s->notes_n; k++) {
+		const struct ev_note *nt = &events_notes[s->notes_first + k];
+		if (nt->index != index)
+			continue;
+		d->roles = nt->roles;
+#ifdef PMUBOOT_HOSTED
+		d->source = TEXT(events_note_text[s->notes_first + k].source);
+		d->desc = TEXT(events_note_text[s->notes_first + k].desc);
+#endif
+		break;
+	}
 }
 
 size_t events_set_count(void)
@@ -168,7 +272,7 @@ const struct event_set *events_set_at(size_t i)
 	if (i >= events_set_recs_n)
 		return NULL;
 	init();
-	return build(i);
+	return &T.sets[i];
 }
 
 const struct event_set *events_set_find(const char *key)
@@ -181,47 +285,96 @@ const struct event_set *events_set_find(const char *key)
 	return NULL;
 }
 
-const struct event_def *events_find(const struct event_set *set, const char *name)
+bool events_at(const struct event_set *set, size_t i, struct event_def *out)
 {
-	if (!set || !name)
-		return NULL;
-	for (size_t i = 0; i < set->n; i++)
-		if (!lc_strcasecmp(set->events[i].name, name))
-			return &set->events[i];
-	return NULL;
+	long si = set_index(set), row = si < 0 ? -1 : list_at((size_t)si, LIST_EVENTS, i);
+	if (row < 0)
+		return false;
+	decode((size_t)si, i, row, out);
+	return true;
+}
+
+void events_iter_start(struct events_iter *it, const struct event_set *set)
+{
+	long si = set_index(set);
+	if (si < 0) {
+		memset(it, 0, sizeof(*it));
+		return;
+	}
+	iter_start(it, (size_t)si, LIST_EVENTS);
+	it->set = set;
+}
+
+bool events_next(struct events_iter *it, struct event_def *out)
+{
+	long si = set_index(it->set), row;
+	if (si < 0 || it->next >= it->set->n || (row = iter_level_next(it, 0)) < 0)
+		return false;
+	decode((size_t)si, it->next++, row, out);
+	return true;
+}
+
+bool events_find(const struct event_set *set, const char *name, struct event_def *out)
+{
+	struct events_iter it;
+	long si = set_index(set), row;
+	char cand[EVENT_NAME_MAX];
+
+	if (si < 0 || !name)
+		return false;
+	iter_start(&it, (size_t)si, LIST_EVENTS);
+	for (size_t i = 0; i < set->n && (row = iter_level_next(&it, 0)) >= 0; i++) {
+		row_name(&events_rows[row], cand);
+		if (lc_strcasecmp(cand, name))
+			continue;
+		if (out)
+			decode((size_t)si, i, row, out);
+		return true;
+	}
+	return false;
 }
 
 long events_role_row(const struct event_set *set, size_t i)
 {
-	long si = set ? set_index(set) : -1;
-	if (si < 0 || !set->events || i >= events_set_recs[si].notes_n)
+	long si = set_index(set);
+	if (si < 0 || i >= events_set_recs[si].notes_n)
 		return -1;
 	return events_notes[events_set_recs[si].notes_first + i].index;
 }
 
 /* In the hand-written rows' order, so the role file decides which event plays a role first. */
-const struct event_def *events_for_role(const struct event_set *set, uint32_t role)
+bool events_for_role(const struct event_set *set, uint32_t role, struct event_def *out)
 {
-	long idx;
-	if (!set || !role)
-		return NULL;
-	for (size_t i = 0; (idx = events_role_row(set, i)) >= 0; i++)
-		if ((set->events[idx].roles & role) == role)
-			return &set->events[idx];
-	return NULL;
+	long si = set_index(set);
+	if (si < 0 || !role)
+		return false;
+	for (size_t k = 0; k < events_set_recs[si].notes_n; k++) {
+		const struct ev_note *nt = &events_notes[events_set_recs[si].notes_first + k];
+		if ((nt->roles & role) == role)
+			return events_at(set, nt->index, out);
+	}
+	return false;
+}
+
+void events_row_limits(const struct event_def *d, struct event_row_limits *out)
+{
+	*out = (struct event_row_limits){ .found = true, .counters = d->counters,
+					   .counters_htoff = d->counters_htoff, .taken_alone = d->taken_alone,
+					   .pair = d->pair };
 }
 
 bool events_code_rule(const struct event_set *set, uint16_t event, uint8_t umask, struct event_rule *out)
 {
-	long si = set ? set_index(set) : -1;
+	long si = set_index(set), k;
 	const struct ev_code_rule *code = NULL, *both = NULL;
+	struct events_iter it;
 
 	memset(out, 0, sizeof(*out));
 	if (si < 0)
 		return false;
-	const struct ev_set_rec *r = &events_set_recs[si];
-	for (size_t i = 0; i < r->rules_n && !both; i++) {
-		const struct ev_code_rule *c = &events_code_rules[events_code_rule_idx[r->rules_first + i]];
+	iter_start(&it, (size_t)si, LIST_RULES);
+	for (size_t i = 0; i < events_set_recs[si].rules.n && !both && (k = iter_level_next(&it, 0)) >= 0; i++) {
+		const struct ev_code_rule *c = &events_code_rules[k];
 		if (c->event != event)
 			continue;
 		if (c->flags & EVR_CODE_ONLY)

@@ -13,32 +13,20 @@
 
 #include "lib/libc.h"
 
-/* What an event means to the benchmarks; an event may have several roles. */
-enum event_role {
-	EV_ROLE_CYCLES = 1u << 0,		/* core clock cycles (unhalted) */
-	EV_ROLE_INSTRUCTIONS = 1u << 1,		/* instructions retired */
-	EV_ROLE_REF_CYCLES = 1u << 2,		/* reference cycles */
-	EV_ROLE_STLF_BLOCK = 1u << 3,		/* a load blocked / failed to forward from a store */
-	EV_ROLE_STLF_OK = 1u << 4,		/* a store forwarded successfully (AMD) */
-	EV_ROLE_STA_BLOCK = 1u << 5,		/* blocked by a store whose address is unknown */
-	EV_ROLE_STD_BLOCK = 1u << 6,		/* blocked by a store whose data is unknown */
-	EV_ROLE_OVERLAP_STORE = 1u << 7,	/* partial overlap with an earlier store */
-	EV_ROLE_ALIAS_4K = 1u << 8,		/* 4K aliasing (false store-load dependency) */
-	EV_ROLE_SPLIT_LOAD = 1u << 9,		/* a load crossing a cache line */
-	EV_ROLE_SPLIT_STORE = 1u << 10,		/* a store crossing a cache line */
-	EV_ROLE_PAGE_SPLIT_LOAD = 1u << 11,	/* a load crossing a 4 KiB page */
-	EV_ROLE_PAGE_SPLIT_STORE = 1u << 12,	/* a store crossing a 4 KiB page */
-	EV_ROLE_MISALIGN = 1u << 13,		/* misaligned access, any kind */
-	EV_ROLE_LOADS = 1u << 14,		/* loads retired */
-	EV_ROLE_STORES = 1u << 15,		/* stores retired */
-	EV_ROLE_SMI = 1u << 16,			/* SMIs taken */
-	EV_ROLE_HW_INT = 1u << 17,		/* hardware interrupts received */
-};
+/* enum event_role (EV_ROLE_CYCLES, ...) and its words, generated from events/roles.csv. */
+#include "event_roles.h"
 
 #define EV_NO_FIXED (-1)
+#define EVENT_NAME_MAX 80	/* names are at most 79 characters (tools/gen_events.py NAME_MAX) */
 
+/*
+ * One event of a set, decoded from the packed tables into the caller's struct (events_at,
+ * events_next, events_find, events_for_role): nothing in it points into storage of events/
+ * except the host-only texts, which are constants.
+ */
 struct event_def {
-	const char *name;	/* e.g. "LD_BLOCKS.STORE_FORWARD" */
+	char name[EVENT_NAME_MAX];	/* e.g. "LD_BLOCKS.STORE_FORWARD" */
+	uint16_t index;		/* its place in the set (events_at) */
 	uint16_t event;		/* event select; 12 bits on AMD */
 	uint8_t umask;
 	uint8_t cmask;
@@ -68,8 +56,7 @@ struct event_def {
 struct event_set {
 	const char *key;	/* e.g. "goldmont"; pmu/ identification names this key */
 	const char *name;	/* e.g. "Intel Goldmont" */
-	const struct event_def *events;
-	size_t n;
+	size_t n;		/* events: events_at(set, 0 .. n - 1) */
 	bool amd;		/* AMD encoding: 12-bit event select, no AnyThread, no fixed counters */
 	const char *perf;	/* perf's name for this event table (pmu-events/arch/x86/...), or "" */
 	const char *vendor_name;/* the vendor's name for it (perfmon code, AMD family), or "" */
@@ -79,10 +66,35 @@ struct event_set {
 size_t events_set_count(void);
 const struct event_set *events_set_at(size_t i);
 const struct event_set *events_set_find(const char *key);
-/* Case-insensitive exact name lookup within a set (architectural events included). */
-const struct event_def *events_find(const struct event_set *set, const char *name);
-/* The first event in set with every bit of role set, or NULL. */
-const struct event_def *events_for_role(const struct event_set *set, uint32_t role);
+/* Event i of set into *out; false past the end (out untouched). */
+bool events_at(const struct event_set *set, size_t i, struct event_def *out);
+/*
+ * The events of a set in order, cheaper than events_at for each index (a set is stored as a
+ * difference from another's; the iterator walks both together):
+ *	struct events_iter it;
+ *	struct event_def d;
+ *	for (events_iter_start(&it, set); events_next(&it, &d);)
+ *		...
+ */
+#define EVENTS_ITER_DEPTH 12
+struct events_iter {
+	const struct event_set *set;
+	size_t next;		/* the index events_next gives next */
+	/* events.c's: one cursor per set in the chain of sets this one's list refers to. */
+	uint8_t depth, list;
+	struct events_iter_level {
+		uint16_t op, row, fresh;
+		uint8_t set, kind, left;
+	} level[EVENTS_ITER_DEPTH];
+};
+void events_iter_start(struct events_iter *it, const struct event_set *set);
+bool events_next(struct events_iter *it, struct event_def *out);
+/* Case-insensitive exact name lookup within a set into *out (out may be NULL: only whether it is
+ * there); false when the set has no such event. */
+bool events_find(const struct event_set *set, const char *name, struct event_def *out);
+/* The first event in set with every bit of role set (in the role files' order) into *out; false
+ * when none has (or role is 0). */
+bool events_for_role(const struct event_set *set, uint32_t role, struct event_def *out);
 
 /* AMD IBS derived events (AMD Family 10h BKDG; seed 001). */
 struct ibs_event_def {
@@ -100,7 +112,6 @@ const struct ibs_event_def *ibs_event_find(uint16_t code);
  * event=0x..,umask=0x..[,cmask=N][,inv][,edge][,any], or perf's rUUEE
  * short form (AMD: r + umask and 12-bit event as perf encodes it).
  */
-#define EVENT_NAME_MAX 80
 struct event_spec {
 	char name[EVENT_NAME_MAX];	/* the event's name, or the raw text */
 	uint16_t event;
@@ -108,9 +119,10 @@ struct event_spec {
 	bool inv, edge, any;
 	uint32_t counters;
 	int8_t fixed;
-	const struct event_def *def;	/* NULL for raw specs */
-	bool fixed_only;	/* copied from def: schedule on its fixed counter or not at all */
-	/* Copied from def, or from the catalogue event a raw spec's encoding matches. */
+	bool named;		/* a catalogue event by name (or role); false for raw specs */
+	uint32_t roles;		/* the named event's roles (enum event_role bits), 0 for raw specs */
+	bool fixed_only;	/* copied from the event: schedule on its fixed counter or not at all */
+	/* Copied from the named event, or from the catalogue event a raw spec's encoding matches. */
 	uint32_t counters_htoff;
 	uint8_t umask_ext;
 	bool pair, taken_alone;
@@ -118,9 +130,14 @@ struct event_spec {
 	uint64_t msr_value;
 	bool has_alt;
 	uint8_t alt_event, alt_umask;
-	/* A raw spec's encoding is exactly this row of the set (adopt_catalogue in spec.c), whose
-	 * constraints it took; NULL otherwise (the scheduler then applies the set's code rules). */
-	const struct event_def *match;
+	/* The catalogue row's own limits, which the scheduler applies whatever the caller narrows
+	 * above: the named event's, or the row a raw spec's encoding is exactly (adopt_catalogue in
+	 * spec.c); found is false otherwise (the scheduler then applies the set's code rules). */
+	struct event_row_limits {
+		bool found;
+		uint32_t counters, counters_htoff;
+		bool taken_alone, pair;
+	} row;
 };
 
 /*
@@ -137,7 +154,9 @@ bool event_spec_parse(const struct event_set *set, bool amd, const char *text, s
  * The names in set nearest to name (case-insensitive edit distance; names that extend
  * name with ".UMASK" come first), best first, at most max; returns how many.
  */
-size_t events_suggest(const struct event_set *set, const char *name, const char **out, size_t max);
+size_t events_suggest(const struct event_set *set, const char *name, char (*out)[EVENT_NAME_MAX], size_t max);
+/* What a spec keeps of a catalogue event's limits (struct event_spec.row). */
+void events_row_limits(const struct event_def *d, struct event_row_limits *out);
 /* The CSV/docs word for one enum event_role bit ("stlf_block"), or NULL. */
 const char *events_role_name(uint32_t role_bit);
 /* The event_role bit for a word from events_role_name, or 0. */

@@ -66,9 +66,11 @@ static void from_def(struct event_spec *out, const struct event_def *d)
 	out->any = d->any;
 	out->counters = d->counters;
 	out->fixed = d->fixed;
-	out->def = d;
+	out->named = true;
+	out->roles = d->roles;
 	out->fixed_only = d->fixed_only;
 	copy_constraints(out, d);
+	events_row_limits(d, &out->row);
 }
 
 static bool all_hex(const char *s)
@@ -276,18 +278,20 @@ static bool extends(const char *name, const char *cand)
 	return true;
 }
 
-size_t events_suggest(const struct event_set *set, const char *name, const char **out, size_t max)
+size_t events_suggest(const struct event_set *set, const char *name, char (*out)[EVENT_NAME_MAX], size_t max)
 {
 	unsigned score[8];
 	size_t n = 0;
-	unsigned limit = 2 + (unsigned)strlen(name) / 3;
+	unsigned limit = name ? 2 + (unsigned)strlen(name) / 3 : 0;
+	struct events_iter it;
+	struct event_def d;
 
 	if (!set || !name || !max)
 		return 0;
 	if (max > ARRAY_SIZE(score))
 		max = ARRAY_SIZE(score);
-	for (size_t i = 0; i < set->n; i++) {
-		const char *cand = set->events[i].name;
+	for (events_iter_start(&it, set); events_next(&it, &d);) {
+		const char *cand = d.name;
 		unsigned s = extends(name, cand) ? 0 : edit_distance(name, cand) + 1;
 		if (s > limit + 1)
 			continue;
@@ -300,10 +304,10 @@ size_t events_suggest(const struct event_set *set, const char *name, const char 
 		size_t last = n < max ? n : max - 1;
 		for (size_t k = last; k > pos; k--) {
 			score[k] = score[k - 1];
-			out[k] = out[k - 1];
+			memcpy(out[k], out[k - 1], EVENT_NAME_MAX);
 		}
 		score[pos] = s;
-		out[pos] = cand;
+		memcpy(out[pos], cand, EVENT_NAME_MAX);
 		if (n < max)
 			n++;
 	}
@@ -312,7 +316,7 @@ size_t events_suggest(const struct event_set *set, const char *name, const char 
 
 static bool unknown_name(const struct event_set *set, const char *spec, char *err, size_t cap)
 {
-	const char *near[4];
+	char near[4][EVENT_NAME_MAX];
 	size_t n = events_suggest(set, spec, near, ARRAY_SIZE(near));
 	int w = snprintf(err, cap, "unknown event '%s' for %s (%s); ", spec, set->name, set->key);
 	if (w < 0 || (size_t)w >= cap)
@@ -334,13 +338,16 @@ static bool unknown_name(const struct event_set *set, const char *spec, char *er
 /*
  * A raw spec that encodes exactly an event of the set counts what that event counts, so it
  * inherits the event's counter restrictions and extra MSR (a raw LD_BLOCKS.STORE_FORWARD on Ice
- * Lake is still limited to counters 0-3).  Its name stays the raw text, def stays NULL and match
- * names the row.  Any other raw encoding gets the set's rules by code from the scheduler.
+ * Lake is still limited to counters 0-3).  Its name stays the raw text, named stays false and row
+ * holds the row's limits.  Any other raw encoding gets the set's rules by code from the scheduler.
  */
 static void adopt_catalogue(const struct event_set *set, struct event_spec *out)
 {
-	for (size_t i = 0; set && i < set->n; i++) {
-		const struct event_def *d = &set->events[i];
+	struct events_iter it;
+	struct event_def row;
+	const struct event_def *d = &row;
+
+	for (events_iter_start(&it, set); set && events_next(&it, &row);) {
 		if (d->fixed_only || d->event != out->event || d->umask != out->umask || d->cmask != out->cmask ||
 		    d->inv != out->inv || d->edge != out->edge || d->any != out->any)
 			continue;
@@ -353,7 +360,7 @@ static void adopt_catalogue(const struct event_set *set, struct event_spec *out)
 			out->msr = msr;
 			out->msr_value = value;
 		}
-		out->match = d;
+		events_row_limits(d, &out->row);
 		return;
 	}
 }
@@ -376,17 +383,19 @@ static bool offcore_row(const struct event_def *d)
 static bool adopt_offcore_form(const struct event_set *set, const char *spec, struct event_spec *out, char *err,
 			       size_t cap)
 {
-	const struct event_def *row = NULL;
+	struct event_def found, cand;
+	const struct event_def *row = NULL, *d = &cand;
+	struct events_iter it;
 	bool first = false;
 	/* A row with both forms says more than a single-form one (Silvermont's *.OUTSTANDING rows). */
-	for (size_t i = 0; set && !set->amd && i < set->n && !(row && row->has_alt); i++) {
-		const struct event_def *d = &set->events[i];
+	for (events_iter_start(&it, set); set && !set->amd && !(row && row->has_alt) && events_next(&it, &cand);) {
 		if (!offcore_row(d))
 			continue;
 		bool f1 = d->event == out->event && d->umask == out->umask;
 		bool f2 = d->has_alt && d->alt_event == out->event && d->alt_umask == out->umask;
 		if ((f1 || f2) && (!row || d->has_alt)) {
-			row = d;
+			found = cand;
+			row = &found;
 			first = f1;
 		}
 	}
@@ -461,29 +470,30 @@ bool event_spec_parse(const struct event_set *set, bool amd, const char *text, s
 	spec[len] = 0;
 
 	if (set) {
-		const struct event_def *d = events_find(set, spec);
-		if (!d && strchr(spec, ':') && !strchr(spec, '=')) {
+		struct event_def d;
+		bool found = events_find(set, spec, &d);
+		if (!found && strchr(spec, ':') && !strchr(spec, '=')) {
 			/* perf's and libpfm4's EVENT:UMASK for our EVENT.UMASK */
 			char dotted[SPEC_MAX + 1];
 			memcpy(dotted, spec, len + 1);
 			for (char *c = dotted; *c; c++)
 				if (*c == ':')
 					*c = '.';
-			d = events_find(set, dotted);
+			found = events_find(set, dotted, &d);
 		}
 		/* The architectural events (SDM Vol. 3B Table 20-1) exist by definition on every Intel core
 		 * with an architectural PMU, whether or not its own table lists them (Nehalem's has no
 		 * BR_MISP_RETIRED.ALL_BRANCHES 0C5H/00H); whether this CPU counts one is CPUID.0AH:EBX's
 		 * business, which the scheduler checks. */
-		if (!d && !set->amd && strcmp(set->key, EVENTS_ARCH_KEY))
-			d = events_find(events_set_find(EVENTS_ARCH_KEY), spec);
-		if (d) {
-			from_def(out, d);
+		if (!found && !set->amd && strcmp(set->key, EVENTS_ARCH_KEY))
+			found = events_find(events_set_find(EVENTS_ARCH_KEY), spec, &d);
+		if (found) {
+			from_def(out, &d);
 			return true;
 		}
 		for (size_t i = 0; i < ARRAY_SIZE(generic); i++)
-			if (!lc_strcasecmp(spec, generic[i].word) && (d = events_for_role(set, generic[i].role))) {
-				from_def(out, d);
+			if (!lc_strcasecmp(spec, generic[i].word) && events_for_role(set, generic[i].role, &d)) {
+				from_def(out, &d);
 				return true;
 			}
 	}

@@ -24,7 +24,7 @@ struct idt_gate {
 
 _Static_assert(sizeof(struct idt_gate) == 16, "IDT gates are 16 bytes");
 
-/* From the firmware's allocator, not .bss: in this image .bss is file size (linker.ld folds it into .data). */
+/* From the firmware's allocator. */
 static struct idt_gate *idt;
 /* The copy application processors load (idt_load_here), and the one parked processors load (idt_load_park). */
 static struct idt_gate *idt_ap, *idt_park;

@@ -96,7 +96,7 @@ static const char vector_names[VEC_EXCEPTIONS][9] = {
 
 static void fault_report(void *unused)
 {
-	struct rec r;	/* on the stack: .bss is file size in this image */
+	struct rec r;	/* on the stack */
 	const struct kx_fault *k = kx_fault_info();
 	const struct kx_frame *f = &k->f;
 	uint64_t base = fw_image_base(), size = fw_image_size();

@@ -51,7 +51,7 @@ static const char *vec_name(int v)
 
 static void runtime_report(const struct win_platform *p)
 {
-	struct rec r;	/* on the stack: .bss is file size in this image */
+	struct rec r;	/* on the stack */
 	const struct idt_info *idt = idt_get();
 	const struct ex_entry *s, *e;
 	struct nmi_counts nc;
@@ -109,7 +109,7 @@ static void runtime_report(const struct win_platform *p)
 
 static void test_fixup(const struct win_platform *p)
 {
-	struct st s;	/* 8 KiB on the stack: .bss is file size in this image */
+	struct st s;	/* 8 KiB on the stack */
 	uint64_t v;
 	int rc;
 
@@ -178,7 +178,7 @@ static void snap(const struct win_platform *p, struct snapshot *n)
 
 static void test_window(const struct win_platform *p)
 {
-	struct st s;	/* 8 KiB on the stack: .bss is file size in this image */
+	struct st s;	/* 8 KiB on the stack */
 	struct snapshot before, inside, after;
 	struct hw_window w, w2;
 	struct win_view view;
@@ -264,7 +264,7 @@ static bool self_nmi(const struct apic *a)
 
 static void test_nmi(const struct win_platform *p)
 {
-	struct st s;	/* 8 KiB on the stack: .bss is file size in this image */
+	struct st s;	/* 8 KiB on the stack */
 	struct nmi_counts c0, c1, c2;
 
 	st_begin(&s, "nmi");
@@ -337,7 +337,7 @@ static void check_arena(struct st *s, const char *what, uint32_t page_size)
 
 static void test_paging(const struct win_platform *p)
 {
-	struct st s;	/* 8 KiB on the stack: .bss is file size in this image */
+	struct st s;	/* 8 KiB on the stack */
 	uint64_t cr3_fw = kx_read_cr3();
 
 	st_begin(&s, "paging");

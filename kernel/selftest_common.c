@@ -79,7 +79,7 @@ bool st_end(struct st *s)
 
 void selftest_skip(const char *list, const char *reason)
 {
-	struct rec r;	/* on the stack: .bss is file size in this image */
+	struct rec r;	/* on the stack */
 	unsigned mask;
 	char why[128];
 

@@ -256,7 +256,7 @@ void timing_set_fields(void (*fields)(struct rec *r)) { more_fields = fields; }
 
 void timing_emit(const struct timing_info *t, const struct timing_detail *d)
 {
-	struct rec r;	/* on the stack: .bss is file size in this image */
+	struct rec r;	/* on the stack */
 	char mhz[32], ratio[32];
 
 	rec_start(&r, "timing");

@@ -1,10 +1,10 @@
 /*
  * lib/heap.h - run-time memory for large buffers.
  *
- * The image folds .bss into .data (see linker.ld), so every static buffer
- * is carried in the .efi file itself.  Large buffers (record builders,
- * sample rings, file buffers) are therefore taken from this heap at run
- * time instead.  It is a bump allocator over one region the image gets from
+ * Large buffers (record builders, sample rings, file buffers) are taken from
+ * this heap at run time.  (They moved here when the image carried its .bss in
+ * the file; it no longer does, see linker.ld, so a static buffer now costs
+ * memory only.)  It is a bump allocator over one region the image gets from
  * the firmware at start-up (heap_init); nothing is freed, a run is one-shot.
  * Hosted builds without heap_init fall back to the C library's calloc.
  */

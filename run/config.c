@@ -115,101 +115,112 @@ _Static_assert(ARRAY_SIZE(freq_words) == FREQ_SEL_MHZ, "freq=: one word per enum
 
 #define OFF(f) offsetof(struct config, f)
 
+/*
+ * The option reference's long form, each option's example and help text, is what
+ * config_write_doc prints for `pmuboot-host options` (docs/options.md); nothing in the image
+ * reads it, so the image carries "" in its place.
+ */
+#ifdef PMUBOOT_HOSTED
+#define DOC(text) text
+#else
+#define DOC(text) ""
+#endif
+
 static const struct opt_def opts[] = {
-	{ "serial", OPT_SERIAL, OFF(serial), NULL, 0, 0, "auto", "serial=0x2f8,57600",
-	  "Console UART. `auto`: the UART the firmware's ACPI SPCR table names, else COM1 (I/O port 0x3f8). "
+	{ "serial", OPT_SERIAL, OFF(serial), NULL, 0, 0, "auto", DOC("serial=0x2f8,57600"),
+	  DOC("Console UART. `auto`: the UART the firmware's ACPI SPCR table names, else COM1 (I/O port 0x3f8). "
 	  "`off`: no serial output. `0xPORT[,baud]` or `com1`..`com4[,baud]`: a 16550 at an I/O port. "
 	  "`mmio,0xADDR[,baud]` / `mmio32,0xADDR[,baud]`: a memory-mapped 16550 with 1- or 4-byte register "
-	  "spacing. Baud defaults to 115200; the frame is always 8N1." },
-	{ "on_finish", OPT_ENUM, OFF(on_finish), finish_choices, 0, 0, "auto", "on_finish=reboot",
-	  "What to do when the run is over. `auto` is `shutdown` under a hypervisor and `halt` on bare "
-	  "metal, so the screen stays readable. `return` goes back to the firmware (boot menu or shell)." },
-	{ "countdown", OPT_COUNTDOWN, OFF(countdown), NULL, 0, 3600, "auto", "countdown=10",
-	  "Seconds shown on screen before on_finish, interrupted by any key. `auto` is 5 on bare metal and "
-	  "0 under a hypervisor; there is no wait when the firmware offers no console input." },
-	{ "qemu_exit", OPT_ENUM, OFF(qemu_exit), tri_choices, 0, 0, "auto", "qemu_exit=off",
-	  "Report the run's status through QEMU's isa-debug-exit device (I/O port 0xf4). `auto` does so "
-	  "only when CPUID names the QEMU TCG or KVM hypervisor." },
-	{ "screen", OPT_ENUM, OFF(screen), screen_choices, 0, 0, "readable", "screen=records",
-	  "What the screen shows. `readable`: the CPU and PMU in one block, a progress line, the results "
+	  "spacing. Baud defaults to 115200; the frame is always 8N1.") },
+	{ "on_finish", OPT_ENUM, OFF(on_finish), finish_choices, 0, 0, "auto", DOC("on_finish=reboot"),
+	  DOC("What to do when the run is over. `auto` is `shutdown` under a hypervisor and `halt` on bare "
+	  "metal, so the screen stays readable. `return` goes back to the firmware (boot menu or shell).") },
+	{ "countdown", OPT_COUNTDOWN, OFF(countdown), NULL, 0, 3600, "auto", DOC("countdown=10"),
+	  DOC("Seconds shown on screen before on_finish, interrupted by any key. `auto` is 5 on bare metal and "
+	  "0 under a hypervisor; there is no wait when the firmware offers no console input.") },
+	{ "qemu_exit", OPT_ENUM, OFF(qemu_exit), tri_choices, 0, 0, "auto", DOC("qemu_exit=off"),
+	  DOC("Report the run's status through QEMU's isa-debug-exit device (I/O port 0xf4). `auto` does so "
+	  "only when CPUID names the QEMU TCG or KVM hypervisor.") },
+	{ "screen", OPT_ENUM, OFF(screen), screen_choices, 0, 0, "readable", DOC("screen=records"),
+	  DOC("What the screen shows. `readable`: the CPU and PMU in one block, a progress line, the results "
 	  "as a table (variant, cycles, penalty against its control, key events, check) and, at the end, a "
 	  "summary that stays (checks passed, failed and unstable, errors, where the results were saved, "
 	  "what happens next). `records`: every text line and `@pmuboot` record as the serial port gets "
-	  "them. Serial and the results file always get every record." },
-	{ "verbose", OPT_BOOL, OFF(verbose), NULL, 0, 0, "off", "verbose=on",
-	  "Emit extra records (for example a `program` record with the MSR writes for each pass)." },
-	{ "save", OPT_BOOL, OFF(save), NULL, 0, 0, "on", "save=off",
-	  "Write the records to \\pmuboot\\results-NNNN.jsonl on the boot medium as the run goes." },
-	{ "force_counters", OPT_BOOL, OFF(force_counters), NULL, 0, 0, "off", "force_counters=on",
-	  "Use performance counters that were already enabled when pmuboot started (by firmware or a "
-	  "BMC). Their state is still restored at the end." },
-	{ "selftest", OPT_STR, OFF(selftest), NULL, 0, 0, "", "selftest=fixup,nmi",
-	  "Runtime self-tests to run first, comma-separated: `fixup`, `window`, `nmi`, `paging`, `fault`, or "
+	  "them. Serial and the results file always get every record.") },
+	{ "verbose", OPT_BOOL, OFF(verbose), NULL, 0, 0, "off", DOC("verbose=on"),
+	  DOC("Emit extra records (for example a `program` record with the MSR writes for each pass).") },
+	{ "save", OPT_BOOL, OFF(save), NULL, 0, 0, "on", DOC("save=off"),
+	  DOC("Write the records to \\pmuboot\\results-NNNN.jsonl on the boot medium as the run goes.") },
+	{ "force_counters", OPT_BOOL, OFF(force_counters), NULL, 0, 0, "off", DOC("force_counters=on"),
+	  DOC("Use performance counters that were already enabled when pmuboot started (by firmware or a "
+	  "BMC). Their state is still restored at the end.") },
+	{ "selftest", OPT_STR, OFF(selftest), NULL, 0, 0, "", DOC("selftest=fixup,nmi"),
+	  DOC("Runtime self-tests to run first, comma-separated: `fixup`, `window`, `nmi`, `paging`, `fault`, or "
 	  "`all` (see docs/runtime.md). `fault` runs last and ends the run through the fault path on purpose. "
 	  "Not in `all`: `apfault` and `aphang` act at the start of each measuring pass on a processor other "
 	  "than the boot CPU (a deliberate #UD there; in the first such pass only, a spin with interrupts off "
 	  "that pass_timeout_s stops), "
-	  "to show that the run goes on." },
-	{ "bench", OPT_STR, OFF(bench), NULL, 0, 0, "all", "bench=store_forward,split.load_page",
-	  "Benchmarks to run: `all`, `none`, or a comma-separated list of `kernel` or `kernel.variant`." },
-	{ "cpus", OPT_STR, OFF(cpus), NULL, 0, 0, "types", "cpus=all",
-	  "Processors to measure on. `types`: one of each core type (on a hybrid part one P-core and one "
+	  "to show that the run goes on.") },
+	{ "bench", OPT_STR, OFF(bench), NULL, 0, 0, "all", DOC("bench=store_forward,split.load_page"),
+	  DOC("Benchmarks to run: `all`, `none`, or a comma-separated list of `kernel` or `kernel.variant`.") },
+	{ "cpus", OPT_STR, OFF(cpus), NULL, 0, 0, "types", DOC("cpus=all"),
+	  DOC("Processors to measure on. `types`: one of each core type (on a hybrid part one P-core and one "
 	  "E-core; elsewhere the boot CPU alone). `bsp`: the boot CPU. `all`: every enabled processor. Or a "
 	  "comma-separated list of processor numbers, `N-M` ranges and `apic:ID` (numbers as the `topology` "
 	  "record prints them). While one processor measures, the others are parked (docs/runtime.md); "
-	  "each `pass` record says what they did." },
-	{ "park", OPT_ENUM, OFF(park), park_choices, 0, 0, "auto", "park=hlt",
-	  "How the processors that are not measuring wait, interrupts off. `auto`: MWAIT on a flag where the "
+	  "each `pass` record says what they did.") },
+	{ "park", OPT_ENUM, OFF(park), park_choices, 0, 0, "auto", DOC("park=hlt"),
+	  DOC("How the processors that are not measuring wait, interrupts off. `auto`: MWAIT on a flag where the "
 	  "core has MONITOR (not under an emulator, whose MWAIT is a spin), else HLT woken by an NMI, else "
 	  "PAUSE. `mwait`, `hlt`, `pause` ask for one (falling back in that order where it is missing), to "
 	  "compare what the neighbours' sleep does to a measurement. The boot processor waits the same way "
-	  "(HLT between the firmware's timer ticks). Each `pass` record says what they did." },
-	{ "pass_timeout_s", OPT_U32, OFF(pass_timeout_s), NULL, 1, 86400, "1800", "pass_timeout_s=600",
-	  "Seconds a measuring pass on a processor other than the boot CPU may take. One that takes longer "
-	  "is stopped by the firmware, reported in its `pass` record and an error, and the run goes on." },
-	{ "reps", OPT_U32, OFF(reps), NULL, 3, 10000, "11", "reps=31",
-	  "Measured repetitions per figure (min, median and max are reported over these)." },
-	{ "iterations", OPT_U32, OFF(iterations), NULL, 16, 100000000, "1000", "iterations=10000",
-	  "Kernel loop iterations per repetition." },
-	{ "warmup", OPT_U32, OFF(warmup), NULL, 0, 1000, "3", "warmup=5",
-	  "Unmeasured repetitions before measuring." },
-	{ "events", OPT_STR, OFF(events), NULL, 0, 0, "", "events=INST_RETIRED.ANY;event=0x24,umask=0x02",
-	  "Extra events counted alongside every benchmark, separated by `;`: names from the event tables "
-	  "of this core, or raw specs (`event=0x03,umask=0x02[,cmask=N][,inv][,edge]`, `r0203`)." },
-	{ "freq", OPT_FREQ, OFF(freq), NULL, CONFIG_FREQ_MHZ_MIN, CONFIG_FREQ_MHZ_MAX, "keep", "freq=base",
-	  "The clock of each measured processor, pinned at the start of its pass, before its `timing` figures "
+	  "(HLT between the firmware's timer ticks). Each `pass` record says what they did.") },
+	{ "pass_timeout_s", OPT_U32, OFF(pass_timeout_s), NULL, 1, 86400, "1800", DOC("pass_timeout_s=600"),
+	  DOC("Seconds a measuring pass on a processor other than the boot CPU may take. One that takes longer "
+	  "is stopped by the firmware, reported in its `pass` record and an error, and the run goes on.") },
+	{ "reps", OPT_U32, OFF(reps), NULL, 3, 10000, "11", DOC("reps=31"),
+	  DOC("Measured repetitions per figure (min, median and max are reported over these).") },
+	{ "iterations", OPT_U32, OFF(iterations), NULL, 16, 100000000, "1000", DOC("iterations=10000"),
+	  DOC("Kernel loop iterations per repetition.") },
+	{ "warmup", OPT_U32, OFF(warmup), NULL, 0, 1000, "3", DOC("warmup=5"),
+	  DOC("Unmeasured repetitions before measuring.") },
+	{ "events", OPT_STR, OFF(events), NULL, 0, 0, "", DOC("events=INST_RETIRED.ANY;event=0x24,umask=0x02"),
+	  DOC("Extra events counted alongside every benchmark, separated by `;`: names from the event tables "
+	  "of this core, or raw specs (`event=0x03,umask=0x02[,cmask=N][,inv][,edge]`, `r0203`).") },
+	{ "freq", OPT_FREQ, OFF(freq), NULL, CONFIG_FREQ_MHZ_MIN, CONFIG_FREQ_MHZ_MAX, "keep", DOC("freq=base"),
+	  DOC("The clock of each measured processor, pinned at the start of its pass, before its `timing` figures "
 	  "are taken, and put back at the end of the pass and on the fault path. `keep`: as found. `base`: the "
 	  "nominal (non-turbo) frequency. `max`: the highest the part allows, turbo included when `boost` "
 	  "allows it. A number, 100..10000: that many MHz, or the highest level below it. Intel: the HWP "
 	  "request (min = max) where firmware enabled HWP, else IA32_PERF_CTL; AMD: the CPPC request where "
 	  "firmware enabled CPPC, else P-state control. APERF/MPERF proves it: the `timing` record gives the "
 	  "frequency asked for and the one measured (docs/runtime.md). Image only: pmuboot-host leaves the "
-	  "clock to Linux, and under an emulator there is none to pin." },
-	{ "boost", OPT_ENUM, OFF(boost), boost_choices, 0, 0, "keep", "boost=off",
-	  "Turbo (Intel) or core performance boost (AMD) while measuring: `keep` (as found), `off` or `on`. Intel: "
+	  "clock to Linux, and under an emulator there is none to pin.") },
+	{ "boost", OPT_ENUM, OFF(boost), boost_choices, 0, 0, "keep", DOC("boost=off"),
+	  DOC("Turbo (Intel) or core performance boost (AMD) while measuring: `keep` (as found), `off` or `on`. Intel: "
 	  "IA32_PERF_CTL[32] for the processor, or with HWP the request held at or below base; AMD: HWCR[25] "
-	  "CpbDis. The package-wide IA32_MISC_ENABLE[38] is never written. Put back with the clock." },
-	{ "arena_page", OPT_ENUM, OFF(arena_page), arena_choices, 0, 0, "both", "arena_page=4k",
-	  "Page size of the benchmark memory for the split kernels: `4k`, `2m` or `both`." },
-	{ "ibs", OPT_ENUM, OFF(ibs), ibs_choices, 0, 0, "both", "ibs=op",
-	  "AMD Instruction-Based Sampling alongside each benchmark: `both`, `fetch`, `op` or `off`. "
-	  "Ignored, with a note, where IBS is absent." },
-	{ "ibs_period", OPT_U64, OFF(ibs_period), NULL, 0x10, 0x7FFFFFF0ull, "0x4000", "ibs_period=0x10000",
-	  "IBS sampling period in ops (op sampling) or fetches (fetch sampling)." },
-	{ "ibs_raw", OPT_BOOL, OFF(ibs_raw), NULL, 0, 0, "off", "ibs_raw=on",
-	  "Emit one `ibs_sample` record per IBS sample with the raw registers." },
+	  "CpbDis. The package-wide IA32_MISC_ENABLE[38] is never written. Put back with the clock.") },
+	{ "arena_page", OPT_ENUM, OFF(arena_page), arena_choices, 0, 0, "both", DOC("arena_page=4k"),
+	  DOC("Page size of the benchmark memory for the split kernels: `4k`, `2m` or `both`.") },
+	{ "ibs", OPT_ENUM, OFF(ibs), ibs_choices, 0, 0, "both", DOC("ibs=op"),
+	  DOC("AMD Instruction-Based Sampling alongside each benchmark: `both`, `fetch`, `op` or `off`. "
+	  "Ignored, with a note, where IBS is absent.") },
+	{ "ibs_period", OPT_U64, OFF(ibs_period), NULL, 0x10, 0x7FFFFFF0ull, "0x4000", DOC("ibs_period=0x10000"),
+	  DOC("IBS sampling period in ops (op sampling) or fetches (fetch sampling).") },
+	{ "ibs_raw", OPT_BOOL, OFF(ibs_raw), NULL, 0, 0, "off", DOC("ibs_raw=on"),
+	  DOC("Emit one `ibs_sample` record per IBS sample with the raw registers.") },
 	/* User kernels (docs/kernels.md). */
-	{ "kernels", OPT_STR, OFF(kernels), NULL, 0, 0, "", "kernels=my-kernels",
-	  "pmuboot-host only: the directory whose kernel files (`*.pmuk`, from `pmuboot-host kernel build`) "
-	  "`bench=user.NAME` can choose. The image always reads `\\pmuboot\\kernels\\` on the boot medium." },
-	{ "kernel_unroll", OPT_U32, OFF(kernel_unroll), NULL, 0, UK_UNROLL_MAX, "0", "kernel_unroll=32",
-	  "Copies of a user kernel's body per loop trip; `0`: the kernel's own `unroll` (8 when it gives none)." },
-	{ "kernel_timeout_ms", OPT_U32, OFF(kernel_timeout_ms), NULL, 1, 3600000, "1000", "kernel_timeout_ms=5000",
-	  "A user kernel still running after this many milliseconds (in its trial run, before it is measured) is "
-	  "stopped by the watchdog and reported with a `timeout` record." },
-	{ KERNEL_KEY_DOC, OPT_HEX_KERNEL, 0, NULL, 0, 0, "", "kernel.add=4801c8",
-	  "A user kernel given as the hex bytes of its body (no init, no control), chosen by `bench=user.NAME`; "
-	  "at most 4, each up to 127 bytes. A name given again replaces the body." },
+	{ "kernels", OPT_STR, OFF(kernels), NULL, 0, 0, "", DOC("kernels=my-kernels"),
+	  DOC("pmuboot-host only: the directory whose kernel files (`*.pmuk`, from `pmuboot-host kernel build`) "
+	  "`bench=user.NAME` can choose. The image always reads `\\pmuboot\\kernels\\` on the boot medium.") },
+	{ "kernel_unroll", OPT_U32, OFF(kernel_unroll), NULL, 0, UK_UNROLL_MAX, "0", DOC("kernel_unroll=32"),
+	  DOC("Copies of a user kernel's body per loop trip; `0`: the kernel's own `unroll` (8 when it gives none).") },
+	{ "kernel_timeout_ms", OPT_U32, OFF(kernel_timeout_ms), NULL, 1, 3600000, "1000", DOC("kernel_timeout_ms=5000"),
+	  DOC("A user kernel still running after this many milliseconds (in its trial run, before it is measured) is "
+	  "stopped by the watchdog and reported with a `timeout` record.") },
+	{ KERNEL_KEY_DOC, OPT_HEX_KERNEL, 0, NULL, 0, 0, "", DOC("kernel.add=4801c8"),
+	  DOC("A user kernel given as the hex bytes of its body (no init, no control), chosen by `bench=user.NAME`; "
+	  "at most 4, each up to 127 bytes. A name given again replaces the body.") },
 };
 
 /*
@@ -672,6 +683,7 @@ bool config_value_text(const struct config *c, const char *key, char *buf, size_
 size_t config_key_count(void) { return ARRAY_SIZE(opts); }
 const char *config_key_at(size_t i) { return i < ARRAY_SIZE(opts) ? opts[i].key : NULL; }
 
+#ifdef PMUBOOT_HOSTED
 void config_write_doc(void (*emit)(const char *line, void *ctx), void *ctx)
 {
 	char line[1024];
@@ -696,3 +708,4 @@ void config_write_doc(void (*emit)(const char *line, void *ctx), void *ctx)
 		emit(line, ctx);
 	}
 }
+#endif

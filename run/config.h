@@ -115,8 +115,11 @@ unsigned config_apply_text(struct config *c, const char *name, bool is_file, con
 unsigned config_apply_file(struct config *c, const char *name, const char *text, size_t len,
 			   void (*report)(const struct config_error *err, void *ctx), void *ctx);
 
-/* Write the option reference (Markdown) through emit(), one line per call. */
+#ifdef PMUBOOT_HOSTED
+/* Write the option reference (Markdown) through emit(), one line per call.  Host only: the
+ * image carries no option help text (config.c, DOC). */
 void config_write_doc(void (*emit)(const char *line, void *ctx), void *ctx);
+#endif
 
 /* Canonical text of an option's current value, e.g. for the `begin` record. */
 bool config_value_text(const struct config *c, const char *key, char *buf, size_t cap);

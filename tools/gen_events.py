@@ -2,6 +2,7 @@
 """tools/gen_events.py - compile the event vocabulary (events/) into C tables.
 
     tools/gen_events.py --out build/gen/events_table.c [--dir events]
+    tools/gen_events.py --roles-header build/gen/event_roles.h [--dir events]
 
 events/sets.csv names every event set (microarchitecture key), the vendor data it is imported
 from and the role fragments it builds on.  events/vendor/KEY.csv holds a set's events as
@@ -9,12 +10,16 @@ tools/events_import wrote them from the vendors' data (committed, so the build n
 ../shared); events/KEY.csv and events/_FRAGMENT.csv hold the hand-written role rows (which
 events the benchmarks use, with our own one-line descriptions), each of which must name a
 vendor event with the identical encoding.  Sets without vendor data (the intel_arch and
-amd_legacy fallbacks) are their role files.  events/ibs_derived.csv holds the AMD IBS derived
-events; events/amd_rules.csv the AMD family counter rules, compiled into a table the scheduler
-applies at run time.  From each set's rows the generator also derives the set's counter rules by
-event code and by code and unit mask (code_rules below), which the scheduler applies to raw specs
-the catalogue has no row for.  Everything is checked here, at build time: a bad row stops the build with the file,
-line and what is wrong.  The output depends only on the input files, byte for byte.
+amd_legacy fallbacks) are their role files.  events/roles.csv is the one list of the benchmark
+roles: the role rows are checked against it, and --roles-header turns it into enum event_role
+for C.  events/ibs_derived.csv holds the AMD IBS derived events; events/amd_rules.csv the AMD
+family counter rules, compiled into a table the scheduler applies at run time.  From each set's
+rows the generator also derives the set's counter rules by event code and by code and unit mask
+(code_rules below), which the scheduler applies to raw specs the catalogue has no row for.  The
+output is packed (tools/events_pack.py, events/events_table.h): fixed-size rows stored once,
+token-coded names, each set's lists a difference from a related set's.  Everything is checked
+here, at build time: a bad row stops the build with the file, line and what is wrong.  The
+output depends only on the input files, byte for byte.
 """
 import argparse
 import csv
@@ -24,6 +29,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from events_import import vendor_csv  # noqa: E402
+import events_pack  # noqa: E402
 
 
 EVENT_COLUMNS = ["name", "event", "umask", "cmask", "flags", "counters", "fixed", "roles", "source",
@@ -31,38 +37,20 @@ EVENT_COLUMNS = ["name", "event", "umask", "cmask", "flags", "counters", "fixed"
 SET_COLUMNS = ["key", "vendor", "bases", "doc", "name", "perf", "vendor_name", "data"]
 IBS_COLUMNS = ["code", "name", "abbrev", "description"]
 
-# Role words in the CSV -> enum event_role names in events/events.h.
-ROLES = {
-    "cycles": "EV_ROLE_CYCLES",
-    "instructions": "EV_ROLE_INSTRUCTIONS",
-    "ref_cycles": "EV_ROLE_REF_CYCLES",
-    "stlf_block": "EV_ROLE_STLF_BLOCK",
-    "stlf_ok": "EV_ROLE_STLF_OK",
-    "sta_block": "EV_ROLE_STA_BLOCK",
-    "std_block": "EV_ROLE_STD_BLOCK",
-    "overlap_store": "EV_ROLE_OVERLAP_STORE",
-    "alias_4k": "EV_ROLE_ALIAS_4K",
-    "split_load": "EV_ROLE_SPLIT_LOAD",
-    "split_store": "EV_ROLE_SPLIT_STORE",
-    "page_split_load": "EV_ROLE_PAGE_SPLIT_LOAD",
-    "page_split_store": "EV_ROLE_PAGE_SPLIT_STORE",
-    "misalign": "EV_ROLE_MISALIGN",
-    "loads": "EV_ROLE_LOADS",
-    "stores": "EV_ROLE_STORES",
-    "smi": "EV_ROLE_SMI",
-    "hw_int": "EV_ROLE_HW_INT",
-}
-# Flags and their EVF_* bits (events/events_table.h).  The first three are encoding; role rows of
-# a set with vendor data may use only those.
-FLAGS = {"inv": "EVF_INV", "edge": "EVF_EDGE", "any": "EVF_ANY", "precise": "EVF_PRECISE",
-         "fixed_only": "EVF_FIXED_ONLY", "pebs2": "EVF_PEBS2", "taken_alone": "EVF_TAKEN_ALONE",
-         "pair": "EVF_PAIR", "deprecated": "EVF_DEPRECATED"}
+ROLE_COLUMNS = ["bit", "word", "description"]
+ROLE_WORD_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+ROLE_BITS = 32         # enum event_role is a 32-bit mask (struct event_def.roles)
+# Flags, in their bit order: the encoding flags are a side row's (ev_side.enc, EVS_*), the others a
+# row's (ev_row.flags, EVF_*; events/events_table.h).  Role rows of a set with vendor data may use
+# only the encoding flags.
 ENCODING_FLAGS = ("inv", "edge", "any")
+ROW_FLAGS = ("precise", "fixed_only", "pebs2", "taken_alone", "pair", "deprecated")
+FLAGS = ENCODING_FLAGS + ROW_FLAGS
 HAND_FLAGS = ("inv", "edge", "any", "precise", "fixed_only")
 KEY_RE = re.compile(r"^[a-z0-9_]+$")
 NAME_MAX = vendor_csv.NAME_MAX
 DESC_MAX = 100         # keep the image small: descriptions are one short line
-IMAGE_SPARE = 64       # image pool slots beyond the largest set (a fallback set, a spec's lookups)
+MAX_GP_COUNTERS = 16   # ev_limits.counters is a 16-bit mask
 NO_COUNTER = -1        # a counter rule that leaves no counter (intersection of disjoint lists)
 # ev_code_rule.flags and ev_amd_rule.flags (events/events_table.h)
 RULE_CODE_ONLY, RULE_NONE, RULE_TAKEN_ALONE, RULE_PAIR = 0x01, 0x02, 0x04, 0x08
@@ -139,7 +127,7 @@ def blank_event(name):
             "source": "", "description": ""}
 
 
-def parse_event(row, where, vendor, doc, with_data):
+def parse_event(row, where, vendor, doc, with_data, role_words):
     """A hand-written row.  In a set with vendor data it is a role row: name, encoding, roles,
     description; the vendor row supplies the rest."""
     name = row["name"]
@@ -161,9 +149,9 @@ def parse_event(row, where, vendor, doc, with_data):
         raise DataError(f"{where}: fixed counters are an Intel feature")
     roles = row["roles"].split()
     for r in roles:
-        if r not in ROLES:
-            raise DataError(f"{where}: unknown role '{r}' (expected one of {', '.join(ROLES)})")
-    ev["roles"] = sorted(set(roles), key=list(ROLES).index)
+        if r not in role_words:
+            raise DataError(f"{where}: unknown role '{r}' (expected one of {', '.join(role_words)}; events/roles.csv)")
+    ev["roles"] = sorted(set(roles), key=role_words.index)
     src = row["source"]
     if not src:
         raise DataError(f"{where}: every event needs its public source")
@@ -189,6 +177,46 @@ def parse_vendor_row(row, where, vendor, doc):
     return ev
 
 
+def read_roles(path):
+    """events/roles.csv: [{bit, word, enum, description}] in bit order, checked."""
+    roles = []
+    for n, r in read_csv(path, ROLE_COLUMNS):
+        where = f"{path}:{n}"
+        bit = parse_int(r["bit"], "bit", where, ROLE_BITS - 1)
+        if bit != len(roles):
+            raise DataError(f"{where}: bit {bit} out of order (expected {len(roles)}: bits run 0, 1, 2, ...)")
+        if not ROLE_WORD_RE.match(r["word"]):
+            raise DataError(f"{where}: role word '{r['word']}' must be lower-case letters, digits and _")
+        if any(x["word"] == r["word"] for x in roles):
+            raise DataError(f"{where}: role '{r['word']}' listed twice")
+        if not r["description"]:
+            raise DataError(f"{where}: the role needs a description")
+        c_str(r["description"])
+        if "*/" in r["description"]:
+            raise DataError(f"{where}: a description may not hold */ (it becomes a C comment)")
+        roles.append({"bit": bit, "word": r["word"], "enum": "EV_ROLE_" + r["word"].upper(),
+                      "description": r["description"]})
+    if not roles:
+        raise DataError(f"{path}: no roles")
+    return roles
+
+
+def emit_roles_header(roles):
+    """enum event_role and the words, for events/events.h."""
+    o = ["/* Generated by tools/gen_events.py from events/roles.csv - do not edit. */",
+         "#ifndef PMUBOOT_GEN_EVENT_ROLES_H", "#define PMUBOOT_GEN_EVENT_ROLES_H", "",
+         "/* What an event means to the benchmarks; an event may have several roles. */",
+         "enum event_role {"]
+    for r in roles:
+        o.append(f"\t{r['enum']} = 1u << {r['bit']},\t/* {r['description']} */")
+    o += ["};", "", f"#define EV_ROLE_COUNT {len(roles)}",
+          "/* The roles' words in bit order, NUL-separated (events_role_name, events_role_parse). */",
+          "#define EV_ROLE_WORDS \\"]
+    o += [f"\t{c_str(r['word'])[:-1]}\\0\" \\" for r in roles]
+    o += ["\t\"\"", "", "#endif"]
+    return "\n".join(o) + "\n"
+
+
 class Vocabulary:
     def __init__(self, root):
         self.root = root
@@ -200,6 +228,7 @@ class Vocabulary:
         return os.path.join(self.root, stem + ".csv")
 
     def load(self):
+        self.roles = read_roles(self.path("roles"))
         rows = read_csv(self.path("sets"), SET_COLUMNS)
         self.setrows = {}
         order = []
@@ -299,7 +328,7 @@ class Vocabulary:
                         raise DataError(f"{where}: '{row['name']}' removed but not inherited")
                     del merged[key]
                     continue
-                ev = parse_event(row, where, vendor, doc, with_data)
+                ev = parse_event(row, where, vendor, doc, with_data, [r["word"] for r in self.roles])
                 ev["where"] = where
                 merged[key] = ev
         self.used.add(unit)
@@ -334,7 +363,7 @@ class Vocabulary:
 
     def check_unused(self):
         """A stray CSV file is a mistake (a typo in a base or key), not extra data."""
-        known = {"sets", "ibs_derived", "amd_rules"} | self.used
+        known = {"sets", "roles", "ibs_derived", "amd_rules"} | self.used
         for f in sorted(os.listdir(self.root)):
             if f.endswith(".csv") and f[:-4] not in known:
                 raise DataError(f"{os.path.join(self.root, f)}: not used by any set in sets.csv")
@@ -432,105 +461,187 @@ def code_rules(events):
     return rules
 
 
-def emit(vocab):
-    """Compact tables without pointers: every pointer in the image costs a 24-byte relocation,
-    so the tables hold 16-bit offsets and indices and events.c builds the structs of events.h
-    on demand.  Sources, descriptions and errata are only compiled into the host program."""
-    strs, pre_pool, last_pool, text = Pool("set"), Pool("name prefix"), Pool("name part"), Pool("text")
-    extras, extra_at = [(0, 0, 0, 0, 0, 0)], {(0, 0, 0, 0, 0, 0): 0}
-    recs, rec_at, lists = [], {}, {}
+# Field widths of the packed rows, as events/events_table.h declares them (the generated file
+# asserts each one, so the two cannot drift apart).
+ROW_FIELDS = [("pre", 12), ("last", 12), ("event", 8), ("umask", 8), ("limits", 5), ("flags", 6), ("side", 13)]
+SIDE_FIELDS = [("cmask", 8), ("enc", 3), ("event_hi", 4), ("umask_ext", 8), ("fixed", 4), ("offcore", 4),
+               ("value_lo", 14), ("value_hi", 8)]
+NOTE_FIELDS = [("index", 12), ("roles", 20)]
+
+
+class Interned:
+    """Distinct values in first-use order; index 0 is the given zero value."""
+
+    def __init__(self, zero):
+        self.at, self.items = {zero: 0}, [zero]
+
+    def add(self, v):
+        if v not in self.at:
+            self.at[v] = len(self.items)
+            self.items.append(v)
+        return self.at[v]
+
+
+def c_array(decl, items, per_line=16):
+    out = [f"{decl} = {{"]
+    for i in range(0, len(items), per_line):
+        out.append("\t" + ", ".join(str(x) for x in items[i:i + per_line]) + ",")
+    return out + ["};"]
+
+
+def bitfield_rows(decl, fields, rows, what, comments=None):
+    out = [f"{decl} = {{"]
+    for i, r in enumerate(rows):
+        events_pack.bits(fields, r, f"{what} {i}")
+        line = "\t{ " + ", ".join(str(r[f]) for f, _ in fields) + " },"
+        out.append(line + (f"\t/* {comments[i]} */" if comments else ""))
+    return out + ["};"]
+
+
+def pack_rows(vocab, names, text):
+    """Every event as a row (and, where it needs one, a side row), deduplicated across sets."""
+    limits, offcore = Interned((0, 0)), Interned((0, 0, 0, 0, 0))
+    lo, hi = Interned(0), Interned(0)
+    sides = Interned((0, 0, 0, 0, 0, 0, 0, 0, 0))
+    lists = []
     for key, vendor, name, events, meta in vocab.sets:
-        idx = []
+        rows = []
         for e in events:
             pre, last = split_name(e["name"])
-            alt = e["alt"] or (0, 0)
-            xk = (e["msr"][0], e["msr"][1], e["msr_value"], alt[0], alt[1], int(e["alt"] is not None))
-            if xk not in extra_at:
-                extra_at[xk] = len(extras)
-                extras.append(xk)
-            flags = " | ".join(FLAGS[f] for f in FLAGS if f in e["flags"]) or "0"
-            rec = (pre_pool.add(pre), last_pool.add(last), e["event"], e["umask"], e["cmask"], flags,
-                   e["counters"], e["htoff"], e["fixed"], e["umask_ext"], extra_at[xk], text.add(e["errata"]))
-            if rec not in rec_at:
-                rec_at[rec] = len(recs)
-                recs.append(rec)
-            idx.append(rec_at[rec])
-        lists[key] = idx
-    flat, first = [], {}
-    for key, _, _, _, _ in vocab.sets:
-        first[key] = len(flat)
-        flat.extend(lists[key])
-    if len(recs) > 0xFFFF or len(flat) > 0xFFFF or len(extras) > 0xFFFF:
-        raise DataError("too many events for 16-bit indices")
-    rule_recs, rule_at, rule_flat, rule_first, rule_n = [], {}, [], {}, {}
-    for key, _, _, events, _ in vocab.sets:
-        rule_first[key] = len(rule_flat)
-        rules = code_rules(events)
-        rule_n[key] = len(rules)
-        for r in rules:
-            if r not in rule_at:
-                rule_at[r] = len(rule_recs)
-                rule_recs.append(r)
-            rule_flat.append(rule_at[r])
-    if len(rule_recs) > 0xFFFF or len(rule_flat) > 0xFFFF:
-        raise DataError("too many counter rules for 16-bit indices")
+            alt = e["alt"]
+            shape = (e["msr"][0], e["msr"][1], int(alt is not None),
+                     (alt[0] - e["event"]) if alt else 0, (alt[1] - e["umask"]) if alt else 0)
+            if not all(-128 <= d < 128 for d in shape[3:]):
+                raise DataError(f"{key}: {e['name']}: its second form is too far from its own encoding")
+            val = e["msr_value"]
+            side = (e["cmask"], sum(1 << i for i, f in enumerate(ENCODING_FLAGS) if f in e["flags"]), e["event"] >> 8,
+                    e["umask_ext"], e["fixed"] + 1, offcore.add(shape), lo.add(val & 0xFFFFFFFF), hi.add(val >> 32),
+                    text.add(e["errata"]))
+            rows.append((names.add(pre), names.add(last), e["event"] & 0xFF, e["umask"],
+                         limits.add((e["counters"], e["htoff"])),
+                         sum(1 << i for i, f in enumerate(ROW_FLAGS) if f in e["flags"]), sides.add(side)))
+        lists.append(rows)
+    return lists, limits, offcore, lo, hi, sides
 
-    o = ["/* Generated by tools/gen_events.py from events/ - do not edit. */",
-         '#include "events/events_table.h"', ""]
-    note_lines, set_lines = [], []
+
+def emit(vocab):
+    """The catalogue in the compact forms of events/events_table.h and tools/events_pack.py: no
+    pointers (each costs the image a 24-byte relocation besides itself), every row and name part
+    stored once, each set's list a difference from a related set's.  events.c decodes on access into
+    the caller's struct.  Sources, descriptions and errata are only compiled into the host program."""
+    strs, names, text = Pool("set"), events_pack.NameParts(), Pool("text")
+    try:
+        row_lists, limits, offcore, lo, hi, sides = pack_rows(vocab, names, text)
+        tokens, coded, part_at = names.build()
+        vendor = [v for _, v, _, _, _ in vocab.sets]
+        same_vendor = lambda k, b: vendor[k] == vendor[b]      # noqa: E731
+        row_num = events_pack.Numbering()
+        row_ids, row_fresh = row_num.number(row_lists)
+        ev_lists = events_pack.encode_lists(row_ids, row_fresh, same_vendor)
+        rule_num = events_pack.Numbering()
+        rule_ids, rule_fresh = rule_num.number([code_rules(ev) for _, _, _, ev, _ in vocab.sets])
+        rule_lists = events_pack.encode_lists(rule_ids, rule_fresh, same_vendor)
+    except events_pack.PackError as e:
+        raise DataError(str(e))
+    if len(limits.items) > 1 << 5 or len(offcore.items) > 1 << 4:
+        raise DataError("more counter lists or offcore forms than events/events_table.h has bits for")
+    ops, op_at = bytearray(), []
+    for lst in (ev_lists, rule_lists):
+        at = []
+        for o, fresh, base in lst:
+            at.append((len(ops), len(o), fresh, 0xFF if base is None else base))
+            ops += o
+        op_at.append(at)
+    if len(ops) > 0xFFFF or len(row_num.items) > 0xFFFF or len(rule_num.items) > 0xFFFF:
+        raise DataError("the packed lists passed 16-bit offsets")
+
+    note_rows, note_text, note_comments, set_lines = [], [], [], []
     role_order = getattr(vocab, "role_order", {})
-    biggest = max(len(ev) for _, _, _, ev, _ in vocab.sets)
-    name_bytes = max(sum(len(e["name"]) + 1 for e in ev) for _, _, _, ev, _ in vocab.sets)
-    total = sum(len(ev) for _, _, _, ev, _ in vocab.sets)
-    total_bytes = sum(sum(len(e["name"]) + 1 for e in ev) for _, _, _, ev, _ in vocab.sets)
-    for key, vendor, name, events, meta in vocab.sets:
+    role_bit = {r["word"]: r["bit"] for r in vocab.roles}
+    for k, (key, vend, name, events, meta) in enumerate(vocab.sets):
         order = role_order.get(key, range(len(events)))
-        nfirst = len(note_lines)
+        nfirst = len(note_rows)
         for i in order:
             e = events[i]
-            roles = " | ".join(ROLES[r] for r in e["roles"]) or "0"
-            note_lines.append(f"\t{{ {i}, {text.add(e['source'])}, {text.add(e['description'])}, {roles} }},"
-                              f"\t/* {key}: {e['name']} */")
+            note_rows.append({"index": i, "roles": sum(1 << role_bit[r] for r in e["roles"])})
+            note_text.append(f"{text.add(e['source'])}, {text.add(e['description'])}")
+            note_comments.append(f"{key}: {e['name']} {' '.join(e['roles'])}".rstrip())
+        lists = []
+        for at, n in ((op_at[0][k], len(events)), (op_at[1][k], len(rule_ids[k]))):
+            lists.append(f"{{ {at[0]}, {at[1]}, {at[2]}, {n}, {at[3]:#x} }}")
         set_lines.append(f"\t{{ {strs.add(key)}, {strs.add(name)}, {strs.add(meta['perf'])}, "
-                         f"{strs.add(meta['vendor_name'])}, {text.add(meta['doc'])}, {first[key]}, {len(events)}, "
-                         f"{nfirst}, {len(note_lines) - nfirst}, {rule_first[key]}, {rule_n[key]}, "
-                         f"{int(vendor == 'amd')}, {meta['family']:#x} }},")
+                         f"{strs.add(meta['vendor_name'])}, {text.add(meta['doc'])}, {lists[0]}, {lists[1]}, "
+                         f"{nfirst}, {len(note_rows) - nfirst}, {int(vend == 'amd')}, {meta['family']:#x} }},"
+                         f"\t/* {key} */")
     ibs_lines = []
     for e in vocab.ibs:
         ibs_lines.append(f"\t{{ {e['code']:#06x}, {strs.add(e['name'])}, {strs.add(e['abbrev'])}, "
                          f"{text.add(e['description'])} }},")
 
+    o = ["/* Generated by tools/gen_events.py from events/ - do not edit. */",
+         '#include "events/events_table.h"', ""]
+    for fields, struct_name in ((ROW_FIELDS, "ev_row"), (SIDE_FIELDS, "ev_side"), (NOTE_FIELDS, "ev_note")):
+        for f, w in fields:
+            o.append(f"_Static_assert(EV_{struct_name[3:].upper()}_{f.upper()}_BITS == {w}, \"{struct_name}.{f}: "
+                     f"tools/gen_events.py packs it in {w} bits\");")
+    o.append(f"_Static_assert(EV_LIST_MAX_DEPTH == {events_pack.LIST_MAX_DEPTH}, \"tools/events_pack.py "
+             f"LIST_MAX_DEPTH\");")
+    o.append(f"_Static_assert(EV_TOKEN_ONE_BYTE == {events_pack.TOKEN_ONE_BYTE} && EV_TOKEN_TWO_BYTE_LEAD == "
+             f"{events_pack.TOKEN_TWO_BYTE_LEAD}, \"tools/events_pack.py token codes\");")
+    o.append(f"_Static_assert(EV_ROLE_COUNT <= {NOTE_FIELDS[1][1]}, \"ev_note.roles has a bit per role\");")
+    o.append("")
     o += strs.emit("events_strs")
-    o += pre_pool.emit("events_name_pre")
-    o += last_pool.emit("events_name_last")
     o.append("#ifdef PMUBOOT_HOSTED")
     o += text.emit("events_text")
     o.append("#endif")
     o.append("")
-    o.append("const struct ev_extra events_extra[] = {")
-    for m0, m1, val, ae, au, has in extras:
-        o.append(f"\t{{ {val:#x}ull, {m0:#x}, {m1:#x}, {ae:#x}, {au:#x}, {has} }},")
-    o.append("};")
+    o.append(f"/* Name tokens in code order ({len(tokens)}), and where each begins: token i is "
+             f"events_token_text[events_token_at[i] .. events_token_at[i + 1]). */")
+    tok_at, w = [], 0
+    for t in tokens:
+        tok_at.append(w)
+        w += len(t)
+    tok_at.append(w)
+    if w > 0xFFFF:
+        raise DataError("name tokens passed 64 KiB: offsets are 16-bit")
+    o.append("const char events_token_text[] =")
+    for i in range(0, len(tokens), 12):
+        o.append("\t" + c_str("".join(tokens[i:i + 12])))
+    o[-1] += ";"
+    o += c_array("const uint16_t events_token_at[]", tok_at)
+    o.append(f"/* Name parts ({len(part_at)}) as token codes, each ended by 0 (tools/events_pack.py). */")
+    o += c_array("const uint8_t events_part_codes[]", list(coded), 24)
+    o += c_array("const uint16_t events_part_at[]", part_at)
     o.append("")
-    o.append("const struct ev_rec events_recs[] = {")
-    for (p, l, ev, um, cm, fl, cn, ht, fx, ux, xi, er) in recs:
-        o.append(f"\t{{ {p}, {l}, {ev:#x}, {um:#x}, {cm}, {fl}, {cn:#x}, {ht:#x}, {fx}, {ux:#x}, {xi}, {er} }},")
+    o.append("/* Counter lists (general counters, and with SMT off where different; 0 = any). */")
+    o.append("const struct ev_limits events_limits[] = {")
+    o += [f"\t{{ {c:#x}, {h:#x} }}," for c, h in limits.items]
     o.append("};")
+    o.append("/* Extra MSRs and second forms, the second form relative to the event's own encoding. */")
+    o.append("const struct ev_offcore events_offcore[] = {")
+    o += [f"\t{{ {m0:#x}, {m1:#x}, {d_ev}, {d_um}, {has} }}," for m0, m1, has, d_ev, d_um in offcore.items]
+    o.append("};")
+    o += c_array("const uint32_t events_msr_lo[]", [f"{v:#x}" for v in lo.items], 8)
+    o += c_array("const uint32_t events_msr_hi[]", [f"{v:#x}" for v in hi.items], 8)
     o.append("")
-    o.append("/* Each set's events, in the vendor's order, as indices into events_recs. */")
-    o.append("const uint16_t events_idx[] = {")
-    for i in range(0, len(flat), 16):
-        o.append("\t" + ", ".join(str(x) for x in flat[i:i + 16]) + ",")
-    o.append("};")
+    o.append(f"/* Rows ({len(row_num.items)}), in the order sets first use them. */")
+    o += bitfield_rows("const struct ev_row events_rows[]", ROW_FIELDS,
+                       [dict(zip([f for f, _ in ROW_FIELDS], r)) for r in row_num.items], "row")
+    side_fields = [f for f, _ in SIDE_FIELDS]
+    o.append(f"/* Side rows ({len(sides.items)}): the fields few events have. */")
+    o += bitfield_rows("const struct ev_side events_side[]", SIDE_FIELDS,
+                       [dict(zip(side_fields, s[:len(side_fields)])) for s in sides.items], "side row")
+    o.append("#ifdef PMUBOOT_HOSTED")
+    o += c_array("const uint16_t events_side_errata[]", [s[-1] for s in sides.items])
+    o.append("#endif")
+    o.append("")
+    o.append("/* Each set's lists of rows and rules, as ops over a base set's (tools/events_pack.py). */")
+    o += c_array("const uint8_t events_ops[]", list(ops), 24)
     o.append("")
     o.append("/* Counter rules by event code and by code and unit mask, for raw specs (code_rules()). */")
     o.append("const struct ev_code_rule events_code_rules[] = {")
-    for ev, um, fl, c, h in rule_recs:
+    for ev, um, fl, c, h in rule_num.items:
         o.append(f"\t{{ {ev:#x}, {um:#x}, {fl:#x}, {c:#x}, {h:#x} }},")
-    o.append("};")
-    o.append("const uint16_t events_code_rule_idx[] = {")
-    for i in range(0, len(rule_flat), 16):
-        o.append("\t" + ", ".join(str(x) for x in rule_flat[i:i + 16]) + ",")
     o.append("};")
     o.append("")
     o.append("/* events/amd_rules.csv: the AMD family counter rules, first match wins. */")
@@ -544,10 +655,13 @@ def emit(vocab):
     o.append("};")
     o.append("const size_t events_amd_rules_n = ARRAY_SIZE(events_amd_rules);")
     o.append("")
-    o.append("/* Hand-written rows: roles and our own descriptions, in preference order per set. */")
-    o.append("const struct ev_note events_notes[] = {")
-    o += note_lines
+    o.append("/* Hand-written rows: roles (and on the host our own descriptions), in preference order per set. */")
+    o += bitfield_rows("const struct ev_note events_notes[]", NOTE_FIELDS, note_rows, "note", note_comments)
+    o.append("#ifdef PMUBOOT_HOSTED")
+    o.append("const struct ev_note_text events_note_text[] = {")
+    o += [f"\t{{ {t} }}," for t in note_text]
     o.append("};")
+    o.append("#endif")
     o.append("")
     o.append("const struct ev_set_rec events_set_recs[] = {")
     o += set_lines
@@ -559,18 +673,6 @@ def emit(vocab):
     o.append("};")
     o.append("const size_t events_ibs_recs_n = ARRAY_SIZE(events_ibs_recs);")
     o.append("")
-    o.append("/* Run-time storage for the structs of events.h: every set at once on the host, the largest")
-    o.append(f" * set ({biggest} events, {name_bytes} name bytes) and a little more in the image. */")
-    o.append("#ifdef PMUBOOT_HOSTED")
-    o.append(f"struct event_def events_pool[{total}];")
-    o.append(f"char events_namebuf[{total_bytes}];")
-    o.append("#else")
-    o.append(f"struct event_def events_pool[{biggest + IMAGE_SPARE}];")
-    o.append(f"char events_namebuf[{name_bytes + IMAGE_SPARE * (NAME_MAX + 1)}];")
-    o.append("#endif")
-    o.append("const size_t events_pool_cap = ARRAY_SIZE(events_pool);")
-    o.append("const size_t events_namebuf_cap = sizeof(events_namebuf);")
-    o.append("")
     o.append(f"_Static_assert(ARRAY_SIZE(events_set_recs) <= EV_MAX_SETS, \"raise EV_MAX_SETS\");")
     o.append(f"_Static_assert(ARRAY_SIZE(events_ibs_recs) <= EV_MAX_IBS, \"raise EV_MAX_IBS\");")
     return "\n".join(o) + "\n"
@@ -578,22 +680,28 @@ def emit(vocab):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", required=True, help="C file to write")
+    what = ap.add_mutually_exclusive_group(required=True)
+    what.add_argument("--out", help="C file to write: the event tables")
+    what.add_argument("--roles-header", help="C header to write: enum event_role (events/roles.csv)")
     ap.add_argument("--dir", default=os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                                     "events"), help="folder with the CSV files")
     a = ap.parse_args()
     vocab = Vocabulary(a.dir)
     try:
-        vocab.load()
-        text = emit(vocab)
+        if a.roles_header:
+            text = emit_roles_header(read_roles(vocab.path("roles")))
+        else:
+            vocab.load()
+            text = emit(vocab)
     except DataError as e:
         print(f"gen_events: {e}", file=sys.stderr)
         return 1
-    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-    tmp = a.out + ".tmp"
+    out = a.roles_header or a.out
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    tmp = out + ".tmp"
     with open(tmp, "w", encoding="utf-8", newline="\n") as f:
         f.write(text)
-    os.replace(tmp, a.out)
+    os.replace(tmp, out)
     return 0
 
 

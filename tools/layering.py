@@ -46,7 +46,7 @@ ALLOWED = {
 # Kernel/ implements interfaces that boot/ and tools/host/ fill in (firmware.h); it never includes them.
 SOURCES = (".c", ".h", ".asm", ".inc")
 INCLUDE = re.compile(r'^\s*[#%]\s*include\s+"([^"]+)"', re.M)
-GENERATED = ("version.h", "build/")
+GENERATED = ("version.h", "event_roles.h", "build/")
 
 
 def room_of(path):

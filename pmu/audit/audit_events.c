@@ -84,8 +84,9 @@ static bool arch_available(const struct pmu_caps *c, int bit)
 static bool named_spec(const struct audit_ctx *a, const char *name, bool needs_umask, struct event_spec *out)
 {
 	char err[128];
-	const struct event_def *d = a->es ? events_find(a->es, name) : NULL;
-	if (!d || d->fixed_only || d->cmask || d->inv || d->edge || d->msr || (needs_umask && !d->umask))
+	struct event_def def, *d = &def;
+	if (!events_find(a->es, name, &def) || d->fixed_only || d->cmask || d->inv || d->edge || d->msr ||
+	    (needs_umask && !d->umask))
 		return false;
 	if (!event_spec_parse(a->es, a->amd, name, strlen(name), out, err, sizeof(err)))
 		return false;
@@ -133,8 +134,9 @@ bool audit_fixed_pair(const struct audit_ctx *a, unsigned f, struct event_spec *
 			*per_trip = 0;
 		return true;
 	}
-	for (size_t i = 0; a->es && i < a->es->n; i++) {
-		const struct event_def *d = &a->es->events[i];
+	struct events_iter it;
+	struct event_def def, *d = &def;
+	for (events_iter_start(&it, a->es); events_next(&it, &def);) {
 		if (d->fixed == (int8_t)f && !d->fixed_only && !d->cmask && !d->inv && !d->edge &&
 		    named_spec(a, d->name, false, out)) {
 			*per_trip = 0;

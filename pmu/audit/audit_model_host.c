@@ -86,9 +86,9 @@ static uint64_t loop_rate(void *ctx, uint16_t event, uint8_t umask)
 	for (size_t i = 0; !mr->amd && i < ARRAY_SIZE(intel_enc); i++)
 		if (intel_enc[i].event == event && intel_enc[i].umask == umask)
 			return intel_enc[i].per_trip;
-	const struct event_set *es = mr->es;
-	for (size_t i = 0; es && i < es->n; i++) {
-		const struct event_def *d = &es->events[i];
+	struct events_iter it;
+	struct event_def def, *d = &def;
+	for (events_iter_start(&it, mr->es); events_next(&it, &def);) {
 		if (d->event != event || d->umask != umask || d->cmask || d->inv || d->edge || d->fixed_only)
 			continue;
 		for (size_t k = 0; k < ARRAY_SIZE(by_name); k++)

@@ -198,7 +198,7 @@ void ledger_init_opts(struct ledger *l, const struct cpu_info *ci, const struct 
 
 	/* The catalogue's `smi` event (AMD PMCx02B), where no MSR counts SMIs. */
 	const struct event_set *set = ci->event_set ? events_set_find(ci->event_set) : NULL;
-	const struct event_def *smi = set ? events_for_role(set, EV_ROLE_SMI) : NULL;
+	bool smi = set && events_for_role(set, EV_ROLE_SMI, &l->smi_event);
 	if (l->src[LEDGER_SMI_COUNT].available) {
 		absent(l, LEDGER_SMI_EVENT, "MSR_SMI_COUNT is read instead");
 	} else if (!set) {
@@ -209,7 +209,6 @@ void ledger_init_opts(struct ledger *l, const struct cpu_info *ci, const struct 
 		absent(l, LEDGER_SMI_EVENT, NULL);
 	} else {
 		l->src[LEDGER_SMI_EVENT].available = true;
-		l->smi_event = smi;
 	}
 
 	/* APERF/MPERF (SDM Vol. 3B §14.2; AMD CPUID Fn0000_0006_ECX[0] EffFreq: the same MSRs). */
@@ -419,7 +418,7 @@ void ledger_pin_reference(struct ledger *l, uint64_t ratio_ppm, const char *sour
 
 const struct event_def *ledger_smi_event(const struct ledger *l)
 {
-	return l->src[LEDGER_SMI_EVENT].available ? l->smi_event : NULL;
+	return l->src[LEDGER_SMI_EVENT].available ? &l->smi_event : NULL;
 }
 
 /* The names of the log bits in `bits`, as a record array. */

@@ -88,7 +88,7 @@ struct ledger {
 	char why_buf[LEDGER_SOURCES][64];
 	bool clear_logs;		/* clear thermal log bits (the image owns them; a Linux process does not) */
 	struct ledger_therm therm, pkg;
-	const struct event_def *smi_event;	/* the catalogue's `smi` event, when that source exists */
+	struct event_def smi_event;	/* the catalogue's `smi` event, when that source exists */
 	/* IA32_DEBUGCTL.FREEZE_WHILE_SMM */
 	bool freeze_supported;		/* IA32_PERF_CAPABILITIES[12] */
 	const char *freeze_why;		/* why not supported, or NULL */

@@ -128,7 +128,7 @@ static uint32_t pair_bases(const struct count_slots *s)
  */
 static void work_out(const struct event_spec *ev, const struct count_slots *s, struct place *p)
 {
-	const struct event_def *row = ev->def ? ev->def : ev->match;
+	const struct event_row_limits *row = ev->row.found ? &ev->row : NULL;
 	uint32_t on = ev->counters, off = ev->counters_htoff;
 	struct event_rule r;
 

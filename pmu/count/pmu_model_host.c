@@ -513,8 +513,9 @@ static bool constraint_allows(const struct pmu_model *m, unsigned c, uint64_t s,
 			return false;
 	}
 	const struct event_set *es = m->cfg.events;
-	for (size_t i = 0; es && i < es->n; i++) {
-		const struct event_def *d = &es->events[i];
+	struct events_iter it;
+	struct event_def def, *d = &def;
+	for (events_iter_start(&it, es); events_next(&it, &def);) {
 		bool form1 = d->event == event && d->umask == umask;
 		bool form2 = d->has_alt && d->msr_alt && d->alt_event == event && d->alt_umask == umask;
 		if (d->fixed_only || d->cmask != cmask || d->inv != inv || d->edge != edge || !(form1 || form2))

@@ -19,18 +19,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(err, 0, sizeof(err));
 	if (event_spec_parse(set, amd, text, size - 1, &spec, err, sizeof(err))) {
 		FUZZ_CHECK(memchr(spec.name, '\0', sizeof(spec.name)) != NULL);
-		FUZZ_CHECK(!spec.def || set);
+		FUZZ_CHECK(!spec.named || set);
 	} else {
 		FUZZ_CHECK(err[0] != '\0' && memchr(err, '\0', sizeof(err)) != NULL);
 	}
 	/* Suggestions for whatever was typed stay within bounds. */
 	if (set && size - 1 < 64) {
 		char name[64];
-		const char *near[4];
+		char near[4][EVENT_NAME_MAX];
 		memcpy(name, text, size - 1);
 		name[size - 1] = '\0';
 		size_t n = events_suggest(set, name, near, 4);
 		FUZZ_CHECK(n <= 4);
+		for (size_t i = 0; i < n; i++)
+			FUZZ_CHECK(memchr(near[i], '\0', EVENT_NAME_MAX) != NULL);
 	}
 	return 0;
 }

@@ -193,6 +193,7 @@ def minimal_tree(ctx, d, data, role_rows=""):
         with open(os.path.join(ev, "t.csv"), "w") as f:
             f.write("name,event,umask,cmask,flags,counters,fixed,roles,source,description\n" + role_rows + "\n")
     shutil.copy(os.path.join(ctx.root, "events", "ibs_derived.csv"), ev)
+    shutil.copy(os.path.join(ctx.root, "events", "roles.csv"), ev)
     shutil.copy(os.path.join(ctx.root, "events", "amd_rules.csv"), ev)
     return ev
 

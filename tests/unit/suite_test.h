@@ -64,7 +64,7 @@ static bool fk_pass_begin(struct count_set *set, unsigned pass, char *err, size_
 
 static uint64_t rate(const struct event_spec *sp)
 {
-	uint32_t roles = sp->def ? sp->def->roles : 0;
+	uint32_t roles = sp->roles;
 	return (roles & EV_ROLE_INSTRUCTIONS) ? 2 : roles ? 1 : 0;
 }
 

@@ -28,6 +28,38 @@ struct seed_event {
 	unsigned code, umask;
 };
 
+/* ---- the decoding API, for the assertions below ---- */
+
+/* The set's event called name; the test fails when there is none. */
+static struct event_def named(const struct event_set *s, const char *name)
+{
+	struct event_def d;
+	if (!events_find(s, name, &d))
+		fail_msg("%s has no event %s", s ? s->key : "(no set)", name);
+	return d;
+}
+
+/* Whether the set has an event called name. */
+static bool has(const struct event_set *s, const char *name)
+{
+	return events_find(s, name, NULL);
+}
+
+/* The set's event for role; the test fails when there is none. */
+static struct event_def role_event(const struct event_set *s, uint32_t role)
+{
+	struct event_def d;
+	if (!events_for_role(s, role, &d))
+		fail_msg("%s has no event for role %s", s ? s->key : "(no set)", events_role_name(role));
+	return d;
+}
+
+static bool has_role(const struct event_set *s, uint32_t role)
+{
+	struct event_def d;
+	return events_for_role(s, role, &d);
+}
+
 /* ---- reading the seed files ---- */
 
 static const char *seed_dir(void)
@@ -235,15 +267,17 @@ static void check_seed_in_set(const char *key, const struct seed_event *e, size_
 	const struct event_set *s = events_set_find(key);
 	assert_non_null(s);
 	for (size_t i = 0; i < n; i++) {
-		const struct event_def *d = events_find(s, e[i].name);
-		bool ok = d && d->event == e[i].code && d->umask == e[i].umask;
+		struct event_def d, k;
+		struct events_iter it;
+		bool found = events_find(s, e[i].name, &d);
+		bool ok = found && d.event == e[i].code && d.umask == e[i].umask;
 		size_t len = strlen(e[i].name);
-		for (size_t k = 0; !d && k < s->n && !ok; k++)
-			ok = !strncmp(s->events[k].name, e[i].name, len) && s->events[k].name[len] == '.' &&
-			     s->events[k].event == e[i].code && s->events[k].umask == e[i].umask;
+		for (events_iter_start(&it, s); !found && !ok && events_next(&it, &k);)
+			ok = !strncmp(k.name, e[i].name, len) && k.name[len] == '.' && k.event == e[i].code &&
+			     k.umask == e[i].umask;
 		if (!ok)
 			fail_msg("%s: seed event %s %02XH/%02XH missing or different (table has %s)", key, e[i].name,
-				 e[i].code, e[i].umask, d ? "another code" : "no such name");
+				 e[i].code, e[i].umask, found ? "another code" : "no such name");
 	}
 }
 
@@ -282,9 +316,9 @@ static void seed_goldmont(void **state)
 	check_seed_in_set("goldmont_plus", glp, nglp);
 	/* Every seed row marked "Precise Event" is precise in the table. */
 	const struct event_set *s = events_set_find("goldmont");
-	assert_true(events_find(s, "LD_BLOCKS.STORE_FORWARD")->precise);
-	assert_true(events_find(s, "MISALIGN_MEM_REF.STORE_PAGE_SPLIT")->precise);
-	assert_false(events_find(s, "UOPS_ISSUED.ANY")->precise);
+	assert_true(named(s, "LD_BLOCKS.STORE_FORWARD").precise);
+	assert_true(named(s, "MISALIGN_MEM_REF.STORE_PAGE_SPLIT").precise);
+	assert_false(named(s, "UOPS_ISSUED.ANY").precise);
 	free_lines(lines, n);
 }
 
@@ -358,8 +392,8 @@ static void every_key_has_a_set(void **state)
 		assert_ptr_equal(events_set_at(i), s);
 		assert_true(s->n > 0);
 		/* Every set can count cycles and instructions: the harness relies on both. */
-		assert_non_null(events_for_role(s, EV_ROLE_CYCLES));
-		assert_non_null(events_for_role(s, EV_ROLE_INSTRUCTIONS));
+		assert_true(has_role(s, EV_ROLE_CYCLES));
+		assert_true(has_role(s, EV_ROLE_INSTRUCTIONS));
 		assert_int_equal(s->amd, uarch_event_set_amd(i));
 		assert_non_null(s->perf);
 		assert_non_null(s->vendor_name);
@@ -370,6 +404,15 @@ static void every_key_has_a_set(void **state)
 	assert_null(events_set_find("nosuchcore"));
 	assert_null(events_set_at(events_set_count()));
 	assert_ptr_equal(events_set_find("GOLDMONT"), events_set_find("goldmont"));
+	/* No set: nothing is found or walked, and the caller's struct is left alone. */
+	struct event_def d = { .name = "untouched" };
+	struct events_iter it;
+	assert_false(events_find(NULL, "INST_RETIRED.ANY", &d));
+	assert_false(events_at(NULL, 0, &d));
+	assert_false(events_for_role(NULL, EV_ROLE_CYCLES, &d));
+	events_iter_start(&it, NULL);
+	assert_false(events_next(&it, &d));
+	assert_string_equal(d.name, "untouched");
 }
 
 static void table_invariants(void **state)
@@ -377,8 +420,14 @@ static void table_invariants(void **state)
 	(void)state;
 	for (size_t i = 0; i < events_set_count(); i++) {
 		const struct event_set *s = events_set_at(i);
-		for (size_t k = 0; k < s->n; k++) {
-			const struct event_def *d = &s->events[k];
+		struct events_iter it;
+		struct event_def def, *d = &def, again;
+		size_t k = 0;
+		for (events_iter_start(&it, s); events_next(&it, &def); k++) {
+			/* Walking the set and asking for event k decode the same event. */
+			assert_int_equal(d->index, k);
+			assert_true(events_at(s, k, &again));
+			assert_memory_equal(&again, d, sizeof(again));
 			assert_true(strlen(d->name) > 0 && strlen(d->name) < sizeof(((struct event_spec *)0)->name));
 			assert_true(strlen(d->source) > 0);	/* the vendor file, or the role row's */
 			assert_non_null(d->desc);
@@ -388,7 +437,8 @@ static void table_invariants(void **state)
 				assert_true(d->fixed == EV_NO_FIXED && !d->any);
 			if (d->fixed_only)
 				assert_true(d->fixed != EV_NO_FIXED);
-			assert_ptr_equal(events_find(s, d->name), d);	/* names are unique in a set */
+			assert_true(events_find(s, d->name, &again));	/* names are unique in a set */
+			assert_int_equal(again.index, k);
 			assert_true(d->counters < (1u << 16) && d->counters_htoff < (1u << 16));
 			if (d->has_alt)		/* the second offcore form has its own MSR, or none at all */
 				assert_true(d->msr_alt ? d->msr_alt == 0x1A7 && d->msr == 0x1A6 : !d->msr);
@@ -396,11 +446,14 @@ static void table_invariants(void **state)
 				assert_true(s->amd && (d->event == 0x003 || (d->event == 0x05F && !strcmp(s->key, "zen3")) ||
 						       (d->event == 0x05F && !strcmp(s->key, "zen4"))));
 		}
+		assert_int_equal(k, s->n);
+		assert_false(events_at(s, s->n, &again));
 		/* Every hand-written (role) row has our own description. */
 		long idx;
-		for (size_t k = 0; (idx = events_role_row(s, k)) >= 0; k++) {
+		for (size_t r = 0; (idx = events_role_row(s, r)) >= 0; r++) {
 			assert_true(idx < (long)s->n);
-			assert_true(strlen(s->events[idx].desc) > 0);
+			assert_true(events_at(s, (size_t)idx, &again));
+			assert_true(strlen(again.desc) > 0);
 		}
 	}
 }
@@ -411,43 +464,44 @@ static void vendor_constraints(void **state)
 	(void)state;
 	const struct event_set *s;
 	/* Family 15h has no event 035H; cycles (076H) only on PERF_CTL[2:0] (BKDG 42301). */
+	struct events_iter it;
+	struct event_def d;
 	s = events_set_find("fam15h");
-	for (size_t k = 0; k < s->n; k++)
-		assert_true(s->events[k].event != 0x035);
-	assert_int_equal(events_for_role(s, EV_ROLE_CYCLES)->counters, 0x07);
-	assert_int_equal(events_find(s, "DISPATCHED_FPU_OPS.OPS_PIPE0")->counters, 0x38);
+	for (events_iter_start(&it, s); events_next(&it, &d);)
+		assert_true(d.event != 0x035);
+	assert_int_equal(role_event(s, EV_ROLE_CYCLES).counters, 0x07);
+	assert_int_equal(named(s, "DISPATCHED_FPU_OPS.OPS_PIPE0").counters, 0x38);
 	/* Goldmont Plus has no event 05H. */
 	s = events_set_find("goldmont_plus");
-	for (size_t k = 0; k < s->n; k++)
-		assert_true(s->events[k].event != 0x05);
+	for (events_iter_start(&it, s); events_next(&it, &d);)
+		assert_true(d.event != 0x05);
 	/* Ice Lake: LD_BLOCKS.*, LD_BLOCKS_PARTIAL.* and MEM_INST_RETIRED.* on counters 0-3 only. */
 	s = events_set_find("icelake");
-	assert_int_equal(events_find(s, "LD_BLOCKS.STORE_FORWARD")->counters, 0x0F);
-	assert_int_equal(events_find(s, "MEM_INST_RETIRED.SPLIT_LOADS")->counters, 0x0F);
+	assert_int_equal(named(s, "LD_BLOCKS.STORE_FORWARD").counters, 0x0F);
+	assert_int_equal(named(s, "MEM_INST_RETIRED.SPLIT_LOADS").counters, 0x0F);
 	/* Skylake: 0-3 with SMT on, 0-7 with it off, except MEM_INST_RETIRED (0-3 either way). */
 	s = events_set_find("skylake");
-	assert_int_equal(events_find(s, "LD_BLOCKS.STORE_FORWARD")->counters_htoff, 0xFF);
-	assert_int_equal(events_find(s, "MEM_INST_RETIRED.ALL_LOADS")->counters_htoff, 0);
+	assert_int_equal(named(s, "LD_BLOCKS.STORE_FORWARD").counters_htoff, 0xFF);
+	assert_int_equal(named(s, "MEM_INST_RETIRED.ALL_LOADS").counters_htoff, 0);
 	/* Counter-1-only and fixed-only events. */
-	assert_int_equal(events_find(s, "INST_RETIRED.PREC_DIST")->counters, 0x02);
-	assert_true(events_find(events_set_find("icelake"), "INST_RETIRED.PREC_DIST")->fixed_only);
+	assert_int_equal(named(s, "INST_RETIRED.PREC_DIST").counters, 0x02);
+	assert_true(named(events_set_find("icelake"), "INST_RETIRED.PREC_DIST").fixed_only);
 	/* Offcore: both forms, each with its response MSR and the event's value. */
 	s = events_set_find("icelake");
-	const struct event_def *o = events_find(s, "OCR.DEMAND_DATA_RD.L3_HIT.SNOOP_MISS");
-	assert_non_null(o);
+	struct event_def ocr = named(s, "OCR.DEMAND_DATA_RD.L3_HIT.SNOOP_MISS"), *o = &ocr;
 	assert_true(o->event == 0xB7 && o->umask == 0x01 && o->msr == 0x1A6 && o->msr_alt == 0x1A7);
 	assert_true(o->has_alt && o->alt_event == 0xBB && o->alt_umask == 0x01 && o->msr_value != 0);
 	/* Load latency needs PEBS machinery: its MSR is carried, the scheduler refuses it. */
 	s = events_set_find("skylake");
-	assert_int_equal(events_find(s, "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4")->msr, 0x3F6);
+	assert_int_equal(named(s, "MEM_TRANS_RETIRED.LOAD_LATENCY_GT_4").msr, 0x3F6);
 	/* Deprecated events are listed and marked. */
-	assert_true(events_find(events_set_find("cascadelakex"), "L2_LINES_OUT.USELESS_PREF")->deprecated);
-	assert_false(events_find(events_set_find("cascadelakex"), "L2_LINES_OUT.USELESS_HWPF")->deprecated);
+	assert_true(named(events_set_find("cascadelakex"), "L2_LINES_OUT.USELESS_PREF").deprecated);
+	assert_false(named(events_set_find("cascadelakex"), "L2_LINES_OUT.USELESS_HWPF").deprecated);
 	/* Zen: the large-increment FLOPs event needs a merged pair. */
 	s = events_set_find("zen4");
 	bool pair = false;
-	for (size_t k = 0; k < s->n; k++)
-		pair |= s->events[k].pair && s->events[k].event == 0x003;
+	for (events_iter_start(&it, s); events_next(&it, &d);)
+		pair |= d.pair && d.event == 0x003;
 	assert_true(pair);
 	/* Each set names perf's table and the vendor's file. */
 	assert_string_equal(events_set_find("skylake_server")->perf, "skylakex");
@@ -467,26 +521,22 @@ static void architectural_events_everywhere(void **state)
 			continue;	/* P6 and Yonah have no fixed counters */
 		/* Instructions and cycles: a general-counter form that fixed counter 0 / 1 also counts;
 		 * reference cycles at the TSC rate: fixed counter 2 only. */
-		const struct event_def *ins = events_for_role(s, EV_ROLE_INSTRUCTIONS);
-		const struct event_def *cyc = events_for_role(s, EV_ROLE_CYCLES);
-		const struct event_def *ref = events_for_role(s, EV_ROLE_REF_CYCLES);
-		if (!ins || !cyc || !ref)
-			fail_msg("%s: no instructions, cycles or ref_cycles role", s->key);
+		struct event_def in = role_event(s, EV_ROLE_INSTRUCTIONS), *ins = &in;
+		struct event_def cy = role_event(s, EV_ROLE_CYCLES), *cyc = &cy;
+		struct event_def rf = role_event(s, EV_ROLE_REF_CYCLES), *ref = &rf;
 		assert_true(ins->event == 0xC0 && ins->fixed == 0 && !ins->fixed_only);
 		assert_true(cyc->event == 0x3C && cyc->umask == 0 && cyc->fixed == 1 && !cyc->fixed_only);
 		assert_true(ref->fixed == 2 && ref->fixed_only);
 	}
 	/* Topdown slots only where CPUID.0AH can enumerate them (Ice Lake on). */
-	assert_non_null(events_find(events_set_find("icelake"), "TOPDOWN.SLOTS"));
-	assert_null(events_find(events_set_find("skylake"), "TOPDOWN.SLOTS"));
+	assert_true(has(events_set_find("icelake"), "TOPDOWN.SLOTS"));
+	assert_false(has(events_set_find("skylake"), "TOPDOWN.SLOTS"));
 }
 
 static void check_role_code(const char *key, uint32_t role, const char *name, unsigned code, unsigned umask)
 {
 	const struct event_set *s = events_set_find(key);
-	const struct event_def *d = events_for_role(s, role);
-	if (!d)
-		fail_msg("%s: no event for role %s", key, events_role_name(role));
+	struct event_def def = role_event(s, role), *d = &def;
 	assert_string_equal(d->name, name);
 	assert_int_equal(d->event, code);
 	assert_int_equal(d->umask, umask);
@@ -499,9 +549,9 @@ static void same_name_different_codes(void **state)
 	check_role_code("skylake", EV_ROLE_STLF_BLOCK, "LD_BLOCKS.STORE_FORWARD", 0x03, 0x02);
 	check_role_code("goldencove", EV_ROLE_STLF_BLOCK, "LD_BLOCKS.STORE_FORWARD", 0x03, 0x82);
 	check_role_code("lioncove", EV_ROLE_STLF_BLOCK, "LD_BLOCKS.STORE_FORWARD", 0x03, 0x82);
-	const struct event_def *a = events_find(events_set_find("skylake"), "ld_blocks.store_forward");
-	const struct event_def *b = events_find(events_set_find("goldencove"), "LD_BLOCKS.Store_Forward");
-	assert_true(a && b && a->umask != b->umask);
+	struct event_def a = named(events_set_find("skylake"), "ld_blocks.store_forward");
+	struct event_def b = named(events_set_find("goldencove"), "LD_BLOCKS.Store_Forward");
+	assert_true(a.umask != b.umask);
 	/* 4K aliasing: 07H/01H on the big cores up to Tiger Lake, 03H/04H on Goldmont and later Atoms
 	 * and from Golden Cove on. */
 	check_role_code("skylake", EV_ROLE_ALIAS_4K, "LD_BLOCKS_PARTIAL.ADDRESS_ALIAS", 0x07, 0x01);
@@ -512,7 +562,7 @@ static void same_name_different_codes(void **state)
 	check_role_code("sierraforest", EV_ROLE_ALIAS_4K, "LD_BLOCKS.ADDRESS_ALIAS", 0x03, 0x04);
 	check_role_code("cougarcove", EV_ROLE_STLF_BLOCK, "LD_BLOCKS.STORE_FORWARD", 0x03, 0x82);
 	check_role_code("goldencove", EV_ROLE_ALIAS_4K, "LD_BLOCKS.ADDRESS_ALIAS", 0x03, 0x04);
-	assert_null(events_find(events_set_find("goldencove"), "LD_BLOCKS_PARTIAL.ADDRESS_ALIAS"));
+	assert_false(has(events_set_find("goldencove"), "LD_BLOCKS_PARTIAL.ADDRESS_ALIAS"));
 	/* Core and Silvermont have their own store-forward vocabulary. */
 	check_role_code("core", EV_ROLE_STA_BLOCK, "LOAD_BLOCK.STA", 0x03, 0x02);
 	check_role_code("core", EV_ROLE_STD_BLOCK, "LOAD_BLOCK.STD", 0x03, 0x04);
@@ -530,7 +580,7 @@ static void same_name_different_codes(void **state)
 	check_role_code("zen5", EV_ROLE_STLF_BLOCK, "BAD_STATUS_2.STLI_OTHER", 0x24, 0x02);
 	check_role_code("fam10h", EV_ROLE_STLF_BLOCK, "CANCELLED_STORE_TO_LOAD_FORWARD_OPERATIONS.ALL", 0x2A, 0x07);
 	check_role_code("fam15h", EV_ROLE_STLF_BLOCK, "CANCELLED_STORE_TO_LOAD.SIZE_ADDRESS_MISMATCHES", 0x2A, 0x01);
-	assert_null(events_for_role(events_set_find("fam15h"), EV_ROLE_STLF_OK));
+	assert_false(has_role(events_set_find("fam15h"), EV_ROLE_STLF_OK));
 	check_role_code("zen4", EV_ROLE_SPLIT_LOAD, "MISALIGNED_LOADS.MA64", 0x47, 0x01);
 	check_role_code("zen4", EV_ROLE_PAGE_SPLIT_LOAD, "MISALIGNED_LOADS.MA4K", 0x47, 0x02);
 	check_role_code("zen3", EV_ROLE_SMI, "SMI_RECEIVED", 0x2B, 0x00);
@@ -538,23 +588,23 @@ static void same_name_different_codes(void **state)
 	check_role_code("amd_legacy", EV_ROLE_CYCLES, "CPU_CLK_UNHALTED", 0x76, 0x00);
 	check_role_code("amd_legacy", EV_ROLE_INSTRUCTIONS, "RETIRED_INSTRUCTIONS", 0xC0, 0x00);
 	/* Where no such event exists there is none, rather than a guess. */
-	assert_null(events_for_role(events_set_find("gracemont"), EV_ROLE_STLF_BLOCK));
-	assert_null(events_for_role(events_set_find("silvermont"), EV_ROLE_ALIAS_4K));
-	assert_null(events_for_role(events_set_find("skylake"), EV_ROLE_SMI));
+	assert_false(has_role(events_set_find("gracemont"), EV_ROLE_STLF_BLOCK));
+	assert_false(has_role(events_set_find("silvermont"), EV_ROLE_ALIAS_4K));
+	assert_false(has_role(events_set_find("skylake"), EV_ROLE_SMI));
 	/* A role nobody has, and role 0, find nothing. */
-	assert_null(events_for_role(events_set_find("p6"), EV_ROLE_PAGE_SPLIT_STORE));
-	assert_null(events_for_role(events_set_find("p6"), 0));
+	assert_false(has_role(events_set_find("p6"), EV_ROLE_PAGE_SPLIT_STORE));
+	assert_false(has_role(events_set_find("p6"), 0));
 }
 
 static void role_names(void **state)
 {
 	(void)state;
-	for (unsigned bit = 0; bit < 18; bit++) {
+	for (unsigned bit = 0; bit < EV_ROLE_COUNT; bit++) {
 		const char *w = events_role_name(1u << bit);
 		assert_non_null(w);
 		assert_int_equal(events_role_parse(w), 1u << bit);
 	}
-	assert_null(events_role_name(1u << 18));
+	assert_null(events_role_name(1u << EV_ROLE_COUNT));
 	assert_null(events_role_name(3));
 	assert_int_equal(events_role_parse("STLF_BLOCK"), EV_ROLE_STLF_BLOCK);
 	assert_int_equal(events_role_parse("nonsense"), 0);
@@ -575,7 +625,9 @@ static void spec_names(void **state)
 	char err[512];
 	assert_true(parse("goldmont", "  ld_blocks.4k_alias ", &s, err, sizeof(err)));
 	assert_string_equal(s.name, "LD_BLOCKS.4K_ALIAS");
-	assert_true(s.event == 0x03 && s.umask == 0x04 && s.def && s.fixed == EV_NO_FIXED);
+	assert_true(s.event == 0x03 && s.umask == 0x04 && s.named && s.fixed == EV_NO_FIXED);
+	assert_true(s.row.found && s.roles == named(events_set_find("goldmont"), "LD_BLOCKS.4K_ALIAS").roles);
+	assert_true(s.roles & EV_ROLE_ALIAS_4K);
 	assert_true(parse("skylake", "CPU_CLK_UNHALTED.REF_TSC", &s, err, sizeof(err)));
 	assert_true(s.fixed == 2 && s.fixed_only);
 	assert_true(parse("zen4", "cycles", &s, err, sizeof(err)));
@@ -586,7 +638,7 @@ static void spec_names(void **state)
 	assert_true(parse("zen4", "MISALIGNED_LOADS:MA4K", &s, err, sizeof(err)));
 	assert_true(s.event == 0x47 && s.umask == 0x02);
 	assert_true(parse("icelake", "cpu/LD_BLOCKS.STORE_FORWARD/", &s, err, sizeof(err)));
-	assert_true(s.def && s.counters == 0x0F);
+	assert_true(s.named && s.counters == 0x0F);
 	assert_true(parse("core", "instructions", &s, err, sizeof(err)));
 	assert_int_equal(s.event, 0xC0);
 	/* A name only works within its set... */
@@ -614,7 +666,7 @@ static void spec_raw_fields(void **state)
 	struct event_spec s;
 	char err[512];
 	assert_true(parse("skylake", "event=0x03,umask=0x02", &s, err, sizeof(err)));
-	assert_true(s.event == 3 && s.umask == 2 && !s.def && s.fixed == EV_NO_FIXED);
+	assert_true(s.event == 3 && s.umask == 2 && !s.named && !s.roles && s.fixed == EV_NO_FIXED);
 	assert_string_equal(s.name, "event=0x03,umask=0x02");
 	/* It encodes LD_BLOCKS.STORE_FORWARD, so it keeps that event's counter restriction. */
 	assert_true(s.counters == 0x0F && s.counters_htoff == 0xFF);
@@ -667,7 +719,7 @@ static void spec_perf_raw(void **state)
 	char err[512];
 	/* Intel rUUEE, and the PERFEVTSEL modifier bits perf passes through. */
 	assert_true(parse("skylake", "r0203", &s, err, sizeof(err)));
-	assert_true(s.event == 0x03 && s.umask == 0x02 && !s.def);
+	assert_true(s.event == 0x03 && s.umask == 0x02 && !s.named);
 	assert_true(parse("skylake", "R1A3C", &s, err, sizeof(err)));
 	assert_true(s.event == 0x3C && s.umask == 0x1A);
 	assert_true(parse("skylake", "r18000c4", &s, err, sizeof(err)));	/* cmask 1, inv, event C4 */
@@ -695,7 +747,7 @@ static void spec_perf_raw(void **state)
 static void suggestions(void **state)
 {
 	(void)state;
-	const char *near[4];
+	char near[4][EVENT_NAME_MAX];
 	const struct event_set *p6 = events_set_find("p6");
 	size_t n = events_suggest(p6, "emon_kni_pref_dispatched", near, 4);
 	assert_int_equal(n, 4);
@@ -704,12 +756,14 @@ static void suggestions(void **state)
 	/* Long names (perfmon's go past 63 characters) are compared in full. */
 	const struct event_set *cl = events_set_find("cascadelakex");
 	size_t longest = 0;
-	for (size_t k = 0; k < cl->n; k++)
-		if (strlen(cl->events[k].name) > longest)
-			longest = strlen(cl->events[k].name);
+	struct events_iter it;
+	struct event_def d;
+	for (events_iter_start(&it, cl); events_next(&it, &d);)
+		if (strlen(d.name) > longest)
+			longest = strlen(d.name);
 	assert_true(longest > 63 && longest < EVENT_NAME_MAX);
 	/* Deterministic: same answer twice. */
-	const char *again[4];
+	char again[4][EVENT_NAME_MAX];
 	assert_int_equal(events_suggest(p6, "emon_kni_pref_dispatched", again, 4), n);
 	assert_memory_equal(near, again, sizeof(near));
 	assert_int_equal(events_suggest(p6, "x", near, 0), 0);
@@ -787,12 +841,14 @@ static void spec_offcore_forms(void **state)
 	assert_int_equal(e.msr, 0x1A6);
 	assert_int_equal(e.msr_alt, 0x1A7);
 	assert_int_equal(e.alt_event, 0xBB);
-	/* A raw encoding of a row: match names the row; any other raw encoding has none. */
+	/* A raw encoding of a row (LD_BLOCKS.STORE_FORWARD, 0-3) takes the row's limits; any other raw
+	 * encoding has none. */
 	assert_true(event_spec_parse(icl, false, "event=0x03,umask=0x02", 21, &e, err, sizeof(err)));
-	assert_non_null(e.match);
-	assert_string_equal(e.match->name, "LD_BLOCKS.STORE_FORWARD");
+	assert_true(e.row.found && !e.named);
+	assert_int_equal(e.row.counters, named(icl, "LD_BLOCKS.STORE_FORWARD").counters);
+	assert_int_equal(e.row.counters, 0x0F);
 	assert_true(event_spec_parse(icl, false, "event=0x03,umask=0x02,cmask=1", 29, &e, err, sizeof(err)));
-	assert_null(e.match);
+	assert_false(e.row.found);
 	/* No response value: refused when parsed, naming the MSR the code reads. */
 	assert_false(event_spec_parse(icl, false, "event=0xbb,umask=0x01", 21, &e, err, sizeof(err)));
 	assert_non_null(strstr(err, "OFFCORE_RSP_1"));

@@ -90,7 +90,7 @@ static bool fk_read(struct count_set *set, unsigned pass, uint64_t *v, char *err
 	for (size_t i = 0; i < set->n; i++) {
 		if (set->pass_of[i] != pass)
 			continue;
-		if (set->ev[i].def && (set->ev[i].def->roles & EV_ROLE_SMI))
+		if (set->ev[i].roles & EV_ROLE_SMI)
 			v[i] = fk.reads == fk.smi_event_at;
 		else
 			v[i] = fk.reads == fk.negative_at ? 0 : 777 + (i + 1) * runs * fk.iterations;

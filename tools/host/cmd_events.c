@@ -30,8 +30,8 @@
 
 struct row {
 	const char *key;
-	const struct event_def *def;		/* or */
-	const struct ibs_event_def *ibs;
+	const struct ibs_event_def *ibs;	/* an IBS derived event, or NULL: */
+	struct event_def def;			/* a set's event */
 };
 
 static void csv_field(const char *s, bool last)
@@ -156,7 +156,7 @@ static void print_row(const struct row *r)
 		fputs(",,,,,,,,\n", stdout);	/* no vendor facts: not a counter event */
 		return;
 	}
-	const struct event_def *d = r->def;
+	const struct event_def *d = &r->def;
 	snprintf(ev, sizeof(ev), d->event > 0xFF ? "0x%03x" : "0x%02x", d->event);
 	snprintf(um, sizeof(um), "0x%02x", d->umask);
 	snprintf(cm, sizeof(cm), "%u", d->cmask);
@@ -182,25 +182,26 @@ static int row_cmp(const void *a, const void *b)
 		return c;
 	if (x->ibs && y->ibs)	/* IBS derived events read best in code order */
 		return x->ibs->code < y->ibs->code ? -1 : x->ibs->code > y->ibs->code;
-	c = strcmp(x->def ? x->def->name : x->ibs->name, y->def ? y->def->name : y->ibs->name);
+	c = strcmp(!x->ibs ? x->def.name : x->ibs->name, !y->ibs ? y->def.name : y->ibs->name);
 	if (c)
 		return c;
-	unsigned cx = x->def ? (unsigned)x->def->event << 8 | x->def->umask : x->ibs->code;
-	unsigned cy = y->def ? (unsigned)y->def->event << 8 | y->def->umask : y->ibs->code;
+	unsigned cx = !x->ibs ? (unsigned)x->def.event << 8 | x->def.umask : x->ibs->code;
+	unsigned cy = !y->ibs ? (unsigned)y->def.event << 8 | y->def.umask : y->ibs->code;
 	return cx < cy ? -1 : cx > cy;
 }
 
 static size_t add_set(struct row *rows, size_t n, const struct event_set *s)
 {
-	for (size_t i = 0; i < s->n; i++)
-		rows[n++] = (struct row){ s->key, &s->events[i], NULL };
+	struct events_iter it;
+	for (events_iter_start(&it, s); events_next(&it, &rows[n].def); n++)
+		rows[n].key = s->key;
 	return n;
 }
 
 static size_t add_ibs(struct row *rows, size_t n)
 {
 	for (size_t i = 0; i < ibs_events_count(); i++)
-		rows[n++] = (struct row){ EVENTS_IBS_KEY, NULL, ibs_event_at(i) };
+		rows[n++] = (struct row){ .key = EVENTS_IBS_KEY, .ibs = ibs_event_at(i) };
 	return n;
 }
 
@@ -279,7 +280,7 @@ static int resolve_spec(const struct event_set *set, const char *spec)
 	       s.event, s.umask, s.cmask, s.inv, s.edge, s.any, s.fixed, ctr[0] ? ctr : "any");
 	if (s.msr)
 		printf(" msr=0x%x msr_value=0x%llx", s.msr, (unsigned long long)s.msr_value);
-	printf("%s%s\n", s.fixed_only ? " fixed_only" : "", s.def ? "" : " raw");
+	printf("%s%s\n", s.fixed_only ? " fixed_only" : "", s.named ? "" : " raw");
 	return 0;
 }
 
@@ -299,7 +300,7 @@ static bool row_matches(const struct row *r, const char *word)
 		return true;
 	if (r->ibs)
 		return contains(r->ibs->name, word) || contains(r->ibs->abbrev, word) || contains(r->ibs->desc, word);
-	return contains(r->def->name, word) || contains(r->def->desc, word);
+	return contains(r->def.name, word) || contains(r->def.desc, word);
 }
 
 int cmd_events(int argc, char **argv)
