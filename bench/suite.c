@@ -99,6 +99,8 @@ static void run_row(const struct bench_def *d, int slot)
 	struct count_set *csp = NULL;
 	struct bench_figures *f = suite.figs;
 
+	if (!suite_runnable(d, sl ? sl->name : NULL))
+		return;
 	if (suite.hs.cb) {
 		suite_build_set(suite.cs, suite_roles_for(d));
 		if (suite.cs->n)

@@ -3,6 +3,7 @@
 #include "kernel/arena.h"
 #include "kernel/hw.h"
 #include "kernel/timing.h"
+#include "kernel/vec.h"
 #include "lib/out.h"
 #include "lib/strbuf.h"
 #include "lib/x86/msr_intel.h"
@@ -289,4 +290,33 @@ void suite_setup_record(const char *arena_notes)
 			 suite.slots[0].window == suite.scratch ? " (split kernels run in a plain buffer)" : "");
 	if (suite.nextra && !suite.hs.cb)
 		out_text("bench: the %zu extra events cannot be counted here", suite.nextra);
+}
+
+/*
+ * A variant whose body executes vector instructions the run cannot use here
+ * (kernel/vec.h: CPUID and XCR0) is not run: it would raise #UD.  Its
+ * `check` says skip and why, and the stage goes on.
+ */
+bool suite_runnable(const struct bench_def *d, const char *arena)
+{
+	uint32_t needs = bench_def_needs(d), have = needs ? vec_extensions() : 0, missing = needs & ~have;
+	struct hw_vector_state vs;
+	char why[200], names[48];
+	size_t k = 0;
+
+	if (!missing)
+		return true;
+	names[0] = 0;
+	for (unsigned i = 0; vec_ext_name(i); i++)
+		if (missing & (1u << i))
+			k = str_appendf(names, sizeof(names), k, "%s%s", k ? ", " : "", vec_ext_name(i));
+	hw_vector_state(&vs);
+	if (vs.known)
+		snprintf(why, sizeof(why), "needs %s, not usable here (CPUID and XCR0 0x%llx: %s)", names,
+			 (unsigned long long)vs.xcr0, vs.who);
+	else
+		snprintf(why, sizeof(why), "needs %s, not usable here (XCR0 not readable: %s)", names, vs.who);
+	struct check_input in = { .r = &suite.rec, .d = d, .arena = arena };
+	bench_check_skipped(&in, why, &suite.tally);
+	return false;
 }
