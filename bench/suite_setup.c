@@ -139,6 +139,9 @@ void suite_setup_clock(void)
 	}
 	suite.settle_runs = bench_settle(&suite.hs, suite.scratch);
 	suite.start_clock = suite.hs.clock;
+	/* Adaptive iterations (bench/harness.h), except under an emulator, where a tick means nothing. */
+	suite.hs.target_ticks = suite.emulator ? 0 : BENCH_TARGET_TICKS;
+	suite.hs.budget_ticks = t && t->tsc_hz ? t->tsc_hz / 1000 * BENCH_VARIANT_BUDGET_MS : 0;
 }
 
 void suite_setup_arenas(char *notes, size_t cap)
@@ -207,6 +210,16 @@ void suite_setup_record(const char *arena_notes)
 	rec_start(r, "bench_setup");
 	rec_u64(r, "variants", suite.measured);
 	rec_u64(r, "iterations", suite.hs.iterations);
+	rec_obj(r, "adaptive");
+	rec_bool(r, "on", suite.hs.target_ticks != 0);
+	rec_u64(r, "target_ticks", suite.hs.target_ticks);
+	if (suite.hs.budget_ticks)
+		rec_u64(r, "budget_ms", BENCH_VARIANT_BUDGET_MS);
+	else
+		rec_null(r, "budget_ms");
+	rec_u64(r, "max_iterations", BENCH_ITERATIONS_MAX);
+	rec_str(r, "why_off", suite.hs.target_ticks ? NULL : "under an emulator TSC ticks are not physical");
+	rec_obj_end(r);
 	rec_u64(r, "reps", suite.hs.reps);
 	rec_u64(r, "warmup", suite.hs.warmup);
 	rec_u64(r, "drop_budget", suite.hs.drop_budget);
@@ -270,6 +283,10 @@ void suite_setup_record(const char *arena_notes)
 	rec_milli(r, "mad_floor", STATS_MAD_FLOOR_PERMILLE);
 	rec_milli(r, "n_2n_slack", STATS_N2N_SLACK_PERCENT * 10);
 	rec_milli(r, "chain_slack", STATS_CHAIN_SLACK_PERCENT * 10);
+	rec_milli(r, "chain_slack_min", STATS_CHAIN_SLACK_MIN_PERMILLE);
+	rec_u64(r, "chain_slack_spreads", STATS_CHAIN_SLACK_SPREADS);
+	rec_milli(r, "clock_floor", STATS_CLOCK_FLOOR_PERMILLE);
+	rec_u64(r, "calib_adds", BENCH_CALIB_ADDS);
 	rec_milli(r, "unstable_outliers", 1000 / STATS_UNSTABLE_OUTLIER_DIV);
 	rec_milli(r, "unstable_iqr", STATS_UNSTABLE_IQR_PERMILLE);
 	rec_obj_end(r);
@@ -277,7 +294,8 @@ void suite_setup_record(const char *arena_notes)
 	rec_bool(r, "emulator", suite.emulator);
 	rec_emit(r);
 
-	out_text("bench: %u variants, %u iterations x %u reps (+%u warm-up), %s; cycles from %s%s%s", suite.measured,
+	out_text("bench: %u variants, %s%u iterations x %u reps (+%u warm-up), %s; cycles from %s%s%s", suite.measured,
+		 suite.hs.target_ticks ? "adaptive: >= 20000 TSC ticks per run, at least " : "",
 		 suite.hs.iterations, suite.hs.reps, suite.hs.warmup, BENCH_METHOD,
 		 suite.hs.cb ? "counters where the core has a cycles event, else " : "",
 		 suite.hs.cycles_msr ? "IA32_APERF" : suite.start_clock.ppm ? "TSC x " : "raw TSC",
