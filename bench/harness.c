@@ -635,9 +635,9 @@ static uint32_t choose_iterations(const struct bench_setup *s, const struct benc
  * its ticks become cycles with the clock of its own window, and a sample
  * whose clock moved from the calibration before the variant by more than that
  * calibration's spread is rejected.  If the clock moved by more than
- * CLOCK_DRIFT_MILLI between the calibrations before and after, the variant is
- * measured again (at most MAX_REMEASURE times; the figures say how often and
- * carry both).  Without per-sample calibrations (the harness's failed, the
+ * CLOCK_DRIFT_MILLI between the calibrations before and after, or too few
+ * samples survived, the variant is measured again (at most MAX_REMEASURE
+ * times; the figures say how often and carry both calibrations).  Without per-sample calibrations (the harness's failed, the
  * fallback is kernel/timing's) the figure converts with the mean of the two.
  */
 #define MAX_REMEASURE 2
@@ -681,7 +681,10 @@ static bool measure_bracketed(struct bench_setup *s, const struct bench_def *d, 
 			stats_figure_scale(&f->cycles, (uint64_t)s->clock.ppm, 1000000);
 			f->calibration = s->clock;
 		}
-		if (clock_held(after.ppm, before.ppm) || remeasured == MAX_REMEASURE)
+		/* Again when the clock moved, or when too few samples survived (thrown away as disturbed or as
+		 * impossible, a moving clock's "clock" among them): a spread that is the kernel's own is kept. */
+		bool starved = f->cycles.unstable == STATS_UNSTABLE_BUDGET || f->cycles.unstable == STATS_UNSTABLE_DISTURBED;
+		if ((clock_held(after.ppm, before.ppm) && !starved) || remeasured == MAX_REMEASURE)
 			return true;
 	}
 }

@@ -149,6 +149,14 @@ KERNEL_END bk_sf_late_data
 ; them into SSE or firmware code (Intel optimization manual, "Mixing AVX
 ; code with SSE code").
 
+; VSF_START: the scratch line written and drained before the chain starts, so
+; every run begins from the same store-buffer state.
+%macro VSF_START 0
+	vmovdqu [rsi], ymm0
+	vmovdqu [rsi + 32], ymm0
+	mfence
+%endmacro
+
 ; VTRIP_LOOP: TRIP_LOOP with VZEROUPPER before the return.
 %macro VTRIP_LOOP 0
 	dec rdi
@@ -161,6 +169,7 @@ KERNEL_END bk_sf_late_data
 ;   body: vmovdqu [rsi], ymm0 / vmovdqu ymm0, [rsi]
 KERNEL bk_sf_ymm_forward
 	vpxor xmm0, xmm0, xmm0
+	VSF_START
 	align 64
 .top:
 %rep BENCH_UNROLL
@@ -174,6 +183,7 @@ KERNEL_END bk_sf_ymm_forward
 ;   body: vmovdqu [rsi], ymm0 / vmovdqu xmm0, [rdx]
 KERNEL bk_sf_ymm_upper
 	vpxor xmm0, xmm0, xmm0
+	VSF_START
 	align 64
 .top:
 %rep BENCH_UNROLL
@@ -188,6 +198,7 @@ KERNEL_END bk_sf_ymm_upper
 ;   body: vmovdqu [rsi], xmm0 / vmovdqu ymm0, [rsi]
 KERNEL bk_sf_xmm_ymm
 	vpxor xmm0, xmm0, xmm0
+	VSF_START
 	align 64
 .top:
 %rep BENCH_UNROLL
@@ -201,6 +212,7 @@ KERNEL_END bk_sf_xmm_ymm
 ;   body: vmovdqu64 [rsi], zmm0 / vmovdqu64 zmm0, [rsi]
 KERNEL bk_sf_zmm_forward
 	vpxor xmm0, xmm0, xmm0
+	VSF_START
 	align 64
 .top:
 %rep BENCH_UNROLL
@@ -214,6 +226,7 @@ KERNEL_END bk_sf_zmm_forward
 ;   body: vmovdqu64 [rsi], zmm0 / vmovdqu ymm0, [rdx]
 KERNEL bk_sf_zmm_upper
 	vpxor xmm0, xmm0, xmm0
+	VSF_START
 	align 64
 .top:
 %rep BENCH_UNROLL
@@ -227,6 +240,7 @@ KERNEL_END bk_sf_zmm_upper
 ;   body: vmovdqu [rsi], ymm0 / vmovdqu64 zmm0, [rsi]
 KERNEL bk_sf_ymm_zmm
 	vpxor xmm0, xmm0, xmm0
+	VSF_START
 	align 64
 .top:
 %rep BENCH_UNROLL
