@@ -139,9 +139,13 @@ void suite_setup_clock(void)
 	}
 	suite.settle_runs = bench_settle(&suite.hs, suite.scratch);
 	suite.start_clock = suite.hs.clock;
-	/* Adaptive iterations (bench/harness.h), except under an emulator, where a tick means nothing. */
-	suite.hs.target_ticks = suite.emulator ? 0 : BENCH_TARGET_TICKS;
-	suite.hs.budget_ticks = t && t->tsc_hz ? t->tsc_hz / 1000 * BENCH_VARIANT_BUDGET_MS : 0;
+	/*
+	 * Adaptive iterations (bench/harness.h), except under an emulator, where a tick means nothing,
+	 * and where the TSC rate is unknown: without it there is no time budget to keep them in.
+	 */
+	bool rate = t && t->tsc_hz;
+	suite.hs.target_ticks = suite.emulator || !rate ? 0 : BENCH_TARGET_TICKS;
+	suite.hs.budget_ticks = rate ? t->tsc_hz / 1000 * BENCH_VARIANT_BUDGET_MS : 0;
 }
 
 void suite_setup_arenas(char *notes, size_t cap)
@@ -218,7 +222,9 @@ void suite_setup_record(const char *arena_notes)
 	else
 		rec_null(r, "budget_ms");
 	rec_u64(r, "max_iterations", BENCH_ITERATIONS_MAX);
-	rec_str(r, "why_off", suite.hs.target_ticks ? NULL : "under an emulator TSC ticks are not physical");
+	rec_str(r, "why_off", suite.hs.target_ticks ? NULL
+			      : suite.emulator ? "under an emulator TSC ticks are not physical"
+					       : "the TSC rate is not known: no time budget");
 	rec_obj_end(r);
 	rec_u64(r, "reps", suite.hs.reps);
 	rec_u64(r, "warmup", suite.hs.warmup);
@@ -294,9 +300,13 @@ void suite_setup_record(const char *arena_notes)
 	rec_bool(r, "emulator", suite.emulator);
 	rec_emit(r);
 
+	char adapt[64];
+	adapt[0] = 0;
+	if (suite.hs.target_ticks)
+		snprintf(adapt, sizeof(adapt), "adaptive: >= %llu TSC ticks per run, at least ",
+			 (unsigned long long)suite.hs.target_ticks);
 	out_text("bench: %u variants, %s%u iterations x %u reps (+%u warm-up), %s; cycles from %s%s%s", suite.measured,
-		 suite.hs.target_ticks ? "adaptive: >= 20000 TSC ticks per run, at least " : "",
-		 suite.hs.iterations, suite.hs.reps, suite.hs.warmup, BENCH_METHOD,
+		 adapt, suite.hs.iterations, suite.hs.reps, suite.hs.warmup, BENCH_METHOD,
 		 suite.hs.cb ? "counters where the core has a cycles event, else " : "",
 		 suite.hs.cycles_msr ? "IA32_APERF" : suite.start_clock.ppm ? "TSC x " : "raw TSC",
 		 !suite.hs.cycles_msr && suite.start_clock.ppm ? fmt_milli(a, suite.start_clock.ppm / 1000) : "");

@@ -507,6 +507,38 @@ static void calibrated_ticks_and_the_bracket(void **state)
 	assert_int_equal(bench_settle(&s, window), 1);
 }
 
+/* Adaptive iterations on the real core: enough for the target, the floor kept, the budget obeyed. */
+static void iterations_adapt_to_the_kernel(void **state)
+{
+	(void)state;
+	struct bench_setup s;
+	struct bench_figures r;
+	setup_fk(&s, 1);
+	s.cb = NULL;
+	s.iterations = 64;
+	s.reps = 3;
+	s.drop_budget = 40;
+	s.target_ticks = 20000;
+	assert_true(bench_measure_variant(&s, bench_def_find("ref", "add_chain"), window, NULL, &r));
+	assert_int_equal(s.iterations, 64);	/* the setup's floor is left as it was */
+	assert_int_equal(r.iterations_min, 64);
+	assert_int_equal(r.iterations % BENCH_UNROLL, 0);
+	/* 64 one-cycle adds span a few dozen ticks: the count went up until a run spans the target. */
+	assert_true(r.iterations > 64);
+	assert_false(r.iterations_capped);
+	assert_true(r.pilot_ticks >= 20000);
+	/* A budget that allows less than the floor: the floor, and the figures say the budget decided. */
+	s.budget_ticks = 1000;
+	assert_true(bench_measure_variant(&s, bench_def_find("ref", "add_chain"), window, NULL, &r));
+	assert_int_equal(r.iterations, 64);
+	assert_true(r.iterations_capped);
+	/* No target: the floor, no pilot. */
+	s.target_ticks = 0;
+	assert_true(bench_measure_variant(&s, bench_def_find("ref", "add_chain"), window, NULL, &r));
+	assert_int_equal(r.iterations, 64);
+	assert_int_equal(r.pilot_ticks, 0);
+}
+
 static struct {
 	unsigned begins, ends, slices_in_window, slice_ends, variant_page;
 	const char *kernel, *variant;
@@ -858,6 +890,7 @@ int main(void)
 		cmocka_unit_test(counting_failure_falls_back_to_time),
 		cmocka_unit_test(below_the_chain_is_rejected),
 		cmocka_unit_test(calibrated_ticks_and_the_bracket),
+		cmocka_unit_test(iterations_adapt_to_the_kernel),
 		cmocka_unit_test(storage_limits_reps),
 		cmocka_unit_test(observers_run_slices_inside_windows),
 		cmocka_unit_test(msr_backend_against_modelled_pmu),
