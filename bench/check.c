@@ -232,3 +232,10 @@ void bench_checks(const struct check_input *in, struct check_tally *tally)
 		return;
 	}
 }
+
+void bench_check_skipped(const struct check_input *in, const char *reason, struct check_tally *t)
+{
+	check_start(in->r, in, "runs");
+	rec_str(in->r, "reason", reason);
+	check_finish(in->r, in, "runs", CHECK_SKIP, reason, t);
+}

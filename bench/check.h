@@ -46,6 +46,9 @@ struct check_tally {
 /* Emit the variant's `check` records (none for controls and sweep points). */
 void bench_checks(const struct check_input *in, struct check_tally *tally);
 
+/* A variant not run here (its `needs` are not usable): one `check` record, what "runs", status skip, and why. */
+void bench_check_skipped(const struct check_input *in, const char *reason, struct check_tally *tally);
+
 /* Short lower-case name of one role bit, e.g. "stlf_block". */
 const char *bench_role_name(uint32_t role_bit);
 

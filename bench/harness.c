@@ -51,6 +51,8 @@ struct pass_ctx {
 	char *problem;
 	size_t problem_cap;
 	int8_t smi_of[COUNT_MAX_EVENTS];	/* per pass: the index of its SMI event in set->ev, or -1 */
+	bool per_sample;			/* a calibration inside every sample (bench_setup.calib_per_sample) */
+	int64_t slack;				/* the chain floor's slack for TSC-derived cycles, thousandths */
 };
 
 /* What the ledger (or, without one, the window) said about one sample. */
@@ -58,7 +60,23 @@ struct sample_verdict {
 	bool windowed;			/* inside an established interrupts-off window */
 	bool disturbed;
 	struct ledger_verdict v;
+	uint64_t cal_n, cal_2n;		/* calib_per_sample: ticks of the calibration's N and 2N runs */
 };
+
+/*
+ * The calibration kernel is kernel/calib.asm's add chain, the one kernel/
+ * timing calibrates with: called as a benchmark kernel (trips in RDI; it
+ * ignores p and q and touches only caller-saved registers).
+ */
+#define CALIB_TRIPS (BENCH_CALIB_ADDS / CALIB_ADDS_PER_ITER)
+
+/* One run of the calibration chain of `trips` trips: its TSC ticks. */
+static uint64_t calib_run(uint64_t trips)
+{
+	struct bench_call cal = { .kernel = (bench_kernel_fn)(void (*)(void))calib_add_chain, .trips = trips };
+	bench_measure(&cal);
+	return cal.tsc_end - cal.tsc_start;
+}
 
 /* One run of `trips` trips, counted when a set is given.  False on a counting error. */
 static bool run_once(struct pass_ctx *c, uint64_t trips, struct run_values *v)
@@ -123,6 +141,9 @@ static bool sample(struct pass_ctx *c, uint64_t trips, struct run_values *base, 
 	sv->windowed = hw_window_enter(&w);
 	if (l)
 		ledger_open(l, &m);
+	/* The calibration's N run before the kernel's runs and its 2N run after: one clock figure around them. */
+	if (c->per_sample)
+		sv->cal_n = calib_run(CALIB_TRIPS);
 	/*
 	 * An unmeasured run first: entering the window (on the host a system
 	 * call) can leave caches, TLB and predictors cold, and only the first
@@ -132,6 +153,8 @@ static bool sample(struct pass_ctx *c, uint64_t trips, struct run_values *base, 
 	c->call.trips = trips;
 	bench_measure(&c->call);
 	ok = run_once(c, trips, base) && run_once(c, 2 * trips, main);
+	if (c->per_sample)
+		sv->cal_2n = calib_run(2 * CALIB_TRIPS);
 	/* The runs' values are read: what happens after the ledger closes cannot touch them. */
 	if (l)
 		sv->disturbed = ledger_close(l, &m, sv->windowed ? &w : NULL,
@@ -241,18 +264,30 @@ static void drop_counting(struct pass_ctx *c, struct count_set **set, size_t *ne
 }
 
 /*
- * The fate of one sample (bench/stats.h): every series must be possible,
- * and the cycles per iteration - from the counted cycles event when this
- * pass has it, else APERF, else calibrated TSC ticks - must not beat the
- * kernel's chain.
+ * The fate of one sample (bench/stats.h): every series must be possible; with
+ * a calibration in the sample, its runs too, and its figure (*ppm) must not
+ * have moved from the variant's reference by more than that reference's
+ * spread; and the cycles per iteration - from the counted cycles event when
+ * this pass has it, else APERF, else TSC ticks times the sample's own
+ * calibration or the one in force - must not beat the kernel's chain by more
+ * than the slack those cycles' error allows.
  */
-static enum stats_fate judge(const struct pass_ctx *c, const struct run_values *b, const struct run_values *m,
-			     const size_t *idx, size_t nev, int cyc_ev, int64_t chain)
+static enum stats_fate judge(const struct pass_ctx *c, const struct sample_verdict *sv, const struct run_values *b,
+			     const struct run_values *m, const size_t *idx, size_t nev, int cyc_ev, int64_t chain,
+			     int64_t *ppm)
 {
 	const struct bench_setup *s = c->s;
 	enum stats_fate fate = stats_judge_time(b->tsc, m->tsc);
-	int64_t cycles = -1;
+	int64_t cycles = -1, slack = STATS_CHAIN_SLACK_MIN_PERMILLE;
 
+	*ppm = 0;
+	if (fate == STATS_KEPT && c->per_sample) {
+		fate = stats_judge_time(sv->cal_n, sv->cal_2n);
+		if (fate == STATS_KEPT) {
+			*ppm = stats_scale(BENCH_CALIB_ADDS, 1000000, sv->cal_2n - sv->cal_n);
+			fate = stats_judge_clock(*ppm, s->clock.ppm, s->clock.spread_milli);
+		}
+	}
 	if (fate == STATS_KEPT && s->cycles_msr) {
 		fate = stats_judge_time(b->cyc, m->cyc);
 		cycles = stats_differential_milli(b->cyc, m->cyc, s->iterations);
@@ -268,13 +303,17 @@ static enum stats_fate judge(const struct pass_ctx *c, const struct run_values *
 	}
 	if (fate != STATS_KEPT || !chain)
 		return fate;
-	if (cycles < 0 && s->clock.ppm > 0)
-		cycles = stats_scale(stats_differential_milli(b->tsc, m->tsc, s->iterations), (uint64_t)s->clock.ppm,
-				     1000000);
-	return cycles < 0 ? STATS_KEPT : stats_judge_chain(cycles, chain);
+	if (cycles < 0) {
+		int64_t k = *ppm > 0 ? *ppm : s->clock.ppm;
+		if (k > 0)
+			cycles = stats_scale(stats_differential_milli(b->tsc, m->tsc, s->iterations), (uint64_t)k, 1000000);
+		slack = c->slack;
+	}
+	return cycles < 0 ? STATS_KEPT : stats_judge_chain(cycles, chain, slack);
 }
 
-/* Cycles: a counted cycles event where there is one, else APERF, else TSC ticks converted by s->clock. */
+/* Cycles: a counted cycles event where there is one, else APERF (aperf: its figure, or NULL), else TSC ticks
+ * converted by s->clock. */
 static void choose_cycles(const struct bench_setup *s, const struct count_set *set, const struct bench_figure *aperf,
 			  struct bench_figures *f)
 {
@@ -286,7 +325,7 @@ static void choose_cycles(const struct bench_setup *s, const struct count_set *s
 	if (ce >= 0 && f->ev[ce].measured) {
 		f->cycles = f->ev[ce].fig;
 		f->cycles_source = set->fixed_of[ce] >= 0 ? BENCH_CYCLES_FIXED : BENCH_CYCLES_PMC;
-	} else if (aperf->n) {
+	} else if (aperf && aperf->n) {
 		f->cycles = *aperf;
 		f->cycles_source = BENCH_CYCLES_APERF;
 	} else if (s->clock.ppm > 0) {
@@ -302,11 +341,12 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 	const uint64_t trips = s->iterations / unroll_of(d);
 	const int64_t chain = s->emulated_time ? 0 : d->chain_min;
 	struct pass_ctx c;
-	struct bench_figure aperf;
+	struct bench_figure aperf, per_sample;	/* aperf: the cycles MSR's series, or the per-sample calibrated one */
 	size_t idx[COUNT_MAX_EVENTS];
 
 	memset(f, 0, sizeof(*f));
 	memset(&aperf, 0, sizeof(aperf));
+	memset(&per_sample, 0, sizeof(per_sample));
 	f->iterations = s->iterations;
 	f->windowed = true;
 	f->instructions = -1;
@@ -321,6 +361,9 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 	c.call.p = window + d->p_off;
 	c.call.q = window + d->q_off;
 	c.call.cycles_msr = s->cycles_msr;
+	c.per_sample = s->calib_per_sample && !s->cycles_msr && !s->emulated_time && s->clock.ppm > 0;
+	c.slack = stats_chain_slack_permille(s->clock.spread_milli);
+	f->iterations_min = s->iterations;
 
 	if (set && (!s->cb || set->n == 0))
 		set = NULL;
@@ -344,9 +387,11 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 			f->instructions = (int)i;
 	}
 	const int cyc_ev = cycles_event(set);
+	f->chain_slack = chain ? (s->cycles_msr || cyc_ev >= 0 ? STATS_CHAIN_SLACK_MIN_PERMILLE : c.slack) : 0;
 
-	/* Storage: a series for the TSC, one for the cycles MSR, and one per event. */
-	size_t series = 2 + n_user;
+	/* Storage: a series for the TSC, one for cycles (the MSR's, or calibrated per sample), one for the
+	 * samples' calibrations, and one per event. */
+	size_t series = 3 + n_user;
 	size_t fit = s->pool_cap / series;
 	f->reps = s->reps < fit ? s->reps : (uint32_t)fit;
 	if (f->reps == 0) {
@@ -359,7 +404,7 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 	bool any = false;
 	for (unsigned pass = 0; pass < f->passes; pass++) {
 		size_t nev = set ? pass_events(set, n_user, pass, idx) : 0;
-		int64_t *tsc_s = s->pool, *cyc_s = s->pool + f->reps;
+		int64_t *tsc_s = s->pool, *cyc_s = s->pool + f->reps, *ppm_s = s->pool + 2 * f->reps;
 		struct stats_take take;
 		uint32_t warm = s->warmup;
 		bool more = true;
@@ -383,8 +428,10 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 				warm--;
 				continue;
 			}
+			int64_t ppm = 0;
 			enum stats_fate fate = sv.disturbed ? STATS_REJECT_DISTURBED
-							    : judge(&c, &base, &main, idx, nev, c.set ? cyc_ev : -1, chain);
+							    : judge(&c, &sv, &base, &main, idx, nev, c.set ? cyc_ev : -1,
+								    chain, &ppm);
 			if (fate == STATS_REJECT_DISTURBED) {
 				for (unsigned src = 0; src < LEDGER_SOURCES; src++)
 					f->disturbed[src] += (sv.v.sources >> src) & 1;
@@ -394,9 +441,11 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 			if (fate == STATS_KEPT) {
 				uint32_t k = take.good;
 				tsc_s[k] = stats_differential_milli(base.tsc, main.tsc, s->iterations);
-				cyc_s[k] = stats_differential_milli(base.cyc, main.cyc, s->iterations);
+				cyc_s[k] = c.per_sample ? stats_scale(tsc_s[k], (uint64_t)ppm, 1000000)
+							: stats_differential_milli(base.cyc, main.cyc, s->iterations);
+				ppm_s[k] = ppm;
 				for (size_t e = 0; e < nev; e++)
-					s->pool[(2 + e) * f->reps + k] =
+					s->pool[(3 + e) * f->reps + k] =
 						stats_differential_milli(base.ev[idx[e]], main.ev[idx[e]], s->iterations);
 			}
 			more = stats_take_note(&take, fate);
@@ -413,14 +462,18 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 		if (pass == 0) {
 			stats_summarise(tsc_s, take.good, &f->tsc);
 			stats_judge_figure(&f->tsc, &take, true);
-			if (s->cycles_msr) {
+			if (s->cycles_msr || c.per_sample) {
 				stats_summarise(cyc_s, take.good, &aperf);
 				stats_judge_figure(&aperf, &take, true);
+			}
+			if (c.per_sample) {
+				stats_summarise(ppm_s, take.good, &per_sample);
+				stats_judge_figure(&per_sample, &take, false);
 			}
 		}
 		for (size_t e = 0; e < nev; e++) {
 			struct bench_event_figure *ef = &f->ev[idx[e]];
-			stats_summarise(s->pool + (2 + e) * f->reps, take.good, &ef->fig);
+			stats_summarise(s->pool + (3 + e) * f->reps, take.good, &ef->fig);
 			stats_judge_figure(&ef->fig, &take, (int)idx[e] == cyc_ev);
 			ef->measured = take.good > 0;
 		}
@@ -428,7 +481,13 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 	}
 	if (f->instructions >= 0 && !f->ev[f->instructions].measured)
 		f->instructions = -1;
-	choose_cycles(s, set, &aperf, f);
+	choose_cycles(s, set, c.per_sample ? NULL : &aperf, f);
+	if (c.per_sample && f->cycles_source == BENCH_CYCLES_TSC_CALIBRATED) {
+		/* Each sample converted with its own calibration: the series itself, no conversion after the fact. */
+		f->cycles = aperf;
+		f->calibration.per_sample = true;
+		f->calibration.samples = per_sample;
+	}
 	if (caller_set)
 		caller_set->n = n_user;	/* the SMI events added beside the variant's go again */
 	/* Nothing kept is a result too: figures with n = 0, unstable, and the problem says why. */
@@ -437,16 +496,11 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 		snprintf(f->problem, sizeof(f->problem), "no sample could be kept: %u disturbed (%s), %u rejected as impossible",
 			 f->dropped, f->dropped ? bench_disturbed_by_source(f, srcs, sizeof(srcs)) : "none",
 			 f->rejected[STATS_REJECT_NEGATIVE] + f->rejected[STATS_REJECT_N_2N] +
-				 f->rejected[STATS_REJECT_BELOW_CHAIN]);
+				 f->rejected[STATS_REJECT_BELOW_CHAIN] + f->rejected[STATS_REJECT_CLOCK]);
 	}
 	return true;
 }
 
-/*
- * The calibration kernel is kernel/calib.asm's add chain, the one kernel/
- * timing calibrates with: called as a benchmark kernel (trips in RDI; it
- * ignores p and q and touches only caller-saved registers).
- */
 static const struct bench_def calib_def = {
 	.kernel = "calibration",
 	.variant = "add_chain",
@@ -457,19 +511,20 @@ static const struct bench_def calib_def = {
 
 bool bench_calibrate(const struct bench_setup *s, uint8_t *window, struct bench_calibration *out)
 {
-	/* 2^17 adds (about 0.1 ms on a modern core) per N run: long enough that the TSC's granularity and the
-	 * timer reads are far below 0.1%, short enough that interrupts rarely land inside on the host. */
-	const uint32_t adds = 1u << 17;
+	/* BENCH_CALIB_ADDS adds (about 50,000 TSC ticks on a modern core) per N run: the timer's granularity
+	 * and reads are far below 0.1%, and interrupts rarely land inside on the host. */
 	struct bench_figures f;	/* on the stack: the image carries static storage in its file */
 	struct bench_setup cs = *s;
 
 	memset(out, 0, sizeof(*out));
-	cs.iterations = adds;
+	cs.iterations = BENCH_CALIB_ADDS;
 	cs.reps = s->reps < 15 ? 15 : s->reps;
 	cs.warmup = 2;
 	cs.drop_budget = cs.reps;
 	cs.cb = NULL;
 	cs.cycles_msr = 0;
+	cs.calib_per_sample = false;
+	cs.target_ticks = 0;
 	memset(&cs.clock, 0, sizeof(cs.clock));
 	if (bench_run_variant(&cs, &calib_def, window, NULL, &f) && f.tsc.median > 0) {
 		/* f.tsc is ticks per add in thousandths: cycles per tick = 1000 / that, here in millionths. */
@@ -516,24 +571,88 @@ unsigned bench_settle(struct bench_setup *s, uint8_t *window)
 	}
 }
 
+/* The pilot's runs per choice, the least taken (a disturbed pilot only looks slower), and rounds at most. */
+#define PILOT_RUNS 3
+#define CHOOSE_ROUNDS 4
+/* N runs a sample makes (an unmeasured one, N, 2N), for the budget. */
+#define RUNS_PER_SAMPLE 4
+
+/* TSC ticks of one N run of d at `iters`: the differential of an N and a 2N run, the least of PILOT_RUNS windows. */
+static uint64_t pilot(const struct bench_def *d, uint8_t *window, uint32_t iters)
+{
+	struct bench_call call = { .kernel = d->fn, .p = window + d->p_off, .q = window + d->q_off };
+	uint64_t best = UINT64_MAX;
+
+	for (unsigned i = 0; i < PILOT_RUNS; i++) {
+		struct hw_window w;
+		memset(&w, 0, sizeof(w));
+		bool windowed = hw_window_enter(&w);
+		call.trips = iters / unroll_of(d);
+		bench_measure(&call);	/* unmeasured, as in a sample */
+		bench_measure(&call);
+		uint64_t n = call.tsc_end - call.tsc_start;
+		call.trips *= 2;
+		bench_measure(&call);
+		uint64_t n2 = call.tsc_end - call.tsc_start;
+		if (windowed)
+			hw_window_leave(&w);
+		if (n2 > n && n2 - n < best)
+			best = n2 - n;
+	}
+	return best == UINT64_MAX ? 0 : best;
+}
+
+/*
+ * Adaptive iterations: from s->iterations (the floor) up until one N run spans
+ * s->target_ticks, aiming an eighth above it so one step lands past it;
+ * within the budget (every sample the pass may take, RUNS_PER_SAMPLE runs
+ * each) and BENCH_ITERATIONS_MAX.
+ */
+static uint32_t choose_iterations(const struct bench_setup *s, const struct bench_def *d, uint8_t *window,
+				  bool *capped, uint64_t *ticks)
+{
+	uint64_t samples = (uint64_t)s->warmup + s->reps + s->drop_budget;
+	uint64_t max_ticks = s->budget_ticks && samples ? s->budget_ticks / (samples * RUNS_PER_SAMPLE) : 0;
+	uint32_t it = s->iterations;
+
+	*capped = false;
+	for (unsigned round = 0;; round++) {
+		*ticks = pilot(d, window, it);
+		if (*ticks >= s->target_ticks || round == CHOOSE_ROUNDS)
+			return it;
+		uint32_t next = stats_choose_iterations(s->iterations, unroll_of(d), it, *ticks,
+							s->target_ticks + s->target_ticks / 8, max_ticks,
+							BENCH_ITERATIONS_MAX, capped);
+		if (next <= it)
+			return it;
+		it = next;
+	}
+}
+
 /*
  * When d's cycles will come from the TSC, it is measured between two
- * calibrations: if the clock moved by more than CLOCK_DRIFT_MILLI during the
- * variant, its ticks cannot be turned into cycles with either figure, so it
- * is measured again (at most MAX_REMEASURE times; the figures say how often
- * and carry both calibrations).  The figure used is the mean of the two.
+ * calibrations, and each sample carries its own (bench_setup.calib_per_sample):
+ * its ticks become cycles with the clock of its own window, and a sample
+ * whose clock moved from the calibration before the variant by more than that
+ * calibration's spread is rejected.  If the clock moved by more than
+ * CLOCK_DRIFT_MILLI between the calibrations before and after, or too few
+ * samples survived, the variant is measured again (at most MAX_REMEASURE
+ * times; the figures say how often and carry both calibrations).  Without per-sample calibrations (the harness's failed, the
+ * fallback is kernel/timing's) the figure converts with the mean of the two.
  */
 #define MAX_REMEASURE 2
-bool bench_measure_variant(struct bench_setup *s, const struct bench_def *d, uint8_t *window,
-			   struct count_set *set, struct bench_figures *f)
+static bool measure_bracketed(struct bench_setup *s, const struct bench_def *d, uint8_t *window,
+			      struct count_set *set, struct bench_figures *f)
 {
 	bool bracket = !s->emulated_time && cycles_event(set) < 0 && !s->cycles_msr;
 
 	for (unsigned remeasured = 0;; remeasured++) {
 		struct bench_calibration before, after;
+		s->calib_per_sample = false;
 		if (bracket) {
 			bench_calibrate(s, window, &before);
 			s->clock = before;
+			s->calib_per_sample = before.source == BENCH_CALIB_HARNESS;
 		}
 		if (!bench_run_variant(s, d, window, set, f))
 			return false;
@@ -545,18 +664,47 @@ bool bench_measure_variant(struct bench_setup *s, const struct bench_def *d, uin
 			f->calibration.remeasured = remeasured;
 			return true;
 		}
-		/* Convert again with the mean of the two: back to ticks with the before figure, then forward. */
-		s->clock.ppm = (before.ppm + after.ppm) / 2;
-		s->clock.spread_milli = before.spread_milli > after.spread_milli ? before.spread_milli : after.spread_milli;
-		s->clock.before = before.ppm;
-		s->clock.after = after.ppm;
-		s->clock.remeasured = remeasured;
-		f->cycles = f->tsc;
-		stats_figure_scale(&f->cycles, (uint64_t)s->clock.ppm, 1000000);
-		f->calibration = s->clock;
-		if (clock_held(after.ppm, before.ppm) || remeasured == MAX_REMEASURE)
+		if (f->calibration.per_sample) {
+			f->calibration.before = before.ppm;
+			f->calibration.after = after.ppm;
+			f->calibration.remeasured = remeasured;
+			s->clock = after;	/* the clock in force now */
+		} else {
+			/* Convert again with the mean of the two: back to ticks with the before figure, then forward. */
+			s->clock.ppm = (before.ppm + after.ppm) / 2;
+			s->clock.spread_milli = before.spread_milli > after.spread_milli ? before.spread_milli
+											 : after.spread_milli;
+			s->clock.before = before.ppm;
+			s->clock.after = after.ppm;
+			s->clock.remeasured = remeasured;
+			f->cycles = f->tsc;
+			stats_figure_scale(&f->cycles, (uint64_t)s->clock.ppm, 1000000);
+			f->calibration = s->clock;
+		}
+		/* Again when the clock moved, or when too few samples survived (thrown away as disturbed or as
+		 * impossible, a moving clock's "clock" among them): a spread that is the kernel's own is kept. */
+		bool starved = f->cycles.unstable == STATS_UNSTABLE_BUDGET || f->cycles.unstable == STATS_UNSTABLE_DISTURBED;
+		if ((clock_held(after.ppm, before.ppm) && !starved) || remeasured == MAX_REMEASURE)
 			return true;
 	}
+}
+
+bool bench_measure_variant(struct bench_setup *s, const struct bench_def *d, uint8_t *window,
+			   struct count_set *set, struct bench_figures *f)
+{
+	const uint32_t floor = s->iterations;
+	bool capped = false;
+	uint64_t ticks = 0;
+
+	if (s->target_ticks)
+		s->iterations = choose_iterations(s, d, window, &capped, &ticks);
+	bool ok = measure_bracketed(s, d, window, set, f);
+	s->iterations = floor;
+	s->calib_per_sample = false;
+	f->iterations_min = floor;
+	f->iterations_capped = capped;
+	f->pilot_ticks = ticks;
+	return ok;
 }
 
 void bench_observe(const struct bench_setup *s, const struct bench_def *d, uint8_t *window, uint32_t arena_page,

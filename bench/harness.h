@@ -67,7 +67,23 @@ struct bench_calibration {
 	int64_t spread_milli;	/* (max - min) / median of the calibration's samples */
 	int64_t before, after;	/* the calibrations right before and after the variant (ppm; 0: none) */
 	unsigned remeasured;	/* times the variant was measured again because the clock moved */
+	/* Per sample (bench_setup.calib_per_sample): the add chain run inside each sample's window, ppm. */
+	bool per_sample;
+	struct bench_figure samples;	/* the kept samples' own calibrations, ppm */
 };
+
+/*
+ * Adaptive iterations (docs/benchmarks.md): each sample's N run spans at
+ * least BENCH_TARGET_TICKS TSC ticks, so the timer's granularity and jitter
+ * (tens of ticks) stay below 0.2% of every figure whatever the kernel's speed;
+ * within BENCH_VARIANT_BUDGET_MS of samples per variant; never more than
+ * BENCH_ITERATIONS_MAX.  The iterations option is the floor.
+ */
+#define BENCH_TARGET_TICKS 20000u
+#define BENCH_VARIANT_BUDGET_MS 250u
+#define BENCH_ITERATIONS_MAX (1u << 24)
+/* The calibration's add chain: adds per N run, both for the bracket and inside each sample (~50k ticks). */
+#define BENCH_CALIB_ADDS (1u << 16)
 
 /* One counted event's figure. */
 struct bench_event_figure {
@@ -85,7 +101,11 @@ struct bench_event_figure {
  * unstable (bench/stats.h).
  */
 struct bench_figures {
-	uint32_t iterations;
+	uint32_t iterations;		/* chosen for this variant (adaptive), else the setup's */
+	uint32_t iterations_min;	/* the setup's (the floor) */
+	bool iterations_capped;		/* the budget or BENCH_ITERATIONS_MAX, not the target, decided */
+	uint64_t pilot_ticks;		/* the last pilot's N run at the chosen count, TSC ticks (0: no pilot) */
+	int64_t chain_slack;		/* the slack the chain floor was judged with, thousandths */
 	uint32_t reps;			/* samples wanted per pass (reps, or fewer if storage ran short) */
 	uint32_t dropped;		/* disturbed samples thrown away (each once), all passes */
 	uint32_t disturbed[LEDGER_SOURCES];	/* disturbed samples by the source that saw it (one may count twice) */
@@ -124,6 +144,17 @@ struct bench_setup {
 	const struct event_spec *smi_event;
 	uint32_t cycles_msr;		/* IA32_APERF when it may be read raw (image, checked), else 0 */
 	bool emulated_time;		/* under an emulator (TCG): no chain floor, one calibration */
+	uint64_t target_ticks;		/* adaptive iterations (bench_measure_variant): BENCH_TARGET_TICKS; 0: fixed */
+	uint64_t budget_ticks;		/* TSC ticks of samples one variant may take (0: no budget) */
+	/*
+	 * Set by bench_measure_variant when cycles come from the TSC: each sample
+	 * runs the calibration's add chain in its own window (before and after
+	 * the kernel's runs) and converts its ticks with that; a sample whose
+	 * calibration moved from `clock` by more than clock.spread_milli is
+	 * rejected (STATS_REJECT_CLOCK).  The chain floor's slack follows from
+	 * clock.spread_milli (bench/stats.h stats_chain_slack_permille).
+	 */
+	bool calib_per_sample;
 	int64_t *pool;			/* sample storage */
 	size_t pool_cap;		/* in samples */
 	struct bench_calibration clock;	/* the calibration in force (bench_settle, bench_measure_variant) */

@@ -138,3 +138,114 @@ KERNEL bk_sf_late_data
 %endrep
 	TRIP_LOOP
 KERNEL_END bk_sf_late_data
+
+; ---- Vector store forwarding (AVX, AVX-512) ----
+; The same latency chain as above through a vector register: the loaded
+; register is the next store's data.  A VEX or EVEX load into xmm0/ymm0
+; zeroes the register above it (SDM Vol. 1 §14.1.3), so a narrower load
+; still feeds the next wider store and the chain holds.  These run only
+; where the run has the state enabled (kernel/vec.h; the kernel table's
+; `needs`), and end with VZEROUPPER so that no dirty upper state follows
+; them into SSE or firmware code (Intel optimization manual, "Mixing AVX
+; code with SSE code").
+
+; VSF_START: the scratch line written and drained before the chain starts, so
+; every run begins from the same store-buffer state.
+%macro VSF_START 0
+	vmovdqu [rsi], ymm0
+	vmovdqu [rsi + 32], ymm0
+	mfence
+%endmacro
+
+; VTRIP_LOOP: TRIP_LOOP with VZEROUPPER before the return.
+%macro VTRIP_LOOP 0
+	dec rdi
+	jnz .top
+	vzeroupper
+	ret
+%endmacro
+
+; store_forward.ymm_forward: 32-byte store, 32-byte load of the same bytes.
+;   body: vmovdqu [rsi], ymm0 / vmovdqu ymm0, [rsi]
+KERNEL bk_sf_ymm_forward
+	vpxor xmm0, xmm0, xmm0
+	VSF_START
+	align 64
+.top:
+%rep BENCH_UNROLL
+	vmovdqu [rsi], ymm0
+	vmovdqu ymm0, [rsi]
+%endrep
+	VTRIP_LOOP
+KERNEL_END bk_sf_ymm_forward
+
+; store_forward.ymm_upper: 32-byte store, 16-byte load of its upper half (q = p + 16).
+;   body: vmovdqu [rsi], ymm0 / vmovdqu xmm0, [rdx]
+KERNEL bk_sf_ymm_upper
+	vpxor xmm0, xmm0, xmm0
+	VSF_START
+	align 64
+.top:
+%rep BENCH_UNROLL
+	vmovdqu [rsi], ymm0
+	vmovdqu xmm0, [rdx]
+%endrep
+	VTRIP_LOOP
+KERNEL_END bk_sf_ymm_upper
+
+; store_forward.xmm_ymm: 16-byte store, 32-byte load: the load is wider than
+; the store and cannot forward from it.
+;   body: vmovdqu [rsi], xmm0 / vmovdqu ymm0, [rsi]
+KERNEL bk_sf_xmm_ymm
+	vpxor xmm0, xmm0, xmm0
+	VSF_START
+	align 64
+.top:
+%rep BENCH_UNROLL
+	vmovdqu [rsi], xmm0
+	vmovdqu ymm0, [rsi]
+%endrep
+	VTRIP_LOOP
+KERNEL_END bk_sf_xmm_ymm
+
+; store_forward.zmm_forward: 64-byte store, 64-byte load (AVX-512F).
+;   body: vmovdqu64 [rsi], zmm0 / vmovdqu64 zmm0, [rsi]
+KERNEL bk_sf_zmm_forward
+	vpxor xmm0, xmm0, xmm0
+	VSF_START
+	align 64
+.top:
+%rep BENCH_UNROLL
+	vmovdqu64 [rsi], zmm0
+	vmovdqu64 zmm0, [rsi]
+%endrep
+	VTRIP_LOOP
+KERNEL_END bk_sf_zmm_forward
+
+; store_forward.zmm_upper: 64-byte store, 32-byte load of its upper half (q = p + 32).
+;   body: vmovdqu64 [rsi], zmm0 / vmovdqu ymm0, [rdx]
+KERNEL bk_sf_zmm_upper
+	vpxor xmm0, xmm0, xmm0
+	VSF_START
+	align 64
+.top:
+%rep BENCH_UNROLL
+	vmovdqu64 [rsi], zmm0
+	vmovdqu ymm0, [rdx]
+%endrep
+	VTRIP_LOOP
+KERNEL_END bk_sf_zmm_upper
+
+; store_forward.ymm_zmm: 32-byte store, 64-byte load: wider than the store.
+;   body: vmovdqu [rsi], ymm0 / vmovdqu64 zmm0, [rsi]
+KERNEL bk_sf_ymm_zmm
+	vpxor xmm0, xmm0, xmm0
+	VSF_START
+	align 64
+.top:
+%rep BENCH_UNROLL
+	vmovdqu [rsi], ymm0
+	vmovdqu64 zmm0, [rsi]
+%endrep
+	VTRIP_LOOP
+KERNEL_END bk_sf_ymm_zmm

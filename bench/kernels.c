@@ -14,6 +14,7 @@
  */
 #include "bench/kernels.h"
 #include "events/events.h"
+#include "kernel/vec.h"
 
 #define K(fn) fn, fn##_end
 
@@ -60,6 +61,19 @@ static const struct bench_def defs[] = {
 	{ "store_forward", "std_unknown", "late_control", K(bk_sf_late_data), SF_P, SF_P, false, false,
 	  EV_ROLE_STD_BLOCK, BENCH_PROVOKES_EVENTS, 0, 0,
 	  "mov rcx, r9 / imul rcx, r8 (x3) / mov [rdx=rsi], ecx / mov eax, [rsi]", 0, 0 },
+	/* Vector forwarding (issue 24): each beside the same-width forward that succeeds. */
+	{ "store_forward", "ymm_forward", NULL, K(bk_sf_ymm_forward), SF_P, 0, false, false, EV_ROLE_STLF_OK,
+	  BENCH_CONTROL, 0, 0, "vmovdqu [rsi], ymm0 / vmovdqu ymm0, [rsi]", 0, 0 },
+	{ "store_forward", "ymm_upper", "ymm_forward", K(bk_sf_ymm_upper), SF_P, SF_P + 16, false, false, 0,
+	  BENCH_SWEEP, 0, 0, "vmovdqu [rsi], ymm0 / vmovdqu xmm0, [rdx=rsi+16]", 0, 0 },
+	{ "store_forward", "xmm_ymm", "ymm_forward", K(bk_sf_xmm_ymm), SF_P, 0, false, false, EV_ROLE_STLF_BLOCK,
+	  BENCH_PROVOKES, 0, 0, "vmovdqu [rsi], xmm0 / vmovdqu ymm0, [rsi]", 0, 0 },
+	{ "store_forward", "zmm_forward", NULL, K(bk_sf_zmm_forward), SF_P, 0, false, false, EV_ROLE_STLF_OK,
+	  BENCH_CONTROL, 0, 0, "vmovdqu64 [rsi], zmm0 / vmovdqu64 zmm0, [rsi]", 0, 0 },
+	{ "store_forward", "zmm_upper", "zmm_forward", K(bk_sf_zmm_upper), SF_P, SF_P + 32, false, false, 0,
+	  BENCH_SWEEP, 0, 0, "vmovdqu64 [rsi], zmm0 / vmovdqu ymm0, [rdx=rsi+32]", 0, 0 },
+	{ "store_forward", "ymm_zmm", "zmm_forward", K(bk_sf_ymm_zmm), SF_P, 0, false, false, EV_ROLE_STLF_BLOCK,
+	  BENCH_PROVOKES, 0, 0, "vmovdqu [rsi], ymm0 / vmovdqu64 zmm0, [rsi]", 0, 0 },
 
 	{ "alias_4k", "line_offset", NULL, K(bk_alias_chain), ALIAS_P, ALIAS_Q + 64, false, false, 0,
 	  BENCH_CONTROL, 0, 0, "mov [rdx+rax], rcx (rdx = rsi+4096+64) / mov rax, [rsi+rax] (rax = 0)", ONE_CYCLE, 0 },
@@ -103,4 +117,21 @@ const struct bench_def *bench_def_find(const char *kernel, const char *variant)
 const struct bench_def *bench_def_control(const struct bench_def *d)
 {
 	return d->control ? bench_def_find(d->kernel, d->control) : NULL;
+}
+
+/* Kernels whose bodies use vector registers beyond SSE, and what they need (kernel/vec.h). */
+static const struct {
+	bench_kernel_fn fn;
+	uint32_t needs;
+} vector_kernels[] = {
+	{ bk_sf_ymm_forward, VEC_AVX }, { bk_sf_ymm_upper, VEC_AVX },     { bk_sf_xmm_ymm, VEC_AVX },
+	{ bk_sf_zmm_forward, VEC_AVX512F }, { bk_sf_zmm_upper, VEC_AVX512F }, { bk_sf_ymm_zmm, VEC_AVX512F },
+};
+
+uint32_t bench_def_needs(const struct bench_def *d)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(vector_kernels); i++)
+		if (vector_kernels[i].fn == d->fn)
+			return vector_kernels[i].needs;
+	return 0;
 }

@@ -33,6 +33,12 @@ BENCH_KERNEL(bk_sf_size_mismatch_tput);
 BENCH_KERNEL(bk_sf_late_addr);
 BENCH_KERNEL(bk_sf_late_data);
 BENCH_KERNEL(bk_alias_chain);
+BENCH_KERNEL(bk_sf_ymm_forward);
+BENCH_KERNEL(bk_sf_ymm_upper);
+BENCH_KERNEL(bk_sf_xmm_ymm);
+BENCH_KERNEL(bk_sf_zmm_forward);
+BENCH_KERNEL(bk_sf_zmm_upper);
+BENCH_KERNEL(bk_sf_ymm_zmm);
 extern const uint32_t bench_asm_unroll;
 
 /*
@@ -77,6 +83,8 @@ size_t bench_def_count(void);
 const struct bench_def *bench_def_at(size_t i);
 /* The row for kernel.variant, or NULL. */
 const struct bench_def *bench_def_find(const char *kernel, const char *variant);
+/* The vector extensions d's body executes (kernel/vec.h enum vec_ext bits; 0: none): skipped without them. */
+uint32_t bench_def_needs(const struct bench_def *d);
 /* Its control's row, or NULL. */
 const struct bench_def *bench_def_control(const struct bench_def *d);
 

@@ -143,7 +143,7 @@ int64_t stats_differential_milli(uint64_t base_v, uint64_t main_v, uint64_t base
 
 const char *stats_fate_name(enum stats_fate f)
 {
-	static const char *const names[STATS_FATES] = { "kept", "negative", "n_2n", "below_chain", "disturbed" };
+	static const char *const names[STATS_FATES] = { "kept", "negative", "n_2n", "below_chain", "clock", "disturbed" };
 	return f < STATS_FATES ? names[f] : "?";
 }
 
@@ -168,13 +168,57 @@ enum stats_fate stats_judge_time(uint64_t base_v, uint64_t main_v)
 	return lhs > rhs ? STATS_REJECT_N_2N : STATS_KEPT;
 }
 
-enum stats_fate stats_judge_chain(int64_t cycles_milli, int64_t chain_milli)
+enum stats_fate stats_judge_chain(int64_t cycles_milli, int64_t chain_milli, int64_t slack_permille)
 {
 	if (chain_milli <= 0)
 		return STATS_KEPT;
-	return (__int128)cycles_milli * 100 < (__int128)chain_milli * (100 - STATS_CHAIN_SLACK_PERCENT)
-		       ? STATS_REJECT_BELOW_CHAIN
-		       : STATS_KEPT;
+	return (__int128)cycles_milli * 1000 < (__int128)chain_milli * (1000 - slack_permille) ? STATS_REJECT_BELOW_CHAIN
+												: STATS_KEPT;
+}
+
+int64_t stats_chain_slack_permille(int64_t calib_spread_milli)
+{
+	int64_t s = calib_spread_milli > 0 ? STATS_CHAIN_SLACK_SPREADS * calib_spread_milli : 0;
+	if (s < STATS_CHAIN_SLACK_MIN_PERMILLE)
+		s = STATS_CHAIN_SLACK_MIN_PERMILLE;
+	if (s > STATS_CHAIN_SLACK_PERCENT * 10)
+		s = STATS_CHAIN_SLACK_PERCENT * 10;
+	return s;
+}
+
+enum stats_fate stats_judge_clock(int64_t sample_ppm, int64_t ref_ppm, int64_t ref_spread_milli)
+{
+	if (ref_ppm <= 0 || sample_ppm <= 0)
+		return ref_ppm > 0 ? STATS_REJECT_CLOCK : STATS_KEPT;
+	int64_t allowed = ref_spread_milli > STATS_CLOCK_FLOOR_PERMILLE ? ref_spread_milli : STATS_CLOCK_FLOOR_PERMILLE;
+	__int128 moved = (__int128)sample_ppm - ref_ppm;
+	if (moved < 0)
+		moved = -moved;
+	return moved * 1000 > (__int128)ref_ppm * allowed ? STATS_REJECT_CLOCK : STATS_KEPT;
+}
+
+uint32_t stats_choose_iterations(uint32_t min_iters, uint32_t unroll, uint64_t pilot_iters, uint64_t pilot_ticks,
+				 uint64_t target_ticks, uint64_t max_ticks, uint32_t max_iters, bool *capped)
+{
+	if (!unroll)
+		unroll = 1;
+	uint64_t lo = (uint64_t)min_iters, hi = max_iters / unroll * unroll;
+	if (hi < lo)
+		hi = lo;
+	if (pilot_ticks && max_ticks) {
+		uint64_t by_budget = mul_div_u64(pilot_iters, max_ticks, pilot_ticks, false) / unroll * unroll;
+		if (by_budget < hi)
+			hi = by_budget < lo ? lo : by_budget;
+	}
+	uint64_t want = pilot_ticks ? mul_div_u64(pilot_iters, target_ticks, pilot_ticks, false) : UINT64_MAX;
+	if (want != UINT64_MAX && pilot_ticks && (unsigned __int128)want * pilot_ticks < (unsigned __int128)pilot_iters * target_ticks)
+		want++;	/* rounded up: at least the target */
+	if (want < UINT64_MAX - unroll)
+		want = (want + unroll - 1) / unroll * unroll;
+	if (want < lo)
+		want = lo;
+	*capped = want > hi;
+	return (uint32_t)(*capped ? hi : want);
 }
 
 int64_t stats_spread_milli(const struct bench_figure *f)

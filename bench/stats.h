@@ -106,12 +106,33 @@ enum stats_fate {
 	STATS_REJECT_NEGATIVE,
 	STATS_REJECT_N_2N,
 	STATS_REJECT_BELOW_CHAIN,
+	STATS_REJECT_CLOCK,
 	STATS_REJECT_DISTURBED,
 	STATS_FATES
 };
 #define STATS_N2N_SLACK_PERCENT 10
+/*
+ * The chain floor's slack: what the figure's own error can justify, no more.
+ * Cycles from the TSC carry the error of their calibration, so the slack is
+ * STATS_CHAIN_SLACK_SPREADS times the calibration's measured spread ((max -
+ * min) / median of its samples: one spread for the calibration, one for the
+ * sample's own timer jitter), never below STATS_CHAIN_SLACK_MIN_PERMILLE (the
+ * timer's granularity at the harness's target span) nor above
+ * STATS_CHAIN_SLACK_PERCENT (the old fixed slack, for a calibration so noisy
+ * that nothing tighter holds).  Counted cycles and APERF carry no calibration:
+ * the minimum.
+ */
 #define STATS_CHAIN_SLACK_PERCENT 10
-/* Short name for records: "kept", "negative", "n_2n", "below_chain", "disturbed". */
+#define STATS_CHAIN_SLACK_MIN_PERMILLE 5
+#define STATS_CHAIN_SLACK_SPREADS 2
+/*
+ * CLOCK: a sample whose own calibration (the add chain run inside its window,
+ * bench/harness.c) differs from the variant's reference calibration by more
+ * than that calibration's measured spread (and STATS_CLOCK_FLOOR_PERMILLE, the
+ * finest step the samples resolve): the core clock moved under the TSC.
+ */
+#define STATS_CLOCK_FLOOR_PERMILLE 1
+/* Short name for records: "kept", "negative", "n_2n", "below_chain", "clock", "disturbed". */
 const char *stats_fate_name(enum stats_fate f);
 
 /* A time series (TSC ticks, cycles): NEGATIVE or N_2N, else KEPT. */
@@ -120,9 +141,26 @@ enum stats_fate stats_judge_time(uint64_t base_v, uint64_t main_v);
 enum stats_fate stats_judge_count(uint64_t base_v, uint64_t main_v);
 /*
  * A per-iteration cycles figure (thousandths) against the kernel's chain
- * (cycles per iteration, thousandths; 0: no chain): BELOW_CHAIN or KEPT.
+ * (cycles per iteration, thousandths; 0: no chain), less slack_permille
+ * (stats_chain_slack_permille): BELOW_CHAIN or KEPT.
  */
-enum stats_fate stats_judge_chain(int64_t cycles_milli, int64_t chain_milli);
+enum stats_fate stats_judge_chain(int64_t cycles_milli, int64_t chain_milli, int64_t slack_permille);
+/* The slack a calibration of this spread (thousandths; <= 0: exact cycles, no calibration) justifies. */
+int64_t stats_chain_slack_permille(int64_t calib_spread_milli);
+/* A sample's calibration against the reference and its spread (ppm, thousandths): CLOCK or KEPT. */
+enum stats_fate stats_judge_clock(int64_t sample_ppm, int64_t ref_ppm, int64_t ref_spread_milli);
+
+/*
+ * Adaptive iterations: the count that makes one run span at least
+ * target_ticks, from a pilot run of pilot_iters that took pilot_ticks
+ * (its differential, so overheads are out): pilot_iters x target /
+ * pilot_ticks rounded up to a multiple of unroll, never below min_iters.
+ * Capped where a run would span more than max_ticks (the time budget; 0:
+ * none) or exceed max_iters; *capped says the cap, not the target, decided.
+ * A pilot that saw no ticks at all gives the cap.
+ */
+uint32_t stats_choose_iterations(uint32_t min_iters, uint32_t unroll, uint64_t pilot_iters, uint64_t pilot_ticks,
+				 uint64_t target_ticks, uint64_t max_ticks, uint32_t max_iters, bool *capped);
 
 /* a * mul / div rounded to nearest, exact for any int64 a and 64-bit mul, div (div > 0). */
 int64_t stats_scale(int64_t a, uint64_t mul, uint64_t div);

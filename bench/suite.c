@@ -99,6 +99,8 @@ static void run_row(const struct bench_def *d, int slot)
 	struct count_set *csp = NULL;
 	struct bench_figures *f = suite.figs;
 
+	if (!suite_runnable(d, sl ? sl->name : NULL))
+		return;
 	if (suite.hs.cb) {
 		suite_build_set(suite.cs, suite_roles_for(d));
 		if (suite.cs->n)
@@ -157,7 +159,7 @@ void bench_stage(const struct bench_params *p)
 	size_t n = bench_def_count();
 	uint8_t scratch_mem[SCRATCH_BYTES];
 	int64_t pool_mem[POOL_STACK];
-	size_t pool_cap = (size_t)p->reps * (1 + COUNT_MAX_EVENTS) + 64;
+	size_t pool_cap = (size_t)p->reps * (3 + COUNT_MAX_EVENTS) + 64;	/* bench/harness.c: 3 series + one per event */
 
 	memset(&suite, 0, sizeof(suite));
 	/* Aligned here, not by asking heap_alloc: the hosted heap is plain calloc, which ignores alignment. */

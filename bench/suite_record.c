@@ -58,6 +58,14 @@ void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const st
 		rec_null(r, "page_crossed");
 	rec_hex(r, "page_offset", ((uintptr_t)(sl ? sl->window : suite.scratch) + d->p_off) & 0xfff);
 	rec_u64(r, "iterations", f->iterations);
+	rec_u64(r, "iterations_min", f->iterations_min);
+	rec_bool(r, "iterations_capped", f->iterations_capped);
+	/* TSC ticks one N run spanned: the kept samples' median, and the pilot's when there was one. */
+	rec_u64(r, "sample_ticks", f->tsc.median > 0 ? (uint64_t)stats_scale(f->tsc.median, f->iterations, 1000) : 0);
+	if (f->pilot_ticks)
+		rec_u64(r, "pilot_ticks", f->pilot_ticks);
+	else
+		rec_null(r, "pilot_ticks");
 	rec_u64(r, "reps", f->reps);
 	rec_u64(r, "dropped", f->dropped);
 	rec_obj(r, "disturbed");
@@ -84,10 +92,13 @@ void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const st
 		rec_obj_end(r);
 	}
 	rec_str(r, "method", BENCH_METHOD);
-	if (f->chain_min)
+	if (f->chain_min) {
 		rec_milli(r, "chain_min", f->chain_min);
-	else
+		rec_milli(r, "chain_slack", f->chain_slack);
+	} else {
 		rec_null(r, "chain_min");
+		rec_null(r, "chain_slack");
+	}
 	/* A figure the audit refused is not printed as a measurement: null, and why. */
 	if (f->cycles_invalid)
 		rec_null(r, "cycles");
@@ -106,6 +117,18 @@ void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const st
 			rec_milli(r, "after", k->after / 1000);
 		}
 		rec_u64(r, "remeasured", k->remeasured);
+		rec_milli(r, "spread", k->spread_milli);
+		rec_bool(r, "per_sample", k->per_sample);
+		if (k->per_sample && k->samples.n) {
+			rec_obj(r, "samples");
+			rec_milli(r, "min", k->samples.min / 1000);
+			rec_milli(r, "median", k->samples.median / 1000);
+			rec_milli(r, "max", k->samples.max / 1000);
+			rec_u64(r, "median_ppm", (uint64_t)k->samples.median);
+			rec_obj_end(r);
+		} else {
+			rec_null(r, "samples");
+		}
 		rec_obj_end(r);
 	} else {
 		rec_null(r, "calibration");
@@ -145,7 +168,7 @@ void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const st
 
 	const struct bench_figure *cy = &f->cycles;
 	uint32_t rejected = f->rejected[STATS_REJECT_NEGATIVE] + f->rejected[STATS_REJECT_N_2N] +
-			    f->rejected[STATS_REJECT_BELOW_CHAIN];
+			    f->rejected[STATS_REJECT_BELOW_CHAIN] + f->rejected[STATS_REJECT_CLOCK];
 	pen[0] = unst[0] = 0;
 	if (ctl && !ctl->cycles_invalid) {
 		int64_t p = cy->median - ctl->cycles.median;
@@ -158,10 +181,10 @@ void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const st
 		out_text("  %-14s %-19s %-8s   INVALID cycles/it  (%s)", d->kernel, d->variant, sl ? sl->name : "",
 			 f->cycles_invalid);
 	else
-		out_text("  %-14s %-19s %-8s %9s cycles/it  [%s..%s] iqr %s n=%u out=%u rej=%u drop=%u%s%s", d->kernel,
-			 d->variant, sl ? sl->name : "", fmt_milli(a, cy->median), fmt_milli(b, cy->min),
+		out_text("  %-14s %-19s %-8s %9s cycles/it  [%s..%s] iqr %s n=%u out=%u rej=%u drop=%u it=%u%s%s",
+			 d->kernel, d->variant, sl ? sl->name : "", fmt_milli(a, cy->median), fmt_milli(b, cy->min),
 			 fmt_milli(c, cy->max), fmt_milli(e, cy->q3 - cy->q1), cy->n, cy->outliers, rejected, f->dropped,
-			 pen, unst);
+			 f->iterations, pen, unst);
 	for (size_t i = 0; i < f->nev; i++)
 		if (f->ev[i].invalid)
 			out_text("    %s: not a measurement: %s", f->ev[i].name, f->ev[i].invalid);

@@ -3,6 +3,7 @@
 #include "kernel/arena.h"
 #include "kernel/hw.h"
 #include "kernel/timing.h"
+#include "kernel/vec.h"
 #include "lib/out.h"
 #include "lib/strbuf.h"
 #include "lib/x86/msr_intel.h"
@@ -138,6 +139,13 @@ void suite_setup_clock(void)
 	}
 	suite.settle_runs = bench_settle(&suite.hs, suite.scratch);
 	suite.start_clock = suite.hs.clock;
+	/*
+	 * Adaptive iterations (bench/harness.h), except under an emulator, where a tick means nothing,
+	 * and where the TSC rate is unknown: without it there is no time budget to keep them in.
+	 */
+	bool rate = t && t->tsc_hz;
+	suite.hs.target_ticks = suite.emulator || !rate ? 0 : BENCH_TARGET_TICKS;
+	suite.hs.budget_ticks = rate ? t->tsc_hz / 1000 * BENCH_VARIANT_BUDGET_MS : 0;
 }
 
 void suite_setup_arenas(char *notes, size_t cap)
@@ -206,6 +214,18 @@ void suite_setup_record(const char *arena_notes)
 	rec_start(r, "bench_setup");
 	rec_u64(r, "variants", suite.measured);
 	rec_u64(r, "iterations", suite.hs.iterations);
+	rec_obj(r, "adaptive");
+	rec_bool(r, "on", suite.hs.target_ticks != 0);
+	rec_u64(r, "target_ticks", suite.hs.target_ticks);
+	if (suite.hs.budget_ticks)
+		rec_u64(r, "budget_ms", BENCH_VARIANT_BUDGET_MS);
+	else
+		rec_null(r, "budget_ms");
+	rec_u64(r, "max_iterations", BENCH_ITERATIONS_MAX);
+	rec_str(r, "why_off", suite.hs.target_ticks ? NULL
+			      : suite.emulator ? "under an emulator TSC ticks are not physical"
+					       : "the TSC rate is not known: no time budget");
+	rec_obj_end(r);
 	rec_u64(r, "reps", suite.hs.reps);
 	rec_u64(r, "warmup", suite.hs.warmup);
 	rec_u64(r, "drop_budget", suite.hs.drop_budget);
@@ -269,6 +289,10 @@ void suite_setup_record(const char *arena_notes)
 	rec_milli(r, "mad_floor", STATS_MAD_FLOOR_PERMILLE);
 	rec_milli(r, "n_2n_slack", STATS_N2N_SLACK_PERCENT * 10);
 	rec_milli(r, "chain_slack", STATS_CHAIN_SLACK_PERCENT * 10);
+	rec_milli(r, "chain_slack_min", STATS_CHAIN_SLACK_MIN_PERMILLE);
+	rec_u64(r, "chain_slack_spreads", STATS_CHAIN_SLACK_SPREADS);
+	rec_milli(r, "clock_floor", STATS_CLOCK_FLOOR_PERMILLE);
+	rec_u64(r, "calib_adds", BENCH_CALIB_ADDS);
 	rec_milli(r, "unstable_outliers", 1000 / STATS_UNSTABLE_OUTLIER_DIV);
 	rec_milli(r, "unstable_iqr", STATS_UNSTABLE_IQR_PERMILLE);
 	rec_obj_end(r);
@@ -276,8 +300,13 @@ void suite_setup_record(const char *arena_notes)
 	rec_bool(r, "emulator", suite.emulator);
 	rec_emit(r);
 
-	out_text("bench: %u variants, %u iterations x %u reps (+%u warm-up), %s; cycles from %s%s%s", suite.measured,
-		 suite.hs.iterations, suite.hs.reps, suite.hs.warmup, BENCH_METHOD,
+	char adapt[64];
+	adapt[0] = 0;
+	if (suite.hs.target_ticks)
+		snprintf(adapt, sizeof(adapt), "adaptive: >= %llu TSC ticks per run, at least ",
+			 (unsigned long long)suite.hs.target_ticks);
+	out_text("bench: %u variants, %s%u iterations x %u reps (+%u warm-up), %s; cycles from %s%s%s", suite.measured,
+		 adapt, suite.hs.iterations, suite.hs.reps, suite.hs.warmup, BENCH_METHOD,
 		 suite.hs.cb ? "counters where the core has a cycles event, else " : "",
 		 suite.hs.cycles_msr ? "IA32_APERF" : suite.start_clock.ppm ? "TSC x " : "raw TSC",
 		 !suite.hs.cycles_msr && suite.start_clock.ppm ? fmt_milli(a, suite.start_clock.ppm / 1000) : "");
@@ -289,4 +318,33 @@ void suite_setup_record(const char *arena_notes)
 			 suite.slots[0].window == suite.scratch ? " (split kernels run in a plain buffer)" : "");
 	if (suite.nextra && !suite.hs.cb)
 		out_text("bench: the %zu extra events cannot be counted here", suite.nextra);
+}
+
+/*
+ * A variant whose body executes vector instructions the run cannot use here
+ * (kernel/vec.h: CPUID and XCR0) is not run: it would raise #UD.  Its
+ * `check` says skip and why, and the stage goes on.
+ */
+bool suite_runnable(const struct bench_def *d, const char *arena)
+{
+	uint32_t needs = bench_def_needs(d), have = needs ? vec_extensions() : 0, missing = needs & ~have;
+	struct hw_vector_state vs;
+	char why[200], names[48];
+	size_t k = 0;
+
+	if (!missing)
+		return true;
+	names[0] = 0;
+	for (unsigned i = 0; vec_ext_name(i); i++)
+		if (missing & (1u << i))
+			k = str_appendf(names, sizeof(names), k, "%s%s", k ? ", " : "", vec_ext_name(i));
+	hw_vector_state(&vs);
+	if (vs.known)
+		snprintf(why, sizeof(why), "needs %s, not usable here (CPUID and XCR0 0x%llx: %s)", names,
+			 (unsigned long long)vs.xcr0, vs.who);
+	else
+		snprintf(why, sizeof(why), "needs %s, not usable here (XCR0 not readable: %s)", names, vs.who);
+	struct check_input in = { .r = &suite.rec, .d = d, .arena = arena };
+	bench_check_skipped(&in, why, &suite.tally);
+	return false;
 }

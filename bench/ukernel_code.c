@@ -1,5 +1,6 @@
 /* bench/ukernel_code.c - see ukernel_code.h. */
 #include "bench/ukernel_code.h"
+#include "kernel/vec.h"
 
 extern const uint8_t bk_uk_prologue[], bk_uk_prologue_end[], bk_uk_epilogue[], bk_uk_epilogue_end[];
 
@@ -22,8 +23,18 @@ static const uint8_t NOPS[][9] = {
 	{ 0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 },
 };
 
+/*
+ * VZEROUPPER (VEX.128.0F.WIG 77, SDM Vol. 2C) before the epilogue where AVX is
+ * usable: a body may leave upper YMM/ZMM state dirty, which FXRSTOR does not
+ * clean, and SSE code after it (the C library on the host, firmware between
+ * windows in the image) would pay for it (Intel optimization manual, "Mixing
+ * AVX code with SSE code").  Where AVX is not enabled it would #UD: left out.
+ */
+static const uint8_t VZEROUPPER[] = { 0xc5, 0xf8, 0x77 };
+
 static size_t prologue_len(void) { return (size_t)(bk_uk_prologue_end - bk_uk_prologue); }
-static size_t epilogue_len(void) { return (size_t)(bk_uk_epilogue_end - bk_uk_epilogue); }
+static size_t clean_len(void) { return (vec_extensions() & VEC_AVX) ? sizeof(VZEROUPPER) : 0; }
+static size_t epilogue_len(void) { return clean_len() + (size_t)(bk_uk_epilogue_end - bk_uk_epilogue); }
 
 static size_t loop_start(const struct ukernel *k)
 {
@@ -67,6 +78,8 @@ size_t ukernel_code_write(const struct ukernel *k, unsigned unroll, uint8_t *out
 	for (int i = 0; i < REL32_BYTES; i++)
 		out[at + (size_t)i] = (uint8_t)((uint32_t)rel >> (8 * i));
 	at += REL32_BYTES;
-	memcpy(out + at, bk_uk_epilogue, epilogue_len());
+	size_t clean = clean_len();
+	memcpy(out + at, VZEROUPPER, clean);
+	memcpy(out + at + clean, bk_uk_epilogue, epilogue_len() - clean);
 	return at + epilogue_len();
 }

@@ -80,14 +80,17 @@ bool ap_enter(const struct kernel_ap *a, struct ap_saved *sv, struct win_platfor
 	}
 	if (sv->cr3 != a->cr3)
 		arena_load_cr3(a->cr3);
+	/* Kernels may use AVX here too: this processor's XCR0 is its own (needs our fixups: after the IDT). */
+	vec_enable(&sv->vec);
 	/* This CPU's own local APIC; the 8259 pair delivers to the boot CPU only and is left alone. */
 	win_probe(p);
 	p->pic = false;
 	return true;
 }
 
-void ap_leave(const struct kernel_ap *a, const struct ap_saved *sv)
+void ap_leave(const struct kernel_ap *a, struct ap_saved *sv)
 {
+	vec_restore(&sv->vec);	/* before the IDT goes: a refused write lands in our fixups */
 	if (sv->cr3 != a->cr3)
 		arena_load_cr3(sv->cr3);
 	idt_unload_here(&sv->idt);

@@ -49,6 +49,21 @@ struct hw_platform {
 };
 const struct hw_platform *hw_platform(void);
 
+/*
+ * The extended state the code may use here: XCR0 (SDM Vol. 1 §13.3; kernel/vec.h
+ * names its bits and decodes which vector extensions that makes usable).
+ * known is false where XCR0 cannot be read (CR4.OSXSAVE clear, so XGETBV
+ * would #UD) or belongs to another CPU (a CPUID dump).  xcr0_found is what it
+ * was before the run changed it (the image enables AVX and AVX-512 state and
+ * puts XCR0 back at exit: kernel/vec.c); who says in words who set it up.
+ */
+struct hw_vector_state {
+	bool known;
+	uint64_t xcr0, xcr0_found;
+	const char *who;
+};
+void hw_vector_state(struct hw_vector_state *out);
+
 /* Serialised TSC read (lfence; rdtsc; lfence), the one place timestamps come from. */
 uint64_t hw_tsc(void);
 

@@ -102,6 +102,60 @@ int hw_rdpmc(uint32_t index, uint64_t *val)
 	return SAFE_READ_EDX_EAX("rdpmc", index, val);
 }
 
+/*
+ * kernel/hw_regs.h: CR4 and XCR0 for kernel/vec.c.  XGETBV/XSETBV with ECX = 0
+ * (XCR0) go through the fixup table like RDMSR/WRMSR: XGETBV raises #UD while
+ * CR4.OSXSAVE is clear, XSETBV #GP on a value the processor refuses (SDM
+ * Vol. 2B XGETBV, XSETBV), and so may a CR4 write with a bit it lacks.
+ */
+#define XCR_XCR0 0u
+
+uint64_t hw_read_cr4(void) { return kx_read_cr4(); }
+
+int hw_write_cr4(uint64_t v)
+{
+	uint64_t rax = 0;
+	int err = 0;
+	if (!fixups_live)
+		return HW_ENODEV;
+	__asm__ volatile("1: mov %2, %%cr4\n2:\n\t"
+			 ".pushsection .text.fixup, \"ax\"\n"
+			 "3: movl %%eax, %1\n\t"
+			 "jmp 2b\n\t"
+			 ".popsection\n\t"
+			 EX_ENTRY("1b", "3b")
+			 : "+a"(rax), "+r"(err)
+			 : "r"(v)
+			 : "memory");
+	return err;
+}
+
+int hw_xgetbv0(uint64_t *v)
+{
+	*v = 0;
+	if (!fixups_live)
+		return HW_ENODEV;
+	return SAFE_READ_EDX_EAX("xgetbv", XCR_XCR0, v);
+}
+
+int hw_xsetbv0(uint64_t v)
+{
+	uint32_t lo = (uint32_t)v;
+	int err = 0;
+	if (!fixups_live)
+		return HW_ENODEV;
+	__asm__ volatile("1: xsetbv\n2:\n\t"
+			 ".pushsection .text.fixup, \"ax\"\n"
+			 "3: movl %%eax, %1\n\t"
+			 "jmp 2b\n\t"
+			 ".popsection\n\t"
+			 EX_ENTRY("1b", "3b")
+			 : "+a"(lo), "+r"(err)
+			 : "c"(XCR_XCR0), "d"((uint32_t)(v >> 32))
+			 : "memory");
+	return err;
+}
+
 /* kernel/hw_regs.h: the registers window.c and apic.c work on. */
 uint32_t hw_mmio_read32(uint64_t a) { return mmio_read32(a); }
 void hw_mmio_write32(uint64_t a, uint32_t v) { mmio_write32(a, v); }

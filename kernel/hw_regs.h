@@ -27,5 +27,15 @@ uint64_t hw_irq_save(void);
 /* Interrupts back on (sti) only if RFLAGS.IF was set in `rflags`. */
 void hw_irq_restore(uint64_t rflags);
 uint64_t hw_rflags(void);
+/*
+ * CR4 and XCR0, for kernel/vec.c (enabling AVX state; SDM Vol. 3A §2.5, §2.6,
+ * Vol. 1 §13.3).  The writes and XGETBV never fault: HW_OK, or the exception
+ * absorbed (XGETBV #UD while CR4.OSXSAVE is clear, XSETBV #GP on a value the
+ * processor refuses), or HW_ENODEV before the fixups are live.
+ */
+uint64_t hw_read_cr4(void);
+int hw_write_cr4(uint64_t v);
+int hw_xgetbv0(uint64_t *v);
+int hw_xsetbv0(uint64_t v);
 
 #endif

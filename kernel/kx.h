@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "kernel/idt.h"
+#include "kernel/vec.h"
 #include "kernel/window.h"
 
 /* hw_metal.c: our fault handlers are live (idt.c); until then MSR and PMC access reports HW_ENODEV. */
@@ -51,9 +52,10 @@ struct kernel_ap;
 struct ap_saved {
 	uint64_t rflags, cr3;
 	struct idt_reg idt;
+	struct vec_state vec;	/* this processor's CR4 and XCR0 as found (kernel/vec.h) */
 };
 bool ap_enter(const struct kernel_ap *a, struct ap_saved *sv, struct win_platform *p);
-void ap_leave(const struct kernel_ap *a, const struct ap_saved *sv);
+void ap_leave(const struct kernel_ap *a, struct ap_saved *sv);
 /* ap.c: after a processor the firmware stopped: its open window and EILVT routes forgotten. */
 void ap_forget(void);
 /* ap.c: kernel_unpark with the boot CPU's local APIC, which sends the wake-up NMIs. */

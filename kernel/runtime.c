@@ -26,6 +26,8 @@
 
 static struct win_platform platform;
 static bool platform_ready;
+/* The boot CPU's CR4 and XCR0 as found, put back at teardown (kernel/vec.h). */
+static struct vec_state boot_vec;
 static struct kx_guard guard;
 static struct hw_window fault_window;
 static bool fault_window_valid;
@@ -58,6 +60,8 @@ static void restore_fault_window(void)
 static void emergency_restore(void)
 {
 	restore_fault_window();
+	if (plat_now == &platform)
+		vec_restore(&boot_vec);	/* an application processor's own state is its pass's to restore */
 	arena_emergency_restore();
 	idt_restore();
 }
@@ -67,6 +71,12 @@ static const struct kx_trap_hooks trap_hooks = { capture_window, emergency_resto
 void kernel_init(void)
 {
 	idt_install();
+	/*
+	 * Vector state before any kernel runs (needs our fixups: XSETBV may be refused).
+	 * Nothing in the image saves vector registers on an interrupt or NMI
+	 * (-mgeneral-regs-only): kernels that use them run in the interrupts-off window.
+	 */
+	vec_enable(&boot_vec);
 	/* Only now: the probe reads MSRs, and a missing one must land in our fixup handler. */
 	win_probe(&platform);
 	platform_ready = true;
@@ -278,6 +288,7 @@ void kernel_ap_run(const struct kernel_ap *a, struct kernel_ap_call *c)
 void kernel_ap_reclaim(void)
 {
 	ap_forget();
+	vec_reclaim(&boot_vec);
 	runtime_rejoin();
 }
 
@@ -293,6 +304,7 @@ void kernel_teardown(void)
 	nmi_unregister_all();
 	arena_release_all();
 	arena_attach(false);
+	vec_restore(&boot_vec);	/* while our fixups are live */
 	idt_restore();
 	platform_ready = false;
 }

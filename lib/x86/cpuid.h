@@ -32,6 +32,7 @@
 #define CPUID_LEAF_POWER		0x00000006u	/* thermal and power management */
 #define CPUID_LEAF_EXT_TOPOLOGY		0x0000000Bu	/* Intel extended topology (x2APIC ID, SMT and core levels) */
 #define CPUID_LEAF_PERFMON_EXT		0x00000023u	/* Intel architectural PerfMon extended leaf */
+#define CPUID_LEAF_XSAVE		0x0000000Du	/* subleaf 0: EDX:EAX the XCR0 bits supported (SDM Vol. 1 §13.2) */
 #define CPUID_LEAF_AMD_FEATURES		0x80000001u	/* [APM3] E.4.2 Fn8000_0001: extended features */
 #define CPUID_LEAF_AMD_IBS		0x8000001Bu	/* [APM3] E.4.13 Fn8000_001B: IBS capability flags */
 #define CPUID_LEAF_AMD_PERFMON		0x80000022u	/* [APM3] Fn8000_0022: PerfMonV2 counter counts */
@@ -47,6 +48,9 @@
 #define CPUID1_ECX_EIST			(1u << 7)	/* Enhanced Intel SpeedStep: IA32_PERF_CTL present */
 #define CPUID1_ECX_PDCM			(1u << 15)	/* IA32_PERF_CAPABILITIES present */
 #define CPUID1_ECX_TSC_DEADLINE		(1u << 24)	/* APIC timer TSC-deadline mode */
+#define CPUID1_ECX_XSAVE		(1u << 26)	/* XSAVE/XRSTOR, XSETBV/XGETBV and XCR0 exist (SDM Vol. 3A §2.6) */
+#define CPUID1_ECX_OSXSAVE		(1u << 27)	/* a copy of CR4.OSXSAVE: XGETBV usable (SDM Vol. 1 §13.3) */
+#define CPUID1_ECX_AVX			(1u << 28)	/* AVX instructions */
 #define CPUID1_ECX_HYPERVISOR		(1u << 31)	/* [HV] running under a hypervisor */
 #define CPUID1_EDX_APIC			(1u << 9)	/* on-chip local APIC */
 #define CPUID1_EDX_ACPI			(1u << 22)	/* thermal monitor and clock control MSRs (IA32_THERM_STATUS) */
@@ -63,6 +67,8 @@
 #define CPUID_EXT_POWER_EDX_CPB		(1u << 9)	/* Fn8000_0007_EDX[9] core performance boost */
 #define CPUID_EXT_CAPACITY_EBX_CPPC	(1u << 27)	/* Fn8000_0008_EBX[27] CPPC MSRs (Linux X86_FEATURE_CPPC) */
 #define CPUID7_EDX_HYBRID		(1u << 15)	/* 07H.0:EDX[15] hybrid part: leaf 1AH per core */
+#define CPUID7_EBX_AVX2			(1u << 5)	/* 07H.0:EBX[5] AVX2 */
+#define CPUID7_EBX_AVX512F		(1u << 16)	/* 07H.0:EBX[16] AVX-512 Foundation */
 #define CPUID0A_VERSION(eax)		((uint8_t)((eax) & 0xffu))	/* 0AH:EAX[7:0] PMU version ID */
 #define CPUID1A_CORE_TYPE(eax)		((uint8_t)((eax) >> 24))	/* 1AH:EAX[31:24] core type */
 #define CPUID1A_NATIVE_MODEL(eax)	((eax) & 0xffffffu)		/* 1AH:EAX[23:0] native model ID */

@@ -6,6 +6,7 @@
  */
 #include "pmu/cpu/cpu.h"
 #include "kernel/hw.h"
+#include "kernel/vec.h"
 #include "lib/out.h"
 #include "lib/record.h"
 #include "lib/x86/cpuid.h"
@@ -292,5 +293,31 @@ void cpu_report(const struct cpu_info *ci, struct rec *r)
 	rec_str(r, "fallback_kind", ci->fallback ? ci->fallback_kind : NULL);
 	rec_str(r, "fallback_reason", ci->fallback ? ci->fallback_reason : NULL);
 	rec_str(r, "source", source_note ? source_note : "cpuid");
+	/* The vector extensions this run may use (kernel/vec.h): CPUID and XCR0 as in force now. */
+	struct hw_vector_state vs;
+	hw_vector_state(&vs);
+	uint32_t ext = vec_extensions();
+	if (vs.known) {
+		rec_hex(r, "xcr0", vs.xcr0);
+		rec_hex(r, "xcr0_found", vs.xcr0_found);
+		rec_arr(r, "vector");
+		for (unsigned i = 0; vec_ext_name(i); i++)
+			if (ext & (1u << i))
+				rec_str(r, NULL, vec_ext_name(i));
+		rec_arr_end(r);
+	} else {
+		rec_null(r, "xcr0");
+		rec_null(r, "xcr0_found");
+		rec_null(r, "vector");
+	}
+	rec_str(r, "vector_who", vs.who);
 	rec_emit(r);
+	char list[48];
+	size_t k = 0;
+	list[0] = 0;
+	for (unsigned i = 0; vec_ext_name(i); i++)
+		if (ext & (1u << i))
+			k += (size_t)snprintf(list + k, sizeof(list) - k, "%s%s", k ? ", " : "", vec_ext_name(i));
+	out_text("cpu: vector extensions enabled: %s (XCR0 %s; %s)", vs.known ? (k ? list : "SSE only") : "unknown",
+		 vs.known ? "read" : "not readable", vs.who);
 }

@@ -44,6 +44,8 @@ static struct {
 	uint64_t rflags;
 	struct fake_event events[FAKE_MAX_LOG];
 	size_t nevents;
+	uint64_t cr4, xcr0;
+	uint64_t xsetbv_accepts;	/* bits XSETBV takes beyond CPUID.0DH's rules (a hypervisor may refuse more) */
 } f;
 
 #define RFLAGS_IF (1ull << 9)	/* Intel SDM Vol. 1 §3.4.3 */
@@ -66,6 +68,7 @@ void fake_reset(void)
 	memset(&f, 0, sizeof(f));
 	f.tsc_step = 1;
 	f.rflags = RFLAGS_IF | RFLAGS_FIXED;
+	f.xsetbv_accepts = ~0ull;
 }
 
 static void event(enum fake_event_kind kind, uint64_t addr, uint64_t value)
@@ -357,4 +360,63 @@ bool fake_nmi_fire(void)
 		return false;
 	f.nmi_fn(f.nmi_ctx);
 	return true;
+}
+
+/* CR4 and XCR0: the rules of SDM Vol. 3A §2.5, Vol. 1 §13.3 and Vol. 2B XGETBV/XSETBV. */
+#define FAKE_CR4_OSXSAVE (1ull << 18)
+#define FAKE_CPUID1_ECX_XSAVE (1u << 26)
+#define FAKE_XCR0_X87 1ull
+#define FAKE_XCR0_SSE_AVX 6ull
+#define FAKE_XCR0_AVX 4ull
+#define FAKE_XCR0_AVX512 0xe0ull
+
+void fake_cr4_set(uint64_t v) { f.cr4 = v; }
+uint64_t fake_cr4(void) { return f.cr4; }
+void fake_xcr0_set(uint64_t v) { f.xcr0 = v; }
+uint64_t fake_xcr0(void) { return f.xcr0; }
+void fake_xsetbv_accepts(uint64_t mask) { f.xsetbv_accepts = mask; }
+
+uint64_t hw_read_cr4(void) { return f.cr4; }
+
+int hw_write_cr4(uint64_t v)
+{
+	struct cpuid_regs r;
+	hw_cpuid(1, 0, &r);
+	if ((v & FAKE_CR4_OSXSAVE) && !(r.ecx & FAKE_CPUID1_ECX_XSAVE))
+		return HW_FAULT_GP;
+	f.cr4 = v;
+	event(FAKE_EV_CR4_W, 0, v);
+	return HW_OK;
+}
+
+int hw_xgetbv0(uint64_t *v)
+{
+	*v = 0;
+	if (!(f.cr4 & FAKE_CR4_OSXSAVE))
+		return HW_FAULT_UD;
+	*v = f.xcr0;
+	return HW_OK;
+}
+
+int hw_xsetbv0(uint64_t v)
+{
+	struct cpuid_regs r;
+	if (!(f.cr4 & FAKE_CR4_OSXSAVE))
+		return HW_FAULT_UD;
+	hw_cpuid(0xd, 0, &r);
+	uint64_t supported = ((uint64_t)r.edx << 32) | r.eax;
+	uint64_t avx512 = v & FAKE_XCR0_AVX512;
+	if (!(v & FAKE_XCR0_X87) || (v & ~supported) || (v & ~f.xsetbv_accepts) || ((v & FAKE_XCR0_AVX) && !(v & 2)) ||
+	    (avx512 && (avx512 != FAKE_XCR0_AVX512 || (v & FAKE_XCR0_SSE_AVX) != FAKE_XCR0_SSE_AVX)))
+		return HW_FAULT_GP;
+	f.xcr0 = v;
+	event(FAKE_EV_XSETBV, 0, v);
+	return HW_OK;
+}
+
+void hw_vector_state(struct hw_vector_state *out)
+{
+	out->known = f.cr4 & FAKE_CR4_OSXSAVE;
+	out->xcr0 = out->xcr0_found = out->known ? f.xcr0 : 0;
+	out->who = "fake";
 }

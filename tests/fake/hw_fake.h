@@ -85,13 +85,29 @@ uint64_t fake_rflags(void);
 void fake_rflags_set(uint64_t rflags);
 
 /* Every platform write in order: MMIO (addr = offset into the page), port, successful MSR write, cli, sti. */
-enum fake_event_kind { FAKE_EV_MMIO_W, FAKE_EV_PORT_W, FAKE_EV_MSR_W, FAKE_EV_CLI, FAKE_EV_STI };
+enum fake_event_kind { FAKE_EV_MMIO_W, FAKE_EV_PORT_W, FAKE_EV_MSR_W, FAKE_EV_CLI, FAKE_EV_STI, FAKE_EV_CR4_W,
+		       FAKE_EV_XSETBV };
 struct fake_event {
 	enum fake_event_kind kind;
 	uint64_t addr, value;
 };
 size_t fake_event_count(void);
 const struct fake_event *fake_event_at(size_t i);
+
+/*
+ * CR4 and XCR0 (kernel/hw_regs.h, kernel/vec.c).  At reset both are 0.  A CR4
+ * write setting OSXSAVE #GPs unless CPUID.01H:ECX.XSAVE is set; XGETBV #UDs
+ * while CR4.OSXSAVE is clear; XSETBV refuses (#GP) what SDM Vol. 2B XSETBV and
+ * Vol. 1 §13.3 say a processor refuses, judged against the fake's CPUID.0DH.0
+ * EDX:EAX.  Successful writes go to the event log (FAKE_EV_CR4_W, FAKE_EV_XSETBV).
+ * hw_vector_state reports XCR0 as known while CR4.OSXSAVE is set.
+ */
+void fake_cr4_set(uint64_t v);
+uint64_t fake_cr4(void);
+void fake_xcr0_set(uint64_t v);
+uint64_t fake_xcr0(void);
+/* XSETBV also refuses bits outside mask (a hypervisor refusing what its CPUID offers); reset: all. */
+void fake_xsetbv_accepts(uint64_t mask);
 
 /* The TSC: advances by `step` on every hw_tsc() call. */
 void fake_tsc_set(uint64_t value, uint64_t step);

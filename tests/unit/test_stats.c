@@ -250,12 +250,75 @@ static void impossible_samples_are_named(void **state)
 	assert_int_equal(stats_judge_count(7, 7), STATS_KEPT);
 	assert_int_equal(stats_judge_count(8, 7), STATS_REJECT_NEGATIVE);
 	assert_int_equal(stats_judge_count(0, 1000000), STATS_KEPT);	/* counts have no N/2N bound */
-	/* A one-cycle chain: 0.90 is within the 10% slack, 0.899 is not; no chain, no floor. */
-	assert_int_equal(stats_judge_chain(900, 1000), STATS_KEPT);
-	assert_int_equal(stats_judge_chain(899, 1000), STATS_REJECT_BELOW_CHAIN);
-	assert_int_equal(stats_judge_chain(-5, 0), STATS_KEPT);
+	/* A one-cycle chain with the widest slack (10%): 0.90 is within it, 0.899 is not; no chain, no floor. */
+	assert_int_equal(stats_judge_chain(900, 1000, 100), STATS_KEPT);
+	assert_int_equal(stats_judge_chain(899, 1000, 100), STATS_REJECT_BELOW_CHAIN);
+	assert_int_equal(stats_judge_chain(-5, 0, 100), STATS_KEPT);
+	/* The host's 0.978 of issue 24: inside a 10% slack, outside what a 0.3% calibration spread justifies. */
+	assert_int_equal(stats_judge_chain(978, 1000, 100), STATS_KEPT);
+	assert_int_equal(stats_judge_chain(978, 1000, stats_chain_slack_permille(3)), STATS_REJECT_BELOW_CHAIN);
+	assert_int_equal(stats_judge_chain(994, 1000, stats_chain_slack_permille(3)), STATS_KEPT);
+	assert_string_equal(stats_fate_name(STATS_REJECT_CLOCK), "clock");
 	assert_string_equal(stats_fate_name(STATS_REJECT_BELOW_CHAIN), "below_chain");
 	assert_string_equal(stats_fate_name(STATS_REJECT_N_2N), "n_2n");
+}
+
+/* The chain floor's slack: twice the calibration's spread, between 0.5% and 10%. */
+static void slack_follows_the_calibration_spread(void **state)
+{
+	(void)state;
+	assert_int_equal(stats_chain_slack_permille(0), STATS_CHAIN_SLACK_MIN_PERMILLE);	/* exact cycles */
+	assert_int_equal(stats_chain_slack_permille(-1), STATS_CHAIN_SLACK_MIN_PERMILLE);
+	assert_int_equal(stats_chain_slack_permille(1), 5);	/* 0.1% spread: the floor, 0.5% */
+	assert_int_equal(stats_chain_slack_permille(4), 8);	/* 0.4%: twice, 0.8% */
+	assert_int_equal(stats_chain_slack_permille(30), 60);
+	assert_int_equal(stats_chain_slack_permille(80), 100);	/* noisy: never above the old 10% */
+	/* 0.5% slack on a one-cycle chain: 0.995 kept, 0.994 not. */
+	assert_int_equal(stats_judge_chain(995, 1000, 5), STATS_KEPT);
+	assert_int_equal(stats_judge_chain(994, 1000, 5), STATS_REJECT_BELOW_CHAIN);
+}
+
+/* A sample's own calibration against the variant's: moved by more than the measured spread is rejected. */
+static void a_sample_whose_clock_moved_is_rejected(void **state)
+{
+	(void)state;
+	/* Reference 1.300000 cycles/tick with a 0.4% spread: 1.305 moved 0.38%, kept; 1.306 moved 0.46%, not. */
+	assert_int_equal(stats_judge_clock(1305000, 1300000, 4), STATS_KEPT);
+	assert_int_equal(stats_judge_clock(1306000, 1300000, 4), STATS_REJECT_CLOCK);
+	assert_int_equal(stats_judge_clock(1294000, 1300000, 4), STATS_REJECT_CLOCK);	/* either way */
+	/* A spread below the floor: the floor (0.1%) decides. */
+	assert_int_equal(stats_judge_clock(1301300, 1300000, 0), STATS_KEPT);
+	assert_int_equal(stats_judge_clock(1301400, 1300000, 0), STATS_REJECT_CLOCK);
+	/* A calibration that saw nothing is not a figure; without a reference nothing is judged. */
+	assert_int_equal(stats_judge_clock(0, 1300000, 4), STATS_REJECT_CLOCK);
+	assert_int_equal(stats_judge_clock(1300000, 0, 4), STATS_KEPT);
+}
+
+/* Adaptive iterations: enough for the target, a multiple of the unroll, never below the floor, capped by the budget. */
+static void iterations_reach_the_target_within_the_budget(void **state)
+{
+	(void)state;
+	bool capped;
+	/* 2000 iterations of a 0.5-cycle kernel took 770 ticks: 20000 ticks need 51949.4 -> 51952 (x8). */
+	assert_int_equal(stats_choose_iterations(2000, 8, 2000, 770, 20000, 0, 1u << 24, &capped), 51952);
+	assert_false(capped);
+	/* A slow kernel already past the target stays at the floor. */
+	assert_int_equal(stats_choose_iterations(2000, 8, 2000, 40000, 20000, 0, 1u << 24, &capped), 2000);
+	assert_false(capped);
+	/* Exactly divisible: no rounding up beyond the unroll. */
+	assert_int_equal(stats_choose_iterations(8, 8, 1000, 1000, 20000, 0, 1u << 24, &capped), 20000);
+	/* The budget: runs of at most 10000 ticks allow 26000 (26000 x 770/2000 = 10010 > 10000: 25968). */
+	assert_int_equal(stats_choose_iterations(2000, 8, 2000, 770, 20000, 10000, 1u << 24, &capped), 25968);
+	assert_true(capped);
+	/* The hard cap, rounded down to the unroll. */
+	assert_int_equal(stats_choose_iterations(2000, 64, 2000, 1, 20000, 0, 100000, &capped), 99968);
+	assert_true(capped);
+	/* A pilot that saw no ticks: the cap. */
+	assert_int_equal(stats_choose_iterations(2000, 8, 2000, 0, 20000, 0, 1u << 20, &capped), 1u << 20);
+	assert_true(capped);
+	/* A budget below the floor never takes the count under the floor. */
+	assert_int_equal(stats_choose_iterations(2000, 8, 2000, 770, 20000, 100, 1u << 24, &capped), 2000);
+	assert_true(capped);
 }
 
 static void unstable_figures_say_why(void **state)
@@ -328,6 +391,9 @@ int main(void)
 		cmocka_unit_test(outliers_stay_out_of_min_and_max),
 		cmocka_unit_test(impossible_samples_are_named),
 		cmocka_unit_test(unstable_figures_say_why),
+		cmocka_unit_test(slack_follows_the_calibration_spread),
+		cmocka_unit_test(a_sample_whose_clock_moved_is_rejected),
+		cmocka_unit_test(iterations_reach_the_target_within_the_budget),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -297,13 +297,13 @@ static void storage_limits_reps(void **state)
 	struct bench_figures r;
 	setup_fk(&s, 1);
 	set_of(&set, 3);
-	s.pool_cap = 10;	/* 5 series (TSC, cycles MSR, 3 events): room for 2 samples each */
+	s.pool_cap = 12;	/* 6 series (TSC, cycles, per-sample calibration, 3 events): room for 2 samples each */
 	assert_true(bench_run_variant(&s, bench_def_find("ref", "add_chain"), window, &set, &r));
 	assert_int_equal(r.reps, 2);
 	assert_int_equal(r.tsc.n, 2);
 	assert_int_equal(r.ev[2].fig.n, 2);
 	/* No room for one sample per series: nothing can be attempted. */
-	s.pool_cap = 4;
+	s.pool_cap = 5;
 	assert_false(bench_run_variant(&s, bench_def_find("ref", "add_chain"), window, &set, &r));
 	assert_string_equal(r.problem, "no room for samples");
 }
@@ -460,7 +460,7 @@ static void calibrated_ticks_and_the_bracket(void **state)
 	struct bench_figures r;
 	setup_fk(&s, 1);
 	s.cb = NULL;
-	s.clock = (struct bench_calibration){ BENCH_CALIB_HARNESS, 2000000, 3, 0, 0, 0 };
+	s.clock = (struct bench_calibration){ .source = BENCH_CALIB_HARNESS, .ppm = 2000000, .spread_milli = 3 };
 	assert_true(bench_run_variant(&s, bench_def_find("ref", "load_chain"), window, NULL, &r));
 	assert_int_equal(r.cycles_source, BENCH_CYCLES_TSC_CALIBRATED);
 	assert_int_equal(r.cycles.median, 2 * r.tsc.median);
@@ -472,20 +472,71 @@ static void calibrated_ticks_and_the_bracket(void **state)
 	assert_int_equal(c.source, BENCH_CALIB_HARNESS);
 	assert_true(c.ppm > 0);
 
-	/* measure_variant brackets the variant with two calibrations and uses their mean. */
+	/*
+	 * measure_variant brackets the variant with two calibrations and each
+	 * sample carries its own: the cycles are the samples' ticks times their
+	 * own calibrations, and those lie within the reference's spread (the
+	 * others were rejected as "clock").
+	 */
 	memset(&s.clock, 0, sizeof(s.clock));
+	s.drop_budget = 40;	/* the real TSC on a shared machine: room for a moving clock */
 	assert_true(bench_measure_variant(&s, bench_def_find("ref", "load_chain"), window, NULL, &r));
 	assert_int_equal(r.cycles_source, BENCH_CYCLES_TSC_CALIBRATED);
 	assert_int_equal(r.calibration.source, BENCH_CALIB_HARNESS);
+	assert_true(r.calibration.per_sample);
 	assert_true(r.calibration.before > 0 && r.calibration.after > 0);
-	assert_int_equal(r.calibration.ppm, (r.calibration.before + r.calibration.after) / 2);
+	assert_int_equal(r.calibration.ppm, r.calibration.before);	/* the reference the samples were judged by */
 	assert_true(r.calibration.remeasured <= 2);
-	assert_int_equal(r.cycles.median, stats_scale(r.tsc.median, (uint64_t)r.calibration.ppm, 1000000));
-	assert_int_equal(s.clock.ppm, r.calibration.ppm);	/* the clock in force moved with it */
+	assert_int_equal(r.calibration.samples.n, r.cycles.n);
+	if (r.cycles.n) {
+		int64_t allowed = r.calibration.spread_milli > STATS_CLOCK_FLOOR_PERMILLE ? r.calibration.spread_milli
+											   : STATS_CLOCK_FLOOR_PERMILLE;
+		int64_t lo = r.calibration.samples.outliers ? r.calibration.samples.out_lo : r.calibration.samples.min;
+		int64_t hi = r.calibration.samples.outliers ? r.calibration.samples.out_hi : r.calibration.samples.max;
+		assert_true((lo > hi ? lo : hi) <= r.calibration.ppm + r.calibration.ppm * allowed / 1000 + 1);
+		assert_true((lo < hi ? lo : hi) >= r.calibration.ppm - r.calibration.ppm * allowed / 1000 - 1);
+		/* The per-sample figure is not the median ticks times one calibration: the samples carry their own. */
+		int64_t one = stats_scale(r.tsc.median, (uint64_t)r.calibration.samples.median, 1000000);
+		assert_true(r.cycles.median >= one - one / 100 && r.cycles.median <= one + one / 100);
+	}
+	assert_int_equal(s.clock.ppm, r.calibration.after);	/* the clock in force is the latest */
+	assert_int_equal(r.chain_slack, stats_chain_slack_permille(r.calibration.spread_milli));
 
 	/* Under an emulator one calibration is enough. */
 	s.emulated_time = true;
 	assert_int_equal(bench_settle(&s, window), 1);
+}
+
+/* Adaptive iterations on the real core: enough for the target, the floor kept, the budget obeyed. */
+static void iterations_adapt_to_the_kernel(void **state)
+{
+	(void)state;
+	struct bench_setup s;
+	struct bench_figures r;
+	setup_fk(&s, 1);
+	s.cb = NULL;
+	s.iterations = 64;
+	s.reps = 3;
+	s.drop_budget = 40;
+	s.target_ticks = 20000;
+	assert_true(bench_measure_variant(&s, bench_def_find("ref", "add_chain"), window, NULL, &r));
+	assert_int_equal(s.iterations, 64);	/* the setup's floor is left as it was */
+	assert_int_equal(r.iterations_min, 64);
+	assert_int_equal(r.iterations % BENCH_UNROLL, 0);
+	/* 64 one-cycle adds span a few dozen ticks: the count went up until a run spans the target. */
+	assert_true(r.iterations > 64);
+	assert_false(r.iterations_capped);
+	assert_true(r.pilot_ticks >= 20000);
+	/* A budget that allows less than the floor: the floor, and the figures say the budget decided. */
+	s.budget_ticks = 1000;
+	assert_true(bench_measure_variant(&s, bench_def_find("ref", "add_chain"), window, NULL, &r));
+	assert_int_equal(r.iterations, 64);
+	assert_true(r.iterations_capped);
+	/* No target: the floor, no pilot. */
+	s.target_ticks = 0;
+	assert_true(bench_measure_variant(&s, bench_def_find("ref", "add_chain"), window, NULL, &r));
+	assert_int_equal(r.iterations, 64);
+	assert_int_equal(r.pilot_ticks, 0);
 }
 
 static struct {
@@ -839,6 +890,7 @@ int main(void)
 		cmocka_unit_test(counting_failure_falls_back_to_time),
 		cmocka_unit_test(below_the_chain_is_rejected),
 		cmocka_unit_test(calibrated_ticks_and_the_bracket),
+		cmocka_unit_test(iterations_adapt_to_the_kernel),
 		cmocka_unit_test(storage_limits_reps),
 		cmocka_unit_test(observers_run_slices_inside_windows),
 		cmocka_unit_test(msr_backend_against_modelled_pmu),

@@ -76,7 +76,7 @@ static void counted_run_gives_figures_and_checks(void **state)
 		record_has(b[i], "\"cycles_source\":\"pmc\",\"unstable\":null,\"calibration\":null");
 		record_has(b[i], "\"instructions\":{\"min\":2.000,\"median\":2.000");
 		record_has(b[i], "\"CPU_CLK_UNHALTED.THREAD_P\":{\"min\":1.000");
-		record_has(b[i], "\"below_chain\":0}");
+		record_has(b[i], "\"below_chain\":0,\"clock\":0}");
 		record_has(b[i], "\"dropped\":0,\"disturbed\":{\"smi_count\":0,\"smi_event\":0,\"frequency\":0,\"thermal\":0,"
 			  "\"package_thermal\":0,\"nmi\":0},\"retaken\":0,");
 		record_has(b[i], "\"ledger\":{\"sources\":[\"nmi\"],");
@@ -223,7 +223,7 @@ static void nothing_kept_is_unstable_not_an_error(void **state)
 		assert_int_equal(neg + n2n, 16);
 		assert_true(neg >= 8);
 		record_has(b[i], "\"reps\":3,\"dropped\":0,");
-		record_has(b[i], "\"below_chain\":0},\"exhausted\":true");
+		record_has(b[i], "\"below_chain\":0,\"clock\":0},\"exhausted\":true");
 		record_has(b[i], "\"n\":0,");
 		record_has(b[i], "\"cycles_source\":\"tsc_calibrated\",\"unstable\":\"budget\"");
 		record_has(b[i], "\"problem\":\"no sample could be kept: 0 disturbed (none), 16 rejected as impossible\"");

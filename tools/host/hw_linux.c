@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "kernel/hw.h"
+#include "lib/x86/cpuid.h"
 #include "tools/host/hw_linux.h"
 
 static hw_cpuid_source_fn cpuid_source;
@@ -117,6 +118,32 @@ const struct hw_platform *hw_platform(void)
 	static const struct hw_platform p = { .ring0 = false, .owns_machine = false,
 					      .shared_with = "Linux, whose drivers own the thermal logs, cpufreq and IBS" };
 	return &p;
+}
+
+/*
+ * XCR0 as Linux set it: XGETBV runs at any privilege once CR4.OSXSAVE is set
+ * (CPUID.01H:ECX.OSXSAVE, SDM Vol. 2B XGETBV); XSETBV would #GP here, so a
+ * process only reads it.  A CPUID dump describes another machine's state.
+ */
+void hw_vector_state(struct hw_vector_state *out)
+{
+	struct cpuid_regs r;
+	uint32_t lo = 0, hi = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (cpuid_source) {
+		out->who = "a CPUID dump: XCR0 belongs to the machine it came from";
+		return;
+	}
+	__asm__ volatile("cpuid" : "=a"(r.eax), "=b"(r.ebx), "=c"(r.ecx), "=d"(r.edx) : "a"(CPUID_LEAF_SIGNATURE), "c"(0u));
+	if (!(r.ecx & CPUID1_ECX_OSXSAVE)) {
+		out->who = "Linux left CR4.OSXSAVE clear: no XCR0";
+		return;
+	}
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0u));
+	out->known = true;
+	out->xcr0 = out->xcr0_found = ((uint64_t)hi << 32) | lo;
+	out->who = "Linux (a process cannot change XCR0)";
 }
 
 uint64_t hw_tsc(void)
