@@ -223,6 +223,22 @@ def test_faulting_and_endless_kernels_are_stopped_and_the_run_goes_on(ctx):
     assert recs[-1]["status"] == "error" and recs[-1]["errors"] == 1, recs[-1]
 
 
+def test_kernel_that_zeroes_rsp_is_a_fault_and_the_run_ends(ctx):
+    """`xor rsp, rsp` (48 31 e4): the next push or the frame's own use of the stack faults with no
+    usable stack, so the host's handler must not need the kernel's stack (it runs on its own)."""
+    import json
+    p = ctx.run_host("run", "bench=user.rsp,user.addhex", "kernel.rsp=4831e4", "kernel.addhex=4801c8",
+                     "kernel_timeout_ms=500", "iterations=200", "reps=3", "save=off")
+    assert p.returncode >= 0, f"pmuboot-host died of signal {-p.returncode}; stdout tail:\n{p.stdout[-1500:]}"
+    recs = [json.loads(l[len(PREFIX):]) for l in p.stdout.splitlines() if l.startswith(PREFIX)]
+    faults = [r for r in recs if r["type"] == "fault" and r.get("kernel") == "user.rsp"]
+    assert len(faults) == 1, [r["type"] for r in recs]
+    assert faults[0]["vector"] == 14 and faults[0]["signal"] == "SIGSEGV", faults[0]
+    # The kernel after it was still measured, and the run finished with its end record.
+    assert "addhex" in user_benches(recs), [r["type"] for r in recs]
+    assert recs[-1]["type"] == "end", recs[-1]
+
+
 def test_hex_kernel_from_the_options(ctx):
     p = ctx.run_host("run", "bench=user.addhex", "kernel.addhex=4801c8", "iterations=2000")
     recs = [__import__("json").loads(l[len(PREFIX):]) for l in p.stdout.splitlines() if l.startswith(PREFIX)]
