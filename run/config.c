@@ -660,12 +660,30 @@ static void value_text(const struct opt_def *o, const struct config *c, char *bu
 	}
 }
 
+/*
+ * kernel.NAME is a family of keys.  Its table row's own key (KERNEL_KEY_DOC,
+ * which no kernel can be named: names are lower case) stands for the whole
+ * family: NAME=HEX for each, comma-separated, as the `begin` record shows
+ * them.  A real key, kernel.add, has its one kernel's HEX ("" when none).
+ */
+static void hex_kernel_text(const struct config *c, const char *key, char *buf, size_t cap)
+{
+	size_t plen = sizeof(KERNEL_KEY_PREFIX) - 1;
+	buf[0] = 0;
+	for (uint32_t i = 0; i < c->n_hex_kernels; i++)
+		if (!strcmp(c->hex_kernels[i].name, key + plen))
+			snprintf(buf, cap, "%s", c->hex_kernels[i].hex);
+}
+
 bool config_value_text(const struct config *c, const char *key, char *buf, size_t cap)
 {
 	const struct opt_def *o = find_opt(key, strlen(key));
 	if (!o)
 		return false;
-	value_text(o, c, buf, cap);
+	if (o->type == OPT_HEX_KERNEL && strcmp(key, KERNEL_KEY_DOC))
+		hex_kernel_text(c, key, buf, cap);
+	else
+		value_text(o, c, buf, cap);
 	return true;
 }
 

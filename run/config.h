@@ -118,7 +118,11 @@ unsigned config_apply_file(struct config *c, const char *name, const char *text,
 /* Write the option reference (Markdown) through emit(), one line per call. */
 void config_write_doc(void (*emit)(const char *line, void *ctx), void *ctx);
 
-/* Canonical text of an option's current value, e.g. for the `begin` record. */
+/*
+ * Canonical text of an option's current value, e.g. for the `begin` record;
+ * `key=text` reads back as the same value.  kernel.NAME (the family's own
+ * row) is every hex kernel as NAME=HEX, comma-separated; kernel.add is one.
+ */
 bool config_value_text(const struct config *c, const char *key, char *buf, size_t cap);
 size_t config_key_count(void);
 const char *config_key_at(size_t i);
