@@ -45,6 +45,7 @@ struct bench_listener {
 struct bench_params {
 	const char *bench;	/* bench=: comma list of kernel[.variant], "all", "none" */
 	const char *events;	/* events=: extra events, ';'-separated specs */
+	const char *events_source;	/* where events= was set ("pmuboot.cfg:5"), or NULL: errors name it */
 	unsigned iterations, reps, warmup;
 	unsigned pages;		/* BENCH_PAGES_* */
 	bool image;		/* in the UEFI image (APERF is read there only) */

@@ -33,6 +33,8 @@ struct freq_cfg {
 };
 
 #define CONFIG_STR_MAX 256
+/* Where a word came from: \EFI\BOOT\pmuboot.cfg:3, load-options, argument 2. */
+#define CONFIG_SOURCE_MAX 64
 /* User kernels given as hex in the options (kernel.NAME=HEX): at most this many. */
 #define CONFIG_HEX_KERNELS 4
 #define CONFIG_KERNEL_NAME_MAX 31
@@ -66,6 +68,8 @@ struct config {
 	uint32_t iterations;
 	uint32_t warmup;
 	char events[CONFIG_STR_MAX];	/* extra events, ';'-separated specs */
+	/* Where events= was set (its names are looked up per core, later); "" = the default. */
+	char events_source[CONFIG_SOURCE_MAX];
 	enum arena_sel arena_page;
 	struct freq_cfg freq;		/* the clock of each measured processor */
 	enum boost_sel boost;
@@ -82,7 +86,7 @@ struct config {
 
 /* Where a word came from, for error messages: "pmuboot.cfg:3" or "load-options". */
 struct config_error {
-	char source[64];
+	char source[CONFIG_SOURCE_MAX];
 	char key[32];
 	char message[192];
 };
