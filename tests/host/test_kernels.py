@@ -279,6 +279,18 @@ def test_missing_control_gives_the_penalty_a_reason(ctx):
         line = next(l for l in lines if l.split()[1] == n)
         assert "no penalty: " + why[n] in line, (line, why[n])
     assert not any("no penalty" in l for l in lines if l.split()[1] in ("good_ctl", "on_good")), lines
+    # pmucap table shows the reason as a note of the variant's penalty.
+    import subprocess
+    import sys
+    with tempfile.NamedTemporaryFile("w", suffix=".log") as f:
+        f.write(p.stdout)
+        f.flush()
+        t = subprocess.run([sys.executable, os.path.join(ctx.root, "tools", "pmucap"), "table", f.name],
+                           capture_output=True, text=True, timeout=60)
+    assert t.returncode == 0, t.stderr
+    row = next(l for l in t.stdout.splitlines() if l.startswith("user.nothere_ctl "))
+    k = re.search(r" -\[(\d+)\] ", row)
+    assert k and f"[{k.group(1)}] {why['nothere_ctl']}" in t.stdout, (row, t.stdout[-800:])
 
 
 def test_hex_kernel_from_the_options(ctx):
