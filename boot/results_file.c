@@ -234,8 +234,10 @@ void results_file_attach(bool save)
 	}
 	struct out_sink sink = { .name = "results", .write_line = results_line, .ctx = NULL, .records_only = true };
 	if (!out_add_sink(&sink)) {
-		/* Nothing written yet: an empty file is left, which says as much. */
+		/* Nothing can be written: the file just made goes again (Delete closes it), none is left empty. */
 		set_failure(EFI_SUCCESS, "no room for another output sink");
+		rf.file->Delete(rf.file);
+		rf.file = NULL;
 		close_all();
 		return;
 	}
