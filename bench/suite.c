@@ -117,7 +117,7 @@ static void run_row(const struct bench_def *d, int slot)
 
 	const struct bench_def *cd = bench_def_control(d);
 	const struct bench_figures *ctl = cd ? memo_find(cd, slot) : NULL;
-	suite_emit_bench(d, sl, f, ctl);
+	suite_emit_bench(d, sl, f, ctl, "it was not measured here (its error record says why)");
 
 	struct check_input in = {
 		.r = &suite.rec,

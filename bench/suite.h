@@ -24,6 +24,7 @@
 struct bench_params {
 	const char *bench;	/* bench=: comma list of kernel[.variant], "all", "none" */
 	const char *events;	/* events=: extra events, ';'-separated specs */
+	const char *events_source;	/* where events= was set ("pmuboot.cfg:5"), or NULL: errors name it */
 	unsigned iterations, reps, warmup;
 	unsigned pages;		/* BENCH_PAGES_* */
 	const struct cpu_info *cpu;

@@ -111,8 +111,12 @@ void suite_user_run(size_t chosen);
 /* A user kernel's body bytes as hex, for its record; NULL for the built-ins. */
 const char *suite_user_body_hex(const struct bench_def *d);
 
-/* suite_record.c */
+/*
+ * suite_record.c.  ctl: the control's figures, or NULL; then ctl_missing
+ * says why when d has a control (NULL: "it was not measured"), for the
+ * record's penalty_why and the text line.
+ */
 void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const struct bench_figures *f,
-		      const struct bench_figures *ctl);
+		      const struct bench_figures *ctl, const char *ctl_missing);
 
 #endif

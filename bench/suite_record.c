@@ -33,11 +33,29 @@ static const char *expect_name(enum bench_expect e)
 	return names[e];
 }
 
+/* Why a variant has no penalty, or NULL when it has one. */
+static const char *penalty_why(const struct bench_def *d, const struct bench_figures *f,
+			       const struct bench_figures *ctl, const char *ctl_missing, char *buf, size_t cap)
+{
+	if (!d->control)
+		return "no control";
+	if (!ctl)
+		snprintf(buf, cap, "control %s: %s", d->control, ctl_missing ? ctl_missing : "it was not measured");
+	else if (ctl->cycles_invalid)
+		snprintf(buf, cap, "control %s: its cycles are not a measurement (%s)", d->control, ctl->cycles_invalid);
+	else if (f->cycles_invalid)
+		snprintf(buf, cap, "its cycles are not a measurement (%s)", f->cycles_invalid);
+	else
+		return NULL;
+	return buf;
+}
+
 void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const struct bench_figures *f,
-		      const struct bench_figures *ctl)
+		      const struct bench_figures *ctl, const char *ctl_missing)
 {
 	struct rec *r = &suite.rec;
-	char a[32], b[32], c[32], e[32], pen[64], unst[48];
+	char a[32], b[32], c[32], e[32], pen[64 + 256], unst[48], why_buf[256];
+	const char *why = penalty_why(d, f, ctl, ctl_missing, why_buf, sizeof(why_buf));
 
 	rec_start(r, "bench");
 	rec_str(r, "kernel", d->kernel);
@@ -149,7 +167,7 @@ void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const st
 			rec_str(r, f->ev[i].name, f->ev[i].invalid);
 	rec_obj_end(r);
 	rec_u64(r, "passes", f->passes);
-	if (ctl && !f->cycles_invalid && !ctl->cycles_invalid) {
+	if (!why) {
 		rec_obj(r, "penalty");
 		rec_milli(r, "median", f->cycles.median - ctl->cycles.median);
 		rec_milli(r, "low", f->cycles.min - ctl->cycles.max);
@@ -158,6 +176,7 @@ void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const st
 	} else {
 		rec_null(r, "penalty");
 	}
+	rec_str(r, "penalty_why", why);
 	rec_str(r, "expect", expect_name(d->expect));
 	rec_bool(r, "emulated", suite.ci->exec == EXEC_EMULATED);
 	rec_str(r, "body", d->body);
@@ -170,9 +189,12 @@ void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const st
 	uint32_t rejected = f->rejected[STATS_REJECT_NEGATIVE] + f->rejected[STATS_REJECT_N_2N] +
 			    f->rejected[STATS_REJECT_BELOW_CHAIN] + f->rejected[STATS_REJECT_CLOCK];
 	pen[0] = unst[0] = 0;
-	if (ctl && !ctl->cycles_invalid) {
+	if (!why) {
 		int64_t p = cy->median - ctl->cycles.median;
 		snprintf(pen, sizeof(pen), "  %s%s vs %s", p >= 0 ? "+" : "", fmt_milli(c, p), d->control);
+	} else if (d->control && !f->cycles_invalid) {
+		/* A variant with a control but no penalty says why on its line (one without a control has none by design). */
+		snprintf(pen, sizeof(pen), "  no penalty: %s", why);
 	}
 	if (cy->unstable)
 		snprintf(unst, sizeof(unst), "  UNSTABLE (%s)", stats_unstable_name(cy->unstable));

@@ -100,20 +100,22 @@ void suite_setup_ledger(struct ledger *given)
 void suite_setup_extra_events(void)
 {
 	const char *p = suite.p->events;
+	/* An event is looked up here, per core; the error names where events= was written. */
+	const char *source = suite.p->events_source ? suite.p->events_source : "bench";
 	char err[192];
 
 	const char *w;
 	size_t len;
 	while (lc_next_item(&p, ';', &w, &len)) {
 		if (suite.nextra == EXTRA_MAX) {
-			rec_error("bench", "events", "more than %d extra events; '%.*s' and later ones are ignored",
+			rec_error(source, "events", "more than %d extra events; '%.*s' and later ones are ignored",
 				  EXTRA_MAX, (int)(len > 60 ? 60 : len), w);
 			return;
 		}
 		if (event_spec_parse(suite.set, suite.amd, w, len, &suite.extra[suite.nextra], err, sizeof(err)))
 			suite.nextra++;
 		else
-			rec_error("bench", "events", "%s", err);
+			rec_error(source, "events", "%s", err);
 	}
 }
 

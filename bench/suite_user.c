@@ -277,31 +277,65 @@ static bool place(struct uk_row *u)
 	return true;
 }
 
-/* The figures of u's control: a user kernel measured earlier, or a built-in measured here for the purpose. */
-static const struct bench_figures *control_figs(const struct uk_row *u)
+/*
+ * The figures of u's control: a user kernel measured earlier, or a built-in
+ * measured here for the purpose.  NULL with why (for the record's
+ * penalty_why) when there are none.
+ */
+static const struct bench_figures *control_figs(const struct uk_row *u, char *why, size_t cap)
 {
 	const char *c = u->k->control;
 	if (!c[0])
 		return NULL;
 	const char *dot = strchr(c, '.');
 	if (!dot) {
-		for (size_t i = 0; i < us.setp->n; i++)
-			if (!strcmp(us.setp->k[i]->name, c))
-				return us.rows[i].figs;
+		for (size_t i = 0; i < us.setp->n; i++) {
+			const struct uk_row *cu = &us.rows[i];
+			if (strcmp(us.setp->k[i]->name, c))
+				continue;
+			if (cu->figs)
+				return cu->figs;
+			if (!cu->chosen)
+				snprintf(why, cap, "user.%s was not chosen (a control's own control is not measured "
+					 "unless bench= names it)", c);
+			else if (cu->failed)
+				snprintf(why, cap, "user.%s was not measured (its fault, timeout or error record says why)",
+					 c);
+			else if (!cu->done)
+				snprintf(why, cap, "user.%s is measured after this kernel", c);
+			else
+				snprintf(why, cap, "no memory to keep user.%s's figures", c);
+			return NULL;
+		}
+		snprintf(why, cap, "no kernel '%s' is loaded (a control is a user kernel's name or a built-in "
+			 "kernel.variant)", c);
 		return NULL;
 	}
 	char kn[UK_NAME_MAX + 1];
 	snprintf(kn, sizeof(kn), "%.*s", (int)(dot - c), c);
 	const struct bench_def *d = bench_def_find(kn, dot + 1);
 	struct bench_figures *f;
-	if (!d || d->per_arena || !(f = heap_alloc(sizeof(*f), sizeof(int64_t))))
+	if (!d) {
+		snprintf(why, cap, "no built-in variant %s (bench=list lists them)", c);
 		return NULL;
+	}
+	if (d->per_arena) {
+		snprintf(why, cap, "%s is measured per arena page size and cannot be a user kernel's control", c);
+		return NULL;
+	}
+	if (!(f = heap_alloc(sizeof(*f), sizeof(int64_t)))) {
+		snprintf(why, cap, "no memory to measure %s", c);
+		return NULL;
+	}
 	struct count_set *csp = NULL;
 	if (suite.hs.cb) {
 		suite_build_set(suite.cs, suite_roles_for(d));
 		csp = suite.cs->n ? suite.cs : NULL;
 	}
-	return bench_measure_variant(&suite.hs, d, suite.scratch, csp, f) ? f : NULL;
+	if (bench_measure_variant(&suite.hs, d, suite.scratch, csp, f))
+		return f;
+	str_appendf(why, cap, 0, "%s was not measured: %s", c, f->problem);
+	return NULL;
 }
 
 static void run_user(struct uk_row *u)
@@ -313,7 +347,8 @@ static void run_user(struct uk_row *u)
 	/* Iterations: a whole number of trips of this kernel's unroll. */
 	suite.hs.iterations = (suite.p->iterations + unroll - 1) / unroll * unroll;
 	if (try_kernel(u, suite.hs.iterations)) {
-		const struct bench_figures *ctl = control_figs(u);
+		char ctl_why[160] = "";
+		const struct bench_figures *ctl = control_figs(u, ctl_why, sizeof(ctl_why));
 		if (suite.hs.cb) {
 			suite_build_set(suite.cs, 0);
 			csp = suite.cs->n ? suite.cs : NULL;
@@ -325,7 +360,7 @@ static void run_user(struct uk_row *u)
 				f->ev[i].name = suite_static_name(&suite.cs->ev[i]);
 			suite_apply_audit(csp, f);
 			/* No checks (nothing is expected of a user kernel). */
-			suite_emit_bench(&u->def, NULL, f, ctl);
+			suite_emit_bench(&u->def, NULL, f, ctl, ctl_why[0] ? ctl_why : NULL);
 			suite.row++;
 			struct bench_figures *keep = heap_alloc(sizeof(*keep), sizeof(int64_t));
 			if (keep) {

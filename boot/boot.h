@@ -33,7 +33,8 @@ long fw_load_options(char *buf, size_t cap, const char **note);
 /*
  * Read a file from the directory the image was loaded from (then the root
  * of the same volume).  Returns the length, -1 when absent, -2 on a read
- * error or a file larger than cap.  *where receives the path used.
+ * error or a file larger than cap, -3 when the name is a directory.  *where
+ * receives the path used.
  */
 long fw_read_beside_image(const char *name, char *buf, size_t cap, char *where, size_t where_cap);
 

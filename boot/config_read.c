@@ -49,13 +49,17 @@ void boot_read_config(struct config *cfg, void (*report)(const struct config_err
 	if (n >= 0) {
 		config_apply_file(cfg, where, file, (size_t)n, report, ctx);
 		k += (size_t)snprintf(sources + k, sources_cap - k, "file %s", where);
-	} else if (n == -2) {
+	} else if (n == -2 || n == -3) {
 		struct config_error e;
 		snprintf(e.source, sizeof(e.source), "%s", where);
 		snprintf(e.key, sizeof(e.key), "-");
-		snprintf(e.message, sizeof(e.message),
-			 "not read: the firmware reported a read error, or the file is over %u KiB (the most pmuboot reads)",
-			 CONFIG_FILE_MAX / 1024u);
+		if (n == -3)
+			snprintf(e.message, sizeof(e.message),
+				 "is a directory, not a file: no option was read (options go in a text file of this name)");
+		else
+			snprintf(e.message, sizeof(e.message),
+				 "not read: the firmware reported a read error, or the file is over %u KiB (the most "
+				 "pmuboot reads)", CONFIG_FILE_MAX / 1024u);
 		report(&e, ctx);
 	}
 	bs->FreePool(file);

@@ -13,6 +13,7 @@ EFI_LOADED_IMAGE *fw_loaded_image;
 #define DP_SUBTYPE_FILE_PATH 0x04
 #define DP_TYPE_END 0x7f
 #define PATH_MAX_CHARS 256
+#define FILE_INFO_BUF (sizeof(EFI_FILE_INFO) + PATH_MAX_CHARS * sizeof(CHAR16))	/* the info and its name */
 
 volatile bool fw_elsewhere;
 
@@ -273,6 +274,18 @@ static void to_ascii(char *dst, size_t cap, const CHAR16 *src)
 	dst[i] = '\0';
 }
 
+/* EFI_FILE_INFO.Attribute says whether an open handle is a directory (UEFI 2.10 §13.5.16). */
+static bool is_directory(EFI_FILE_HANDLE f)
+{
+	static EFI_GUID file_info_guid = EFI_FILE_INFO_ID;
+	union {
+		EFI_FILE_INFO info;
+		uint8_t bytes[FILE_INFO_BUF];
+	} buf;
+	UINTN size = sizeof(buf);
+	return f->GetInfo(f, &file_info_guid, &size, &buf) == EFI_SUCCESS && (buf.info.Attribute & EFI_FILE_DIRECTORY);
+}
+
 long fw_read_beside_image(const char *name, char *buf, size_t cap, char *where, size_t where_cap)
 {
 	CHAR16 dir[PATH_MAX_CHARS], path[PATH_MAX_CHARS];
@@ -297,6 +310,12 @@ long fw_read_beside_image(const char *name, char *buf, size_t cap, char *where, 
 		if (root->Open(root, &f, path, EFI_FILE_MODE_READ, 0) != EFI_SUCCESS)
 			continue;
 		to_ascii(where, where_cap, path);
+		if (is_directory(f)) {
+			/* Reading it would give directory entries (UEFI 2.10 §13.5.5), not the file's bytes. */
+			result = -3;
+			f->Close(f);
+			break;
+		}
 		UINTN size = cap;
 		EFI_STATUS st = f->Read(f, &size, buf);
 		if (st != EFI_SUCCESS) {

@@ -89,7 +89,8 @@ static void close_all(void)
 	rf.file = rf.dir = rf.root = NULL;
 }
 
-static bool volume_read_only(EFI_FILE_HANDLE root)
+/* What the volume says of itself (UEFI 2.10 §13.5.17); false when it does not say (writing will tell). */
+static bool volume_info(EFI_FILE_HANDLE root, bool *read_only, uint64_t *free_bytes)
 {
 	static EFI_GUID fs_info_guid = EFI_FILE_SYSTEM_INFO_ID;
 	union {
@@ -98,8 +99,10 @@ static bool volume_read_only(EFI_FILE_HANDLE root)
 	} buf;
 	UINTN size = sizeof(buf);
 	if (root->GetInfo(root, &fs_info_guid, &size, &buf) != EFI_SUCCESS)
-		return false;	/* unknown: writing will tell */
-	return buf.info.ReadOnly;
+		return false;
+	*read_only = buf.info.ReadOnly;
+	*free_bytes = buf.info.FreeSpace;
+	return true;
 }
 
 /* The number in "results-NNNN.jsonl" (any case), or 0 when the name is not one of ours. */
@@ -208,8 +211,12 @@ void results_file_attach(bool save)
 		rf.why = "the boot medium has no file system the firmware can open";
 		return;
 	}
-	if (volume_read_only(rf.root)) {
-		set_failure(EFI_WRITE_PROTECTED, NULL);
+	bool read_only = false;
+	uint64_t free_bytes = 0;
+	if (volume_info(rf.root, &read_only, &free_bytes) && (read_only || free_bytes == 0)) {
+		/* A file created now could only stay empty: none is made, and the begin record says why. */
+		set_failure(read_only ? EFI_WRITE_PROTECTED : EFI_VOLUME_FULL,
+			    read_only ? NULL : "the boot medium is full (0 bytes free): nothing is saved");
 		close_all();
 		return;
 	}
@@ -227,8 +234,10 @@ void results_file_attach(bool save)
 	}
 	struct out_sink sink = { .name = "results", .write_line = results_line, .ctx = NULL, .records_only = true };
 	if (!out_add_sink(&sink)) {
-		/* Nothing written yet: an empty file is left, which says as much. */
+		/* Nothing can be written: the file just made goes again (Delete closes it), none is left empty. */
 		set_failure(EFI_SUCCESS, "no room for another output sink");
+		rf.file->Delete(rf.file);
+		rf.file = NULL;
 		close_all();
 		return;
 	}
@@ -272,16 +281,28 @@ static void fail_midrun(EFI_STATUS st, bool after_end)
 	rf.state = RF_FAILED;
 	set_failure(st, NULL);
 	truncate_to_whole_records();
-	rf.file->Flush(rf.file);
+	bool removed = false;
+	if (rf.records == 0) {
+		/* Not one record fit: an empty file would only look like a run that saved nothing by mistake. */
+		removed = rf.file->Delete(rf.file) == EFI_SUCCESS;	/* Delete closes the handle either way */
+		rf.file = NULL;
+	} else {
+		rf.file->Flush(rf.file);
+	}
 	close_all();
-	out_text("warning: results file %s: %s (%s); it holds the first %u records, the serial capture has all",
-		 rf.path, rf.why, status_name(st), rf.records);
+	if (rf.records == 0)
+		out_text("warning: results file %s: %s (%s); nothing was saved%s, the serial capture has all", rf.path,
+			 rf.why, status_name(st), removed ? " and the empty file was removed" : " (an empty file is left)");
+	else
+		out_text("warning: results file %s: %s (%s); it holds the first %u records, the serial capture has all",
+			 rf.path, rf.why, status_name(st), rf.records);
 	if (after_end || !rec_stream_open())
 		return;
 	rec_start(r, "results_file");
 	rec_str(r, "file", rf.path);
 	rec_bool(r, "saving", false);
 	rec_u64(r, "records_saved", rf.records);
+	rec_bool(r, "removed", removed);
 	rec_str(r, "why", rf.why);
 	rec_str(r, "efi_status", status_name(st));
 	rec_emit(r);

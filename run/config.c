@@ -10,6 +10,7 @@
 #include "lib/heap.h"
 #include "bench/kernels.h"
 #include "run/cpus.h"
+#include "kernel/selftest.h"
 
 struct bad_bench {
 	char *why;
@@ -83,6 +84,39 @@ static bool check_cpus(const char *v, size_t len, char *out, size_t out_cap, cha
 		return false;
 	copy_value(out, out_cap, v, len);
 	return true;
+}
+
+/* selftest=: each word must name a self-test (kernel/selftest.h); the good ones are kept, as for bench=. */
+static bool check_selftest(const char *v, size_t len, char *out, size_t out_cap, char *why, size_t cap)
+{
+	char one[CONFIG_STR_MAX], spec[CONFIG_STR_MAX], one_why[160];
+	const char *p, *w;
+	size_t wl, k = 0;
+	unsigned mask;
+	bool ok = true;
+
+	out[0] = 0;
+	if (len >= sizeof(spec) || out_cap < len + 1) {
+		copy_value(out, out_cap, v, len);
+		return true;	/* cannot happen: OPT_STR refused it; the stage checks again */
+	}
+	memcpy(spec, v, len);
+	spec[len] = 0;
+	p = spec;
+	while (lc_next_item(&p, ',', &w, &wl)) {
+		memcpy(one, w, wl);
+		one[wl] = 0;
+		if (selftest_parse(one, &mask, one_why, sizeof(one_why))) {
+			k += (size_t)snprintf(out + k, out_cap - k, "%s%s", k ? "," : "", one);
+		} else {
+			if (ok)
+				snprintf(why, cap, "%s", one_why);
+			ok = false;
+		}
+	}
+	if (!ok && k)
+		str_appendf(why, cap, strlen(why), "; running the rest: %s", out);
+	return ok;
 }
 
 enum opt_type { OPT_ENUM, OPT_BOOL, OPT_U32, OPT_U64, OPT_STR, OPT_SERIAL, OPT_COUNTDOWN, OPT_HEX_KERNEL, OPT_FREQ };
@@ -233,7 +267,27 @@ static const struct {
 } str_checks[] = {
 	{ "bench", check_bench },
 	{ "cpus", check_cpus },
+	{ "selftest", check_selftest },
 };
+
+/*
+ * String options whose words can only be checked later (event names: per
+ * core, by the bench stage): where each was set is kept, so that the error
+ * found then still names the file and line.
+ */
+static const struct {
+	const char *key;
+	size_t source;	/* offset of its char[CONFIG_SOURCE_MAX] in struct config */
+} later_checks[] = {
+	{ "events", OFF(events_source) },
+};
+
+static void note_source(const struct opt_def *o, struct config *c, const char *source)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(later_checks); i++)
+		if (!strcmp(later_checks[i].key, o->key))
+			snprintf((char *)c + later_checks[i].source, CONFIG_SOURCE_MAX, "%s", source);
+}
 
 /*
  * Writes the words worth keeping to out.  False with why when a word is
@@ -528,6 +582,7 @@ bool config_apply_word(struct config *c, const char *source, const char *word, s
 		set_err(err, source, word, klen, why);
 		return false;
 	}
+	note_source(o, c, source);
 	return true;
 }
 
@@ -554,6 +609,23 @@ unsigned config_apply_text(struct config *c, const char *name, bool is_file, con
 			snprintf(source, sizeof(source), "%s:%u", name, line);
 		else
 			snprintf(source, sizeof(source), "%s", name);
+		const char *nul = NULL;
+		for (size_t z = i; z < end && !nul; z++)
+			if (!text[z])
+				nul = text + z;
+		if (nul) {
+			/* Not text: a word cut at the NUL would be read as something the file did not say. */
+			char why[160];
+			snprintf(why, sizeof(why), "a NUL byte at column %zu: this line was not read (is the file text?)",
+				 (size_t)(nul - (text + i)) + 1);
+			set_err(&err, source, "-", 1, why);
+			errors++;
+			if (report)
+				report(&err, ctx);
+			i = end + 1;
+			line++;
+			continue;
+		}
 		size_t k = i;
 		while (k < stop) {
 			while (k < stop && lc_isspace((unsigned char)text[k]))
@@ -580,7 +652,27 @@ unsigned config_apply_text(struct config *c, const char *name, bool is_file, con
 static const char bom_utf8[] = "\xef\xbb\xbf";
 #define BOM_UTF8_LEN 3
 
-/* Which UTF-16 a text is, or NULL: by its byte order mark, or by a NUL beside an ASCII byte. */
+/*
+ * Without a byte order mark, ASCII text in UTF-16 is a NUL beside every
+ * ASCII byte.  The pattern must hold for this many leading characters (or
+ * the whole text when shorter), so that a UTF-8 file with a stray NUL is
+ * read as the text it is and its NUL reported by line.
+ */
+#define UTF16_SNIFF_CHARS 8
+
+/* True when the first characters are ASCII code units, the ASCII byte at `lo` (0 LE, 1 BE) of each pair. */
+static bool ascii_utf16(const unsigned char *t, size_t len, unsigned lo)
+{
+	size_t pairs = len / 2 < UTF16_SNIFF_CHARS ? len / 2 : UTF16_SNIFF_CHARS;
+	for (size_t i = 0; i < pairs; i++) {
+		unsigned char a = t[2 * i + lo], z = t[2 * i + (lo ^ 1)];
+		if (z || !a || a >= 0x80)
+			return false;
+	}
+	return pairs > 0;
+}
+
+/* Which UTF-16 a text is, or NULL: by its byte order mark, or by NULs beside its ASCII bytes. */
 static const char *utf16_kind(const unsigned char *t, size_t len)
 {
 	if (len < 2)
@@ -589,9 +681,9 @@ static const char *utf16_kind(const unsigned char *t, size_t len)
 		return "UTF-16LE, byte order mark FF FE";
 	if (t[0] == 0xfe && t[1] == 0xff)
 		return "UTF-16BE, byte order mark FE FF";
-	if (t[0] && t[0] < 0x80 && !t[1])
+	if (ascii_utf16(t, len, 0))
 		return "UTF-16LE without a byte order mark";
-	if (!t[0] && t[1] && t[1] < 0x80)
+	if (ascii_utf16(t, len, 1))
 		return "UTF-16BE without a byte order mark";
 	return NULL;
 }
@@ -671,12 +763,30 @@ static void value_text(const struct opt_def *o, const struct config *c, char *bu
 	}
 }
 
+/*
+ * kernel.NAME is a family of keys.  Its table row's own key (KERNEL_KEY_DOC,
+ * which no kernel can be named: names are lower case) stands for the whole
+ * family: NAME=HEX for each, comma-separated, as the `begin` record shows
+ * them.  A real key, kernel.add, has its one kernel's HEX ("" when none).
+ */
+static void hex_kernel_text(const struct config *c, const char *key, char *buf, size_t cap)
+{
+	size_t plen = sizeof(KERNEL_KEY_PREFIX) - 1;
+	buf[0] = 0;
+	for (uint32_t i = 0; i < c->n_hex_kernels; i++)
+		if (!strcmp(c->hex_kernels[i].name, key + plen))
+			snprintf(buf, cap, "%s", c->hex_kernels[i].hex);
+}
+
 bool config_value_text(const struct config *c, const char *key, char *buf, size_t cap)
 {
 	const struct opt_def *o = find_opt(key, strlen(key));
 	if (!o)
 		return false;
-	value_text(o, c, buf, cap);
+	if (o->type == OPT_HEX_KERNEL && strcmp(key, KERNEL_KEY_DOC))
+		hex_kernel_text(c, key, buf, cap);
+	else
+		value_text(o, c, buf, cap);
 	return true;
 }
 
@@ -694,7 +804,8 @@ void config_write_doc(void (*emit)(const char *line, void *ctx), void *ctx)
 	emit("", ctx);
 	emit("Options are `key=value` words. They are read from `pmuboot.cfg` beside the image on the boot medium "
 	     "(any number of words per line; `#` starts a comment; ASCII or UTF-8, a byte order mark is skipped; "
-	     "a UTF-16 file is refused with an error saying so; up to 1 MiB) and then from the image's load options (the "
+	     "a UTF-16 file is refused with an error saying so, and so is a directory of that name; a line holding a NUL byte is "
+	     "not read, with an error naming it; up to 1 MiB) and then from the image's load options (the "
 	     "UEFI shell command line or a boot entry's optional data), so load options win. Keys are "
 	     "case-sensitive; values are not. An unknown key or a bad value is an `error` record naming the file "
 	     "and line (or `load-options`), the key and the reason; the run goes on with the default for that key "

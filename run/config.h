@@ -33,6 +33,8 @@ struct freq_cfg {
 };
 
 #define CONFIG_STR_MAX 256
+/* Where a word came from: \EFI\BOOT\pmuboot.cfg:3, load-options, argument 2. */
+#define CONFIG_SOURCE_MAX 64
 /* User kernels given as hex in the options (kernel.NAME=HEX): at most this many. */
 #define CONFIG_HEX_KERNELS 4
 #define CONFIG_KERNEL_NAME_MAX 31
@@ -66,6 +68,8 @@ struct config {
 	uint32_t iterations;
 	uint32_t warmup;
 	char events[CONFIG_STR_MAX];	/* extra events, ';'-separated specs */
+	/* Where events= was set (its names are looked up per core, later); "" = the default. */
+	char events_source[CONFIG_SOURCE_MAX];
 	enum arena_sel arena_page;
 	struct freq_cfg freq;		/* the clock of each measured processor */
 	enum boost_sel boost;
@@ -82,7 +86,7 @@ struct config {
 
 /* Where a word came from, for error messages: "pmuboot.cfg:3" or "load-options". */
 struct config_error {
-	char source[64];
+	char source[CONFIG_SOURCE_MAX];
 	char key[32];
 	char message[192];
 };
@@ -121,7 +125,11 @@ unsigned config_apply_file(struct config *c, const char *name, const char *text,
 void config_write_doc(void (*emit)(const char *line, void *ctx), void *ctx);
 #endif
 
-/* Canonical text of an option's current value, e.g. for the `begin` record. */
+/*
+ * Canonical text of an option's current value, e.g. for the `begin` record;
+ * `key=text` reads back as the same value.  kernel.NAME (the family's own
+ * row) is every hex kernel as NAME=HEX, comma-separated; kernel.add is one.
+ */
 bool config_value_text(const struct config *c, const char *key, char *buf, size_t cap);
 size_t config_key_count(void);
 const char *config_key_at(size_t i);

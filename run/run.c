@@ -145,6 +145,7 @@ static void stage_bench(struct run_env *env)
 	struct bench_params p = {
 		.bench = c->bench,
 		.events = c->events,
+		.events_source = c->events_source[0] ? c->events_source : NULL,
 		.iterations = c->iterations,
 		.reps = c->reps,
 		.warmup = c->warmup,

@@ -124,13 +124,23 @@ bool cpuid_dump_fail(struct cpuid_dump *d, uint32_t line, const char *fmt, ...)
 	return false;
 }
 
-static bool parse_dec(const char *p, const char *e, uint32_t *v, const char **end)
+#define CPU_NUMBER_MAX 0xffffffffull	/* the labels are uint32_t (cpuid_dump.h) */
+
+/*
+ * A CPU number in a header: true with *end past every digit.  Digits that
+ * do not fit 32 bits set *range (the header is still one, and an error):
+ * never a wrapped number, nor a header read as having none.
+ */
+static bool parse_dec(const char *p, const char *e, uint32_t *v, const char **end, bool *range)
 {
 	uint64_t x = 0;
 	const char *s = p;
-	while (p < e && lc_isdigit(*p) && x <= 0xffffffffu)
-		x = x * 10 + (uint64_t)(*p++ - '0');
-	if (p == s || x > 0xffffffffu)
+	for (; p < e && lc_isdigit(*p); p++)
+		if (!*range) {
+			x = x * 10 + (uint64_t)(*p - '0');
+			*range = x > CPU_NUMBER_MAX;
+		}
+	if (p == s)
 		return false;
 	*v = (uint32_t)x;
 	*end = p;
@@ -230,32 +240,31 @@ static int parse_register(struct cpuid_dump *d, const struct cpuid_dump_line *l,
 	return 1;
 }
 
-/*
- * A line that opens a CPU block.  Returns true with the CPU number when the
- * header carries one (*labelled), and the variant letter it implies.
- */
-static bool parse_cpu_header(const struct cpuid_dump_line *l, uint32_t *label, bool *labelled, char *variant)
+/* The header shapes of the AIDA64 variants (B-G); parse_cpu_header below. */
+static bool header_shape(const struct cpuid_dump_line *l, uint32_t *label, bool *labelled, char *variant, bool *range)
 {
 	const char *p = l->p, *e = l->p + l->n, *q;
 	uint64_t mask, group;
 
 	*labelled = false;
+	*range = false;
 	if (prefix(l, "------[ CPUID Registers / Logical CPU #") || prefix(l, "------[ Logical CPU #")) {
 		*variant = prefix(l, "------[ Logical") ? 'C' : 'B';
 		p = find_char(p, e, '#');
-		if (parse_dec(p + 1, e, label, &q) && e - q >= 8 && memcmp(q, " ]------", 8) == 0)
+		if (parse_dec(p + 1, e, label, &q, range) && e - q >= 8 && memcmp(q, " ]------", 8) == 0)
 			return *labelled = true;
 		return false;
 	}
 	if (prefix(l, "CPUID Registers (CPU #")) {		/* variant D: numbered from 1 */
 		*variant = 'D';
-		if (parse_dec(p + 22, e, label, &q) && e - q >= 2 && q[0] == ')' && q[1] == ':' && only_space(q + 2, e))
+		if (parse_dec(p + 22, e, label, &q, range) && e - q >= 2 && q[0] == ')' && q[1] == ':' &&
+		    only_space(q + 2, e))
 			return *labelled = true;
 		return false;
 	}
 	if (prefix(l, "CPU#")) {				/* variant E: "CPU#000 AffMask: 0x..." */
 		*variant = 'E';
-		return parse_dec(p + 4, e, label, &q) && e - q >= 9 && memcmp(q, " AffMask:", 9) == 0 &&
+		return parse_dec(p + 4, e, label, &q, range) && e - q >= 9 && memcmp(q, " AffMask:", 9) == 0 &&
 		       (*labelled = true);
 	}
 	if (prefix(l, "Group: 0x")) {				/* variant F: the CPU is the mask's bit */
@@ -284,10 +293,24 @@ static bool parse_cpu_header(const struct cpuid_dump_line *l, uint32_t *label, b
 	}
 	if (prefix(l, "CPU ") && l->n > 4 && lc_isdigit(p[4])) {	/* variant G: "CPU 0:" */
 		*variant = 'G';
-		return parse_dec(p + 4, e, label, &q) && q < e && *q == ':' && only_space(q + 1, e) &&
+		return parse_dec(p + 4, e, label, &q, range) && q < e && *q == ':' && only_space(q + 1, e) &&
 		       (*labelled = true);
 	}
 	return false;
+}
+
+/*
+ * A line that opens a CPU block.  Returns true with the CPU number when the
+ * header carries one (*labelled), and the variant letter it implies;
+ * *range when its number is out of range (then it is not labelled).
+ */
+static bool parse_cpu_header(const struct cpuid_dump_line *l, uint32_t *label, bool *labelled, char *variant,
+			     bool *range)
+{
+	bool is = header_shape(l, label, labelled, variant, range);
+	if (*range)
+		*labelled = false;
+	return is;
 }
 
 /* "allcpu: Package 0 / Core 0 / Thread 0: Valid, Virtual, Intel Atom": keep the core type. */
@@ -502,12 +525,12 @@ size_t cpuid_dump_line_count(const char *text, size_t len)
 static char first_line_variant(struct cpuid_dump *d, const struct cpuid_dump_line *l)
 {
 	uint32_t label;
-	bool labelled, tagged;
+	bool labelled, tagged, range;
 	char v;
 	struct cpuid_dump_leaf tmp;
 
-	if (parse_cpu_header(l, &label, &labelled, &v))
-		return v;
+	if (parse_cpu_header(l, &label, &labelled, &v, &range))
+		return v;	/* a number out of range is reported by the main loop */
 	if (prefix(l, "------[ "))
 		return 'A';
 	if (parse_register(d, l, &tmp, &tagged) != 0)
@@ -552,7 +575,7 @@ bool cpuid_dump_parse(struct cpuid_dump *d, const char *text, size_t len)
 		}
 
 		struct cpuid_dump_leaf reg;
-		bool tagged, labelled;
+		bool tagged, labelled, range;
 		uint32_t label;
 		char variant;
 		int r = parse_register(d, &l, &reg, &tagged);
@@ -563,7 +586,12 @@ bool cpuid_dump_parse(struct cpuid_dump *d, const char *text, size_t len)
 				return false;
 			continue;
 		}
-		bool cpu_header = parse_cpu_header(&l, &label, &labelled, &variant);
+		bool cpu_header = parse_cpu_header(&l, &label, &labelled, &variant, &range);
+		if (cpu_header && range) {
+			char ex[20];
+			return cpuid_dump_fail(d, l.no, "the CPU number in %s is out of range (0..%llu)",
+					       cpuid_dump_excerpt(l.p, l.p + l.n, ex), CPU_NUMBER_MAX);
+		}
 		if (cpu_header || prefix(&l, "------[ ")) {
 			if (s.pending)
 				return cpuid_dump_fail(d, s.pend_line, "CPU block header with no register lines after it");

@@ -60,14 +60,33 @@ static bool hex(struct cursor *c, size_t min, size_t max, uint32_t *v)
 	return true;
 }
 
-static bool dec(struct cursor *c, uint32_t *v)
+/*
+ * A CPU number: decimal digits, all of them consumed.  DEC_RANGE when they
+ * do not fit 32 bits: an error for the caller to report, never a wrapped
+ * number or a header read as having none.
+ */
+enum dec_result { DEC_NONE, DEC_OK, DEC_RANGE };
+#define CPU_NUMBER_MAX 0xffffffffull	/* the labels are uint32_t (cpuid_dump.h) */
+
+static enum dec_result dec(struct cursor *c, uint32_t *v)
 {
 	uint64_t x = 0;
+	bool big = false;
 	const char *s = c->p;
-	while (c->p < c->e && lc_isdigit(*c->p) && x <= 0xffffffffu)
-		x = x * 10 + (uint64_t)(*c->p++ - '0');
+	for (; c->p < c->e && lc_isdigit(*c->p); c->p++)
+		if (!big) {
+			x = x * 10 + (uint64_t)(*c->p - '0');
+			big = x > CPU_NUMBER_MAX;
+		}
 	*v = (uint32_t)x;
-	return c->p > s && x <= 0xffffffffu;
+	return c->p == s ? DEC_NONE : big ? DEC_RANGE : DEC_OK;
+}
+
+static bool range_error(struct cpuid_dump *d, const struct cpuid_dump_line *l)
+{
+	char ex[20];
+	return cpuid_dump_fail(d, l->no, "the CPU number in %s is out of range (0..%llu)",
+			       cpuid_dump_excerpt(l->p, l->p + l->n, ex), CPU_NUMBER_MAX);
 }
 
 static bool at_end(struct cursor *c)
@@ -82,14 +101,19 @@ static bool is_blank(const struct cpuid_dump_line *l)
 	return at_end(&c);
 }
 
-/* "CPU:" or "CPU n:" with nothing after it. */
-static bool raw_header(const struct cpuid_dump_line *l, uint32_t *label, bool *labelled)
+/* "CPU:" or "CPU n:" with nothing after it; HDR_RANGE: "CPU n:" with n out of range. */
+enum header { HDR_NO, HDR_OK, HDR_RANGE };
+
+static enum header raw_header(const struct cpuid_dump_line *l, uint32_t *label, bool *labelled)
 {
 	struct cursor c = { l->p, l->p + l->n };
 	if (!lit(&c, "CPU"))
-		return false;
-	*labelled = blanks(&c) && dec(&c, label);
-	return lit(&c, ":") && at_end(&c);
+		return HDR_NO;
+	enum dec_result r = blanks(&c) ? dec(&c, label) : DEC_NONE;
+	*labelled = r == DEC_OK;
+	if (!lit(&c, ":") || !at_end(&c))
+		return HDR_NO;
+	return r == DEC_RANGE ? HDR_RANGE : HDR_OK;
 }
 
 static bool raw_register_start(const char *p, const char *e)
@@ -107,10 +131,11 @@ char cpuid_dump_tagged_variant(const struct cpuid_dump_line *l, const char *rest
 
 	if (lit(&c, CPUID_FIXTURE_MAGIC) && at_end(&c))
 		return 'X';
-	if (!raw_header(l, &label, &labelled))
+	enum header h = raw_header(l, &label, &labelled);
+	if (h == HDR_NO)
 		return 0;
-	if (!labelled)
-		return 'R';
+	if (h == HDR_RANGE || !labelled)
+		return 'R';	/* a number out of range is reported by the reader, on this line */
 	/* "CPU 0:" also heads variant G of the AIDA64 text: `cpuid -r` is told by its next line. */
 	while (cpuid_dump_next_line(&rest, end, &no, &next))
 		if (!is_blank(&next))
@@ -238,7 +263,10 @@ static bool fixture_line(struct cpuid_dump *d, struct block_state *b, const stru
 
 	if (l->n && l->p[0] == '#')
 		return true;
-	if (!lit(&c, "CPU ") || !dec(&c, &n) || !lit(&c, ": "))
+	enum dec_result r = lit(&c, "CPU ") ? dec(&c, &n) : DEC_NONE;
+	if (r == DEC_RANGE)
+		return range_error(d, l);
+	if (r == DEC_NONE || !lit(&c, ": "))
 		return cpuid_dump_fail(d, l->no, "expected \"CPU n: ...\" or a '#' comment, found %s",
 				       cpuid_dump_excerpt(l->p, l->p + l->n, ex));
 	if (!b->open || n != b->label) {
@@ -275,7 +303,10 @@ static bool raw_line(struct cpuid_dump *d, struct block_state *b, const struct c
 	bool labelled;
 	char ex[20];
 
-	if (raw_header(l, &label, &labelled))
+	enum header h = raw_header(l, &label, &labelled);
+	if (h == HDR_RANGE)
+		return range_error(d, l);
+	if (h == HDR_OK)
 		return open_block(d, b, l->no, label, labelled);
 	if (!raw_register_start(l->p, l->p + l->n))
 		return cpuid_dump_fail(d, l->no, "expected \"CPU:\", \"CPU n:\" or a `cpuid -r` register line, found %s",

@@ -247,6 +247,76 @@ def test_faulting_and_endless_kernels_are_stopped_and_the_run_goes_on(ctx):
     assert recs[-1]["status"] == "error" and recs[-1]["errors"] == 1, recs[-1]
 
 
+def test_kernel_that_zeroes_rsp_is_a_fault_and_the_run_ends(ctx):
+    """`xor rsp, rsp` (48 31 e4): the next push or the frame's own use of the stack faults with no
+    usable stack, so the host's handler must not need the kernel's stack (it runs on its own)."""
+    import json
+    p = ctx.run_host("run", "bench=user.rsp,user.addhex", "kernel.rsp=4831e4", "kernel.addhex=4801c8",
+                     "kernel_timeout_ms=500", "iterations=200", "reps=3", "save=off")
+    assert p.returncode >= 0, f"pmuboot-host died of signal {-p.returncode}; stdout tail:\n{p.stdout[-1500:]}"
+    recs = [json.loads(l[len(PREFIX):]) for l in p.stdout.splitlines() if l.startswith(PREFIX)]
+    faults = [r for r in recs if r["type"] == "fault" and r.get("kernel") == "user.rsp"]
+    assert len(faults) == 1, [r["type"] for r in recs]
+    assert faults[0]["vector"] == 14 and faults[0]["signal"] == "SIGSEGV", faults[0]
+    # The kernel after it was still measured, and the run finished with its end record.
+    assert "addhex" in user_benches(recs), [r["type"] for r in recs]
+    assert recs[-1]["type"] == "end", recs[-1]
+
+
+def test_missing_control_gives_the_penalty_a_reason(ctx):
+    """A kernel whose control is not there (unknown, failed, not chosen) has penalty null and says why,
+    in the record (penalty_why) and in its text line; one with its control measured has no reason."""
+    import json
+    kernels = {
+        "nothere_ctl": "; control: nothere\nbody:\n\tadd rax, rcx\n",
+        "faulty": "body:\n\tud2\n",
+        "on_faulty": "; control: faulty\nbody:\n\tadd rax, rcx\n",
+        # A chosen kernel's control is measured too, but not the control's own control.
+        # (named so that the loaded set, in name order, lists the base first)
+        "base_c": "body:\n\tadd rax, rcx\n",
+        "mid_b": "; control: base_c\nbody:\n\tadd rax, rcx\n",
+        "top_a": "; control: mid_b\nbody:\n\tadd rax, rcx\n",
+        "on_builtin": "; control: store_forward.nope\nbody:\n\tadd rax, rcx\n",
+        "good_ctl": "body:\n\tadd rax, rcx\n",
+        "on_good": "; control: good_ctl\nbody:\n\tadd rax, rcx\n",
+    }
+    with tempfile.TemporaryDirectory() as d:
+        for name, text in kernels.items():
+            src = os.path.join(d, name + ".s")
+            with open(src, "w") as f:
+                f.write(f"; name: {name}\n" + text)
+            ctx.run_host("kernel", "build", src, check=True)
+        chosen = ",".join(f"user.{n}" for n in kernels if n not in ("mid_b", "base_c"))
+        p, recs = run_kernels(ctx, d, f"bench={chosen}", "iterations=200", "reps=3", "warmup=0", "save=off")
+    b = user_benches(recs)
+    why = {n: b[n].get("penalty_why", "(no penalty_why field)") for n in b}
+    assert b["nothere_ctl"]["penalty"] is None and "no kernel 'nothere'" in why["nothere_ctl"], why
+    assert b["on_faulty"]["penalty"] is None and "user.faulty was not measured" in why["on_faulty"], why
+    assert b["mid_b"]["penalty"] is None and "user.base_c was not chosen" in why["mid_b"], why
+    assert "base_c" not in b and b["top_a"]["penalty"] is not None, why
+    assert b["on_builtin"]["penalty"] is None and "store_forward.nope" in why["on_builtin"], why
+    assert b["on_good"]["penalty"] is not None and why["on_good"] is None, (b["on_good"]["penalty"], why)
+    assert why["good_ctl"] == "no control", why
+    # The text line of each says it too (not for a variant without a control: it has none by design).
+    lines = [l for l in p.stdout.splitlines() if l.startswith("  user ")]
+    for n in ("nothere_ctl", "on_faulty", "mid_b", "on_builtin"):
+        line = next(l for l in lines if l.split()[1] == n)
+        assert "no penalty: " + why[n] in line, (line, why[n])
+    assert not any("no penalty" in l for l in lines if l.split()[1] in ("good_ctl", "on_good")), lines
+    # pmucap table shows the reason as a note of the variant's penalty.
+    import subprocess
+    import sys
+    with tempfile.NamedTemporaryFile("w", suffix=".log") as f:
+        f.write(p.stdout)
+        f.flush()
+        t = subprocess.run([sys.executable, os.path.join(ctx.root, "tools", "pmucap"), "table", f.name],
+                           capture_output=True, text=True, timeout=60)
+    assert t.returncode == 0, t.stderr
+    row = next(l for l in t.stdout.splitlines() if l.startswith("user.nothere_ctl "))
+    k = re.search(r" -\[(\d+)\] ", row)
+    assert k and f"[{k.group(1)}] {why['nothere_ctl']}" in t.stdout, (row, t.stdout[-800:])
+
+
 def test_hex_kernel_from_the_options(ctx):
     p = ctx.run_host("run", "bench=user.addhex", "kernel.addhex=4801c8", "iterations=2000")
     recs = [__import__("json").loads(l[len(PREFIX):]) for l in p.stdout.splitlines() if l.startswith(PREFIX)]

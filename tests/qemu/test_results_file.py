@@ -159,7 +159,7 @@ def free_bytes(fs):
     return int(m.group(1).replace(" ", ""))
 
 
-def full_boot(ctx):
+def full_boot(ctx, clusters=2):
     """A small FAT disk with two 512-byte clusters left: the file fills up during the run."""
     def make():
         d = tempfile.mkdtemp(prefix="pmuboot-full-")
@@ -172,13 +172,13 @@ def full_boot(ctx):
         mt("mmd", "-i", img, "::/EFI", "::/EFI/BOOT", "::/pmuboot")
         mt("mcopy", "-i", img, ctx.efi, "::/EFI/BOOT/BOOTX64.EFI")
         put(img, "/EFI/BOOT/pmuboot.cfg", b"bench=ref\n")
-        left = 2 * 512
+        left = clusters * 512
         put(img, "/filler.bin", b"\0" * (free_bytes(img) - left))
         assert free_bytes(img) == left, free_bytes(img)
         res = qemurun.boot(efi=ctx.efi, drive=("disk", img), timeout=90)
         res.image, res.room = img, left
         return res
-    return _cached("results-full", make)
+    return _cached(f"results-full-{clusters}", make)
 
 
 def test_full_disk_is_reported_and_run_completes(ctx):
@@ -212,6 +212,51 @@ def test_full_disk_file_holds_whole_records_only(ctx):
     # pmucap sees a truncated run: never mistaken for a complete one.
     runs, _ = pmucap.parse(saved)
     assert k == 0 or (runs and not runs[0].complete)
+
+
+def test_no_record_fits_and_no_empty_file_is_left(ctx):
+    """One 512-byte cluster left: the begin record (over 512 bytes) does not fit, so the file named in it
+    would stay empty.  It is removed, and the results_file record says nothing was saved."""
+    res = full_boot(ctx, clusters=1)
+    assert res.status == qemurun.OK, describe(res)
+    begin = res.first("begin")
+    assert len(res.run.texts[0]) + 1 > res.room, "the begin record fits: this test needs a smaller room"
+    n = res.first("results_file")
+    assert n and n["records_saved"] == 0 and n["removed"] is True and n["efi_status"] == "EFI_VOLUME_FULL", n
+    assert n["file"] == begin["results"]["file"], (n, begin["results"])
+    assert "nothing was saved and the empty file was removed" in res.log, res.log[-1500:]
+    listing = mt("mdir", "-b", "-i", res.image, "::/pmuboot").decode(errors="replace")
+    assert "results-" not in listing.lower(), listing
+
+
+def test_no_room_at_all_saves_nothing_and_says_so(ctx):
+    """0 bytes free (\\pmuboot already there, so creating a name needs no cluster): no empty file is left
+    behind and named; the begin record and the screen say plainly that nothing is saved."""
+    def make():
+        d = tempfile.mkdtemp(prefix="pmuboot-nofree-")
+        atexit.register(shutil.rmtree, d, True)
+        img = os.path.join(d, "nofree.img")
+        mkfs = shutil.which("mkfs.fat") or "/usr/sbin/mkfs.fat"
+        p = subprocess.run([mkfs, "-C", "-S", "512", "-s", "1", "-n", "NOFREE", img, "2048"],
+                           capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        mt("mmd", "-i", img, "::/EFI", "::/EFI/BOOT", "::/pmuboot")
+        mt("mcopy", "-i", img, ctx.efi, "::/EFI/BOOT/BOOTX64.EFI")
+        put(img, "/EFI/BOOT/pmuboot.cfg", b"bench=none\n")
+        put(img, "/filler.bin", b"\0" * free_bytes(img))
+        assert free_bytes(img) == 0, free_bytes(img)
+        res = qemurun.boot(efi=ctx.efi, drive=("disk", img), timeout=90)
+        res.image = img
+        return res
+    res = _cached("results-nofree", make)
+    assert res.status == qemurun.OK, describe(res)
+    r = res.first("begin")["results"]
+    assert r["file"] is None and r["efi_status"] == "EFI_VOLUME_FULL", r
+    assert "0 bytes free" in r["why"] and "nothing is saved" in r["why"], r
+    assert not res.records("results_file"), res.records("results_file")
+    assert "the records are not saved on the boot medium: the boot medium is full" in res.log, res.log[-1500:]
+    listing = mt("mdir", "-b", "-i", res.image, "::/pmuboot").decode(errors="replace")
+    assert "results-" not in listing.lower(), listing
 
 
 def test_passes_on_other_processors_are_saved_like_serial(ctx):

@@ -220,6 +220,81 @@ static void file_encodings(void **state)
 	}
 }
 
+/* A NUL byte makes its line unreadable, not the file: the error names the line and column. */
+static void nul_bytes_name_their_line(void **state)
+{
+	(void)state;
+	struct config c;
+	struct errs x = { 0 };
+	static const char text[] = "reps=5\nwarmup=4\0 bench=none\niterations=3000\n";
+	config_defaults(&c);
+	uint32_t warmup = c.warmup;
+	assert_int_equal(config_apply_file(&c, "pmuboot.cfg", text, sizeof(text) - 1, keep, &x), 1);
+	assert_int_equal(x.n, 1);
+	assert_string_equal(x.e[0].source, "pmuboot.cfg:2");
+	assert_non_null(strstr(x.e[0].message, "NUL byte at column 9"));
+	assert_int_equal(c.reps, 5);
+	assert_int_equal(c.iterations, 3000);
+	assert_int_equal(c.warmup, warmup);	/* the line with the NUL was not read, not even in part */
+	assert_string_equal(c.bench, "all");
+
+	/* A NUL as the second byte of a UTF-8 file is not UTF-16: the lines after it are read. */
+	static const char early[] = "x\0\nreps=9 warmup=2\n";
+	struct errs y = { 0 };
+	config_defaults(&c);
+	assert_int_equal(config_apply_file(&c, "pmuboot.cfg", early, sizeof(early) - 1, keep, &y), 1);
+	assert_string_equal(y.e[0].source, "pmuboot.cfg:1");
+	assert_non_null(strstr(y.e[0].message, "NUL byte at column 2"));
+	assert_int_equal(c.reps, 9);
+	assert_int_equal(c.warmup, 2);
+
+	/* A file of nothing but NULs (a medium that lost it) is one line, one error. */
+	static const char zeros[64];
+	struct errs z = { 0 };
+	config_defaults(&c);
+	assert_int_equal(config_apply_file(&c, "pmuboot.cfg", zeros, sizeof(zeros), keep, &z), 1);
+	assert_string_equal(z.e[0].source, "pmuboot.cfg:1");
+}
+
+/* selftest= words are checked as they are read: a bad one names its line, the good ones are kept. */
+static void selftest_words_checked_with_their_line(void **state)
+{
+	(void)state;
+	struct config c;
+	struct errs x = { 0 };
+	const char *text = "reps=5\nselftest=fixup,bogus,nmi\nselftest=nothing\n";
+	config_defaults(&c);
+	assert_int_equal(config_apply_file(&c, "pmuboot.cfg", text, strlen(text), keep, &x), 2);
+	assert_string_equal(x.e[0].source, "pmuboot.cfg:2");
+	assert_string_equal(x.e[0].key, "selftest");
+	assert_non_null(strstr(x.e[0].message, "unknown self-test 'bogus'"));
+	assert_non_null(strstr(x.e[0].message, "running the rest: fixup,nmi"));
+	assert_string_equal(x.e[1].source, "pmuboot.cfg:3");
+	assert_string_equal(c.selftest, "fixup,nmi");	/* none left on line 3: line 2's stay */
+	struct config_error e;
+	assert_true(apply(&c, "selftest=all", &e));
+	assert_string_equal(c.selftest, "all");
+}
+
+/* events= names are looked up per core later: where the option was set is kept for that error. */
+static void events_keep_their_source(void **state)
+{
+	(void)state;
+	struct config c;
+	struct errs x = { 0 };
+	config_defaults(&c);
+	assert_string_equal(c.events_source, "");
+	const char *text = "reps=5\n\nevents=NO_SUCH_EVENT\n";
+	assert_int_equal(config_apply_file(&c, "\\EFI\\BOOT\\pmuboot.cfg", text, strlen(text), keep, &x), 0);
+	assert_string_equal(c.events, "NO_SUCH_EVENT");
+	assert_string_equal(c.events_source, "\\EFI\\BOOT\\pmuboot.cfg:3");
+	/* A bad value is refused and leaves both as they were. */
+	config_apply_text(&c, "load-options", false, "events=a\x01b", 10, keep, &x);
+	assert_string_equal(c.events_source, "\\EFI\\BOOT\\pmuboot.cfg:3");
+	config_apply_text(&c, "load-options", false, "events=r0203", 12, keep, &x);
+	assert_string_equal(c.events_source, "load-options");
+}
+
 static void large_file_is_read_whole(void **state)
 {
 	(void)state;
@@ -327,6 +402,9 @@ int main(void)
 		cmocka_unit_test(unknown_and_malformed),
 		cmocka_unit_test(file_lines_and_comments),
 		cmocka_unit_test(file_encodings),
+		cmocka_unit_test(nul_bytes_name_their_line),
+		cmocka_unit_test(selftest_words_checked_with_their_line),
+		cmocka_unit_test(events_keep_their_source),
 		cmocka_unit_test(large_file_is_read_whole),
 		cmocka_unit_test(load_options_override_file),
 		cmocka_unit_test(value_text_round_trip),

@@ -33,6 +33,43 @@ static void hex_kernels_kept_in_order_and_replaced_by_name(void **state)
 	assert_string_equal(buf, "add=4801C8,div=48f7f1");
 }
 
+/*
+ * Each kernel.NAME key's text is its own body and reads back through that
+ * key; the family's row lists them all (the begin record's options).
+ */
+static void hex_kernel_values_read_back(void **state)
+{
+	(void)state;
+	static struct config c, d;
+	struct config_error e;
+	char buf[600], word[700];
+
+	config_defaults(&c);
+	assert_true(apply(&c, "kernel.add=4801c8", &e));
+	assert_true(apply(&c, "kernel.div=48F7F1", &e));
+	assert_true(config_value_text(&c, "kernel.add", buf, sizeof(buf)));
+	assert_string_equal(buf, "4801c8");
+	assert_true(config_value_text(&c, "kernel.div", buf, sizeof(buf)));
+	assert_string_equal(buf, "48F7F1");
+	assert_true(config_value_text(&c, "kernel.none", buf, sizeof(buf)));
+	assert_string_equal(buf, "");
+
+	config_defaults(&d);
+	const char *names[] = { "add", "div" };
+	for (size_t i = 0; i < 2; i++) {
+		char key[40];
+		snprintf(key, sizeof(key), "kernel.%s", names[i]);
+		assert_true(config_value_text(&c, key, buf, sizeof(buf)));
+		snprintf(word, sizeof(word), "%s=%s", key, buf);
+		assert_true(apply(&d, word, &e));
+	}
+	char a[600], b[600];
+	assert_true(config_value_text(&c, "kernel.NAME", a, sizeof(a)));
+	assert_true(config_value_text(&d, "kernel.NAME", b, sizeof(b)));
+	assert_string_equal(a, "add=4801c8,div=48F7F1");
+	assert_string_equal(a, b);
+}
+
 static void hex_kernels_refused_with_reason(void **state)
 {
 	(void)state;
@@ -82,6 +119,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(hex_kernels_kept_in_order_and_replaced_by_name),
+		cmocka_unit_test(hex_kernel_values_read_back),
 		cmocka_unit_test(hex_kernels_refused_with_reason),
 		cmocka_unit_test(directory_and_unroll),
 	};

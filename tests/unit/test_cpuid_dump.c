@@ -420,6 +420,42 @@ static void cpuid_r_errors_name_their_line(void **state)
 }
 
 /*
+ * A CPU number in a header that does not fit 32 bits is an error naming the line, in every
+ * header that carries one: never a wrapped number, nor a header read as carrying none
+ * ("CPU 4294967296:" was block 0).
+ */
+static void cpu_numbers_out_of_range(void **state)
+{
+	(void)state;
+	static const char *const big[] = { "4294967296", "99999999999999999999999" };
+	char t[1024];
+	for (size_t i = 0; i < 2; i++) {
+		const char *n = big[i];
+		snprintf(t, sizeof(t), "CPU %s:\n" RAW0 RAW1, n);		/* `cpuid -r` */
+		expect_error(t, 1, "out of range");
+		snprintf(t, sizeof(t), "CPU 0:\n" RAW0 RAW1 "CPU %s:\n" RAW0 RAW1, n);
+		expect_error(t, 4, "out of range");
+		snprintf(t, sizeof(t), FIX "CPU %s: 00000000.00: 00000016 756E6547 6C65746E 49656E69\n", n);
+		expect_error(t, 3, "out of range");	/* pmuboot's fixture */
+		snprintf(t, sizeof(t), "CPU %s:\n" INTEL0 "\n" INTEL1 "\n", n);	/* AIDA64 G */
+		expect_error(t, 1, "out of range");
+		snprintf(t, sizeof(t), "------[ Logical CPU #0 ]------\n" INTEL0 "\n" INTEL1 "\n"
+			 "------[ Logical CPU #%s ]------\n" INTEL0 "\n" INTEL1 "\n", n);	/* C */
+		expect_error(t, 4, "out of range");
+		snprintf(t, sizeof(t), "CPUID Registers (CPU #%s):\n" INTEL0 "\n" INTEL1 "\n", n);	/* D */
+		expect_error(t, 1, "out of range");
+		snprintf(t, sizeof(t), "CPU#%s AffMask: 0x0000000000000001\n" INTEL0 "\n" INTEL1 "\n", n);	/* E */
+		expect_error(t, 1, "out of range");
+	}
+	/* The largest number that fits is a label like any other. */
+	assert_true(parse("CPU 4294967295:\n" RAW0 RAW1));
+	assert_true(D.cpus[0].labelled);
+	assert_int_equal(D.cpus[0].label, 4294967295u);
+	assert_true(parse("CPU#4294967295 AffMask: 0x0000000000000001\n" INTEL0 "\n" INTEL1 "\n"));
+	assert_int_equal(D.cpus[0].label, 4294967295u);
+}
+
+/*
  * A dumping tool that says the same thing twice is not contradicting itself: an identical repeat
  * of a line is dropped, in the AIDA64 text and in `cpuid -r` output alike.  The same question
  * answered with other values is refused, naming both lines.  Untagged repeats of a leaf that
@@ -580,6 +616,7 @@ int main(void)
 		cmocka_unit_test(fixture_errors_name_their_line),
 		cmocka_unit_test(cpuid_r_format),
 		cmocka_unit_test(cpuid_r_errors_name_their_line),
+		cmocka_unit_test(cpu_numbers_out_of_range),
 		cmocka_unit_test(repeated_lines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,7 +5,11 @@
  * SIGTRAP; the handler jumps back (siglongjmp) to hw_guarded_call, which
  * reports it.  The bound is a one-shot ITIMER_REAL: SIGALRM jumps back the
  * same way.  The handlers are installed only for the call and the previous
- * ones put back after it.  Executable memory: tools/host/xmem_linux.c.
+ * ones put back after it.  They run on an alternate signal stack of their
+ * own: the guarded code owns RSP in all but name (a user kernel that zeroes
+ * it faults on its next push), and a handler that needed the faulting
+ * thread's stack would be a second fault the kernel turns into a plain
+ * SIGSEGV death.  Executable memory: tools/host/xmem_linux.c.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
@@ -22,6 +26,13 @@
 #define VEC_BP 3	/* #BP, breakpoint (int3): Intel SDM Vol. 3A §6.3.1, Table 6-1 */
 #endif
 #define US_PER_S 1000000u
+/*
+ * The handlers' own stack.  Linux builds a signal frame there (the saved
+ * registers and the XSAVE area: a few KiB with AVX-512) and on_signal
+ * needs little more; 64 KiB leaves room for any XSAVE layout and for the
+ * sanitizers' interceptors of siglongjmp.
+ */
+#define GUARD_ALTSTACK_BYTES (64u * 1024u)
 
 static const struct {
 	int sig;
@@ -38,6 +49,7 @@ static const struct {
 #define NSIG_GUARDED (sizeof(signals) / sizeof(signals[0]))
 
 static sigjmp_buf back;
+static _Alignas(16) unsigned char altstack[GUARD_ALTSTACK_BYTES];
 static volatile sig_atomic_t which = -1;
 static volatile uint64_t stop_rip, stop_addr, stop_err;
 
@@ -64,11 +76,17 @@ void hw_guarded_call(void (*fn)(void *), void *arg, uint64_t bound_us, struct hw
 {
 	struct sigaction sa, old[NSIG_GUARDED];
 	struct itimerval t, off;
+	stack_t alt, old_alt;
 
 	memset(r, 0, sizeof(*r));
+	memset(&alt, 0, sizeof(alt));
+	alt.ss_sp = altstack;
+	alt.ss_size = sizeof(altstack);
+	/* Without it (it cannot fail for a valid static stack) a fault that clobbered RSP still kills. */
+	bool have_alt = sigaltstack(&alt, &old_alt) == 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_signal;
-	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER | (have_alt ? SA_ONSTACK : 0);
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < NSIG_GUARDED; i++)
 		sigaction(signals[i].sig, &sa, &old[i]);
@@ -86,6 +104,8 @@ void hw_guarded_call(void (*fn)(void *), void *arg, uint64_t bound_us, struct hw
 	setitimer(ITIMER_REAL, &off, NULL);
 	for (size_t i = 0; i < NSIG_GUARDED; i++)
 		sigaction(signals[i].sig, &old[i], NULL);
+	if (have_alt)
+		sigaltstack(&old_alt, NULL);
 	if (which < 0)
 		return;
 	r->what = signals[which].name;

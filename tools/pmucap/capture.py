@@ -4,9 +4,13 @@ Every subcommand reads through this module and nothing else, so the rules live o
 
 - a capture is a regular file of at most MAX_CAPTURE_BYTES (a FIFO, a device or a
   directory is refused, never waited on);
+- it is read as a stream, a chunk at a time, and a command keeps only the records it needs
+  (Capture's keep= and only_run=): memory stays a small multiple of the file, never the
+  file's records all at once (docs/lab.md);
 - serial noise (ANSI escapes, NUL bytes, any mix of CR and LF) is stripped, and a record
   is a line that *starts* with "@pmuboot " (docs/results-format.md); a file with no such
-  line is read as a saved .jsonl, where a record is a line starting with "{";
+  line is read as a saved .jsonl, where a record is a line starting with "{"; a line
+  longer than MAX_LINE_CHARS is no record (a damaged one when it starts like one);
 - a record's JSON must be an object with a string `type`, finite numbers, integers of
   sane length and a shallow nesting: anything else is a damaged record, not a crash;
 - a run is begin..end; it is intact when `end` counts its records and carries their CRC;
@@ -22,6 +26,7 @@ import math
 import os
 import re
 import stat
+import sys
 import zlib
 
 PREFIX = "@pmuboot "
@@ -33,6 +38,23 @@ MAX_DEPTH = 16
 MAX_INT_DIGITS = 24
 # Problems listed per run in a one-line message before "and N more".
 MAX_PROBLEMS_SHOWN = 3
+# The file is read this much at a time.
+CHUNK_BYTES = 1 << 20
+# The longest record is a few KiB; a longer line is kept only this far (to say what it was).
+MAX_LINE_CHARS = 1 << 20
+# An escape sequence cut by a chunk's end waits for the next chunk, up to this many characters.
+ESCAPE_HOLD_CHARS = 4096
+# The first characters of the file, kept to tell a binary file from a text capture.
+SNIFF_CHARS = 4096
+# The record types pmuboot writes (docs/results-format.md, "Record types"; a test keeps them equal).
+RECORD_TYPES = frozenset((
+    "begin", "platform", "results_file", "error", "cpu", "topology", "pass", "pmu", "audit", "program",
+    "restore", "bench_setup", "bench", "check", "ibs", "ibs_sample", "timing", "runtime", "selftest",
+    "fault", "timeout", "user_kernels", "end"))
+# Record types a capture is seen to hold, at most this many (and this long) are remembered.
+MAX_TYPES_SEEN, MAX_TYPE_CHARS = 256, 64
+# Strings up to this long in a kept record are shared (interned): names and words that repeat.
+SHARED_STR_CHARS = 48
 
 # CSI sequences (ESC [ ... final), OSC, and two-character ESC sequences.
 ANSI_RE = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])")
@@ -76,8 +98,8 @@ def take_warnings():
 
 # --- reading the file ---
 
-def read_capture(path):
-    """The capture's text (Latin-1: every byte maps to one character, so CRCs round-trip).
+def _open_capture(path):
+    """A file descriptor for the capture, and its stat.
 
     Opens without blocking and refuses anything but a regular file, so a FIFO with no
     writer or a terminal device is an error at once instead of a hang.
@@ -97,20 +119,112 @@ def read_capture(path):
         if st.st_size > MAX_CAPTURE_BYTES:
             raise InputError(f"{path}: {st.st_size} bytes is more than the {MAX_CAPTURE_BYTES >> 20} MiB "
                              "a capture can be")
-        chunks, total = [], 0
-        while total <= MAX_CAPTURE_BYTES:
-            b = os.read(fd, 1 << 20)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st
+
+
+def iter_chunks(path):
+    """The capture's text, CHUNK_BYTES at a time (Latin-1: every byte maps to one character,
+    so CRCs round-trip).  The first item is the file's stat."""
+    fd, st = _open_capture(path)
+    try:
+        yield st
+        total = 0
+        while True:
+            try:
+                b = os.read(fd, CHUNK_BYTES)
+            except OSError as e:
+                raise InputError(f"{path}: cannot read: {e.strerror}") from None
             if not b:
-                break
-            chunks.append(b)
+                return
             total += len(b)
-        if total > MAX_CAPTURE_BYTES:
-            raise InputError(f"{path}: grew past {MAX_CAPTURE_BYTES >> 20} MiB while being read")
-    except OSError as e:
-        raise InputError(f"{path}: cannot read: {e.strerror}") from None
+            if total > MAX_CAPTURE_BYTES:
+                raise InputError(f"{path}: grew past {MAX_CAPTURE_BYTES >> 20} MiB while being read")
+            yield b.decode("latin-1")
     finally:
         os.close(fd)
-    return b"".join(chunks).decode("latin-1")
+
+
+def read_capture(path):
+    """The whole capture's text at once (small files, tests); the commands stream it instead."""
+    chunks = iter_chunks(path)
+    next(chunks)
+    return "".join(chunks)
+
+
+def _escape_cut(s):
+    """Where a chunk can be cleaned up to: before an escape sequence its end may have cut.
+
+    Only the last ESC can start a sequence that more text would change (a CSI without its
+    final byte, an ESC alone), or an OSC ("ESC ]") whose text runs to that ESC without a BEL
+    (its terminator may be that ESC and a backslash).  Held back at most ESCAPE_HOLD_CHARS.
+    """
+    e = s.rfind("\x1b")
+    if e < 0:
+        return len(s)
+    cut = e
+    j = s.rfind("\x1b]", 0, e)
+    if j >= 0 and s.find("\x1b", j + 1) == e and "\x07" not in s[j:e]:
+        cut = j
+    return cut if len(s) - cut <= ESCAPE_HOLD_CHARS else len(s)
+
+
+class _LineSplitter:
+    """Serial noise out and lines cut, from text given a chunk at a time: the same lines, and
+    the same numbers, as cleaning the whole text and splitting it at every CR, LF and CR LF.
+
+    Yields (line number, line, overlong): a line longer than MAX_LINE_CHARS is cut there and
+    flagged (its tail is dropped as it arrives, so one endless line never fills memory)."""
+
+    def __init__(self):
+        self.raw = ""        # text held back: an escape sequence the chunk's end may have cut
+        self.partial = ""    # the cleaned start of the line not yet ended (a trailing CR kept)
+        self.over = False    # that line is already longer than MAX_LINE_CHARS
+        self.n = 0
+
+    def feed(self, text, final=False):
+        s = self.raw + text
+        cut = len(s) if final else _escape_cut(s)
+        self.raw = s[cut:]
+        clean = ANSI_RE.sub("", s[:cut]).replace("\x00", "")
+        buf = self.partial + clean
+        # A CR at the end may be the first half of CR LF: keep it with the unfinished line.
+        cr = not final and buf.endswith("\r")
+        pieces = LINE_SPLIT_RE.split(buf[:-1] if cr else buf)
+        last = None if final else pieces.pop()
+        for piece in pieces:
+            self.n += 1
+            over = self.over or len(piece) > MAX_LINE_CHARS
+            yield self.n, piece[:MAX_LINE_CHARS], over
+            self.over = False
+        if last is not None:
+            if len(last) > MAX_LINE_CHARS:
+                last, self.over = last[:MAX_LINE_CHARS], True
+            self.partial = last + ("\r" if cr else "")
+
+
+def clean_lines(text):
+    """(line number, line) with serial noise removed: escapes, NUL bytes, CR/LF mixes."""
+    for n, line, _ in _LineSplitter().feed(text, final=True):
+        yield n, line
+
+
+def _file_lines(path, sniff=None):
+    """(line number, line, overlong) of a capture file, read as a stream.  sniff: a list that
+    receives the file's stat and its first SNIFF_CHARS characters."""
+    chunks = iter_chunks(path)
+    st = next(chunks)
+    head = []
+    split = _LineSplitter()
+    for text in chunks:
+        if sniff is not None and sum(map(len, head)) < SNIFF_CHARS:
+            head.append(text[:SNIFF_CHARS])
+        yield from split.feed(text)
+    yield from split.feed("", final=True)
+    if sniff is not None:
+        sniff[:] = [st, "".join(head)[:SNIFF_CHARS]]
 
 
 # --- records ---
@@ -178,23 +292,25 @@ def load_record(js):
     return obj, None
 
 
-def clean_lines(text):
-    """(line number, line) with serial noise removed: escapes, NUL bytes, CR/LF mixes."""
-    text = ANSI_RE.sub("", text).replace("\x00", "")
-    for n, line in enumerate(LINE_SPLIT_RE.split(text), 1):
-        yield n, line
-
-
 class Run:
-    """One begin..end stream of records."""
+    """One begin..end stream of records.
 
-    def __init__(self, start_line, number):
+    records holds the records kept ((line number, Record); all of them unless the reader was
+    told which it needs), texts their exact JSON text when asked for (parse() keeps them);
+    the count and the CRC are taken as the records go by, so integrity needs neither.
+    """
+
+    def __init__(self, start_line, number, keep_texts=True):
         self.start_line = start_line
         self.number = number   # 1-based, in capture order
         self.records = []      # (line number, Record)
-        self.texts = []        # exact JSON text, for the CRC
+        self.texts = [] if keep_texts else None
+        self.count = 0         # record lines in the run, end excluded
+        self.crc = 0
         self.end = None
         self.problems = []
+        self.field_error = None   # the first field of a wrong type, as FieldError words
+        self.kept = True          # False: its records were not kept (Capture's only_run)
 
     @property
     def complete(self):
@@ -203,6 +319,13 @@ class Run:
     def name(self):
         return f"run {self.number} (from line {self.start_line})"
 
+    def add_text(self, js):
+        """A record line of this run (damaged or not): it counts, and goes into the CRC."""
+        self.count += 1
+        self.crc = zlib.crc32((js + "\n").encode("latin-1", "replace"), self.crc)
+        if self.texts is not None:
+            self.texts.append(js)
+
     def check(self):
         if self.end is None:
             self.problems.append("no end record (truncated capture)")
@@ -210,16 +333,13 @@ class Run:
         want, crc_text = self.end.get("records"), self.end.get("crc32")
         if not _is_int(want):
             self.problems.append(f"end record field 'records' is {type_name(want)}, expected an integer")
-        elif want != len(self.texts):
-            self.problems.append(f"end record counts {want} records, the capture holds {len(self.texts)}")
+        elif want != self.count:
+            self.problems.append(f"end record counts {want} records, the capture holds {self.count}")
         if not isinstance(crc_text, str) or not CRC_RE.fullmatch(crc_text):
             self.problems.append(f"end record field 'crc32' is {_short(crc_text)}, expected 8 hex digits")
             return
-        crc = 0
-        for t in self.texts:
-            crc = zlib.crc32((t + "\n").encode("latin-1", "replace"), crc)
-        if f"{crc:08x}" != crc_text:
-            self.problems.append(f"CRC mismatch (end record says {crc_text}, records give {crc:08x}): "
+        if f"{self.crc:08x}" != crc_text:
+            self.problems.append(f"CRC mismatch (end record says {crc_text}, records give {self.crc:08x}): "
                                  "a record was damaged")
         for f in ("status",):
             if not isinstance(self.end.get(f), str):
@@ -232,71 +352,164 @@ class Run:
         return f"{self.name()}: {shown}" + (f"; and {more} more problem(s)" if more > 0 else "")
 
 
-def parse(text):
-    """Split a capture into runs.  Returns (runs, problems outside any run).
+def _compact(v):
+    """A JSON value with its keys and short strings shared: records kept by the thousand repeat
+    the same names, and each json.loads makes them anew."""
+    if isinstance(v, dict):
+        return {sys.intern(k): _compact(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_compact(x) for x in v]
+    if isinstance(v, str) and len(v) <= SHARED_STR_CHARS:
+        return sys.intern(v)
+    return v
 
-    A text holding any line that starts with the record prefix is a serial capture and
-    only such lines are records; otherwise it is a saved .jsonl of bare JSON lines.
+
+def slim(rec, fields):
+    """A kept record: only the top-level fields a command reads (fields None: all), compacted."""
+    out = Record((sys.intern(k), _compact(v)) for k, v in rec.items() if fields is None or k in fields
+                 or k == "type")
+    out.line, out.run = rec.line, rec.run
+    return out
+
+
+def check_fields(rec):
+    """Raise FieldError for the first field of rec of the wrong type among those the tools read."""
+    for path, kind in FIELD_TYPES.get(rec.get("type"), {}).items():
+        get(rec, path, kind)
+    if rec.get("type") == "bench":
+        figures(rec)
+
+
+class _Scanner:
+    """Lines in, runs out: the rules of parse(), one line at a time.
+
+    serial: records are the lines starting with PREFIX (else: bare JSON lines).  keep: the
+    record types a run keeps (None: all); fields: {type: the top-level fields kept} (kept
+    records are then slimmed and compacted; None keeps them as read).  only_run: None keeps every run's records, "last"
+    only the last run's, N only run N's.  on_record(run, rec), when given, sees every record of
+    every run (end included) as it is read.  on_run(run), when given, is called as each run
+    closes; that run's records are let go after it.
     """
-    serial = any(line.startswith(PREFIX) for _, line in clean_lines(text))
-    runs, stray = [], []
-    cur = None
 
-    def close(run):
+    def __init__(self, serial, keep=None, keep_texts=True, only_run=None, on_record=None, on_run=None,
+                 fields=None):
+        self.serial, self.keep, self.keep_texts, self.fields = serial, keep, keep_texts, fields
+        self.only_run, self.on_record, self.on_run = only_run, on_record, on_run
+        self.runs, self.stray, self.cur = [], [], None
+        self.types = set()   # record types seen in runs (bounded: MAX_TYPES_SEEN)
+
+    def _close(self, run):
         run.check()
-        runs.append(run)
+        self.runs.append(run)
+        if self.on_run is not None:
+            self.on_run(run)
+            run.records, run.kept = [], False
 
-    for n, line in clean_lines(text):
-        if serial:
+    def line(self, n, line, overlong=False):
+        cur = self.cur
+        if self.serial:
             if not line.startswith(PREFIX):
                 if PREFIX.strip() in line and cur is not None:
                     cur.problems.append(f"line {n}: damaged record line: {_short(line[:60])}")
-                continue
+                return
             js = line[len(PREFIX):].rstrip()
         else:
             if not line.startswith("{"):
                 if line.strip() and cur is not None:
                     cur.problems.append(f"line {n}: not a record: {_short(line[:60])}")
-                continue
+                return
             js = line.rstrip()
-        obj, why = load_record(js)
+        if overlong:
+            obj, why = None, f"record line longer than {MAX_LINE_CHARS} characters"
+        else:
+            obj, why = load_record(js)
         if obj is None:
             if cur is not None:
                 cur.problems.append(f"line {n}: {why}")
-                cur.texts.append(js)   # it still counts towards the CRC, which will fail
+                cur.add_text(js)   # it still counts towards the CRC, which will fail
             else:
-                stray.append(f"line {n}: {why}")
-            continue
+                self.stray.append(f"line {n}: {why}")
+            return
         rec = Record(obj)
         rec.line = n
         if rec["type"] == "begin":
             if cur is not None:
-                close(cur)
-            cur = Run(n, len(runs) + 1)
+                self._close(cur)
+            cur = self.cur = Run(n, len(self.runs) + 1, self.keep_texts)
+            if self.only_run == "last" and self.runs and self.runs[-1].kept and self.on_run is None:
+                self.runs[-1].records, self.runs[-1].kept = [], False
+            cur.kept = self.only_run in (None, "last") or self.only_run == cur.number
         elif cur is None:
-            stray.append(f"line {n}: {_short(rec['type'][:40])} record before any begin record")
-            continue
+            self.stray.append(f"line {n}: {_short(rec['type'][:40])} record before any begin record")
+            return
         rec.run = cur.number
+        if len(self.types) < MAX_TYPES_SEEN and len(rec["type"]) <= MAX_TYPE_CHARS:
+            self.types.add(rec["type"])
+        if cur.field_error is None:
+            try:
+                check_fields(rec)
+            except FieldError as e:
+                cur.field_error = str(e)
+        if self.on_record is not None:
+            self.on_record(cur, rec)
         if rec["type"] == "end":
             cur.end = rec
-            close(cur)
-            cur = None
-            continue
-        cur.records.append((n, rec))
-        cur.texts.append(js)
-    if cur is not None:
-        close(cur)
-    return runs, stray
+            self._close(cur)
+            self.cur = None
+            return
+        if cur.kept and (self.keep is None or rec["type"] in self.keep):
+            cur.records.append((n, rec if self.fields is None else slim(rec, self.fields.get(rec["type"]))))
+        cur.add_text(js)
+
+    def finish(self):
+        if self.cur is not None:
+            self._close(self.cur)
+            self.cur = None
+        return self.runs, self.stray
+
+
+def parse(text):
+    """Split a capture into runs.  Returns (runs, problems outside any run).
+
+    A text holding any line that starts with the record prefix is a serial capture and
+    only such lines are records; otherwise it is a saved .jsonl of bare JSON lines.
+    Every record is kept, with its text (Capture reads a file with less).
+    """
+    serial = any(line.startswith(PREFIX) for _, line in clean_lines(text))
+    sc = _Scanner(serial)
+    for n, line in clean_lines(text):
+        sc.line(n, line)
+    return sc.finish()
+
+
+def is_serial(path):
+    """True when a line of the file starts with the record prefix (read until one does)."""
+    return any(line.startswith(PREFIX) for _, line, _ in _file_lines(path))
 
 
 class Capture:
-    """A capture file read and split into runs."""
+    """A capture file read and split into runs, as a stream.
 
-    def __init__(self, path):
+    By default every run keeps every record.  A command that needs less says so, and memory
+    follows what it keeps, not the file: keep, the record types kept (the end record is
+    always there); only_run, "last" or a run number (the others keep none); on_run, a
+    function given each run as it closes, whose records are then let go (junit's suites).
+    keep_texts: keep each record's JSON text too (for comparing two captures line for line).
+    fields: {type: top-level fields} a kept record of that type is cut down to (other types
+    whole); with fields given, kept records are compacted (shared keys and short strings).
+    """
+
+    def __init__(self, path, keep=None, only_run=None, on_run=None, keep_texts=True, on_record=None, fields=None):
         self.path = path
-        text = read_capture(path)
-        self.runs, self.stray = parse(text)
-        self.binary = "\x00" in text[:4096] or (bool(text) and not self.runs and _mostly_binary(text))
+        self.serial = is_serial(path)
+        sniff = []
+        sc = _Scanner(self.serial, keep, keep_texts, only_run, on_record, on_run, fields)
+        for n, line, over in _file_lines(path, sniff):
+            sc.line(n, line, over)
+        self.runs, self.stray = sc.finish()
+        self.types = sc.types
+        self.stat, head = sniff
+        self.binary = "\x00" in head or (bool(head) and not self.runs and _mostly_binary(head))
 
     def check_found(self):
         if not self.runs:
@@ -307,11 +520,31 @@ class Capture:
     def pick(self, index=None):
         """Run `index` (1-based, as `parse` numbers them; default the last)."""
         self.check_found()
-        if index is None:
-            return self.runs[-1]
-        if not 1 <= index <= len(self.runs):
+        if index is not None and not 1 <= index <= len(self.runs):
             raise CaptureError(f"{self.path}: the capture holds {len(self.runs)} run(s); there is no run {index}")
-        return self.runs[index - 1]
+        run = self.runs[-1 if index is None else index - 1]
+        if not run.kept:
+            raise ValueError(f"run {run.number} was read without its records (Capture's only_run)")
+        return run
+
+    def records(self, runs, rtype=None):
+        """The records of the given runs (optionally of one type), read again from the file as a
+        stream, in capture order: (run number, Record).  The file must not have changed."""
+        wanted = {r.number for r in runs}
+        found = []
+        sc = _Scanner(self.serial, keep=(), keep_texts=False,
+                      on_record=lambda run, rec: found.append((run.number, rec))
+                      if run.number in wanted and (rtype is None or rec["type"] == rtype) else None)
+        sniff = []
+        for n, line, over in _file_lines(self.path, sniff):
+            sc.line(n, line, over)
+            yield from found
+            found.clear()
+        sc.finish()
+        yield from found
+        st = sniff[0] if sniff else None
+        if st is None or (st.st_size, st.st_mtime_ns) != (self.stat.st_size, self.stat.st_mtime_ns):
+            raise InputError(f"{self.path}: changed while being read")
 
     def verify(self, runs, allow_incomplete):
         """Refuse damaged runs (and damage outside every run) unless allowed.
@@ -321,11 +554,9 @@ class Capture:
         Returns the warning lines to print when allowed; raises CaptureError (one line
         naming each damaged run and why) when not.
         """
-        try:
-            for r in runs:
-                validate_run(r)
-        except FieldError as e:
-            raise FieldError(f"{self.path}: {e}") from None
+        for r in runs:
+            if r.field_error:
+                raise FieldError(f"{self.path}: {r.field_error}")
         bad = [r.summary() for r in runs if r.problems]
         if self.stray:
             more = len(self.stray) - MAX_PROBLEMS_SHOWN
@@ -340,14 +571,16 @@ class Capture:
 
 
 def _mostly_binary(text):
-    sample = text[:4096]
+    sample = text[:SNIFF_CHARS]
     odd = sum(1 for c in sample if c < " " and c not in "\r\n\t\x1b" or "\x7f" <= c <= "\x9f")
     return odd > len(sample) // 10
 
 
-def load_run(path, index=None, allow_incomplete=False):
-    """The run `index` (1-based; default the last) of a capture file, and the warnings about it."""
-    cap = Capture(path)
+def load_run(path, index=None, allow_incomplete=False, keep=None, fields=None):
+    """The run `index` (1-based; default the last) of a capture file, and the warnings about it.
+    keep, fields: the record types and fields the caller reads (Capture); only that run's are kept."""
+    cap = Capture(path, keep=keep, only_run=index if index is not None else "last", keep_texts=False,
+                  fields=fields if fields is not None else ({} if keep is not None else None))
     run = cap.pick(index)
     return run, cap.verify([run], allow_incomplete)
 
@@ -472,6 +705,10 @@ def variant_key(rec, per_cpu=False, variant=None):
     return (f"{n}:" if n is not None else "") + name + (f"@{arena}" if arena else "")
 
 
+# The fields that name what a bench or check record measured (variant_key, processors).
+KEY_FIELDS = ("kernel", "variant", "arena", "cpu")
+
+
 def processors(run):
     """The processors a run measured on (the cpu objects of its bench records), in order."""
     seen = []
@@ -514,7 +751,7 @@ FIELD_TYPES = {
     "bench": {"kernel": STR, "variant": STR, "arena": STR, "control": STR, "cycles_source": STR,
               "cycles_invalid": STR, "invalid": DICT,
               "dropped": INT, "disturbed": DICT, "retaken": INT, "unstable": STR,
-              "penalty": DICT, ("penalty", "median"): NUM, "events": DICT},
+              "penalty": DICT, ("penalty", "median"): NUM, "penalty_why": STR, "events": DICT},
     "check": {"kernel": STR, "variant": STR, "arena": STR, "what": STR, "status": STR, "role": STR,
               "event": STR, "reason": STR, "value": NUM, "control_value": NUM},
     "error": {"source": STR, "what": STR, "message": STR},
@@ -527,10 +764,7 @@ FIELD_TYPES = {
 def validate_run(run):
     """Raise FieldError for the first field of the wrong type among those the tools read."""
     for rec in run_records(run):
-        for path, kind in FIELD_TYPES.get(rec.get("type"), {}).items():
-            get(rec, path, kind)
-        if rec.get("type") == "bench":
-            figures(rec)
+        check_fields(rec)
 
 
 def bench_table(run):

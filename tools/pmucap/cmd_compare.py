@@ -24,6 +24,21 @@ DEFAULT_FLOOR = 0.01
 OPTIONS_COMPARED = ("iterations", "reps", "warmup", "events", "arena_page", "bench")
 CPU_COMPARED = ("vendor_string", "signature", "brand", "hypervisor_vendor")
 PLATFORM_COMPARED = ("system_product", "bios_version")
+# The records compare reads (the end record is always kept), and of the bench records the fields.
+COMPARE_TYPES = ("begin", "cpu", "platform", "bench")
+COMPARE_FIELDS = {"bench": capture.KEY_FIELDS + ("cycles", "events")}
+
+
+def non_negative(text):
+    """A threshold: a finite number >= 0 (NaN or infinity would switch the judgement off unseen)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(v) or v < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: a finite number, 0 or more, is needed "
+                                         "(NaN or infinity would flag nothing, a negative anything)")
+    return v
 
 
 def add_parser(sub):
@@ -34,9 +49,9 @@ def add_parser(sub):
     p.add_argument("--run-a", type=int, metavar="N", help="which run of A (1 = the first; default the last)")
     p.add_argument("--run-b", type=int, metavar="N", help="which run of B (1 = the first; default the last)")
     p.add_argument("--format", choices=["text", "json", "csv"], default="text")
-    p.add_argument("--min-change", type=float, default=DEFAULT_MIN_CHANGE_PCT, metavar="PCT",
+    p.add_argument("--min-change", type=non_negative, default=DEFAULT_MIN_CHANGE_PCT, metavar="PCT",
                    help=f"smallest change flagged, percent of A's median (default {DEFAULT_MIN_CHANGE_PCT})")
-    p.add_argument("--floor", type=float, default=DEFAULT_FLOOR,
+    p.add_argument("--floor", type=non_negative, default=DEFAULT_FLOOR,
                    help=f"smallest absolute change flagged, per iteration (default {DEFAULT_FLOOR})")
     p.add_argument("--fail-on-change", action="store_true", help="exit 3 when any figure is flagged")
     p.add_argument("--allow-incomplete", action="store_true",
@@ -138,8 +153,10 @@ def print_text(rows, notes, name_a, name_b, out):
 
 
 def run(args):
-    run_a, warn_a = capture.load_run(args.a, args.run_a, args.allow_incomplete)
-    run_b, warn_b = capture.load_run(args.b, args.run_b, args.allow_incomplete)
+    run_a, warn_a = capture.load_run(args.a, args.run_a, args.allow_incomplete, keep=COMPARE_TYPES,
+                                     fields=COMPARE_FIELDS)
+    run_b, warn_b = capture.load_run(args.b, args.run_b, args.allow_incomplete, keep=COMPARE_TYPES,
+                                     fields=COMPARE_FIELDS)
     for w in warn_a + warn_b:
         capture.warn(w)
     rows, notes = compare_runs(run_a, run_b, args.min_change, args.floor)

@@ -118,26 +118,57 @@ def run_suite(root, run, capture_name):
     return suite
 
 
-def to_junit(runs, stray, capture_name):
-    root = ET.Element("testsuites", name="pmuboot")
-    for run in runs:
-        run_suite(root, run, capture_name)
-    if stray or not runs:
+COUNTS = ("tests", "failures", "errors", "skipped")
+# The records the suites read (the end record is always kept); each run's go once its suite is made.
+# Of the bench records only the processor is read (per_cpu), of the check records what a case shows.
+JUNIT_TYPES = ("begin", "cpu", "platform", "bench", "error", "fault", "audit", "check")
+JUNIT_FIELDS = {"bench": capture.KEY_FIELDS,
+                "check": capture.KEY_FIELDS + ("status", "what", "role") + CHECK_DETAIL_FIELDS}
+
+
+def _suite_text(suite):
+    """A suite as XML text, indented to sit under <testsuites> (so its elements can go)."""
+    ET.indent(suite, space="  ", level=1)
+    return "  " + ET.tostring(suite, encoding="unicode").rstrip("\n")
+
+
+def _assemble(suites, stray, any_runs, capture_name):
+    """The XML document from suite texts and their counts: [(text, {count: n})]."""
+    if stray or not any_runs:
         # Text outside every run that looked like records: damage too.
-        suite = ET.SubElement(root, "testsuite", name=xml_text(f"pmuboot {capture_name} outside runs"),
-                              tests="1", failures="1", errors="0", skipped="0", time="0")
+        suite = ET.Element("testsuite", name=xml_text(f"pmuboot {capture_name} outside runs"),
+                           tests="1", failures="1", errors="0", skipped="0", time="0")
         _case(suite, "pmuboot.capture", "records outside a run", "fail",
-              "no pmuboot run found" if not runs else "damaged or stray records",
+              "no pmuboot run found" if not any_runs else "damaged or stray records",
               "\n".join(stray) or "the capture holds no begin record")
-    for attr in ("tests", "failures", "errors", "skipped"):
-        root.set(attr, str(sum(int(s.get(attr, "0")) for s in root.findall("testsuite"))))
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+        suites.append((_suite_text(suite), {k: int(suite.get(k)) for k in COUNTS}))
+    root = ET.Element("testsuites", name="pmuboot")
+    for attr in COUNTS:
+        root.set(attr, str(sum(c[attr] for _, c in suites)))
+    head = ET.tostring(root, encoding="unicode")
+    if not suites:
+        return '<?xml version="1.0" encoding="UTF-8"?>\n' + head + "\n"
+    open_tag = head[:-2] + ">" if head.endswith(" />") else head[:head.index(">") + 1]
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n' + open_tag.replace(" >", ">") + "\n"
+            + "\n".join(t for t, _ in suites) + "\n</testsuites>\n")
+
+
+def _one_suite(run, capture_name):
+    root = ET.Element("testsuites")
+    suite = run_suite(root, run, capture_name)
+    return _suite_text(suite), {k: int(suite.get(k)) for k in COUNTS}
+
+
+def to_junit(runs, stray, capture_name):
+    return _assemble([_one_suite(r, capture_name) for r in runs], stray, bool(runs), capture_name)
 
 
 def run(args):
-    cap = capture.Capture(args.capture)
-    xml = to_junit(cap.runs, cap.stray, args.capture)
+    # Each run's suite is made as the run closes, and its records let go: memory follows one run.
+    suites = []
+    cap = capture.Capture(args.capture, keep=JUNIT_TYPES, keep_texts=False, fields=JUNIT_FIELDS,
+                          on_run=lambda r: suites.append(_one_suite(r, args.capture)))
+    xml = _assemble(suites, cap.stray, bool(cap.runs), args.capture)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as f:
             f.write(xml)

@@ -14,7 +14,8 @@ def add_parser(sub):
                        "first: a truncated or damaged run is refused (exit 2) unless --allow-incomplete.")
     p.add_argument("capture")
     p.add_argument("--format", choices=["json", "csv"], default="json")
-    p.add_argument("--type", help="only records of this type")
+    p.add_argument("--type", help="only records of this type (a type pmuboot writes, docs/results-format.md: "
+                   "another is an error)")
     p.add_argument("--run", type=int, metavar="N", help="only run N (1 = the first in the capture; default all)")
     p.add_argument("--allow-incomplete", action="store_true",
                    help="print even a truncated or damaged run (its problems go to stderr as warnings)")
@@ -44,28 +45,37 @@ def flatten(rec, prefix=""):
     return out
 
 
-def selected_records(runs, rtype):
-    for r in runs:
-        for rec in capture.run_records(r):
-            if rtype is None or rec.get("type") == rtype:
-                yield dict(rec, _run=r.number)
+def selected_records(cap, runs, rtype):
+    """The records to print, read again from the file as a stream (never all held at once)."""
+    for number, rec in cap.records(runs, rtype):
+        yield dict(rec, _run=number)
 
 
 def run(args):
-    cap = capture.Capture(args.capture)
+    # First the verdict on every run printed, holding no record; then the records, streamed.
+    cap = capture.Capture(args.capture, keep=(), keep_texts=False)
     runs = [cap.pick(args.run)] if args.run is not None else (cap.check_found() or cap.runs)
+    if args.type is not None and args.type not in capture.RECORD_TYPES and args.type not in cap.types:
+        # A type pmuboot never writes (a typo) is refused; one it writes but this run lacks prints nothing.
+        raise capture.CaptureError(f"--type {_quoted(args.type)}: pmuboot writes no such record, and the capture "
+                                   "holds none (types: " + ", ".join(sorted(capture.RECORD_TYPES)) + "; "
+                                   "docs/results-format.md)")
     for w in cap.verify(runs, args.allow_incomplete):
         capture.warn(w)
-    recs = selected_records(runs, args.type)
     if args.format == "json":
-        for rec in recs:
+        for rec in selected_records(cap, runs, args.type):
             sys.stdout.write(json.dumps(rec) + "\n")
         return 0
-    rows = [flatten(r) for r in recs]
+    # CSV: the columns are every field any record printed has, so they are gathered first.
     cols = {}
-    for r in rows:
-        cols.update(dict.fromkeys(r))
+    for rec in selected_records(cap, runs, args.type):
+        cols.update(dict.fromkeys(flatten(rec)))
     w = csv.DictWriter(sys.stdout, fieldnames=list(cols), lineterminator="\n")
     w.writeheader()
-    w.writerows(rows)
+    for rec in selected_records(cap, runs, args.type):
+        w.writerow(flatten(rec))
     return 0
+
+
+def _quoted(s):
+    return json.dumps(s[:40]) + ("..." if len(s) > 40 else "")

@@ -42,6 +42,9 @@ DPI = 110
 MAX_PANELS = 40
 # Header lines wrap here (characters at the legend's font size across the picture).
 TITLE_CHARS = 105
+# The records plot reads (the end record is always kept), and of the bench records the fields.
+PLOT_TYPES = ("begin", "cpu", "platform", "bench_setup", "bench")
+PLOT_FIELDS = {"bench": capture.KEY_FIELDS + ("cycles", "events", "penalty", "control")}
 
 
 def add_parser(sub):
@@ -302,18 +305,29 @@ def render(panels, names, path, fmt):
     title = "pmuboot" + ("" if n > 1 else ": " + names[0])
     head_ax.set_title("\n".join(textwrap.wrap(title, TITLE_CHARS)), loc="left", fontsize=9, fontweight="bold")
     head_ax.legend(handles=handles, loc="upper left", fontsize=8, frameon=False, borderaxespad=0)
+    write_picture(fig, path, fmt)
+
+
+def write_picture(fig, path, fmt):
+    """Draw into a temporary file beside path, then put it in place: a failure leaves no half picture.
+    The temporary name is ours, not the user's: an error names path."""
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".pmucap-plot-", suffix="." + fmt, dir=directory)
-    os.close(fd)
+    tmp = None
     try:
+        fd, tmp = tempfile.mkstemp(prefix=".pmucap-plot-", suffix="." + fmt, dir=directory)
+        os.close(fd)
         fig.savefig(tmp, format=fmt)
         os.replace(tmp, path)
+    except OSError as e:
+        raise capture.InputError(f"{path}: cannot write the picture: {e.strerror or e}") from None
     finally:
-        if os.path.exists(tmp):
+        if tmp and os.path.exists(tmp):
             os.unlink(tmp)
 
 
 def output_format(path):
+    if os.path.isdir(path):
+        raise capture.InputError(f"{path}: is a directory; give the picture's file name")
     ext = os.path.splitext(path)[1].lower().lstrip(".")
     if ext not in FORMATS:
         raise capture.InputError(f"{path}: the picture's name must end in " + ", ".join("." + f for f in FORMATS)
@@ -326,7 +340,7 @@ def run(args):
     specs = [(args.capture, args.run_a)] + ([(args.capture_b, args.run_b)] if args.capture_b else [])
     tables, names, runs = [], [], []
     for path, idx in specs:
-        r, warnings = capture.load_run(path, idx, args.allow_incomplete)
+        r, warnings = capture.load_run(path, idx, args.allow_incomplete, keep=PLOT_TYPES, fields=PLOT_FIELDS)
         for w in warnings:
             capture.warn(w)
         tables.append(capture.bench_table(r))

@@ -2,7 +2,7 @@
 
 Per kernel variant (in the order measured): cycles per iteration (median and
 [min..max]), the penalty against its control (variant median - control median, as
-the bench record gives it), the key events (those its `check` records judged, with
+the bench record gives it; where there is none, why, as a note), the key events (those its `check` records judged, with
 the control's figure) and what its checks said.  Reasons for skipped or failed
 checks are listed once under the table, then the samples the quiet-machine ledger
 found disturbed (by source), and the figures marked unstable (a ~ after the median:
@@ -71,6 +71,13 @@ def build_rows(run):
                     notes.append(reason)
                 text += f"[{notes.index(reason) + 1}]"
             verdicts.append(text)
+        penalty = "-" if pen is None else f"{pen:+.3f}"
+        why = get(bench, "penalty_why", STR)
+        if pen is None and why and get(bench, "control", STR):
+            # A variant with a control but no penalty: why, among the notes (older captures do not say).
+            if why not in notes:
+                notes.append(why)
+            penalty += f"[{notes.index(why) + 1}]"
         dropped = get(bench, "dropped", INT, 0)
         # A figure whose samples could not be cleaned is never shown as a plain measurement.
         unstable = get(bench, "unstable", STR)
@@ -81,7 +88,7 @@ def build_rows(run):
                       ("invalid" if get(bench, "cycles_invalid", STR) else "-"),
             "unstable": unstable,
             "range": f"[{num(cyc['min'])}..{num(cyc['max'])}]" if cyc else "",
-            "penalty": "-" if pen is None else f"{pen:+.3f}",
+            "penalty": penalty,
             "control": get(bench, "control", STR) or "-",
             "events": key_events(bench, checks.get(key, [])),
             "check": " ".join(verdicts) or "-",
@@ -164,8 +171,19 @@ def write_disturbances(rows, out):
         out.write("~ unstable: " + ", ".join(f"{r['variant']} ({r['unstable']})" for r in shaky) + "\n")
 
 
+# The records the table reads (the end record is always kept); only the run shown keeps them, and
+# of its bench and check records (there may be thousands) only the fields read here.
+TABLE_TYPES = ("begin", "cpu", "platform", "bench_setup", "bench", "check", "audit")
+TABLE_FIELDS = {
+    "bench": capture.KEY_FIELDS + ("cycles", "events", "penalty", "penalty_why", "control", "dropped", "retaken",
+                                   "disturbed", "unstable", "cycles_invalid", "cycles_source"),
+    "check": capture.KEY_FIELDS + ("what", "status", "reason", "role", "event", "value", "control_value"),
+}
+
+
 def run(args):
-    cap = capture.Capture(args.capture)
+    cap = capture.Capture(args.capture, keep=TABLE_TYPES, only_run=args.run if args.run is not None else "last",
+                          keep_texts=False, fields=TABLE_FIELDS)
     r = cap.pick(args.run)
     for w in cap.verify([r], args.allow_incomplete):
         capture.warn(w)
