@@ -1,6 +1,6 @@
 /*
  * run/cpus_parse.c - cpus= text to a struct cpus_spec (see cpus.h).  Apart
- * from cpus.c so the option table (run/config.c) does not pull the topology
+ * from cpus.c so the option table (run/config_opts.c) does not pull the topology
  * code, and with it CPUID, into everything that reads options.
  */
 #include "run/cpus.h"

@@ -1,5 +1,5 @@
 /*
- * Fuzz target: pmuboot.cfg bytes and load options (run/config.c).  The
+ * Fuzz target: pmuboot.cfg bytes and load options (run/config.c, the table in run/config_opts.c).  The
  * first byte picks the form; every error goes out through rec_error as in
  * pmuboot-host run, so the escaping of what the file said is checked too.
  */

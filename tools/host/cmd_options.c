@@ -1,4 +1,4 @@
-/* tools/host/cmd_options.c - print the option reference generated from run/config.c. */
+/* tools/host/cmd_options.c - print the option reference generated from run/config_opts.c. */
 #include <stdio.h>
 #include <string.h>
 
@@ -16,7 +16,7 @@ static int usage(FILE *f)
 	fprintf(f, "usage: pmuboot-host options\n"
 		   "\n"
 		   "Print the reference of every option of pmuboot.cfg and `pmuboot-host run` (the table of\n"
-		   "docs/options.md), generated from run/config.c.\n"
+		   "docs/options.md), generated from run/config_opts.c.\n"
 		   "\n"
 		   "  -h, --help   this text\n");
 	return f == stdout ? 0 : 2;
