@@ -12,9 +12,11 @@
 #
 # Sources are found by directory.  A folder may add generated sources or
 # rules in its own module.mk (included below), so most changes need no edit
-# here.  Portable code (lib/, pmu/, events/, bench/, run/ and the kernel/ files
-# listed in KERNEL_PORTABLE) is compiled twice: freestanding for the image
-# and hosted for pmuboot-host and the unit tests.
+# here.  Which build a file goes into is a property of its folder: portable
+# code (lib/, pmu/, events/, bench/, run/ and kernel/ itself) is compiled
+# twice, freestanding for the image and hosted for pmuboot-host and the unit
+# tests; kernel/metal/ and boot/ are the image's alone; linux/ (the seam on
+# Linux) and tools/host/ are pmuboot-host's alone.
 
 B := build
 # V=1 shows the full commands.
@@ -45,8 +47,6 @@ IMAGE_NASMFLAGS := $(NASMFLAGS) -DPMUBOOT_IMAGE
 HOST_NASMFLAGS := $(NASMFLAGS) -DPMUBOOT_HOSTED
 
 # Filled in by module.mk files.
-KERNEL_PORTABLE :=
-KERNEL_PORTABLE_ASM :=
 GEN_C :=
 GEN_DEPS :=
 -include $(sort $(wildcard */module.mk))
@@ -54,15 +54,15 @@ GEN_DEPS :=
 # Rooms (docs/architecture.md).  A file named *_host.c is host-only: it is
 # built into pmuboot-host and the unit tests, never into the image.
 ALL_PORTABLE_C := $(filter-out lib/libc_min.c,$(wildcard lib/*.c)) $(wildcard pmu/*/*.c) \
-	$(wildcard events/*.c) $(wildcard bench/*.c) $(wildcard run/*.c) $(KERNEL_PORTABLE)
+	$(wildcard events/*.c) $(wildcard bench/*.c) $(wildcard run/*.c) $(wildcard kernel/*.c)
 HOSTED_C := $(filter %_host.c,$(ALL_PORTABLE_C))
 PORTABLE_C := $(filter-out %_host.c,$(ALL_PORTABLE_C))
-PORTABLE_ASM := $(wildcard bench/*.asm) $(wildcard pmu/*/*.asm) $(KERNEL_PORTABLE_ASM)
-IMAGE_ONLY_C := lib/libc_min.c $(wildcard boot/*.c) $(filter-out $(KERNEL_PORTABLE),$(wildcard kernel/*.c))
-IMAGE_ONLY_ASM := $(filter-out $(KERNEL_PORTABLE_ASM),$(wildcard kernel/*.asm))
-HOST_ONLY_C := $(wildcard tools/host/*.c)
+PORTABLE_ASM := $(wildcard bench/*.asm) $(wildcard pmu/*/*.asm) $(wildcard kernel/*.asm)
+IMAGE_ONLY_C := lib/libc_min.c $(wildcard boot/*.c) $(wildcard kernel/metal/*.c)
+IMAGE_ONLY_ASM := $(wildcard kernel/metal/*.asm)
+HOST_ONLY_C := $(wildcard linux/*.c) $(wildcard tools/host/*.c)
 # The unit tests' executable memory is the host's (kernel/guard.h: mmap on Linux either way).
-FAKE_C := $(wildcard tests/fake/*.c) tools/host/xmem_linux.c
+FAKE_C := $(wildcard tests/fake/*.c) linux/xmem_linux.c
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
 
 IMAGE_OBJS := $(patsubst %.c,$(B)/image/%.o,$(PORTABLE_C) $(IMAGE_ONLY_C)) \

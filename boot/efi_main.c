@@ -14,7 +14,7 @@
 #include "boot/results_file.h"
 #include "boot/serial_setup.h"
 #include "run/run.h"
-#include "kernel/runtime.h"
+#include "kernel/metal/runtime.h"
 #include "lib/heap.h"
 #include "lib/out.h"
 #include "lib/record.h"

@@ -1,7 +1,7 @@
 /* boot/finish.c - the end of a run: countdown, QEMU exit status, then on_finish. */
 #include "boot/boot.h"
 #include "boot/screen.h"
-#include "kernel/io.h"
+#include "kernel/metal/io.h"
 #include "lib/out.h"
 #include "lib/record.h"
 #include "pmu/cpu/cpu.h"

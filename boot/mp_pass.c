@@ -14,7 +14,7 @@
  */
 #include "boot/mp.h"
 #include "boot/spool.h"
-#include "kernel/ap.h"
+#include "kernel/metal/ap.h"
 #include "kernel/hw.h"
 #include "kernel/timing.h"
 #include "lib/out.h"
@@ -39,7 +39,7 @@ static size_t nparked;
 
 static void EFIAPI park_entry(void *s) { kernel_park(s); }
 
-/* park= as kernel/ap.h's modes. */
+/* park= as kernel/metal/ap.h's modes. */
 static enum park_mode want_of(enum park_sel sel)
 {
 	static const enum park_mode modes[] = { [PARK_SEL_AUTO] = PARK_NONE, [PARK_SEL_MWAIT] = PARK_MWAIT,

@@ -5,7 +5,7 @@
  * not exist, RDPMC of a counter that may not exist, or RDPMC itself under
  * QEMU TCG) gets an entry: the address of the instruction and the address
  * to resume at.  When #GP or #UD hits an address in the table, the handler
- * (kernel/trap.c) puts the vector in RAX and resumes at the fixup instead
+ * (kernel/metal/trap.c) puts the vector in RAX and resumes at the fixup instead
  * of treating the exception as fatal.
  *
  * Entries are two 32-bit offsets, each relative to its own field, so the

@@ -6,9 +6,9 @@
  * fixup table does not absorb) ends the call early instead of the run; so
  * does running longer than bound_us, when the platform has a watchdog that
  * can interrupt code running with interrupts off.  Three implementations:
- *   kernel/guard_metal.c     the image: the runtime's exception guard, and
+ *   kernel/metal/guard_metal.c     the image: the runtime's exception guard, and
  *                            the local APIC timer in NMI delivery mode;
- *   tools/host/guard_linux.c pmuboot-host: signal handlers and SIGALRM;
+ *   linux/guard_linux.c pmuboot-host: signal handlers and SIGALRM;
  *   tests/fake/guard_fake.c  unit tests: a plain call.
  */
 #ifndef PMUBOOT_KERNEL_GUARD_H

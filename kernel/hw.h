@@ -3,9 +3,9 @@
  *
  * pmu/, events/ and the bench/ harness reach the machine only through these
  * functions.  Three implementations exist:
- *   kernel/hw_metal.c   the UEFI image, on bare metal (fault-tolerant via
+ *   kernel/metal/hw_metal.c   the UEFI image, on bare metal (fault-tolerant via
  *                       the exception-fixup table);
- *   tools/host/hw_linux.c  pmuboot-host on Linux (cpuid instruction,
+ *   linux/hw_linux.c  pmuboot-host on Linux (cpuid instruction,
  *                       /dev/cpu/N/msr where permitted, rdtsc);
  *   tests/fake/hw_fake.c   unit tests (a modelled CPU: CPUID leaves, MSRs
  *                       that exist or #GP, counters that count).

@@ -4,13 +4,13 @@
  *
  * Part of the one platform seam and substituted the same way, at link
  * time (docs/architecture.md, "The seam"):
- *   kernel/hw_metal.c     the image: MMIO, port I/O, RFLAGS, cli/sti;
+ *   kernel/metal/hw_metal.c     the image: MMIO, port I/O, RFLAGS, cli/sti;
  *   tests/fake/hw_fake.c  unit tests: a modelled xAPIC page, I/O ports and
  *                         RFLAGS.IF, with an ordered log of every write,
  *                         cli and sti, so a test asserts what was masked,
  *                         what was restored and in which order.
  * pmuboot-host implements none of it: a Linux process reaches none of
- * these registers, its window (tools/host/hw_linux.c) counts disturbances
+ * these registers, its window (linux/hw_linux.c) counts disturbances
  * instead, and it links no code that uses them.
  */
 #ifndef PMUBOOT_KERNEL_HW_REGS_H

@@ -12,7 +12,7 @@
  *   all     every one of them.
  * Each test emits one `selftest` record (docs/results-format.md).  The
  * record building and the list parsing are portable (selftest_common.c);
- * the tests themselves run only in the image (kernel/selftest.c).
+ * the tests themselves run only in the image (kernel/metal/selftest.c).
  */
 #ifndef PMUBOOT_KERNEL_SELFTEST_H
 #define PMUBOOT_KERNEL_SELFTEST_H

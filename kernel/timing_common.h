@@ -1,6 +1,6 @@
 /*
  * kernel/timing_common.h - the parts of timing_init that are the same on
- * bare metal (kernel/timing_metal.c) and on Linux (tools/host/timing_linux.c):
+ * bare metal (kernel/metal/timing_metal.c) and on Linux (linux/timing_linux.c):
  * reading CPUID's frequency leaves, and the add-chain calibration of core
  * cycles against the TSC inside measurement windows.  Portable.
  */

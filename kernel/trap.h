@@ -1,5 +1,5 @@
 /*
- * kernel/trap.h - exception entry (kernel/entry.asm) and its C handler.
+ * kernel/trap.h - exception entry (kernel/metal/entry.asm) and its C handler.
  *
  * Image-only.  The layout of struct kx_frame is fixed by the pushes in
  * kx_common; struct kx_guard by kx_guarded_call.
@@ -42,14 +42,14 @@ struct kx_guard {
 /* entry.asm stores at these offsets. */
 _Static_assert(offsetof(struct kx_guard, rsp) == 0 && offsetof(struct kx_guard, rflags) == 8 &&
 		       offsetof(struct kx_guard, resume) == 16,
-	       "struct kx_guard layout is fixed by kernel/entry.asm");
+	       "struct kx_guard layout is fixed by kernel/metal/entry.asm");
 
-/* kernel/entry.asm */
+/* kernel/metal/entry.asm */
 extern const char kx_stubs[], kx_stubs_end[];
 #define KX_STUB_SIZE 16
 int kx_guarded_call(void (*fn)(void *), void *arg, struct kx_guard *g);
 
-/* kernel/trap.c */
+/* kernel/metal/trap.c */
 void kx_trap(struct kx_frame *f);
 
 /* What a fatal exception left behind, for the `fault` record. */
@@ -63,13 +63,13 @@ struct kx_fault {
 const struct kx_fault *kx_fault_info(void);
 /* Forget the fault reported: an application processor's fault ends its pass, not the run. */
 void kx_fault_clear(void);
-/* kernel/entry.asm: an NMI gate that only returns (the wake-up of a processor parked in HLT). */
+/* kernel/metal/entry.asm: an NMI gate that only returns (the wake-up of a processor parked in HLT). */
 extern const char kx_nmi_return[];
-/* kernel/entry.asm: fn(arg) on the stack ending at top. */
+/* kernel/metal/entry.asm: fn(arg) on the stack ending at top. */
 void kx_call_on_stack(void (*fn)(void *), void *arg, void *top);
 
 /*
- * What trap.c cannot know itself, registered by the runtime (kernel/runtime.c)
+ * What trap.c cannot know itself, registered by the runtime (kernel/metal/runtime.c)
  * instead of called: trap.c sits below the runtime and calls nothing above
  * it.  Both run in exception context, interrupts off.
  */
@@ -83,7 +83,7 @@ struct kx_trap_hooks {
 void kx_trap_set_hooks(const struct kx_trap_hooks *h, struct kx_guard *g);
 
 /*
- * A guarded call inside the run (kernel/guard.h, kernel/guard_metal.c):
+ * A guarded call inside the run (kernel/guard.h, kernel/metal/guard_metal.c):
  * while g.active, a fatal exception - or an NMI after which `abort` is set
  * (the watchdog's callback sets it) - resumes at g (kx_guarded_call returns
  * 1) with the stopping frame in `frame`, instead of ending the run.  The

@@ -1,6 +1,6 @@
 /*
  * kernel/tsc_math.h - the arithmetic of honest time, shared by the image
- * (kernel/timing_metal.c) and the host (tools/host/timing_linux.c).
+ * (kernel/metal/timing_metal.c) and the host (linux/timing_linux.c).
  *
  * Integer only (no floating point anywhere in the image).  Portable and
  * unit-tested: TSC frequency from CPUID 15h/16h, from a measurement against

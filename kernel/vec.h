@@ -13,7 +13,7 @@
  *   [SDM2]  Vol. 2B XSETBV (#GP(0) on a reserved or unsupported bit, bit 0
  *           clear, bit 2 without bit 1), XGETBV (#UD while CR4.OSXSAVE = 0).
  *
- * The image (kernel/runtime.c, kernel/ap.c on every processor that runs a
+ * The image (kernel/metal/runtime.c, kernel/metal/ap.c on every processor that runs a
  * pass) enables x87|SSE|AVX, and opmask|ZMM_Hi256|Hi16_ZMM where the CPU has
  * AVX-512F and supports all three, before anything runs, and puts CR4 and
  * XCR0 back at exit.  On Linux the OS has done it, and a process may not

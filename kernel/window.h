@@ -12,9 +12,9 @@
  * cli comes first, not last: nothing may run between reading an LVT and
  * masking it, or the firmware's timer handler could re-arm what was just
  * saved.  The AMD extended LVTs are left alone: they carry IBS NMIs the
- * measurement asks for (kernel/hw_metal.c routes them).
+ * measurement asks for (kernel/metal/hw_metal.c routes them).
  *
- * Portable: kernel/platform_metal.c implements hw_window_enter/leave with
+ * Portable: kernel/metal/platform_metal.c implements hw_window_enter/leave with
  * it; the registers are reached through kernel/hw.h and kernel/hw_regs.h,
  * so the unit tests run it against the fake CPU's register file.
  */

@@ -25,7 +25,7 @@
 
 #define IO_PORT_MAX 0xffff
 #define STANDARD_CLOCK_HZ 1843200u	/* the PC 16550's 1.8432 MHz crystal */
-#define DRIVER_CLOCK_DIV16 115200u	/* kernel/serial.c: divisor = 115200 / baud */
+#define DRIVER_CLOCK_DIV16 115200u	/* kernel/metal/serial.c: divisor = 115200 / baud */
 #define BAUD_TOLERANCE_PCT 3		/* async serial framing tolerates roughly +-3% */
 
 /* DBG2 serial subtypes (DBG2 specification, table 3) that are a 16550 register set. */

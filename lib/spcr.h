@@ -40,7 +40,7 @@ struct spcr_uart {
 bool spcr_parse(const void *table, size_t len, struct spcr_uart *out);
 
 /*
- * kernel/serial.c derives the divisor as 115200 / baud (a 1.8432 MHz clock).
+ * kernel/metal/serial.c derives the divisor as 115200 / baud (a 1.8432 MHz clock).
  * For a UART with another input clock, the baud value to hand it so that it
  * programs the divisor this UART needs for `baud`.  Returns 0 when no
  * divisor fits (clock too slow for the rate); *exact is false when the

@@ -236,7 +236,7 @@ static void pass_cleanup(void *arg)
  * The benchmark arenas and the code pages of user kernels exist before a
  * pass elsewhere: another processor may not ask the firmware for memory,
  * and it runs on the page tables the boot CPU built for the arenas
- * (kernel/ap.h).  Once made, they serve every later pass.
+ * (kernel/metal/ap.h).  Once made, they serve every later pass.
  */
 static void prepare_elsewhere(const struct config *c)
 {

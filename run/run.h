@@ -23,14 +23,14 @@
 /*
  * A measuring pass run by struct run_mp's measure_on: body(arg) on the
  * chosen processor with the others parked, and cleanup(arg) on that same
- * processor after a fault in body (image: kernel/ap.h, boot/mp_pass.c).
+ * processor after a fault in body (image: kernel/metal/ap.h, boot/mp_pass.c).
  */
 struct run_pass {
 	void (*body)(void *arg);
 	void (*cleanup)(void *arg);
 	void *arg;
 	const char *who;		/* "processor 2 (APIC ID 1)" */
-	enum cpu_exec exec;		/* identification's, for how to park the others (kernel/ap.h) */
+	enum cpu_exec exec;		/* identification's, for how to park the others (kernel/metal/ap.h) */
 	enum park_sel park;		/* the park= option */
 	/* Filled by measure_on. */
 	bool faulted;			/* body faulted; its `fault` record is written */

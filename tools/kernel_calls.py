@@ -3,7 +3,7 @@
 
 tools/layering.py reads the #include graph.  This reads the call graph the
 linker sees: for every object file of kernel/ in the image build
-(build/image/kernel/*.o), `nm` lists the symbols it defines and the ones it
+(build/image/kernel/*.o and kernel/metal/*.o), `nm` lists the symbols it defines and the ones it
 leaves undefined.  File A uses file B when A leaves undefined a symbol B
 defines.  The rule (docs/architecture.md, "Inside kernel/"): those uses
 form no circle.  Where a lower file must reach a higher one at run time
@@ -102,18 +102,23 @@ def describe(graph, comp):
 
 
 def objects_in(objdir, srcdir):
-    """{source name: object path} for the objects whose source is in srcdir (a stale object is left out)."""
+    """{source name: object path} for the objects whose source is in srcdir or a folder under it
+    (kernel/metal/), named by their path from srcdir ("metal/trap.c"); a stale object is left out."""
     if not os.path.isdir(objdir):
         return {}
     objs = {}
-    for n in sorted(os.listdir(objdir)):
-        stem, ext = os.path.splitext(n)
-        if ext != ".o":
-            continue
-        for src_ext in (".c", ".asm"):
-            if os.path.exists(os.path.join(srcdir, stem + src_ext)):
-                objs[stem + src_ext] = os.path.join(objdir, n)
-                break
+    for here, dirs, names in os.walk(objdir):
+        dirs.sort()
+        rel = os.path.relpath(here, objdir)
+        for n in sorted(names):
+            stem, ext = os.path.splitext(n)
+            if ext != ".o":
+                continue
+            for src_ext in (".c", ".asm"):
+                name = os.path.normpath(os.path.join(rel, stem + src_ext))
+                if os.path.exists(os.path.join(srcdir, name)):
+                    objs[name] = os.path.join(here, n)
+                    break
     return objs
 
 

@@ -21,6 +21,8 @@ import sys
 ALLOWED = {
     "lib": [],
     "kernel": ["lib"],
+    "kernel/metal": ["kernel", "lib"],
+    "linux": ["kernel", "lib"],
     "events": ["lib", "kernel"],
     "pmu/cpu": ["lib", "kernel"],
     "pmu/caps": ["pmu/cpu", "lib", "kernel"],
@@ -33,17 +35,17 @@ ALLOWED = {
     "run": ["bench", "pmu/audit", "pmu/freq", "pmu/count", "pmu/ibs", "pmu/caps", "pmu/cpu", "events", "lib",
             "kernel"],
     "boot": ["run", "bench", "pmu/audit", "pmu/freq", "pmu/count", "pmu/ibs", "pmu/caps", "pmu/cpu", "events", "lib",
-             "kernel"],
-    "tools/host": ["run", "bench", "pmu/audit", "pmu/freq", "pmu/count", "pmu/ibs", "pmu/caps", "pmu/cpu", "events",
-                   "lib", "kernel"],
+             "kernel/metal", "kernel"],
+    "tools/host": ["linux", "run", "bench", "pmu/audit", "pmu/freq", "pmu/count", "pmu/ibs", "pmu/caps", "pmu/cpu",
+                   "events", "lib", "kernel"],
     "tests/fake": ["run", "bench", "pmu/audit", "pmu/freq", "pmu/count", "pmu/ibs", "pmu/caps", "pmu/cpu", "events",
                    "lib", "kernel"],
-    "tests/fuzz": ["tests/fake", "tools/host", "run", "bench", "pmu/audit", "pmu/freq", "pmu/count", "pmu/ibs",
+    "tests/fuzz": ["tests/fake", "linux", "tools/host", "run", "bench", "pmu/audit", "pmu/freq", "pmu/count", "pmu/ibs",
                    "pmu/caps", "pmu/cpu", "events", "lib", "kernel"],
-    "tests/unit": ["tests/fake", "tools/host", "run", "bench", "pmu/audit", "pmu/freq", "pmu/count", "pmu/ibs",
+    "tests/unit": ["tests/fake", "linux", "tools/host", "run", "bench", "pmu/audit", "pmu/freq", "pmu/count", "pmu/ibs",
                    "pmu/caps", "pmu/cpu", "events", "lib", "kernel"],
 }
-# Kernel/ implements interfaces that boot/ and tools/host/ fill in (firmware.h); it never includes them.
+# kernel/ declares interfaces that boot/, kernel/metal/ and linux/ fill in (firmware.h, hw.h); it never includes them.
 SOURCES = (".c", ".h", ".asm", ".inc")
 INCLUDE = re.compile(r'^\s*[#%]\s*include\s+"([^"]+)"', re.M)
 GENERATED = ("version.h", "event_roles.h", "build/")

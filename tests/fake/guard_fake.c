@@ -1,7 +1,7 @@
 /*
  * tests/fake/guard_fake.c - kernel/guard.h for the unit tests: a plain call
  * (the tests run only kernels that finish).  Executable memory is the
- * host's own (tools/host/xmem_linux.c, linked into libfake.a).
+ * host's own (linux/xmem_linux.c, linked into libfake.a).
  */
 #include <stdio.h>
 #include <string.h>

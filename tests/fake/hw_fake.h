@@ -1,6 +1,6 @@
 /*
  * tests/fake/hw_fake.h - kernel/hw.h and kernel/hw_regs.h for unit tests:
- * a modelled CPU, linked in place of the image's kernel/hw_metal.c (the
+ * a modelled CPU, linked in place of the image's kernel/metal/hw_metal.c (the
  * one way hardware is substituted: docs/architecture.md, "The seam").
  *
  * CPUID answers come from a table of leaves (set by hand, or loaded from a

@@ -29,7 +29,8 @@ def test_rebuild_is_byte_identical(ctx):
         d = tempfile.mkdtemp(prefix="pmuboot-repro-")
         src = os.path.join(d, "src")
         subprocess.run(["git", "clone", "-q", ctx.root, src], check=True)
-        # Build the working tree as it is, not only the last commit.
+        # Build the working tree as it is, not only the last commit (files moved or deleted since it too).
+        subprocess.run(f"cd {src} && git ls-files -z | xargs -0 rm -f", shell=True, check=True)
         subprocess.run(f"cd {ctx.root} && git ls-files -z --cached --others --exclude-standard | "
                        f"xargs -0 cp --parents -t {src}", shell=True, check=True)
         p = subprocess.run(["make", "-C", src, "image"], capture_output=True, text=True)
@@ -63,3 +64,35 @@ def test_host_identify_names_this_cpu(ctx):
     cpu = next(json.loads(l[len("@pmuboot "):]) for l in p.stdout.splitlines() if '"type":"cpu"' in l)
     assert cpu["vendor_string"] == vendor, cpu
     assert int(cpu["family"], 16) == fam and int(cpu["model"], 16) == model, (cpu, fam, model)
+
+
+def _make_var(ctx, name):
+    p = subprocess.run(["make", "-s", "--no-print-directory", "--eval", "print-var-%: ; @echo $($*)",
+                        f"print-var-{name}"], cwd=ctx.root, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    return set(p.stdout.split())
+
+
+def test_folders_decide_the_build(ctx):
+    """Which build a source goes into follows from its folder alone (issue 26): every file directly in
+    kernel/ is portable, kernel/metal/ is the image's only, linux/ is pmuboot-host's only, and a new
+    file in any of them is picked up with no list to edit."""
+    image = _make_var(ctx, "IMAGE_OBJS")
+    host = _make_var(ctx, "HOST_LIB_OBJS") | _make_var(ctx, "HOST_ONLY_OBJS")
+    b = "build"
+
+    def sources(folder, ext):
+        d = os.path.join(ctx.root, folder)
+        return sorted(f"{folder}/{n}" for n in os.listdir(d) if n.endswith(ext))
+
+    kernel = sources("kernel", ".c") + sources("kernel", ".asm")
+    metal = sources("kernel/metal", ".c") + sources("kernel/metal", ".asm")
+    linux = sources("linux", ".c")
+    assert len(kernel) >= 10 and len(metal) >= 10 and len(linux) >= 5, (kernel, metal, linux)
+    obj = lambda where, src: f"{b}/{where}/{os.path.splitext(src)[0]}.o"  # noqa: E731
+    for src in kernel:
+        assert obj("image", src) in image and obj("host", src) in host, src
+    for src in metal:
+        assert obj("image", src) in image and obj("host", src) not in host, src
+    for src in linux:
+        assert obj("host", src) in host and obj("image", src) not in image, src

@@ -44,20 +44,21 @@ def test_graph_is_the_real_one(ctx):
     problems, graph = kernel_calls.check(_objdir(ctx))
     assert problems == [], problems
     assert len(graph) >= 15, sorted(graph)
-    assert "trap.c" in graph["runtime.c"] and "trap.c" in graph["entry.asm"], graph["runtime.c"]
-    assert "window.c" in graph["platform_metal.c"], graph["platform_metal.c"]
+    assert "metal/trap.c" in graph["metal/runtime.c"], graph["metal/runtime.c"]
+    assert "metal/trap.c" in graph["metal/entry.asm"], graph["metal/entry.asm"]
+    assert "window.c" in graph["metal/platform_metal.c"], graph["metal/platform_metal.c"]
 
 
 def test_trap_calls_only_below_it(ctx):
     """trap.c exposes hooks that the runtime registers; it calls nothing above itself."""
     _, graph = kernel_calls.check(_objdir(ctx))
-    assert set(graph["trap.c"]) <= {"activity.c", "fixup.c", "nmi.c"}, graph["trap.c"]
+    assert set(graph["metal/trap.c"]) <= {"activity.c", "fixup.c", "nmi.c"}, graph["metal/trap.c"]
 
 
 def test_platform_is_passed_down(ctx):
     """No file fetches the platform from runtime.c: nothing but efi_main (outside kernel/) calls into it."""
     _, graph = kernel_calls.check(_objdir(ctx))
-    callers = sorted(f for f, uses in graph.items() if "runtime.c" in uses)
+    callers = sorted(f for f, uses in graph.items() if "metal/runtime.c" in uses)
     assert callers == [], callers
 
 

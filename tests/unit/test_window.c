@@ -369,7 +369,7 @@ static void interrupts_turned_on_inside_are_reported(void **state)
 	assert_false(w.if_verified_clear);
 }
 
-/* The wake-up NMI of a parked processor (kernel/ap.c): to another APIC ID, destination before command. */
+/* The wake-up NMI of a parked processor (kernel/metal/ap.c): to another APIC ID, destination before command. */
 static void nmi_ipi_goes_to_the_named_processor(void **state)
 {
 	(void)state;

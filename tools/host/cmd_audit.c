@@ -19,7 +19,7 @@
 
 #include "tools/host/host.h"
 #include "tools/host/host_dump.h"
-#include "tools/host/hw_linux.h"
+#include "linux/hw_linux.h"
 #include "pmu/audit/audit.h"
 #include "pmu/audit/audit_model.h"
 #include "pmu/count/count.h"

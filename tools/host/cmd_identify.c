@@ -23,7 +23,7 @@
 
 #include "run/run.h"
 #include "tools/host/host.h"
-#include "tools/host/hw_linux.h"
+#include "linux/hw_linux.h"
 #include "run/config.h"
 #include "lib/record.h"
 #include "tools/host/host_cpuinfo.h"

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "tools/host/host.h"
-#include "tools/host/hw_linux.h"
+#include "linux/hw_linux.h"
 #include "events/events.h"
 #include "pmu/count/count.h"
 #include "pmu/count/count_msr.h"

@@ -7,7 +7,7 @@
 #include "bench/suite.h"
 #include "run/run.h"
 #include "tools/host/host.h"
-#include "tools/host/hw_linux.h"
+#include "linux/hw_linux.h"
 #include "run/config.h"
 #include "lib/record.h"
 #include "tools/host/kernel_tools.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "tools/host/host_dump.h"
-#include "tools/host/hw_linux.h"
+#include "linux/hw_linux.h"
 
 const char *host_file_error(int err)
 {

@@ -16,7 +16,7 @@
 #include "run/run.h"
 #include "kernel/firmware.h"
 #include "tools/host/host.h"
-#include "tools/host/hw_linux.h"
+#include "linux/hw_linux.h"
 #include "lib/out.h"
 
 #define SYS_CPU "/sys/devices/system/cpu"

@@ -1,9 +1,9 @@
 /*
- * kernel/io.h - port and memory-mapped I/O primitives for the image.
+ * kernel/metal/io.h - port and memory-mapped I/O primitives for the image.
  * Bare-metal only: the host build and the tests never include this.
  */
-#ifndef PMUBOOT_KERNEL_IO_H
-#define PMUBOOT_KERNEL_IO_H
+#ifndef PMUBOOT_KERNEL_METAL_IO_H
+#define PMUBOOT_KERNEL_METAL_IO_H
 
 #include <stdint.h>
 

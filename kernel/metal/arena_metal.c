@@ -1,5 +1,5 @@
 /*
- * kernel/arena_metal.c - kernel/arena.h on bare metal.
+ * kernel/metal/arena_metal.c - kernel/arena.h on bare metal.
  *
  * The first arena_get clones the firmware's page tables (kernel/paging.c)
  * and loads the clone into CR3; each arena is 4 MiB of physically
@@ -15,7 +15,7 @@
  */
 #include "kernel/arena.h"
 #include "kernel/hw.h"
-#include "kernel/kx.h"
+#include "kernel/metal/kx.h"
 #include "kernel/paging.h"
 #include "kernel/trap.h"
 #include "kernel/firmware.h"
@@ -37,7 +37,7 @@ static struct {
 	bool pt_ready;
 	uint64_t fw_cr3, root;
 	bool ours_loaded;
-	bool runtime_up;	/* passed down by kernel/runtime.c */
+	bool runtime_up;	/* passed down by kernel/metal/runtime.c */
 	uint8_t *pool;
 	unsigned pool_used;
 	struct arena arenas[SLOTS];

@@ -1,5 +1,5 @@
 /*
- * kernel/guard_metal.c - kernel/guard.h in the image.
+ * kernel/metal/guard_metal.c - kernel/guard.h in the image.
  *
  * A guarded call runs under trap.c's inner guard (kx_trap_set_inner): a
  * fatal exception inside it, or an NMI while its abort flag is set, makes
@@ -18,7 +18,7 @@
 #include "kernel/guard.h"
 #include "kernel/apic.h"
 #include "kernel/hw.h"
-#include "kernel/kx.h"
+#include "kernel/metal/kx.h"
 #include "kernel/nmi.h"
 #include "kernel/trap.h"
 #include "kernel/timing.h"
@@ -44,7 +44,7 @@ static uint64_t timer_per_ms;	/* APIC timer counts per millisecond at divide-by-
 
 /*
  * Executable pages kept for the whole run (hw_xmem_prepare): a pass on
- * another processor may not ask the firmware for any (kernel/ap.h), so its
+ * another processor may not ask the firmware for any (kernel/metal/ap.h), so its
  * user kernels are placed here.  A bit per page, set while in use.
  */
 #define XPOOL_PAGES 256

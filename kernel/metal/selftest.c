@@ -1,5 +1,5 @@
 /*
- * kernel/selftest.c - the runtime's self-tests and the `runtime` record
+ * kernel/metal/selftest.c - the runtime's self-tests and the `runtime` record
  * (see selftest.h).  Image-only.
  */
 #include "kernel/activity.h"
@@ -7,9 +7,9 @@
 #include "kernel/arena.h"
 #include "kernel/fixup.h"
 #include "kernel/hw.h"
-#include "kernel/idt.h"
-#include "kernel/io.h"
-#include "kernel/kx.h"
+#include "kernel/metal/idt.h"
+#include "kernel/metal/io.h"
+#include "kernel/metal/kx.h"
 #include "kernel/nmi.h"
 #include "kernel/selftest.h"
 #include "kernel/timing.h"

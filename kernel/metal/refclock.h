@@ -1,13 +1,13 @@
 /*
- * kernel/refclock.h - clocks independent of the TSC, for measuring it.
+ * kernel/metal/refclock.h - clocks independent of the TSC, for measuring it.
  *
  * The ACPI PM timer (FADT) and the HPET (ACPI HPET table), found through
  * kernel/firmware.h's fw_acpi_table.  Image-only.  Each says why it cannot
  * be used when it cannot (absent, hardware-reduced ACPI, HPET halted).
  * A halted HPET is not started: that would change the platform's state.
  */
-#ifndef PMUBOOT_KERNEL_REFCLOCK_H
-#define PMUBOOT_KERNEL_REFCLOCK_H
+#ifndef PMUBOOT_KERNEL_METAL_REFCLOCK_H
+#define PMUBOOT_KERNEL_METAL_REFCLOCK_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
-/* kernel/idt.c - see idt.h. */
-#include "kernel/idt.h"
-#include "kernel/kx.h"
+/* kernel/metal/idt.c - see idt.h. */
+#include "kernel/metal/idt.h"
+#include "kernel/metal/kx.h"
 #include "kernel/trap.h"
 #include "kernel/firmware.h"
 #include "lib/libc.h"

@@ -1,12 +1,12 @@
 /*
- * kernel/ap.c - see ap.h.  The runtime's guarded run (kernel/runtime.c)
+ * kernel/metal/ap.c - see ap.h.  The runtime's guarded run (kernel/metal/runtime.c)
  * does the fault handling; this file brings the processor to it and back.
  */
-#include "kernel/ap.h"
+#include "kernel/metal/ap.h"
 #include "kernel/firmware.h"
 #include "kernel/hw.h"
-#include "kernel/idt.h"
-#include "kernel/kx.h"
+#include "kernel/metal/idt.h"
+#include "kernel/metal/kx.h"
 #include "kernel/trap.h"
 #include "kernel/timing.h"
 #include "kernel/window.h"
@@ -47,7 +47,7 @@ static bool has_monitor(void)
 /*
  * What a waiter does: the one asked for where it exists, else the next down
  * (MWAIT, HLT, PAUSE); unasked, MWAIT only on a real core (an emulator's
- * MWAIT is a PAUSE, kernel/ap.h).  can_hlt: something will end the HLT.
+ * MWAIT is a PAUSE, kernel/metal/ap.h).  can_hlt: something will end the HLT.
  */
 static enum park_mode choose(enum park_mode want, enum cpu_exec exec, bool can_hlt)
 {

@@ -1,6 +1,6 @@
-/* kernel/serial.c - see serial.h.  Register map: PC16550D datasheet (TI SNLS378), table 2. */
-#include "kernel/serial.h"
-#include "kernel/io.h"
+/* kernel/metal/serial.c - see serial.h.  Register map: PC16550D datasheet (TI SNLS378), table 2. */
+#include "kernel/metal/serial.h"
+#include "kernel/metal/io.h"
 
 #define UART_THR 0	/* transmit holding register (write, DLAB=0) */
 #define UART_DLL 0	/* divisor latch low (DLAB=1) */

@@ -1,5 +1,5 @@
 /*
- * kernel/timing_metal.c - kernel/timing.h on bare metal.
+ * kernel/metal/timing_metal.c - kernel/timing.h on bare metal.
  *
  * CPUID gives the invariant-TSC bit and, on Intel, often the frequency
  * (leaf 15h, or 16h's nominal base).  The TSC is always also measured
@@ -9,7 +9,7 @@
  * used and says why.  Then the add chain calibrates core cycles per tick.
  */
 #include "kernel/timing.h"
-#include "kernel/refclock.h"
+#include "kernel/metal/refclock.h"
 #include "kernel/timing_common.h"
 #include "kernel/hw.h"
 #include "kernel/firmware.h"

@@ -1,5 +1,5 @@
 /*
- * kernel/hw_metal.c - kernel/hw.h's instructions on bare metal.
+ * kernel/metal/hw_metal.c - kernel/hw.h's instructions on bare metal.
  *
  * MSR and PMC access goes through the exception-fixup table (fixup.h): a
  * #GP or #UD at the instruction resumes at the fixup with the vector in
@@ -7,13 +7,13 @@
  * says so through hw_metal_fixups_live): before, a fault would reach the
  * firmware's handler, so every access reports HW_ENODEV.  The window and
  * the EILVT routing, which need the platform's interrupt sources, are
- * kernel/platform_metal.c.  This file calls no other kernel/ file.
+ * kernel/metal/platform_metal.c.  This file calls no other kernel/ file.
  */
 #include "kernel/hw.h"
 #include "kernel/hw_regs.h"
 #include "kernel/fixup.h"
-#include "kernel/io.h"
-#include "kernel/kx.h"
+#include "kernel/metal/io.h"
+#include "kernel/metal/kx.h"
 #include "kernel/trap.h"
 #include "lib/libc.h"
 

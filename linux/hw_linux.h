@@ -1,13 +1,13 @@
 /*
- * tools/host/hw_linux.h - host-only controls of the Linux hw implementation.
+ * linux/hw_linux.h - host-only controls of the Linux hw implementation.
  *
  * pmuboot-host's kernel/hw.h answers for one machine: the one it runs on,
  * or a described one (a CPUID dump, and for `program` a model of the
  * dump's PMU).  These select which; nothing above hw.h knows the
  * difference (docs/architecture.md, "The seam").
  */
-#ifndef PMUBOOT_TOOLS_HOST_HW_LINUX_H
-#define PMUBOOT_TOOLS_HOST_HW_LINUX_H
+#ifndef PMUBOOT_LINUX_HW_LINUX_H
+#define PMUBOOT_LINUX_HW_LINUX_H
 
 #include "kernel/hw.h"
 

@@ -1,15 +1,15 @@
 /*
- * kernel/platform_metal.c - the rest of kernel/hw.h on bare metal: the
+ * kernel/metal/platform_metal.c - the rest of kernel/hw.h on bare metal: the
  * interrupts-off window (kernel/window.c over the real registers) and the
  * routing of AMD extended LVT entries as NMIs for IBS.
  *
- * Both need the platform's interrupt sources, which kernel/runtime.c finds
+ * Both need the platform's interrupt sources, which kernel/metal/runtime.c finds
  * at kernel_init and passes down with platform_attach; until then (and
  * after kernel_teardown) hw_window_enter refuses and routing says why.
  */
 #include "kernel/hw.h"
 #include "kernel/apic.h"
-#include "kernel/kx.h"
+#include "kernel/metal/kx.h"
 #include "kernel/nmi.h"
 #include "kernel/window.h"
 #include "lib/libc.h"

@@ -1,15 +1,15 @@
 /*
- * kernel/idt.h - the project's IDT for the run.
+ * kernel/metal/idt.h - the project's IDT for the run.
  *
  * A copy of the firmware's IDT with the exception vectors 0-31 (NMI
- * included) pointed at kernel/entry.asm's stubs.  The firmware's gates for
+ * included) pointed at kernel/metal/entry.asm's stubs.  The firmware's gates for
  * vectors 32 and up stay, so its timer and device interrupts keep working
  * between measurement windows; #VC (29) stays the firmware's, since under
  * AMD SEV-ES its handler is what makes CPUID and port I/O work at all.
  * docs/runtime.md explains the choice.  Image-only.
  */
-#ifndef PMUBOOT_KERNEL_IDT_H
-#define PMUBOOT_KERNEL_IDT_H
+#ifndef PMUBOOT_KERNEL_METAL_IDT_H
+#define PMUBOOT_KERNEL_METAL_IDT_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -31,7 +31,7 @@ void idt_restore(void);
 const struct idt_info *idt_get(void);
 
 /*
- * On an application processor (kernel/ap.c): load a copy of our table whose
+ * On an application processor (kernel/metal/ap.c): load a copy of our table whose
  * gates use that CPU's code selector and no IST stack (the AP's TSS is the
  * firmware's and need not have any), keeping the AP's own IDTR in *saved.
  * False, nothing loaded, when the runtime has no IDT.

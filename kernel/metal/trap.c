@@ -1,5 +1,5 @@
 /*
- * kernel/trap.c - what happens on an exception.
+ * kernel/metal/trap.c - what happens on an exception.
  *
  * Three outcomes, decided here with interrupts off on the interrupted
  * stack (no output, no firmware calls in this context):
@@ -9,7 +9,7 @@
  *   - anything else is fatal: the state is captured, the runtime's capture
  *     hook copies the open measurement window so it can be restored, and
  *     the CPU resumes where kx_guarded_call said (its guard), on the
- *     guarded call's stack (kernel/runtime.c), which reports the fault and
+ *     guarded call's stack (kernel/metal/runtime.c), which reports the fault and
  *     ends the run cleanly.
  * trap.c calls only what lies below it (nmi.c, fixup.c, activity.c); the
  * runtime reaches in through the hooks it registers, never the reverse.

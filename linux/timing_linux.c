@@ -1,5 +1,5 @@
 /*
- * tools/host/timing_linux.c - kernel/timing.h under Linux, for pmuboot-host.
+ * linux/timing_linux.c - kernel/timing.h under Linux, for pmuboot-host.
  *
  * The same figures as the image: CPUID 15h/16h where the CPU gives them,
  * checked against a measurement, and the add-chain calibration

@@ -1,7 +1,7 @@
-; kernel/entry.asm - exception entry stubs and the guarded call.
+; kernel/metal/entry.asm - exception entry stubs and the guarded call.
 ;
 ; Every stub is 16 bytes long and stub n sits at kx_stubs + 16*n, so
-; kernel/idt.c can point gate n at it without a table of addresses (the image
+; kernel/metal/idt.c can point gate n at it without a table of addresses (the image
 ; is position-independent; nothing here needs a relocation).  A stub pushes a
 ; zero where the CPU pushes no error code, then the vector, and enters
 ; kx_common, which saves the general registers as a struct kx_frame
@@ -125,7 +125,7 @@ kx_guard_resume:
 	mov eax, 1
 	jmp kx_guard_out
 
-; The NMI gate of a processor parked in HLT (kernel/ap.c): the NMI is only
+; The NMI gate of a processor parked in HLT (kernel/metal/ap.c): the NMI is only
 ; its wake-up call, so it returns at once, touching no memory the other
 ; processors use.
 global kx_nmi_return
@@ -137,7 +137,7 @@ kx_nmi_return:
 ; fn(arg) on the stack that ends at top, then back on the caller's.  An
 ; application processor's firmware stack is small (EDK2 gives 32 KiB by
 ; default) and has no guard page we know of; a measuring pass runs on a
-; stack the boot CPU allocated for it (kernel/ap.c).
+; stack the boot CPU allocated for it (kernel/metal/ap.c).
 global kx_call_on_stack
 kx_call_on_stack:
 	push rbp

@@ -1,7 +1,7 @@
-/* kernel/refclock.c - see refclock.h. */
-#include "kernel/refclock.h"
+/* kernel/metal/refclock.c - see refclock.h. */
+#include "kernel/metal/refclock.h"
 #include "kernel/arena.h"
-#include "kernel/io.h"
+#include "kernel/metal/io.h"
 #include "kernel/firmware.h"
 #include "lib/libc.h"
 

@@ -1,5 +1,5 @@
 /*
- * kernel/runtime.h - the no-OS runtime, as boot/efi_main.c sees it.
+ * kernel/metal/runtime.h - the no-OS runtime, as boot/efi_main.c sees it.
  *
  * pmuboot stays in UEFI boot services for the whole run (docs/runtime.md):
  * kernel_init installs the project's IDT (the firmware's, with our
@@ -8,8 +8,8 @@
  * with a `fault` record instead of a hang; kernel_teardown gives the
  * firmware back its IDT, page tables and APIC routing.
  */
-#ifndef PMUBOOT_KERNEL_RUNTIME_H
-#define PMUBOOT_KERNEL_RUNTIME_H
+#ifndef PMUBOOT_KERNEL_METAL_RUNTIME_H
+#define PMUBOOT_KERNEL_METAL_RUNTIME_H
 
 #include <stdbool.h>
 

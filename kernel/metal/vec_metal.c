@@ -1,5 +1,5 @@
 /*
- * kernel/vec_metal.c - kernel/hw.h's hw_vector_state in the image: XCR0 read
+ * kernel/metal/vec_metal.c - kernel/hw.h's hw_vector_state in the image: XCR0 read
  * live (XGETBV, where CPUID.01H:ECX.OSXSAVE says CR4.OSXSAVE is set), and
  * what kernel/vec.c found and did on this processor.
  */

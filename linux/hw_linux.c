@@ -1,5 +1,5 @@
 /*
- * tools/host/hw_linux.c - kernel/hw.h under Linux, for pmuboot-host.
+ * linux/hw_linux.c - kernel/hw.h under Linux, for pmuboot-host.
  *
  * CPUID is the instruction itself unless a CPUID source (a dump file) is
  * installed.  MSRs go through /dev/cpu/N/msr when the msr driver is loaded
@@ -21,7 +21,7 @@
 
 #include "kernel/hw.h"
 #include "lib/x86/cpuid.h"
-#include "tools/host/hw_linux.h"
+#include "linux/hw_linux.h"
 
 static hw_cpuid_source_fn cpuid_source;
 static void *cpuid_ctx;

@@ -1,18 +1,18 @@
 /*
- * kernel/kx.h - what the image-only kernel files give each other.
+ * kernel/metal/kx.h - what the image-only kernel files give each other.
  *
  * Calls go one way, down (docs/architecture.md, "Inside kernel/";
  * tools/kernel_calls.py checks it on the objects): runtime.c owns the
  * platform it finds at kernel_init and passes it down to the files that
  * need it; nothing calls back up to fetch it.
  */
-#ifndef PMUBOOT_KERNEL_KX_H
-#define PMUBOOT_KERNEL_KX_H
+#ifndef PMUBOOT_KERNEL_METAL_KX_H
+#define PMUBOOT_KERNEL_METAL_KX_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/idt.h"
+#include "kernel/metal/idt.h"
 #include "kernel/vec.h"
 #include "kernel/window.h"
 

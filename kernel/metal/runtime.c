@@ -1,5 +1,5 @@
 /*
- * kernel/runtime.c - kernel_init, kernel_run, kernel_teardown and the
+ * kernel/metal/runtime.c - kernel_init, kernel_run, kernel_teardown and the
  * `fault` record; see runtime.h and docs/runtime.md.
  *
  * The top of kernel/: it owns the platform (the interrupt sources found
@@ -7,12 +7,12 @@
  * (platform_metal.c, selftest.c); trap.c reaches back only through the
  * hooks registered here.
  */
-#include "kernel/runtime.h"
+#include "kernel/metal/runtime.h"
 #include "kernel/activity.h"
-#include "kernel/ap.h"
+#include "kernel/metal/ap.h"
 #include "kernel/arena.h"
-#include "kernel/idt.h"
-#include "kernel/kx.h"
+#include "kernel/metal/idt.h"
+#include "kernel/metal/kx.h"
 #include "kernel/nmi.h"
 #include "kernel/selftest.h"
 #include "kernel/trap.h"
@@ -218,7 +218,7 @@ static bool ap_step(struct kx_guard *g, void (*fn)(void *), void *arg)
 	int faulted = kx_guarded_call(fn, arg, g);
 	g->active = false;
 	if (faulted)
-		restore_fault_window();	/* interrupts stay off: the AP's own flags come back in kernel/ap.c */
+		restore_fault_window();	/* interrupts stay off: the AP's own flags come back in kernel/metal/ap.c */
 	return faulted;
 }
 
@@ -260,7 +260,7 @@ static bool run_here(const struct win_platform *p, void (*body)(void *), void (*
 	return !faulted;
 }
 
-/* One AP at a time runs a pass (kernel/ap.h): these belong to it. */
+/* One AP at a time runs a pass (kernel/metal/ap.h): these belong to it. */
 static struct win_platform ap_plat;
 static struct kernel_ap_call *ap_call;
 

@@ -1,5 +1,5 @@
 /*
- * tools/host/arena_linux.c - kernel/arena.h under Linux, for pmuboot-host.
+ * linux/arena_linux.c - kernel/arena.h under Linux, for pmuboot-host.
  *
  * A process cannot build page tables, so it asks and then checks:
  *   4 KiB: anonymous mmap with MADV_NOHUGEPAGE;

@@ -1,5 +1,5 @@
 /*
- * tools/host/guard_linux.c - kernel/guard.h in pmuboot-host.
+ * linux/guard_linux.c - kernel/guard.h in pmuboot-host.
  *
  * A fault in the guarded code arrives as SIGSEGV, SIGBUS, SIGILL, SIGFPE or
  * SIGTRAP; the handler jumps back (siglongjmp) to hw_guarded_call, which
@@ -9,7 +9,7 @@
  * own: the guarded code owns RSP in all but name (a user kernel that zeroes
  * it faults on its next push), and a handler that needed the faulting
  * thread's stack would be a second fault the kernel turns into a plain
- * SIGSEGV death.  Executable memory: tools/host/xmem_linux.c.
+ * SIGSEGV death.  Executable memory: linux/xmem_linux.c.
  */
 #define _GNU_SOURCE
 #include <setjmp.h>

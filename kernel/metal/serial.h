@@ -1,5 +1,5 @@
 /*
- * kernel/serial.h - polled 16550 UART driver.
+ * kernel/metal/serial.h - polled 16550 UART driver.
  *
  * I/O-port UARTs (COM1 at 0x3f8 by default) and memory-mapped ones with 1- or
  * 4-byte register spacing.  Nothing here can hang: presence is checked with
@@ -7,8 +7,8 @@
  * register is bounded; a UART that stops draining is declared dead and
  * skipped from then on.
  */
-#ifndef PMUBOOT_KERNEL_SERIAL_H
-#define PMUBOOT_KERNEL_SERIAL_H
+#ifndef PMUBOOT_KERNEL_METAL_SERIAL_H
+#define PMUBOOT_KERNEL_METAL_SERIAL_H
 
 #include <stdbool.h>
 #include <stddef.h>

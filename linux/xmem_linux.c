@@ -1,5 +1,5 @@
 /*
- * tools/host/xmem_linux.c - kernel/guard.h's executable memory on Linux, for
+ * linux/xmem_linux.c - kernel/guard.h's executable memory on Linux, for
  * pmuboot-host and the unit tests alike (the Makefile links it into both):
  * an anonymous mapping, written while PROT_READ|PROT_WRITE and sealed
  * PROT_READ|PROT_EXEC.

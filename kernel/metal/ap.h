@@ -1,5 +1,5 @@
 /*
- * kernel/ap.h - a measuring pass on an application processor, and the
+ * kernel/metal/ap.h - a measuring pass on an application processor, and the
  * parking of the processors that are not measuring (docs/runtime.md,
  * "Other processors").
  *
@@ -14,8 +14,8 @@
  * parked in kernel_park, so the runtime's state needs no locks.
  * Image-only.
  */
-#ifndef PMUBOOT_KERNEL_AP_H
-#define PMUBOOT_KERNEL_AP_H
+#ifndef PMUBOOT_KERNEL_METAL_AP_H
+#define PMUBOOT_KERNEL_METAL_AP_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -42,7 +42,7 @@ struct kernel_ap_call {
 	bool ran, faulted;
 	const char *why;	/* when !ran */
 };
-/* On the application processor: see the header comment.  Sets c->done last.  (kernel/runtime.c) */
+/* On the application processor: see the header comment.  Sets c->done last.  (kernel/metal/runtime.c) */
 void kernel_ap_run(const struct kernel_ap *a, struct kernel_ap_call *c);
 /* On the boot CPU, after a pass that never came back: the boot CPU's platform, guard and hooks again. */
 void kernel_ap_reclaim(void);
@@ -55,7 +55,7 @@ void kernel_ap_reclaim(void);
  *     several CPUs runs MWAIT as PAUSE, a spin that takes a host CPU;
  *   - else HLT, woken by an NMI the boot CPU sends to its APIC ID; its IDT
  *     is meanwhile the firmware's with an NMI gate that only returns
- *     (kernel/idt.h idt_load_park), so the wake-up touches nothing shared;
+ *     (kernel/metal/idt.h idt_load_park), so the wake-up touches nothing shared;
  *   - else PAUSE, bounded by deadline_tsc.
  * Each parked processor has a slot; the boot CPU fills apic_id and k.
  */
@@ -79,7 +79,7 @@ void kernel_park(struct kernel_park_slot *s);
  * and wait up to limit_us for every slot to say it left.  Returns how many did.
  */
 size_t kernel_unpark(struct kernel_park *k, struct kernel_park_slot *slots, size_t n, uint64_t limit_us);
-/* kernel_ap_run, kernel_ap_reclaim and kernel_unpark live in kernel/runtime.c, which owns the platforms. */
+/* kernel_ap_run, kernel_ap_reclaim and kernel_unpark live in kernel/metal/runtime.c, which owns the platforms. */
 
 /*
  * The boot CPU's wait for *flag to become non-zero, interrupts as they are
