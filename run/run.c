@@ -14,6 +14,7 @@
 #include "kernel/guard.h"
 #include "pmu/ibs/ibs.h"
 #include "pmu/freq/freq.h"
+#include "pmu/cpu/cache.h"
 
 #define US_PER_S 1000000ull
 #define MILLI 1000u
@@ -29,8 +30,12 @@ static struct rec stage_rec;
 
 static void stage_identify(struct run_env *env)
 {
+	static struct cache_info cache;	/* static: the image's stack is the firmware's */
 	cpu_identify(&env->cpu);
 	cpu_report(&env->cpu, &stage_rec);
+	/* The caches of this core; inside a pass (the topology is known then) the record carries its processor. */
+	cache_identify(&env->cpu, &cache);
+	cache_report(&cache, &stage_rec, run_topology() == NULL, -1);
 }
 
 static void stage_pmu(struct run_env *env)
