@@ -55,6 +55,8 @@
 #define CPUID1_ECX_EIST			(1u << 7)	/* Enhanced Intel SpeedStep: IA32_PERF_CTL present */
 #define CPUID1_ECX_PDCM			(1u << 15)	/* IA32_PERF_CAPABILITIES present */
 #define CPUID1_ECX_TSC_DEADLINE		(1u << 24)	/* APIC timer TSC-deadline mode */
+#define CPUID1_ECX_OSXSAVE		(1u << 27)	/* CR4.OSXSAVE set: XGETBV usable */
+#define CPUID1_ECX_AVX			(1u << 28)	/* AVX */
 #define CPUID1_ECX_HYPERVISOR		(1u << 31)	/* [HV] running under a hypervisor */
 #define CPUID1_EDX_APIC			(1u << 9)	/* on-chip local APIC */
 #define CPUID1_EDX_ACPI			(1u << 22)	/* thermal monitor and clock control MSRs (IA32_THERM_STATUS) */
@@ -71,6 +73,12 @@
 #define CPUID_EXT_POWER_EDX_CPB		(1u << 9)	/* Fn8000_0007_EDX[9] core performance boost */
 #define CPUID_EXT_CAPACITY_EBX_CPPC	(1u << 27)	/* Fn8000_0008_EBX[27] CPPC MSRs (Linux X86_FEATURE_CPPC) */
 #define CPUID7_EDX_HYBRID		(1u << 15)	/* 07H.0:EDX[15] hybrid part: leaf 1AH per core */
+#define CPUID7_EBX_AVX512F		(1u << 16)	/* 07H.0:EBX[16] AVX512F */
+
+/* XCR0, the state components XSAVE manages and AVX needs enabled (SDM Vol. 1 §13.3, Table 13-1). */
+#define XCR0_SSE			(1u << 1)	/* XMM registers */
+#define XCR0_AVX			(1u << 2)	/* upper halves of YMM0-15 */
+#define XCR0_AVX512			(7u << 5)	/* opmask, ZMM_Hi256, Hi16_ZMM: all three for AVX-512 */
 #define CPUID0A_VERSION(eax)		((uint8_t)((eax) & 0xffu))	/* 0AH:EAX[7:0] PMU version ID */
 #define CPUID1A_CORE_TYPE(eax)		((uint8_t)((eax) >> 24))	/* 1AH:EAX[31:24] core type */
 #define CPUID1A_NATIVE_MODEL(eax)	((eax) & 0xffffffu)		/* 1AH:EAX[23:0] native model ID */
