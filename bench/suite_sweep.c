@@ -606,7 +606,13 @@ void suite_sweep_list(const struct bench_def *d)
 	enum bench_ladder k = bench_def_ladder(d);
 	size_t n;
 
-	cache_identify(suite.ci, &c);
+	static struct cpu_info self;	/* bench=list from pmuboot-host's command line comes before any stage */
+	const struct cpu_info *ci = suite.ci;
+	if (!ci) {
+		cpu_identify(&self);
+		ci = &self;
+	}
+	cache_identify(ci, &c);
 	if (k == BENCH_LADDER_BANDWIDTH) {
 		n = ladder_bandwidth_sets(&c, UINT64_MAX, sets, BW_LEVELS);
 		for (size_t i = 0; i < n; i++)
