@@ -300,6 +300,18 @@ static void bw_choose(void)
 	}
 }
 
+/* The largest size bench= names for l (0: none or none valid): the arena grows to it past the ladder's top. */
+static uint64_t largest_named(const struct ladder *l)
+{
+	uint64_t most = 0, b;
+	for (size_t i = 0; i < l->nwords; i++)
+		if (ladder_parse(l->words[i], l->lens[i], &b) && b > most)
+			most = b;
+	return most;
+}
+
+static uint64_t at_least(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
 size_t suite_sweep_prepare(void)
 {
 	uint64_t all[LADDER_MAX_POINTS];
@@ -313,8 +325,9 @@ size_t suite_sweep_prepare(void)
 	uint64_t top = ladder_latency_top(&sw.cache);
 	/* The tlb ladder compares with latency at its sizes, and bandwidth uses the ring's arena. */
 	if (sw.lat.chosen || sw.bw.chosen)
-		latency_arena(top);
-	if (sw.tlb.chosen && !get_arena(&sw.tlb, ARENA_PAGE_4K, "4k", ladder_tlb_top(&sw.cache)))
+		latency_arena(at_least(top, at_least(largest_named(&sw.lat), largest_named(&sw.tlb))));
+	if (sw.tlb.chosen &&
+	    !get_arena(&sw.tlb, ARENA_PAGE_4K, "4k", at_least(ladder_tlb_top(&sw.cache), largest_named(&sw.tlb))))
 		small_arena(&sw.tlb, ARENA_PAGE_4K, "4k");
 	if (sw.lat.chosen && !bad_size(&sw.lat, "latency") && sw.lat.have_arena) {
 		size_t n = ladder_latency_sizes(&sw.cache, sw.lat.arena.size, all, ARRAY_SIZE(all));

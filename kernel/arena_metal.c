@@ -258,6 +258,12 @@ bool arena_get_large(uint32_t page_size, uint64_t want, struct arena *a, char *w
 		size = room;
 		limit = free ? "the largest free range of the firmware's memory map" : "the memory map could not be read";
 	}
+	/* 4 KiB pages take a table per 2 MiB, and kernel/paging.h keeps PT_MAX_OWNED tables at most. */
+	uint64_t tables_cap = (uint64_t)(PT_MAX_OWNED - 2 * (POOL_PAGES + LARGE_PATH_TABLES)) * PAGE_2M / unit * unit;
+	if (page_size == ARENA_PAGE_4K && size > tables_cap) {
+		size = tables_cap;
+		limit = "the page tables a 4 KiB mapping needs (kernel/paging.h PT_MAX_OWNED)";
+	}
 	uint8_t *mem = NULL;
 	/* Halve until the allocator agrees (the map may have changed since it was read). */
 	while (size >= unit && !(mem = fw_alloc_pages(size, page_size > PAGE_2M ? page_size : PAGE_2M))) {
