@@ -79,7 +79,8 @@ struct ladder {
 	int64_t medians[LADDER_MAX_POINTS];	/* latency: cycles medians, for tlb's comparison (-1: none) */
 };
 
-static struct {
+/* The ladder's state for one bench stage (heap: the image's static storage is file bytes). */
+struct sweep_state {
 	struct cache_info cache;
 	struct ladder lat, tlb, bw;
 	struct ladder_level bw_sets[BW_LEVELS];
@@ -88,13 +89,14 @@ static struct {
 	unsigned width;			/* index into width_names */
 	const char *width_why;		/* why not wider, or NULL */
 	size_t points;
-} sw;
+};
+static struct sweep_state *sw;	/* allocated once, kept for later passes */
 
 /* ---- the chosen variants ---- */
 
 static void choose(const char *spec)
 {
-	struct ladder *by_kind[] = { NULL, &sw.lat, &sw.tlb, &sw.bw };
+	struct ladder *by_kind[] = { NULL, &sw->lat, &sw->tlb, &sw->bw };
 	const char *p = spec, *w;
 	size_t len;
 	for (size_t i = 0; i < bench_def_count(); i++) {
@@ -105,7 +107,7 @@ static void choose(const char *spec)
 	}
 	while (lc_next_item(&p, ',', &w, &len)) {
 		if (len == 3 && !strncmp(w, "all", 3)) {
-			sw.lat.all = sw.tlb.all = sw.bw.all = true;
+			sw->lat.all = sw->tlb.all = sw->bw.all = true;
 			continue;
 		}
 		for (size_t i = 0; i < bench_def_count(); i++) {
@@ -170,16 +172,16 @@ static void small_arena(struct ladder *l, uint32_t page, const char *name)
 /* The ring's arena: 1 GiB pages where CPUID says so and the arena allows, else 2 MiB. */
 static void latency_arena(uint64_t want)
 {
-	if (sw.cache.page_1g && get_arena(&sw.lat, ARENA_PAGE_1G, "1g", want))
+	if (sw->cache.page_1g && get_arena(&sw->lat, ARENA_PAGE_1G, "1g", want))
 		return;
-	char was[sizeof(sw.lat.why)];
-	snprintf(was, sizeof(was), "%s", sw.lat.why);
-	sw.lat.why[0] = 0;
-	if (!get_arena(&sw.lat, ARENA_PAGE_2M, "2m", want))
-		small_arena(&sw.lat, ARENA_PAGE_2M, "2m");
-	if (was[0] && !sw.lat.arena.limit) {
-		size_t k = strlen(sw.lat.why);
-		snprintf(sw.lat.why + k, sizeof(sw.lat.why) - k, "%s%s", k ? "; " : "", was);
+	char was[sizeof(sw->lat.why)];
+	snprintf(was, sizeof(was), "%s", sw->lat.why);
+	sw->lat.why[0] = 0;
+	if (!get_arena(&sw->lat, ARENA_PAGE_2M, "2m", want))
+		small_arena(&sw->lat, ARENA_PAGE_2M, "2m");
+	if (was[0] && !sw->lat.arena.limit) {
+		size_t k = strlen(sw->lat.why);
+		snprintf(sw->lat.why + k, sizeof(sw->lat.why) - k, "%s%s", k ? "; " : "", was);
 	}
 }
 
@@ -188,34 +190,34 @@ static void latency_arena(uint64_t want)
 static void choose_width(void)
 {
 	struct cpuid_regs r;
-	sw.width = 0;
-	sw.width_why = NULL;
+	sw->width = 0;
+	sw->width_why = NULL;
 	hw_cpuid(CPUID_LEAF_SIGNATURE, 0, &r);
 	if (!(r.ecx & CPUID1_ECX_AVX)) {
-		sw.width_why = "no AVX (CPUID.01H:ECX[28])";
+		sw->width_why = "no AVX (CPUID.01H:ECX[28])";
 		return;
 	}
 	if (!(r.ecx & CPUID1_ECX_OSXSAVE)) {
-		sw.width_why = "AVX not enabled: CR4.OSXSAVE clear (CPUID.01H:ECX[27])";
+		sw->width_why = "AVX not enabled: CR4.OSXSAVE clear (CPUID.01H:ECX[27])";
 		return;
 	}
 	uint64_t xcr0 = bk_xgetbv0();
 	if ((xcr0 & (XCR0_SSE | XCR0_AVX)) != (XCR0_SSE | XCR0_AVX)) {
-		sw.width_why = "AVX state not enabled in XCR0";
+		sw->width_why = "AVX state not enabled in XCR0";
 		return;
 	}
-	sw.width = 1;
+	sw->width = 1;
 	if (suite.ci->max_leaf < CPUID_LEAF_EXT_FEATURES) {
-		sw.width_why = "no AVX-512 (no CPUID leaf 07H)";
+		sw->width_why = "no AVX-512 (no CPUID leaf 07H)";
 		return;
 	}
 	hw_cpuid(CPUID_LEAF_EXT_FEATURES, 0, &r);
 	if (!(r.ebx & CPUID7_EBX_AVX512F))
-		sw.width_why = "no AVX-512 (CPUID.07H:EBX[16])";
+		sw->width_why = "no AVX-512 (CPUID.07H:EBX[16])";
 	else if ((xcr0 & XCR0_AVX512) != XCR0_AVX512)
-		sw.width_why = "AVX-512 state not enabled in XCR0";
+		sw->width_why = "AVX-512 state not enabled in XCR0";
 	else
-		sw.width = 2;
+		sw->width = 2;
 }
 
 /* ---- prepare ---- */
@@ -276,27 +278,27 @@ static void bw_name(char *out, size_t cap, enum bw_op op, unsigned level)
 static void bw_choose(void)
 {
 	char name[32];
-	sw.nbw = ladder_bandwidth_sets(&sw.cache, sw.lat.have_arena ? sw.lat.arena.size : 0, sw.bw_sets, BW_LEVELS);
-	for (size_t i = 0; i < sw.nbw; i++)
+	sw->nbw = ladder_bandwidth_sets(&sw->cache, sw->lat.have_arena ? sw->lat.arena.size : 0, sw->bw_sets, BW_LEVELS);
+	for (size_t i = 0; i < sw->nbw; i++)
 		for (unsigned op = 0; op < BW_OPS; op++) {
 			/* Non-temporal stores bypass the caches: a cache level's "write_nt" would be a DRAM figure. */
-			if (op == BW_WRITE_NT && sw.bw_sets[i].level)
+			if (op == BW_WRITE_NT && sw->bw_sets[i].level)
 				continue;
-			bw_name(name, sizeof(name), (enum bw_op)op, sw.bw_sets[i].level);
-			sw.bw_want[i][op] = wanted(&sw.bw, name);
-			sw.points += sw.bw_want[i][op];
+			bw_name(name, sizeof(name), (enum bw_op)op, sw->bw_sets[i].level);
+			sw->bw_want[i][op] = wanted(&sw->bw, name);
+			sw->points += sw->bw_want[i][op];
 		}
-	for (size_t w = 0; w < sw.bw.nwords; w++) {
+	for (size_t w = 0; w < sw->bw.nwords; w++) {
 		bool found = false;
-		for (size_t i = 0; i < sw.nbw; i++)
+		for (size_t i = 0; i < sw->nbw; i++)
 			for (unsigned op = 0; op < BW_OPS; op++) {
-				bw_name(name, sizeof(name), (enum bw_op)op, sw.bw_sets[i].level);
-				found = found || (strlen(name) == sw.bw.lens[w] && !strncmp(name, sw.bw.words[w], sw.bw.lens[w]));
+				bw_name(name, sizeof(name), (enum bw_op)op, sw->bw_sets[i].level);
+				found = found || (strlen(name) == sw->bw.lens[w] && !strncmp(name, sw->bw.words[w], sw->bw.lens[w]));
 			}
 		if (!found)
 			rec_error("bench", "bench", "bandwidth.%.*s: not a variant here (op read, write, write_nt (DRAM only) "
-				  "or copy, _l1.._l%zu or _dram)", (int)(sw.bw.lens[w] > 40 ? 40 : sw.bw.lens[w]), sw.bw.words[w],
-				  sw.nbw ? sw.nbw - 1 : 0);
+				  "or copy, _l1.._l%zu or _dram)", (int)(sw->bw.lens[w] > 40 ? 40 : sw->bw.lens[w]), sw->bw.words[w],
+				  sw->nbw ? sw->nbw - 1 : 0);
 	}
 }
 
@@ -316,42 +318,46 @@ size_t suite_sweep_prepare(void)
 {
 	uint64_t all[LADDER_MAX_POINTS];
 
-	memset(&sw, 0, sizeof(sw));
 	suite.memory = NULL;
-	choose(suite.p->bench);
-	if (!sw.lat.chosen && !sw.tlb.chosen && !sw.bw.chosen)
+	if (!sw && !(sw = heap_alloc(sizeof(*sw), sizeof(uint64_t)))) {
+		rec_error("bench", "memory", "no room on the heap for the memory ladder (%zu bytes)", sizeof(*sw));
 		return 0;
-	cache_identify(suite.ci, &sw.cache);
-	uint64_t top = ladder_latency_top(&sw.cache);
+	}
+	memset(sw, 0, sizeof(*sw));
+	choose(suite.p->bench);
+	if (!sw->lat.chosen && !sw->tlb.chosen && !sw->bw.chosen)
+		return 0;
+	cache_identify(suite.ci, &sw->cache);
+	uint64_t top = ladder_latency_top(&sw->cache);
 	/* The tlb ladder compares with latency at its sizes, and bandwidth uses the ring's arena. */
-	if (sw.lat.chosen || sw.bw.chosen)
-		latency_arena(at_least(top, at_least(largest_named(&sw.lat), largest_named(&sw.tlb))));
-	if (sw.tlb.chosen &&
-	    !get_arena(&sw.tlb, ARENA_PAGE_4K, "4k", at_least(ladder_tlb_top(&sw.cache), largest_named(&sw.tlb))))
-		small_arena(&sw.tlb, ARENA_PAGE_4K, "4k");
-	if (sw.lat.chosen && !bad_size(&sw.lat, "latency") && sw.lat.have_arena) {
-		size_t n = ladder_latency_sizes(&sw.cache, sw.lat.arena.size, all, ARRAY_SIZE(all));
-		sizes_of(&sw.lat, all, n);
+	if (sw->lat.chosen || sw->bw.chosen)
+		latency_arena(at_least(top, at_least(largest_named(&sw->lat), largest_named(&sw->tlb))));
+	if (sw->tlb.chosen &&
+	    !get_arena(&sw->tlb, ARENA_PAGE_4K, "4k", at_least(ladder_tlb_top(&sw->cache), largest_named(&sw->tlb))))
+		small_arena(&sw->tlb, ARENA_PAGE_4K, "4k");
+	if (sw->lat.chosen && !bad_size(&sw->lat, "latency") && sw->lat.have_arena) {
+		size_t n = ladder_latency_sizes(&sw->cache, sw->lat.arena.size, all, ARRAY_SIZE(all));
+		sizes_of(&sw->lat, all, n);
 	}
-	if (sw.tlb.chosen && !bad_size(&sw.tlb, "tlb") && sw.tlb.have_arena) {
-		uint64_t lim = sw.tlb.arena.size;
-		if (sw.lat.have_arena && sw.lat.arena.size < lim)
-			lim = sw.lat.arena.size;
-		size_t n = ladder_tlb_sizes(&sw.cache, lim, all, ARRAY_SIZE(all));
-		sizes_of(&sw.tlb, all, n);
+	if (sw->tlb.chosen && !bad_size(&sw->tlb, "tlb") && sw->tlb.have_arena) {
+		uint64_t lim = sw->tlb.arena.size;
+		if (sw->lat.have_arena && sw->lat.arena.size < lim)
+			lim = sw->lat.arena.size;
+		size_t n = ladder_tlb_sizes(&sw->cache, lim, all, ARRAY_SIZE(all));
+		sizes_of(&sw->tlb, all, n);
 	}
-	sw.points = sw.lat.n + sw.tlb.n;
-	if (sw.bw.chosen) {
+	sw->points = sw->lat.n + sw->tlb.n;
+	if (sw->bw.chosen) {
 		choose_width();
 		if (bench_asm_bw_iter != BENCH_BW_ITER)
 			rec_error("bench", "bandwidth", "kernels move %u bytes per iteration but the stage assumes %u",
 				  bench_asm_bw_iter, BENCH_BW_ITER);
-		else if (sw.lat.have_arena)
+		else if (sw->lat.have_arena)
 			bw_choose();
 	}
 	for (size_t i = 0; i < LADDER_MAX_POINTS; i++)
-		sw.lat.medians[i] = -1;
-	return sw.points;
+		sw->lat.medians[i] = -1;
+	return sw->points;
 }
 
 /* ---- bench_setup and the bench record ---- */
@@ -376,20 +382,24 @@ static void arena_fields(struct rec *r, const char *key, const struct ladder *l)
 		rec_null(r, "arena");
 	}
 	rec_str(r, "note", l->why[0] ? l->why : NULL);
-	rec_u64(r, "points", l == &sw.bw ? sw.points - sw.lat.n - sw.tlb.n : l->n);
+	rec_u64(r, "points", l == &sw->bw ? sw->points - sw->lat.n - sw->tlb.n : l->n);
 	rec_obj_end(r);
 }
 
 void suite_sweep_setup_fields(struct rec *r)
 {
+	if (!sw) {
+		rec_null(r, "ladder");
+		return;
+	}
 	rec_obj(r, "ladder");
-	arena_fields(r, "latency", &sw.lat);
-	arena_fields(r, "tlb", &sw.tlb);
-	arena_fields(r, "bandwidth", &sw.bw);
-	if (sw.bw.chosen) {
-		rec_str(r, "vector", width_names[sw.width]);
-		rec_u64(r, "vector_bytes", 16u << sw.width);
-		rec_str(r, "vector_why", sw.width_why);
+	arena_fields(r, "latency", &sw->lat);
+	arena_fields(r, "tlb", &sw->tlb);
+	arena_fields(r, "bandwidth", &sw->bw);
+	if (sw->bw.chosen) {
+		rec_str(r, "vector", width_names[sw->width]);
+		rec_u64(r, "vector_bytes", 16u << sw->width);
+		rec_str(r, "vector_why", sw->width_why);
 	}
 	rec_obj_end(r);
 }
@@ -427,7 +437,7 @@ void suite_sweep_fields(struct rec *r, const struct bench_figures *f)
 			rec_u64(r, "cache_level", m->level);
 		else
 			rec_null(r, "cache_level");
-		rec_str(r, "vector", width_names[sw.width]);
+		rec_str(r, "vector", width_names[sw->width]);
 		rec_u64(r, "bytes_per_iteration", m->bytes_per_iteration);
 		bool cycles_ok = !f->cycles_invalid && f->cycles_source != BENCH_CYCLES_TSC;
 		rec_obj(r, "bytes_per_cycle");
@@ -503,7 +513,7 @@ static void ring_point(struct ladder *l, enum bench_ladder kind, size_t i, const
 {
 	struct made *m = made_row();
 	uint64_t bytes = l->sizes[i];
-	const struct cache_level *llc = cache_last_level(&sw.cache);
+	const struct cache_level *llc = cache_last_level(&sw->cache);
 	char a[32], b[32];
 	if (!m) {
 		rec_error("bench", tmpl->kernel, "no room on the heap for a variant");
@@ -521,10 +531,10 @@ static void ring_point(struct ladder *l, enum bench_ladder kind, size_t i, const
 	*(uint8_t **)(void *)(l->arena.base + CELL_OFFSET) = first;
 	struct sweep_point pt = { .kind = kind, .bytes = bytes, .arena = &l->arena };
 	if (kind == BENCH_LADDER_TLB)
-		for (size_t j = 0; j < sw.lat.n; j++)
-			if (sw.lat.sizes[j] == bytes && sw.lat.medians[j] >= 0) {
+		for (size_t j = 0; j < sw->lat.n; j++)
+			if (sw->lat.sizes[j] == bytes && sw->lat.medians[j] >= 0) {
 				pt.versus = true;
-				pt.versus_median = sw.lat.medians[j];
+				pt.versus_median = sw->lat.medians[j];
 			}
 	measure(m, &pt);
 	const struct bench_figures *f = suite.figs;
@@ -542,7 +552,7 @@ static void ring_point(struct ladder *l, enum bench_ladder kind, size_t i, const
 static void bw_point(size_t i, enum bw_op op, const struct bench_def *tmpl)
 {
 	struct made *m = made_row();
-	const struct ladder_level *lv = &sw.bw_sets[i];
+	const struct ladder_level *lv = &sw->bw_sets[i];
 	uint64_t trip = (uint64_t)BENCH_BW_ITER * BENCH_UNROLL;
 	uint64_t stream = (op == BW_COPY ? lv->bytes / 2 : lv->bytes) / trip * trip;
 	char a[32], b[32];
@@ -555,14 +565,14 @@ static void bw_point(size_t i, enum bw_op op, const struct bench_def *tmpl)
 	bw_name(m->name, sizeof(m->name), op, lv->level);
 	m->def = *tmpl;
 	m->def.variant = m->name;
-	m->def.fn = bw_fns[sw.width][op].fn;
-	m->def.fn_end = bw_fns[sw.width][op].end;
+	m->def.fn = bw_fns[sw->width][op].fn;
+	m->def.fn_end = bw_fns[sw->width][op].end;
 	m->def.chain_min = 0;
 	/* The parameter block sits in the scratch window, apart from the buffers. */
 	struct bench_bw *blk = (struct bench_bw *)(void *)suite.scratch;
-	uint8_t *base = sw.lat.arena.base;
+	uint8_t *base = sw->lat.arena.base;
 	*blk = (struct bench_bw){ base, op == BW_COPY ? base + stream : base, stream, 0 };
-	m->slot = (struct slot){ sw.lat.arena_name, suite.scratch, sw.lat.arena.page_size, sw.lat.arena.how };
+	m->slot = (struct slot){ sw->lat.arena_name, suite.scratch, sw->lat.arena.page_size, sw->lat.arena.how };
 	/* A working set that fits a cache is swept once before the first sample; DRAM's is not. */
 	if (lv->level) {
 		struct bench_call warm_call = { .kernel = m->def.fn, .trips = stream / trip, .p = (uint8_t *)blk };
@@ -570,7 +580,7 @@ static void bw_point(size_t i, enum bw_op op, const struct bench_def *tmpl)
 		blk->off = 0;
 	}
 	struct sweep_point pt = { .kind = BENCH_LADDER_BANDWIDTH, .bytes = op == BW_COPY ? 2 * stream : stream,
-				  .arena = &sw.lat.arena, .op = op, .level = lv->level,
+				  .arena = &sw->lat.arena, .op = op, .level = lv->level,
 				  .bytes_per_iteration = op == BW_COPY ? 2 * BENCH_BW_ITER : BENCH_BW_ITER };
 	measure(m, &pt);
 	const struct bench_figures *f = suite.figs;
@@ -579,27 +589,29 @@ static void bw_point(size_t i, enum bw_op op, const struct bench_def *tmpl)
 		out_text("    bandwidth %s: %s bytes/cycle, %s GB/s (%s, %llu KiB)", m->name,
 			 fmt_milli(a, rate(pt.bytes_per_iteration, f->cycles.median)),
 			 fmt_milli(b, rate(pt.bytes_per_iteration, stats_scale(f->tsc.median, NS_PER_S, t->tsc_hz))),
-			 width_names[sw.width], (unsigned long long)(pt.bytes / 1024));
+			 width_names[sw->width], (unsigned long long)(pt.bytes / 1024));
 }
 
 void suite_sweep_run(void)
 {
+	if (!sw)
+		return;
 	for (size_t i = 0; i < bench_def_count(); i++) {
 		const struct bench_def *d = bench_def_at(i);
 		enum bench_ladder k = bench_def_ladder(d);
-		struct ladder *l = k == BENCH_LADDER_LATENCY ? &sw.lat : k == BENCH_LADDER_TLB ? &sw.tlb : &sw.bw;
+		struct ladder *l = k == BENCH_LADDER_LATENCY ? &sw->lat : k == BENCH_LADDER_TLB ? &sw->tlb : &sw->bw;
 		if (k == BENCH_LADDER_NONE || !l->chosen)
 			continue;
 		if (l->why[0])
 			out_text("bench: %s: %s", d->kernel, l->why);
 		if (k == BENCH_LADDER_BANDWIDTH) {
-			if (!sw.lat.have_arena)
+			if (!sw->lat.have_arena)
 				continue;
-			out_text("bench: bandwidth with %u-byte %s accesses%s%s", 16u << sw.width, width_names[sw.width],
-				 sw.width_why ? ": " : "", sw.width_why ? sw.width_why : "");
-			for (size_t s = 0; s < sw.nbw; s++)
+			out_text("bench: bandwidth with %u-byte %s accesses%s%s", 16u << sw->width, width_names[sw->width],
+				 sw->width_why ? ": " : "", sw->width_why ? sw->width_why : "");
+			for (size_t s = 0; s < sw->nbw; s++)
 				for (unsigned op = 0; op < BW_OPS; op++)
-					if (sw.bw_want[s][op])
+					if (sw->bw_want[s][op])
 						bw_point(s, (enum bw_op)op, d);
 			continue;
 		}
@@ -612,22 +624,27 @@ void suite_sweep_run(void)
 
 void suite_sweep_list(const struct bench_def *d)
 {
-	static struct cache_info c;	/* static: this runs once, and the image's stack is the firmware's */
+	static struct cache_info *cp;	/* heap: the image's static storage is file bytes, its stack the firmware's */
 	uint64_t sizes[LADDER_MAX_POINTS];
 	struct ladder_level sets[BW_LEVELS];
 	char name[48], sz[LADDER_NAME_MAX];
 	enum bench_ladder k = bench_def_ladder(d);
 	size_t n;
 
-	static struct cpu_info self;	/* bench=list from pmuboot-host's command line comes before any stage */
+	static struct cpu_info *self;	/* bench=list from pmuboot-host's command line comes before any stage */
 	const struct cpu_info *ci = suite.ci;
+	if (!cp && !(cp = heap_alloc(sizeof(*cp), sizeof(uint64_t))))
+		return;
 	if (!ci) {
-		cpu_identify(&self);
-		ci = &self;
+		if (!self && !(self = heap_alloc(sizeof(*self), sizeof(uint64_t))))
+			return;
+		cpu_identify(self);
+		ci = self;
 	}
-	cache_identify(ci, &c);
+	struct cache_info *c = cp;
+	cache_identify(ci, c);
 	if (k == BENCH_LADDER_BANDWIDTH) {
-		n = ladder_bandwidth_sets(&c, UINT64_MAX, sets, BW_LEVELS);
+		n = ladder_bandwidth_sets(c, UINT64_MAX, sets, BW_LEVELS);
 		for (size_t i = 0; i < n; i++)
 			for (unsigned op = 0; op < BW_OPS; op++) {
 				char v[32];
@@ -639,8 +656,8 @@ void suite_sweep_list(const struct bench_def *d)
 			}
 		return;
 	}
-	n = k == BENCH_LADDER_LATENCY ? ladder_latency_sizes(&c, UINT64_MAX, sizes, ARRAY_SIZE(sizes))
-				      : ladder_tlb_sizes(&c, UINT64_MAX, sizes, ARRAY_SIZE(sizes));
+	n = k == BENCH_LADDER_LATENCY ? ladder_latency_sizes(c, UINT64_MAX, sizes, ARRAY_SIZE(sizes))
+				      : ladder_tlb_sizes(c, UINT64_MAX, sizes, ARRAY_SIZE(sizes));
 	for (size_t i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "%s.%s", d->kernel, ladder_name(sizes[i], sz));
 		out_text("%-33s %-38s %s", name, "sweep point", d->body);
