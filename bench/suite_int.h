@@ -5,6 +5,7 @@
  *   suite_setup.c   counting, APERF, the ledger, extra events, arenas, the clock, bench_setup
  *   suite_events.c  which events a variant counts
  *   suite_record.c  the bench record and its readable line
+ *   suite_sweep*.c  the memory ladder: its variants made from the cache geometry (suite_sweep_int.h)
  */
 #ifndef PMUBOOT_BENCH_SUITE_INT_H
 #define PMUBOOT_BENCH_SUITE_INT_H

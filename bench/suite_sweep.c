@@ -16,28 +16,16 @@
  * Each variant is measured like any row (suite_run_row: the same harness,
  * ledger, records), with a "memory" object in its bench record.
  */
-#include "bench/suite_int.h"
-#include "bench/ladder.h"
+#include "bench/suite_sweep_int.h"
 #include "bench/ring.h"
-#include "kernel/arena.h"
 #include "kernel/hw.h"
 #include "kernel/timing.h"
 #include "lib/heap.h"
 #include "lib/out.h"
 #include "lib/strbuf.h"
 #include "lib/x86/cpuid.h"
-#include "pmu/cpu/cache.h"
-
 #define RING_SEED 0x706d75626f6f74ull	/* any fixed seed: the same ring for the same size, run after run */
 #define CELL_OFFSET 8u			/* the chase's position cell: in the first line, beside its pointer */
-#define NS_PER_S 1000000000ull
-#define MILLI 1000
-#define MAX_WORDS 16			/* kernel.variant words of one ladder kind named in bench= */
-#define BW_OPS 4
-#define BW_LEVELS (CACHE_MAX_LEVELS + 1)
-
-enum bw_op { BW_READ, BW_WRITE, BW_WRITE_NT, BW_COPY };
-static const char *const bw_op_names[BW_OPS] = { "read", "write", "write_nt", "copy" };
 
 /* The kernels by width (sse, avx, avx512) and op. */
 static const struct {
@@ -51,52 +39,13 @@ static const struct {
 	{ { bk_bw_read_avx512, bk_bw_read_avx512_end }, { bk_bw_write_avx512, bk_bw_write_avx512_end },
 	  { bk_bw_write_nt_avx512, bk_bw_write_nt_avx512_end }, { bk_bw_copy_avx512, bk_bw_copy_avx512_end } },
 };
-static const char *const width_names[3] = { "sse", "avx", "avx512" };
-
-/* What the bench record's "memory" object says about the variant being measured. */
-struct sweep_point {
-	enum bench_ladder kind;
-	uint64_t bytes;			/* the ring, or the working set (both buffers of a copy) */
-	const struct arena *arena;
-	enum bw_op op;
-	unsigned level;			/* bandwidth: the cache level (0: DRAM) */
-	uint32_t bytes_per_iteration;	/* bandwidth */
-	bool versus;			/* tlb: latency.<size> was measured */
-	int64_t versus_median;		/* its cycles median */
-};
-
-/* One ladder kind: was it chosen, which variants, in which arena. */
-struct ladder {
-	bool chosen, all;
-	const char *words[MAX_WORDS];	/* variant words bench= named, when not all */
-	size_t lens[MAX_WORDS], nwords;
-	struct arena arena;
-	bool have_arena;
-	const char *arena_name;		/* "1g", "2m", "4k" */
-	char why[320];			/* why there is no arena, or how it was limited */
-	uint64_t sizes[LADDER_MAX_POINTS];
-	size_t n;
-	int64_t medians[LADDER_MAX_POINTS];	/* latency: cycles medians, for tlb's comparison (-1: none) */
-};
-
-/* The ladder's state for one bench stage (heap: the image's static storage is file bytes). */
-struct sweep_state {
-	struct cache_info cache;
-	struct ladder lat, tlb, bw;
-	struct ladder_level bw_sets[BW_LEVELS];
-	size_t nbw;
-	bool bw_want[BW_LEVELS][BW_OPS];
-	unsigned width;			/* index into width_names */
-	const char *width_why;		/* why not wider, or NULL */
-	size_t points;
-};
-static struct sweep_state *sw;	/* allocated once, kept for later passes */
+struct sweep_state *ladder_state;
 
 /* ---- the chosen variants ---- */
 
 static void choose(const char *spec)
 {
-	struct ladder *by_kind[] = { NULL, &sw->lat, &sw->tlb, &sw->bw };
+	struct ladder *by_kind[] = { NULL, &ladder_state->lat, &ladder_state->tlb, &ladder_state->bw };
 	const char *p = spec, *w;
 	size_t len;
 	for (size_t i = 0; i < bench_def_count(); i++) {
@@ -107,7 +56,7 @@ static void choose(const char *spec)
 	}
 	while (lc_next_item(&p, ',', &w, &len)) {
 		if (len == 3 && !strncmp(w, "all", 3)) {
-			sw->lat.all = sw->tlb.all = sw->bw.all = true;
+			ladder_state->lat.all = ladder_state->tlb.all = ladder_state->bw.all = true;
 			continue;
 		}
 		for (size_t i = 0; i < bench_def_count(); i++) {
@@ -172,16 +121,16 @@ static void small_arena(struct ladder *l, uint32_t page, const char *name)
 /* The ring's arena: 1 GiB pages where CPUID says so and the arena allows, else 2 MiB. */
 static void latency_arena(uint64_t want)
 {
-	if (sw->cache.page_1g && get_arena(&sw->lat, ARENA_PAGE_1G, "1g", want))
+	if (ladder_state->cache.page_1g && get_arena(&ladder_state->lat, ARENA_PAGE_1G, "1g", want))
 		return;
-	char was[sizeof(sw->lat.why)];
-	snprintf(was, sizeof(was), "%s", sw->lat.why);
-	sw->lat.why[0] = 0;
-	if (!get_arena(&sw->lat, ARENA_PAGE_2M, "2m", want))
-		small_arena(&sw->lat, ARENA_PAGE_2M, "2m");
-	if (was[0] && !sw->lat.arena.limit) {
-		size_t k = strlen(sw->lat.why);
-		snprintf(sw->lat.why + k, sizeof(sw->lat.why) - k, "%s%s", k ? "; " : "", was);
+	char was[sizeof(ladder_state->lat.why)];
+	snprintf(was, sizeof(was), "%s", ladder_state->lat.why);
+	ladder_state->lat.why[0] = 0;
+	if (!get_arena(&ladder_state->lat, ARENA_PAGE_2M, "2m", want))
+		small_arena(&ladder_state->lat, ARENA_PAGE_2M, "2m");
+	if (was[0] && !ladder_state->lat.arena.limit) {
+		size_t k = strlen(ladder_state->lat.why);
+		snprintf(ladder_state->lat.why + k, sizeof(ladder_state->lat.why) - k, "%s%s", k ? "; " : "", was);
 	}
 }
 
@@ -190,34 +139,34 @@ static void latency_arena(uint64_t want)
 static void choose_width(void)
 {
 	struct cpuid_regs r;
-	sw->width = 0;
-	sw->width_why = NULL;
+	ladder_state->width = 0;
+	ladder_state->width_why = NULL;
 	hw_cpuid(CPUID_LEAF_SIGNATURE, 0, &r);
 	if (!(r.ecx & CPUID1_ECX_AVX)) {
-		sw->width_why = "no AVX (CPUID.01H:ECX[28])";
+		ladder_state->width_why = "no AVX (CPUID.01H:ECX[28])";
 		return;
 	}
 	if (!(r.ecx & CPUID1_ECX_OSXSAVE)) {
-		sw->width_why = "AVX not enabled: CR4.OSXSAVE clear (CPUID.01H:ECX[27])";
+		ladder_state->width_why = "AVX not enabled: CR4.OSXSAVE clear (CPUID.01H:ECX[27])";
 		return;
 	}
 	uint64_t xcr0 = bk_xgetbv0();
 	if ((xcr0 & (XCR0_SSE | XCR0_AVX)) != (XCR0_SSE | XCR0_AVX)) {
-		sw->width_why = "AVX state not enabled in XCR0";
+		ladder_state->width_why = "AVX state not enabled in XCR0";
 		return;
 	}
-	sw->width = 1;
+	ladder_state->width = 1;
 	if (suite.ci->max_leaf < CPUID_LEAF_EXT_FEATURES) {
-		sw->width_why = "no AVX-512 (no CPUID leaf 07H)";
+		ladder_state->width_why = "no AVX-512 (no CPUID leaf 07H)";
 		return;
 	}
 	hw_cpuid(CPUID_LEAF_EXT_FEATURES, 0, &r);
 	if (!(r.ebx & CPUID7_EBX_AVX512F))
-		sw->width_why = "no AVX-512 (CPUID.07H:EBX[16])";
+		ladder_state->width_why = "no AVX-512 (CPUID.07H:EBX[16])";
 	else if ((xcr0 & XCR0_AVX512) != XCR0_AVX512)
-		sw->width_why = "AVX-512 state not enabled in XCR0";
+		ladder_state->width_why = "AVX-512 state not enabled in XCR0";
 	else
-		sw->width = 2;
+		ladder_state->width = 2;
 }
 
 /* ---- prepare ---- */
@@ -267,38 +216,30 @@ static void sizes_of(struct ladder *l, const uint64_t *all, size_t nall)
 		}
 }
 
-static void bw_name(char *out, size_t cap, enum bw_op op, unsigned level)
-{
-	if (level)
-		snprintf(out, cap, "%s_l%u", bw_op_names[op], level);
-	else
-		snprintf(out, cap, "%s_dram", bw_op_names[op]);
-}
-
 static void bw_choose(void)
 {
 	char name[32];
-	sw->nbw = ladder_bandwidth_sets(&sw->cache, sw->lat.have_arena ? sw->lat.arena.size : 0, sw->bw_sets, BW_LEVELS);
-	for (size_t i = 0; i < sw->nbw; i++)
+	ladder_state->nbw = ladder_bandwidth_sets(&ladder_state->cache, ladder_state->lat.have_arena ? ladder_state->lat.arena.size : 0, ladder_state->bw_sets, BW_LEVELS);
+	for (size_t i = 0; i < ladder_state->nbw; i++)
 		for (unsigned op = 0; op < BW_OPS; op++) {
 			/* Non-temporal stores bypass the caches: a cache level's "write_nt" would be a DRAM figure. */
-			if (op == BW_WRITE_NT && sw->bw_sets[i].level)
+			if (op == BW_WRITE_NT && ladder_state->bw_sets[i].level)
 				continue;
-			bw_name(name, sizeof(name), (enum bw_op)op, sw->bw_sets[i].level);
-			sw->bw_want[i][op] = wanted(&sw->bw, name);
-			sw->points += sw->bw_want[i][op];
+			bw_name(name, sizeof(name), (enum bw_op)op, ladder_state->bw_sets[i].level);
+			ladder_state->bw_want[i][op] = wanted(&ladder_state->bw, name);
+			ladder_state->points += ladder_state->bw_want[i][op];
 		}
-	for (size_t w = 0; w < sw->bw.nwords; w++) {
+	for (size_t w = 0; w < ladder_state->bw.nwords; w++) {
 		bool found = false;
-		for (size_t i = 0; i < sw->nbw; i++)
+		for (size_t i = 0; i < ladder_state->nbw; i++)
 			for (unsigned op = 0; op < BW_OPS; op++) {
-				bw_name(name, sizeof(name), (enum bw_op)op, sw->bw_sets[i].level);
-				found = found || (strlen(name) == sw->bw.lens[w] && !strncmp(name, sw->bw.words[w], sw->bw.lens[w]));
+				bw_name(name, sizeof(name), (enum bw_op)op, ladder_state->bw_sets[i].level);
+				found = found || (strlen(name) == ladder_state->bw.lens[w] && !strncmp(name, ladder_state->bw.words[w], ladder_state->bw.lens[w]));
 			}
 		if (!found)
 			rec_error("bench", "bench", "bandwidth.%.*s: not a variant here (op read, write, write_nt (DRAM only) "
-				  "or copy, _l1.._l%zu or _dram)", (int)(sw->bw.lens[w] > 40 ? 40 : sw->bw.lens[w]), sw->bw.words[w],
-				  sw->nbw ? sw->nbw - 1 : 0);
+				  "or copy, _l1.._l%zu or _dram)", (int)(ladder_state->bw.lens[w] > 40 ? 40 : ladder_state->bw.lens[w]), ladder_state->bw.words[w],
+				  ladder_state->nbw ? ladder_state->nbw - 1 : 0);
 	}
 }
 
@@ -319,159 +260,45 @@ size_t suite_sweep_prepare(void)
 	uint64_t all[LADDER_MAX_POINTS];
 
 	suite.memory = NULL;
-	if (!sw && !(sw = heap_alloc(sizeof(*sw), sizeof(uint64_t)))) {
-		rec_error("bench", "memory", "no room on the heap for the memory ladder (%zu bytes)", sizeof(*sw));
+	if (!ladder_state && !(ladder_state = heap_alloc(sizeof(*ladder_state), sizeof(uint64_t)))) {
+		rec_error("bench", "memory", "no room on the heap for the memory ladder (%zu bytes)", sizeof(*ladder_state));
 		return 0;
 	}
-	memset(sw, 0, sizeof(*sw));
+	memset(ladder_state, 0, sizeof(*ladder_state));
 	choose(suite.p->bench);
-	if (!sw->lat.chosen && !sw->tlb.chosen && !sw->bw.chosen)
+	if (!ladder_state->lat.chosen && !ladder_state->tlb.chosen && !ladder_state->bw.chosen)
 		return 0;
-	cache_identify(suite.ci, &sw->cache);
-	uint64_t top = ladder_latency_top(&sw->cache);
+	cache_identify(suite.ci, &ladder_state->cache);
+	uint64_t top = ladder_latency_top(&ladder_state->cache);
 	/* The tlb ladder compares with latency at its sizes, and bandwidth uses the ring's arena. */
-	if (sw->lat.chosen || sw->bw.chosen)
-		latency_arena(at_least(top, at_least(largest_named(&sw->lat), largest_named(&sw->tlb))));
-	if (sw->tlb.chosen &&
-	    !get_arena(&sw->tlb, ARENA_PAGE_4K, "4k", at_least(ladder_tlb_top(&sw->cache), largest_named(&sw->tlb))))
-		small_arena(&sw->tlb, ARENA_PAGE_4K, "4k");
-	if (sw->lat.chosen && !bad_size(&sw->lat, "latency") && sw->lat.have_arena) {
-		size_t n = ladder_latency_sizes(&sw->cache, sw->lat.arena.size, all, ARRAY_SIZE(all));
-		sizes_of(&sw->lat, all, n);
+	if (ladder_state->lat.chosen || ladder_state->bw.chosen)
+		latency_arena(at_least(top, at_least(largest_named(&ladder_state->lat), largest_named(&ladder_state->tlb))));
+	if (ladder_state->tlb.chosen &&
+	    !get_arena(&ladder_state->tlb, ARENA_PAGE_4K, "4k", at_least(ladder_tlb_top(&ladder_state->cache), largest_named(&ladder_state->tlb))))
+		small_arena(&ladder_state->tlb, ARENA_PAGE_4K, "4k");
+	if (ladder_state->lat.chosen && !bad_size(&ladder_state->lat, "latency") && ladder_state->lat.have_arena) {
+		size_t n = ladder_latency_sizes(&ladder_state->cache, ladder_state->lat.arena.size, all, ARRAY_SIZE(all));
+		sizes_of(&ladder_state->lat, all, n);
 	}
-	if (sw->tlb.chosen && !bad_size(&sw->tlb, "tlb") && sw->tlb.have_arena) {
-		uint64_t lim = sw->tlb.arena.size;
-		if (sw->lat.have_arena && sw->lat.arena.size < lim)
-			lim = sw->lat.arena.size;
-		size_t n = ladder_tlb_sizes(&sw->cache, lim, all, ARRAY_SIZE(all));
-		sizes_of(&sw->tlb, all, n);
+	if (ladder_state->tlb.chosen && !bad_size(&ladder_state->tlb, "tlb") && ladder_state->tlb.have_arena) {
+		uint64_t lim = ladder_state->tlb.arena.size;
+		if (ladder_state->lat.have_arena && ladder_state->lat.arena.size < lim)
+			lim = ladder_state->lat.arena.size;
+		size_t n = ladder_tlb_sizes(&ladder_state->cache, lim, all, ARRAY_SIZE(all));
+		sizes_of(&ladder_state->tlb, all, n);
 	}
-	sw->points = sw->lat.n + sw->tlb.n;
-	if (sw->bw.chosen) {
+	ladder_state->points = ladder_state->lat.n + ladder_state->tlb.n;
+	if (ladder_state->bw.chosen) {
 		choose_width();
 		if (bench_asm_bw_iter != BENCH_BW_ITER)
 			rec_error("bench", "bandwidth", "kernels move %u bytes per iteration but the stage assumes %u",
 				  bench_asm_bw_iter, BENCH_BW_ITER);
-		else if (sw->lat.have_arena)
+		else if (ladder_state->lat.have_arena)
 			bw_choose();
 	}
 	for (size_t i = 0; i < LADDER_MAX_POINTS; i++)
-		sw->lat.medians[i] = -1;
-	return sw->points;
-}
-
-/* ---- bench_setup and the bench record ---- */
-
-static void arena_fields(struct rec *r, const char *key, const struct ladder *l)
-{
-	if (!l->chosen) {
-		rec_null(r, key);
-		return;
-	}
-	rec_obj(r, key);
-	if (l->have_arena) {
-		rec_str(r, "arena", l->arena_name);
-		if (l->arena.page_size)
-			rec_u64(r, "page", l->arena.page_size);
-		else
-			rec_null(r, "page");
-		rec_u64(r, "size", l->arena.size);
-		rec_u64(r, "wanted", l->arena.wanted);
-		rec_str(r, "how", l->arena.how);
-	} else {
-		rec_null(r, "arena");
-	}
-	rec_str(r, "note", l->why[0] ? l->why : NULL);
-	rec_u64(r, "points", l == &sw->bw ? sw->points - sw->lat.n - sw->tlb.n : l->n);
-	rec_obj_end(r);
-}
-
-void suite_sweep_setup_fields(struct rec *r)
-{
-	if (!sw) {
-		rec_null(r, "ladder");
-		return;
-	}
-	rec_obj(r, "ladder");
-	arena_fields(r, "latency", &sw->lat);
-	arena_fields(r, "tlb", &sw->tlb);
-	arena_fields(r, "bandwidth", &sw->bw);
-	if (sw->bw.chosen) {
-		rec_str(r, "vector", width_names[sw->width]);
-		rec_u64(r, "vector_bytes", 16u << sw->width);
-		rec_str(r, "vector_why", sw->width_why);
-	}
-	rec_obj_end(r);
-}
-
-/* bytes per (thousandths of a unit) as thousandths: bytes x 10^6 / v, 0 when v is not positive. */
-static int64_t rate(uint64_t bytes, int64_t v_milli)
-{
-	return v_milli > 0 ? stats_scale((int64_t)bytes * MILLI, MILLI, (uint64_t)v_milli) : 0;
-}
-
-void suite_sweep_fields(struct rec *r, const struct bench_figures *f)
-{
-	const struct sweep_point *m = suite.memory;
-	const struct timing_info *t = timing_get();
-	struct bench_figure ns = f->tsc;
-	bool have_ns = t && t->tsc_hz;
-
-	if (have_ns)
-		stats_figure_scale(&ns, NS_PER_S, t->tsc_hz);
-	rec_obj(r, "memory");
-	rec_u64(r, "size", m->bytes);
-	rec_u64(r, "arena_size", m->arena->size);
-	if (have_ns) {
-		rec_obj(r, "ns");
-		rec_milli(r, "min", ns.min);
-		rec_milli(r, "median", ns.median);
-		rec_milli(r, "max", ns.max);
-		rec_obj_end(r);
-	} else {
-		rec_null(r, "ns");
-	}
-	if (m->kind == BENCH_LADDER_BANDWIDTH) {
-		rec_str(r, "op", bw_op_names[m->op]);
-		if (m->level)
-			rec_u64(r, "cache_level", m->level);
-		else
-			rec_null(r, "cache_level");
-		rec_str(r, "vector", width_names[sw->width]);
-		rec_u64(r, "bytes_per_iteration", m->bytes_per_iteration);
-		bool cycles_ok = !f->cycles_invalid && f->cycles_source != BENCH_CYCLES_TSC;
-		rec_obj(r, "bytes_per_cycle");
-		if (cycles_ok) {
-			rec_milli(r, "median", rate(m->bytes_per_iteration, f->cycles.median));
-			rec_milli(r, "best", rate(m->bytes_per_iteration, f->cycles.min));
-		} else {
-			rec_null(r, "median");
-			rec_null(r, "best");
-		}
-		rec_obj_end(r);
-		rec_obj(r, "gb_per_s");
-		if (have_ns) {
-			rec_milli(r, "median", rate(m->bytes_per_iteration, ns.median));
-			rec_milli(r, "best", rate(m->bytes_per_iteration, ns.min));
-		} else {
-			rec_null(r, "median");
-			rec_null(r, "best");
-		}
-		rec_obj_end(r);
-	} else {
-		rec_u64(r, "lines", m->bytes / RING_LINE);
-		rec_u64(r, "pages_4k", m->bytes / RING_PAGE);
-	}
-	if (m->kind == BENCH_LADDER_TLB && m->versus && !f->cycles_invalid) {
-		rec_obj(r, "versus");
-		rec_str(r, "variant", "latency");
-		rec_milli(r, "latency_median", m->versus_median);
-		rec_milli(r, "difference", f->cycles.median - m->versus_median);
-		rec_obj_end(r);
-	} else {
-		rec_null(r, "versus");
-	}
-	rec_obj_end(r);
+		ladder_state->lat.medians[i] = -1;
+	return ladder_state->points;
 }
 
 /* ---- measuring ---- */
@@ -513,7 +340,7 @@ static void ring_point(struct ladder *l, enum bench_ladder kind, size_t i, const
 {
 	struct made *m = made_row();
 	uint64_t bytes = l->sizes[i];
-	const struct cache_level *llc = cache_last_level(&sw->cache);
+	const struct cache_level *llc = cache_last_level(&ladder_state->cache);
 	char a[32], b[32];
 	if (!m) {
 		rec_error("bench", tmpl->kernel, "no room on the heap for a variant");
@@ -531,10 +358,10 @@ static void ring_point(struct ladder *l, enum bench_ladder kind, size_t i, const
 	*(uint8_t **)(void *)(l->arena.base + CELL_OFFSET) = first;
 	struct sweep_point pt = { .kind = kind, .bytes = bytes, .arena = &l->arena };
 	if (kind == BENCH_LADDER_TLB)
-		for (size_t j = 0; j < sw->lat.n; j++)
-			if (sw->lat.sizes[j] == bytes && sw->lat.medians[j] >= 0) {
+		for (size_t j = 0; j < ladder_state->lat.n; j++)
+			if (ladder_state->lat.sizes[j] == bytes && ladder_state->lat.medians[j] >= 0) {
 				pt.versus = true;
-				pt.versus_median = sw->lat.medians[j];
+				pt.versus_median = ladder_state->lat.medians[j];
 			}
 	measure(m, &pt);
 	const struct bench_figures *f = suite.figs;
@@ -552,7 +379,7 @@ static void ring_point(struct ladder *l, enum bench_ladder kind, size_t i, const
 static void bw_point(size_t i, enum bw_op op, const struct bench_def *tmpl)
 {
 	struct made *m = made_row();
-	const struct ladder_level *lv = &sw->bw_sets[i];
+	const struct ladder_level *lv = &ladder_state->bw_sets[i];
 	uint64_t trip = (uint64_t)BENCH_BW_ITER * BENCH_UNROLL;
 	uint64_t stream = (op == BW_COPY ? lv->bytes / 2 : lv->bytes) / trip * trip;
 	char a[32], b[32];
@@ -565,14 +392,14 @@ static void bw_point(size_t i, enum bw_op op, const struct bench_def *tmpl)
 	bw_name(m->name, sizeof(m->name), op, lv->level);
 	m->def = *tmpl;
 	m->def.variant = m->name;
-	m->def.fn = bw_fns[sw->width][op].fn;
-	m->def.fn_end = bw_fns[sw->width][op].end;
+	m->def.fn = bw_fns[ladder_state->width][op].fn;
+	m->def.fn_end = bw_fns[ladder_state->width][op].end;
 	m->def.chain_min = 0;
 	/* The parameter block sits in the scratch window, apart from the buffers. */
 	struct bench_bw *blk = (struct bench_bw *)(void *)suite.scratch;
-	uint8_t *base = sw->lat.arena.base;
+	uint8_t *base = ladder_state->lat.arena.base;
 	*blk = (struct bench_bw){ base, op == BW_COPY ? base + stream : base, stream, 0 };
-	m->slot = (struct slot){ sw->lat.arena_name, suite.scratch, sw->lat.arena.page_size, sw->lat.arena.how };
+	m->slot = (struct slot){ ladder_state->lat.arena_name, suite.scratch, ladder_state->lat.arena.page_size, ladder_state->lat.arena.how };
 	/* A working set that fits a cache is swept once before the first sample; DRAM's is not. */
 	if (lv->level) {
 		struct bench_call warm_call = { .kernel = m->def.fn, .trips = stream / trip, .p = (uint8_t *)blk };
@@ -580,38 +407,38 @@ static void bw_point(size_t i, enum bw_op op, const struct bench_def *tmpl)
 		blk->off = 0;
 	}
 	struct sweep_point pt = { .kind = BENCH_LADDER_BANDWIDTH, .bytes = op == BW_COPY ? 2 * stream : stream,
-				  .arena = &sw->lat.arena, .op = op, .level = lv->level,
+				  .arena = &ladder_state->lat.arena, .op = op, .level = lv->level,
 				  .bytes_per_iteration = op == BW_COPY ? 2 * BENCH_BW_ITER : BENCH_BW_ITER };
 	measure(m, &pt);
 	const struct bench_figures *f = suite.figs;
 	const struct timing_info *t = timing_get();
 	if (t && t->tsc_hz && f->tsc.n && !f->cycles_invalid)
 		out_text("    bandwidth %s: %s bytes/cycle, %s GB/s (%s, %llu KiB)", m->name,
-			 fmt_milli(a, rate(pt.bytes_per_iteration, f->cycles.median)),
-			 fmt_milli(b, rate(pt.bytes_per_iteration, stats_scale(f->tsc.median, NS_PER_S, t->tsc_hz))),
-			 width_names[sw->width], (unsigned long long)(pt.bytes / 1024));
+			 fmt_milli(a, bw_rate(pt.bytes_per_iteration, f->cycles.median)),
+			 fmt_milli(b, bw_rate(pt.bytes_per_iteration, stats_scale(f->tsc.median, NS_PER_S, t->tsc_hz))),
+			 width_names[ladder_state->width], (unsigned long long)(pt.bytes / 1024));
 }
 
 void suite_sweep_run(void)
 {
-	if (!sw)
+	if (!ladder_state)
 		return;
 	for (size_t i = 0; i < bench_def_count(); i++) {
 		const struct bench_def *d = bench_def_at(i);
 		enum bench_ladder k = bench_def_ladder(d);
-		struct ladder *l = k == BENCH_LADDER_LATENCY ? &sw->lat : k == BENCH_LADDER_TLB ? &sw->tlb : &sw->bw;
+		struct ladder *l = k == BENCH_LADDER_LATENCY ? &ladder_state->lat : k == BENCH_LADDER_TLB ? &ladder_state->tlb : &ladder_state->bw;
 		if (k == BENCH_LADDER_NONE || !l->chosen)
 			continue;
 		if (l->why[0])
 			out_text("bench: %s: %s", d->kernel, l->why);
 		if (k == BENCH_LADDER_BANDWIDTH) {
-			if (!sw->lat.have_arena)
+			if (!ladder_state->lat.have_arena)
 				continue;
-			out_text("bench: bandwidth with %u-byte %s accesses%s%s", 16u << sw->width, width_names[sw->width],
-				 sw->width_why ? ": " : "", sw->width_why ? sw->width_why : "");
-			for (size_t s = 0; s < sw->nbw; s++)
+			out_text("bench: bandwidth with %u-byte %s accesses%s%s", 16u << ladder_state->width, width_names[ladder_state->width],
+				 ladder_state->width_why ? ": " : "", ladder_state->width_why ? ladder_state->width_why : "");
+			for (size_t s = 0; s < ladder_state->nbw; s++)
 				for (unsigned op = 0; op < BW_OPS; op++)
-					if (sw->bw_want[s][op])
+					if (ladder_state->bw_want[s][op])
 						bw_point(s, (enum bw_op)op, d);
 			continue;
 		}
@@ -620,46 +447,3 @@ void suite_sweep_run(void)
 	}
 }
 
-/* ---- bench=list ---- */
-
-void suite_sweep_list(const struct bench_def *d)
-{
-	static struct cache_info *cp;	/* heap: the image's static storage is file bytes, its stack the firmware's */
-	uint64_t sizes[LADDER_MAX_POINTS];
-	struct ladder_level sets[BW_LEVELS];
-	char name[48], sz[LADDER_NAME_MAX];
-	enum bench_ladder k = bench_def_ladder(d);
-	size_t n;
-
-	static struct cpu_info *self;	/* bench=list from pmuboot-host's command line comes before any stage */
-	const struct cpu_info *ci = suite.ci;
-	if (!cp && !(cp = heap_alloc(sizeof(*cp), sizeof(uint64_t))))
-		return;
-	if (!ci) {
-		if (!self && !(self = heap_alloc(sizeof(*self), sizeof(uint64_t))))
-			return;
-		cpu_identify(self);
-		ci = self;
-	}
-	struct cache_info *c = cp;
-	cache_identify(ci, c);
-	if (k == BENCH_LADDER_BANDWIDTH) {
-		n = ladder_bandwidth_sets(c, UINT64_MAX, sets, BW_LEVELS);
-		for (size_t i = 0; i < n; i++)
-			for (unsigned op = 0; op < BW_OPS; op++) {
-				char v[32];
-				if (op == BW_WRITE_NT && sets[i].level)
-					continue;
-				bw_name(v, sizeof(v), (enum bw_op)op, sets[i].level);
-				snprintf(name, sizeof(name), "%s.%s", d->kernel, v);
-				out_text("%-33s %-38s %s (%s)", name, "sweep point", d->body, ladder_name(sets[i].bytes, sz));
-			}
-		return;
-	}
-	n = k == BENCH_LADDER_LATENCY ? ladder_latency_sizes(c, UINT64_MAX, sizes, ARRAY_SIZE(sizes))
-				      : ladder_tlb_sizes(c, UINT64_MAX, sizes, ARRAY_SIZE(sizes));
-	for (size_t i = 0; i < n; i++) {
-		snprintf(name, sizeof(name), "%s.%s", d->kernel, ladder_name(sizes[i], sz));
-		out_text("%-33s %-38s %s", name, "sweep point", d->body);
-	}
-}
