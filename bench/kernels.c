@@ -101,7 +101,37 @@ static const struct bench_def defs[] = {
 	{ "split", "store_page", "store_aligned", K(bk_store_tput), SPLIT_PAGE, 0, true, true,
 	  EV_ROLE_SPLIT_STORE | EV_ROLE_PAGE_SPLIT_STORE, BENCH_PROVOKES, 0, 0,
 	  "mov [rsi], rcx (rsi = 4 KiB boundary - 4)", 0, 0 },
+
+	/*
+	 * The memory ladder: each row stands for the variants bench/suite_sweep.c makes from the cache
+	 * geometry and the arena it gets (bench/ladder.h), measured after the rows above.  The fn and
+	 * body here are the latency rows'; the bandwidth variants choose their kernel by vector width.
+	 */
+	{ "latency", "<size>", NULL, K(bk_chase), 0, 0, false, false, 0, BENCH_SWEEP, 0, 0,
+	  "mov rax, [rax] (a random ring of every 64-byte line of <size> bytes, largest pages)", ONE_CYCLE, 0 },
+	{ "tlb", "<size>", NULL, K(bk_chase), 0, 0, false, false, 0, BENCH_SWEEP, 0, 0,
+	  "mov rax, [rax] (the same ring on 4 KiB pages)", ONE_CYCLE, 0 },
+	{ "bandwidth", "<op>_<level>", NULL, K(bk_bw_read_sse), 0, 0, false, false, 0, BENCH_SWEEP, 0, 0,
+	  "read, write, write_nt or copy 256 bytes per stream, widest vectors (l1, l2, l3, dram)", 0, 0 },
 };
+
+/* The rows that stand for variants made at run time, by kernel. */
+static const struct {
+	const char *kernel;
+	enum bench_ladder kind;
+} ladders[] = {
+	{ "latency", BENCH_LADDER_LATENCY },
+	{ "tlb", BENCH_LADDER_TLB },
+	{ "bandwidth", BENCH_LADDER_BANDWIDTH },
+};
+
+enum bench_ladder bench_def_ladder(const struct bench_def *d)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(ladders); i++)
+		if (!strcmp(d->kernel, ladders[i].kernel))
+			return ladders[i].kind;
+	return BENCH_LADDER_NONE;
+}
 
 size_t bench_def_count(void) { return ARRAY_SIZE(defs); }
 const struct bench_def *bench_def_at(size_t i) { return i < ARRAY_SIZE(defs) ? &defs[i] : NULL; }

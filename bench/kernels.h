@@ -39,7 +39,32 @@ BENCH_KERNEL(bk_sf_xmm_ymm);
 BENCH_KERNEL(bk_sf_zmm_forward);
 BENCH_KERNEL(bk_sf_zmm_upper);
 BENCH_KERNEL(bk_sf_ymm_zmm);
+BENCH_KERNEL(bk_chase);
+BENCH_KERNEL(bk_bw_read_sse);
+BENCH_KERNEL(bk_bw_write_sse);
+BENCH_KERNEL(bk_bw_write_nt_sse);
+BENCH_KERNEL(bk_bw_copy_sse);
+BENCH_KERNEL(bk_bw_read_avx);
+BENCH_KERNEL(bk_bw_write_avx);
+BENCH_KERNEL(bk_bw_write_nt_avx);
+BENCH_KERNEL(bk_bw_copy_avx);
+BENCH_KERNEL(bk_bw_read_avx512);
+BENCH_KERNEL(bk_bw_write_avx512);
+BENCH_KERNEL(bk_bw_write_nt_avx512);
+BENCH_KERNEL(bk_bw_copy_avx512);
 extern const uint32_t bench_asm_unroll;
+
+/*
+ * The bandwidth kernels' parameter block, p (bench/k_bandwidth.asm reads the
+ * layout): one iteration moves BENCH_BW_ITER bytes per stream.
+ */
+struct bench_bw {
+	uint8_t *src, *dst;
+	uint64_t bytes;		/* each buffer's size, a multiple of BENCH_BW_ITER x BENCH_UNROLL */
+	uint64_t off;		/* where the previous run stopped */
+};
+#define BENCH_BW_ITER 256u
+extern const uint32_t bench_asm_bw_iter;
 
 /*
  * The scratch window: two 4 KiB-aligned pages.  p and q are offsets from
@@ -54,6 +79,19 @@ enum bench_expect {
 	BENCH_PROVOKES,		/* about one event of each role per iteration, and slower than the control */
 	BENCH_PROVOKES_EVENTS,	/* about one event per iteration; no timing signature expected */
 	BENCH_SWEEP,		/* a point of a sweep: figures only, no expectation */
+};
+
+/*
+ * A row that stands for variants made at run time (bench/suite_sweep.c), from
+ * the cache geometry and the arena: `latency.<size>`, `tlb.<size>`,
+ * `bandwidth.<op>_<level>`.  bench= may name the kernel, or kernel.<variant>
+ * with a variant of those (a size: latency.16k).
+ */
+enum bench_ladder {
+	BENCH_LADDER_NONE,
+	BENCH_LADDER_LATENCY,	/* the pointer chase on the largest pages there are (1 GiB or 2 MiB) */
+	BENCH_LADDER_TLB,	/* the same chase on 4 KiB pages */
+	BENCH_LADDER_BANDWIDTH,	/* read, write, write_nt and copy per cache level and DRAM */
 };
 
 struct bench_def {
@@ -87,5 +125,7 @@ const struct bench_def *bench_def_find(const char *kernel, const char *variant);
 uint32_t bench_def_needs(const struct bench_def *d);
 /* Its control's row, or NULL. */
 const struct bench_def *bench_def_control(const struct bench_def *d);
+/* BENCH_LADDER_NONE, or the kind of variants row d stands for. */
+enum bench_ladder bench_def_ladder(const struct bench_def *d);
 
 #endif

@@ -35,6 +35,10 @@ void bench_list(void)
 	for (size_t i = 0; i < bench_def_count(); i++) {
 		const struct bench_def *d = bench_def_at(i);
 		char name[64], what[64];
+		if (bench_def_ladder(d) != BENCH_LADDER_NONE) {
+			suite_sweep_list(d);	/* the variants this processor's cache geometry makes */
+			continue;
+		}
 		snprintf(name, sizeof(name), "%s.%s", d->kernel, d->variant);
 		snprintf(what, sizeof(what), "%s%s%s%s", expect[d->expect], d->control ? " (vs " : "",
 			 d->control ? d->control : "", d->control ? ")" : "");
@@ -94,7 +98,11 @@ void suite_apply_audit(const struct count_set *set, struct bench_figures *f)
 
 static void run_row(const struct bench_def *d, int slot)
 {
-	const struct slot *sl = slot == NO_SLOT ? NULL : &suite.slots[slot];
+	suite_run_row(d, slot == NO_SLOT ? NULL : &suite.slots[slot], slot);
+}
+
+void suite_run_row(const struct bench_def *d, const struct slot *sl, int slot)
+{
 	uint8_t *window = sl ? sl->window : suite.scratch;
 	struct count_set *csp = NULL;
 	struct bench_figures *f = suite.figs;
@@ -218,15 +226,25 @@ void bench_stage(const struct bench_params *p)
 	suite_setup_ledger(p->ledger);
 	suite_setup_extra_events();
 	suite_setup_arenas(arena_notes, sizeof(arena_notes));
+	/* The memory ladder's rows stand for variants made from the cache geometry and the arena it gets. */
+	size_t points = suite_sweep_prepare();
+	for (size_t i = 0; i < n; i++)
+		if (suite.sel[i] && bench_def_ladder(bench_def_at(i)) != BENCH_LADDER_NONE)
+			suite.measured--;
+	suite.measured += (unsigned)points;
 	suite_setup_clock();
 	suite_setup_record(arena_notes);
 	for (size_t i = 0; i < n; i++)
-		if (suite.sel[i])
+		if (suite.sel[i] && bench_def_ladder(bench_def_at(i)) == BENCH_LADDER_NONE)
 			suite.rows += bench_def_at(i)->per_arena ? (unsigned)suite.nslots : 1;
-	suite.rows += (unsigned)user;
+	suite.rows += (unsigned)(user + points);
 
 	for (size_t i = 0; i < n;) {
 		const struct bench_def *d = bench_def_at(i);
+		if (bench_def_ladder(d) != BENCH_LADDER_NONE) {
+			i++;	/* its variants are made and measured by suite_sweep_run, below */
+			continue;
+		}
 		if (!d->per_arena) {
 			if (suite.sel[i])
 				run_row(d, NO_SLOT);
@@ -244,6 +262,7 @@ void bench_stage(const struct bench_params *p)
 		i = j;
 	}
 
+	suite_sweep_run();
 	suite_user_run(user);
 
 	/* The counters are restored by the run's last stage (and the fault path), not here. */

@@ -5,6 +5,7 @@
  *   suite_setup.c   counting, APERF, the ledger, extra events, arenas, the clock, bench_setup
  *   suite_events.c  which events a variant counts
  *   suite_record.c  the bench record and its readable line
+ *   suite_sweep*.c  the memory ladder: its variants made from the cache geometry (suite_sweep_int.h)
  */
 #ifndef PMUBOOT_BENCH_SUITE_INT_H
 #define PMUBOOT_BENCH_SUITE_INT_H
@@ -82,6 +83,7 @@ struct suite {
 	struct check_tally tally;
 	unsigned measured;		/* variants chosen */
 	unsigned rows, row;		/* rows to run (split variants once per arena), and the current one */
+	const struct sweep_point *memory;	/* the memory ladder's variant being measured, or NULL */
 };
 extern struct suite suite;
 
@@ -110,6 +112,22 @@ size_t suite_user_prepare(void);
 void suite_user_run(size_t chosen);
 /* A user kernel's body bytes as hex, for its record; NULL for the built-ins. */
 const char *suite_user_body_hex(const struct bench_def *d);
+
+/* suite.c: measure row d (p and q inside sl's window, or the scratch window without sl) and emit its records. */
+void suite_run_row(const struct bench_def *d, const struct slot *sl, int slot);
+
+/*
+ * suite_sweep.c, the memory ladder (bench/ladder.h): prepare takes the cache geometry, the chosen
+ * variants and the ladder's arenas and returns how many variants it will measure; run measures them
+ * (after the table's other rows); list prints them for bench=list.  While one is measured,
+ * suite.memory describes it and the bench record carries a "memory" object (suite_sweep_fields).
+ */
+struct sweep_point;
+size_t suite_sweep_prepare(void);
+void suite_sweep_run(void);
+void suite_sweep_list(const struct bench_def *d);
+void suite_sweep_setup_fields(struct rec *r);
+void suite_sweep_fields(struct rec *r, const struct bench_figures *f);
 
 /*
  * suite_record.c.  ctl: the control's figures, or NULL; then ctl_missing

@@ -177,6 +177,8 @@ void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const st
 		rec_null(r, "penalty");
 	}
 	rec_str(r, "penalty_why", why);
+	if (suite.memory)
+		suite_sweep_fields(r, f);
 	rec_str(r, "expect", expect_name(d->expect));
 	rec_bool(r, "emulated", suite.ci->exec == EXEC_EMULATED);
 	rec_str(r, "body", d->body);

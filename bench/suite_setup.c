@@ -284,6 +284,7 @@ void suite_setup_record(const char *arena_notes)
 	}
 	rec_arr_end(r);
 	rec_str(r, "arena_problems", arena_notes[0] ? arena_notes : NULL);
+	suite_sweep_setup_fields(r);
 	rec_str(r, "samples_in", suite.samples_in);
 	/* The rules of bench/stats.h, so a reader of the records need not look them up. */
 	rec_obj(r, "rules");

@@ -75,6 +75,43 @@ void *fw_alloc_pages(size_t bytes, size_t align)
 	return (void *)(uintptr_t)addr;
 }
 
+/* Room for the descriptors that allocating the map's own buffer may add (UEFI 2.10 §7.2 GetMemoryMap). */
+#define FREE_MAP_SLACK_DESCRIPTORS 8
+
+uint64_t fw_largest_free_bytes(void)
+{
+	EFI_BOOT_SERVICES *bs;
+	UINTN size = 0, key, desc_size = 0;
+	UINT32 version;
+	EFI_MEMORY_DESCRIPTOR *map = NULL;
+	uint64_t best = 0, run = 0, run_end = 0;
+
+	REFUSED_ELSEWHERE(0);
+	bs = fw_st->BootServices;
+	if (bs->GetMemoryMap(&size, NULL, &key, &desc_size, &version) != EFI_BUFFER_TOO_SMALL || !desc_size)
+		return 0;
+	size += FREE_MAP_SLACK_DESCRIPTORS * desc_size;
+	if (bs->AllocatePool(EfiLoaderData, size, (void **)&map) != EFI_SUCCESS)
+		return 0;
+	if (bs->GetMemoryMap(&size, map, &key, &desc_size, &version) == EFI_SUCCESS) {
+		for (UINTN off = 0; off + desc_size <= size; off += desc_size) {
+			const EFI_MEMORY_DESCRIPTOR *d = (const void *)((const uint8_t *)map + off);
+			uint64_t bytes = d->NumberOfPages * PAGE_SIZE_4K;
+			if (d->Type != EfiConventionalMemory) {
+				run = 0;
+				continue;
+			}
+			/* The map is in address order on every firmware seen; a gap starts a new run. */
+			run = run && d->PhysicalStart == run_end ? run + bytes : bytes;
+			run_end = d->PhysicalStart + bytes;
+			if (run > best)
+				best = run;
+		}
+	}
+	bs->FreePool(map);
+	return best;
+}
+
 void *fw_alloc_code_pages(size_t bytes)
 {
 	EFI_PHYSICAL_ADDRESS addr = 0;

@@ -269,9 +269,10 @@ static void compose(void)
 	put_label(2, ATTR_NORMAL, "CPU", ssp->cpu);
 	put_label(3, ATTR_NORMAL, "", ssp->cpu2);
 	put_label(4, ATTR_NORMAL, "PMU", ssp->pmu);
-	put_label(5, ATTR_NORMAL, "IBS", ssp->ibs);
+	put_label(5, ATTR_NORMAL, "Cache", ssp->cache);
+	put_label(6, ATTR_NORMAL, "IBS", ssp->ibs);
 
-	unsigned top = 6;
+	unsigned top = 7;
 	unsigned bottom = rows - 1;	/* the last row holds the latest message (at the end: what happens next) */
 	if (ssp->finished) {
 		char (*sum)[SS_LINE + 64] = mem->sum;

@@ -181,6 +181,28 @@ bool sj_is(const struct sj *obj, const char *path, const char *literal)
 	return sj_get(obj, path, &v) && v.len == strlen(literal) && !memcmp(v.p, literal, v.len);
 }
 
+bool sj_element(const struct sj *arr, size_t i, struct sj *val)
+{
+	const char *end = arr->p + arr->len, *p = arr->p;
+	if (arr->len < 2 || *p != '[')
+		return false;
+	p = ws(p + 1, end);
+	for (size_t k = 0; p < end && *p != ']'; k++) {
+		const char *e = skip_value(p, end, 1);
+		if (!e)
+			return false;
+		if (k == i) {
+			val->p = p;
+			val->len = (size_t)(e - p);
+			return true;
+		}
+		p = ws(e, end);
+		if (p < end && *p == ',')
+			p = ws(p + 1, end);
+	}
+	return false;
+}
+
 size_t sj_count(const struct sj *v)
 {
 	const char *end = v->p + v->len, *p = v->p;

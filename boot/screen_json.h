@@ -26,6 +26,8 @@ const char *sj_text(const struct sj *obj, const char *path, char *buf, size_t ca
 bool sj_is(const struct sj *obj, const char *path, const char *literal);	/* e.g. "true", "null" */
 /* Members of an object or elements of an array, or 0. */
 size_t sj_count(const struct sj *v);
+/* The i-th element of an array; false when there is none. */
+bool sj_element(const struct sj *arr, size_t i, struct sj *val);
 /* The i-th member of an object: its key (unquoted) and value. */
 bool sj_member(const struct sj *obj, size_t i, char *key, size_t key_cap, struct sj *val);
 

@@ -75,6 +75,45 @@ static void on_cpu(const struct sj *o)
 		 sj_is(o, "hypervisor", "true") ? ", under " : "", sj_is(o, "hypervisor", "true") ? T("hypervisor_name") : "");
 }
 
+/* "48K", "2M", "37.5M": short sizes for the one screen line. */
+static void short_size(char *buf, size_t cap, uint64_t b)
+{
+	if (b >= 1024 * 1024 && b % (1024 * 1024) == 0)
+		snprintf(buf, cap, "%lluM", (unsigned long long)(b >> 20));
+	else if (b >= 1024 * 1024)
+		snprintf(buf, cap, "%llu.%lluM", (unsigned long long)(b >> 20),
+			 (unsigned long long)((b & 0xfffff) * 10 >> 20));
+	else
+		snprintf(buf, cap, "%lluK", (unsigned long long)(b >> 10));
+}
+
+/* One line for the cache record (the first: the boot processor's, or the first pass's). */
+static void on_cache(const struct sj *o)
+{
+	char tmp[6][SS_LINE], sz[24];
+	struct sj levels, lv;
+	size_t k = 0;
+	if (ssp->cache[0])
+		return;
+	if (!sj_get(o, "levels", &levels) || !sj_count(&levels)) {
+		snprintf(ssp->cache, sizeof(ssp->cache), "not known: %s", T("why"));
+		return;
+	}
+	for (size_t i = 0; sj_element(&levels, i, &lv) && k < sizeof(ssp->cache); i++) {
+		char lt[6][SS_LINE];
+		const char *type = sj_text(&lv, "type", lt[0], sizeof(lt[0]));
+		uint64_t size = 0;
+		const char *s = sj_text(&lv, "size", lt[1], sizeof(lt[1]));
+		if (!lc_parse_u64(s, strlen(s), &size))
+			continue;
+		short_size(sz, sizeof(sz), size);
+		k += (size_t)snprintf(ssp->cache + k, sizeof(ssp->cache) - k, "%sL%s%s %s %s-way", k ? ", " : "",
+				      sj_text(&lv, "level", lt[2], sizeof(lt[2])),
+				      !strcmp(type, "data") ? "d" : !strcmp(type, "instruction") ? "i" : "", sz,
+				      sj_text(&lv, "ways", lt[3], sizeof(lt[3])));
+	}
+}
+
 static void on_timing(const struct sj *o)
 {
 	char tmp[6][SS_LINE];
@@ -129,8 +168,15 @@ static void on_bench_setup(const struct sj *o)
 	if (n <= SS_ROWS && ssp->cfg && bench_select(ssp->cfg->bench, sel, NULL, NULL)) {
 		ssp->bench_total = 0;
 		for (size_t i = 0; i < n; i++)
-			if (sel[i])
+			if (sel[i] && bench_def_ladder(bench_def_at(i)) == BENCH_LADDER_NONE)
 				ssp->bench_total += bench_def_at(i)->per_arena ? (unsigned)(narenas ? narenas : 1) : 1;
+		/* The memory ladder's variants are made at run time: bench_setup.ladder says how many. */
+		static const char *const kinds[] = { "ladder.latency.points", "ladder.tlb.points", "ladder.bandwidth.points" };
+		for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
+			const char *pts = T(kinds[i]);
+			if (lc_parse_u64(pts, strlen(pts), &v))
+				ssp->bench_total += (unsigned)v;
+		}
 	}
 }
 
@@ -307,6 +353,7 @@ static const struct {
 	void (*fn)(const struct sj *o);
 } handlers[] = {
 	{ "begin", on_begin },	 { "platform", on_platform },	{ "cpu", on_cpu },	   { "timing", on_timing },
+	{ "cache", on_cache },
 	{ "pmu", on_pmu },	 { "ibs", on_ibs },		{ "bench_setup", on_bench_setup },
 	{ "bench", on_bench },	 { "check", on_check },		{ "error", on_error },	   { "fault", on_fault },
 	{ "selftest", on_selftest }, { "end", on_end },		{ "topology", on_topology }, { "pass", on_pass },

@@ -30,6 +30,7 @@ struct screen_state {
 	char machine[SS_LINE];
 	char cpu[SS_LINE], cpu2[SS_LINE];
 	char pmu[SS_LINE];
+	char cache[SS_LINE];	/* the first cache record's levels: "L1d 48K 12-way, L1i 32K 8-way, L2 2M 16-way, ..." */
 	char ibs[SS_LINE];
 	char saved[SS_LINE];
 	char activity[48];

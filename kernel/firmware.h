@@ -23,6 +23,13 @@ void fw_stall_us(uint64_t us);
 void *fw_alloc_pages(size_t bytes, size_t align);
 void fw_free_pages(void *p, size_t bytes, size_t align);
 /*
+ * The largest free range the firmware's memory map offers now: the longest
+ * run of adjacent EfiConventionalMemory descriptors, in bytes; 0 when the map
+ * cannot be read (or on another processor).  The memory ladder's arenas are
+ * sized by it (kernel/arena.h arena_get_large).
+ */
+uint64_t fw_largest_free_bytes(void);
+/*
  * Pages of type EfiLoaderCode, 4 KiB-aligned: memory the firmware's
  * no-execute policy leaves executable (it marks data types only), for
  * generated code (user kernels, kernel/guard.h).  NULL when refused.

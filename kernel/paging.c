@@ -128,12 +128,14 @@ static uint64_t leaf_attr(const struct pt_ctx *c, uint64_t fw_leaf, uint64_t fw_
 bool pt_map_identity(struct pt_ctx *c, uint64_t root, uint64_t fw_root, uint64_t va, uint64_t size,
 		     uint64_t page_size, char *why, size_t why_cap)
 {
-	if ((va | size) & (PAGE_2M - 1) || !size || (page_size != PAGE_4K && page_size != PAGE_2M)) {
-		snprintf(why, why_cap, "range 0x%llx+0x%llx is not 2 MiB aligned, or page size %llu is not 4 KiB or 2 MiB",
-			 (unsigned long long)va, (unsigned long long)size, (unsigned long long)page_size);
+	uint64_t step = page_size == PAGE_1G ? PAGE_1G : PAGE_2M;
+	if ((va | size) & (step - 1) || !size || (page_size != PAGE_4K && page_size != PAGE_2M && page_size != PAGE_1G)) {
+		snprintf(why, why_cap, "range 0x%llx+0x%llx is not aligned to 0x%llx, or page size %llu is not 4 KiB, "
+			 "2 MiB or 1 GiB", (unsigned long long)va, (unsigned long long)size, (unsigned long long)step,
+			 (unsigned long long)page_size);
 		return false;
 	}
-	for (uint64_t chunk = va; chunk < va + size; chunk += PAGE_2M) {
+	for (uint64_t chunk = va; chunk < va + size; chunk += step) {
 		uint64_t fw_leaf, fw_size = pt_walk(c, fw_root, chunk, &fw_leaf);
 		if (!fw_size) {
 			snprintf(why, why_cap, "the firmware does not map 0x%llx", (unsigned long long)chunk);
@@ -144,6 +146,13 @@ bool pt_map_identity(struct pt_ctx *c, uint64_t root, uint64_t fw_root, uint64_t
 		if (!(*pml4e & PTE_P) || !own_next_level(c, pml4e, false))
 			goto out_of_tables;
 		uint64_t *pdpte = &table(c, *pml4e)[INDEX(chunk, LEVEL_SHIFT_PDPT)];
+		if (page_size == PAGE_1G) {
+			/* A 1 GiB leaf in the PDPTE: same layout as a 2 MiB leaf (PS, PAT in bit 12; SDM Table 4-17). */
+			if (!(*pdpte & PTE_P))
+				goto out_of_tables;
+			*pdpte = leaf_attr(c, fw_leaf, fw_size, false) | chunk;
+			continue;
+		}
 		if (!(*pdpte & PTE_P) || !own_next_level(c, pdpte, true))
 			goto out_of_tables;
 		uint64_t *pde = &table(c, *pdpte)[INDEX(chunk, LEVEL_SHIFT_PD)];

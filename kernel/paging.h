@@ -35,7 +35,8 @@
 #define PAGE_4K 0x1000ull
 #define PAGE_2M 0x200000ull
 #define PAGE_1G 0x40000000ull
-#define PT_MAX_OWNED 32
+/* Tables of ours: a 4 KiB mapping takes one per 2 MiB (the memory ladder's 4 KiB arena: up to 256 MiB). */
+#define PT_MAX_OWNED 512
 
 struct pt_ctx {
 	uint64_t addr_mask;			/* physical-address bits of an entry (bits 12..MAXPHYADDR-1, less any C-bit) */
@@ -58,10 +59,11 @@ bool pt_translate(const struct pt_ctx *c, uint64_t root, uint64_t va, uint64_t *
 bool pt_clone_root(struct pt_ctx *c, uint64_t fw_root, uint64_t *root);
 
 /*
- * Map [va, va+size) to itself with page_size pages (PAGE_4K or PAGE_2M) in
- * root, a clone of fw_root.  va and size must be 2 MiB multiples.  Leaf
+ * Map [va, va+size) to itself with page_size pages (PAGE_4K, PAGE_2M or
+ * PAGE_1G) in root, a clone of fw_root.  va and size must be 2 MiB multiples
+ * (1 GiB multiples for PAGE_1G, which needs CPUID 80000001H:EDX[26]).  Leaf
  * attributes (caching, user/supervisor, XD, high bits) come from the
- * firmware's mapping of each 2 MiB chunk; the entries are writable and
+ * firmware's mapping of each chunk (its first 2 MiB for a 1 GiB page); the entries are writable and
  * pre-set Accessed and Dirty so first touches inside a measurement cost no
  * page-walk assist.  Global is not set.
  */

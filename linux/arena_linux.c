@@ -4,7 +4,11 @@
  * A process cannot build page tables, so it asks and then checks:
  *   4 KiB: anonymous mmap with MADV_NOHUGEPAGE;
  *   2 MiB: MAP_HUGETLB (needs reserved huge pages), else a 2 MiB-aligned
- *          mmap with MADV_HUGEPAGE (transparent huge pages).
+ *          mmap with MADV_HUGEPAGE (transparent huge pages);
+ *   1 GiB: MAP_HUGETLB with the 1 GiB size (needs reserved 1 GiB pages:
+ *          hugepagesz=1G hugepages=N on the kernel command line), else none.
+ * Large arenas (the memory ladder's) are capped at half of MemAvailable
+ * (/proc/meminfo), the host's stand-in for the image's free memory range.
  * What the kernel really gave is read back from /proc/self/smaps
  * (KernelPageSize for hugetlb mappings, AnonHugePages for THP), and the
  * arena's page_size and how say exactly that: a 2 MiB request may come back
@@ -22,10 +26,12 @@
 #define MAP_HUGE_SHIFT 26
 #endif
 #define MAP_HUGE_2MB_FLAG (21 << MAP_HUGE_SHIFT)	/* log2(2 MiB) in the flag's size field (mmap(2)) */
+#define MAP_HUGE_1GB_FLAG (30 << MAP_HUGE_SHIFT)	/* log2(1 GiB) */
 #define KIB 1024u
 #define THP_ENABLED_PATH "/sys/kernel/mm/transparent_hugepage/enabled"
+#define MEMINFO_PATH "/proc/meminfo"
 
-enum { SLOT_4K, SLOT_2M, SLOTS };
+enum { SLOT_4K, SLOT_2M, SLOT_L4K, SLOT_L2M, SLOT_L1G, SLOTS };
 
 static struct {
 	struct arena a;
@@ -81,8 +87,8 @@ uint32_t arena_page_size_at(const void *addr)
 	struct vma_info v;
 	if (!vma_of(addr, &v))
 		return 0;
-	if (v.kernel_page_kb * KIB == ARENA_PAGE_2M)
-		return ARENA_PAGE_2M;	/* hugetlbfs mapping */
+	if (v.kernel_page_kb * KIB == ARENA_PAGE_2M || v.kernel_page_kb * KIB == ARENA_PAGE_1G)
+		return (uint32_t)(v.kernel_page_kb * KIB);	/* hugetlbfs mapping */
 	if (v.anon_huge_kb == 0)
 		return (uint32_t)(v.kernel_page_kb * KIB);
 	if (v.anon_huge_kb == v.size_kb)
@@ -115,57 +121,101 @@ static void touch(uint8_t *p, size_t size)
 		((volatile uint8_t *)p)[off] = 0;
 }
 
-static bool get_4k(struct arena *a, char *how, size_t how_cap, void **map, size_t *len, char *why, size_t why_cap)
+static bool get_4k(size_t size, struct arena *a, char *how, size_t how_cap, void **map, size_t *len, char *why,
+		   size_t why_cap)
 {
-	void *p = mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED) {
-		snprintf(why, why_cap, "mmap of %u KiB failed", ARENA_SIZE / KIB);
+		snprintf(why, why_cap, "mmap of %zu KiB failed", size / KIB);
 		return false;
 	}
-	madvise(p, ARENA_SIZE, MADV_NOHUGEPAGE);
-	touch(p, ARENA_SIZE);
+	madvise(p, size, MADV_NOHUGEPAGE);
+	touch(p, size);
 	*map = p;
-	*len = ARENA_SIZE;
+	*len = size;
 	a->base = p;
 	snprintf(how, how_cap, "mmap + MADV_NOHUGEPAGE");
 	return true;
 }
 
-static bool get_2m(struct arena *a, char *how, size_t how_cap, void **map, size_t *len, char *why, size_t why_cap)
+static bool get_2m(size_t size, struct arena *a, char *how, size_t how_cap, void **map, size_t *len, char *why,
+		   size_t why_cap)
 {
 	char thp[32];
-	void *p = mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_HUGE_2MB_FLAG, -1, 0);
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_HUGE_2MB_FLAG,
+		       -1, 0);
 	if (p != MAP_FAILED) {
-		touch(p, ARENA_SIZE);
+		touch(p, size);
 		*map = p;
-		*len = ARENA_SIZE;
+		*len = size;
 		a->base = p;
 		snprintf(how, how_cap, "mmap MAP_HUGETLB (hugetlbfs 2 MiB pages)");
 		return true;
 	}
 	/* Over-allocate to find a 2 MiB boundary, then give back both ends. */
-	size_t over = ARENA_SIZE + ARENA_PAGE_2M;
+	size_t over = size + ARENA_PAGE_2M;
 	uint8_t *raw = mmap(NULL, over, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (raw == MAP_FAILED) {
 		snprintf(why, why_cap, "mmap of %zu KiB failed", over / KIB);
 		return false;
 	}
 	uintptr_t aligned = ((uintptr_t)raw + ARENA_PAGE_2M - 1) & ~(uintptr_t)(ARENA_PAGE_2M - 1);
-	size_t head = aligned - (uintptr_t)raw, tail = over - head - ARENA_SIZE;
+	size_t head = aligned - (uintptr_t)raw, tail = over - head - size;
 	if (head)
 		munmap(raw, head);
 	if (tail)
-		munmap((uint8_t *)aligned + ARENA_SIZE, tail);
+		munmap((uint8_t *)aligned + size, tail);
 	p = (void *)aligned;
-	int adv = madvise(p, ARENA_SIZE, MADV_HUGEPAGE);
-	touch(p, ARENA_SIZE);
+	int adv = madvise(p, size, MADV_HUGEPAGE);
+	touch(p, size);
 	*map = p;
-	*len = ARENA_SIZE;
+	*len = size;
 	a->base = p;
 	thp_mode(thp, sizeof(thp));
 	snprintf(how, how_cap, "aligned mmap + MADV_HUGEPAGE%s (MAP_HUGETLB: no reserved huge pages; THP mode %s)",
 		 adv ? " refused" : "", thp);
+	return true;
+}
+
+static bool get_1g(size_t size, struct arena *a, char *how, size_t how_cap, void **map, size_t *len, char *why,
+		   size_t why_cap)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_HUGE_1GB_FLAG,
+		       -1, 0);
+	if (p == MAP_FAILED) {
+		snprintf(why, why_cap, "mmap MAP_HUGETLB of %zu MiB in 1 GiB pages failed (none reserved: "
+			 "hugepagesz=1G hugepages=N)", size / KIB / KIB);
+		return false;
+	}
+	touch(p, size);
+	*map = p;
+	*len = size;
+	a->base = p;
+	snprintf(how, how_cap, "mmap MAP_HUGETLB (hugetlbfs 1 GiB pages)");
+	return true;
+}
+
+/* Map a slot's arena of `size` bytes and say what the kernel really gave. */
+static bool get_slot(unsigned slot, uint32_t page_size, size_t size, struct arena *a, char *why, size_t why_cap)
+{
+	char *how = slots[slot].how;
+	size_t cap = sizeof(slots[slot].how);
+	bool ok = page_size == ARENA_PAGE_4K ? get_4k(size, a, how, cap, &slots[slot].map, &slots[slot].map_len, why, why_cap)
+		  : page_size == ARENA_PAGE_2M ? get_2m(size, a, how, cap, &slots[slot].map, &slots[slot].map_len, why, why_cap)
+					       : get_1g(size, a, how, cap, &slots[slot].map, &slots[slot].map_len, why, why_cap);
+	if (!ok)
+		return false;
+	a->size = size;
+	/* The same page size at both ends, or 0 (mixed or unknown). */
+	uint32_t first = arena_page_size_at(a->base), last = arena_page_size_at(a->base + size - 1);
+	a->page_size = first == last ? first : 0;
+	if (a->page_size != page_size) {
+		size_t n = strlen(how);
+		snprintf(how + n, cap - n, "; got %s",
+			 a->page_size == ARENA_PAGE_4K ? "4 KiB pages" : a->page_size ? "other pages" : "mixed pages");
+	}
+	a->how = how;
+	slots[slot].a = *a;
 	return true;
 }
 
@@ -182,23 +232,61 @@ bool arena_get(uint32_t page_size, struct arena *a, char *why, size_t why_cap)
 		*a = slots[slot].a;
 		return true;
 	}
-	bool ok = slot == SLOT_4K ? get_4k(a, slots[slot].how, sizeof(slots[slot].how), &slots[slot].map,
-					   &slots[slot].map_len, why, why_cap)
-				  : get_2m(a, slots[slot].how, sizeof(slots[slot].how), &slots[slot].map,
-					   &slots[slot].map_len, why, why_cap);
-	if (!ok)
+	return get_slot(slot, page_size, ARENA_SIZE, a, why, why_cap);
+}
+
+/* MemAvailable from /proc/meminfo in bytes, 0 when unknown. */
+static uint64_t mem_available(void)
+{
+	FILE *f = fopen(MEMINFO_PATH, "r");
+	char line[128];
+	unsigned long long kb = 0;
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kb * KIB;
+}
+
+bool arena_get_large(uint32_t page_size, uint64_t want, struct arena *a, char *why, size_t why_cap)
+{
+	unsigned slot = page_size == ARENA_PAGE_4K ? SLOT_L4K : page_size == ARENA_PAGE_2M ? SLOT_L2M : SLOT_L1G;
+	uint64_t unit = page_size > ARENA_LARGE_MIN ? page_size : ARENA_LARGE_MIN;
+
+	memset(a, 0, sizeof(*a));
+	if (page_size != ARENA_PAGE_4K && page_size != ARENA_PAGE_2M && page_size != ARENA_PAGE_1G) {
+		snprintf(why, why_cap, "page size %u is not 4 KiB, 2 MiB or 1 GiB", page_size);
 		return false;
-	a->size = ARENA_SIZE;
-	/* Say what the kernel really gave: the same page size at both ends, or 0 (mixed or unknown). */
-	uint32_t first = arena_page_size_at(a->base), last = arena_page_size_at(a->base + ARENA_SIZE - 1);
-	a->page_size = first == last ? first : 0;
-	if (a->page_size != page_size) {
-		size_t n = strlen(slots[slot].how);
-		snprintf(slots[slot].how + n, sizeof(slots[slot].how) - n, "; got %s",
-			 a->page_size == ARENA_PAGE_4K ? "4 KiB pages" : a->page_size ? "other pages" : "mixed pages");
 	}
-	a->how = slots[slot].how;
-	slots[slot].a = *a;
+	if (slots[slot].a.base) {
+		*a = slots[slot].a;
+		return true;
+	}
+	uint64_t avail = mem_available(), room = avail / 2 / unit * unit;
+	uint64_t size = (want + unit - 1) / unit * unit;
+	const char *limit = NULL;
+	if (avail && size > room) {
+		size = room;
+		limit = "half of the memory Linux says is available (MemAvailable)";
+	}
+	/* Halve until the kernel agrees. */
+	while (size >= unit && !get_slot(slot, page_size, size, a, why, why_cap)) {
+		if (page_size == ARENA_PAGE_1G)
+			return false;	/* no reserved 1 GiB pages: halving will not help */
+		size = size / 2 / unit * unit;
+		limit = "mmap";
+	}
+	if (!slots[slot].a.base) {
+		if (size < unit)
+			snprintf(why, why_cap, "not even %llu KiB could be mapped (MemAvailable %llu KiB)",
+				 (unsigned long long)(unit / KIB), (unsigned long long)(avail / KIB));
+		return false;
+	}
+	slots[slot].a.wanted = want;
+	slots[slot].a.limit = limit;
+	*a = slots[slot].a;
 	return true;
 }
 

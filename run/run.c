@@ -14,6 +14,8 @@
 #include "kernel/guard.h"
 #include "pmu/ibs/ibs.h"
 #include "pmu/freq/freq.h"
+#include "pmu/cpu/cache.h"
+#include "lib/heap.h"
 
 #define US_PER_S 1000000ull
 #define MILLI 1000u
@@ -29,8 +31,16 @@ static struct rec stage_rec;
 
 static void stage_identify(struct run_env *env)
 {
+	static struct cache_info *cache;	/* heap: the image's stack is the firmware's, its static storage file bytes */
 	cpu_identify(&env->cpu);
 	cpu_report(&env->cpu, &stage_rec);
+	/* The caches of this core; inside a pass (the topology is known then) the record carries its processor. */
+	if (!cache && !(cache = heap_alloc(sizeof(*cache), sizeof(uint64_t)))) {
+		rec_error("identify", "cache", "no room on the heap for the cache geometry (%zu bytes)", sizeof(*cache));
+		return;
+	}
+	cache_identify(&env->cpu, cache);
+	cache_report(cache, &stage_rec, run_topology() == NULL, -1);
 }
 
 static void stage_pmu(struct run_env *env)

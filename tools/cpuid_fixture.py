@@ -53,6 +53,13 @@ LEAVES = [
     (0x80000004, 0),
     (0x8000001B, 0),     # pmu_caps.c: AMD IBS capability flags
     (0x80000022, 0),     # pmu_caps.c: AMD PerfMonV2 counter counts
+    (0x00000002, 0),     # pmu/cpu/cache.c: Intel cache and TLB descriptors
+    *[(0x00000004, s) for s in range(8)],    # cache.c: deterministic cache parameters (CACHE_MAX_SUBLEAVES)
+    *[(0x00000018, s) for s in range(16)],   # cache.c: address translation parameters (CACHE_MAX_TLB_SUBLEAVES)
+    (0x80000005, 0),     # cache.c: AMD L1 caches and TLBs
+    (0x80000006, 0),     # cache.c: AMD L2/L3 caches and L2 TLBs
+    (0x80000019, 0),     # cache.c: AMD 1 GiB TLBs
+    *[(0x8000001D, s) for s in range(8)],    # cache.c: AMD cache topology (CACHE_MAX_SUBLEAVES)
 ]
 
 # The register-line grammar of ../shared/cpuid-dumps/README.md ("Register-line grammar").

@@ -12,6 +12,11 @@
  * Page-table pages come from one pool allocated before our CR3 is loaded:
  * a 4 KiB arena needs at most 1 PML4 + 1 PDPT + 2 PD + 2 PT, a 2 MiB one
  * fewer; the pool has room for both with a 1 GiB split on each path.
+ *
+ * Large arenas (arena_get_large, the memory ladder's) are sized by the
+ * largest free range of the firmware's memory map, less a margin the
+ * firmware keeps for itself, and bring their own page-table pool: one page
+ * per 2 MiB for 4 KiB pages, one per GiB for 2 MiB pages, plus the path.
  */
 #include "kernel/arena.h"
 #include "kernel/hw.h"
@@ -30,7 +35,15 @@
 #define CPUID_AMD_MEM_ENCRYPT 0x8000001Fu	/* EAX[0] SME, EAX[1] SEV; EBX[5:0] C-bit (AMD APM Vol. 2 §7.10.1) */
 #define DEFAULT_MAXPHYADDR 36		/* SDM Vol. 3A §4.1.4 when CPUID 80000008h is absent */
 
-enum { SLOT_4K, SLOT_2M, SLOTS };
+enum { SLOT_4K, SLOT_2M, SLOT_L4K, SLOT_L2M, SLOT_L1G, SLOTS };
+
+/*
+ * Memory left to the firmware when a large arena is sized by the memory
+ * map: its own later allocations (pools, the results file's buffers) must
+ * still succeed.  A quarter of the free range, at least this much.
+ */
+#define LARGE_MARGIN_MIN (64ull * 1024 * 1024)
+#define LARGE_PATH_TABLES 4	/* PDPT and PD clones on the path, with a 1 GiB split at each end */
 
 static struct {
 	struct pt_ctx pt;
@@ -40,7 +53,12 @@ static struct {
 	bool runtime_up;	/* passed down by kernel/metal/runtime.c */
 	uint8_t *pool;
 	unsigned pool_used;
+	uint8_t *big_pool[SLOTS];	/* each large arena's own page-table pages */
+	unsigned big_pool_pages[SLOTS];
+	int big_cur;			/* the slot whose pool pool_alloc serves from while it is mapped, or -1 */
+	unsigned big_used;
 	struct arena arenas[SLOTS];
+	size_t alloc_align[SLOTS];	/* the alignment each arena was allocated with (fw_free_pages) */
 } st;
 
 static void *phys_ptr(void *ctx, uint64_t phys)
@@ -51,10 +69,14 @@ static void *phys_ptr(void *ctx, uint64_t phys)
 
 static uint64_t pool_alloc(void *ctx)
 {
+	uint8_t *p;
 	(void)ctx;
-	if (!st.pool || st.pool_used >= POOL_PAGES)
+	if (st.big_cur >= 0 && st.big_used < st.big_pool_pages[st.big_cur])
+		p = st.big_pool[st.big_cur] + (size_t)st.big_used++ * PT_TABLE_SIZE;
+	else if (st.pool && st.pool_used < POOL_PAGES)
+		p = st.pool + (size_t)st.pool_used++ * PT_TABLE_SIZE;
+	else
 		return 0;
-	uint8_t *p = st.pool + (size_t)st.pool_used++ * PT_TABLE_SIZE;
 	memset(p, 0, PT_TABLE_SIZE);
 	return (uint64_t)(uintptr_t)p;
 }
@@ -119,19 +141,9 @@ uint32_t arena_page_size_at(const void *addr)
 	return (uint32_t)pt_walk(&st.pt, kx_read_cr3() & st.pt.addr_mask, (uint64_t)(uintptr_t)addr, &leaf);
 }
 
-bool arena_get(uint32_t page_size, struct arena *a, char *why, size_t why_cap)
+/* What every arena needs first: our paging can be built here, and the small page-table pool exists. */
+static bool can_map(char *why, size_t why_cap)
 {
-	unsigned slot = page_size == ARENA_PAGE_4K ? SLOT_4K : SLOT_2M;
-
-	memset(a, 0, sizeof(*a));
-	if (page_size != ARENA_PAGE_4K && page_size != ARENA_PAGE_2M) {
-		snprintf(why, why_cap, "page size %u is not 4096 or 2097152", page_size);
-		return false;
-	}
-	if (st.arenas[slot].base) {
-		*a = st.arenas[slot];
-		return true;
-	}
 	if (kx_read_cr4() & CR4_LA57) {
 		snprintf(why, why_cap, "the firmware uses 5-level paging, which this runtime does not build");
 		return false;
@@ -149,36 +161,143 @@ bool arena_get(uint32_t page_size, struct arena *a, char *why, size_t why_cap)
 		}
 		st.fw_cr3 = kx_read_cr3();
 	}
-	uint8_t *mem = fw_alloc_pages(ARENA_SIZE, ARENA_PAGE_2M);
-	if (!mem) {
-		snprintf(why, why_cap, "the firmware could not allocate %u KiB aligned to 2 MiB", ARENA_SIZE / 1024);
-		return false;
-	}
+	return true;
+}
+
+/* Identity-map [mem, mem+size) with page_size pages in our tables and make them live. */
+static bool map_live(uint8_t *mem, size_t size, uint32_t page_size, char *why, size_t why_cap)
+{
 	uint64_t fw_root = st.fw_cr3 & st.pt.addr_mask;
 	if (!st.root && !pt_clone_root(&st.pt, fw_root, &st.root)) {
-		fw_free_pages(mem, ARENA_SIZE, ARENA_PAGE_2M);
 		snprintf(why, why_cap, "out of page-table pages");
 		return false;
 	}
-	if (!pt_map_identity(&st.pt, st.root, fw_root, (uint64_t)(uintptr_t)mem, ARENA_SIZE, page_size, why,
-			     why_cap)) {
-		/* Entries already written map the chunks identically (only the page size differs): harmless. */
-		fw_free_pages(mem, ARENA_SIZE, ARENA_PAGE_2M);
+	/* On failure, entries already written map the chunks identically (only the page size differs): harmless. */
+	if (!pt_map_identity(&st.pt, st.root, fw_root, (uint64_t)(uintptr_t)mem, size, page_size, why, why_cap))
 		return false;
-	}
 	if (!st.ours_loaded) {
 		load_cr3(st.root | (st.fw_cr3 & CR3_FLAGS));
 		st.ours_loaded = true;
 	} else {
 		flush_tlb_all();
 	}
+	return true;
+}
+
+/* Say what the live tables really hold, not what was asked for. */
+static uint32_t walked_page(const uint8_t *mem, size_t size)
+{
+	uint32_t first = arena_page_size_at(mem), last = arena_page_size_at(mem + size - 1);
+	return first == last ? first : 0;
+}
+
+bool arena_get(uint32_t page_size, struct arena *a, char *why, size_t why_cap)
+{
+	unsigned slot = page_size == ARENA_PAGE_4K ? SLOT_4K : SLOT_2M;
+
+	memset(a, 0, sizeof(*a));
+	if (page_size != ARENA_PAGE_4K && page_size != ARENA_PAGE_2M) {
+		snprintf(why, why_cap, "page size %u is not 4096 or 2097152", page_size);
+		return false;
+	}
+	if (st.arenas[slot].base) {
+		*a = st.arenas[slot];
+		return true;
+	}
+	if (!can_map(why, why_cap))
+		return false;
+	uint8_t *mem = fw_alloc_pages(ARENA_SIZE, ARENA_PAGE_2M);
+	if (!mem) {
+		snprintf(why, why_cap, "the firmware could not allocate %u KiB aligned to 2 MiB", ARENA_SIZE / 1024);
+		return false;
+	}
+	if (!map_live(mem, ARENA_SIZE, page_size, why, why_cap)) {
+		fw_free_pages(mem, ARENA_SIZE, ARENA_PAGE_2M);
+		return false;
+	}
 	a->base = mem;
 	a->size = ARENA_SIZE;
-	/* Say what the live tables really hold, not what was asked for. */
-	uint32_t first = arena_page_size_at(mem), last = arena_page_size_at(mem + ARENA_SIZE - 1);
-	a->page_size = first == last ? first : 0;
+	a->page_size = walked_page(mem, ARENA_SIZE);
 	a->how = page_size == ARENA_PAGE_4K ? "own page tables, 4 KiB pages" : "own page tables, 2 MiB pages";
 	st.arenas[slot] = *a;
+	st.alloc_align[slot] = ARENA_PAGE_2M;
+	return true;
+}
+
+/* Page-table pages a large arena of `size` bytes needs with page_size pages. */
+static unsigned large_tables(uint64_t size, uint32_t page_size)
+{
+	uint64_t gib = (size + PAGE_1G - 1) / PAGE_1G + 1;
+	if (page_size == ARENA_PAGE_4K)
+		return (unsigned)(size / PAGE_2M + gib + LARGE_PATH_TABLES);
+	return (unsigned)(gib + LARGE_PATH_TABLES);
+}
+
+bool arena_get_large(uint32_t page_size, uint64_t want, struct arena *a, char *why, size_t why_cap)
+{
+	unsigned slot = page_size == ARENA_PAGE_4K ? SLOT_L4K : page_size == ARENA_PAGE_2M ? SLOT_L2M : SLOT_L1G;
+	uint64_t unit = page_size > ARENA_LARGE_MIN ? page_size : ARENA_LARGE_MIN;
+
+	memset(a, 0, sizeof(*a));
+	if (page_size != ARENA_PAGE_4K && page_size != ARENA_PAGE_2M && page_size != ARENA_PAGE_1G) {
+		snprintf(why, why_cap, "page size %u is not 4 KiB, 2 MiB or 1 GiB", page_size);
+		return false;
+	}
+	if (st.arenas[slot].base) {
+		*a = st.arenas[slot];
+		return true;
+	}
+	if (!can_map(why, why_cap))
+		return false;
+	/* The most the memory map can give: its largest free range less the firmware's margin, whole units. */
+	uint64_t free = fw_largest_free_bytes(), margin = free / 4 > LARGE_MARGIN_MIN ? free / 4 : LARGE_MARGIN_MIN;
+	uint64_t room = free > margin + page_size ? (free - margin - (page_size > PAGE_2M ? page_size : 0)) / unit * unit : 0;
+	uint64_t size = (want + unit - 1) / unit * unit;
+	const char *limit = NULL;
+	if (size > room) {
+		size = room;
+		limit = free ? "the largest free range of the firmware's memory map" : "the memory map could not be read";
+	}
+	/* 4 KiB pages take a table per 2 MiB, and kernel/paging.h keeps PT_MAX_OWNED tables at most. */
+	uint64_t tables_cap = (uint64_t)(PT_MAX_OWNED - 2 * (POOL_PAGES + LARGE_PATH_TABLES)) * PAGE_2M / unit * unit;
+	if (page_size == ARENA_PAGE_4K && size > tables_cap) {
+		size = tables_cap;
+		limit = "the page tables a 4 KiB mapping needs (kernel/paging.h PT_MAX_OWNED)";
+	}
+	uint8_t *mem = NULL;
+	/* Halve until the allocator agrees (the map may have changed since it was read). */
+	while (size >= unit && !(mem = fw_alloc_pages(size, page_size > PAGE_2M ? page_size : PAGE_2M))) {
+		size = size / 2 / unit * unit;
+		limit = "the firmware's allocator";
+	}
+	if (!mem) {
+		snprintf(why, why_cap, "the firmware could not allocate %llu KiB (largest free range %llu KiB)",
+			 (unsigned long long)(unit / 1024), (unsigned long long)(free / 1024));
+		return false;
+	}
+	unsigned tables = large_tables(size, page_size);
+	st.big_pool[slot] = fw_alloc_pages((size_t)tables * PT_TABLE_SIZE, PT_TABLE_SIZE);
+	st.big_pool_pages[slot] = st.big_pool[slot] ? tables : 0;
+	st.big_cur = (int)slot;
+	st.big_used = 0;
+	bool mapped = st.big_pool[slot] && map_live(mem, size, page_size, why, why_cap);
+	st.big_cur = -1;
+	if (!mapped) {
+		if (!st.big_pool[slot])
+			snprintf(why, why_cap, "the firmware could not allocate %u page-table pages", tables);
+		fw_free_pages(mem, size, PAGE_2M);
+		/* The pool stays until the release: tables taken from it may be in use (harmless identical entries). */
+		return false;
+	}
+	a->base = mem;
+	a->size = size;
+	a->page_size = walked_page(mem, size);
+	a->wanted = want;
+	a->limit = limit;
+	a->how = page_size == ARENA_PAGE_4K ? "own page tables, 4 KiB pages"
+		 : page_size == ARENA_PAGE_2M ? "own page tables, 2 MiB pages" : "own page tables, 1 GiB pages";
+	st.arenas[slot] = *a;
+	st.alloc_align[slot] = page_size > PAGE_2M ? page_size : PAGE_2M;
 	return true;
 }
 
@@ -195,15 +314,25 @@ void arena_release_all(void)
 	arena_emergency_restore();
 	for (unsigned i = 0; i < SLOTS; i++) {
 		if (st.arenas[i].base)
-			fw_free_pages(st.arenas[i].base, ARENA_SIZE, ARENA_PAGE_2M);
+			fw_free_pages(st.arenas[i].base, st.arenas[i].size, st.alloc_align[i]);
 		memset(&st.arenas[i], 0, sizeof(st.arenas[i]));
 	}
 	if (st.pool)
 		fw_free_pages(st.pool, (size_t)POOL_PAGES * PT_TABLE_SIZE, PT_TABLE_SIZE);
+	for (unsigned i = 0; i < SLOTS; i++) {
+		if (st.big_pool[i])
+			fw_free_pages(st.big_pool[i], (size_t)st.big_pool_pages[i] * PT_TABLE_SIZE, PT_TABLE_SIZE);
+		st.big_pool[i] = NULL;
+		st.big_pool_pages[i] = 0;
+	}
 	st.pool = NULL;
 	st.pool_used = 0;
 	st.root = 0;
 	st.pt.n_owned = 0;
 }
 
-void arena_attach(bool runtime_up) { st.runtime_up = runtime_up; }
+void arena_attach(bool runtime_up)
+{
+	st.runtime_up = runtime_up;
+	st.big_cur = -1;
+}

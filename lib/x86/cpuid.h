@@ -41,6 +41,14 @@
 #define CPUID_LEAF_EXT_CAPACITY		0x80000008u	/* [APM3] E.4.7 Fn8000_0008: address sizes, EBX feature flags */
 #define CPUID_LEAF_BRAND0		0x80000002u	/* 80000002h..80000004h: brand string, 16 bytes each */
 #define CPUID_LEAF_BRAND2		0x80000004u
+/* Cache and TLB enumeration [SDM2 Table 3-8 leaves 02H, 04H, 18H; APM3 E.4.4, E.4.5, E.4.14, E.4.17]. */
+#define CPUID_LEAF_CACHE_DESC		0x00000002u	/* Intel: one-byte cache/TLB descriptors (SDM2 Table 3-12) */
+#define CPUID_LEAF_CACHE_PARAMS		0x00000004u	/* Intel: deterministic cache parameters, subleaf per cache */
+#define CPUID_LEAF_TLB_PARAMS		0x00000018u	/* Intel: deterministic address translation, subleaf per TLB */
+#define CPUID_LEAF_AMD_L1_CACHE_TLB	0x80000005u	/* [APM3] E.4.4 Fn8000_0005: L1 caches and L1 TLBs */
+#define CPUID_LEAF_AMD_L2_L3_CACHE_TLB	0x80000006u	/* [APM3] E.4.5 Fn8000_0006: L2/L3 caches and L2 TLBs */
+#define CPUID_LEAF_AMD_TLB_1G		0x80000019u	/* [APM3] E.4.14 Fn8000_0019: 1 GiB page TLBs */
+#define CPUID_LEAF_AMD_CACHE_TOPOLOGY	0x8000001Du	/* [APM3] E.4.17 Fn8000_001D: cache topology, subleaf per cache */
 
 /* CPUID.01H:ECX and EDX flags [SDM2 Tables 3-10, 3-11]. */
 #define CPUID1_ECX_MONITOR		(1u << 3)	/* MONITOR/MWAIT */
@@ -73,6 +81,8 @@
 #define CPUID1A_CORE_TYPE(eax)		((uint8_t)((eax) >> 24))	/* 1AH:EAX[31:24] core type */
 #define CPUID1A_NATIVE_MODEL(eax)	((eax) & 0xffffffu)		/* 1AH:EAX[23:0] native model ID */
 #define CPUID_AMD1_ECX_IBS		(1u << 10)	/* Fn8000_0001_ECX[10] IBS */
+#define CPUID_AMD1_ECX_TOPOEXT		(1u << 22)	/* Fn8000_0001_ECX[22] TopologyExtensions: Fn8000_001D valid */
+#define CPUID_EXT1_EDX_PAGE1GB		(1u << 26)	/* 80000001H:EDX[26] 1 GiB pages (SDM2 Table 3-8; APM3 Page1GB) */
 
 /* CPUID.00H vendor strings as EBX, EDX, ECX hold them [SDM2; APM3 E.3.1]. */
 #define CPUID_VENDOR_INTEL_EBX		0x756e6547u	/* "Genu" */

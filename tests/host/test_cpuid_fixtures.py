@@ -110,12 +110,13 @@ def test_tool_on_the_hand_written_dumps(ctx):
         assert text.startswith("# pmuboot cpuid fixture 1\n# source: " + c), text[:200]
         assert "[" not in text.split("\n", 4)[4], f"{c}: an annotation was kept"
         same_answers(ctx, os.path.join(HAND, c), os.path.join(out, c), spec_for("GenuineIntel" if "intel" in c else c))
-    # The hybrid fixture keeps its core types; the Core 2 report's untagged leaf-4 lines are not read, so gone.
+    # The hybrid fixture keeps its core types; the Core 2 report's untagged leaf-4 lines (subleaves 0, 1, 2 by
+    # their order: pmu/cpu/cache.c reads them) are kept.
     with open(os.path.join(out, "intel_hybrid_ecore_first.txt"), encoding="ascii") as f:
         hybrid = f.read()
     with open(os.path.join(out, "intel_core2_report.txt"), encoding="ascii") as f:
         core2 = f.read()
-    assert "00000004." not in core2 and "0000000A.00: " in core2, core2
+    assert "CPU 0: 00000004.02: " in core2 and "00000004.03" not in core2 and "0000000A.00: " in core2, core2
     assert "# processor: GenuineIntel family 0x6 model 0xF" in core2, core2
     assert hybrid.count("CPU 0: 00000000.00:") == 1 and "CPU 1: 0000001A.00: 40" in hybrid, hybrid
 

@@ -91,7 +91,7 @@ def identify(ctx, *args):
     assert p.returncode == 0, f"identify {' '.join(args)} exited {p.returncode}: {p.stderr}"
     run = records(p.stdout)
     types = [r["type"] for _, r in run.records if r["type"] != "topology"]   # test_identify_types.py
-    assert types == ["begin", "cpu", "pmu"] and run.end["status"] == "ok", (types, run.end)
+    assert types == ["begin", "cpu", "cache", "pmu"] and run.end["status"] == "ok", (types, run.end)
     recs = {r["type"]: r for _, r in run.records}
     return recs["cpu"], recs["pmu"], p.stdout
 

@@ -69,7 +69,7 @@ def test_non_hybrid_dump_one_type(ctx):
 
 def test_one_block_asked_for_no_topology(ctx):
     run, _ = run_identify(ctx, "--cpuid-dump", real(ctx, ADL), "--cpu", "4")
-    assert [r["type"] for _, r in run.records] == ["begin", "cpu", "pmu"], run.records
+    assert [r["type"] for _, r in run.records] == ["begin", "cpu", "cache", "pmu"], run.records
 
 
 def first_block(path):

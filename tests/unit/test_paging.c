@@ -163,6 +163,33 @@ static void map_2m_inside_a_1g_page_splits_it(void **state)
 	assert_int_equal(pt_walk(&c, root, va, &leaf), PAGE_2M);
 }
 
+/* A 1 GiB leaf for the GiB the firmware maps with 2 MiB pages (and a 4 KiB table): one PDPT entry, attributes kept. */
+static void map_1g_replaces_a_gib_of_smaller_pages(void **state)
+{
+	(void)state;
+	struct pt_ctx c;
+	uint64_t root, leaf;
+	char why[160];
+	build_firmware(&c, 0);
+	static uint64_t snapshot[POOL][PT_ENTRIES];
+	memcpy(snapshot, mem, sizeof(mem));
+	unsigned fw_tables = used;
+	assert_true(pt_clone_root(&c, fw_root, &root));
+	assert_true(pt_map_identity(&c, root, fw_root, GIB, GIB, PAGE_1G, why, sizeof(why)));
+	for (uint64_t off = 0; off < GIB; off += 37 * MIB2 + 0x1234)
+		assert_int_equal(pt_walk(&c, root, GIB + off, &leaf), PAGE_1G);
+	pt_walk(&c, root, GIB + 5 * MIB2, &leaf);
+	assert_true(leaf & PTE_PS);
+	assert_true((leaf & (PTE_A | PTE_D | PTE_RW)) == (PTE_A | PTE_D | PTE_RW));
+	assert_int_equal(pt_walk(&c, fw_root, GIB + 5 * MIB2, &leaf), PAGE_4K);	/* the firmware's, as it was */
+	assert_same_translation(&c, root, 0, 2 * GIB, 0x1FF000);
+	assert_memory_equal(mem, snapshot, fw_tables * sizeof(mem[0]));
+	assert_int_equal(c.n_owned, 2);	/* the root and the PDPT clones, nothing below */
+	/* 1 GiB pages want 1 GiB alignment. */
+	assert_false(pt_map_identity(&c, root, fw_root, GIB + MIB2, GIB, PAGE_1G, why, sizeof(why)));
+	assert_non_null(strstr(why, "aligned"));
+}
+
 static void memory_encryption_bit_travels_with_attributes(void **state)
 {
 	(void)state;
@@ -211,6 +238,7 @@ int main(void)
 		cmocka_unit_test(walk_reports_each_size),
 		cmocka_unit_test(map_4k_inside_a_2m_region),
 		cmocka_unit_test(map_2m_inside_a_1g_page_splits_it),
+		cmocka_unit_test(map_1g_replaces_a_gib_of_smaller_pages),
 		cmocka_unit_test(memory_encryption_bit_travels_with_attributes),
 		cmocka_unit_test(refusals),
 		cmocka_unit_test(address_mask),

@@ -117,11 +117,11 @@ static void ibs_observes_every_variant_through_the_run(void **state)
 	assert_int_equal(env.nobservers, 1);
 	assert_string_equal(env.observers[0].name, "ibs");
 
-	/* identify, topology, pmu, the audit's eight checks, then the bench stage: setup, and per variant bench,
-	 * its check, IBS's record. */
-	const char *want[] = { "cpu", "topology", "pmu", "audit", "audit", "audit", "audit", "audit", "audit", "audit",
-			       "audit", "bench_setup", "bench", "check", "ibs", "bench", "check", "ibs" };
-	const size_t setup = 11;
+	/* identify (cpu, cache), topology, pmu, the audit's eight checks, then the bench stage: setup, and per
+	 * variant bench, its check, IBS's record. */
+	const char *want[] = { "cpu", "cache", "topology", "pmu", "audit", "audit", "audit", "audit", "audit", "audit",
+			       "audit", "audit", "bench_setup", "bench", "check", "ibs", "bench", "check", "ibs" };
+	const size_t setup = 12;
 	assert_int_equal(n, sizeof(want) / sizeof(want[0]));
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(types[i], want[i]))
@@ -136,7 +136,7 @@ static void ibs_observes_every_variant_through_the_run(void **state)
 	}
 	/* The pmu stage's verdict on counting reaches the bench stage. */
 	/* No counters: every audit check says so, absent. */
-	for (size_t i = 3; i < setup; i++)
+	for (size_t i = 4; i < setup; i++)
 		assert_non_null(strstr(capture_record(&cap, i), "\"status\":\"absent\",\"counter\":null"));
 	assert_non_null(strstr(capture_record(&cap, setup), "\"counting\":{\"available\":false,\"backend\":\"none\","
 						  "\"reason\":\"fake: no counters\"}"));
@@ -173,12 +173,13 @@ static void run_stage_runs_one_stage(void **state)
 
 	machine("AuthenticAMD", true);
 	assert_true(run_stage(&env, "identify"));
-	assert_int_equal(capture_record_count(&cap), 1);
+	assert_int_equal(capture_record_count(&cap), 2);
 	assert_string_equal(type_of(0, t, sizeof(t)), "cpu");
+	assert_string_equal(type_of(1, t, sizeof(t)), "cache");
 	assert_true(run_stage(&env, "timing"));
 	assert_int_equal(fake_timing_reports(), 1);
 	assert_false(run_stage(&env, "no_such_stage"));
-	assert_int_equal(capture_record_count(&cap), 1);
+	assert_int_equal(capture_record_count(&cap), 2);
 	assert_int_equal(env.nobservers, 0);
 }
 

@@ -5,8 +5,8 @@
  *   pmuboot-host identify --cpuid-dump FILE [--cpu N] block N of a dump (default 0)
  *
  * Either way the image's own code identifies the CPU (cpu_identify,
- * cpu_report: the "identify" stage) and runs the "pmu" stage, so the records
- * (begin, cpu, pmu, end) are the image's.  With a dump, CPUID is answered
+ * cpu_report, cache_identify, cache_report: the "identify" stage) and runs the
+ * "pmu" stage, so the records (begin, cpu, cache, pmu, end) are the image's.  With a dump, CPUID is answered
  * from the file (hw_linux_set_cpuid_source) and MSRs read as absent.  On this
  * machine without MSR access (no root or no msr module) the microcode
  * revision is taken from /proc/cpuinfo, and a text line says so.  A dump
@@ -31,14 +31,15 @@
 #include "lib/out.h"
 #include "pmu/cpu/cpu.h"
 #include "pmu/cpu/topo.h"
+#include "pmu/cpu/cache.h"
 
 
 static int usage(FILE *f)
 {
 	fprintf(f, "usage: pmuboot-host identify [--cpuid-dump FILE] [--cpu N]\n"
 		   "\n"
-		   "Identify a CPU and its PMU with the image's own code; prints the text lines and the\n"
-		   "begin, cpu, pmu and end records.\n"
+		   "Identify a CPU, its caches and TLBs and its PMU with the image's own code; prints the\n"
+		   "text lines and the begin, cpu, cache, pmu and end records.\n"
 		   "\n"
 		   "  (no options)        this CPU, the one the command runs on\n"
 		   "  --cpu N             run on CPU N; with --cpuid-dump, use the dump's block N (default 0)\n"
@@ -142,6 +143,10 @@ int cmd_identify(int argc, char **argv)
 	cpu_identify(&env.cpu);
 	int from_cpuinfo = dump ? -1 : microcode_from_cpuinfo(&env.cpu);
 	cpu_report(&env.cpu, &rec);
+	static struct cache_info cache;
+	cache_identify(&env.cpu, &cache);
+	/* The processor: the dump's block, else the CPU this was pinned to (unknown when not pinned). */
+	cache_report(&cache, &rec, true, dump ? (int64_t)src.cpu : hw_linux_pinned_cpu());
 	if (from_cpuinfo >= 0)
 		out_text("cpu: (microcode revision from /proc/cpuinfo, processor %d: MSR 0x8B is not readable here)",
 			 from_cpuinfo);

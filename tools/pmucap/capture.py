@@ -48,7 +48,7 @@ ESCAPE_HOLD_CHARS = 4096
 SNIFF_CHARS = 4096
 # The record types pmuboot writes (docs/results-format.md, "Record types"; a test keeps them equal).
 RECORD_TYPES = frozenset((
-    "begin", "platform", "results_file", "error", "cpu", "topology", "pass", "pmu", "audit", "program",
+    "begin", "platform", "results_file", "error", "cpu", "cache", "topology", "pass", "pmu", "audit", "program",
     "restore", "bench_setup", "bench", "check", "ibs", "ibs_sample", "timing", "runtime", "selftest",
     "fault", "timeout", "user_kernels", "end"))
 # Record types a capture is seen to hold, at most this many (and this long) are remembered.

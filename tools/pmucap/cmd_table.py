@@ -7,11 +7,16 @@ the control's figure) and what its checks said.  Reasons for skipped or failed
 checks are listed once under the table, then the samples the quiet-machine ledger
 found disturbed (by source), and the figures marked unstable (a ~ after the median:
 "disturbed" when its budget went on disturbed samples).
+
+The memory ladder (kernels latency, tlb and bandwidth) is shown apart, shortly: one
+line per size with the latency in cycles and ns on the largest pages, the same size on
+4 KiB pages and the difference, the cache levels of the `cache` record, and one line per
+cache level (or DRAM) with the bandwidth of each operation.
 """
 import argparse
 import sys
 
-from . import capture
+from . import capture, ladder
 from .capture import BOOL, DICT, INT, NUM, STR, get
 
 # Events shown for a variant whose checks name none (counted extras), at most.
@@ -58,6 +63,8 @@ def build_rows(run):
         checks.setdefault(capture.variant_key(c, multi), []).append(c)
     notes, tallies, rows = [], {}, []
     for key, bench in capture.bench_table(run).items():
+        if ladder.is_ladder(bench):
+            continue	# the memory ladder has a short table of its own (write_ladder)
         cyc = capture.figure(bench, "cycles")
         pen = get(bench, ("penalty", "median"), NUM)
         verdicts = []
@@ -134,6 +141,57 @@ def render(run, path, total_runs, out):
     for i, n in enumerate(notes, 1):
         out.write(f"[{i}] {n}\n")
     write_disturbances(rows, out)
+    write_ladder(run, out)
+
+
+def _med(fig, unstable=None):
+    return "-" if fig is None else f"{fig['median']:.2f}" + ("~" if unstable else "")
+
+
+def write_ladder(run, out):
+    """The memory ladder in a few lines: latency by size (cycles, ns, 4 KiB pages), bandwidth by level."""
+    lat, tlb, bw = (ladder.points(run, k) for k in ladder.KERNELS)
+    if not (lat or tlb or bw):
+        return
+    levels = ladder.cache_levels(run, (lat or tlb or bw)[0].cpu)
+    emulated = any(p.emulated for p in lat + tlb + bw)
+    out.write("\nmemory ladder" + (" (EMULATED: times are not any silicon's)" if emulated else "") + "; cache: "
+              + (", ".join(lv.label() for lv in levels) or "no cache record") + "\n")
+    if lat or tlb:
+        by_size = {}
+        for p in lat:
+            by_size.setdefault(p.size, [None, None])[0] = p
+        for p in tlb:
+            by_size.setdefault(p.size, [None, None])[1] = p
+        page = next((p.arena for p in lat), "2m")
+        rows = [("size", f"cycles ({page})", "ns", "cycles (4k)", "4k - " + page)]
+        for size in sorted(by_size):
+            a, b = by_size[size]
+            diff = b.difference if b and b.difference is not None else None
+            rows.append((ladder.size_text(size), _med(a.cycles, a.unstable) if a else "-",
+                         _med(a.ns) if a else "-", _med(b.cycles, b.unstable) if b else "-",
+                         "-" if diff is None else f"{diff:+.2f}"))
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        for r in rows:
+            out.write("  " + "  ".join(f"{c:>{w}}" for c, w in zip(r, widths)).rstrip() + "\n")
+    if bw:
+        ops = ("read", "write", "write_nt", "copy")
+        vec = next((p.vector for p in bw if p.vector), "?")
+        out.write(f"bandwidth ({vec}), bytes per cycle / GB/s:\n")
+        sets = {}
+        for p in bw:
+            sets.setdefault(p.level or 0, {})[p.op] = p
+        rows = [("level", "set") + ops]
+        for level in sorted(sets, key=lambda v: v or 99):
+            cells = sets[level]
+            size = max(p.size for p in cells.values())
+            rows.append((f"L{level}" if level else "DRAM", ladder.size_text(size)) + tuple(
+                "-" if op not in cells or cells[op].bpc is None and cells[op].gbs is None else
+                f"{cells[op].bpc if cells[op].bpc is not None else float('nan'):.1f} / "
+                f"{cells[op].gbs if cells[op].gbs is not None else float('nan'):.1f}" for op in ops))
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        for r in rows:
+            out.write("  " + "  ".join(f"{c:>{w}}" for c, w in zip(r, widths)).rstrip() + "\n")
 
 
 def write_audit(run, out):
@@ -173,10 +231,11 @@ def write_disturbances(rows, out):
 
 # The records the table reads (the end record is always kept); only the run shown keeps them, and
 # of its bench and check records (there may be thousands) only the fields read here.
-TABLE_TYPES = ("begin", "cpu", "platform", "bench_setup", "bench", "check", "audit")
+TABLE_TYPES = ("begin", "cpu", "platform", "bench_setup", "bench", "check", "audit", "cache")
 TABLE_FIELDS = {
     "bench": capture.KEY_FIELDS + ("cycles", "events", "penalty", "penalty_why", "control", "dropped", "retaken",
-                                   "disturbed", "unstable", "cycles_invalid", "cycles_source"),
+                                   "disturbed", "unstable", "cycles_invalid", "cycles_source", "memory", "arena",
+                                   "arena_page", "emulated"),
     "check": capture.KEY_FIELDS + ("what", "status", "reason", "role", "event", "value", "control_value"),
 }
 

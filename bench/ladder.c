@@ -1,0 +1,146 @@
+/* bench/ladder.c - see ladder.h. */
+#include "bench/ladder.h"
+
+#define KIB 1024ull
+#define MIB (KIB * KIB)
+#define GIB (KIB * MIB)
+
+static uint64_t pow2_at_least(uint64_t v)
+{
+	uint64_t p = LADDER_GRAIN;
+	while (p < v && p < (1ull << 62))
+		p <<= 1;
+	return p;
+}
+
+static uint64_t down(uint64_t v) { return v / LADDER_GRAIN * LADDER_GRAIN; }
+static uint64_t up(uint64_t v) { return (v + LADDER_GRAIN - 1) / LADDER_GRAIN * LADDER_GRAIN; }
+
+/* Add v when it is a valid size not yet listed. */
+static void add(uint64_t *out, size_t *n, size_t cap, uint64_t v, uint64_t limit)
+{
+	if (v < LADDER_GRAIN || v > limit || v % LADDER_GRAIN)
+		return;
+	for (size_t i = 0; i < *n; i++)
+		if (out[i] == v)
+			return;
+	if (*n < cap)
+		out[(*n)++] = v;
+}
+
+static void sort(uint64_t *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && v[j] < v[j - 1]; j--) {
+			uint64_t t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+}
+
+/* The 4 KiB reach of the data-side TLB at level (entries x 4 KiB), 0 when none is known. */
+static uint64_t reach(const struct cache_info *c, unsigned level)
+{
+	return (uint64_t)cache_dtlb_entries(c, level, TLB_PAGE_4K) * LADDER_GRAIN;
+}
+
+uint64_t ladder_latency_top(const struct cache_info *c)
+{
+	const struct cache_level *llc = cache_last_level(c);
+	return llc ? pow2_at_least(llc->size * LADDER_LLC_FACTOR) : LADDER_DEFAULT_TOP;
+}
+
+uint64_t ladder_tlb_top(const struct cache_info *c)
+{
+	uint64_t r = reach(c, 1) > reach(c, 2) ? reach(c, 1) : reach(c, 2);
+	return r ? pow2_at_least(r * LADDER_TLB_FACTOR) : LADDER_TLB_DEFAULT_TOP;
+}
+
+size_t ladder_tlb_sizes(const struct cache_info *c, uint64_t limit, uint64_t *out, size_t cap)
+{
+	size_t n = 0;
+	uint64_t top = ladder_tlb_top(c);
+	for (uint64_t s = LADDER_TLB_FROM; s <= top; s <<= 1)
+		add(out, &n, cap, s, limit);
+	for (unsigned level = 1; level <= 2; level++) {
+		uint64_t r = reach(c, level);
+		add(out, &n, cap, down(r * 7 / 8), limit);
+		add(out, &n, cap, up(r * 9 / 8), limit);
+	}
+	sort(out, n);
+	return n;
+}
+
+size_t ladder_latency_sizes(const struct cache_info *c, uint64_t limit, uint64_t *out, size_t cap)
+{
+	size_t n = 0;
+	uint64_t top = ladder_latency_top(c), tlb[LADDER_MAX_POINTS];
+	for (uint64_t s = LADDER_GRAIN; s <= top; s <<= 1)
+		add(out, &n, cap, s, limit);
+	for (size_t i = 0; i < c->n; i++) {
+		const struct cache_level *l = &c->lv[i];
+		if (l->type != CACHE_DATA && l->type != CACHE_UNIFIED)
+			continue;
+		add(out, &n, cap, down(l->size / 4), limit);
+		add(out, &n, cap, down(l->size * 7 / 8), limit);
+		add(out, &n, cap, up(l->size * 9 / 8), limit);
+	}
+	/* The tlb ladder's sizes too, so that every tlb.<size> has its latency.<size> to compare with. */
+	size_t nt = ladder_tlb_sizes(c, limit, tlb, ARRAY_SIZE(tlb));
+	for (size_t i = 0; i < nt; i++)
+		add(out, &n, cap, tlb[i], limit);
+	sort(out, n);
+	return n;
+}
+
+size_t ladder_bandwidth_sets(const struct cache_info *c, uint64_t limit, struct ladder_level *out, size_t cap)
+{
+	size_t n = 0;
+	for (unsigned level = 1; level <= CACHE_MAX_LEVELS && n < cap; level++) {
+		const struct cache_level *l = cache_data_level(c, level);
+		uint64_t b = l ? down(l->size / 2) : 0;
+		/* Each level's set must be larger than the level below's whole cache. */
+		const struct cache_level *below = level > 1 ? cache_data_level(c, level - 1) : NULL;
+		if (b >= LADDER_GRAIN && b <= limit && (!below || b > below->size))
+			out[n++] = (struct ladder_level){ level, b };
+	}
+	uint64_t dram = ladder_latency_top(c) < limit ? ladder_latency_top(c) : down(limit);
+	const struct cache_level *llc = cache_last_level(c);
+	if (n < cap && dram >= LADDER_GRAIN && (!llc || dram > llc->size))
+		out[n++] = (struct ladder_level){ 0, dram };
+	return n;
+}
+
+const char *ladder_name(uint64_t b, char out[LADDER_NAME_MAX])
+{
+	if (b && b % GIB == 0)
+		snprintf(out, LADDER_NAME_MAX, "%llug", (unsigned long long)(b / GIB));
+	else if (b && b % MIB == 0)
+		snprintf(out, LADDER_NAME_MAX, "%llum", (unsigned long long)(b / MIB));
+	else if (b && b % KIB == 0)
+		snprintf(out, LADDER_NAME_MAX, "%lluk", (unsigned long long)(b / KIB));
+	else
+		snprintf(out, LADDER_NAME_MAX, "%llu", (unsigned long long)b);
+	return out;
+}
+
+bool ladder_parse(const char *s, size_t len, uint64_t *bytes)
+{
+	uint64_t v = 0, unit = 1;
+	size_t i = 0;
+	for (; i < len && lc_isdigit(s[i]); i++) {
+		if (v > (1ull << 40))
+			return false;	/* absurd: far beyond any arena */
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (!i)
+		return false;
+	if (i + 1 == len) {
+		char u = s[i] | 0x20;	/* lower case */
+		unit = u == 'k' ? KIB : u == 'm' ? MIB : u == 'g' ? GIB : 0;
+	} else if (i != len) {
+		return false;
+	}
+	*bytes = v * unit;
+	return unit && v && *bytes % LADDER_GRAIN == 0;
+}
