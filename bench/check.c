@@ -17,6 +17,15 @@ static const char *status_name(enum check_status s)
 }
 
 /* Start a check record with the fields every check has. */
+/* A figure's median as a check's value; null when no sample of it was kept (the figure is null too). */
+static void rec_fig_value(struct rec *r, const char *key, const struct bench_figure *f)
+{
+	if (f->n)
+		rec_milli(r, key, f->median);
+	else
+		rec_null(r, key);
+}
+
 static void check_start(struct rec *r, const struct check_input *in, const char *what)
 {
 	rec_start(r, "check");
@@ -81,7 +90,7 @@ static void check_reference(const struct check_input *in, struct check_tally *t)
 	if (f->cycles_invalid)
 		rec_null(r, "value");
 	else
-		rec_milli(r, "value", v);
+		rec_fig_value(r, "value", &f->cycles);
 	rec_milli(r, "expected_min", in->d->ref_lo);
 	rec_milli(r, "expected_max", in->d->ref_hi);
 	if (f->cycles_invalid) {
@@ -106,7 +115,8 @@ static void check_reference(const struct check_input *in, struct check_tally *t)
 	if (f->cycles_invalid)
 		snprintf(detail, sizeof(detail), "cycles not measured: %s", reason);
 	else
-		snprintf(detail, sizeof(detail), "%s cycles/iteration, expected %s..%s%s%s", fmt_milli(a, v),
+		snprintf(detail, sizeof(detail), "%s cycles/iteration, expected %s..%s%s%s",
+			 f->cycles.n ? fmt_milli(a, v) : "-",
 			 fmt_milli(b, in->d->ref_lo), fmt_milli(c, in->d->ref_hi), reason ? "; " : "",
 			 reason ? reason : "");
 	check_finish(r, in, "reference", status, detail, t);
@@ -136,9 +146,9 @@ static void check_event_role(const struct check_input *in, uint32_t bit, struct 
 		rec_null(r, "value");
 		rec_null(r, "control_value");
 	} else {
-		rec_milli(r, "value", v->fig.median);
+		rec_fig_value(r, "value", &v->fig);
 		if (c)
-			rec_milli(r, "control_value", c->fig.median);
+			rec_fig_value(r, "control_value", &c->fig);
 		else
 			rec_null(r, "control_value");
 		bool v_ok = v->fig.median >= CHECK_EV_MIN_MILLI && v->fig.median <= CHECK_EV_MAX_MILLI;
@@ -153,9 +163,9 @@ static void check_event_role(const struct check_input *in, uint32_t bit, struct 
 	rec_str(r, "expected", "variant 0.750..1.500 per iteration, control <= 0.100");
 	rec_str(r, "reason", reason);
 	if (v)
-		snprintf(detail, sizeof(detail), "%s %s/iteration, control %s%s%s", v->name, fmt_milli(a, v->fig.median),
-			 c ? fmt_milli(b, c->fig.median) : "n/a", status == CHECK_UNSTABLE ? "; " : "",
-			 status == CHECK_UNSTABLE ? reason : "");
+		snprintf(detail, sizeof(detail), "%s %s/iteration, control %s%s%s", v->name,
+			 v->fig.n ? fmt_milli(a, v->fig.median) : "-", c ? (c->fig.n ? fmt_milli(b, c->fig.median) : "-") : "n/a",
+			 status == CHECK_UNSTABLE ? "; " : "", status == CHECK_UNSTABLE ? reason : "");
 	else
 		snprintf(detail, sizeof(detail), "%s: %s", bench_role_name(bit), reason);
 	check_finish(r, in, "events", status, detail, t);
@@ -184,9 +194,12 @@ static void check_timing(const struct check_input *in, struct check_tally *t)
 		rec_null(r, "penalty");
 		ctl = NULL;
 	} else {
-		rec_milli(r, "value", v->cycles.median);
-		rec_milli(r, "control_value", ctl->cycles.median);
-		rec_milli(r, "penalty", pen);
+		rec_fig_value(r, "value", &v->cycles);
+		rec_fig_value(r, "control_value", &ctl->cycles);
+		if (v->cycles.n && ctl->cycles.n)
+			rec_milli(r, "penalty", pen);
+		else
+			rec_null(r, "penalty");
 		if (in->d->expect == BENCH_PROVOKES_EVENTS) {
 			status = CHECK_SKIP;
 			reason = "no timing signature expected (the load does not wait on cores with memory "
@@ -203,7 +216,9 @@ static void check_timing(const struct check_input *in, struct check_tally *t)
 	}
 	rec_str(r, "expected", in->d->expect == BENCH_PROVOKES ? "penalty > 0" : NULL);
 	rec_str(r, "reason", reason);
-	if (ctl)
+	if (ctl && (!v->cycles.n || !ctl->cycles.n))
+		snprintf(detail, sizeof(detail), "no penalty: %s", reason ? reason : "no sample was kept");
+	else if (ctl)
 		snprintf(detail, sizeof(detail), "penalty %s cycles (%s vs %s)%s%s", fmt_milli(a, pen),
 			 fmt_milli(b, v->cycles.median), fmt_milli(c, ctl->cycles.median), reason ? "; " : "",
 			 reason ? reason : "");

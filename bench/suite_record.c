@@ -3,9 +3,16 @@
 #include "kernel/arena.h"
 #include "lib/out.h"
 
+/* Why a figure is null although it was measured: every sample was disturbed or impossible (the record's problem). */
+#define NO_SAMPLE "no sample was kept"
+
 /* A figure: min/max of the inliers, the robust spread, outliers apart, and what was kept, rejected and why. */
 static void rec_figure(struct rec *r, const char *key, const struct bench_figure *f)
 {
+	if (!f->n) {	/* no sample kept: no figure (the record's problem says why) */
+		rec_null(r, key);
+		return;
+	}
 	rec_obj(r, key);
 	rec_milli(r, "min", f->min);
 	rec_milli(r, "median", f->median);
@@ -43,8 +50,12 @@ static const char *penalty_why(const struct bench_def *d, const struct bench_fig
 		snprintf(buf, cap, "control %s: %s", d->control, ctl_missing ? ctl_missing : "it was not measured");
 	else if (ctl->cycles_invalid)
 		snprintf(buf, cap, "control %s: its cycles are not a measurement (%s)", d->control, ctl->cycles_invalid);
+	else if (!ctl->cycles.n)
+		snprintf(buf, cap, "control %s: %s", d->control, NO_SAMPLE);
 	else if (f->cycles_invalid)
 		snprintf(buf, cap, "its cycles are not a measurement (%s)", f->cycles_invalid);
+	else if (!f->cycles.n)
+		return NO_SAMPLE;
 	else
 		return NULL;
 	return buf;
@@ -79,7 +90,10 @@ void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const st
 	rec_u64(r, "iterations_min", f->iterations_min);
 	rec_bool(r, "iterations_capped", f->iterations_capped);
 	/* TSC ticks one N run spanned: the kept samples' median, and the pilot's when there was one. */
-	rec_u64(r, "sample_ticks", f->tsc.median > 0 ? (uint64_t)stats_scale(f->tsc.median, f->iterations, 1000) : 0);
+	if (f->tsc.n)
+		rec_u64(r, "sample_ticks", f->tsc.median > 0 ? (uint64_t)stats_scale(f->tsc.median, f->iterations, 1000) : 0);
+	else
+		rec_null(r, "sample_ticks");
 	if (f->pilot_ticks)
 		rec_u64(r, "pilot_ticks", f->pilot_ticks);
 	else
@@ -158,13 +172,15 @@ void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const st
 		rec_null(r, "instructions");
 	rec_obj(r, "events");
 	for (size_t i = 0; i < f->nev; i++)
-		if (f->ev[i].measured)
+		if (f->ev[i].measured && f->ev[i].fig.n)
 			rec_figure(r, f->ev[i].name, &f->ev[i].fig);
 	rec_obj_end(r);
 	rec_obj(r, "invalid");
 	for (size_t i = 0; i < f->nev; i++)
 		if (f->ev[i].invalid)
 			rec_str(r, f->ev[i].name, f->ev[i].invalid);
+		else if (!f->ev[i].fig.n && (f->ev[i].measured || f->ev[i].fig.unstable != STATS_STABLE))
+			rec_str(r, f->ev[i].name, NO_SAMPLE);	/* its pass ran and kept nothing (bench/check.c judgeable) */
 	rec_obj_end(r);
 	rec_u64(r, "passes", f->passes);
 	if (!why) {
@@ -204,6 +220,9 @@ void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const st
 		/* The readable line says so too: no number where the audit refused the figure. */
 		out_text("  %-14s %-19s %-8s   INVALID cycles/it  (%s)", d->kernel, d->variant, sl ? sl->name : "",
 			 f->cycles_invalid);
+	else if (!cy->n)
+		out_text("  %-14s %-19s %-8s         - cycles/it  (%s)%s", d->kernel, d->variant, sl ? sl->name : "",
+			 NO_SAMPLE, unst);
 	else
 		out_text("  %-14s %-19s %-8s %9s cycles/it  [%s..%s] iqr %s n=%u out=%u rej=%u drop=%u it=%u%s%s",
 			 d->kernel, d->variant, sl ? sl->name : "", fmt_milli(a, cy->median), fmt_milli(b, cy->min),

@@ -256,6 +256,18 @@ static uint64_t largest_named(const struct ladder *l)
 
 static uint64_t at_least(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
+/* The largest size `all` measures under an emulator (bench/suite_sweep.c, suite_sweep_prepare). */
+#define EMULATED_TOP (4ull << 20)
+
+/* Under an emulator, a ladder chosen whole says where it stopped (bench_setup.ladder.<kind>.note). */
+static void emulated_note(struct ladder *l)
+{
+	size_t k = strlen(l->why);
+	if (suite.emulator && l->all)
+		snprintf(l->why + k, sizeof(l->why) - k, "%sunder an emulator the whole ladder stops at 4 MiB "
+			 "(its figures mean nothing here); name a larger size to measure it", k ? "; " : "");
+}
+
 size_t suite_sweep_prepare(void)
 {
 	uint64_t all[LADDER_MAX_POINTS];
@@ -270,23 +282,37 @@ size_t suite_sweep_prepare(void)
 	if (!ladder_state->lat.chosen && !ladder_state->tlb.chosen && !ladder_state->bw.chosen)
 		return 0;
 	cache_identify(suite.ci, &ladder_state->cache);
-	uint64_t top = ladder_latency_top(&ladder_state->cache);
+	uint64_t top = ladder_latency_top(&ladder_state->cache), tlb_top = ladder_tlb_top(&ladder_state->cache);
+	/*
+	 * Under an emulator a ladder's figures mean nothing (they are labelled emulated) and every size costs
+	 * real seconds: `all` stops at EMULATED_TOP there, and sizes named one by one are measured as named.
+	 */
+	uint64_t all_cap = suite.emulator ? EMULATED_TOP : UINT64_MAX;
+	if (top > all_cap)
+		top = all_cap;
+	if (tlb_top > all_cap)
+		tlb_top = all_cap;
 	/* The tlb ladder compares with latency at its sizes, and bandwidth uses the ring's arena. */
 	if (ladder_state->lat.chosen || ladder_state->bw.chosen)
 		latency_arena(at_least(top, at_least(largest_named(&ladder_state->lat), largest_named(&ladder_state->tlb))));
 	if (ladder_state->tlb.chosen &&
-	    !get_arena(&ladder_state->tlb, ARENA_PAGE_4K, "4k", at_least(ladder_tlb_top(&ladder_state->cache), largest_named(&ladder_state->tlb))))
+	    !get_arena(&ladder_state->tlb, ARENA_PAGE_4K, "4k", at_least(tlb_top, largest_named(&ladder_state->tlb))))
 		small_arena(&ladder_state->tlb, ARENA_PAGE_4K, "4k");
 	if (ladder_state->lat.chosen && !bad_size(&ladder_state->lat, "latency") && ladder_state->lat.have_arena) {
-		size_t n = ladder_latency_sizes(&ladder_state->cache, ladder_state->lat.arena.size, all, ARRAY_SIZE(all));
+		uint64_t lim = ladder_state->lat.arena.size < all_cap ? ladder_state->lat.arena.size : all_cap;
+		size_t n = ladder_latency_sizes(&ladder_state->cache, lim, all, ARRAY_SIZE(all));
 		sizes_of(&ladder_state->lat, all, n);
+		emulated_note(&ladder_state->lat);
 	}
 	if (ladder_state->tlb.chosen && !bad_size(&ladder_state->tlb, "tlb") && ladder_state->tlb.have_arena) {
 		uint64_t lim = ladder_state->tlb.arena.size;
 		if (ladder_state->lat.have_arena && ladder_state->lat.arena.size < lim)
 			lim = ladder_state->lat.arena.size;
+		if (lim > all_cap)
+			lim = all_cap;
 		size_t n = ladder_tlb_sizes(&ladder_state->cache, lim, all, ARRAY_SIZE(all));
 		sizes_of(&ladder_state->tlb, all, n);
+		emulated_note(&ladder_state->tlb);
 	}
 	ladder_state->points = ladder_state->lat.n + ladder_state->tlb.n;
 	if (ladder_state->bw.chosen) {

@@ -70,7 +70,7 @@ void suite_sweep_fields(struct rec *r, const struct bench_figures *f)
 	const struct sweep_point *m = suite.memory;
 	const struct timing_info *t = timing_get();
 	struct bench_figure ns = f->tsc;
-	bool have_ns = t && t->tsc_hz;
+	bool have_ns = t && t->tsc_hz && f->tsc.n;
 
 	if (have_ns)
 		stats_figure_scale(&ns, NS_PER_S, t->tsc_hz);

@@ -132,9 +132,17 @@ def test_tlb_past_the_stlb_reach_is_slower(ctx):
                 and t["type"] in ("data", "unified", "load")), default=0)
     # Past the reach: four times the STLB's 4 KiB reach, or 64 MiB when CPUID names no STLB (past every one known).
     size = 4 * stlb * 4 * KIB if stlb else 64 * MIB
-    recs = run_host(ctx, f"bench=latency.{name(size)},tlb.{name(size)}", *QUICK)
-    by = {r["kernel"]: r for r in recs if r["type"] == "bench" and r["kernel"] in ("latency", "tlb")}
-    lat, tlb = by["latency"], by["tlb"]
+    # A process is preempted: on a loaded host every sample of a point can be disturbed or rejected, and the
+    # record then has no figure (cycles null, the problem says why).  Try again, at most three times in all.
+    for attempt in range(3):
+        recs = run_host(ctx, f"bench=latency.{name(size)},tlb.{name(size)}", *QUICK)
+        by = {r["kernel"]: r for r in recs if r["type"] == "bench" and r["kernel"] in ("latency", "tlb")}
+        lat, tlb = by["latency"], by["tlb"]
+        if lat["cycles"] is not None and tlb["cycles"] is not None:
+            break
+        for r in (lat, tlb):
+            assert r["cycles"] is not None or r["problem"], r
+    assert lat["cycles"] is not None and tlb["cycles"] is not None, (lat["problem"], tlb["problem"])
     assert tlb["arena_page"] == 4096 and lat["arena_page"] in (2 * MIB, GIB), (tlb["arena_page"], lat["arena_page"])
     v = tlb["memory"]["versus"]
     assert v["latency_median"] == lat["cycles"]["median"], (v, lat["cycles"])

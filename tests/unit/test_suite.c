@@ -224,8 +224,11 @@ static void nothing_kept_is_unstable_not_an_error(void **state)
 		assert_true(neg >= 8);
 		record_has(b[i], "\"reps\":3,\"dropped\":0,");
 		record_has(b[i], "\"below_chain\":0,\"clock\":0},\"exhausted\":true");
-		record_has(b[i], "\"n\":0,");
-		record_has(b[i], "\"cycles_source\":\"tsc_calibrated\",\"unstable\":\"budget\"");
+		/* No sample kept: no figure printed as one (null, never zeros), and the record says why. */
+		record_has(b[i], "\"sample_ticks\":null,");
+		record_has(b[i], "\"cycles\":null,\"cycles_invalid\":null,\"cycles_source\":\"tsc_calibrated\",\"unstable\":\"budget\"");
+		record_has(b[i], "\"tsc\":null,");
+		assert_null(strstr(b[i], "\"median\":0.000"));
 		record_has(b[i], "\"problem\":\"no sample could be kept: 0 disturbed (none), 16 rejected as impossible\"");
 	}
 	assert_int_equal(records_of_type(&cap, "check", c, 8), 4);
@@ -234,6 +237,10 @@ static void nothing_kept_is_unstable_not_an_error(void **state)
 	record_has(c[2], "\"what\":\"events\"");
 	record_has(c[2], "variant LD_BLOCKS.STORE_FORWARD unstable (budget)");
 	record_has(c[3], "variant cycles unstable (budget)");
+	record_has(c[3], "\"value\":null,\"control_value\":null,\"penalty\":null");
+	record_has(b[3], "\"penalty\":null,\"penalty_why\":\"control forward: no sample was kept\"");
+	record_has(b[3], "\"events\":{},\"invalid\":{\"CPU_CLK_UNHALTED.THREAD_P\":\"no sample was kept\",");
+	record_has(b[3], "\"LD_BLOCKS.STORE_FORWARD\":\"no sample was kept\"}");
 	assert_non_null(text_line("bench: checks 0 passed, 0 failed, 0 skipped, 4 unstable"));
 }
 
