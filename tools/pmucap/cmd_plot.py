@@ -561,7 +561,7 @@ def run_topdown(args, fmt, specs, tables, names, runs):
     for td in tds:
         sources += [s for s in td.sources if s not in sources]
     if any(td.fallback for td in tds):
-        sources.append("the tree from pmucap's table of the vendors' names (records without levels/parents)")
+        sources.append("the tree from pmucap's table of the vendors' names (records without levels or parents)")
     render_topdown(panels, names, sources, args.output, fmt)
     rows = sum(len(p.rows) for p in panels)
     print(f"pmucap: wrote {args.output}: top-down of {variants_drawn(panels)} kernel variant(s) in {len(panels)} "

@@ -3,8 +3,8 @@
 pmuboot writes one `metrics` record per measured bench variant (controls included), after that
 variant's bench record: the vendor's top-down metrics by their own names and units (Intel TMA tree
 nodes and AMD pipeline utilisation in percent of slots; Info_*/Bottleneck_* in their own units).
-Which metrics form the tree comes from the record itself ("levels", "parents"); only when a record
-carries neither is the tree taken from KNOWN_TREE, the names the vendor files use.
+Which metrics form the tree comes from the record itself ("levels", "parents"); only where a record
+lacks one of them (or it is not an object) is it taken from KNOWN_TREE, the names the vendor files use.
 
 What is shown per variant is its Breakdown: the level-1 classes (those that stack to 100 % of the
 slots) and the dominant level-2 node.  A record that cannot be trusted is a problem named by where
@@ -56,7 +56,7 @@ CLASSES = {
     "smt_contention": "SMT",
 }
 
-# The fallback tree, {metric: (level, parent)}, used only for a record without "levels"/"parents".
+# The fallback tree, {metric: (level, parent)}, used only for a record without "levels" or "parents".
 # Intel P-cores: every perfmon <CODE>/metrics/*_metrics.json (HSW..LNL, SPR, GNR), Category TMA;
 # Intel E-cores: SRF/GRR sierraforest/grandridge_metrics.json and E-core_TMA_Metrics.csv;
 # AMD: Linux tools/perf/pmu-events/arch/x86/amdzen4/pipeline.json and amdzen5/pipeline.json
@@ -179,12 +179,10 @@ def read_record(rec):
             problems.append(m.bad[k])
     levels = _string_map(rec, "levels", capture._is_int, "an integer level", problems, where)
     parents = _string_map(rec, "parents", lambda v: isinstance(v, str), "a metric name", problems, where)
-    if levels is None and parents is None:
-        m.fallback = True
-        levels = {k: lv for k, (lv, _) in KNOWN_TREE.items()}
-        parents = {k: p for k, (_, p) in KNOWN_TREE.items() if p}
-    m.level = levels or {}
-    m.parent = parents or {}
+    # Each of the two absent (or unreadable: a problem above) is taken from the vendors' names.
+    m.fallback = levels is None or parents is None
+    m.level = levels if levels is not None else {k: lv for k, (lv, _) in KNOWN_TREE.items()}
+    m.parent = parents if parents is not None else {k: p for k, (_, p) in KNOWN_TREE.items() if p}
     return m, problems
 
 
@@ -270,7 +268,7 @@ class TopDown:
         self.problems = []
         self.sources = []
         self.records = 0
-        self.fallback = False
+        self.fallback = 0    # records whose tree (or part of it) came from KNOWN_TREE
 
     @property
     def any(self):
@@ -320,7 +318,7 @@ def read(run):
         first_line[key] = rec.line
         if m.source and m.source not in td.sources:
             td.sources.append(m.source)
-        td.fallback = td.fallback or m.fallback
+        td.fallback += m.fallback
         bd, problems = breakdown(key, m)
         td.problems += problems
         td.by_key[key] = bd
@@ -379,7 +377,8 @@ def summary(td):
     """One line: where the run's top-down figures come from, and how the tree was known."""
     line = "top-down: " + ("; ".join(td.sources) or "no source named")
     if td.fallback:
-        line += " (records without levels/parents: the tree is pmucap's table of the vendors' names)"
+        line += (f" ({td.fallback} record(s) without levels or parents: their tree is pmucap's table of the "
+                 "vendors' names)")
     return line
 
 
