@@ -428,12 +428,18 @@ print(json.dumps({"rects": rects, "segs": segs, "texts": [t.get_text() for t in 
                for t in texts), texts
 
 
-def test_fixtures_are_what_the_generator_writes(ctx):
+def _make_topdown():
+    """The fixtures' generator, tests/fixtures/topdown/make_topdown.py, as a module."""
     sys.path.insert(0, FIX)
     try:
         import make_topdown
     finally:
         sys.path.remove(FIX)
+    return make_topdown
+
+
+def test_fixtures_are_what_the_generator_writes(ctx):
+    make_topdown = _make_topdown()
     d = tempfile.mkdtemp(prefix="pmucap-td-")
     try:
         make_topdown.main(d)
@@ -442,3 +448,40 @@ def test_fixtures_are_what_the_generator_writes(ctx):
                 assert a.read() == b.read(), f"{name} differs from what make_topdown.py writes: run it"
     finally:
         subprocess.run(["rm", "-rf", d])
+
+
+def test_compare_sets_level1_side_by_side_never_flagged(ctx):
+    p = tool("compare", SKL, BAD, "--format", "json")
+    assert p.returncode == 0, p.stderr
+    rows = [r for r in json.loads(p.stdout)["rows"] if (r["metric"] or "").startswith("top-down ")]
+    a = {m["variant"]: m["values"] for _, m in records(SKL) if m["type"] == "metrics"}
+    b = {m["variant"]: m["values"] for _, m in records(BAD) if m["type"] == "metrics"}
+    # Only variants with a breakdown in both runs: forward (B's first record) and same_offset.
+    assert sorted({r["variant"] for r in rows}) == ["alias_4k.same_offset", "store_forward.forward"], rows
+    for r in rows:
+        name = r["metric"][len("top-down "):-len(" %")]
+        va, vb = a[r["variant"].split(".")[1]][name], b[r["variant"].split(".")[1]][name]
+        assert r["a"]["median"] == va and r["b"]["median"] == vb and abs(r["delta"] - (vb - va)) < 1e-9, r
+        assert r["flag"] == "", r
+    assert len(rows) == 8, rows
+    # A top-down change alone never fails --fail-on-change (one figure has no spread to judge by).
+    recs = [r for _, r in records(SKL)]
+    for r in recs:
+        if r["type"] == "metrics" and r["variant"] == "size_mismatch":
+            r["values"]["Backend_Bound"] -= 20
+            r["values"]["Retiring"] += 20
+    fd, changed = tempfile.mkstemp(prefix="pmucap-td-", suffix=".jsonl")
+    with os.fdopen(fd, "w", encoding="latin-1", newline="") as f:
+        f.write(_make_topdown().frame(recs[:-1]))
+    try:
+        p = tool("compare", SKL, changed, "--fail-on-change")
+        assert p.returncode == 0, (p.returncode, p.stderr, p.stdout[-400:])
+        line = next(l for l in p.stdout.splitlines() if l.startswith("store_forward.size_mismatch ")
+                    and "top-down Backend_Bound %" in l)
+        assert "-20.000" in line and "beyond" not in line, line
+        assert "0 figure(s) changed beyond the spread" in p.stdout
+    finally:
+        os.unlink(changed)
+    p = tool("compare", REAL, REAL, "--format", "json")
+    assert p.returncode == 0 and not any((r["metric"] or "").startswith("top-down")
+                                         for r in json.loads(p.stdout)["rows"])

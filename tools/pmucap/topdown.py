@@ -388,6 +388,25 @@ def add_notes(td, notes):
         _note(notes, p)
 
 
+# --- compared ---
+
+def compare_rows(key, td_a, td_b):
+    """pmucap compare's rows for one variant: each level-1 class both runs have a breakdown for, as a
+    figure without spread (min = max = the value), never flagged (there is no spread to judge by)."""
+    a, b = td_a.by_key.get(key), td_b.by_key.get(key)
+    if a is None or b is None or a.why or b.why:
+        return []
+    rows, in_b = [], dict(b.level1)
+    for name, va in a.level1:
+        vb = in_b.get(name)
+        if vb is None:
+            continue
+        rows.append({"variant": key, "metric": f"top-down {name} %", "only_in": None,
+                     "a": {"median": va, "min": va, "max": va}, "b": {"median": vb, "min": vb, "max": vb},
+                     "delta": vb - va, "ratio": vb / va if va else None, "flag": ""})
+    return rows
+
+
 # --- shown as bars ---
 
 def segments(bd):
