@@ -279,6 +279,10 @@ def test_the_sum_tolerance_and_the_bars_geometry(ctx):
                                                       ("Bad_Speculation", 10.5, 0.0, -0.5),
                                                       ("Backend_Bound", 10.5, 60.0, 60.0),
                                                       ("Retiring", 70.5, 30.0, 30.0)], l1
+    # A level-2 node outside 0..100 is a problem and not drawn; the rest of the breakdown stands.
+    b, probs = bd(10, 0, 60, 30, 1e300, 20)
+    assert len(probs) == 1 and "Memory_Bound is 1e+300%, outside 0..100 +- 5: not shown" in probs[0], probs
+    assert b.why is None and b.children == {"Backend_Bound": [("Core_Bound", 20.0)]} and b.dominant[0] == "Core_Bound"
     l2 = [s for s in segs if s[0] == 2]
     assert [(s[1], s[2], s[3], s[4], s[5]) for s in l2] == [("Memory_Bound", "Backend_Bound", 10.5, 50.0, 50.0),
                                                             ("Core_Bound", "Backend_Bound", 60.5, 10.0, 25.0)], l2

@@ -429,7 +429,7 @@ def render_topdown(panels, names, sources, path, fmt):
         for row in panel.rows:
             classes += [n for n, _ in row.bd.level1 if n not in classes]
     handles = [Patch(facecolor=class_colour(c, others), label=f"{topdown.abbrev(c)}  {c}")
-               for c in sorted(classes, key=topdown._order)]
+               for c in sorted(classes, key=topdown.stack_order)]
     handles.append(Patch(facecolor="white", edgecolor="#555", hatch="//", label="control (hatched)"))
     head_ax = axes[0]
     head_ax.axis("off")

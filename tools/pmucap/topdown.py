@@ -92,7 +92,7 @@ def abbrev(name):
     return CLASSES.get(name.lower()) or "".join(w[:1] for w in name.split("_") if w).upper() or name
 
 
-def _order(name):
+def stack_order(name):
     keys = list(CLASSES)
     return keys.index(name.lower()) if name.lower() in CLASSES else len(keys)
 
@@ -214,7 +214,16 @@ def _tree_level1(m):
     parents = set(m.parent.values())
     names = [k for k in list(m.values) + list(m.nulls) + list(m.bad) if m.level.get(k) == 1
              and not k.lower().startswith(NOT_TREE_PREFIXES) and (k.lower() in CLASSES or k in parents)]
-    return sorted(names, key=_order)
+    return sorted(names, key=stack_order)
+
+
+def _num(v):
+    """A figure in a message: three decimals, or a short exponent form for an absurd one."""
+    return f"{v:.3f}" if abs(v) < 1e6 else f"{v:.3g}"
+
+
+def _in_range(v):
+    return -SUM_TOLERANCE <= v <= PERCENT + SUM_TOLERANCE
 
 
 def breakdown(key, m):
@@ -237,12 +246,11 @@ def breakdown(key, m):
         return bd, problems
     level1 = [(n, m.values[n]) for n in names]
     total = sum(v for _, v in level1)
-    odd = [f"{n} is {v:.3f}%, outside 0..{PERCENT:.0f} +- {SUM_TOLERANCE:g}" for n, v in level1
-           if v < -SUM_TOLERANCE or v > PERCENT + SUM_TOLERANCE]
+    odd = [f"{n} is {_num(v)}%, outside 0..{PERCENT:.0f} +- {SUM_TOLERANCE:g}" for n, v in level1 if not _in_range(v)]
     if abs(total - PERCENT) > SUM_TOLERANCE and not odd:
-        terms = " + ".join(f"{n} {v:.3f}" for n, v in level1)
+        terms = " + ".join(f"{n} {_num(v)}" for n, v in level1)
         hint = " (fractions, not percent?)" if abs(total - 1.0) <= SUM_TOLERANCE / PERCENT else ""
-        odd.append(f"level 1 ({terms}) sums to {total:.3f}%{hint}, not {PERCENT:.0f} +- {SUM_TOLERANCE:g}")
+        odd.append(f"level 1 ({terms}) sums to {_num(total)}%{hint}, not {PERCENT:.0f} +- {SUM_TOLERANCE:g}")
     if odd:
         problems.append(f"{m.where()}: {'; '.join(odd)}{NOT_SHOWN}")
         bd.why = problems[-1]
@@ -250,8 +258,13 @@ def breakdown(key, m):
     bd.level1 = level1
     for child, v in m.values.items():
         parent = m.parent.get(child)
-        if parent in names and m.level.get(child) == 2:
-            bd.children.setdefault(parent, []).append((child, v))
+        if parent not in names or m.level.get(child) != 2:
+            continue
+        if not _in_range(v):   # a share of the slots, like its parent: anything else is no figure
+            problems.append(f"{m.where()}: {child} is {_num(v)}%, outside 0..{PERCENT:.0f} +- {SUM_TOLERANCE:g}: "
+                            "not shown")
+            continue
+        bd.children.setdefault(parent, []).append((child, v))
     cands = [(c, v, p) for p, kids in bd.children.items() for c, v in kids]
     if cands:
         bd.dominant = max(cands, key=lambda cvp: cvp[1])
