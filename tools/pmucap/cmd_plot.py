@@ -388,9 +388,9 @@ def draw_topdown_panel(ax, panel, others):
                         hatch="//" if row.is_control else None)
                 if width >= TD_LABEL_MIN:
                     # Outlined in the segment's colour, so a control's hatching does not run through it.
-                    ax.text(left + width / 2, i - 0.12, f"{topdown.abbrev(name)} {topdown.pct(value)}", in_layout=False,
+                    ax.text(left + width / 2, i - 0.12, f"{topdown.abbrev(name)} {topdown.pct(value)}",
                             ha="center", va="center", fontsize=7, color="white", fontweight="bold",
-                            path_effects=[withStroke(linewidth=3, foreground=colour)])
+                            path_effects=[withStroke(linewidth=3, foreground=colour)], in_layout=False)
                 continue
             n = shade.get(parent, 0)
             shade[parent] = n + 1
