@@ -49,7 +49,7 @@ SNIFF_CHARS = 4096
 # The record types pmuboot writes (docs/results-format.md, "Record types"; a test keeps them equal).
 RECORD_TYPES = frozenset((
     "begin", "platform", "results_file", "error", "cpu", "cache", "topology", "pass", "pmu", "audit", "program",
-    "restore", "bench_setup", "bench", "check", "ibs", "ibs_sample", "timing", "runtime", "selftest",
+    "restore", "bench_setup", "bench", "check", "metrics", "ibs", "ibs_sample", "timing", "runtime", "selftest",
     "fault", "timeout", "user_kernels", "end"))
 # Record types a capture is seen to hold, at most this many (and this long) are remembered.
 MAX_TYPES_SEEN, MAX_TYPE_CHARS = 256, 64

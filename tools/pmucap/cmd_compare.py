@@ -15,7 +15,7 @@ import json
 import math
 import sys
 
-from . import capture
+from . import capture, topdown
 from .capture import DICT, get
 
 DEFAULT_MIN_CHANGE_PCT = 1.0
@@ -25,8 +25,8 @@ OPTIONS_COMPARED = ("iterations", "reps", "warmup", "events", "arena_page", "ben
 CPU_COMPARED = ("vendor_string", "signature", "brand", "hypervisor_vendor")
 PLATFORM_COMPARED = ("system_product", "bios_version")
 # The records compare reads (the end record is always kept), and of the bench records the fields.
-COMPARE_TYPES = ("begin", "cpu", "platform", "bench")
-COMPARE_FIELDS = {"bench": capture.KEY_FIELDS + ("cycles", "events")}
+COMPARE_TYPES = ("begin", "cpu", "platform", "bench", topdown.RECORD_TYPE)
+COMPARE_FIELDS = {"bench": capture.KEY_FIELDS + ("cycles", "events"), topdown.RECORD_TYPE: topdown.FIELDS}
 
 
 def non_negative(text):
@@ -81,6 +81,7 @@ def judge(fa, fb, min_change_pct, floor):
 def compare_runs(run_a, run_b, min_change_pct=DEFAULT_MIN_CHANGE_PCT, floor=DEFAULT_FLOOR):
     """Rows of the comparison, and notes on how the two runs differ."""
     ta, tb = capture.bench_table(run_a), capture.bench_table(run_b)
+    tda, tdb = topdown.read(run_a), topdown.read(run_b)   # level-1 top-down rows, never flagged
     rows = []
     for key in list(ta) + [k for k in tb if k not in ta]:
         ra, rb = ta.get(key), tb.get(key)
@@ -95,6 +96,7 @@ def compare_runs(run_a, run_b, min_change_pct=DEFAULT_MIN_CHANGE_PCT, floor=DEFA
             delta, ratio, flag = judge(fa[metric], fb[metric], min_change_pct, floor)
             rows.append({"variant": key, "metric": metric, "only_in": None,
                          "a": fa[metric], "b": fb[metric], "delta": delta, "ratio": ratio, "flag": flag})
+        rows += topdown.compare_rows(key, tda, tdb)
     return rows, differences(run_a, run_b)
 
 

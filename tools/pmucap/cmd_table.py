@@ -16,7 +16,7 @@ cache level (or DRAM) with the bandwidth of each operation.
 import argparse
 import sys
 
-from . import capture, ladder
+from . import capture, ladder, topdown
 from .capture import BOOL, DICT, INT, NUM, STR, get
 
 # Events shown for a variant whose checks name none (counted extras), at most.
@@ -127,13 +127,22 @@ def render(run, path, total_runs, out):
     write_audit(run, out)
     out.write("\n")
     rows, notes, tallies = build_rows(run)
+    # Top-down (topdown.py): a column only when the run has metrics records; their problems are notes.
+    td, columns, benches = topdown.read(run), COLUMNS, capture.bench_table(run)
+    if td.any:
+        columns = COLUMNS + (("topdown", "top-down (% of slots)", "<"),)
+        for r in rows:
+            r["topdown"] = topdown.cell(td, r["variant"], benches.get(r["variant"]), notes)
+        topdown.add_notes(td, notes)
     if not rows:
         out.write("no bench records in this run\n")
     else:
-        widths = {k: max(len(title), *(len(r[k]) for r in rows)) for k, title, _ in COLUMNS}
-        out.write("  ".join(f"{title:{al}{widths[k]}}" for k, title, al in COLUMNS).rstrip() + "\n")
+        widths = {k: max(len(title), *(len(r[k]) for r in rows)) for k, title, _ in columns}
+        out.write("  ".join(f"{title:{al}{widths[k]}}" for k, title, al in columns).rstrip() + "\n")
         for r in rows:
-            out.write("  ".join(f"{r[k]:{al}{widths[k]}}" for k, _, al in COLUMNS).rstrip() + "\n")
+            out.write("  ".join(f"{r[k]:{al}{widths[k]}}" for k, _, al in columns).rstrip() + "\n")
+    if td.any:
+        out.write(topdown.summary(td) + "\n")
     end = run.end or {}
     out.write("\nchecks: " + (", ".join(f"{n} {s}" for s, n in sorted(tallies.items())) or "none")
               + f"; run status {get(end, 'status', STR, 'unknown (no end record)')}"
@@ -231,12 +240,13 @@ def write_disturbances(rows, out):
 
 # The records the table reads (the end record is always kept); only the run shown keeps them, and
 # of its bench and check records (there may be thousands) only the fields read here.
-TABLE_TYPES = ("begin", "cpu", "platform", "bench_setup", "bench", "check", "audit", "cache")
+TABLE_TYPES = ("begin", "cpu", "platform", "bench_setup", "bench", "check", "audit", "cache", topdown.RECORD_TYPE)
 TABLE_FIELDS = {
     "bench": capture.KEY_FIELDS + ("cycles", "events", "penalty", "penalty_why", "control", "dropped", "retaken",
                                    "disturbed", "unstable", "cycles_invalid", "cycles_source", "memory", "arena",
                                    "arena_page", "emulated"),
     "check": capture.KEY_FIELDS + ("what", "status", "reason", "role", "event", "value", "control_value"),
+    topdown.RECORD_TYPE: topdown.FIELDS,
 }
 
 
