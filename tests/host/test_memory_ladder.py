@@ -256,9 +256,9 @@ def test_pmucap_plot_draws_the_ladder_with_its_levels(ctx):
     exe = plot_python()
     path, recs = short_ladder(ctx)
     sys.path.insert(0, os.path.join(ROOT, "tools"))
-    from pmucap import capture, cmd_plot, ladder
+    from pmucap import capture, ladder, plot_ladder
     run = capture.load_run(path)[0]
-    series = cmd_plot.ladder_series(run)
+    series = plot_ladder.ladder_series(run)
     lat = [r for r in recs if r["type"] == "bench" and r["kernel"] == "latency"]
     assert [s for s, _ in series[("latency", "cycles")]] == sorted(r["memory"]["size"] for r in lat)
     assert [f["median"] for _, f in series[("latency", "ns")]] == \

@@ -12,7 +12,7 @@ import sys
 import tempfile
 
 import pmucap
-from pmucap import cmd_plot, topdown
+from pmucap import plot_common, plot_topdown, topdown
 from testlib import Skip
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -337,7 +337,7 @@ def test_plot_panels_rows_and_bars(ctx):
     run = run_of(SKL)
     td = topdown.read(run)
     table = pmucap.bench_table(run)
-    panels = cmd_plot.build_topdown_panels([table], [td])
+    panels = plot_topdown.build_topdown_panels([table], [td])
     assert [p.title for p in panels] == ["store_forward: top-down", "alias_4k: top-down", "split: top-down"]
     labels = [[r.label for r in p.rows] for p in panels]
     assert labels == [["forward", "size_mismatch", "partial_overlap"], ["line_offset", "same_offset"],
@@ -363,7 +363,7 @@ def test_plot_panels_rows_and_bars(ctx):
                 assert px - 1e-9 <= x and x + w <= px + pw + 1e-9, (row.key, name)
     # Two captures: an [A] and a [B] row per variant each has.
     run_b = run_of(BAD)
-    panels = cmd_plot.build_topdown_panels([table, pmucap.bench_table(run_b)], [td, topdown.read(run_b)])
+    panels = plot_topdown.build_topdown_panels([table, pmucap.bench_table(run_b)], [td, topdown.read(run_b)])
     sf = [r.label for r in panels[0].rows]
     assert sf[:4] == ["forward [A]", "forward [B]", "size_mismatch [A]", "size_mismatch [B]"], sf
 
@@ -385,7 +385,7 @@ def test_plot_writes_a_picture_of_the_bars(ctx):
         assert "top-down of 9 kernel variant(s) in 3 panel(s), 9 row(s)" in p.stderr and p.stderr.count("\n") == 1
         w, h = _png_size(png)
         # 11 inches at 110 dpi across; a header and three panels of 3, 2 and 4 rows down.
-        assert w == round(cmd_plot.WIDTH_INCHES * cmd_plot.DPI) and 600 < h < 1600, (w, h)
+        assert w == round(plot_common.WIDTH_INCHES * plot_common.DPI) and 600 < h < 1600, (w, h)
         assert 20_000 < os.path.getsize(png) < 2_000_000, os.path.getsize(png)
         # The bad capture: drawn (its good rows), every problem a warning naming the file, its line.
         svg = os.path.join(d, "bad.svg")
@@ -408,7 +408,7 @@ def test_drawn_rectangles_are_the_segments(ctx):
 import json, sys
 sys.path.insert(0, sys.argv[1])
 import pmucap
-from pmucap import cmd_plot as P, topdown
+from pmucap import plot_topdown as P, topdown
 from matplotlib.figure import Figure
 runs, _ = pmucap.parse(pmucap.read_capture(sys.argv[2]))
 panels = P.build_topdown_panels([pmucap.bench_table(runs[0])], [topdown.read(runs[0])])

@@ -27,15 +27,16 @@ import argparse
 import math
 import os
 import sys
-import tempfile
 import textwrap
 
-from . import capture, cmd_compare as compare, ladder, topdown
+from . import capture, cmd_compare as compare, topdown
 from .capture import STR, get
+from .plot_common import (COLOURS, DPI, FLAG_COLOUR, MAX_PANELS, PANEL_INCHES, TITLE_CHARS, WIDTH_INCHES, Bar, Panel,
+                          Row, _control_key, _cpu_prefix, _fmt, _ordered, import_matplotlib, output_format,
+                          variants_drawn, write_picture)
+from .plot_ladder import run_ladder
+from .plot_topdown import run_topdown
 
-FORMATS = ("png", "svg", "pdf")
-COLOURS = ("#4e79a7", "#f28e2b")   # A, B
-FLAG_COLOUR = "#d62728"
 # A median this many times the next largest, or a whisker this many times the largest
 # ordinary median, is an outlier: cut at the axis edge and marked, not allowed to set the scale.
 OUTLIER_FACTOR = 3.0
@@ -45,31 +46,11 @@ SQUASH_FACTOR = 10.0
 # Room right of the largest ordinary value for the arrows and penalty labels.
 LABEL_ROOM = 1.5
 ROW_INCHES = 0.26
-PANEL_INCHES = 0.75
-WIDTH_INCHES = 11.0
-DPI = 110
-# More panels than this would make a picture nobody can read (and a huge file).
-MAX_PANELS = 40
-# Header lines wrap here (characters at the legend's font size across the picture).
-TITLE_CHARS = 105
 # The records plot reads (the end record is always kept), and of the bench records the fields.
 PLOT_TYPES = ("begin", "cpu", "platform", "bench_setup", "bench", "cache", topdown.RECORD_TYPE)
 PLOT_FIELDS = {"bench": capture.KEY_FIELDS + ("cycles", "events", "penalty", "control", "memory", "arena", "arena_page",
                                               "unstable", "emulated"),
                topdown.RECORD_TYPE: topdown.FIELDS}
-# Top-down: each level-1 class's colour (by topdown.abbrev), then colours for classes not known.
-CLASS_COLOURS = {"FE": "#4e79a7", "BS": "#e15759", "BE": "#f28e2b", "RE": "#59a14f", "SMT": "#9d9d9d"}
-OTHER_COLOURS = ("#b07aa1", "#76b7b2", "#edc948", "#ff9da7")
-# A level-2 node is its class's colour mixed with black (-) or white (+) by this much, in turn.
-CHILD_SHADES = (-0.25, 0.4, 0.1, 0.6)
-TD_ROW_INCHES = 0.5
-# The bars span 0..100 % of the slots; the axis goes on this far for the text beside them.
-TD_AXIS_END = 140.0
-# A segment this wide (percent of slots) holds its label; a level-2 label needs this much per character.
-TD_LABEL_MIN = 6.0
-TD_CHAR_WIDTH = 0.95
-# A row without a bar says why, wrapped at this many characters (inside the axis).
-TD_WHY_CHARS = 150
 
 
 def add_parser(sub):
@@ -90,50 +71,6 @@ def add_parser(sub):
 
 
 # --- what to draw (no matplotlib here, so it is tested and used without it) ---
-
-class Bar:
-    """One run's figure for one row: the figure, its penalty against the control, or None."""
-
-    def __init__(self, fig, penalty):
-        self.fig, self.penalty = fig, penalty
-
-
-class Row:
-    def __init__(self, key, label, is_control, bars):
-        self.key, self.label, self.is_control, self.bars = key, label, is_control, bars
-        self.flag = ""
-
-
-class Panel:
-    def __init__(self, title, unit, rows):
-        self.title, self.unit, self.rows = title, unit, rows
-
-
-def _cpu_prefix(key):
-    """The "N:" a key of a run measured on several processors starts with (capture.variant_key), or ""."""
-    head, sep, _ = key.partition(":")
-    return head + sep if sep and head.isdigit() else ""
-
-
-def _control_key(key, rec):
-    """The key of rec's control: same kernel, arena and processor."""
-    ctl = get(rec, "control", STR)
-    return _cpu_prefix(key) + capture.variant_key(rec, variant=ctl) if ctl else None
-
-
-def _ordered(keys, recs):
-    """Variant keys with each control first, followed by the variants measured against it."""
-    controls = {k: _control_key(k, recs[k]) for k in keys}
-    out = []
-    for k in keys:
-        ctl = controls[k]
-        if ctl in recs and ctl != k:
-            continue   # placed after its control below
-        if k in out:
-            continue
-        out.append(k)
-        out += [v for v in keys if v not in out and controls[v] == k and v != k]
-    return out + [k for k in keys if k not in out]
 
 
 def build_panels(tables, metric_sel):
@@ -226,69 +163,7 @@ def axis_limits(rows):
     return lo, hi
 
 
-def variants_drawn(panels):
-    return len({r.key for p in panels for r in p.rows})
-
-
-class TdRow:
-    """One variant's top-down bar: its Breakdown (bd.why set: nothing to draw, and why), and which
-    capture (0 or 1; None with one capture)."""
-
-    def __init__(self, key, label, is_control, bd, bench, which=None):
-        self.key, self.label, self.is_control, self.bd, self.bench, self.which = \
-            key, label, is_control, bd, bench, which
-
-
-def build_topdown_panels(tables, tds):
-    """[Panel] of TdRows, one panel per kernel: the variants with a metrics record, each control first."""
-    keys, merged = [], {}
-    for t, td in zip(tables, tds):
-        for k, r in t.items():
-            merged.setdefault(k, r)
-            if k in td.by_key and k not in keys:
-                keys.append(k)
-    is_control = {_control_key(k, r) for k, r in merged.items()}
-    panels, by_kernel = [], {}
-    for k in _ordered(keys, {k: merged[k] for k in keys}):
-        kern = get(merged[k], "kernel", STR, "?")
-        cpu = _cpu_prefix(k)
-        bare = k[len(cpu):]
-        label = cpu + (bare[len(kern) + 1:] if bare.startswith(kern + ".") else bare)
-        if kern not in by_kernel:
-            by_kernel[kern] = Panel(f"{kern}: top-down", "% of slots", [])
-            panels.append(by_kernel[kern])
-        for i, (t, td) in enumerate(zip(tables, tds)):
-            if k in td.by_key:
-                which = i if len(tables) > 1 else None
-                by_kernel[kern].rows.append(TdRow(k, label + (f" [{'AB'[i]}]" if which is not None else ""),
-                                                  k in is_control, td.by_key[k], t.get(k), which))
-    return panels
-
-
 # --- drawing ---
-
-def import_matplotlib():
-    """matplotlib with a file-only backend, or CaptureError saying how to get it."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        # SVG text stays text (searchable, small), not glyph outlines.
-        matplotlib.rcParams["svg.fonttype"] = "none"
-        from matplotlib.figure import Figure
-        from matplotlib.patches import Patch
-        return Figure, Patch
-    except ImportError:
-        debian = "/usr/lib/python3/dist-packages/matplotlib"
-        if os.path.isdir(debian) and os.path.realpath(sys.executable) != os.path.realpath("/usr/bin/python3"):
-            raise capture.InputError(f"plot needs matplotlib, which is installed for /usr/bin/python3 but not for "
-                                     f"this Python ({sys.executable}): run /usr/bin/python3 tools/pmucap plot ...")
-        raise capture.InputError("plot needs matplotlib: install it with apt-get install python3-matplotlib "
-                                 "(or run tools/deps.sh as root)") from None
-
-
-def _fmt(v):
-    a = abs(v)
-    return f"{v:.0f}" if a >= 1000 else f"{v:.1f}" if a >= 100 else f"{v:.2f}" if a >= 1 else f"{v:.3f}"
 
 
 def draw_panel(ax, panel, n):
@@ -344,117 +219,6 @@ def draw_panel(ax, panel, n):
     ax.tick_params(axis="x", labelsize=8)
 
 
-def _mix(colour, amount):
-    """colour mixed with white (amount > 0) or black (amount < 0)."""
-    from matplotlib.colors import to_rgb
-    target = 1.0 if amount > 0 else 0.0
-    return tuple(c + (target - c) * abs(amount) for c in to_rgb(colour))
-
-
-def class_colour(name, others):
-    """The colour of a level-1 class; others: {name: colour} given so far to classes not known."""
-    short = topdown.abbrev(name)
-    if short in CLASS_COLOURS:
-        return CLASS_COLOURS[short]
-    if name not in others:
-        others[name] = OTHER_COLOURS[len(others) % len(OTHER_COLOURS)]
-    return others[name]
-
-
-def _side_text(row):
-    """Beside the bar: the dominant level-2 node, and under it the cycles and the penalty against the control."""
-    parts = []
-    if row.bd.dominant:
-        parts.append(f"{row.bd.dominant[0]} {row.bd.dominant[1]:.1f}%")
-    fig = capture.figure(row.bench, "cycles") if row.bench is not None else None
-    if fig:
-        pen = get(row.bench, ("penalty", "median"), capture.NUM)
-        parts.append(f"{_fmt(fig['median'])} cycles" + (f" ({'+' if pen >= 0 else ''}{_fmt(pen)} vs control)"
-                                                         if pen is not None else ""))
-    return "\n".join(parts)
-
-
-def draw_topdown_panel(ax, panel, others):
-    """The panel's rows: a level-1 bar (hatched for a control) over a thin level-2 bar; labels inside
-    the segments wide enough; the dominant node and the cycles beside; why, where nothing is drawn."""
-    from matplotlib.patheffects import withStroke
-    labels = []
-    for i, row in enumerate(panel.rows):
-        labels.append(row.label + (" (control)" if row.is_control else ""))
-        if row.bd.why:
-            # The why without where it is (the warnings say that) nor what follows from it.
-            reason = row.bd.why.split(": ", 2)[-1].removesuffix(topdown.NOT_SHOWN)
-            ax.text(1, i, textwrap.fill("no breakdown: " + reason, TD_WHY_CHARS), va="center", fontsize=7,
-                    color=FLAG_COLOUR, in_layout=False)
-            continue
-        shade = {}
-        for level, name, parent, left, width, value in topdown.segments(row.bd):
-            if level == 1:
-                colour = class_colour(name, others)
-                ax.barh(i - 0.12, width, left=left, height=0.5, color=colour, edgecolor="white", linewidth=0.6,
-                        hatch="//" if row.is_control else None)
-                if width >= TD_LABEL_MIN:
-                    # Outlined in the segment's colour, so a control's hatching does not run through it.
-                    ax.text(left + width / 2, i - 0.12, f"{topdown.abbrev(name)} {topdown.pct(value)}",
-                            ha="center", va="center", fontsize=7, color="white", fontweight="bold",
-                            path_effects=[withStroke(linewidth=3, foreground=colour)], in_layout=False)
-                continue
-            n = shade.get(parent, 0)
-            shade[parent] = n + 1
-            ax.barh(i + 0.27, width, left=left, height=0.2, linewidth=0.4, edgecolor="white",
-                    color=_mix(class_colour(parent, others), CHILD_SHADES[n % len(CHILD_SHADES)]))
-            dominant = row.bd.dominant is not None and name == row.bd.dominant[0]
-            text = f"{name} {topdown.pct(value)}"
-            if width >= len(text) * TD_CHAR_WIDTH:
-                ax.text(left + width / 2, i + 0.27, text, ha="center", va="center", fontsize=5.5,
-                        color="#111", fontweight="bold" if dominant else "normal")
-        ax.text(101.5, i, _side_text(row), va="center", fontsize=7, color="#333", in_layout=False)
-    ax.set_yticks(range(len(panel.rows)))
-    ax.set_yticklabels(labels, fontsize=8)
-    ax.set_ylim(len(panel.rows) - 0.5, -0.5)
-    ax.set_xlim(0, TD_AXIS_END)
-    ax.set_xticks(range(0, 101, 20))
-    ax.grid(axis="x", color="#ddd", linewidth=0.6)
-    ax.set_axisbelow(True)
-    for side in ("top", "right"):
-        ax.spines[side].set_visible(False)
-    ax.spines["bottom"].set_bounds(0, 100)
-    ax.set_title(panel.title, loc="left", fontsize=10, fontweight="bold")
-    ax.set_xlabel("% of pipeline slots", fontsize=8, loc="left")
-    ax.tick_params(axis="x", labelsize=8)
-
-
-def render_topdown(panels, names, sources, path, fmt):
-    Figure, Patch = import_matplotlib()
-    heights = [PANEL_INCHES + TD_ROW_INCHES * len(p.rows) for p in panels]
-    head = 0.9 + 0.17 * len(names)
-    fig = Figure(figsize=(WIDTH_INCHES, head + sum(heights)), dpi=DPI, layout="constrained")
-    axes = fig.subplots(len(panels) + 1, 1, squeeze=False, gridspec_kw={"height_ratios": [head] + heights})[:, 0]
-    others, classes = {}, []
-    for ax, panel in zip(axes[1:], panels):
-        draw_topdown_panel(ax, panel, others)
-        for row in panel.rows:
-            classes += [n for n, _ in row.bd.level1 if n not in classes]
-    handles = [Patch(facecolor=class_colour(c, others), label=f"{topdown.abbrev(c)}  {c}")
-               for c in sorted(classes, key=topdown.stack_order)]
-    handles.append(Patch(facecolor="white", edgecolor="#555", hatch="//", label="control (hatched)"))
-    head_ax = axes[0]
-    head_ax.axis("off")
-    title = "pmuboot top-down: " + (names[0] if len(names) == 1 else "; ".join(
-        f"{'AB'[i]} = {n}" for i, n in enumerate(names)))
-    title += "\nformulas: " + "; ".join(sources or ["no source named"])
-    head_ax.set_title("\n".join(textwrap.fill(t, TITLE_CHARS) for t in title.split("\n")), loc="left",
-                      fontsize=9, fontweight="bold")
-    head_ax.legend(handles=handles, loc="upper left", fontsize=8, frameon=False, borderaxespad=0,
-                   ncol=len(handles))
-    note = ("Each variant: a bar of its level-1 classes (% of slots, to 100) over a thinner bar of each class's "
-            "level-2 nodes; beside it the dominant level-2 node, the cycles per iteration and the penalty against "
-            "the control.")
-    head_ax.text(0, 0, textwrap.fill(note, TITLE_CHARS + 25), transform=head_ax.transAxes, fontsize=7.5,
-                 color="#444", va="bottom", in_layout=False)
-    write_picture(fig, path, fmt)
-
-
 def render(panels, names, path, fmt):
     Figure, Patch = import_matplotlib()
     n = len(names)
@@ -479,139 +243,6 @@ def render(panels, names, path, fmt):
     head_ax.set_title("\n".join(textwrap.wrap(title, TITLE_CHARS)), loc="left", fontsize=9, fontweight="bold")
     head_ax.legend(handles=handles, loc="upper left", fontsize=8, frameon=False, borderaxespad=0)
     write_picture(fig, path, fmt)
-
-
-def write_picture(fig, path, fmt):
-    """Draw into a temporary file beside path, then put it in place: a failure leaves no half picture.
-    The temporary name is ours, not the user's: an error names path."""
-    directory = os.path.dirname(os.path.abspath(path))
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".pmucap-plot-", suffix="." + fmt, dir=directory)
-        os.close(fd)
-        fig.savefig(tmp, format=fmt)
-        os.replace(tmp, path)
-    except OSError as e:
-        raise capture.InputError(f"{path}: cannot write the picture: {e.strerror or e}") from None
-    finally:
-        if tmp and os.path.exists(tmp):
-            os.unlink(tmp)
-
-
-def output_format(path):
-    if os.path.isdir(path):
-        raise capture.InputError(f"{path}: is a directory; give the picture's file name")
-    ext = os.path.splitext(path)[1].lower().lstrip(".")
-    if ext not in FORMATS:
-        raise capture.InputError(f"{path}: the picture's name must end in " + ", ".join("." + f for f in FORMATS)
-                                 + " (it chooses the format)")
-    return ext
-
-
-# --- the memory ladder (--metric latency) ---
-
-LADDER_HEIGHT_INCHES = 7.5
-LEVEL_COLOUR = "#59a14f"
-
-
-def ladder_series(run):
-    """{(kernel, unit): [(size, figure)]} of a run's latency and tlb points, unit "cycles" or "ns"."""
-    out = {}
-    for kern in ("latency", "tlb"):
-        for pt in ladder.points(run, kern):
-            for unit, fig in (("cycles", pt.cycles), ("ns", pt.ns)):
-                if fig is not None and pt.size:
-                    out.setdefault((kern, unit), []).append((pt.size, fig))
-    return out
-
-
-def size_ticks(lo, hi):
-    """Powers of 4 from lo to hi, each with its label (4 KiB, 16 KiB, ... 1 GiB)."""
-    ticks, t = [], 4096
-    while t < lo:
-        t *= 4
-    while t <= hi * 1.01:
-        ticks.append(t)
-        t *= 4
-    return ticks, [ladder.size_text(t).replace(" ", "\u2009") for t in ticks]
-
-
-def render_ladder(series, levels, names, emulated, path, fmt):
-    Figure, Patch = import_matplotlib()
-    from matplotlib.lines import Line2D
-    fig = Figure(figsize=(WIDTH_INCHES, LADDER_HEIGHT_INCHES), dpi=DPI, layout="constrained")
-    axes = fig.subplots(2, 1, sharex=True)
-    sizes = [s for ser in series for pts in ser.values() for s, _ in pts]
-    lo, hi = min(sizes), max(sizes)
-    for ax, unit in zip(axes, ("cycles", "ns")):
-        for i, ser in enumerate(series):
-            for kern, style, marker in (("latency", "-", "o"), ("tlb", "--", "x")):
-                pts = ser.get((kern, unit), [])
-                if not pts:
-                    continue
-                xs = [s for s, _ in pts]
-                med = [f["median"] for _, f in pts]
-                err = [[f["median"] - f["min"] for _, f in pts], [f["max"] - f["median"] for _, f in pts]]
-                ax.errorbar(xs, med, yerr=err, color=COLOURS[i], linestyle=style, marker=marker, markersize=4,
-                            linewidth=1.2, elinewidth=0.8, capsize=2)
-        for lv in levels:
-            ax.axvline(lv.size, color=LEVEL_COLOUR, linestyle=":", linewidth=1.2)
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.grid(True, which="major", color="#ddd", linewidth=0.6)
-        ax.set_axisbelow(True)
-        ax.set_ylabel("cycles per load" if unit == "cycles" else "ns per load", fontsize=9)
-        ax.tick_params(labelsize=8)
-        ax.yaxis.set_major_formatter(_plain_formatter())
-    top = axes[0]
-    for lv in levels:
-        top.text(lv.size, 1.01, " " + lv.label(), transform=top.get_xaxis_transform(), rotation=0, fontsize=8,
-                 color=LEVEL_COLOUR, ha="left", va="bottom")
-    ticks, labels = size_ticks(lo, hi)
-    axes[1].set_xticks(ticks)
-    axes[1].set_xticklabels(labels)
-    axes[1].set_xlim(lo / 1.3, hi * 1.3)
-    axes[1].set_xlabel("size of the ring (log scale); dotted: the cache levels of the run's cache record", fontsize=9)
-    handles = [Line2D([], [], color="#333", linestyle="-", marker="o", markersize=4,
-                      label="latency.<size>: largest pages (2 MiB or 1 GiB)"),
-               Line2D([], [], color="#333", linestyle="--", marker="x", markersize=4,
-                      label="tlb.<size>: 4 KiB pages"),
-               Line2D([], [], color=LEVEL_COLOUR, linestyle=":", label="cache level (CPUID)")]
-    if len(names) > 1:
-        handles += [Patch(facecolor=COLOURS[i], label=f"{'AB'[i]}: {names[i]}") for i in range(len(names))]
-    title = "pmuboot memory ladder" + ("" if len(names) > 1 else ": " + names[0])
-    if emulated:
-        title += " (EMULATED: times are the emulator's, not any silicon's)"
-    top.set_title("\n".join(textwrap.wrap(title, TITLE_CHARS)), loc="left", fontsize=9, fontweight="bold", pad=16)
-    top.legend(handles=handles, loc="upper left", fontsize=8, frameon=False)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".pmucap-plot-", suffix="." + fmt, dir=directory)
-    os.close(fd)
-    try:
-        fig.savefig(tmp, format=fmt)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
-def _plain_formatter():
-    """Log-axis labels as plain numbers (5, 20, 500), not powers of ten."""
-    from matplotlib.ticker import FuncFormatter
-    return FuncFormatter(lambda v, _: f"{v:g}")
-
-
-def run_ladder(args, runs, names):
-    series = [ladder_series(r) for r in runs]
-    if not any(series):
-        raise capture.InputError("no latency or tlb records to plot (choose bench=latency,tlb in the run); "
-                                 "the other figures: --metric cycles")
-    levels = ladder.cache_levels(runs[0])
-    emulated = any(pt.emulated for r in runs for k in ("latency", "tlb") for pt in ladder.points(r, k))
-    render_ladder(series, levels, names, emulated, args.output, output_format(args.output))
-    n = sum(len(v) for s in series for k, v in s.items() if k[1] == "cycles")
-    print(f"pmucap: wrote {args.output}: {n} ladder point(s), {len(levels)} cache level(s)", file=sys.stderr)
-    return 0
 
 
 def run(args):
@@ -649,36 +280,3 @@ def run(args):
     return 0
 
 
-def no_topdown_why(run, td):
-    """Why a run gives no top-down bar, in words."""
-    if td.any:
-        why = next((bd.why for bd in td.by_key.values() if bd.why), None) or (td.problems[:1] or ["?"])[0]
-        return f"run {run.number}: {td.records} metrics record(s), none with a breakdown (first: {why})"
-    setup = capture.first_record(run, "bench_setup") or {}
-    reason = get(setup, ("counting", "reason"), STR)
-    return f"run {run.number}: no metrics records (" + (
-        f"no event counting: {reason}" if reason else
-        "a pmuboot without top-down, or a core without top-down formulas") + ")"
-
-
-def run_topdown(args, fmt, specs, tables, names, runs):
-    tds = [topdown.read(r) for r in runs]
-    for (path, _), td in zip(specs, tds):
-        for p in td.problems:
-            capture.warn(f"{path}: top-down: {p}")
-    panels = build_topdown_panels(tables, tds)
-    if not any(not row.bd.why for p in panels for row in p.rows):
-        raise capture.InputError("no top-down breakdown to plot (" + "; ".join(
-            no_topdown_why(r, td) for r, td in zip(runs, tds)) + "); try --metric cycles")
-    if len(panels) > MAX_PANELS:
-        raise capture.InputError(f"{len(panels)} panels are too many for one picture (at most {MAX_PANELS})")
-    sources = []
-    for td in tds:
-        sources += [s for s in td.sources if s not in sources]
-    if any(td.fallback for td in tds):
-        sources.append("the tree from pmucap's table of the vendors' names (records without levels or parents)")
-    render_topdown(panels, names, sources, args.output, fmt)
-    rows = sum(len(p.rows) for p in panels)
-    print(f"pmucap: wrote {args.output}: top-down of {variants_drawn(panels)} kernel variant(s) in {len(panels)} "
-          f"panel(s), {rows} row(s)", file=sys.stderr)
-    return 0

@@ -1,0 +1,120 @@
+"""The pictures' shared parts: matplotlib (a file-only backend), the output's format from its
+name, drawing into a temporary file that then takes the output's place, number labels, and the
+panels of bars (a run's variants in order, each after its control)."""
+import os
+import sys
+import tempfile
+
+from . import capture
+from .capture import STR, get
+
+COLOURS = ("#4e79a7", "#f28e2b")   # A, B
+FLAG_COLOUR = "#d62728"
+PANEL_INCHES = 0.75
+WIDTH_INCHES = 11.0
+FORMATS = ("png", "svg", "pdf")
+DPI = 110
+# More panels than this would make a picture nobody can read (and a huge file).
+MAX_PANELS = 40
+# Header lines wrap here (characters at the legend's font size across the picture).
+TITLE_CHARS = 105
+
+
+def import_matplotlib():
+    """matplotlib with a file-only backend, or CaptureError saying how to get it."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        # SVG text stays text (searchable, small), not glyph outlines.
+        matplotlib.rcParams["svg.fonttype"] = "none"
+        from matplotlib.figure import Figure
+        from matplotlib.patches import Patch
+        return Figure, Patch
+    except ImportError:
+        debian = "/usr/lib/python3/dist-packages/matplotlib"
+        if os.path.isdir(debian) and os.path.realpath(sys.executable) != os.path.realpath("/usr/bin/python3"):
+            raise capture.InputError(f"plot needs matplotlib, which is installed for /usr/bin/python3 but not for "
+                                     f"this Python ({sys.executable}): run /usr/bin/python3 tools/pmucap plot ...")
+        raise capture.InputError("plot needs matplotlib: install it with apt-get install python3-matplotlib "
+                                 "(or run tools/deps.sh as root)") from None
+
+
+def _fmt(v):
+    a = abs(v)
+    return f"{v:.0f}" if a >= 1000 else f"{v:.1f}" if a >= 100 else f"{v:.2f}" if a >= 1 else f"{v:.3f}"
+
+
+def write_picture(fig, path, fmt):
+    """Draw into a temporary file beside path, then put it in place: a failure leaves no half picture.
+    The temporary name is ours, not the user's: an error names path."""
+    directory = os.path.dirname(os.path.abspath(path))
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".pmucap-plot-", suffix="." + fmt, dir=directory)
+        os.close(fd)
+        fig.savefig(tmp, format=fmt)
+        os.replace(tmp, path)
+    except OSError as e:
+        raise capture.InputError(f"{path}: cannot write the picture: {e.strerror or e}") from None
+    finally:
+        if tmp and os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def output_format(path):
+    if os.path.isdir(path):
+        raise capture.InputError(f"{path}: is a directory; give the picture's file name")
+    ext = os.path.splitext(path)[1].lower().lstrip(".")
+    if ext not in FORMATS:
+        raise capture.InputError(f"{path}: the picture's name must end in " + ", ".join("." + f for f in FORMATS)
+                                 + " (it chooses the format)")
+    return ext
+
+
+class Bar:
+    """One run's figure for one row: the figure, its penalty against the control, or None."""
+
+    def __init__(self, fig, penalty):
+        self.fig, self.penalty = fig, penalty
+
+
+class Row:
+    def __init__(self, key, label, is_control, bars):
+        self.key, self.label, self.is_control, self.bars = key, label, is_control, bars
+        self.flag = ""
+
+
+class Panel:
+    def __init__(self, title, unit, rows):
+        self.title, self.unit, self.rows = title, unit, rows
+
+
+def _cpu_prefix(key):
+    """The "N:" a key of a run measured on several processors starts with (capture.variant_key), or ""."""
+    head, sep, _ = key.partition(":")
+    return head + sep if sep and head.isdigit() else ""
+
+
+def _control_key(key, rec):
+    """The key of rec's control: same kernel, arena and processor."""
+    ctl = get(rec, "control", STR)
+    return _cpu_prefix(key) + capture.variant_key(rec, variant=ctl) if ctl else None
+
+
+def _ordered(keys, recs):
+    """Variant keys with each control first, followed by the variants measured against it."""
+    controls = {k: _control_key(k, recs[k]) for k in keys}
+    out = []
+    for k in keys:
+        ctl = controls[k]
+        if ctl in recs and ctl != k:
+            continue   # placed after its control below
+        if k in out:
+            continue
+        out.append(k)
+        out += [v for v in keys if v not in out and controls[v] == k and v != k]
+    return out + [k for k in keys if k not in out]
+
+
+def variants_drawn(panels):
+    return len({r.key for p in panels for r in p.rows})
