@@ -131,12 +131,12 @@ void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const st
 		rec_null(r, "chain_min");
 		rec_null(r, "chain_slack");
 	}
-	/* A figure the audit refused is not printed as a measurement: null, and why. */
+	/* A figure the audit refused, or one with no sample kept, is not printed as a measurement: null, and why. */
 	if (f->cycles_invalid)
 		rec_null(r, "cycles");
 	else
 		rec_figure(r, "cycles", &f->cycles);
-	rec_str(r, "cycles_invalid", f->cycles_invalid);
+	rec_str(r, "cycles_invalid", f->cycles_invalid ? f->cycles_invalid : f->cycles.n ? NULL : NO_SAMPLE);
 	rec_str(r, "cycles_source", bench_cycles_source_name(f->cycles_source));
 	rec_str(r, "unstable", stats_unstable_name(f->cycles.unstable));
 	if (f->cycles_source == BENCH_CYCLES_TSC_CALIBRATED) {

@@ -288,13 +288,15 @@ size_t suite_sweep_prepare(void)
 	 * real seconds: `all` stops at EMULATED_TOP there, and sizes named one by one are measured as named.
 	 */
 	uint64_t all_cap = suite.emulator ? EMULATED_TOP : UINT64_MAX;
+	uint64_t dram_top = top;	/* bandwidth's DRAM set lies past the last level whatever the cap */
 	if (top > all_cap)
 		top = all_cap;
 	if (tlb_top > all_cap)
 		tlb_top = all_cap;
 	/* The tlb ladder compares with latency at its sizes, and bandwidth uses the ring's arena. */
 	if (ladder_state->lat.chosen || ladder_state->bw.chosen)
-		latency_arena(at_least(top, at_least(largest_named(&ladder_state->lat), largest_named(&ladder_state->tlb))));
+		latency_arena(at_least(ladder_state->bw.chosen ? dram_top : top,
+				       at_least(largest_named(&ladder_state->lat), largest_named(&ladder_state->tlb))));
 	if (ladder_state->tlb.chosen &&
 	    !get_arena(&ladder_state->tlb, ARENA_PAGE_4K, "4k", at_least(tlb_top, largest_named(&ladder_state->tlb))))
 		small_arena(&ladder_state->tlb, ARENA_PAGE_4K, "4k");

@@ -226,7 +226,7 @@ static void nothing_kept_is_unstable_not_an_error(void **state)
 		record_has(b[i], "\"below_chain\":0,\"clock\":0},\"exhausted\":true");
 		/* No sample kept: no figure printed as one (null, never zeros), and the record says why. */
 		record_has(b[i], "\"sample_ticks\":null,");
-		record_has(b[i], "\"cycles\":null,\"cycles_invalid\":null,\"cycles_source\":\"tsc_calibrated\",\"unstable\":\"budget\"");
+		record_has(b[i], "\"cycles\":null,\"cycles_invalid\":\"no sample was kept\",\"cycles_source\":\"tsc_calibrated\",\"unstable\":\"budget\"");
 		record_has(b[i], "\"tsc\":null,");
 		assert_null(strstr(b[i], "\"median\":0.000"));
 		record_has(b[i], "\"problem\":\"no sample could be kept: 0 disturbed (none), 16 rejected as impossible\"");
@@ -264,6 +264,7 @@ static void smis_everywhere_leave_no_clean_figure(void **state)
 	record_has(b[0], "\"exhausted\":true");
 	record_has(b[0], "\"unstable\":\"disturbed\"");
 	record_has(b[0], "\"problem\":\"no sample could be kept: 16 disturbed (smi_count 16), 0 rejected as impossible\"");
+	record_has(b[0], "\"cycles\":null,\"cycles_invalid\":\"no sample was kept\"");
 	assert_non_null(text_line("disturbed: 16 samples (smi_count 16), 15 retaken; first: 2 SMIs"));
 	assert_non_null(text_line("UNSTABLE (disturbed)"));
 	assert_int_equal(records_of_type(&cap, "check", c, 4), 2);
