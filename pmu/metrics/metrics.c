@@ -173,7 +173,10 @@ size_t metrics_inputs(const struct metrics_table *t, size_t i, uint16_t *out, si
 
 /* ---- evaluation ---- */
 
+const struct mt_data mt_data = { mt_nodes, &mt_node_count, mt_numbers, &mt_number_count, &mt_input_count };
+
 struct eval_ctx {
+	const struct mt_data *d;
 	metrics_input_fn get;
 	void *ctx;
 };
@@ -192,11 +195,11 @@ static void eval(const struct eval_ctx *c, uint16_t ref, unsigned depth, struct 
 	r->why = METRIC_OK;
 	r->value = mnum_zero();
 	r->input = -1;
-	if (kind == MT_REF_NUMBER && i < mt_number_count) {
-		r->value = mt_numbers[i];
+	if (kind == MT_REF_NUMBER && i < *c->d->number_count) {
+		r->value = c->d->numbers[i];
 		return;
 	}
-	if (kind == MT_REF_INPUT && i < mt_input_count) {
+	if (kind == MT_REF_INPUT && i < *c->d->input_count) {
 		if (!c->get(c->ctx, i, &r->value)) {
 			r->why = METRIC_MISSING;
 			r->value = mnum_zero();
@@ -204,16 +207,20 @@ static void eval(const struct eval_ctx *c, uint16_t ref, unsigned depth, struct 
 		}
 		return;
 	}
-	if (kind != MT_REF_NODE || i >= mt_node_count || depth > MT_MAX_DEPTH) {
+	if (kind != MT_REF_NODE || i >= *c->d->node_count || depth > MT_MAX_DEPTH) {
 		r->why = METRIC_RANGE;	/* not reached: the generator checks the table */
 		return;
 	}
-	const struct mt_node *x = &mt_nodes[i];
+	const struct mt_node *x = &c->d->nodes[i];
 	if (x->op == MT_IF) {
 		eval(c, (uint16_t)x->a, depth + 1, r);
 		if (r->why != METRIC_OK)
 			return;
-		const struct mt_node *branches = &mt_nodes[MT_REF_INDEX(x->b)];
+		if (MT_REF_KIND(x->b) != MT_REF_NODE || MT_REF_INDEX(x->b) >= *c->d->node_count) {
+			r->why = METRIC_RANGE;
+			return;
+		}
+		const struct mt_node *branches = &c->d->nodes[MT_REF_INDEX(x->b)];
 		eval(c, (uint16_t)(mnum_is_zero(r->value) ? branches->b : branches->a), depth + 1, r);
 		return;
 	}
@@ -248,16 +255,21 @@ static void eval(const struct eval_ctx *c, uint16_t ref, unsigned depth, struct 
 	r->value = r->why == METRIC_OK ? v : mnum_zero();
 }
 
+void mt_eval(const struct mt_data *d, uint16_t ref, metrics_input_fn get, void *ctx, struct metric_result *out)
+{
+	struct eval_ctx c = { d, get, ctx };
+	eval(&c, ref, 0, out);
+}
+
 void metrics_eval(const struct metrics_table *t, size_t i, metrics_input_fn get, void *ctx, struct metric_result *out)
 {
-	struct eval_ctx c = { get, ctx };
 	if (i >= t->n) {
 		out->why = METRIC_RANGE;
 		out->value = mnum_zero();
 		out->input = -1;
 		return;
 	}
-	eval(&c, metric_of(t, i)->root, 0, out);
+	mt_eval(&mt_data, metric_of(t, i)->root, get, ctx, out);
 }
 
 const char *metrics_null_text(enum metric_null why)

@@ -104,4 +104,16 @@ extern const uint8_t mt_codes[];
 extern const uint16_t mt_codes_size;
 extern const struct mt_left_out mt_left_out[];	/* PMUBOOT_HOSTED only; ends with name NULL */
 
+/* The DAG the evaluator walks: the generated one (mt_data), or one a unit test builds by hand. */
+struct mt_data {
+	const struct mt_node *nodes;
+	const uint16_t *node_count;
+	const struct mnum *numbers;
+	const uint16_t *number_count;
+	const uint16_t *input_count;
+};
+extern const struct mt_data mt_data;
+/* Evaluate the formula at reference ref of d (metrics_eval does it for a metric's root in mt_data). */
+void mt_eval(const struct mt_data *d, uint16_t ref, metrics_input_fn get, void *ctx, struct metric_result *out);
+
 #endif
