@@ -41,7 +41,7 @@ ALLOWED = {
                    "pmu/cpu", "events", "lib", "kernel"],
     "tests/fuzz": ["tests/fake", "tools/host", "run", "bench", "pmu/metrics", "pmu/audit", "pmu/freq", "pmu/count", "pmu/ibs",
                    "pmu/caps", "pmu/cpu", "events", "lib", "kernel"],
-    "tests/unit": ["tests/fake", "tools/host", "run", "bench", "pmu/metrics", "pmu/audit", "pmu/freq", "pmu/count", "pmu/ibs",
+    "tests/unit": ["tests/fake", "tools/host", "boot", "run", "bench", "pmu/metrics", "pmu/audit", "pmu/freq", "pmu/count", "pmu/ibs",
                    "pmu/caps", "pmu/cpu", "events", "lib", "kernel"],
 }
 # Kernel/ implements interfaces that boot/ and tools/host/ fill in (firmware.h); it never includes them.

@@ -16,6 +16,7 @@
 #include "lib/libc.h"
 #include "pmu/cpu/cpu.h"
 #include "pmu/metrics/num.h"
+#include "pmu/count/count.h"
 
 struct metrics_table;	/* one event set's metrics (metrics_table.h) */
 
@@ -82,6 +83,17 @@ void metrics_input_at(unsigned input, struct metric_input *out);
  */
 #define METRICS_ALL ((size_t)-1)
 size_t metrics_inputs(const struct metrics_table *t, size_t i, uint16_t *out, size_t cap);
+
+/*
+ * What counts an input of kind METRIC_IN_EVENT or METRIC_IN_PERF_METRICS on a core with event set set: its
+ * catalogue event with the modifiers applied (":cN" cmask, ":eN" edge, ":iN" invert, ":u0xNN" unit mask,
+ * ":ocr_msr_val=0x.." the offcore response, ":perf_metrics" TOPDOWN.SLOTS read with PERF_METRICS), or the
+ * PERF_METRICS field's pseudo event (pmu/count/count.h); *priv the ring it counts at (":SUP" kernel, ":USER"
+ * user, else both).  False with why (static text or into buf) when pmuboot cannot count it: an unknown event,
+ * a modifier it does not program (":percore", ":eqN"), a retire latency (PEBS), a constant.
+ */
+bool metrics_input_spec(const struct event_set *set, const struct metric_input *in, struct event_spec *out,
+			enum count_priv *priv, char *buf, size_t cap, const char **why);
 
 /* ---- evaluation ---- */
 
