@@ -85,14 +85,15 @@ VERSION := $(shell cat VERSION)
 # IMAGE_MAX: the whole file, 512 KiB (issue 26; the way on is to 384 KiB).  IMAGE_BUDGETS:
 # each initialised PE section's file bytes, a little above what it holds, so that growth is
 # a decision and not an accident:
-#   .text  192 KiB: the code (180 KiB).
-#   .data  256 KiB: the event catalogue (158 KiB, every event of every core), strings (51 KiB)
-#          and other tables and initialised variables (32 KiB); room for a few more cores' events.
+#   .text  208 KiB: the code (202 KiB, of which 12 the top-down metrics' evaluator and stage).
+#   .data  288 KiB: the event catalogue (158 KiB, every event of every core), strings (55 KiB),
+#          the top-down metric tables (36 KiB, issue 23: pmu/metrics/metrics_table.h says how
+#          they are packed) and other tables and initialised variables (32 KiB).
 #   .rela   24 KiB: relocations, 24 bytes for each pointer stored in data (18 KiB: tables of
 #          pointers show here; the catalogue holds none).
 #   others   4 KiB each (.reloc, .dynamic: a few hundred bytes).
 IMAGE_MAX := 524288
-IMAGE_BUDGETS := --budget .text=212992 --budget .data=303104 --budget .rela=24576 --other-budget 4096
+IMAGE_BUDGETS := --budget .text=212992 --budget .data=294912 --budget .rela=24576 --other-budget 4096
 
 .PHONY: all image host test unit run bench clean deps usb iso size FORCE
 .DEFAULT_GOAL := all

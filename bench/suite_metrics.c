@@ -163,6 +163,23 @@ static void group_perf_metrics(void)
 			ms.in[slots].group = NO_GROUP;
 		ms.ngroups = 0;
 		ms.extra_slots = false;
+		return;
+	}
+	/* The general events the tree's nodes need beside the fields (INT_MISC.UOP_DROPPING, Ice Lake's level 2)
+	 * in the fields' own pass where counters are free: those nodes are then counted over the same runs. */
+	static uint16_t ins[INPUTS_MAX];
+	static struct metric_info mi;
+	for (size_t m = 0; m < metrics_count(ms.t); m++) {
+		metrics_at(ms.t, m, &mi);
+		size_t n = mi.tree ? metrics_inputs(ms.t, m, ins, INPUTS_MAX) : 0;
+		for (size_t j = 0; j < n && j < INPUTS_MAX; j++) {
+			int16_t i = ms.local[ins[j]];
+			if (i < 0 || ms.in[i].why || ms.in[i].group != NO_GROUP || !ms.spec[i].name[0] ||
+			    ms.in[i].priv != COUNT_PRIV_ALL || group_size(0) >= GROUP_EVENTS)
+				continue;
+			if (fits(0, (size_t)i, err, sizeof(err)) && ms.cs->passes > 1)
+				ms.in[i].group = NO_GROUP;	/* it would need a second pass: it goes with the others */
+		}
 	}
 }
 

@@ -527,3 +527,10 @@ def test_a_core_without_formulas_exits_1_and_names_those_with(ctx):
     assert p.returncode == 1, p.stderr
     assert "no top-down formulas for" in p.stderr and "skylake" in p.stderr and "zen5" in p.stderr, p.stderr
     assert not p.stdout
+
+
+def test_help(ctx):
+    for flag in ("-h", "--help"):
+        p = ctx.run_host("metrics", flag)
+        assert p.returncode == 0 and p.stdout.startswith("usage: pmuboot-host metrics"), p
+        assert "-h, --help" in p.stdout and "--eval COUNTS.json" in p.stdout and not p.stderr, p

@@ -31,7 +31,7 @@
 
 static int usage(FILE *f)
 {
-	fprintf(f, "usage: pmuboot-host metrics [--cpuid-dump FILE] [--cpu N] [--eval COUNTS.json | --run [key=value ...]]\n"
+	fprintf(f, "usage: pmuboot-host metrics [--cpuid-dump FILE] [--cpu N] [--eval COUNTS.json | --run ...]\n"
 		   "\n"
 		   "The top-down metrics of a core, from the vendors' formulas (docs/topdown.md): Intel's TMA\n"
 		   "levels 1 and 2 with the Info_/Bottleneck_ metrics, AMD Zen 4/5 pipeline utilisation.\n"
@@ -40,8 +40,11 @@ static int usage(FILE *f)
 		   "                      inputs it needs, and the metrics left out (their events are not the core's)\n"
 		   "  --eval COUNTS.json  evaluate every metric from a JSON object of counts keyed by the inputs'\n"
 		   "                      names (the vendor's event and constant names; AMD: perf's event names)\n"
-		   "  --run [key=value]   with --cpuid-dump: the benchmark stage against a model of the dump's PMU,\n"
-		   "                      metrics records included (run options, e.g. bench=store_forward reps=3)\n"
+		   "  --run [--perf-caps HEX] [key=value]\n"
+		   "                      with --cpuid-dump: the benchmark stage against a model of the dump's PMU,\n"
+		   "                      metrics records included (run options, e.g. bench=store_forward reps=3);\n"
+		   "                      --perf-caps: IA32_PERF_CAPABILITIES as that machine has it (a dump holds no\n"
+		   "                      MSRs; 0xa000: full-width writes and PERF_METRICS)\n"
 		   "  --cpuid-dump FILE   the CPU of a CPUID dump (docs/cpuid-dumps.md); default: this CPU\n"
 		   "  --cpu N             the dump's block N (a hybrid part's other core type), default 0\n"
 		   "  -h, --help          this text\n"
