@@ -85,15 +85,17 @@ VERSION := $(shell cat VERSION)
 # IMAGE_MAX: the whole file, 512 KiB (issue 26; the way on is to 384 KiB).  IMAGE_BUDGETS:
 # each initialised PE section's file bytes, a little above what it holds, so that growth is
 # a decision and not an accident:
-#   .text  232 KiB: the code (218 KiB, 30 KiB of it the memory ladder: cache geometry, the ring,
-#          the latency and bandwidth kernels in SSE/AVX/AVX-512 forms, the sweep stage).
-#   .data  256 KiB: the event catalogue (158 KiB, every event of every core), strings (51 KiB)
-#          and other tables and initialised variables (32 KiB); room for a few more cores' events.
+#   .text  244 KiB: the code (230 KiB: 30 KiB of it the memory ladder: cache geometry, the ring,
+#          the latency and bandwidth kernels in SSE/AVX/AVX-512 forms, the sweep stage; 12 KiB the
+#          top-down metrics' evaluator and stage).
+#   .data  292 KiB: the event catalogue (158 KiB, every event of every core), strings (55 KiB),
+#          the top-down metric tables (36 KiB, issue 23: pmu/metrics/metrics_table.h says how
+#          they are packed) and other tables and initialised variables (32 KiB).
 #   .rela   24 KiB: relocations, 24 bytes for each pointer stored in data (18 KiB: tables of
 #          pointers show here; the catalogue holds none).
 #   others   4 KiB each (.reloc, .dynamic: a few hundred bytes).
-IMAGE_MAX := 524288
-IMAGE_BUDGETS := --budget .text=237568 --budget .data=262144 --budget .rela=24576 --other-budget 4096
+IMAGE_MAX := 655360  # TEMPORARY while the merges land: the compressed catalogue (branch lz) brings it back to 524288
+IMAGE_BUDGETS := --budget .text=249856 --budget .data=299008 --budget .rela=24576 --other-budget 4096
 
 .PHONY: all image host test unit run bench clean deps usb iso size FORCE
 .DEFAULT_GOAL := all

@@ -126,6 +126,7 @@ void suite_run_row(const struct bench_def *d, const struct slot *sl, int slot)
 	const struct bench_def *cd = bench_def_control(d);
 	const struct bench_figures *ctl = cd ? memo_find(cd, slot) : NULL;
 	suite_emit_bench(d, sl, f, ctl, "it was not measured here (its error record says why)");
+	suite_metrics_variant(d, sl, window, f);
 
 	struct check_input in = {
 		.r = &suite.rec,
@@ -234,6 +235,7 @@ void bench_stage(const struct bench_params *p)
 	suite.measured += (unsigned)points;
 	suite_setup_clock();
 	suite_setup_record(arena_notes);
+	suite_metrics_setup();
 	for (size_t i = 0; i < n; i++)
 		if (suite.sel[i] && bench_def_ladder(bench_def_at(i)) == BENCH_LADDER_NONE)
 			suite.rows += bench_def_at(i)->per_arena ? (unsigned)suite.nslots : 1;

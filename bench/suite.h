@@ -15,6 +15,7 @@
 #include "pmu/cpu/cpu.h"
 #include "pmu/audit/audit.h"
 #include "pmu/audit/ledger.h"
+#include "pmu/cpu/topo.h"
 
 /* Which arena page sizes the split kernels run in (arena_page=). */
 #define BENCH_PAGES_4K (1u << 0)
@@ -44,6 +45,13 @@ struct bench_params {
 	unsigned kernel_timeout_ms;	/* the watchdog's bound on a kernel's trial run */
 	/* Host only: a one-line disassembly of bytes (ndisasm), NULL in the image (records give the hex). */
 	bool (*disasm)(const uint8_t *bytes, size_t n, char *out, size_t cap);
+	/* The topology stage's table (NULL: none): whether this core's sibling thread is enabled, which the
+	 * top-down formulas need (HYPERTHREADING_ON; bench/suite_metrics.c). */
+	const struct topology *topology;
+	/* A modelled PMU's work hook (bench_setup.model_work): the unit tests and `pmuboot-host metrics --run`,
+	 * which measure against pmu/count/pmu_model.h; NULL in the image and `pmuboot-host run`. */
+	void (*model_work)(void *ctx, uint64_t iterations);
+	void *model_ctx;
 };
 
 void bench_stage(const struct bench_params *p);

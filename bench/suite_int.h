@@ -6,6 +6,7 @@
  *   suite_events.c  which events a variant counts
  *   suite_record.c  the bench record and its readable line
  *   suite_sweep*.c  the memory ladder: its variants made from the cache geometry (suite_sweep_int.h)
+ *   suite_metrics.c the top-down metrics of each variant and the metrics record
  */
 #ifndef PMUBOOT_BENCH_SUITE_INT_H
 #define PMUBOOT_BENCH_SUITE_INT_H
@@ -106,6 +107,12 @@ void suite_build_set(struct count_set *cs, uint32_t roles);
 uint32_t suite_roles_for(const struct bench_def *d);
 const char *suite_static_name(const struct event_spec *sp);
 bool suite_counts_cycles(const struct count_set *cs);
+
+/* suite_metrics.c: once the counting is set up, what the core's top-down formulas need (or say once why
+ * there are none); after each variant's bench record, count those beside it and emit its metrics record. */
+void suite_metrics_setup(void);
+void suite_metrics_variant(const struct bench_def *d, const struct slot *sl, uint8_t *window,
+			   const struct bench_figures *f);
 
 /* suite_user.c: read and choose the user kernels (returns how many run); measure them, after the built-ins. */
 size_t suite_user_prepare(void);

@@ -27,6 +27,8 @@ const struct event_set *suite_core_event_set(const struct cpu_info *ci)
 void suite_setup_counting(void)
 {
 	suite.count_why[0] = 0;
+	suite.hs.model_work = suite.p->model_work;
+	suite.hs.model_ctx = suite.p->model_ctx;
 	if (count_available())
 		suite.hs.cb = count_backend();
 	else

@@ -361,6 +361,7 @@ static void run_user(struct uk_row *u)
 			suite_apply_audit(csp, f);
 			/* No checks (nothing is expected of a user kernel). */
 			suite_emit_bench(&u->def, NULL, f, ctl, ctl_why[0] ? ctl_why : NULL);
+			suite_metrics_variant(&u->def, NULL, suite.scratch, f);
 			suite.row++;
 			struct bench_figures *keep = heap_alloc(sizeof(*keep), sizeof(int64_t));
 			if (keep) {

@@ -119,27 +119,36 @@ static void put_label(unsigned row, UINTN attr, const char *label, const char *t
 	put(row, attr, "%-*s%s", LABEL_W, label, text);
 }
 
+/* The top-down column's width with its gap: once a metrics record came, and where the screen is wide enough. */
+#define TOPDOWN_W 31
+static int topdown_w(void)
+{
+	return ssp->topdown && cols >= COLS_MIN + TOPDOWN_W ? TOPDOWN_W + 1 : 0;
+}
+
 static void put_table_row(unsigned row, const struct ss_row *r)
 {
 	static const char *const names[] = { [SS_NONE] = "-", [SS_PASS] = "pass", [SS_SKIP] = "skip",
 					      [SS_UNSTABLE] = "UNSTABLE", [SS_FAIL] = "FAIL" };
 	const char *check = r->status_text[0] ? r->status_text : names[r->check];
 	UINTN attr = r->check == SS_FAIL ? ATTR_FAIL : r->check == SS_UNSTABLE ? ATTR_UNSTABLE : ATTR_NORMAL;
-	int ev_w = (int)cols - 1 - 2 - NAME_W - 2 * NUM_W - CHECK_W - 4;
+	int td_w = topdown_w(), ev_w = (int)cols - 1 - 2 - NAME_W - 2 * NUM_W - CHECK_W - 4 - td_w;
 	if (ev_w < 1)
 		ev_w = 1;
-	put(row, attr, "  %-*.*s %*s %*s  %-*.*s %s", NAME_W, NAME_W, r->name, NUM_W, r->cycles[0] ? r->cycles : "-",
-	    NUM_W, r->penalty[0] ? r->penalty : "-", ev_w, ev_w, r->events[0] ? r->events : "-", check);
+	put(row, attr, "  %-*.*s %*s %*s  %-*.*s %-*.*s%s", NAME_W, NAME_W, r->name, NUM_W, r->cycles[0] ? r->cycles : "-",
+	    NUM_W, r->penalty[0] ? r->penalty : "-", ev_w, ev_w, r->events[0] ? r->events : "-", td_w, td_w,
+	    td_w ? (r->topdown[0] ? r->topdown : "-") : "", check);
 }
 
 static void put_table_head(unsigned row)
 {
-	int ev_w = (int)cols - 1 - 2 - NAME_W - 2 * NUM_W - CHECK_W - 4;
+	int td_w = topdown_w(), ev_w = (int)cols - 1 - 2 - NAME_W - 2 * NUM_W - CHECK_W - 4 - td_w;
 	char name[48];
 	snprintf(name, sizeof(name), "%svariant (%u figure%s)", ssp->multi ? "cpu:" : "", ssp->nrows,
 		 ssp->nrows == 1 ? "" : "s");
-	put(row, ATTR_TABLE, "  %-*s %*s %*s  %-*.*s %s", NAME_W, name, NUM_W, "cycles/it", NUM_W, "penalty",
-	    ev_w < 1 ? 1 : ev_w, ev_w < 1 ? 1 : ev_w, "key events per iteration (checked)", "check");
+	put(row, ATTR_TABLE, "  %-*s %*s %*s  %-*.*s %-*.*s%s", NAME_W, name, NUM_W, "cycles/it", NUM_W, "penalty",
+	    ev_w < 1 ? 1 : ev_w, ev_w < 1 ? 1 : ev_w, "key events per iteration (checked)", td_w, td_w,
+	    td_w ? "top-down % L1, top L2" : "", "check");
 }
 
 /*

@@ -230,6 +230,52 @@ static void on_bench(const struct sj *o)
 		snprintf(r->penalty, sizeof(r->penalty), "%s%s", pen[0] == '-' ? "" : "+", pen);
 }
 
+/* A record's "12.345" as whole percent, rounded; -1 for null or anything else. */
+static long whole(const char *s)
+{
+	long v = 0, neg = *s == '-';
+	if (neg)
+		s++;
+	if (!lc_isdigit((unsigned char)*s))
+		return -1;
+	while (lc_isdigit((unsigned char)*s))
+		v = v * 10 + (*s++ - '0');
+	if (*s == '.' && s[1] >= '5' && s[1] <= '9')
+		v++;
+	return neg ? -v : v;
+}
+
+/* The top-down column: the level 1 nodes in percent, and the level 2 node with the most ("25/18/27/30 Memory_Bound 60"). */
+static void on_metrics(const struct sj *o)
+{
+	char tmp[6][SS_LINE], key[64], path[80];
+	struct sj levels, lv;
+	struct ss_row *r = row_for(o);
+	long best = -1;
+	char best_name[32] = "";
+	size_t len = 0;
+
+	if (!r || !sj_get(o, "levels", &levels))
+		return;
+	ssp->topdown = true;
+	r->topdown[0] = 0;
+	for (size_t i = 0; i < sj_count(&levels) && sj_member(&levels, i, key, sizeof(key), &lv); i++) {
+		snprintf(path, sizeof(path), "values.%s", key);
+		long v = whole(T(path));
+		if (lv.len == 1 && lv.p[0] == '1') {
+			len += (size_t)snprintf(r->topdown + len, len < sizeof(r->topdown) ? sizeof(r->topdown) - len : 0,
+						"%s", len ? "/" : "");
+			if (len < sizeof(r->topdown))
+				len += (size_t)snprintf(r->topdown + len, sizeof(r->topdown) - len, v < 0 ? "-" : "%ld", v);
+		} else if (v > best) {
+			best = v;
+			snprintf(best_name, sizeof(best_name), "%s", key);
+		}
+	}
+	if (best >= 0 && len < sizeof(r->topdown))
+		snprintf(r->topdown + len, sizeof(r->topdown) - len, " %s %ld", best_name, best);
+}
+
 static enum ss_check status_of(const char *s)
 {
 	static const char *const names[] = { [SS_PASS] = "pass", [SS_SKIP] = "skip", [SS_UNSTABLE] = "unstable",
@@ -357,7 +403,7 @@ static const struct {
 	{ "pmu", on_pmu },	 { "ibs", on_ibs },		{ "bench_setup", on_bench_setup },
 	{ "bench", on_bench },	 { "check", on_check },		{ "error", on_error },	   { "fault", on_fault },
 	{ "selftest", on_selftest }, { "end", on_end },		{ "topology", on_topology }, { "pass", on_pass },
-	{ "audit", on_audit },
+	{ "audit", on_audit },	 { "metrics", on_metrics },
 };
 
 void ss_feed(enum out_kind kind, const char *line, size_t len)

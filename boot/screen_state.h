@@ -21,6 +21,7 @@ struct ss_row {
 	char penalty[16];	/* median minus the control's, or "" */
 	char events[56];	/* the checked events: "role value ..." */
 	char status_text[12];	/* an unknown check status, verbatim */
+	char topdown[40];	/* the metrics record: level 1 in percent, "/"-separated, and the largest level 2 node */
 	enum ss_check check;	/* the worst of its checks */
 };
 
@@ -43,6 +44,7 @@ struct screen_state {
 	char expected[SS_LINE];	/* the first fault a self-test asked for */
 	unsigned nexpected;
 	char last_kernel[32];
+	bool topdown;		/* a metrics record came: the table has a top-down column */
 	unsigned variants;
 	struct ss_row rows[SS_ROWS];
 	unsigned nrows, rows_dropped;

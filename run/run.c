@@ -174,6 +174,7 @@ static void stage_bench(struct run_env *env)
 		.kernel_unroll = c->kernel_unroll,
 		.kernel_timeout_ms = c->kernel_timeout_ms,
 		.disasm = env->disasm,
+		.topology = run_topology(),
 	};
 	bench_stage(&p);
 }

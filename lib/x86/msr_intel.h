@@ -162,6 +162,9 @@
 #define PERF_METRICS_L1_FIELDS		4
 #define PERF_METRICS_FIELD_BITS		8
 #define PERF_METRICS_FULL		0xFFu	/* the level-1 fields sum to this (rounding aside) */
+/* Golden Cove and later P-cores add bytes 4-7, level 2: heavy operations, branch mispredicts, fetch latency,
+ * memory bound (Linux INTEL_TD_METRIC_HEAVY_OPS .. INTEL_TD_METRIC_MEM_BOUND; likwid TMA4..TMA7). */
+#define PERF_METRICS_FIELDS		8
 
 /* IA32_PERFEVTSELx fields [ARCH v1, figure "Layout of IA32_PERFEVTSELx MSRs"]. */
 #define EVTSEL_EVENT_MASK		0xFFull		/* bits 7:0 event select */

@@ -22,6 +22,7 @@
 #include "events/events.h"
 #include "pmu/cpu/cpu.h"
 #include "pmu/caps/pmu_caps.h"
+#include "lib/x86/msr_intel.h"
 
 #define COUNT_MAX_EVENTS 24
 #define COUNT_TOGGLE_MAX 12
@@ -136,6 +137,27 @@ static inline uint64_t count_delta(uint64_t start, uint64_t end, unsigned width)
 	uint64_t mask = width >= 64 ? ~0ull : (1ull << width) - 1;
 	return (end - start) & mask;
 }
+
+/*
+ * PERF_METRICS fields as events of a set (the top-down metrics, pmu/metrics/): event 00H with unit mask
+ * 80H + the field's byte, which is Linux perf's pseudo-encoding of them (arch/x86/events/intel/core.c,
+ * INTEL_TD_METRIC_*: raw config 0x8000 + 0x100 x field), so the perf backend opens them as they are.
+ * No counter counts one: the scheduler puts it in the pass of the set's TOPDOWN.SLOTS (fixed counter 3,
+ * IA32_PERF_METRICS derives from it), and each read gives the slots it stands for over the same runs,
+ * TOPDOWN.SLOTS x field / 0xFF, after which the MSR backend clears fixed counter 3 then PERF_METRICS
+ * (the SDM's order) so that the next run's bytes are its own.
+ */
+#define COUNT_TD_UMASK_BASE 0x80
+/* The PERF_METRICS field (0..7) a spec stands for, or -1. */
+static inline int count_td_field(const struct event_spec *ev)
+{
+	return ev->event == 0 && ev->umask >= COUNT_TD_UMASK_BASE && ev->umask < COUNT_TD_UMASK_BASE + PERF_METRICS_FIELDS &&
+			       !ev->cmask && !ev->inv && !ev->edge && !ev->any ? ev->umask - COUNT_TD_UMASK_BASE : -1;
+}
+/* The spec of PERF_METRICS field `field`, named name ("PERF_METRICS.MEMORY_BOUND"). */
+void count_td_spec(unsigned field, const char *name, struct event_spec *out);
+/* The slots a PERF_METRICS value's field stands for: slots x byte / 0xFF, rounded down as Linux does. */
+uint64_t count_td_slots(uint64_t perf_metrics, unsigned field, uint64_t slots);
 
 /* Execute a start or stop list from C (tests, and harnesses without the NASM routine). */
 void count_toggle_apply(const struct count_toggle *t);

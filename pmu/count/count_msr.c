@@ -287,10 +287,12 @@ static bool msr_init(const struct cpu_info *ci, const struct pmu_caps *caps, con
 
 /* ---- scheduling ---- */
 
-/* set->metrics: PERF_METRICS derives from fixed counter 3, so every pass needs it. */
+/* PERF_METRICS derives from fixed counter 3: set->metrics needs it in every pass, a set of PERF_METRICS
+ * fields in the passes that read them (the scheduler puts them with it). */
 static bool metrics_refused(const struct count_set *set, char *err, size_t cap)
 {
-	if (!set->metrics)
+	bool td = count_msr_has_td(set);
+	if (!set->metrics && !td)
 		return false;
 	if (!msr_st.metrics_ok) {
 		snprintf(err, cap, "PERF_METRICS was asked for, but %s", !msr_st.fl->perf_metrics || !msr_st.arch_pmu ?
@@ -300,10 +302,13 @@ static bool metrics_refused(const struct count_set *set, char *err, size_t cap)
 		return true;
 	}
 	for (unsigned p = 0; p < set->passes; p++) {
-		bool slots = false;
-		for (size_t i = 0; i < set->n; i++)
+		bool slots = false, fields = false;
+		for (size_t i = 0; i < set->n; i++) {
 			slots |= set->pass_of[i] == p && set->fixed_of[i] == FIXED_TOPDOWN_SLOTS;
-		if (!slots) {
+			fields |= set->pass_of[i] == p && count_td_field(&set->ev[i]) >= 0;
+		}
+		/* PERF_METRICS fields need it in their pass; the audit's set->metrics in every pass. */
+		if (!slots && (fields || !td)) {
 			snprintf(err, cap, "PERF_METRICS was asked for, but pass %u does not count fixed counter 3 "
 				 "(TOPDOWN.SLOTS), from which the metrics derive: put TOPDOWN.SLOTS in every pass", p);
 			return true;

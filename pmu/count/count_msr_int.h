@@ -46,6 +46,7 @@ struct count_msr_state {
 	int pass;
 	uint64_t base[COUNT_MAX_EVENTS];
 	uint64_t pass_status_bits;
+	bool pass_td;				/* the pass reads PERF_METRICS fields (count.h) */
 	/* The start/stop lists last tried through the safe accessor (a harness re-programs every run). */
 	struct count_toggle checked_start, checked_stop;
 	bool checked;
@@ -86,6 +87,15 @@ const char *msr_fault_text(int r);
 void msr_apply_stop(const struct count_set *set, const char *phase);
 /* The `program` record (verbose=on): once per pass of a set (count_msr_report.c). */
 void msr_emit_program(const struct count_set *set, unsigned p, uint64_t mark);
+
+/* Does the set hold PERF_METRICS fields (count.h count_td_field)?  Only on an architectural PMU. */
+static inline bool count_msr_has_td(const struct count_set *set)
+{
+	for (size_t i = 0; msr_st.arch_pmu && i < set->n; i++)
+		if (count_td_field(&set->ev[i]) >= 0)
+			return true;
+	return false;
+}
 
 /* The backend's entries (count_msr_pass.c, count_msr_report.c). */
 bool msr_pass_begin(struct count_set *set, unsigned pass, char *err, size_t err_cap);

@@ -27,6 +27,7 @@ struct pass_plan {
 	bool rsp_used[2];			/* OFFCORE_RSP_0 / _1 programmed for this pass */
 	uint64_t rsp[2];
 	bool metrics;				/* PERF_METRICS enabled with fixed counter 3 */
+	bool td;				/* the pass reads PERF_METRICS fields (count.h count_td_field) */
 };
 
 /* The select of a merged pair's odd counter: the Merge event (msr_amd.h), no privilege bits. */
@@ -102,7 +103,9 @@ static bool plan_pass(const struct count_set *set, unsigned p, struct pass_plan 
 		if (set->pass_of[i] != p)
 			continue;
 		const struct event_spec *ev = &set->ev[i];
-		if (set->counter_of[i] >= 0) {
+		if (count_td_field(ev) >= 0 && msr_st.arch_pmu) {
+			pl->td = true;	/* no counter: read from IA32_PERF_METRICS */
+		} else if (set->counter_of[i] >= 0) {
 			if (!plan_general(set, i, p, pl, err, cap))
 				return false;
 		} else if (set->fixed_of[i] >= 0) {
@@ -125,7 +128,9 @@ static bool plan_pass(const struct count_set *set, unsigned p, struct pass_plan 
 			return false;
 		}
 	}
-	if (set->metrics) {
+	/* A set of PERF_METRICS fields enables them in the passes that read them; the audit's set->metrics
+	 * (fixed counter 3 with PERF_METRICS on, read by the caller) in every pass. */
+	if (pl->td || (set->metrics && !count_msr_has_td(set))) {
 		if (!msr_st.metrics_ok || !(pl->fixed & (1u << FIXED_TOPDOWN_SLOTS))) {
 			snprintf(err, cap, "PERF_METRICS needs fixed counter 3 (TOPDOWN.SLOTS) in pass %u and a PMU with "
 				 "PERF_METRICS (IA32_PERF_CAPABILITIES[15])", p);
@@ -363,13 +368,50 @@ bool msr_pass_begin(struct count_set *set, unsigned pass, char *err, size_t err_
 	msr_st.pass_status_bits = msr_st.fl->global_status ? status_bits(&pl) : 0;
 	clear_overflow(msr_st.pass_status_bits);
 	msr_log_phase("");
+	msr_st.pass_td = pl.td;
 	for (size_t i = 0; i < set->n; i++)
-		if (set->pass_of[i] == pass && !read_counter(set, i, &msr_st.base[i])) {
+		if (set->pass_of[i] == pass && !(pl.td && count_td_field(&set->ev[i]) >= 0) &&
+		    !read_counter(set, i, &msr_st.base[i])) {
 			snprintf(err, err_cap, "reading the counter of event '%s' failed", set->ev[i].name);
 			return false;
 		}
 	if (msr_st.verbose)
 		msr_emit_program(set, pass, mark);
+	return true;
+}
+
+/*
+ * The PERF_METRICS fields of the pass: each the slots it stands for since the last read (the bytes are
+ * fractions of fixed counter 3's count since both were cleared), then fixed counter 3 and PERF_METRICS
+ * cleared, counter first (SDM, "Performance Metrics"; Linux intel_update_topdown_event), so the next
+ * run's fractions are its own: 8-bit fractions lose precision over long counts, so they are cleared often.
+ */
+static bool read_td(struct count_set *set, unsigned pass, uint64_t *values, char *err, size_t err_cap)
+{
+	uint64_t pm;
+	int slots = -1;
+	for (size_t i = 0; i < set->n && slots < 0; i++)
+		if (set->pass_of[i] == pass && set->fixed_of[i] == FIXED_TOPDOWN_SLOTS)
+			slots = (int)i;
+	if (slots < 0 || hw_rdmsr(MSR_IA32_PERF_METRICS, &pm) != HW_OK) {
+		snprintf(err, err_cap, "reading IA32_PERF_METRICS (0x%x) for pass %u failed", MSR_IA32_PERF_METRICS, pass);
+		return false;
+	}
+	for (size_t i = 0; i < set->n; i++) {
+		int f = count_td_field(&set->ev[i]);
+		if (set->pass_of[i] == pass && f >= 0)
+			values[i] = count_td_slots(pm, (unsigned)f, values[slots]);
+	}
+	msr_log_phase("clear top-down metrics");
+	int r = msr_save_write(fixed_msr(FIXED_TOPDOWN_SLOTS), 0);
+	if (r == HW_OK)
+		r = msr_save_write(MSR_IA32_PERF_METRICS, 0);
+	msr_log_phase("");
+	if (r != HW_OK) {
+		snprintf(err, err_cap, "clearing fixed counter 3 and IA32_PERF_METRICS failed (%s)", msr_fault_text(r));
+		return false;
+	}
+	msr_st.base[slots] = 0;
 	return true;
 }
 
@@ -385,7 +427,7 @@ bool msr_read_pass(struct count_set *set, unsigned pass, uint64_t *values, char 
 		ovf = status & msr_st.pass_status_bits;
 	for (size_t i = 0; i < set->n; i++) {
 		uint64_t v;
-		if (set->pass_of[i] != pass)
+		if (set->pass_of[i] != pass || (msr_st.pass_td && count_td_field(&set->ev[i]) >= 0))
 			continue;
 		if (!read_counter(set, i, &v)) {
 			snprintf(err, err_cap, "reading the counter of event '%s' failed", set->ev[i].name);
@@ -411,7 +453,7 @@ bool msr_read_pass(struct count_set *set, unsigned pass, uint64_t *values, char 
 		msr_save_command(msr_st.fl->global_ovf_clear, ovf);
 		msr_log_phase("");
 	}
-	return true;
+	return !msr_st.pass_td || read_td(set, pass, values, err, err_cap);
 }
 
 void msr_apply_stop(const struct count_set *set, const char *phase)

@@ -283,6 +283,12 @@ static bool place_pairs(struct matcher *m)
 	return true;
 }
 
+/* A PERF_METRICS field (count.h): no counter of its own, it goes with its set's TOPDOWN.SLOTS. */
+static bool is_td(const struct count_set *set, size_t i, const struct count_slots *s)
+{
+	return s->event0_fixed_only && count_td_field(&set->ev[i]) >= 0;
+}
+
 static bool match(struct matcher *m, unsigned passes)
 {
 	m->passes = passes;
@@ -291,7 +297,7 @@ static bool match(struct matcher *m, unsigned passes)
 	if (!give_alone_passes(m) || !place_pairs(m))
 		return false;
 	for (size_t i = 0; i < m->set->n; i++) {
-		if (m->pl[i].pair)
+		if (m->pl[i].pair || is_td(m->set, i, m->s))
 			continue;
 		memset(m->seen, 0, sizeof(m->seen));
 		if (!augment(m, (int)i))
@@ -479,6 +485,26 @@ static unsigned pin_offcore(struct count_set *set, const struct place *pl, int8_
 	return need;
 }
 
+/* PERF_METRICS fields go in the pass of the set's TOPDOWN.SLOTS on fixed counter 3, from which they derive. */
+static bool place_td(struct count_set *set, const struct count_slots *s, char *err, size_t err_cap)
+{
+	int slots = -1;
+	for (size_t i = 0; i < set->n && slots < 0; i++)
+		if (set->fixed_of[i] == FIXED_TOPDOWN_SLOTS)
+			slots = (int)i;
+	for (size_t i = 0; i < set->n; i++) {
+		if (!is_td(set, i, s))
+			continue;
+		if (slots < 0) {
+			snprintf(err, err_cap, "event '%s' is a PERF_METRICS field: it needs TOPDOWN.SLOTS on fixed counter 3 "
+				 "in the same set, from which the fields derive", set->ev[i].name);
+			return false;
+		}
+		set->pass_of[i] = set->pass_of[slots];
+	}
+	return true;
+}
+
 bool count_sched_assign(struct count_set *set, const struct count_slots *s, char *err, size_t err_cap)
 {
 	static struct matcher m;
@@ -506,9 +532,13 @@ bool count_sched_assign(struct count_set *set, const struct count_slots *s, char
 		set->form_of[i] = -1;
 		set->merged_of[i] = false;
 	}
-	unsigned alone = 0;
+	unsigned alone = 0, td = 0;
 	for (size_t i = 0; i < set->n; i++) {
 		bool any = false;
+		if (is_td(set, i, s)) {
+			td++;
+			continue;
+		}
 		if (refused(&set->ev[i], s, err, err_cap))
 			return false;
 		work_out(&set->ev[i], s, &m.pl[i]);
@@ -524,7 +554,9 @@ bool count_sched_assign(struct count_set *set, const struct count_slots *s, char
 	if (!set->n)
 		return true;
 
-	unsigned passes = (unsigned)((set->n + m.nslots - 1) / m.nslots);
+	unsigned passes = (unsigned)((set->n - td + m.nslots - 1) / m.nslots);
+	if (!passes)
+		passes = 1;
 	if (passes < pinned_passes)
 		passes = pinned_passes;
 	if (passes < alone)
@@ -552,6 +584,8 @@ bool count_sched_assign(struct count_set *set, const struct count_slots *s, char
 				set->counter_of[ev] = (int8_t)m.slot[k].index;
 			set->merged_of[ev] = m.pl[ev].pair;
 		}
+	if (td && !place_td(set, s, err, err_cap))
+		return false;
 	set->passes = passes;
 	return true;
 }

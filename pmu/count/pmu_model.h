@@ -98,7 +98,7 @@ struct pmu_model {
 	void *rate_ctx;
 	/* The machine around it. */
 	uint64_t tsc, aperf, mperf, smi_count, therm_status, perf_metrics;
-	uint64_t td_slots, td_part[4];	/* top-down slots since PERF_METRICS was written, and their split */
+	uint64_t td_slots, td_part[8];	/* top-down slots since PERF_METRICS was written, and their split */
 	uint64_t runs;			/* pmu_model_run calls so far */
 	struct pmu_model_faults faults;
 	/* The performance-monitoring interrupt as the local APIC would deliver it (NMI): NULL = not routed. */

@@ -37,10 +37,16 @@
 #define MODEL_FIXED_SLOTS_UMASK 4	/* fixed counter 3's 00H/04H (TOPDOWN.SLOTS) */
 #define MILLI 1000u
 #define PERCENT 100u
-/* The level-1 top-down events, in PERF_METRICS byte order (SDM "Performance Metrics"; CPUID.0AH:EBX
- * bits 11, 9, 10, 8): retiring, bad speculation, frontend bound, backend bound. */
-static const struct { uint8_t event, umask; } topdown_l1[PERF_METRICS_L1_FIELDS] = {
+/* The top-down events whose share of the slots each PERF_METRICS byte holds, in byte order (SDM
+ * "Performance Metrics"): level 1 from the architectural top-down events (CPUID.0AH:EBX bits 11, 9, 10, 8):
+ * retiring, bad speculation, frontend bound, backend bound; level 2 (Golden Cove on; Linux INTEL_TD_METRIC_*)
+ * from the general events perfmon gives for the same quantities: heavy operations UOPS_RETIRED.HEAVY
+ * (C2H/01H), branch mispredicts TOPDOWN.BR_MISPREDICT_SLOTS (A4H/08H), fetch latency IDQ_BUBBLES.FETCH_LATENCY
+ * (9CH/04H, Lion Cove's), memory bound TOPDOWN.MEMORY_BOUND_SLOTS (A4H/10H).  The model fills all eight bytes;
+ * a core with only level 1 (Ice Lake, Tiger Lake) has no formula that reads the others. */
+static const struct { uint8_t event, umask; } topdown_fields[PERF_METRICS_FIELDS] = {
 	{ 0xC2, 0x02 }, { 0x73, 0x00 }, { 0x9C, 0x01 }, { 0xA4, 0x02 },
+	{ 0xC2, 0x01 }, { 0xA4, 0x08 }, { 0x9C, 0x04 }, { 0xA4, 0x10 },
 };
 
 static uint64_t wmask(unsigned width) { return width >= 64 ? ~0ull : (1ull << width) - 1; }
@@ -579,8 +585,9 @@ static void run_metrics(struct pmu_model *m, const struct run_clocks *k)
 		return;
 	m->td_slots += counted(m, k, PMU_MODEL_FIXED_EVENT, MODEL_FIXED_SLOTS_UMASK, true);
 	uint64_t v = 0;
-	for (unsigned i = 0; i < PERF_METRICS_L1_FIELDS; i++) {
-		m->td_part[i] += counted(m, k, topdown_l1[i].event, topdown_l1[i].umask, false);
+	_Static_assert(ARRAY_SIZE(m->td_part) == PERF_METRICS_FIELDS, "one share per PERF_METRICS byte");
+	for (unsigned i = 0; i < PERF_METRICS_FIELDS; i++) {
+		m->td_part[i] += counted(m, k, topdown_fields[i].event, topdown_fields[i].umask, false);
 		uint64_t frac = m->td_slots ? (m->td_part[i] * PERF_METRICS_FULL + m->td_slots / 2) / m->td_slots : 0;
 		v |= (frac > PERF_METRICS_FULL ? PERF_METRICS_FULL : frac) << (i * PERF_METRICS_FIELD_BITS);
 	}

@@ -202,6 +202,30 @@ static void close_group(void)
 	ps.pass = -1;
 }
 
+/*
+ * PERF_METRICS fields (pmu/count/count.h: raw 0x8000 + 0x100 x field, Linux's pseudo-encoding) are counted
+ * by the kernel only in a group that TOPDOWN.SLOTS (raw 0x0400, fixed counter 3) leads, and each reads as
+ * the slots it stands for (Linux tools/perf/Documentation/topdown.txt): put SLOTS first in such a pass.
+ */
+static void lead_with_slots(const struct count_set *set, uint64_t *config, size_t *idx, size_t n)
+{
+	bool fields = false;
+	size_t k = n;
+	for (size_t j = 0; j < n; j++) {
+		fields |= count_td_field(&set->ev[idx[j]]) >= 0;
+		if (k == n && set->fixed_of[idx[j]] == FIXED_TOPDOWN_SLOTS)
+			k = j;
+	}
+	if (!fields || k == n || k == 0)
+		return;
+	uint64_t c = config[k];
+	size_t i = idx[k];
+	memmove(&config[1], &config[0], k * sizeof(config[0]));
+	memmove(&idx[1], &idx[0], k * sizeof(idx[0]));
+	config[0] = c;
+	idx[0] = i;
+}
+
 static bool perf_pass_begin(struct count_set *set, unsigned pass, char *err, size_t err_cap)
 {
 	uint64_t config[COUNT_MAX_EVENTS];
@@ -220,6 +244,7 @@ static bool perf_pass_begin(struct count_set *set, unsigned pass, char *err, siz
 	}
 	memset(&set->start, 0, sizeof(set->start));
 	memset(&set->stop, 0, sizeof(set->stop));
+	lead_with_slots(set, config, idx, n);
 
 	/* The same events as the open group: zero it instead of opening it again. */
 	bool same = ps.nfd == n && ps.set == set && ps.pass == (int)pass && ps.priv == set->priv &&

@@ -21,6 +21,7 @@ int cmd_events(int argc, char **argv);
 int cmd_ibs_report(int argc, char **argv);
 int cmd_identify(int argc, char **argv);
 int cmd_kernel(int argc, char **argv);
+int cmd_metrics(int argc, char **argv);
 int cmd_options(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_program(int argc, char **argv);
