@@ -13,7 +13,8 @@ void netcfg_mac_text(const uint8_t *mac, size_t mac_len, char sep, char *out, si
 	if (cap)
 		out[0] = '\0';
 	for (size_t i = 0; i < mac_len && i < NETCFG_MAC_MAX; i++) {
-		if (k + 3 + (sep != 0) >= cap)
+		size_t need = (i && sep ? 1 : 0) + 2 + 1;	/* separator, two digits, the NUL */
+		if (k + need > cap)
 			break;
 		if (i && sep)
 			out[k++] = sep;
