@@ -191,6 +191,11 @@ static bool read_response(struct child *c, struct http_call *call, EFI_EVENT dea
 	if (st == EFI_SUCCESS)
 		st = tok.status;
 	/* EFI_HTTP_ERROR: a whole response whose status is an error; the status says which. */
+	if (st == EFI_TIMEOUT) {
+		/* HttpDxe gives up on a silent server itself (PcdHttpIoTimeout, 5 s in edk2). */
+		fail(call, st, true, "no response before the firmware's own time-out");
+		return false;
+	}
 	if (st != EFI_SUCCESS && st != EFI_NET_HTTP_ERROR) {
 		fail(call, st, true, "reading the response failed");
 		return false;

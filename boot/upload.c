@@ -12,7 +12,13 @@
 #define BODY_FIRST (1u << 20)	/* a default run is some 100 KiB; raw IBS samples grow it */
 #define BODY_ALIGN 4096u
 #define ATTEMPT_MAX_MS 10000u	/* one attempt: connect, send, the answer */
-#define MIN_ATTEMPT_MS 2000u	/* less left than this: no further attempt */
+#define MIN_ATTEMPT_MS 2000u	/* less left than this: no further attempt (our own client) */
+/*
+ * The firmware's HTTP waits up to 5 s for a silent server's answer inside Response() itself (edk2
+ * NetworkPkg PcdHttpIoTimeout), where our deadline cannot cut it: an attempt through it is not
+ * started with less than that left.
+ */
+#define MIN_FIRMWARE_ATTEMPT_MS 5500u
 #define FIRST_WAIT_MS 1000u	/* waits 1, 2, 4 s */
 #define MAX_WAIT_MS 4000u
 #define FINAL_ATTEMPTS 4
@@ -166,7 +172,8 @@ static void send_run(bool final, uint64_t budget_ms, unsigned max_attempts, stru
 	rq.body_len = up.len;
 	if (!http_request_prepare(&rq, o->why, sizeof(o->why)))
 		return;
-	struct retry_policy policy = { max_attempts, FIRST_WAIT_MS, MAX_WAIT_MS, budget_ms, MIN_ATTEMPT_MS };
+	struct retry_policy policy = { max_attempts, FIRST_WAIT_MS, MAX_WAIT_MS, budget_ms,
+				       up.spec.via == UPLOAD_VIA_TCP4 ? MIN_ATTEMPT_MS : MIN_FIRMWARE_ATTEMPT_MS };
 	uint64_t attempt_ms = budget_ms;
 	o->tried = true;
 	for (;;) {
@@ -193,7 +200,11 @@ static void send_run(bool final, uint64_t budget_ms, unsigned max_attempts, stru
 			snprintf(o->why, sizeof(o->why), "%s", call.why);
 		if (answered ? !http_status_retryable(call.status) : !call.retryable)
 			break;
-		int64_t wait = retry_next(&policy, o->attempts, fw_clock_ms() - t0, &attempt_ms);
+		uint64_t spent = fw_clock_ms() - t0;
+		int64_t wait = retry_next(&policy, o->attempts, spent, &attempt_ms);
+		char shown[HTTP_CALL_WHY * 4];
+		out_text("upload: attempt %u failed after %llu ms: %s%s", o->attempts, (unsigned long long)spent,
+			 out_clean(shown, sizeof(shown), o->why), wait == RETRY_STOP ? "" : "; trying again");
 		if (wait == RETRY_STOP)
 			break;
 		fw_st->BootServices->Stall((UINTN)wait * US_PER_MS);
