@@ -69,7 +69,6 @@ static size_t read_from_server(struct config *cfg, void (*report)(const struct c
 	tried.network = true;
 	netcfg_dir(n->boot == NET_BOOT_PXE ? n->boot_file : "", dir, sizeof(dir));
 	netcfg_names(dir, platform_uuid(uuid) ? uuid : NULL, n->mac, n->mac_len, tried.tries);
-	fw_clock_start();
 	for (int i = 0; i < NETCFG_NAMES; i++) {
 		struct netcfg_try *t = &tried.tries[i];
 		if (t->skipped) {
@@ -97,7 +96,6 @@ static size_t read_from_server(struct config *cfg, void (*report)(const struct c
 			config_error(report, ctx, t->name, msg);
 		}
 	}
-	fw_clock_stop();
 	return k < sources_cap ? k : sources_cap;
 }
 

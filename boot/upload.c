@@ -238,7 +238,7 @@ static void report(const struct outcome *o, bool final, const char *after)
 	rec_str(rp, "station", n->have_station ? ip : NULL);
 	netcfg_mac_text(n->mac, n->mac_len, ':', mac, sizeof(mac));
 	rec_str(rp, "mac", n->mac_len ? mac : NULL);
-	rec_u64(rp, "records", o->records);
+	rec_u64(rp, "lines", o->records);
 	rec_u64(rp, "bytes", o->bytes);
 	rec_u64(rp, "attempts", o->attempts);
 	if (o->status)
@@ -255,7 +255,7 @@ static void report(const struct outcome *o, bool final, const char *after)
 	rec_emit(rp);
 
 	if (o->ok)
-		out_text("upload: %u records (%zu bytes) to %s: HTTP %u via %s, %u attempt%s, %llu ms", o->records,
+		out_text("upload: %u lines (%zu bytes) to %s: HTTP %u via %s, %u attempt%s, %llu ms", o->records,
 			 o->bytes, out_clean(shown, sizeof(shown), url), o->status, protocol_name(o->via), o->attempts,
 			 o->attempts == 1 ? "" : "s", (unsigned long long)o->ms);
 	else

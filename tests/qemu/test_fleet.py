@@ -138,7 +138,7 @@ def test_netboot_upload_record_says_how(ctx):
     # Debian's OVMF has EFI_HTTP_PROTOCOL (HttpDxe): the firmware's client carried it.
     assert up["via"] == "http" and up["protocol"] == "EFI_HTTP_PROTOCOL" and up["fallback"] is None, up
     body = a["srv"].posts[0].body
-    assert up["bytes"] == len(body) and up["records"] == body.count(b"\n"), up
+    assert up["bytes"] == len(body) and up["lines"] == body.count(b"\n") == a["run"].end["records"] + 1, up
     assert up["address"] == "pxe" and up["station"] == "10.0.2.15" and up["mac"] == MAC_TEXT, up
     assert up["attempts"] == 1 and '"stored": true' in up["response"], up
     assert up["elapsed_ms"] <= up["timeout_ms"], up
