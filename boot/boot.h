@@ -19,6 +19,8 @@ void fw_init(EFI_HANDLE image, EFI_SYSTEM_TABLE *st);
 
 /* True while another processor runs our code: the services of kernel/firmware.h refuse (boot/fw.c). */
 extern volatile bool fw_elsewhere;
+/* RFLAGS.IF: false on a fault path or inside a measuring window, where the firmware must not be called. */
+bool fw_interrupts_on(void);
 
 /* boot/mp.c: the processors as the run sequence sees them (struct run_mp, run/run.h). */
 extern const struct run_mp boot_mp;
@@ -38,12 +40,33 @@ long fw_load_options(char *buf, size_t cap, const char **note);
  */
 long fw_read_beside_image(const char *name, char *buf, size_t cap, char *where, size_t where_cap);
 
+/*
+ * Bounded waits for the network code: a one-shot firmware timer ms from now
+ * (UEFI 2.10 §7.1: CreateEvent, SetTimer, CheckEvent).  NULL when the
+ * firmware would not make one; a NULL deadline has always passed.
+ */
+EFI_EVENT fw_deadline(uint64_t ms);
+bool fw_deadline_passed(EFI_EVENT ev);
+void fw_deadline_end(EFI_EVENT ev);
+/*
+ * Milliseconds from a periodic firmware timer, counting while it is
+ * started (fw_clock_start .. fw_clock_stop, nested): the network code's
+ * clock before the TSC's rate is known.  Its resolution is the period.
+ */
+void fw_clock_start(void);
+uint64_t fw_clock_ms(void);
+void fw_clock_stop(void);
+
 /* The root directory of the volume the image was loaded from, or NULL (no file system there). */
 EFI_FILE_HANDLE fw_open_boot_volume(void);
 
-/* The config from pmuboot.cfg then the load options; errors go to report(). */
+/* The config from pmuboot.cfg (beside the image, or from the boot server) then the load options; errors go to
+ * report(). */
 void boot_read_config(struct config *cfg, void (*report)(const struct config_error *e, void *ctx), void *ctx,
 		      char *sources, size_t sources_cap);
+/* The begin record's config_tried: the names a network boot asked its server for (nothing after a disk boot). */
+struct rec;
+void boot_config_tried_record(struct rec *r);
 
 /* Finish as cfg->on_finish says.  Returns only for on_finish=return. */
 /* Identification (ci->exec, ci->hv_qemu) chooses the defaults: shut down without a countdown under a

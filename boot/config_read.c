@@ -1,6 +1,17 @@
-/* boot/config_read.c - options from pmuboot.cfg and the load options (load options win). */
+/*
+ * boot/config_read.c - options from pmuboot.cfg and the load options (load
+ * options win).  From a disk, pmuboot.cfg is the file beside the image.
+ * Loaded over the network there is no disk: the image asks the server it
+ * came from, in the boot file's directory, for pmuboot-<UUID>.cfg, then
+ * pmuboot-<MAC>.cfg, then pmuboot.cfg (lib/netcfg.h), and uses the first
+ * that exists; the begin record lists what was asked and what came back.
+ */
 #include "boot/boot.h"
+#include "boot/net.h"
+#include "boot/net_fetch.h"
+#include "boot/platform.h"
 #include "lib/heap.h"
+#include "lib/netcfg.h"
 
 #define CONFIG_FILE_NAME "pmuboot.cfg"
 /*
@@ -10,6 +21,16 @@
  */
 #define CONFIG_FILE_MAX (1024u * 1024u)
 #define LOAD_OPTIONS_MAX 2048
+
+#define TRY_RESULT_MAX 160
+
+/* What a network boot asked its server for, for the begin record. */
+static struct {
+	bool network;
+	struct netcfg_try tries[NETCFG_NAMES];
+	char where[NETCFG_NAMES][NETCFG_NAME_MAX + 32];
+	char result[NETCFG_NAMES][TRY_RESULT_MAX];
+} tried;
 
 /* The shell passes the program's own path as the first word; it has no '='. */
 static size_t skip_program_word(const char *s, size_t len)
@@ -24,6 +45,73 @@ static size_t skip_program_word(const char *s, size_t len)
 		if (s[k] == '=')
 			return 0;
 	return i;
+}
+
+static void config_error(void (*report)(const struct config_error *e, void *ctx), void *ctx, const char *source,
+			 const char *message)
+{
+	struct config_error e;
+	snprintf(e.source, sizeof(e.source), "%s", source);
+	snprintf(e.key, sizeof(e.key), "-");
+	snprintf(e.message, sizeof(e.message), "%s", message);
+	report(&e, ctx);
+}
+
+/* The first of the names the server has; 0, or the bytes written to sources. */
+static size_t read_from_server(struct config *cfg, void (*report)(const struct config_error *e, void *ctx), void *ctx,
+			       char *file, char *sources, size_t sources_cap)
+{
+	const struct net_state *n = net_probe();
+	char dir[NETCFG_NAME_MAX], uuid[SMBIOS_UUID_TEXT], why[128];
+	bool used = false;
+	size_t k = 0;
+
+	tried.network = true;
+	netcfg_dir(n->boot == NET_BOOT_PXE ? n->boot_file : "", dir, sizeof(dir));
+	netcfg_names(dir, platform_uuid(uuid) ? uuid : NULL, n->mac, n->mac_len, tried.tries);
+	for (int i = 0; i < NETCFG_NAMES; i++) {
+		struct netcfg_try *t = &tried.tries[i];
+		if (t->skipped) {
+			snprintf(tried.result[i], TRY_RESULT_MAX, "skipped: %s", t->skipped);
+			continue;
+		}
+		if (used) {
+			snprintf(tried.result[i], TRY_RESULT_MAX, "not asked: an earlier file was used");
+			continue;
+		}
+		long len = net_fetch(t->name, file, CONFIG_FILE_MAX, tried.where[i], sizeof(tried.where[i]), why,
+				     sizeof(why));
+		if (len >= 0) {
+			/* Errors name the file as the server knows it: short enough for a source (CONFIG_SOURCE_MAX). */
+			config_apply_file(cfg, t->name, file, (size_t)len, report, ctx);
+			k = (size_t)snprintf(sources, sources_cap, "file %s", tried.where[i]);
+			snprintf(tried.result[i], TRY_RESULT_MAX, "used");
+			used = true;
+		} else if (len == NET_FETCH_ABSENT) {
+			snprintf(tried.result[i], TRY_RESULT_MAX, "not found");
+		} else {
+			snprintf(tried.result[i], TRY_RESULT_MAX, "not read: %s", why);
+			char msg[sizeof(((struct config_error *)0)->message)];
+			snprintf(msg, sizeof(msg), "not read from the boot server: %s", why);
+			config_error(report, ctx, t->name, msg);
+		}
+	}
+	return k < sources_cap ? k : sources_cap;
+}
+
+void boot_config_tried_record(struct rec *r)
+{
+	if (!tried.network)
+		return;
+	rec_arr(r, "config_tried");
+	for (int i = 0; i < NETCFG_NAMES; i++) {
+		rec_obj(r, NULL);
+		rec_str(r, "kind", tried.tries[i].kind);
+		rec_str(r, "file", tried.where[i][0] ? tried.where[i] : NULL);
+		rec_str(r, "result", tried.result[i]);
+		rec_obj_end(r);
+	}
+	rec_arr_end(r);
 }
 
 void boot_read_config(struct config *cfg, void (*report)(const struct config_error *e, void *ctx), void *ctx,
@@ -45,22 +133,22 @@ void boot_read_config(struct config *cfg, void (*report)(const struct config_err
 		snprintf(sources, sources_cap, "defaults (no memory to read the options)");
 		return;
 	}
-	long n = fw_read_beside_image(CONFIG_FILE_NAME, file, CONFIG_FILE_MAX, where, sizeof(where));
+	long n = -1;
+	if (net_probe()->boot != NET_BOOT_NONE)
+		k = read_from_server(cfg, report, ctx, file, sources, sources_cap);
+	else
+		n = fw_read_beside_image(CONFIG_FILE_NAME, file, CONFIG_FILE_MAX, where, sizeof(where));
 	if (n >= 0) {
 		config_apply_file(cfg, where, file, (size_t)n, report, ctx);
 		k += (size_t)snprintf(sources + k, sources_cap - k, "file %s", where);
-	} else if (n == -2 || n == -3) {
-		struct config_error e;
-		snprintf(e.source, sizeof(e.source), "%s", where);
-		snprintf(e.key, sizeof(e.key), "-");
-		if (n == -3)
-			snprintf(e.message, sizeof(e.message),
-				 "is a directory, not a file: no option was read (options go in a text file of this name)");
-		else
-			snprintf(e.message, sizeof(e.message),
-				 "not read: the firmware reported a read error, or the file is over %u KiB (the most "
-				 "pmuboot reads)", CONFIG_FILE_MAX / 1024u);
-		report(&e, ctx);
+	} else if (n == -3) {
+		config_error(report, ctx, where,
+			     "is a directory, not a file: no option was read (options go in a text file of this name)");
+	} else if (n == -2) {
+		char msg[160];
+		snprintf(msg, sizeof(msg), "not read: the firmware reported a read error, or the file is over %u KiB "
+			 "(the most pmuboot reads)", CONFIG_FILE_MAX / 1024u);
+		config_error(report, ctx, where, msg);
 	}
 	bs->FreePool(file);
 	long m = fw_load_options(opts, LOAD_OPTIONS_MAX, &note);

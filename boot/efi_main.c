@@ -13,6 +13,7 @@
 #include "boot/platform.h"
 #include "boot/results_file.h"
 #include "boot/serial_setup.h"
+#include "boot/upload.h"
 #include "run/run.h"
 #include "kernel/metal/runtime.h"
 #include "lib/heap.h"
@@ -51,9 +52,14 @@ static void begin_extra(struct rec *r, void *p)
 	console_record(r);
 	results_file_record(r);
 	rec_str(r, "config", b->config_sources);
+	boot_config_tried_record(r);
+	upload_begin_record(r);
 	rec_obj(r, "options");
 	for (size_t i = 0; i < config_key_count(); i++) {
 		config_value_text(b->cfg, config_key_at(i), val, sizeof(val));
+		/* A secret goes to the collector only, never into the records (the results file is uploaded). */
+		if (!strcmp(config_key_at(i), "upload_token") && val[0])
+			snprintf(val, sizeof(val), "(set)");
 		rec_str(r, config_key_at(i), val);
 	}
 	rec_obj_end(r);
@@ -75,6 +81,8 @@ static void run_body(void *p)
 	boot_read_config(&m->cfg, defer_error, &m->errs, sources, sizeof(sources));
 	boot_serial_setup(&m->cfg.serial, &serial);
 	console_attach(fw_st, serial.active, m->cfg.serial.kind == SERIAL_OFF, &m->cfg);
+	/* Before the results file's sink: a note that sink emits from inside a write then reaches both in order. */
+	upload_attach(&m->cfg);
 	results_file_attach(m->cfg.save);
 
 	out_text("pmuboot %s (build %s): bare-metal PMU profiling", PMUBOOT_VERSION, PMUBOOT_BUILD_ID);
@@ -101,6 +109,7 @@ static void run_body(void *p)
 	if (m->env.nkernel_files)
 		out_text("kernels: %s", knote);
 	m->env.mp = &boot_mp;
+	m->env.after_stage = upload_after_stage;
 	run_stages(&m->env);
 }
 
@@ -129,6 +138,8 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 	}
 	kernel_teardown();
 	rec_stream_end();
+	/* The whole run, end record included, to the collector; its outcome follows the end record. */
+	upload_final();
 	results_file_close();
 	boot_finish(&m.cfg, &m.env.cpu);
 	return EFI_SUCCESS;

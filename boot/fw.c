@@ -2,6 +2,7 @@
 #include "boot/boot.h"
 #include "kernel/hw.h"
 #include "kernel/timing.h"
+#include "kernel/trap.h"
 #include "lib/heap.h"
 
 EFI_SYSTEM_TABLE *fw_st;
@@ -27,6 +28,13 @@ volatile bool fw_elsewhere;
 		if (fw_elsewhere) \
 			return value; \
 	} while (0)
+
+bool fw_interrupts_on(void)
+{
+	uint64_t flags;
+	__asm__ volatile("pushfq; popq %0" : "=r"(flags));
+	return flags & RFLAGS_IF;
+}
 
 void fw_init(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 {
@@ -221,6 +229,69 @@ bool fw_timer_event_fires(uint64_t us, uint64_t limit_us)
 	}
 	fw_st->BootServices->CloseEvent(ev);
 	return fired;
+}
+
+EFI_EVENT fw_deadline(uint64_t ms)
+{
+	EFI_EVENT ev = NULL;
+	if (fw_elsewhere || fw_st->BootServices->CreateEvent(EVT_TIMER, TPL_CALLBACK, NULL, NULL, &ev) != EFI_SUCCESS)
+		return NULL;
+	if (fw_st->BootServices->SetTimer(ev, TimerRelative, ms * 1000u * HUNDRED_NS_PER_US) != EFI_SUCCESS) {
+		fw_st->BootServices->CloseEvent(ev);
+		return NULL;
+	}
+	return ev;
+}
+
+bool fw_deadline_passed(EFI_EVENT ev)
+{
+	return !ev || fw_st->BootServices->CheckEvent(ev) == EFI_SUCCESS;
+}
+
+void fw_deadline_end(EFI_EVENT ev)
+{
+	if (ev)
+		fw_st->BootServices->CloseEvent(ev);	/* closing cancels its timer (UEFI 2.10 §7.1.3) */
+}
+
+#define CLOCK_PERIOD_MS 10	/* the firmware's timer tick on edk2 platforms; finer would not be kept */
+static struct {
+	EFI_EVENT ev;
+	volatile uint64_t ms;
+	unsigned users;
+} fw_clock;
+
+static VOID EFIAPI clock_tick(EFI_EVENT ev, VOID *ctx)
+{
+	(void)ev;
+	(void)ctx;
+	fw_clock.ms += CLOCK_PERIOD_MS;
+}
+
+void fw_clock_start(void)
+{
+	if (fw_clock.users++ || fw_elsewhere)
+		return;
+	if (fw_st->BootServices->CreateEvent(EVT_TIMER | EVT_NOTIFY_SIGNAL, TPL_CALLBACK, clock_tick, NULL,
+					     &fw_clock.ev) != EFI_SUCCESS) {
+		fw_clock.ev = NULL;
+		return;
+	}
+	fw_st->BootServices->SetTimer(fw_clock.ev, TimerPeriodic, CLOCK_PERIOD_MS * 1000u * HUNDRED_NS_PER_US);
+}
+
+uint64_t fw_clock_ms(void)
+{
+	return fw_clock.ms;
+}
+
+void fw_clock_stop(void)
+{
+	if (!fw_clock.users || --fw_clock.users)
+		return;
+	if (fw_clock.ev)
+		fw_st->BootServices->CloseEvent(fw_clock.ev);
+	fw_clock.ev = NULL;
 }
 
 bool fw_has_console_input(void)

@@ -1,6 +1,7 @@
 /* boot/platform.c - see platform.h. */
 #include "boot/boot.h"
 #include "boot/platform.h"
+#include "boot/net.h"
 #include "lib/out.h"
 #include "lib/record.h"
 #include "lib/smbios.h"
@@ -53,6 +54,14 @@ static void ascii_from_ucs2(char *dst, size_t cap, const CHAR16 *src)
 	dst[i] = '\0';
 }
 
+/* The SMBIOS tables, read once: config_read.c wants the UUID before the platform record is written. */
+static struct {
+	bool read, have;
+	struct smbios_table table;
+	struct smbios_info id;
+	const char *problem;
+} sm;
+
 static const void *config_table(EFI_GUID *guid)
 {
 	for (UINTN i = 0; i < fw_st->NumberOfTableEntries; i++)
@@ -61,27 +70,45 @@ static const void *config_table(EFI_GUID *guid)
 	return NULL;
 }
 
-static void read_smbios(struct platform *p)
+static void read_tables(void)
 {
 	static EFI_GUID v3 = SMBIOS3_TABLE_GUID;
 	static EFI_GUID v2 = SMBIOS_TABLE_GUID;
+	if (sm.read)
+		return;
+	sm.read = true;
 	/* The 64-bit (3.x) entry point first: it can describe a table above 4 GiB. */
 	const void *ep = config_table(&v3);
 	if (!ep)
 		ep = config_table(&v2);
 	if (!ep) {
-		p->smbios_problem = "the firmware publishes no SMBIOS entry point";
+		sm.problem = "the firmware publishes no SMBIOS entry point";
 		return;
 	}
-	if (!smbios_entry_point(ep, SMBIOS_EP_READ, &p->smbios, &p->smbios_problem))
+	if (!smbios_entry_point(ep, SMBIOS_EP_READ, &sm.table, &sm.problem))
 		return;
-	if (!p->smbios.address || p->smbios.length > SMBIOS_TABLE_MAX) {
-		p->smbios_problem = "the SMBIOS entry point gives no usable table address or length";
+	if (!sm.table.address || sm.table.length > SMBIOS_TABLE_MAX) {
+		sm.problem = "the SMBIOS entry point gives no usable table address or length";
 		return;
 	}
-	p->have_smbios = true;
-	smbios_parse_table((const void *)(uintptr_t)p->smbios.address, p->smbios.length, &p->id);
-	p->smbios_problem = p->id.problem;
+	sm.have = true;
+	smbios_parse_table((const void *)(uintptr_t)sm.table.address, sm.table.length, &sm.id);
+	sm.problem = sm.id.problem;
+}
+
+static void read_smbios(struct platform *p)
+{
+	read_tables();
+	p->have_smbios = sm.have;
+	p->smbios = sm.table;
+	p->id = sm.id;
+	p->smbios_problem = sm.problem;
+}
+
+bool platform_uuid(char out[SMBIOS_UUID_TEXT])
+{
+	read_tables();
+	return sm.have && smbios_uuid_text(&sm.id, sm.table.major, sm.table.minor, out);
 }
 
 static uint64_t memory_size(void)
@@ -174,6 +201,10 @@ static void emit(const struct platform *p)
 		rec_str(rp, "system_manufacturer", p->id.have_system ? p->id.system_manufacturer : NULL);
 		rec_str(rp, "system_product", p->id.have_system ? p->id.system_product : NULL);
 		rec_str(rp, "system_version", p->id.have_system ? p->id.system_version : NULL);
+		rec_str(rp, "system_serial", p->id.have_system && p->id.system_serial[0] ? p->id.system_serial : NULL);
+		char uuid[SMBIOS_UUID_TEXT];
+		bool have_uuid = smbios_uuid_text(&p->id, p->smbios.major, p->smbios.minor, uuid);
+		rec_str(rp, "system_uuid", have_uuid ? uuid : NULL);
 		rec_str(rp, "bios_vendor", p->id.have_bios ? p->id.bios_vendor : NULL);
 		rec_str(rp, "bios_version", p->id.have_bios ? p->id.bios_version : NULL);
 		rec_str(rp, "bios_date", p->id.have_bios ? p->id.bios_date : NULL);
@@ -184,6 +215,7 @@ static void emit(const struct platform *p)
 		rec_null(rp, "smbios");
 		rec_str(rp, "smbios_problem", p->smbios_problem);
 	}
+	net_record(rp);
 	if (p->memory_bytes) {
 		rec_u64(rp, "memory_bytes", p->memory_bytes);
 		rec_u64(rp, "memory_mib", p->memory_bytes / MIB);
@@ -215,6 +247,12 @@ static void emit(const struct platform *p)
 		 (unsigned long long)(p->memory_bytes / MIB), (unsigned long long)p->cpus, p->cpus == 1 ? "" : "s",
 		 (unsigned long long)p->cpus_enabled,
 		 p->secure_boot == 1 ? "on" : p->secure_boot == 0 ? "off" : "not supported by the firmware");
+	char uuid[SMBIOS_UUID_TEXT];
+	if (p->id.have_system && (p->id.system_serial[0] || platform_uuid(uuid)))
+		out_text("platform: serial number %s, UUID %s",
+			 p->id.system_serial[0] ? out_clean(t[0], SHOWN_MAX, p->id.system_serial) : "(none)",
+			 platform_uuid(uuid) ? uuid : "(none)");
+	net_announce();
 }
 
 void platform_report(void)

@@ -33,6 +33,11 @@
 #define SYS_MANUFACTURER 0x04
 #define SYS_PRODUCT 0x05
 #define SYS_VERSION 0x06
+#define SYS_SERIAL 0x07
+#define SYS_UUID 0x08		/* 16 bytes, SMBIOS 2.1 on */
+/* §7.2.1: from 2.6 on, time_low, time_mid and time_hi_and_version are little-endian. */
+#define UUID_LE_MAJOR 2
+#define UUID_LE_MINOR 6
 
 #define SMBIOS_MAX_STRUCTURES 4096
 
@@ -148,6 +153,11 @@ void smbios_parse_table(const void *table, size_t len, struct smbios_info *out)
 			get_string(out->system_manufacturer, strings, q, field(p, slen, SYS_MANUFACTURER));
 			get_string(out->system_product, strings, q, field(p, slen, SYS_PRODUCT));
 			get_string(out->system_version, strings, q, field(p, slen, SYS_VERSION));
+			get_string(out->system_serial, strings, q, field(p, slen, SYS_SERIAL));
+			if (slen >= SYS_UUID + SMBIOS_UUID_BYTES) {
+				out->have_uuid = true;
+				memcpy(out->uuid, p + SYS_UUID, SMBIOS_UUID_BYTES);
+			}
 		}
 		if (type == TYPE_END)
 			return;
@@ -155,4 +165,33 @@ void smbios_parse_table(const void *table, size_t len, struct smbios_info *out)
 	}
 	if (out->structures >= SMBIOS_MAX_STRUCTURES)
 		out->problem = "more SMBIOS structures than expected; the walk was stopped";
+}
+
+bool smbios_uuid_text(const struct smbios_info *info, uint8_t major, uint8_t minor, char out[SMBIOS_UUID_TEXT])
+{
+	/* Byte order of the text: the first three fields swapped when stored little-endian. */
+	static const uint8_t le_order[SMBIOS_UUID_BYTES] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
+	static const char hex[] = "0123456789abcdef";
+	bool zeros = true, ones = true;
+
+	out[0] = '\0';
+	if (!info->have_system || !info->have_uuid)
+		return false;
+	for (unsigned i = 0; i < SMBIOS_UUID_BYTES; i++) {
+		zeros &= info->uuid[i] == 0x00;
+		ones &= info->uuid[i] == 0xff;
+	}
+	if (zeros || ones)
+		return false;
+	bool le = major > UUID_LE_MAJOR || (major == UUID_LE_MAJOR && minor >= UUID_LE_MINOR);
+	size_t k = 0;
+	for (unsigned i = 0; i < SMBIOS_UUID_BYTES; i++) {
+		uint8_t b = info->uuid[le ? le_order[i] : i];
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			out[k++] = '-';
+		out[k++] = hex[b >> 4];
+		out[k++] = hex[b & 0xf];
+	}
+	out[k] = '\0';
+	return true;
 }

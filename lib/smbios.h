@@ -8,7 +8,8 @@
  *
  * Source: DMTF DSP0134 (SMBIOS 3.x): §5.2.1 (32-bit entry point "_SM_"),
  * §5.2.2 (64-bit entry point "_SM3_"), §6.1 (structure header and string
- * set), §7.1 (type 0, BIOS Information), §7.2 (type 1, System Information).
+ * set), §7.1 (type 0, BIOS Information), §7.2 (type 1, System Information;
+ * §7.2.1 the UUID's byte order).
  */
 #ifndef PMUBOOT_LIB_SMBIOS_H
 #define PMUBOOT_LIB_SMBIOS_H
@@ -16,6 +17,8 @@
 #include "lib/libc.h"
 
 #define SMBIOS_STR_MAX 64
+#define SMBIOS_UUID_BYTES 16
+#define SMBIOS_UUID_TEXT 37	/* 8-4-4-4-12 hex digits, dashes and a NUL */
 
 struct smbios_table {
 	uint64_t address;	/* structure table */
@@ -31,6 +34,9 @@ struct smbios_info {
 	char system_manufacturer[SMBIOS_STR_MAX];
 	char system_product[SMBIOS_STR_MAX];
 	char system_version[SMBIOS_STR_MAX];
+	char system_serial[SMBIOS_STR_MAX];
+	bool have_uuid;		/* type 1 is long enough to hold one (SMBIOS 2.1 on) */
+	uint8_t uuid[SMBIOS_UUID_BYTES];	/* as stored in the table */
 	unsigned structures;	/* structures walked */
 	const char *problem;	/* the walk stopped early (bad length, no end marker), or NULL */
 };
@@ -43,5 +49,13 @@ bool smbios_entry_point(const void *ep, size_t avail, struct smbios_table *out, 
 
 /* Walk a structure table of `len` bytes and collect types 0 and 1. */
 void smbios_parse_table(const void *table, size_t len, struct smbios_info *out);
+
+/*
+ * The type 1 UUID as lower-case text "00112233-4455-6677-8899-aabbccddeeff".
+ * From SMBIOS 2.6 on the first three fields are stored little-endian
+ * (§7.2.1); before, every byte is in the order written.  False (out "")
+ * when there is none, or it is all zeros (no ID) or all ones (not set).
+ */
+bool smbios_uuid_text(const struct smbios_info *info, uint8_t major, uint8_t minor, char out[SMBIOS_UUID_TEXT]);
 
 #endif

@@ -82,6 +82,9 @@ struct config {
 	uint32_t kernel_timeout_ms;	/* a user kernel's trial run is stopped after this */
 	struct config_hex_kernel hex_kernels[CONFIG_HEX_KERNELS];
 	uint32_t n_hex_kernels;
+	/* The collector the image POSTs its records to (lib/upload_spec.h), "" = none; a bearer token for it. */
+	char upload[CONFIG_STR_MAX];
+	char upload_token[CONFIG_STR_MAX];
 };
 
 /* Where a word came from, for error messages: "pmuboot.cfg:3" or "load-options". */

@@ -6,6 +6,7 @@
 #include "kernel/selftest.h"
 #include "lib/heap.h"
 #include "lib/strbuf.h"
+#include "lib/upload_spec.h"
 #include "run/cpus.h"
 
 struct bad_bench {
@@ -77,6 +78,17 @@ static bool check_cpus(const char *v, size_t len, char *out, size_t out_cap, cha
 	static struct cpus_spec spec;
 	out[0] = 0;
 	if (!cpus_parse(v, len, &spec, why, cap))
+		return false;
+	config_copy_value(out, out_cap, v, len);
+	return true;
+}
+
+/* upload=: the whole value must parse (lib/upload_spec.c); a bad one keeps the previous value. */
+static bool check_upload(const char *v, size_t len, char *out, size_t out_cap, char *why, size_t cap)
+{
+	struct upload_spec spec;
+	out[0] = 0;
+	if (!upload_spec_parse(v, len, &spec, why, cap))
 		return false;
 	config_copy_value(out, out_cap, v, len);
 	return true;
@@ -235,6 +247,20 @@ const struct opt_def config_opts[] = {
 	{ KERNEL_KEY_DOC, OPT_HEX_KERNEL, 0, NULL, 0, 0, "", DOC("kernel.add=4801c8"),
 	  DOC("A user kernel given as the hex bytes of its body (no init, no control), chosen by `bench=user.NAME`; "
 	  "at most 4, each up to 127 bytes. A name given again replaces the body.") },
+	/* A fleet: the records POSTed to a collector (docs/lab.md, "A fleet"). */
+	{ "upload", OPT_STR, OFF(upload), NULL, 0, 0, "", DOC("upload=http://10.0.0.5:8080/api/runs,live"),
+	  DOC("Image only: POST the run's records, exactly the lines of the results file from `begin` to `end` "
+	  "(JSON Lines, `Content-Type: application/x-ndjson`), to a collector at the end of the run, through the "
+	  "firmware's network stack: `http://HOST[:PORT]/PATH` (plain HTTP; the host a name or an IPv4 address). "
+	  "Words after the URL, comma-separated: `live` also uploads the records so far after each stage; "
+	  "`http` or `tcp4` chooses the firmware's EFI_HTTP_PROTOCOL or pmuboot's own HTTP/1.1 client over "
+	  "EFI_TCP4_PROTOCOL (default: the firmware's where it has one, else pmuboot's); `timeout=S` bounds "
+	  "the final upload, attempts and waits together (default 30). Failed attempts are retried after 1, 2, "
+	  "4 s. The outcome is an `upload` record after `end`; a failed upload is not a run error and the "
+	  "results file and serial capture keep everything.") },
+	{ "upload_token", OPT_STR, OFF(upload_token), NULL, 0, 0, "", DOC("upload_token=s3cret"),
+	  DOC("Sent with every upload as `Authorization: Bearer TOKEN`. The `begin` record shows `(set)`, never "
+	  "the token.") },
 };
 const size_t config_opts_n = ARRAY_SIZE(config_opts);
 
@@ -249,6 +275,7 @@ static const struct {
 	{ "bench", check_bench },
 	{ "cpus", check_cpus },
 	{ "selftest", check_selftest },
+	{ "upload", check_upload },
 };
 
 /*

@@ -201,11 +201,18 @@ struct pass {
 	bool elsewhere;		/* on a processor other than the boot CPU */
 };
 
+static void after_stage(const struct run_env *env, const char *name)
+{
+	if (env->after_stage)
+		env->after_stage(name);
+}
+
 static void run_from(struct run_env *env, size_t first)
 {
 	for (size_t i = first; i < ARRAY_SIZE(stages); i++) {
 		activity_set(stages[i].name);
 		stages[i].run(env);
+		after_stage(env, stages[i].name);
 	}
 }
 
@@ -339,6 +346,7 @@ static void run_measuring(struct run_env *env, size_t first)
 		}
 		pass_record(c, rc, &rp);
 		rec_set_cpu(false, 0, 0);
+		after_stage(env, "pass");
 	}
 	/* What the run finishes with (boot/finish.c) is the boot processor's. */
 	env->cpu = boot_cpu;
@@ -353,6 +361,7 @@ void run_stages(struct run_env *env)
 		}
 		activity_set(stages[i].name);
 		stages[i].run(env);
+		after_stage(env, stages[i].name);
 	}
 }
 

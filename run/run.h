@@ -88,6 +88,9 @@ struct run_env {
 	const struct run_mp *mp;
 	size_t sel[TOPO_MAX_CPUS];
 	size_t nsel;
+	/* Optional: called after each stage and each measuring pass, on the processor that ran it (the image's
+	 * live upload, boot/upload.c; it does nothing on another processor). */
+	void (*after_stage)(const char *name);
 };
 
 /* The table the topology stage filled; NULL before it ran (or when there was no memory for it). */

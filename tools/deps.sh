@@ -17,11 +17,11 @@ set -eu
 # that need it.  To add a package, add a line; a target named here for the first time
 # becomes a valid --for value.  `test` needs every package: the tests build and boot it all.
 table="
-gcc                  /usr/bin/gcc                        image host unit run usb iso bench test
-make                 /usr/bin/make                       image host unit run usb iso bench test
-binutils             /usr/bin/objcopy                    image host unit run usb iso bench test
-nasm                 /usr/bin/nasm                       image host unit run usb iso bench test
-gnu-efi              /usr/lib/crt0-efi-x86_64.o          image run usb iso test
+gcc                  /usr/bin/gcc                        image host unit run usb iso netboot bench test
+make                 /usr/bin/make                       image host unit run usb iso netboot bench test
+binutils             /usr/bin/objcopy                    image host unit run usb iso netboot bench test
+nasm                 /usr/bin/nasm                       image host unit run usb iso netboot bench test
+gnu-efi              /usr/lib/crt0-efi-x86_64.o          image run usb iso netboot test
 libcmocka-dev        /usr/include/cmocka.h               unit test
 python3              /usr/bin/python3                    run bench test
 qemu-system-x86      /usr/bin/qemu-system-x86_64         run test

@@ -1,7 +1,9 @@
-# tools/module.mk - bootable media (make usb, make iso), optionally signed for Secure Boot.
+# tools/module.mk - bootable media (make usb, make iso), optionally signed for Secure Boot, and a
+# network boot root (make netboot).
 #
 #   make usb [CFG=my.cfg] [SIGN_KEY=k.key SIGN_CERT=k.crt]   $(B)/pmuboot-usb.img
 #   make iso [CFG=my.cfg] [SIGN_KEY=k.key SIGN_CERT=k.crt]   $(B)/pmuboot.iso
+#   make netboot [CFG=my.cfg] [SIGN_KEY=... SIGN_CERT=...]   $(B)/netboot/ (BOOTX64.EFI, pmuboot.cfg, README.txt)
 #
 # CFG is the pmuboot.cfg put beside the image (default: every option commented out).
 # KERNELS=dir puts dir's user kernel files (*.pmuk) in \pmuboot\kernels\ (docs/kernels.md).
@@ -15,7 +17,7 @@ KERNELS ?=
 MEDIA_KERNELS := $(if $(KERNELS),--kernels $(KERNELS))
 MEDIA_SIGNED := $(if $(SIGN_KEY)$(SIGN_CERT),yes)
 MEDIA_EFI := $(if $(MEDIA_SIGNED),$(B)/pmuboot-signed.efi,$(B)/pmuboot.efi)
-MEDIA_TOOLS := tools/mkusb.sh tools/mkiso.sh tools/media_common.sh tools/sign.sh
+MEDIA_TOOLS := tools/mkusb.sh tools/mkiso.sh tools/mknetboot.sh tools/media_common.sh tools/sign.sh
 MEDIA_INPUTS := $(B)/media-inputs.txt
 
 # media_make PATH: make the medium in a sub-make (after deps.sh has installed the tools
@@ -32,6 +34,10 @@ usb:
 iso:
 	@tools/deps.sh --quiet --for iso$(if $(MEDIA_SIGNED),$(comma)sign)
 	@$(call media_make,$(B)/pmuboot.iso)
+# A directory, so its stamp is the image it holds: per-machine .cfg files a lab adds there stay.
+netboot:
+	@tools/deps.sh --quiet --for netboot$(if $(MEDIA_SIGNED),$(comma)sign)
+	@$(call media_make,$(B)/netboot/BOOTX64.EFI)
 
 # What file times cannot tell: which CFG goes on the medium (a my.cfg older than the
 # image is still another file) and whether the image is signed, and with which
@@ -50,6 +56,9 @@ $(MEDIA_INPUTS): FORCE
 
 $(B)/pmuboot-usb.img: $(MEDIA_EFI) $(MEDIA_INPUTS) $(MEDIA_TOOLS)
 	@tools/mkusb.sh --efi $(MEDIA_EFI) --cfg $(CFG) $(MEDIA_KERNELS) --out $@
+
+$(B)/netboot/BOOTX64.EFI: $(MEDIA_EFI) $(MEDIA_INPUTS) $(MEDIA_TOOLS)
+	@tools/mknetboot.sh --efi $(MEDIA_EFI) --cfg $(CFG) --out $(B)/netboot
 
 $(B)/pmuboot.iso: $(MEDIA_EFI) $(MEDIA_INPUTS) $(MEDIA_TOOLS)
 	@tools/mkiso.sh --efi $(MEDIA_EFI) --cfg $(CFG) $(MEDIA_KERNELS) --out $@

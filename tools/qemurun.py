@@ -9,6 +9,15 @@ A run that finishes with on_finish=halt (or return) leaves QEMU running: once
 its `end` record has arrived and QEMU has had END_GRACE_S to finish writing,
 the runner stops QEMU itself and judges the run by its records, instead of
 waiting for the time limit.
+
+With no record on the serial capture (no UART, serial=off, serial=com2: the
+runner captures COM1), a run is judged by QEMU's debug-exit status and the
+results file the image saved, when there is one (judge_saved).
+
+Network boot (netboot=): OVMF loads the image by PXE over QEMU's user network,
+whose TFTP server serves a directory laid out by tools/mknetboot.sh; inside
+the guest the host is 10.0.2.2, and the guest reaches nothing but what the
+QEMU process itself connects to on its behalf.
 """
 import glob
 import os
@@ -40,6 +49,14 @@ POLL_S = 0.2
 # Finish actions that leave QEMU running after the end record (docs/options.md: on_finish).
 STAYS_UP = ("halt", "return")
 END_LINE_RE = re.compile(r'^@pmuboot \{"type":"end"', re.M)
+# The guest's network card: virtio-net driven by OVMF's own VirtioNetDxe (romfile= keeps QEMU's iPXE ROM
+# out, which would run the image twice: ../shared/reference/fleet.md F2).
+NIC = "virtio-net-pci,netdev=net0,romfile="
+# The address the host has inside QEMU's user network.
+HOST_IN_GUEST = "10.0.2.2"
+# A record capture.py finds after a run's end: the final upload's outcome (docs/results-format.md, "The upload
+# trailer"), which pmucap reports as a record outside every run.
+TRAILER_RE = re.compile(r'^line \d+: "?upload"? record before any begin record$')
 
 
 class Result:
@@ -55,6 +72,7 @@ class Result:
         self.reason = ""
         self.stopped_after_end = False   # the runner stopped QEMU after a complete run (on_finish=halt)
         self.saved = []                  # results files the image wrote to its FAT directory, copied out
+        self.judged_by = "serial"        # "serial", or "results file" when the capture held no record
 
     @property
     def run(self):
@@ -88,9 +106,59 @@ def make_esp(efi, workdir, cfg_text=None, extra_files=None):
     return esp
 
 
+def make_netboot(efi, workdir, cfg_text=None, extra_files=None):
+    """A network boot root (tools/mknetboot.sh) in workdir/netboot with cfg_text (str or bytes) as its
+    pmuboot.cfg and extra_files ({name: str or bytes}, e.g. a pmuboot-<UUID>.cfg) beside it."""
+    root = os.path.join(workdir, "netboot")
+    args = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "mknetboot.sh"), "--efi", efi, "--out", root]
+    if cfg_text is not None:
+        cfg = os.path.join(workdir, "netboot.cfg")
+        with open(cfg, "wb") as f:
+            f.write(cfg_text if isinstance(cfg_text, bytes) else cfg_text.encode("latin-1"))
+        args += ["--cfg", cfg]
+    p = subprocess.run(args, capture_output=True, text=True, errors="replace")
+    if p.returncode != 0:
+        raise RuntimeError("mknetboot.sh failed: " + " ".join(p.stderr.split())[-300:])
+    for rel, data in (extra_files or {}).items():
+        with open(os.path.join(root, rel), "wb" if isinstance(data, bytes) else "w") as f:
+            f.write(data)
+    return root
+
+
+def trailer_only(stray):
+    """True when every problem outside the runs is an upload trailer (the final upload's record)."""
+    return all(TRAILER_RE.match(p) for p in stray)
+
+
+def judge_saved(res):
+    """No record on the serial capture: judge by QEMU's debug-exit status and the saved results file."""
+    res.judged_by = "results file"
+    path = res.saved[-1]
+    with open(path, "rb") as f:
+        res.runs, res.stray = pmucap.parse(f.read().decode("latin-1"))
+    run = res.run
+    where = f"no record on the serial capture; judged by QEMU's debug-exit status and {os.path.basename(path)}"
+    if run is None:
+        res.status, res.reason = BROKEN, f"{where}: it holds no run"
+    elif not run.complete:
+        res.status, res.reason = BROKEN, f"{where}: it is damaged: " + "; ".join(run.problems)
+    elif res.qemu_rc not in (QEMU_CLEAN, QEMU_ERRORS):
+        res.status, res.reason = BROKEN, f"{where}: QEMU exited {res.qemu_rc}, not through the debug-exit device"
+    elif (run.end.get("status") == "ok") != (res.qemu_rc == QEMU_CLEAN):
+        res.status, res.reason = BROKEN, (f"{where}: they disagree (the file says {run.end.get('status')}, "
+                                          f"QEMU exited {res.qemu_rc})")
+    elif run.end.get("status") != "ok":
+        res.status, res.reason = RUN_ERRORS, f"run ended with {run.end.get('errors')} error(s) ({where})"
+    else:
+        res.status, res.reason = OK, f"clean ({where})"
+    return res
+
+
 def judge(res):
     res.runs, res.stray = pmucap.parse(res.log)
     run = res.run
+    if run is None and not res.timed_out and res.saved:
+        return judge_saved(res)
     if res.timed_out:
         res.status, res.reason = TIMEOUT, "time limit reached"
     elif run is None:
@@ -164,7 +232,7 @@ def _wait(proc, res, timeout):
 
 def boot(efi="build/pmuboot.efi", cpu="max", cfg_text=None, timeout=60, serial=True, drive=None,
          extra_args=(), show=False, log_path=None, memory="512M", extra_files=None, readonly=False,
-         keep_dir=None, save_dir=None):
+         keep_dir=None, save_dir=None, netboot=None, nic=False):
     """Boot once and return a judged Result.
 
     drive: None to boot a FAT directory built from efi/cfg_text, or
@@ -177,6 +245,10 @@ def boot(efi="build/pmuboot.efi", cpu="max", cfg_text=None, timeout=60, serial=T
     the image wrote to its FAT directory there (res.saved lists them) before
     the working directory goes.  keep_dir: work there and keep everything;
     otherwise the working directory (a temporary one) is always removed.
+    netboot: True to boot over the network from a root made of efi, cfg_text and
+    extra_files (make_netboot), or the path of a root to serve as it is (make
+    netboot's); there is no disk then.  nic: give a disk-booted machine a network
+    card too (an upload= from a stick).
     """
     res = Result()
     work = keep_dir or tempfile.mkdtemp(prefix="pmuboot-qemu-")
@@ -198,7 +270,18 @@ def boot(efi="build/pmuboot.efi", cpu="max", cfg_text=None, timeout=60, serial=T
         # QEMU's IDE/AHCI disk refuses a read-only backend ("Block node is read-only"), so a
         # read-only medium is a virtio disk (OVMF drives it and reports it write-protected).
         ro = ",if=virtio,readonly=on" if readonly else ""
-        if drive is None:
+        if netboot:
+            if drive is not None:
+                raise ValueError("netboot boots no disk: drive must be None")
+            root = netboot if isinstance(netboot, str) else make_netboot(efi, work, cfg_text, extra_files)
+            res.netboot_root = root
+            # bootindex=0: the card first in OVMF's boot order (PlatformBootManagerLib's SetBootOrderFromQemu).
+            args += ["-netdev", f"user,id=net0,tftp={root},bootfile=BOOTX64.EFI", "-device", NIC + ",bootindex=0"]
+        elif nic:
+            args += ["-netdev", "user,id=net0", "-device", NIC]
+        if netboot:
+            pass
+        elif drive is None:
             esp = make_esp(efi, work, cfg_text, extra_files)
             mode = "fat:" if readonly else "fat:rw:"
             args += ["-drive", f"format=raw,file={mode}{esp}{ro}"]

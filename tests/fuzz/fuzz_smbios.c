@@ -29,9 +29,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&info, 0, sizeof(info));
 	smbios_parse_table(table, table_len, &info);
 	const char *s[] = { info.bios_vendor, info.bios_version, info.bios_date, info.system_manufacturer,
-			    info.system_product, info.system_version };
+			    info.system_product, info.system_version, info.system_serial };
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
 		FUZZ_CHECK(memchr(s[i], '\0', SMBIOS_STR_MAX) != NULL);
+	/* The UUID is text of one shape (it names a config file on the boot server), or nothing. */
+	char uuid[SMBIOS_UUID_TEXT];
+	bool have = smbios_uuid_text(&info, t.major, t.minor, uuid);
+	FUZZ_CHECK(strlen(uuid) == (have ? SMBIOS_UUID_TEXT - 1 : 0));
+	for (size_t i = 0; have && i < SMBIOS_UUID_TEXT - 1; i++)
+		FUZZ_CHECK((i == 8 || i == 13 || i == 18 || i == 23) ? uuid[i] == '-' : lc_isxdigit(uuid[i]));
 	capture_start(&cap);
 	out_text("platform: %s %s; BIOS %s", out_clean(a, sizeof(a), info.system_manufacturer),
 		 out_clean(b, sizeof(b), info.system_product), info.bios_vendor);

@@ -81,6 +81,49 @@ static void string_zero_and_out_of_range(void **state)
 	assert_string_equal(info.system_manufacturer, "PmubootLab");
 }
 
+/* Type 1's serial number and UUID; the UUID's text in the byte order its SMBIOS version says (DSP0134 §7.2.1). */
+static void serial_and_uuid(void **state)
+{
+	(void)state;
+	static const uint8_t stored[16] = { 0x33, 0x22, 0x11, 0x00, 0x55, 0x44, 0x77, 0x66,
+					    0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff };
+	uint8_t t[256];
+	struct smbios_info info;
+	char text[SMBIOS_UUID_TEXT];
+	size_t n = make_table(t);
+	t[TYPE1_AT + 7] = 2;	/* serial number: string 2 */
+	memcpy(t + TYPE1_AT + 8, stored, sizeof(stored));
+	smbios_parse_table(t, n, &info);
+	assert_string_equal(info.system_serial, "RigA");
+	assert_true(info.have_uuid);
+	assert_memory_equal(info.uuid, stored, sizeof(stored));
+	/* 2.6 on: time_low, time_mid, time_hi_and_version little-endian, the rest as stored. */
+	assert_true(smbios_uuid_text(&info, 2, 8, text));
+	assert_string_equal(text, "00112233-4455-6677-8899-aabbccddeeff");
+	assert_true(smbios_uuid_text(&info, 3, 0, text));
+	assert_string_equal(text, "00112233-4455-6677-8899-aabbccddeeff");
+	/* Before 2.6, every byte in the order stored. */
+	assert_true(smbios_uuid_text(&info, 2, 5, text));
+	assert_string_equal(text, "33221100-5544-7766-8899-aabbccddeeff");
+
+	/* All zeros: no ID; all ones: not set.  Neither is an identity. */
+	memset(t + TYPE1_AT + 8, 0x00, 16);
+	smbios_parse_table(t, n, &info);
+	assert_false(smbios_uuid_text(&info, 2, 8, text));
+	assert_string_equal(text, "");
+	memset(t + TYPE1_AT + 8, 0xff, 16);
+	smbios_parse_table(t, n, &info);
+	assert_false(smbios_uuid_text(&info, 2, 8, text));
+
+	/* An SMBIOS 2.0 type 1 (8 bytes) has no UUID field at all. */
+	t[TYPE1_AT + 1] = 0x08;
+	memcpy(t + TYPE1_AT + 8, TYPE1_STRINGS, sizeof(TYPE1_STRINGS) - 1);
+	smbios_parse_table(t, TYPE1_AT + 8 + sizeof(TYPE1_STRINGS) - 1, &info);
+	assert_true(info.have_system);
+	assert_false(info.have_uuid);
+	assert_false(smbios_uuid_text(&info, 2, 8, text));
+}
+
 static void damaged_tables_stop_with_a_problem(void **state)
 {
 	(void)state;
@@ -147,6 +190,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(types_0_and_1),
 		cmocka_unit_test(string_zero_and_out_of_range),
+		cmocka_unit_test(serial_and_uuid),
 		cmocka_unit_test(damaged_tables_stop_with_a_problem),
 		cmocka_unit_test(entry_point_v3),
 		cmocka_unit_test(entry_point_v2),

@@ -1,0 +1,251 @@
+/*
+ * boot/http_efi.c - one request through the firmware's EFI_HTTP_PROTOCOL
+ * (UEFI 2.10 ch. 29): a child of the NIC's HTTP service binding,
+ * configured for HTTP/1.1 over IPv4, a Request token then Response tokens
+ * until the body is in.
+ *
+ * What edk2's HttpDxe does that shapes this (NetworkPkg/HttpDxe):
+ * - it adds no header of its own: Host and Content-Length are ours
+ *   (lib/http.c puts them in);
+ * - Request() opens the TCP connection itself and waits for it, up to
+ *   60 s (HTTP_CONNECTION_TIMEOUT) when a host never answers: that wait is
+ *   the firmware's, inside the call, and our deadline cannot cut it short;
+ * - Configure()'s time-out is stored but not used: every later wait is
+ *   ours, and a token still pending at the deadline is cancelled;
+ * - the response's status arrives as an index into EFI_HTTP_STATUS_CODE
+ *   (lib/http.h, http_status_from_efi), codes outside that list as 0;
+ * - http:// is refused (EFI_ACCESS_DENIED) when edk2 is built without
+ *   PcdAllowHttpConnections: *refused then lets the TCP4 client try.
+ */
+#include "boot/http_call.h"
+#include "boot/efi_net.h"
+#include "boot/net.h"
+
+#define POLL_US 1000
+#define NO_MAPPING_RETRY_US 100000
+#define URL_CHARS (HTTP_HOST_MAX + HTTP_PATH_MAX + 16)
+
+struct child {
+	EFI_SERVICE_BINDING *sb;
+	EFI_HANDLE handle;
+	struct efi_http *http;
+	EFI_EVENT ev;
+	volatile BOOLEAN done;
+};
+
+static VOID EFIAPI set_done(EFI_EVENT ev, VOID *ctx)
+{
+	(void)ev;
+	*(volatile BOOLEAN *)ctx = TRUE;
+}
+
+static bool wait_done(struct child *c, EFI_EVENT deadline)
+{
+	while (!c->done) {
+		if (fw_deadline_passed(deadline))
+			return false;
+		c->http->poll(c->http);
+		fw_st->BootServices->Stall(POLL_US);
+	}
+	return true;
+}
+
+static void fail(struct http_call *call, EFI_STATUS st, bool retryable, const char *what)
+{
+	call->efi_status = st;
+	call->retryable = retryable;
+	snprintf(call->why, sizeof(call->why), "http: %s (%s)", what, net_status_name(st));
+}
+
+static bool open_child(struct child *c, struct http_call *call, bool *refused)
+{
+	static EFI_GUID sb_guid = EFI_HTTP_SB_GUID;
+	static EFI_GUID http_guid = EFI_HTTP_GUID;
+	c->sb = net_service_binding(&sb_guid);
+	if (!c->sb) {
+		*refused = true;
+		fail(call, EFI_UNSUPPORTED, false, "the firmware has no EFI_HTTP_PROTOCOL on this network interface");
+		return false;
+	}
+	EFI_STATUS st = c->sb->CreateChild(c->sb, &c->handle);
+	if (st != EFI_SUCCESS) {
+		*refused = true;
+		c->handle = NULL;
+		fail(call, st, false, "the firmware made no HTTP instance");
+		return false;
+	}
+	st = fw_st->BootServices->HandleProtocol(c->handle, &http_guid, (void **)&c->http);
+	if (st == EFI_SUCCESS)
+		st = fw_st->BootServices->CreateEvent(EVT_NOTIFY_SIGNAL, TPL_CALLBACK, set_done, (void *)&c->done, &c->ev);
+	if (st != EFI_SUCCESS) {
+		*refused = true;
+		c->ev = NULL;
+		fail(call, st, false, "the HTTP instance cannot be used");
+		return false;
+	}
+	const struct net_state *n = net_probe();
+	struct efi_http_v4_access_point ap;
+	memset(&ap, 0, sizeof(ap));
+	ap.use_default_address = n->addr != NET_ADDR_PXE;
+	if (n->addr == NET_ADDR_PXE) {
+		memcpy(ap.local_address.Addr, n->station, 4);
+		memcpy(ap.local_subnet.Addr, n->mask, 4);
+	}
+	struct efi_http_config cfg = { EFI_HTTP_VERSION_11, (UINT32)call->timeout_ms, FALSE, { &ap } };
+	st = c->http->configure(c->http, &cfg);
+	if (st != EFI_SUCCESS) {
+		*refused = true;
+		fail(call, st, false, "the HTTP instance could not be configured");
+		return false;
+	}
+	return true;
+}
+
+static void close_child(struct child *c)
+{
+	if (c->http) {
+		c->http->cancel(c->http, NULL);	/* every token still pending is aborted and signalled */
+		c->http->configure(c->http, NULL);
+	}
+	if (c->handle)
+		c->sb->DestroyChild(c->sb, c->handle);
+	if (c->ev)
+		fw_st->BootServices->CloseEvent(c->ev);
+}
+
+/* The Content-Length among the headers the firmware returned, or -1. */
+static int64_t content_length(const struct efi_http_message *m)
+{
+	for (UINTN i = 0; m->headers && i < m->header_count; i++) {
+		const char *name = (const char *)m->headers[i].name, *v = (const char *)m->headers[i].value;
+		if (!name || !v || lc_strcasecmp(name, "Content-Length"))
+			continue;
+		uint64_t n = 0;
+		size_t len = strlen(v);
+		bool ok = len > 0;
+		for (size_t k = 0; ok && k < len; k++) {
+			ok = lc_isdigit(v[k]) && n < (1ull << 40);
+			n = n * 10 + (uint64_t)(v[k] - '0');
+		}
+		return ok ? (int64_t)n : -1;
+	}
+	return -1;
+}
+
+static bool send_request(struct child *c, struct http_call *call, EFI_EVENT deadline)
+{
+	static CHAR16 url16[URL_CHARS];
+	static struct efi_http_header hdr[HTTP_HEADERS_MAX];
+	char url[URL_CHARS];
+	const struct http_request *rq = call->rq;
+
+	http_url_text(rq->url, url, sizeof(url));
+	size_t i = 0;
+	for (; url[i] && i + 1 < URL_CHARS; i++)
+		url16[i] = (CHAR16)(unsigned char)url[i];
+	url16[i] = 0;
+	for (size_t k = 0; k < rq->nheaders; k++)
+		hdr[k] = (struct efi_http_header){ (CHAR8 *)rq->headers[k].name, (CHAR8 *)rq->headers[k].value };
+	struct efi_http_request_data data = { rq->method == HTTP_POST ? EFI_HTTP_METHOD_POST : EFI_HTTP_METHOD_GET,
+					      url16 };
+	struct efi_http_message msg = { { .request = &data }, rq->nheaders, hdr,
+					rq->method == HTTP_POST ? rq->body_len : 0,
+					rq->method == HTTP_POST ? (void *)call->body : NULL };
+	struct efi_http_token tok = { c->ev, EFI_SUCCESS, &msg };
+	EFI_STATUS st;
+	c->done = FALSE;
+	/* EFI_NO_MAPPING: the station address is still being configured. */
+	while ((st = c->http->request(c->http, &tok)) == EFI_NO_MAPPING && !fw_deadline_passed(deadline))
+		fw_st->BootServices->Stall(NO_MAPPING_RETRY_US);
+	if (st != EFI_SUCCESS) {
+		/* Refused before the request went out: connection refused or reset count as the server's answer. */
+		fail(call, st, st != EFI_ACCESS_DENIED && st != EFI_UNSUPPORTED && st != EFI_INVALID_PARAMETER,
+		     st == EFI_ACCESS_DENIED ? "the firmware refuses http:// requests" : "the request could not be made");
+		return false;
+	}
+	if (!wait_done(c, deadline)) {
+		fail(call, EFI_TIMEOUT, true, "the request was not sent before the time-out");
+		return false;
+	}
+	if (tok.status != EFI_SUCCESS) {
+		fail(call, tok.status, true, "sending the request failed");
+		return false;
+	}
+	return true;
+}
+
+static bool read_response(struct child *c, struct http_call *call, EFI_EVENT deadline)
+{
+	struct efi_http_response_data data = { 0 };
+	uint8_t *buf = call->resp_body ? call->resp_body : call->keep;
+	size_t cap = call->resp_body ? call->resp_cap : sizeof(call->keep);
+	struct efi_http_message msg = { { .response = &data }, 0, NULL, cap, buf };
+	struct efi_http_token tok = { c->ev, EFI_SUCCESS, &msg };
+
+	c->done = FALSE;
+	EFI_STATUS st = c->http->response(c->http, &tok);
+	if (st == EFI_SUCCESS && !wait_done(c, deadline)) {
+		fail(call, EFI_TIMEOUT, true, "no response before the time-out");
+		return false;
+	}
+	if (st == EFI_SUCCESS)
+		st = tok.status;
+	/* EFI_HTTP_ERROR: a whole response whose status is an error; the status says which. */
+	if (st == EFI_TIMEOUT) {
+		/* HttpDxe gives up on a silent server itself (PcdHttpIoTimeout, 5 s in edk2). */
+		fail(call, st, true, "no response before the firmware's own time-out");
+		return false;
+	}
+	if (st != EFI_SUCCESS && st != EFI_NET_HTTP_ERROR) {
+		fail(call, st, true, "reading the response failed");
+		return false;
+	}
+	call->status = http_status_from_efi(data.status_code);
+	int64_t want = content_length(&msg);
+	size_t got = msg.body_length <= cap ? msg.body_length : cap;
+	if (msg.headers)
+		fw_st->BootServices->FreePool(msg.headers);
+	if (!call->status) {
+		snprintf(call->why, sizeof(call->why), "http: the firmware could not name the response's status (a code "
+			 "outside UEFI's EFI_HTTP_STATUS_CODE list)");
+		call->retryable = true;
+		return false;
+	}
+	/* More body: Response again with no status to fill (UEFI 2.10 ch. 29, EFI_HTTP_PROTOCOL.Response). */
+	while (want > 0 && got < (uint64_t)want && got < cap) {
+		struct efi_http_message more = { { .response = NULL }, 0, NULL, cap - got, buf + got };
+		struct efi_http_token t2 = { c->ev, EFI_SUCCESS, &more };
+		c->done = FALSE;
+		st = c->http->response(c->http, &t2);
+		if (st == EFI_SUCCESS && !wait_done(c, deadline)) {
+			fail(call, EFI_TIMEOUT, true, "the response body did not arrive before the time-out");
+			return false;
+		}
+		if (st == EFI_SUCCESS)
+			st = t2.status;
+		if (st != EFI_SUCCESS || more.body_length == 0) {
+			fail(call, st != EFI_SUCCESS ? st : EFI_END_OF_FILE, true, "the response body was cut short");
+			return false;
+		}
+		got += more.body_length <= cap - got ? more.body_length : cap - got;
+	}
+	call->body_out = buf;
+	call->body_len = got;
+	call->body_cut = want > 0 && (uint64_t)want > got;
+	return true;
+}
+
+bool http_efi_call(struct http_call *call, bool *refused)
+{
+	struct child c;
+	*refused = false;
+	call->via = "http";
+	memset(&c, 0, sizeof(c));
+	EFI_EVENT deadline = fw_deadline(call->timeout_ms);
+	bool ok = open_child(&c, call, refused) && send_request(&c, call, deadline) && read_response(&c, call, deadline);
+	if (!ok && !*refused && call->efi_status == EFI_ACCESS_DENIED)
+		*refused = true;	/* http:// not allowed: nothing was sent */
+	close_child(&c);
+	fw_deadline_end(deadline);
+	return ok;
+}
