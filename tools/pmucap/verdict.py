@@ -120,11 +120,11 @@ def contradictions(end, tally):
     elif errors is not None and (status == STATUS_ERROR) != (errors > 0):
         out.append(f"end record contradicts itself: status {status!r} with {errors} error(s)")
     found = tally.errors
+    said = f"status {status!r}" + ("" if errors is None else f", {errors} error(s)")
     if status == STATUS_OK and found:
-        out.append(f"end record says status 'ok'{'' if errors is None else f', {errors} error(s)'}, but the records "
-                   f"hold {found} run error(s): {tally.errors_in_words()}")
+        out.append(f"end record says {said}, but the records hold {found} run error(s): {tally.errors_in_words()}")
     elif status == STATUS_ERROR and not found:
-        out.append("end record says status 'error', but no record holds a run error")
+        out.append(f"end record says {said}, but no record holds a run error")
     elif errors is not None and errors != found:
         out.append(f"end record counts {errors} error(s), the records hold {found}: {tally.errors_in_words()}")
     return out
