@@ -416,3 +416,75 @@ def safe_post(c, text):
         return c.post(text)
     except OSError as e:   # the collector was killed under it
         return ("connection", str(e))
+
+
+def test_serve_refuses_what_it_cannot_use(ctx):
+    py = cl.server_python()
+    with tempfile.TemporaryDirectory() as d:
+        def serve(*args, python=py):
+            return subprocess.run([python, cl.PMUCAP, "serve", *args], capture_output=True, text=True, timeout=30)
+        for args, words in ((["--listen", "8470"], "give ADDR:PORT"), (["--listen", ":8470"], "address is missing"),
+                            (["--listen", "127.0.0.1:99999"], "give ADDR:PORT"),
+                            (["--max-upload-mib", "0"], "--max-upload-mib 0: at least 1"),
+                            (["--threads", "0"], "--threads 0: at least 1"), (["--margin", "nan"], "--margin nan"),
+                            (["--db", os.path.join(d, "no", "such", "dir", "runs.sqlite")], "cannot open the database"),
+                            (["--token-file", os.path.join(d, "missing")], "cannot read it")):
+            p = serve("--db", os.path.join(d, "x.sqlite"), *args) if "--db" not in args else serve(*args)
+            assert p.returncode == 1 and words in p.stderr and len(p.stderr.splitlines()) == 1, (args, p.stderr)
+        # A database of a newer schema than this pmucap knows is left alone.
+        newer = os.path.join(d, "newer.sqlite")
+        con = sqlite3.connect(newer)
+        con.execute("CREATE TABLE schema_info (version INTEGER NOT NULL)")
+        con.execute("INSERT INTO schema_info VALUES (99)")
+        con.commit()
+        con.close()
+        p = serve("--db", newer, "--listen", "127.0.0.1:0")
+        assert p.returncode == 1 and "schema version 99, newer than" in p.stderr, p.stderr
+        # A Python without Flask (pyenv's, say) is told which one has it.
+        if subprocess.run([sys.executable, "-c", "import flask, waitress"], capture_output=True).returncode != 0:
+            p = serve("--db", os.path.join(d, "y.sqlite"), python=sys.executable)
+            assert p.returncode == 1 and ("/usr/bin/python3 tools/pmucap serve" in p.stderr
+                                          or "apt-get install python3-flask" in p.stderr), p.stderr
+        # A restart finds its schema and its runs.
+        db = os.path.join(d, "runs.sqlite")
+        with Collector(db) as c:
+            assert "schema 1 (created)" in c.lines[0] and "0 run(s) stored" in c.lines[0], c.lines[0]
+            assert c.post(upload_text("machine-a.jsonl"))[0] == 201
+        with Collector(db) as c:
+            assert "schema 1;" in c.lines[0] and "1 run(s) stored" in c.lines[0], c.lines[0]
+
+
+def test_deps_installs_the_collector_for_serve(ctx):
+    p = subprocess.run([os.path.join(ctx.root, "tools", "deps.sh"), "--list", "--for", "serve"], capture_output=True,
+                       text=True, timeout=30)
+    pkgs = {line.split()[0] for line in p.stdout.splitlines()}
+    assert p.returncode == 0 and {"python3-flask", "python3-waitress", "python3-psycopg2", "python3-matplotlib"} <= pkgs
+    assert not pkgs & {"chromium", "chromium-driver", "postgresql", "qemu-system-x86", "gnu-efi"}, pkgs
+    p = subprocess.run([os.path.join(ctx.root, "tools", "deps.sh"), "--list", "--for", "test"], capture_output=True,
+                       text=True, timeout=30)
+    assert {"chromium", "chromium-driver", "postgresql", "python3-flask"} <= {l.split()[0] for l in p.stdout.splitlines()}
+
+
+def test_sku_flags_only_the_odd_machine_of_three_or_more(ctx):
+    from pmucap import fleet
+
+    def run(i, machine):
+        return {"id": i, "machine": machine}
+
+    def fig(median, metric="penalty", variant="store_forward.size_mismatch"):
+        return {"variant": variant, "metric": metric, "median": median, "unstable": None}
+    runs = [run(1, "a"), run(2, "b"), run(3, "c")]
+    figs = {1: [fig(10.0), fig(0.1, variant="v2")], 2: [fig(10.4), fig(0.4, variant="v2")],
+            3: [fig(18.0), fig(-0.2, variant="v2")]}
+    res = fleet.compare(runs, figs, margin_pct=10, floor=0.5)
+    assert [(m, row["variant"]) for m, row, _ in res["flagged"]] == [("c", "store_forward.size_mismatch")]
+    row = res["rows"][0]
+    assert row["median"] == 10.4 and row["cells"]["c"]["delta"] == 7.6 and round(row["cells"]["c"]["pct"]) == 73
+    # Figures near zero: 0.3 from a median of 0.1 is 300% of it, but within the floor (unless it is 0).
+    assert all(not c["flag"] for c in res["rows"][1]["cells"].values())
+    assert fleet.compare(runs, figs, margin_pct=10, floor=0.0)["flagged"][-1][0] in ("a", "b", "c")
+    # Two machines: far apart, but which is odd cannot be told.
+    assert fleet.compare(runs[:2], {1: [fig(10.0)], 2: [fig(30.0)]})["flagged"] == []
+    # The newest run of each machine is the one compared.
+    newest = fleet.latest_per_machine([run(9, "a"), run(8, "b"), run(7, "a")])
+    assert [r["id"] for r in newest] == [9, 8]
