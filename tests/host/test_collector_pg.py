@@ -92,6 +92,14 @@ def test_collector_on_postgresql(ctx):
         sku = c.get("/api/sku?cpu=QEMU%20TCG%20CPU%20version%202.5%2B")[1]
         assert {(f["machine"].rsplit(" / ", 1)[1], f["metric"]) for f in sku["flagged"]} == \
             {("LAB-0003", "penalty"), ("LAB-0003", "cycles")}, sku["flagged"]
+        # A serial capture with NUL bytes in its noise (a PostgreSQL text holds none): a new run's stored.
+        serial = "".join(f"\x00BdsDxe\x00\r\n@pmuboot {line}\r\n"
+                         for line in mk.frame(mk.machine_run("PG-NUL")).splitlines())
+        status, nul = c.post(serial)
+        assert status == 201 and nul["verdict"] == "PASS", (status, nul)
+        raw = c.get(f"/api/runs/{nul['id']}/capture")[1]
+        assert raw == serial.replace("\x00", "").encode("latin-1"), raw[:200]
+        assert c.post(serial)[1]["stored"] == "already"
         # 20 distinct runs at once, then one run by 20 uploads racing each other.
         texts = [mk.frame(mk.machine_run(f"PG-{i:02d}", scale=1 + i / 1000)) for i in range(20)]
         with cf.ThreadPoolExecutor(20) as ex:
@@ -102,7 +110,7 @@ def test_collector_on_postgresql(ctx):
             answers = list(ex.map(c.post, [same] * 20))
         assert sorted(s for s, _ in answers) == [200] * 19 + [201] and len({b["id"] for _, b in answers}) == 1
         total = len(c.get("/api/runs?limit=1000")[1]["runs"])
-        assert total == 8 + 21, total
+        assert total == 9 + 21, total
         before = {r["id"]: c.get(f"/api/runs/{r['id']}")[1] for r in c.get("/api/runs?limit=1000")[1]["runs"]}
         # Killed during a large upload; restarted, every run is served and the large one is whole or absent.
         big = mk.frame(mk.machine_run("PG-BIG", variants=6000))

@@ -141,7 +141,7 @@ class Store:
         """Store an upload.Upload in one transaction.  Returns (id, True) for a new run, (id, False)
         when the same run is already there; raises Conflict when a different one has its key."""
         cols = ("received_at", "source", "reasons", "bytes") + UPLOAD_COLUMNS
-        vals = [utc_now(), source, json.dumps(up.reasons), len(up.body)] + [getattr(up, c) for c in UPLOAD_COLUMNS]
+        vals = [utc_now(), source, json.dumps(up.reasons), up.received_bytes] + [getattr(up, c) for c in UPLOAD_COLUMNS]
         find = "SELECT id, digest FROM runs WHERE run_key = ?"
         with self._tx(write=True) as cur:
             # Looked up first (no number is spent on a run already there), and inserted only if absent:

@@ -54,7 +54,10 @@ class Upload:
     """One run's upload, checked.  Attributes are what the store keeps (store.RUN_COLUMNS)."""
 
     def __init__(self, body_text, run, stray):
-        self.body = body_text
+        # Kept as received but for NUL bytes (serial noise the reader drops anyway, and which a
+        # PostgreSQL text cannot hold): read again, it gives the same run.
+        self.body = body_text.replace("\x00", "")
+        self.received_bytes = len(body_text)
         self.run = run
         self.verdict, self.reasons = run.verdict(stray)
         self.records = run.count + (1 if run.end is not None else 0)
