@@ -93,6 +93,7 @@ def test_every_way_an_end_record_can_contradict(ctx):
     asked = dict(fault, expected=True, expected_because="selftest=fault asks for it")
     user = {"type": "fault", "kernel": "user.bad", "name": "#UD", "outcome": "kernel not measured"}
     error = {"type": "error", "source": "pmuboot.cfg:3", "what": "reps", "message": "out of range"}
+    check = {"type": "check", "kernel": "store_forward", "what": "timing", "status": "fail", "reason": "negative"}
     cases = [
         # (records added, status, errors, the verdict, words its first reason holds)
         ([], "ok", 0, "PASS", None),
@@ -107,6 +108,10 @@ def test_every_way_an_end_record_can_contradict(ctx):
         ([], "ok", 2, "INVALID", "end record contradicts itself: status 'ok' with 2 error(s)"),
         ([audit], "error", 3, "INVALID", "end record counts 3 error(s), the records hold 1: line 41: audit branches"),
         ([], "fine", 0, "INVALID", "end record status 'fine' is neither 'ok' nor 'error'"),
+        # Failed checks are no run errors, and do not hide the one behind them.
+        ([dict(check, variant=f"v{i}") for i in range(12)] + [error], "ok", 0, "INVALID",
+         "hold 1 run error(s): line 53: error record (pmuboot.cfg:3: out of range)"),
+        ([dict(check, variant=f"v{i}") for i in range(12)], "ok", 0, "FAIL", "and 4 more"),
     ]
     for added, status, errors, verdict, words in cases:
         path = written(mk.frame(base + added, status=status, errors=errors))

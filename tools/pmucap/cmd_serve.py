@@ -16,10 +16,7 @@ database is SQLite (--db FILE, the default runs.sqlite) or PostgreSQL (psycopg2)
 creates and migrates the schema at start.
 """
 import argparse
-import ipaddress
-import logging
 import os
-import signal
 import sys
 
 from . import capture, fleet
@@ -74,6 +71,8 @@ def parse_listen(text):
 
 
 def is_loopback(host):
+    import ipaddress
+
     if host == "localhost":
         return True
     try:
@@ -136,6 +135,9 @@ def run(args):
         if not v >= 0 or v == float("inf"):
             raise capture.InputError(f"{name} {v}: a finite number, 0 or more")
     waitress = import_server()
+    import logging
+    import signal
+
     from . import store as store_mod, web
 
     logging.basicConfig(format="pmucap: %(message)s", level=logging.INFO, stream=sys.stderr)

@@ -6,8 +6,6 @@ whose figure is further from it than the margin (a share of the median, and at l
 floor, so figures near zero do not raise alarms) is flagged.  With fewer than MIN_MACHINES
 machines nothing is flagged: two machines that differ do not say which of them is the odd one.
 """
-import statistics
-
 DEFAULT_MARGIN_PCT = 10.0
 DEFAULT_FLOOR = 0.5          # cycles per iteration
 MIN_MACHINES = 3
@@ -31,6 +29,8 @@ def compare(runs, figures, margin_pct=DEFAULT_MARGIN_PCT, floor=DEFAULT_FLOOR):
     Returns {"machines": [run], "rows": [row], "flagged": [(machine, row, cell)]}; a row is
     {"variant", "metric", "median", "n", "cells": {machine: cell}} and a cell {"value", "delta",
     "pct" (None when the median is 0), "flag", "unstable"}."""
+    import statistics   # here: the other pmucap commands import this module for its defaults only
+
     values = {}
     for r in runs:
         for f in figures.get(r["id"], []):

@@ -24,8 +24,8 @@ PASS, FAIL, INCOMPLETE, INVALID = "PASS", "FAIL", "INCOMPLETE", "INVALID"
 VERDICTS = (PASS, FAIL, INCOMPLETE, INVALID)
 # The `end` record's statuses (lib/record.c rec_stream_end).
 STATUS_OK, STATUS_ERROR = "ok", "error"
-# Failures described one by one, at most (the rest are counted).
-MAX_DESCRIBED = 8
+# Failures described one by one, at most (the rest are counted), and run errors named in a contradiction.
+MAX_DESCRIBED, ERRORS_NAMED = 8, 3
 # A quoted value is cut to this many characters.
 QUOTE_CHARS = 80
 
@@ -75,35 +75,37 @@ def failed_check(rec):
 
 class Tally:
     """The run errors and failed checks of one run, counted as its records go by."""
+    __slots__ = ("errors", "failed_checks", "described", "error_words")   # one per run: there may be thousands
 
     def __init__(self):
         self.errors = 0          # records the image counts in end.errors
         self.failed_checks = 0
-        self.described = []      # (is a run error, words): the first MAX_DESCRIBED, in record order
+        self.described = []      # every failure in words: the first MAX_DESCRIBED, in record order
+        self.error_words = []    # the run errors in words: the first ERRORS_NAMED
 
     def note(self, rec):
-        why, is_error = run_error(rec), True
-        if why is None:
-            why, is_error = failed_check(rec), False
+        why = run_error(rec)
+        if why is not None:
+            self.errors += 1
+            if len(self.error_words) < ERRORS_NAMED:
+                self.error_words.append(why)
+        else:
+            why = failed_check(rec)
             if why is None:
                 return
-        if is_error:
-            self.errors += 1
-        else:
             self.failed_checks += 1
         if len(self.described) < MAX_DESCRIBED:
-            self.described.append((is_error, why))
+            self.described.append(why)
 
     def failures(self):
         """Every failure in words (the first MAX_DESCRIBED, then how many more)."""
         more = self.errors + self.failed_checks - len(self.described)
-        return [w for _, w in self.described] + ([f"and {more} more"] if more > 0 else [])
+        return list(self.described) + ([f"and {more} more"] if more > 0 else [])
 
-    def errors_in_words(self, shown=3):
+    def errors_in_words(self):
         """The run errors, the first few in words."""
-        words = [w for is_error, w in self.described if is_error][:shown]
-        more = self.errors - len(words)
-        return "; ".join(words) + (f"; and {more} more" if more > 0 else "")
+        more = self.errors - len(self.error_words)
+        return "; ".join(self.error_words) + (f"; and {more} more" if more > 0 else "")
 
 
 def contradictions(end, tally):
