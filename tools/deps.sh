@@ -3,7 +3,7 @@
 #
 #   tools/deps.sh [--for TARGET[,TARGET...]] [--list] [--quiet]
 #
-#   --for T   only what target T needs (usb, iso, run, test, ...; see the table below);
+#   --for T   only what target T needs (usb, iso, run, test, serve, ...; see the table below);
 #             without it, every package in the table
 #   --list    print each needed package and whether it is installed; install nothing
 #   --quiet   print nothing when everything is present
@@ -16,6 +16,8 @@ set -eu
 # One line per package: the package, a file (or glob) that shows it is installed, and the targets
 # that need it.  To add a package, add a line; a target named here for the first time
 # becomes a valid --for value.  `test` needs every package: the tests build and boot it all.
+# `serve` is `pmucap serve`, the collector (Flask on waitress, psycopg2 for --db postgresql://,
+# matplotlib for the plots); the tests also start a PostgreSQL of their own and drive Chromium.
 table="
 gcc                  /usr/bin/gcc                        image host unit run usb iso netboot bench test
 make                 /usr/bin/make                       image host unit run usb iso netboot bench test
@@ -32,7 +34,13 @@ gdisk                /usr/sbin/sgdisk                    run usb test
 xorriso              /usr/bin/xorriso                    iso test
 sbsigntool           /usr/bin/sbsign                     sign test
 openssl              /usr/bin/openssl                    sign test
-python3-matplotlib   /usr/lib/python3/dist-packages/matplotlib  plot test
+python3-matplotlib   /usr/lib/python3/dist-packages/matplotlib  plot serve test
+python3-flask        /usr/lib/python3/dist-packages/flask       serve test
+python3-waitress     /usr/lib/python3/dist-packages/waitress    serve test
+python3-psycopg2     /usr/lib/python3/dist-packages/psycopg2    serve test
+postgresql           /usr/lib/postgresql/*/bin/initdb           test
+chromium             /usr/bin/chromium                          test
+chromium-driver      /usr/bin/chromedriver                      test
 clang                /usr/bin/clang                      fuzz test
 libclang-rt-dev      /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a  fuzz test
 "

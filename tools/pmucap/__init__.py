@@ -1,4 +1,4 @@
-"""pmucap - read pmuboot captures: parse, table, junit, compare, plot.
+"""pmucap - read pmuboot captures: parse, table, junit, compare, plot; and serve, the collector.
 
 A capture is whatever a rig recorded from the serial line (firmware noise,
 ANSI escapes, CR/LF mixes included) or a saved results-NNNN.jsonl file.

@@ -13,7 +13,9 @@ Every subcommand reads through this module and nothing else, so the rules live o
   longer than MAX_LINE_CHARS is no record (a damaged one when it starts like one);
 - a record's JSON must be an object with a string `type`, finite numbers, integers of
   sane length and a shallow nesting: anything else is a damaged record, not a crash;
-- a run is begin..end; it is intact when `end` counts its records and carries their CRC;
+- a run is begin..end; it is complete when `end` counts its records and carries their CRC, and
+  intact when besides its `status` and `errors` agree with the run errors its records hold
+  (verdict.py: the run's PASS, FAIL, INCOMPLETE or INVALID);
 - a field is read through get()/figure(), which check its type and name the record and
   field when it is wrong.
 
@@ -28,6 +30,8 @@ import re
 import stat
 import sys
 import zlib
+
+from . import verdict as _verdict
 
 PREFIX = "@pmuboot "
 # Captures are a few hundred KiB; a rig log of many chained runs stays far below this.
@@ -311,10 +315,22 @@ class Run:
         self.problems = []
         self.field_error = None   # the first field of a wrong type, as FieldError words
         self.kept = True          # False: its records were not kept (Capture's only_run)
+        self.tally = _verdict.Tally()   # its run errors and failed checks, counted as they go by
+        self.contradictions = []  # what its end record's status/errors claim against the records
 
     @property
     def complete(self):
+        """Its end record holds: the count and the CRC match (the framing both readers check)."""
         return self.end is not None and not self.problems
+
+    @property
+    def intact(self):
+        """Complete, and its end record's status and errors agree with its records."""
+        return self.complete and not self.contradictions
+
+    def verdict(self, stray=()):
+        """(PASS|FAIL|INCOMPLETE|INVALID, [reasons]): verdict.py."""
+        return _verdict.verdict(self, stray)
 
     def name(self):
         return f"run {self.number} (from line {self.start_line})"
@@ -344,11 +360,14 @@ class Run:
         for f in ("status",):
             if not isinstance(self.end.get(f), str):
                 self.problems.append(f"end record field '{f}' is {type_name(self.end.get(f))}, expected a string")
+        # Not a framing problem (the C reader does not judge it): a claim the records refute.
+        self.contradictions = _verdict.contradictions(self.end, self.tally)
 
     def summary(self):
         """One line: this run and what is wrong with it."""
-        shown = "; ".join(self.problems[:MAX_PROBLEMS_SHOWN])
-        more = len(self.problems) - MAX_PROBLEMS_SHOWN
+        wrong = self.problems + self.contradictions
+        shown = "; ".join(wrong[:MAX_PROBLEMS_SHOWN])
+        more = len(wrong) - MAX_PROBLEMS_SHOWN
         return f"{self.name()}: {shown}" + (f"; and {more} more problem(s)" if more > 0 else "")
 
 
@@ -457,6 +476,7 @@ class _Scanner:
             self._close(cur)
             self.cur = None
             return
+        cur.tally.note(rec)
         if cur.kept and (self.keep is None or rec["type"] in self.keep):
             cur.records.append((n, rec if self.fields is None else slim(rec, self.fields.get(rec["type"]))))
         cur.add_text(js)
@@ -547,7 +567,8 @@ class Capture:
             raise InputError(f"{self.path}: changed while being read")
 
     def verify(self, runs, allow_incomplete):
-        """Refuse damaged runs (and damage outside every run) unless allowed.
+        """Refuse damaged runs (and damage outside every run), and runs whose end record's status
+        or errors contradict their records (verdict.py: INVALID), unless allowed.
 
         First every field the tools read is type-checked (FieldError, whatever
         allow_incomplete says: a figure that is not a number cannot be shown).
@@ -557,17 +578,19 @@ class Capture:
         for r in runs:
             if r.field_error:
                 raise FieldError(f"{self.path}: {r.field_error}")
-        bad = [r.summary() for r in runs if r.problems]
+        bad = [r.summary() for r in runs if r.problems or r.contradictions]
         if self.stray:
             more = len(self.stray) - MAX_PROBLEMS_SHOWN
             bad.append("outside any run: " + "; ".join(self.stray[:MAX_PROBLEMS_SHOWN])
                        + (f"; and {more} more" if more > 0 else ""))
         if not bad:
             return []
+        # A run whose framing holds but whose end record claims what its records refute is INVALID.
+        what = "truncated or damaged" if self.stray or any(r.problems for r in runs) else "invalid"
         if not allow_incomplete:
-            raise CaptureError(f"{self.path}: truncated or damaged: " + " | ".join(bad)
+            raise CaptureError(f"{self.path}: {what}: " + " | ".join(bad)
                                + " (--allow-incomplete reads it anyway)")
-        return [f"{self.path}: truncated or damaged: {b}" for b in bad]
+        return [f"{self.path}: {what}: {b}" for b in bad]
 
 
 def _mostly_binary(text):

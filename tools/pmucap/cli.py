@@ -6,6 +6,7 @@
     pmucap compare A B [--format text|json|csv] [--run-a N] [--run-b N]
                    [--min-change PCT] [--floor X] [--fail-on-change] [--allow-incomplete]
     pmucap plot CAPTURE [CAPTURE_B] -o FILE.png|.svg [--metric cycles|events|all|topdown] [--allow-incomplete]
+    pmucap serve [--db FILE|postgresql://...] [--listen ADDR:PORT] [--token-file FILE]
 
 Runs are numbered from 1 in capture order by every command (parse's "_run" field,
 --run, --run-a, --run-b); the default is the last run.
@@ -17,14 +18,15 @@ import functools
 import os
 import sys
 
-from . import capture, cmd_compare, cmd_junit, cmd_parse, cmd_plot, cmd_table
+from . import capture, cmd_compare, cmd_junit, cmd_parse, cmd_plot, cmd_serve, cmd_table
 from .capture import one_line
 
 EXIT_STATUS_HELP = """exit status:
   0    done; every run read is complete and intact (or --allow-incomplete)
   1    a file that cannot be read (missing, not a regular file, too large), or
        nothing to show (no bench records, no event counts, no matplotlib)
-  2    a run is truncated or damaged (refused unless --allow-incomplete), no run
+  2    a run is truncated or damaged, or its end record's status or errors
+       contradict its records (refused unless --allow-incomplete), no run
        in the capture, a record field of the wrong type; or bad usage
   3    compare --fail-on-change: a figure moved beyond its spread
   141  the reader of the output went away (e.g. | head): stopped quietly
@@ -42,7 +44,7 @@ def build_parser():
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=EXIT_STATUS_HELP)
     sub = ap.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
-    for mod in (cmd_parse, cmd_table, cmd_junit, cmd_compare, cmd_plot):
+    for mod in (cmd_parse, cmd_table, cmd_junit, cmd_compare, cmd_plot, cmd_serve):
         mod.add_parser(sub)
     return ap
 

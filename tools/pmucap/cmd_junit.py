@@ -80,7 +80,10 @@ def run_suite(root, run, capture_name):
 
     if run.problems:
         _case(suite, "pmuboot.capture", "integrity", "fail", "the capture is truncated or damaged",
-              "\n".join(run.problems))
+              "\n".join(run.problems + run.contradictions))
+    elif run.contradictions:
+        _case(suite, "pmuboot.capture", "integrity", "fail", "the end record contradicts the records",
+              "\n".join(run.contradictions))
     else:
         _case(suite, "pmuboot.capture", "integrity", "pass")
     for n, rec in enumerate(capture.run_records(run, "error"), 1):

@@ -150,6 +150,8 @@ def render(run, path, total_runs, out):
     for i, n in enumerate(notes, 1):
         out.write(f"[{i}] {n}\n")
     write_disturbances(rows, out)
+    verdict, reasons = run.verdict()
+    out.write(f"verdict: {verdict}" + (": " + "; ".join(reasons) if reasons else "") + "\n")
     write_ladder(run, out)
 
 

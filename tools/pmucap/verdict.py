@@ -1,0 +1,149 @@
+"""The verdict on one run: PASS, FAIL, INCOMPLETE or INVALID (docs/results-format.md, "Verdicts").
+
+- INCOMPLETE: no `end` record (a hang, a fault with no way back, a power cut, a capture cut short).
+- INVALID: the `end` record does not hold: its count or CRC does not match the records, a record is
+  damaged, a field has the wrong type, or its `status`/`errors` contradict the records it closes.
+  The CRC covers the record texts but not what the `end` record says about them, so the claim is
+  checked here against the records themselves: a run whose `end` says `ok` over error records is
+  forged (or written by a broken rig), not a clean run.
+- FAIL: intact, and a check, an audit check or a self-test failed, or the run recorded errors.
+- PASS: intact, and nothing failed (a skipped or absent check is not a failure).
+
+The image counts a run error in `end.errors` for exactly these records (lib/record.c: rec_error and
+rec_stream_note_error, called by pmu/audit/audit.c, kernel/selftest_common.c, kernel/runtime.c):
+every `error` record, an `audit` record with status `fail`, a `selftest` record with status `fail`,
+and a `fault` record that ended the run or a processor's pass and was not asked for (`expected`
+false; a user kernel's fault, which names its `kernel`, is not a run error).  A `check` record that
+failed makes the run FAIL without counting in `errors`.
+
+The counts are taken as the records go by (Tally.note), so the rule keeps the capture reader's
+streaming design: nothing is held but a few descriptions.
+"""
+
+PASS, FAIL, INCOMPLETE, INVALID = "PASS", "FAIL", "INCOMPLETE", "INVALID"
+VERDICTS = (PASS, FAIL, INCOMPLETE, INVALID)
+# The `end` record's statuses (lib/record.c rec_stream_end).
+STATUS_OK, STATUS_ERROR = "ok", "error"
+# Failures described one by one, at most (the rest are counted), and run errors named in a contradiction.
+MAX_DESCRIBED, ERRORS_NAMED = 8, 3
+# A quoted value is cut to this many characters.
+QUOTE_CHARS = 80
+
+
+def _text(v):
+    """A record's string field for a message, or '?' when it is not a string."""
+    if not isinstance(v, str):
+        return "?"
+    return v if len(v) <= QUOTE_CHARS else v[:QUOTE_CHARS] + "..."
+
+
+def _at(rec):
+    line = getattr(rec, "line", 0)
+    return f"line {line}: " if line else ""
+
+
+def run_error(rec):
+    """Why rec is a run error the image counts in `end.errors`, or None."""
+    t = rec.get("type")
+    if t == "error":
+        return f"{_at(rec)}error record ({_text(rec.get('source'))}: {_text(rec.get('message'))})"
+    if t == "audit" and rec.get("status") == "fail":
+        counter = rec.get("counter")
+        return (f"{_at(rec)}audit {_text(rec.get('check'))} failed"
+                + (f" on {_text(counter)}" if isinstance(counter, str) else "")
+                + (f" ({_text(rec.get('why'))})" if isinstance(rec.get("why"), str) else ""))
+    if t == "selftest" and rec.get("status") == "fail":
+        return f"{_at(rec)}self-test {_text(rec.get('test'))} failed"
+    if t == "fault" and "kernel" not in rec and rec.get("expected") is not True:
+        return f"{_at(rec)}fault {_text(rec.get('name'))} during {_text(rec.get('activity'))}"
+    return None
+
+
+def failed_check(rec):
+    """Why rec is a failed `check` record (a FAIL that is not a run error), or None."""
+    if rec.get("type") != "check" or rec.get("status") != "fail":
+        return None
+    name = f"{_text(rec.get('kernel'))}.{_text(rec.get('variant'))}"
+    if isinstance(rec.get("arena"), str):
+        name += f"@{_text(rec['arena'])}"
+    what = _text(rec.get("what"))
+    if isinstance(rec.get("role"), str):
+        what += f" {_text(rec['role'])}"
+    reason = rec.get("reason")
+    return f"{_at(rec)}check {name} {what} failed" + (f" ({_text(reason)})" if isinstance(reason, str) else "")
+
+
+class Tally:
+    """The run errors and failed checks of one run, counted as its records go by."""
+    __slots__ = ("errors", "failed_checks", "described", "error_words")   # one per run: there may be thousands
+
+    def __init__(self):
+        self.errors = 0          # records the image counts in end.errors
+        self.failed_checks = 0
+        self.described = []      # every failure in words: the first MAX_DESCRIBED, in record order
+        self.error_words = []    # the run errors in words: the first ERRORS_NAMED
+
+    def note(self, rec):
+        why = run_error(rec)
+        if why is not None:
+            self.errors += 1
+            if len(self.error_words) < ERRORS_NAMED:
+                self.error_words.append(why)
+        else:
+            why = failed_check(rec)
+            if why is None:
+                return
+            self.failed_checks += 1
+        if len(self.described) < MAX_DESCRIBED:
+            self.described.append(why)
+
+    def failures(self):
+        """Every failure in words (the first MAX_DESCRIBED, then how many more)."""
+        more = self.errors + self.failed_checks - len(self.described)
+        return list(self.described) + ([f"and {more} more"] if more > 0 else [])
+
+    def errors_in_words(self):
+        """The run errors, the first few in words."""
+        more = self.errors - len(self.error_words)
+        return "; ".join(self.error_words) + (f"; and {more} more" if more > 0 else "")
+
+
+def contradictions(end, tally):
+    """How the `end` record's status and errors contradict the records it closes ([] when they agree).
+
+    Only a string status and an integer (or absent) errors are judged: a field of the wrong type is
+    already a problem of the run (capture.Run.check, capture.FIELD_TYPES)."""
+    status, errors = end.get("status"), end.get("errors")
+    if not isinstance(status, str) or (errors is not None and (not isinstance(errors, int) or isinstance(errors, bool))):
+        return []
+    out = []
+    if status not in (STATUS_OK, STATUS_ERROR):
+        out.append(f"end record status {_text(status)!r} is neither {STATUS_OK!r} nor {STATUS_ERROR!r}")
+    elif errors is not None and (status == STATUS_ERROR) != (errors > 0):
+        out.append(f"end record contradicts itself: status {status!r} with {errors} error(s)")
+    found = tally.errors
+    said = f"status {status!r}" + ("" if errors is None else f", {errors} error(s)")
+    if status == STATUS_OK and found:
+        out.append(f"end record says {said}, but the records hold {found} run error(s): {tally.errors_in_words()}")
+    elif status == STATUS_ERROR and not found:
+        out.append(f"end record says {said}, but no record holds a run error")
+    elif errors is not None and errors != found:
+        out.append(f"end record counts {errors} error(s), the records hold {found}: {tally.errors_in_words()}")
+    return out
+
+
+def verdict(run, stray=()):
+    """(VERDICT, [reasons]) of a capture.Run; stray: problems outside every run that belong to it
+    (an upload of one run: damage before its begin record)."""
+    if run.end is None:
+        return INCOMPLETE, ["no end record: the run did not finish (a hang, a fault, a power cut) or the "
+                            "capture was cut short"] + [p for p in run.problems if not p.startswith("no end record")] \
+            + list(stray)
+    bad = list(run.problems) + list(run.contradictions) + ([run.field_error] if run.field_error else []) + list(stray)
+    if bad:
+        return INVALID, bad
+    if run.tally.errors or run.tally.failed_checks:
+        return FAIL, run.tally.failures()
+    if run.end.get("status") != STATUS_OK:
+        return FAIL, [f"end record status {_text(run.end.get('status'))!r}"]
+    return PASS, []

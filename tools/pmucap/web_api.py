@@ -1,0 +1,199 @@
+"""The collector's JSON API.
+
+    POST /api/runs                 upload one run (its saved results file); Authorization: Bearer TOKEN
+    GET  /api/runs                 runs stored, newest first: ?machine=&cpu=&since=&until=&verdict=&limit=&offset=
+    GET  /api/runs/ID              one run: what is known of it, its verdict and its records
+    GET  /api/runs/ID/capture      the upload as received (a capture every pmucap command reads)
+    GET  /api/compare?a=ID&b=ID    two runs side by side (pmucap compare): &min_change=PCT&floor=X
+    GET  /api/sku?cpu=MODEL        every machine of one CPU model against the fleet median: &bios=&microcode=&margin=&floor=
+
+Answers are JSON; an error is {"error": "why"}.  Status codes: 201 a run stored, 200 the same run
+was already stored (an upload is idempotent), 400 the upload is no intact run (the reason; a run that
+is INCOMPLETE or INVALID is kept as evidence with that verdict, never with figures), 401 no token or
+the wrong one, 404 no such run, 409 a different run with the same build, CRC and count, 413 over the
+size limit, 503 the database is busy or unreachable (Retry-After).
+"""
+import logging
+import math
+
+from flask import Response, jsonify, request
+
+from . import cmd_compare, fleet, upload, web
+from .store import DATE_RE, Conflict
+from .verdict import VERDICTS
+
+MAX_LIST = 1000
+log = logging.getLogger("pmucap.serve")
+
+
+class BadQuery(Exception):
+    """A query parameter that cannot be used: answered 400 with str()."""
+
+
+def _arg_int(name, default, lo, hi):
+    v = request.args.get(name)
+    if v is None:
+        return default
+    try:
+        n = int(v)
+    except ValueError:
+        raise BadQuery(f"{name}={v[:40]!r} is not an integer") from None
+    if not lo <= n <= hi:
+        raise BadQuery(f"{name}={n} is out of range ({lo}..{hi})")
+    return n
+
+
+def _arg_float(name, default):
+    v = request.args.get(name)
+    if v is None:
+        return default
+    try:
+        x = float(v)
+    except ValueError:
+        raise BadQuery(f"{name}={v[:40]!r} is not a number") from None
+    if not math.isfinite(x) or x < 0:
+        raise BadQuery(f"{name}={v[:40]!r}: a finite number, 0 or more, is needed")
+    return x
+
+
+def _arg_date(name):
+    v = request.args.get(name)
+    if v is not None and not DATE_RE.fullmatch(v):
+        raise BadQuery(f"{name}={v[:40]!r} is not a date (YYYY-MM-DD)")
+    return v
+
+
+def run_summary(row):
+    """A stored run as the API shows it (without its records)."""
+    return {
+        "id": row["id"], "received_at": row["received_at"], "verdict": row["verdict"], "reasons": row["reasons"],
+        "machine": row["machine"],
+        "system": {"vendor": row["sys_vendor"], "product": row["sys_product"], "serial": row["sys_serial"],
+                   "uuid": row["sys_uuid"]},
+        "bios": {"vendor": row["bios_vendor"], "version": row["bios_version"], "date": row["bios_date"]},
+        "cpu": {"model": row["cpu"], "vendor": row["cpu_vendor"], "brand": row["cpu_brand"],
+                "signature": row["cpu_signature"], "microcode": row["microcode"]},
+        "program": row["program"], "version": row["version"], "build": row["build"],
+        "records": row["records"], "crc32": row["crc32"], "bytes": row["bytes"],
+        "end": {"status": row["end_status"], "errors": row["end_errors"]}, "source": row["source"],
+    }
+
+
+def register(app, settings):
+    st = settings.store
+
+    @app.errorhandler(BadQuery)
+    def bad_query(e):
+        return jsonify(error=str(e)), 400
+
+    @app.post("/api/runs")
+    def post_run():
+        if not web.token_ok(settings, request.headers.get("Authorization")):
+            resp = jsonify(error="a valid bearer token is needed to upload (Authorization: Bearer TOKEN)")
+            resp.status_code = 401
+            resp.headers["WWW-Authenticate"] = 'Bearer realm="pmucap"'
+            return resp
+        if request.content_length is not None and request.content_length > settings.max_upload_bytes:
+            return jsonify(error=f"the upload is {request.content_length} bytes, more than the "
+                                 f"{settings.max_upload_bytes} the collector takes"), 413
+        body = request.get_data(cache=False)
+        if len(body) > settings.max_upload_bytes:   # a chunked body has no Content-Length to check first
+            return jsonify(error=f"the upload is more than the {settings.max_upload_bytes} bytes the collector "
+                                 "takes"), 413
+        try:
+            up = upload.check(body)
+        except upload.Refused as e:
+            return jsonify(error=str(e)), e.status
+        try:
+            run_id, new = st.add(up, request.remote_addr)
+        except Conflict as e:
+            return jsonify(error=f"run {e.run_id} has the same build, CRC and count but other records: "
+                                 "a CRC collision or a forged upload; not stored", id=e.run_id), 409
+        log.info("run %s %s from %s: %s, %s, %s", run_id, "stored" if new else "already stored", request.remote_addr,
+                 up.verdict, up.machine, up.cpu)
+        answer = {"id": run_id, "verdict": up.verdict, "reasons": up.reasons, "stored": "new" if new else "already",
+                  "machine": up.machine, "cpu": up.cpu}
+        if not up.stored_ok:
+            answer["error"] = f"the run is {up.verdict}: " + "; ".join(up.reasons[:3]) + \
+                              " (kept as evidence, without figures)"
+            return jsonify(answer), 400
+        return jsonify(answer), 201 if new else 200
+
+    @app.get("/api/runs")
+    def list_runs():
+        verdict = request.args.get("verdict")
+        if verdict is not None and verdict.upper() not in VERDICTS:
+            raise BadQuery(f"verdict={verdict[:40]!r}: one of {', '.join(VERDICTS)}")
+        rows = st.runs(machine=request.args.get("machine"), cpu=request.args.get("cpu"),
+                       since=_arg_date("since"), until=_arg_date("until"),
+                       verdict=verdict.upper() if verdict else None,
+                       limit=_arg_int("limit", 100, 1, MAX_LIST), offset=_arg_int("offset", 0, 0, 1 << 40))
+        return jsonify(runs=[run_summary(r) for r in rows])
+
+    @app.get("/api/runs/<int:run_id>")
+    def get_run(run_id):
+        row = st.run(run_id)
+        if row is None:
+            return jsonify(error=f"no run {run_id}"), 404
+        run, _ = web.load_run(row)
+        recs = [dict(r) for _, r in run.records] + ([dict(run.end)] if run.end is not None else [])
+        return jsonify(run=run_summary(row), records=recs)
+
+    @app.get("/api/runs/<int:run_id>/capture")
+    def get_capture(run_id):
+        row = st.run(run_id)
+        if row is None:
+            return jsonify(error=f"no run {run_id}"), 404
+        return Response(row["body"].encode("latin-1", "replace"), mimetype="text/plain",
+                        headers={"Content-Disposition": f'attachment; filename="pmuboot-run-{run_id}.jsonl"'})
+
+    @app.get("/api/compare")
+    def compare():
+        a, b = _arg_int("a", None, 1, 1 << 62), _arg_int("b", None, 1, 1 << 62)
+        if a is None or b is None:
+            raise BadQuery("compare needs two runs: ?a=ID&b=ID")
+        out = compare_runs(st, a, b, _arg_float("min_change", cmd_compare.DEFAULT_MIN_CHANGE_PCT),
+                           _arg_float("floor", cmd_compare.DEFAULT_FLOOR))
+        if isinstance(out, tuple):
+            return jsonify(error=out[1]), out[0]
+        return jsonify(out)
+
+    @app.get("/api/sku")
+    def sku():
+        cpu = request.args.get("cpu")
+        if not cpu:
+            raise BadQuery("the SKU comparison needs a CPU model: ?cpu=MODEL (GET /api/runs shows each run's)")
+        res = sku_comparison(st, cpu, request.args.get("bios"), request.args.get("microcode"),
+                             _arg_float("margin", settings.margin_pct), _arg_float("floor", settings.floor))
+        return jsonify(cpu=cpu, margin_pct=res["margin_pct"], floor=res["floor"],
+                       min_machines=fleet.MIN_MACHINES,
+                       machines=[{"machine": r["machine"], "run": r["id"], "verdict": r["verdict"],
+                                  "bios": r["bios_version"], "microcode": r["microcode"]} for r in res["machines"]],
+                       rows=res["rows"],
+                       flagged=[{"machine": m, "variant": row["variant"], "metric": row["metric"],
+                                 "value": c["value"], "median": row["median"], "delta": c["delta"], "pct": c["pct"]}
+                                for m, row, c in res["flagged"]])
+
+
+def compare_runs(st, a, b, min_change, floor):
+    """The comparison of two stored runs, or (status, why) when it cannot be made."""
+    rows = {}
+    for which, run_id in (("a", a), ("b", b)):
+        row = st.run(run_id)
+        if row is None:
+            return 404, f"no run {run_id}"
+        if row["verdict"] not in ("PASS", "FAIL"):
+            return 409, f"run {run_id} is {row['verdict']}: its figures are not measurements to compare"
+        rows[which] = row
+    ra, _ = web.load_run(rows["a"])
+    rb, _ = web.load_run(rows["b"])
+    cmp_rows, notes = cmd_compare.compare_runs(ra, rb, min_change, floor)
+    return {"a": run_summary(rows["a"]), "b": run_summary(rows["b"]), "differences": notes, "rows": cmp_rows,
+            "changed": sum(1 for r in cmp_rows if r.get("flag"))}
+
+
+def sku_comparison(st, cpu, bios, microcode, margin_pct, floor):
+    runs = fleet.latest_per_machine(st.intact_runs_of(cpu, bios or None, microcode or None))
+    res = fleet.compare(runs, st.figures([r["id"] for r in runs]), margin_pct, floor)
+    res.update(margin_pct=margin_pct, floor=floor)
+    return res

@@ -1,0 +1,148 @@
+"""The collector's dashboard: server-rendered pages (Jinja2 templates in templates/, no script).
+
+    GET /                        runs by machine, newest first, with their verdicts; the CPU models
+    GET /runs/ID                 one run: its facts, verdict, results table and plots
+    GET /runs/ID/plot.png        its plot (pmucap plot): ?metric=cycles|events
+    GET /sku?cpu=MODEL           every machine of one CPU model against the fleet median (&bios=&microcode=)
+    GET /compare?a=ID&b=ID       two runs side by side
+
+A run that is not intact (INCOMPLETE, INVALID) shows its verdict and reasons but no table and no
+plot: a figure from records that do not hold is never shown as a measurement.
+"""
+import collections
+import os
+import tempfile
+import threading
+
+from flask import Response, abort, render_template, request
+
+from . import capture, cmd_plot, cmd_table, web, web_api
+
+# Runs shown on the front page (the newest), and per machine.
+FRONT_RUNS, RUNS_PER_MACHINE = 1000, 12
+# Plots kept rendered (PNG bytes), the most recently drawn.
+PLOT_CACHE = 64
+
+
+class PlotCache:
+    """PNGs drawn once per run and metric.  matplotlib draws one at a time (its state is global)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.png = collections.OrderedDict()
+
+    def get(self, key, draw):
+        with self.lock:
+            if key in self.png:
+                self.png.move_to_end(key)
+                return self.png[key]
+            data = draw()
+            self.png[key] = data
+            if len(self.png) > PLOT_CACHE:
+                self.png.popitem(last=False)
+            return data
+
+
+def draw_plot(run, metric):
+    """The PNG of pmucap plot for one run, or (None, why) when there is nothing to draw."""
+    panels = cmd_plot.build_panels([capture.bench_table(run)], metric)
+    if not panels:
+        return None, f"no {'event counts' if metric == 'events' else 'bench figures'} to plot"
+    if len(panels) > cmd_plot.MAX_PANELS:
+        return None, f"{len(panels)} panels are too many for one picture"
+    with tempfile.TemporaryDirectory(prefix="pmucap-serve-") as d:
+        path = os.path.join(d, "plot.png")
+        try:
+            cmd_plot.render(panels, [capture.describe_run(run)], path, "png")
+        except capture.CaptureError as e:   # no matplotlib
+            return None, str(e)
+        with open(path, "rb") as f:
+            return f.read(), None
+
+
+def results(run):
+    """What the run page shows of an intact run: table rows, notes, audit failures; or the reason
+    the records cannot be tabled (a field of the wrong type)."""
+    try:
+        rows, notes, tallies = cmd_table.build_rows(run)
+    except capture.FieldError as e:
+        return {"error": str(e)}
+    audits = capture.run_records(run, "audit")
+    tally = collections.Counter(capture.get(a, "status", capture.STR, "?") for a in audits)
+    return {"rows": rows, "notes": notes, "checks": dict(sorted(tallies.items())),
+            "audit": dict(tally), "audit_failed": [a for a in audits if a.get("status") == "fail"],
+            "events": any(m != "cycles" for r in capture.run_records(run, "bench") for m in capture.figures(r))}
+
+
+def by_machine(rows):
+    """Runs (newest first) grouped by machine, machines in the order of their newest run."""
+    groups = collections.OrderedDict()
+    for r in rows:
+        groups.setdefault(r["machine"], []).append(r)
+    return [{"machine": m, "newest": runs[0], "runs": runs[:RUNS_PER_MACHINE], "more": len(runs) - RUNS_PER_MACHINE,
+             "verdicts": dict(collections.Counter(r["verdict"] for r in runs))} for m, runs in groups.items()]
+
+
+def register(app, settings):
+    st = settings.store
+    plots = PlotCache()
+
+    @app.get("/")
+    def index():
+        rows = st.runs(limit=FRONT_RUNS)
+        return render_template("index.html", machines=by_machine(rows), skus=st.skus(), total=st.count(),
+                               shown=len(rows))
+
+    @app.get("/runs/<int:run_id>")
+    def run_page(run_id):
+        row = st.run(run_id)
+        if row is None:
+            abort(404)
+        intact = row["verdict"] in ("PASS", "FAIL")
+        res = None
+        if intact:
+            run, _ = web.load_run(row)
+            res = results(run)
+        earlier = [r for r in st.runs(machine=row["machine"], limit=50)
+                   if r["id"] < run_id and r["verdict"] in ("PASS", "FAIL")] if intact else []
+        return render_template("run.html", run=row, intact=intact, res=res,
+                               previous=earlier[0] if earlier else None)
+
+    @app.get("/runs/<int:run_id>/plot.png")
+    def plot(run_id):
+        metric = request.args.get("metric", "cycles")
+        if metric not in ("cycles", "events"):
+            abort(404)
+        row = st.run(run_id)
+        if row is None or row["verdict"] not in ("PASS", "FAIL"):
+            abort(404)
+
+        def draw():
+            run, _ = web.load_run(row)
+            return draw_plot(run, metric)
+        png, why = plots.get((run_id, metric), draw)
+        if png is None:
+            return Response(why + "\n", status=404, mimetype="text/plain")
+        return Response(png, mimetype="image/png", headers={"Cache-Control": "max-age=3600"})
+
+    @app.get("/sku")
+    def sku_page():
+        cpu = request.args.get("cpu")
+        if not cpu:
+            abort(404)
+        bios, microcode = request.args.get("bios") or None, request.args.get("microcode") or None
+        res = web_api.sku_comparison(st, cpu, bios, microcode, settings.margin_pct, settings.floor)
+        return render_template("sku.html", cpu=cpu, bios=bios, microcode=microcode, res=res,
+                               min_machines=web_api.fleet.MIN_MACHINES)
+
+    @app.get("/compare")
+    def compare_page():
+        try:
+            a, b = int(request.args.get("a", "")), int(request.args.get("b", ""))
+        except ValueError:
+            abort(404)
+        out = web_api.compare_runs(st, a, b, web_api.cmd_compare.DEFAULT_MIN_CHANGE_PCT,
+                                   web_api.cmd_compare.DEFAULT_FLOOR)
+        if isinstance(out, tuple):
+            return render_template("message.html", title="No comparison", message=out[1]), out[0]
+        return render_template("compare.html", cmp=out)
