@@ -21,8 +21,11 @@ import threading
 import pmucap
 from pmucap.capture import clean_lines
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "host"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "host"))
 from collector_lib import Collector, server_python  # noqa: E402
+from test_fleet import run_lines as run_text  # noqa: E402  (the serial run's record lines, begin to end)
 
 GUEST_HOST = "10.0.2.2"      # the host, seen from inside QEMU's user network
 MACHINES = {"RIG-E2E-1": "6b1f0a52-1d3e-4c55-9a61-0f2b3c4d5e61", "RIG-E2E-2": "6b1f0a52-1d3e-4c55-9a61-0f2b3c4d5e62"}
@@ -30,22 +33,6 @@ BOOT_TIMEOUT_S = 150
 
 _lock = threading.Lock()
 _state = {}
-
-
-def run_text(log):
-    """The last run's record lines on a serial capture, begin to end, as the image wrote them."""
-    lines, cur = [], None
-    for _, line in clean_lines(log):
-        if not line.startswith(pmucap.PREFIX):
-            continue
-        js = line[len(pmucap.PREFIX):].rstrip()
-        if js.startswith('{"type":"begin"'):
-            cur = []
-        if cur is not None:
-            cur.append(js)
-            if js.startswith('{"type":"end"'):
-                lines, cur = cur, None
-    return lines
 
 
 def boot(ctx, serial, uuid, how, out):
