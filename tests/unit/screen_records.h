@@ -8,6 +8,7 @@
  *            pmuboot-host identify --cpuid-dump tests/fixtures/cpuid-real/GenuineIntel0050654_SkylakeXeon_CPUID9.txt
  *            pmuboot-host audit --cpuid-dump (the same) --inject stuck:1
  *            pmuboot-host run bogus=1 bench=nothing_such
+ *            pmuboot-host run bench=user kernel.bad=0f0b (a user kernel that faults: not a run error)
  *   HOST2_*  pmuboot-host run bench=ref.add_chain cpus=all on a two-processor machine: each record of a
  *            pass carries `cpu`, and a pass record ends each.
  *
@@ -310,6 +311,12 @@
 
 #define HOST_END_ERROR \
 	"@pmuboot {\"type\":\"end\",\"status\":\"error\",\"errors\":5,\"records\":12,\"crc32\":\"c5e9d63b\"}"
+
+#define HOST_USER_FAULT \
+	"@pmuboot {\"type\":\"fault\",\"cpu\":{\"n\":0,\"apic_id\":0},\"kernel\":\"user.bad\",\"source\":\"ke" \
+	"rnel.bad\",\"vector\":6,\"name\":\"#UD\",\"signal\":\"SIGILL\",\"error_code\":\"0x0\",\"addr\":\"0x0" \
+	"\",\"code_offset\":\"0x40\",\"in\":\"body\",\"copy\":0,\"body_offset\":\"0x0\",\"body_hex\":\"0f0b\"" \
+	",\"outcome\":\"kernel not measured; the window was restored and the run goes on\"}"
 
 #define HOST2_TOPOLOGY \
 	"@pmuboot {\"type\":\"topology\",\"source\":\"linux\",\"count\":2,\"listed\":2,\"summary\":\"1 packag" \
