@@ -187,7 +187,7 @@ static void put_table(unsigned top, unsigned height)
 		if (keep[i])
 			put_table_row(row++, &ssp->rows[i]);
 	put(row, ATTR_HEAD, "  ... %u more rows in the results file and on serial (failed and unstable ones are shown)",
-	    n - kept);
+	    n - kept + ssp->rows_dropped);
 }
 
 static unsigned summary_lines(char out[][SS_LINE + 64], UINTN *attr, unsigned cap)

@@ -79,7 +79,8 @@ bool sj_record(const char *line, size_t len, struct sj *obj)
 	return true;
 }
 
-bool sj_member(const struct sj *obj, size_t i, char *key, size_t key_cap, struct sj *val)
+/* The i-th member of an object: its key as written (between the quotes) and its value. */
+static bool member_at(const struct sj *obj, size_t i, const char **key, size_t *key_len, struct sj *val)
 {
 	const char *end = obj->p + obj->len;
 	const char *p = obj->p;
@@ -98,13 +99,8 @@ bool sj_member(const struct sj *obj, size_t i, char *key, size_t key_cap, struct
 		if (!ve)
 			return false;
 		if (k == i) {
-			size_t kl = (size_t)(ke - 1 - ks);
-			if (key_cap) {
-				if (kl >= key_cap)
-					kl = key_cap - 1;
-				memcpy(key, ks, kl);
-				key[kl] = 0;
-			}
+			*key = ks;
+			*key_len = (size_t)(ke - 1 - ks);
 			val->p = p;
 			val->len = (size_t)(ve - p);
 			return true;
@@ -116,12 +112,29 @@ bool sj_member(const struct sj *obj, size_t i, char *key, size_t key_cap, struct
 	return false;
 }
 
+bool sj_member(const struct sj *obj, size_t i, char *key, size_t key_cap, struct sj *val)
+{
+	const char *ks;
+	size_t kl;
+	if (!member_at(obj, i, &ks, &kl, val))
+		return false;
+	if (key_cap) {
+		if (kl >= key_cap)
+			kl = key_cap - 1;
+		memcpy(key, ks, kl);
+		key[kl] = 0;
+	}
+	return true;
+}
+
+/* Keys are compared whole, as written: a copy cut to a buffer would let "name..." stand for "name". */
 static bool get_one(const struct sj *obj, const char *name, size_t nlen, struct sj *out)
 {
-	char key[64];
+	const char *key;
+	size_t klen;
 	struct sj val;
-	for (size_t i = 0; sj_member(obj, i, key, sizeof(key), &val); i++)
-		if (strlen(key) == nlen && !memcmp(key, name, nlen)) {
+	for (size_t i = 0; member_at(obj, i, &key, &klen, &val); i++)
+		if (klen == nlen && !memcmp(key, name, nlen)) {
 			*out = val;	/* out may be obj itself */
 			return true;
 		}

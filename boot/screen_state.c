@@ -180,25 +180,47 @@ static void on_bench_setup(const struct sj *o)
 	}
 }
 
-static struct ss_row *row_for(const struct sj *o)
+#define SS_WHO 12	/* "4294967295:" */
+
+/* "3:" when several processors are measured and the record is one processor's, else "". */
+static const char *who_of(const struct sj *o, char who[SS_WHO])
 {
-	char tmp[6][SS_LINE], name[48], who[12] = "";
-	const char *arena = T("arena"), *n = T("cpu.n");
+	char n[SS_WHO];
+	sj_text(o, "cpu.n", n, sizeof(n));
+	who[0] = 0;
 	if (ssp->multi && n[0] && strcmp(n, "null"))
-		snprintf(who, sizeof(who), "%s:", n);
-	snprintf(name, sizeof(name), "%s%s.%s%s%s", who, T("kernel"), T("variant"),
+		snprintf(who, SS_WHO, "%s:", n);
+	return who;
+}
+
+/* The row's name: [cpu:]kernel.variant[ @arena]. */
+static void row_name(const struct sj *o, char name[SS_NAME])
+{
+	char tmp[6][SS_LINE], who[SS_WHO];
+	const char *arena = T("arena");
+	snprintf(name, SS_NAME, "%s%s.%s%s%s", who_of(o, who), T("kernel"), T("variant"),
 		 arena[0] && strcmp(arena, "null") ? " @" : "", arena[0] && strcmp(arena, "null") ? arena : "");
+}
+
+/* The row called name, made when new; NULL when the table is full (the caller counts what is dropped). */
+static struct ss_row *row_named(const char *name)
+{
 	for (unsigned i = ssp->nrows; i-- > 0;)
 		if (!strcmp(ssp->rows[i].name, name))
 			return &ssp->rows[i];
-	if (ssp->nrows == SS_ROWS) {
-		ssp->rows_dropped++;
+	if (ssp->nrows == SS_ROWS)
 		return NULL;
-	}
 	struct ss_row *r = &ssp->rows[ssp->nrows++];
 	memset(r, 0, sizeof(*r));
 	snprintf(r->name, sizeof(r->name), "%s", name);
 	return r;
+}
+
+static struct ss_row *row_for(const struct sj *o)
+{
+	char name[SS_NAME];
+	row_name(o, name);
+	return row_named(name);
 }
 
 static void on_bench(const struct sj *o)
@@ -212,8 +234,10 @@ static void on_bench(const struct sj *o)
 		snprintf(ssp->last_kernel, sizeof(ssp->last_kernel), "%s", k);
 		list_add(ssp->kernels, sizeof(ssp->kernels), k);
 	}
-	if (!r)
+	if (!r) {
+		ssp->rows_dropped++;	/* one bench record per row */
 		return;
+	}
 	snprintf(ssp->bench_last, sizeof(ssp->bench_last), "%s", r->name);
 	/* A figure that could not be measured stably is never shown as a plain one (docs/benchmarks.md). */
 	const char *unstable = T("unstable");
@@ -230,18 +254,30 @@ static void on_bench(const struct sj *o)
 		snprintf(r->penalty, sizeof(r->penalty), "%s%s", pen[0] == '-' ? "" : "+", pen);
 }
 
-/* A record's "12.345" as whole percent, rounded; -1 for null or anything else. */
+/* Far above any share in percent, and low enough that v * 10 + 9 cannot overflow a long. */
+#define WHOLE_MAX 100000000L
+
+/* A record's "12.345" as whole percent, rounded; -1 for null or anything else (1e999, a 30-digit number). */
 static long whole(const char *s)
 {
-	long v = 0, neg = *s == '-';
+	long v = 0, neg = *s == '-', up = 0;
 	if (neg)
 		s++;
 	if (!lc_isdigit((unsigned char)*s))
 		return -1;
-	while (lc_isdigit((unsigned char)*s))
+	while (lc_isdigit((unsigned char)*s)) {
+		if (v > WHOLE_MAX)
+			return -1;
 		v = v * 10 + (*s++ - '0');
-	if (*s == '.' && s[1] >= '5' && s[1] <= '9')
-		v++;
+	}
+	if (*s == '.') {
+		up = s[1] >= '5' && s[1] <= '9';
+		for (s++; lc_isdigit((unsigned char)*s); s++)
+			;
+	}
+	if (*s)
+		return -1;
+	v += up;
 	return neg ? -v : v;
 }
 
@@ -288,8 +324,9 @@ static enum ss_check status_of(const char *s)
 
 static void on_check(const struct sj *o)
 {
-	char tmp[6][SS_LINE];
-	struct ss_row *r = row_for(o);
+	char tmp[6][SS_LINE], name[SS_NAME];
+	row_name(o, name);
+	struct ss_row *r = row_named(name);
 	const char *st = T("status");
 	enum ss_check c = status_of(st);
 
@@ -301,12 +338,13 @@ static void on_check(const struct sj *o)
 		else if (strcmp(ssp->skip_reason, why))
 			ssp->skip_reasons_differ = true;
 	}
+	/* Named in the summary even when its row did not fit in the table. */
+	if (c == SS_FAIL)
+		list_add(ssp->failed, sizeof(ssp->failed), name);
+	if (c == SS_UNSTABLE)
+		list_add(ssp->unstable, sizeof(ssp->unstable), name);
 	if (!r)
 		return;
-	if (c == SS_FAIL)
-		list_add(ssp->failed, sizeof(ssp->failed), r->name);
-	if (c == SS_UNSTABLE)
-		list_add(ssp->unstable, sizeof(ssp->unstable), r->name);
 	if (c == SS_NONE)
 		snprintf(r->status_text, sizeof(r->status_text), "%s", st);
 	if (c > r->check)
@@ -333,7 +371,16 @@ static void on_error(const struct sj *o)
 
 static void on_fault(const struct sj *o)
 {
-	char tmp[6][SS_LINE], e[SS_LINE];
+	char tmp[6][SS_LINE], e[SS_LINE], who[SS_WHO];
+	struct sj kernel;
+	/* A user kernel's fault (bench/suite_user.c): it is not measured and the run goes on; not a run error. */
+	if (sj_get(o, "kernel", &kernel)) {
+		snprintf(e, SS_NAME, "%s%s", who_of(o, who), T("kernel"));	/* "user.NAME", its bench rows' name */
+		struct ss_row *r = row_named(e);
+		if (r)
+			snprintf(r->cycles, sizeof(r->cycles), "fault");
+		return;
+	}
 	/* A fault a self-test asks for is shown apart: it is not a run error. */
 	snprintf(e, sizeof(e), "%s at %s during %s", T("name"), T("rip"), T("activity"));
 	if (sj_is(o, "expected", "true")) {
@@ -391,7 +438,8 @@ static void on_pass(const struct sj *o)
 static void on_end(const struct sj *o)
 {
 	char tmp[6][SS_LINE];
-	snprintf(ssp->end_status, sizeof(ssp->end_status), "%s", T("status"));
+	const char *status = T("status");
+	snprintf(ssp->end_status, sizeof(ssp->end_status), "%s", status[0] ? status : "?");
 }
 
 static const struct {
@@ -422,7 +470,8 @@ void ss_feed(enum out_kind kind, const char *line, size_t len)
 	}
 	struct sj o;
 	char type[24];
-	if (!sj_record(line, len, &o))
+	/* The run is over at its end record: only the upload trailer follows, which the screen does not show. */
+	if (ssp->end_status[0] || !sj_record(line, len, &o))
 		return;
 	sj_text(&o, "type", type, sizeof(type));
 	for (size_t i = 0; i < ARRAY_SIZE(handlers); i++)

@@ -15,8 +15,10 @@
 
 enum ss_check { SS_NONE, SS_PASS, SS_SKIP, SS_UNSTABLE, SS_FAIL };
 
+#define SS_NAME 48
+
 struct ss_row {
-	char name[48];		/* [cpu:]kernel.variant[@arena], the processor when several are measured */
+	char name[SS_NAME];	/* [cpu:]kernel.variant[@arena], the processor when several are measured */
 	char cycles[16];	/* median, cycles per iteration */
 	char penalty[16];	/* median minus the control's, or "" */
 	char events[56];	/* the checked events: "role value ..." */
@@ -47,7 +49,7 @@ struct screen_state {
 	bool topdown;		/* a metrics record came: the table has a top-down column */
 	unsigned variants;
 	struct ss_row rows[SS_ROWS];
-	unsigned nrows, rows_dropped;
+	unsigned nrows, rows_dropped;	/* rows_dropped: figures that did not fit in rows[] */
 	unsigned checks[SS_FAIL + 1];	/* check records by status */
 	unsigned selftests_pass, selftests_fail;
 	unsigned audit_pass, audit_fail, audit_absent;	/* audit records by status (every processor's) */
@@ -58,7 +60,7 @@ struct screen_state {
 	char errors[SS_ERRORS][SS_LINE];
 	unsigned nerrors;
 	char message[SS_LINE];	/* the last text line */
-	char end_status[16];	/* from the end record: "ok", "error", "" while running */
+	char end_status[16];	/* from the end record: "ok", "error" ("?" when it has none), "" while running */
 	bool finished;
 	bool message_after_summary;	/* a countdown line replaces "Next" */
 	char next[SS_LINE];

@@ -1,7 +1,6 @@
 /* run/config.c - reading words and text into a struct config; see config.h (the table: config_opts.c). */
 #include "run/config_int.h"
 #include "bench/ukernel.h"
-#include "lib/heap.h"
 #include "lib/strbuf.h"
 
 static bool eq_ci(const char *a, size_t alen, const char *b)
@@ -189,13 +188,14 @@ static bool parse_value(const struct opt_def *o, struct config *c, const char *v
 static bool set_hex_kernel(struct config *c, const char *name, size_t nlen, const char *hex, size_t hlen, char *why,
 			   size_t cap)
 {
-	/* 2 KiB: neither on the stack nor static (the image's .bss is file bytes). */
-	static struct ukernel *kp;
-	if (!kp && !(kp = heap_alloc(sizeof(*kp), 16))) {
-		snprintf(why, cap, "no memory to check the kernel");
-		return false;
-	}
-	struct ukernel *k = kp;
+	/*
+	 * 2 KiB, kept off the stack; static in .bss (linker.ld: zero-filled by the loader, not stored in
+	 * the file).  One buffer serves every call: options are applied one word at a time on the boot
+	 * processor (and in pmuboot-host's one thread), nothing below calls back into option parsing, and
+	 * the kernel is copied into c before this returns.
+	 */
+	static struct ukernel kbuf;
+	struct ukernel *k = &kbuf;
 	if (hlen >= CONFIG_STR_MAX) {
 		snprintf(why, cap, "%zu hex digits; at most %d fit here (longer kernels go in a kernel file)", hlen,
 			 CONFIG_STR_MAX - 1);
