@@ -26,8 +26,12 @@ as a little-endian integer minus the one before it, for rising offsets.  The dec
 stream behind the tables' final place and undoes each table's filter into it (lib/unlz.c says why
 that never overwrites what is still to be read).
 
-    tools/lzpack.py FILE...     compress each file and check the round trip; prints the sizes
+    tools/lzpack.py FILE...             compress each file and check the round trip; prints the sizes
+    tools/lzpack.py --vectors OUT.h     test vectors for tests/unit/test_unlz.c: varied inputs with
+                                        their streams, and a filtered blob, as C arrays
 """
+import os
+import random
 import struct
 import sys
 import time
@@ -181,8 +185,10 @@ def compress(data):
     return bytes(out)
 
 
-def decompress(stream, size):
-    """What lib/unlz.c does, for the tests: the stream -> size bytes; LzError on a bad stream."""
+def decompress(stream, size, seen=None):
+    """What lib/unlz.c does, for the tests: the stream -> size bytes; LzError on a bad stream.
+    seen (a set), when given, gets the forms the stream used (FORMS)."""
+    seen = set() if seen is None else seen
     out, i, last, n = bytearray(), 0, 0, len(stream)
 
     def get_varint():
@@ -206,6 +212,7 @@ def decompress(stream, size):
         lits = t >> TOKEN_LIT_SHIFT
         if lits == LIT_FIELD_MAX:
             lits += get_varint()
+            seen.add("literal count varint")
         if lits > n - i or lits > size - len(out):
             raise LzError(f"literal run of {lits} at byte {i} passes the end")
         out += stream[i:i + lits]
@@ -216,13 +223,18 @@ def decompress(stream, size):
             break
         length = (t & LEN_FIELD_MAX) + MIN_MATCH
         if t & LEN_FIELD_MAX == LEN_FIELD_MAX:
+            at = i
             length += get_varint()
+            seen.add("match length varint" + (" of 3 bytes" if i - at == 3 else ""))
         if t & TOKEN_REP:
             if not last:
                 raise LzError(f"byte {i}: a repeated offset before any match")
             offset = last
+            seen.add("repeated offset")
         else:
+            at = i
             offset = get_varint() + 1
+            seen.add(f"offset varint of {i - at} bytes")
         if offset > len(out) or length > size - len(out):
             raise LzError(f"byte {i}: match of {length} at offset {offset} outside the output")
         for _ in range(length):
@@ -312,9 +324,9 @@ class Blob:
     def largest(self):
         return max((len(t[2]) for t in self.tables), default=0)
 
-    def emit_c(self, name, c_array):
+    def emit_c(self, name, storage=""):
         """C for the blob: the stream, its directory (struct unlz_table, lib/unlz.h) and a
-        struct unlz_blob `name`.  c_array(decl, items, per_line) writes an initialised array."""
+        struct unlz_blob `name` (storage: "static " for a file's own)."""
         stream, size, crc = self.build()
         o = [f"/* {len(self.tables)} tables, {size} bytes, stored in {len(stream)} (tools/lzpack.py). */"]
         o += c_array(f"static const uint8_t {name}_stream[]", list(stream), 24)
@@ -322,12 +334,92 @@ class Blob:
         for tname, off, data, stride, delta in self.tables:
             o.append(f"\t{{ {off}, {len(data)}, {stride}, {int(delta)} }},\t/* {tname} */")
         o.append("};")
-        o.append(f"const struct unlz_blob {name} = {{ {name}_stream, sizeof({name}_stream), {name}_dir, "
+        o.append(f"{storage}const struct unlz_blob {name} = {{ {name}_stream, sizeof({name}_stream), {name}_dir, "
                  f"ARRAY_SIZE({name}_dir), {size}, {self.largest()}, {crc:#010x} }};")
         return o
 
 
+def c_array(decl, items, per_line=16):
+    """An initialised C array, per_line items a line."""
+    out = [f"{decl} = {{"]
+    for i in range(0, len(items), per_line):
+        out.append("\t" + ", ".join(str(x) for x in items[i:i + per_line]) + ",")
+    return out + ["};"]
+
+
+def vector_inputs():
+    """Inputs that reach every part of the format; the same bytes on every run (a seeded PRNG)."""
+    rnd = random.Random(26)
+    noise = bytes(rnd.randrange(256) for _ in range(3000))
+    far = bytes(rnd.randrange(256) for _ in range(17000))
+    phrase = b"MEM_LOAD_RETIRED.L1_HIT,"
+    words = [b"UOPS_", b"RETIRED", b".", b"ALL", b"_LOADS", b"L2_", b"MISS", b"\0", b"\x01\x02"]
+    return [
+        ("empty", b""),
+        ("one_byte", b"A"),
+        ("all_zero", bytes(4096)),
+        ("random", noise),                              # literals only: long literal-run varints
+        ("long_repeat", phrase * 300),                  # one long match, a length varint of 2 bytes
+        ("byte_run", b"x" + b"y" * 20000 + b"z"),       # offset 1, a length varint of 3 bytes
+        ("far_offset", far + b"-" + far[:5000]),        # an offset needing a 3-byte varint
+        ("words", b"".join(rnd.choice(words) for _ in range(4000))),    # short matches, repeated offsets
+        ("short_lits", bytes(range(7)) + bytes(range(7)) + bytes(range(8)) * 3),
+        ("patched", noise[:200] + noise[:60] + b"#" + noise[61:130] + b"$" + noise[131:200]),    # repeated offsets
+    ]
+
+
+def vector_blob():
+    """A blob with every filter: plain bytes, planes of 8 and 3, and rising 16- and 32-bit offsets."""
+    rnd = random.Random(384)
+    b = Blob()
+    b.add("text", b"".join(rnd.choice([b"RETIRED\0", b"L1_HIT\0", b"MISS\0"]) for _ in range(300)), 8)
+    b.add("rows8", b"".join(struct.pack("<Q", rnd.randrange(1 << 20) << 24 | rnd.randrange(16)) for _ in range(500)),
+          8, 8)
+    b.add("odd3", bytes(rnd.randrange(4) for _ in range(3 * 101 + 2)), 2, 3)
+    acc = 0
+    rising = []
+    for _ in range(400):
+        acc += rnd.randrange(1, 40)
+        rising.append(acc)
+    b.add("at16", struct.pack(f"<{len(rising)}H", *rising), 2, 2, True)
+    b.add("at32", struct.pack(f"<{len(rising)}I", *[v * 70001 for v in rising]), 8, 4, True)
+    return b
+
+
+# What the vectors must use between them, or the decoder's tests prove less than they say.
+FORMS = {"literal count varint", "match length varint", "match length varint of 3 bytes", "repeated offset",
+         "offset varint of 1 bytes", "offset varint of 2 bytes", "offset varint of 3 bytes"}
+
+
+def emit_vectors():
+    o = ["/* Generated by tools/lzpack.py --vectors - do not edit.  Streams the encoder made, for", " * tests/unit/test_unlz.c. */",
+         "#include \"lib/unlz.h\"", "",
+         "struct unlz_vector {", "\tconst char *name;", "\tconst uint8_t *raw, *stream;", "\tsize_t raw_n, stream_n;",
+         "};", ""]
+    entries, seen = [], set()
+    for name, raw in vector_inputs():
+        stream = compress(raw)
+        if decompress(stream, len(raw), seen) != raw:
+            raise LzError(f"vector {name} does not round-trip")
+        o += c_array(f"static const uint8_t v_{name}_raw[{max(len(raw), 1)}]", list(raw), 32)
+        o += c_array(f"static const uint8_t v_{name}_stream[]", list(stream), 32)
+        entries.append(f"\t{{ \"{name}\", v_{name}_raw, v_{name}_stream, {len(raw)}, {len(stream)} }},")
+    if FORMS - seen:
+        raise LzError(f"the vectors never use: {', '.join(sorted(FORMS - seen))}")
+    o += ["static const struct unlz_vector unlz_vectors[] = {"] + entries + ["};", ""]
+    b = vector_blob()
+    o += b.emit_c("vblob", "static ")
+    o += c_array("static const uint8_t vblob_layout[]", list(b.layout()), 32)
+    return "\n".join(o) + "\n"
+
+
 def main(argv):
+    if argv[:1] == ["--vectors"] and len(argv) == 2:
+        text = emit_vectors()
+        with open(argv[1] + ".tmp", "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        os.replace(argv[1] + ".tmp", argv[1])
+        return 0
     for path in argv:
         with open(path, "rb") as f:
             data = f.read()
