@@ -134,7 +134,7 @@ def parts(build):
     sym = symbol_sizes(os.path.join(build, "pmuboot.so"))
     stream = sym.get(CATALOGUE_STREAM, 0)
     stored = {"compressed blob (events_blob_stream)": stream,
-              "its directory, the table pointers' set-up, counts": catalogue - stream}
+              "its directory, the blob descriptor, the table counts": catalogue - stream}
     inflated, rest = {}, blob_tables(build)
     for name, members in CATALOGUE_GROUPS:
         if members is None:
