@@ -678,7 +678,7 @@ def emit(vocab):
         o.append(f"_Static_assert(offsetof({ctype}, {field}) == {at}, \"{ctype}.{field}: tools/gen_events.py puts "
                  f"it at byte {at}\");")
     o.append("")
-    o += blob.emit_c("events_blob", c_array)
+    o += blob.emit_c("events_blob")
     o.append("")
     o.append("/* Where each table is once the blob is inflated (events_tables_place). */")
     for name, ctype, _ in place:
