@@ -592,7 +592,7 @@ def emit(vocab):
     if len(ops) > 0xFFFF or len(row_num.items) > 0xFFFF or len(rule_num.items) > 0xFFFF:
         raise DataError("the packed lists passed 16-bit offsets")
 
-    note_rows, note_text, set_recs = [], [], []
+    note_rows, note_text, note_comments, set_recs = [], [], [], []
     role_order = getattr(vocab, "role_order", {})
     role_bit = {r["word"]: r["bit"] for r in vocab.roles}
     for k, (key, vend, name, events, meta) in enumerate(vocab.sets):
@@ -602,6 +602,7 @@ def emit(vocab):
             e = events[i]
             note_rows.append({"index": i, "roles": sum(1 << role_bit[r] for r in e["roles"])})
             note_text.append(f"{text.add(e['source'])}, {text.add(e['description'])}")
+            note_comments.append(f"{key}: {e['name']} {' '.join(e['roles'])}".rstrip())
         lists = []
         for at, n in ((op_at[0][k], len(events)), (op_at[1][k], len(rule_ids[k]))):
             lists += [at[0], at[1], at[2], n, at[3]]
@@ -695,6 +696,12 @@ def emit(vocab):
     o.append(f"const size_t events_amd_rules_n = {len(amd_recs)};")
     o.append(f"_Static_assert({len(set_recs)} <= EV_MAX_SETS, \"raise EV_MAX_SETS\");")
     o.append(f"_Static_assert({len(ibs_recs)} <= EV_MAX_IBS, \"raise EV_MAX_IBS\");")
+    o.append("")
+    o.append("/* The hand-written rows as events_notes holds them ({ index, roles }), for whoever reads this file:")
+    o.append(" * the blob has them packed. */")
+    o.append("#if 0")
+    o += [f"\t{{ {r['index']}, {r['roles']} }},\t/* {c} */" for r, c in zip(note_rows, note_comments)]
+    o.append("#endif")
     o.append("")
     o.append("#ifdef PMUBOOT_HOSTED")
     o.append("/* The host program's text: sources, descriptions and errata (events_table.h). */")
