@@ -17,7 +17,8 @@ family counter rules, compiled into a table the scheduler applies at run time.  
 rows the generator also derives the set's counter rules by event code and by code and unit mask
 (code_rules below), which the scheduler applies to raw specs the catalogue has no row for.  The
 output is packed (tools/events_pack.py, events/events_table.h): fixed-size rows stored once,
-token-coded names, each set's lists a difference from a related set's.  Everything is checked
+token-coded names, each set's lists a difference from a related set's; and all of it stored as one
+compressed blob (tools/lzpack.py) that events/events.c inflates at first use.  Everything is checked
 here, at build time: a bad row stops the build with the file, line and what is wrong.  The
 output depends only on the input files, byte for byte.
 """
