@@ -9,6 +9,8 @@
  */
 #include "events/events.h"
 #include "events/events_table.h"
+#include "lib/heap.h"
+#include "lib/record.h"
 
 /* The words for enum event_role bits 0, 1, ... in order (events/roles.csv).
  * One string rather than an array of pointers: no relocations in the image. */
@@ -35,7 +37,7 @@ static const char *role_word(unsigned i)
 enum { LIST_EVENTS, LIST_RULES };
 
 static struct {
-	bool ready;
+	enum { CAT_UNTRIED, CAT_READY, CAT_NONE } state;
 	struct event_set sets[EV_MAX_SETS];
 	struct ibs_event_def ibs[EV_MAX_IBS];
 } T;
@@ -45,10 +47,9 @@ static const char *str(uint16_t off)
 	return &events_strs[off];
 }
 
+/* The sets' and IBS events' public structs, once the tables are in place. */
 static void init(void)
 {
-	if (T.ready)
-		return;
 	for (size_t i = 0; i < events_set_recs_n; i++) {
 		const struct ev_set_rec *r = &events_set_recs[i];
 		T.sets[i] = (struct event_set){ .key = str(r->key), .name = str(r->name), .n = r->events.n,
@@ -59,10 +60,35 @@ static void init(void)
 		const struct ev_ibs_rec *r = &events_ibs_recs[i];
 		T.ibs[i] = (struct ibs_event_def){ r->code, str(r->name), str(r->abbrev), TEXT(r->desc) };
 	}
-	T.ready = true;
 }
 
-/* The index of set in T.sets, or -1. */
+/*
+ * Whether the tables can be read: the first call inflates the blob (events_table.h) into memory
+ * that stays for the run.  Without the memory, or with a blob that does not inflate to the tables
+ * the generator wrote (a damaged image), the catalogue is empty from then on: one error record
+ * says why, and every lookup finds nothing, which callers already meet on a CPU with no event set.
+ * Every public entry point that reads a table comes through here.
+ */
+static bool catalogue_ready(void)
+{
+	if (T.state == CAT_UNTRIED) {
+		size_t room = unlz_tables_room(&events_blob);
+		uint8_t *buf = heap_alloc(room, EV_TABLE_ALIGN);
+		enum unlz_status st = buf ? unlz_tables(&events_blob, buf, room) : UNLZ_NO_MEMORY;
+		if (st == UNLZ_OK) {
+			events_tables_place(buf);
+			init();
+		} else {
+			rec_error("events", "catalogue", "no event tables: %s (%u bytes stored, %zu needed to inflate)",
+				  unlz_status_name(st), (unsigned)events_blob.stream_n, room);
+		}
+		T.state = st == UNLZ_OK ? CAT_READY : CAT_NONE;
+	}
+	return T.state == CAT_READY;
+}
+
+/* The index of set in T.sets, or -1.  A set is one of T.sets only once the catalogue is ready, so
+ * the entry points taking a set reach the tables only through catalogue_ready(). */
 static long set_index(const struct event_set *set)
 {
 	if (!set || set < T.sets || set >= T.sets + events_set_recs_n)
@@ -264,20 +290,19 @@ static void decode(size_t set, size_t index, long row, struct event_def *d)
 
 size_t events_set_count(void)
 {
-	return events_set_recs_n;
+	return catalogue_ready() ? events_set_recs_n : 0;
 }
 
 const struct event_set *events_set_at(size_t i)
 {
-	if (i >= events_set_recs_n)
+	if (!catalogue_ready() || i >= events_set_recs_n)
 		return NULL;
-	init();
 	return &T.sets[i];
 }
 
 const struct event_set *events_set_find(const char *key)
 {
-	if (!key)
+	if (!key || !catalogue_ready())
 		return NULL;
 	for (size_t i = 0; i < events_set_recs_n; i++)
 		if (!lc_strcasecmp(str(events_set_recs[i].key), key))
@@ -415,6 +440,8 @@ static bool umask_passes(uint8_t test, uint8_t umask)
 bool events_amd_rule(unsigned family, uint16_t event, uint8_t umask, struct event_rule *out)
 {
 	memset(out, 0, sizeof(*out));
+	if (!catalogue_ready())
+		return false;
 	for (size_t i = 0; i < events_amd_rules_n; i++) {
 		const struct ev_amd_rule *r = &events_amd_rules[i];
 		if (family < r->family || family > r->last_family || (event & r->mask) != r->event ||
@@ -431,19 +458,20 @@ bool events_amd_rule(unsigned family, uint16_t event, uint8_t umask, struct even
 
 size_t ibs_events_count(void)
 {
-	return events_ibs_recs_n;
+	return catalogue_ready() ? events_ibs_recs_n : 0;
 }
 
 const struct ibs_event_def *ibs_event_at(size_t i)
 {
-	if (i >= events_ibs_recs_n)
+	if (!catalogue_ready() || i >= events_ibs_recs_n)
 		return NULL;
-	init();
 	return &T.ibs[i];
 }
 
 const struct ibs_event_def *ibs_event_find(uint16_t code)
 {
+	if (!catalogue_ready())
+		return NULL;
 	for (size_t i = 0; i < events_ibs_recs_n; i++)
 		if (events_ibs_recs[i].code == code)
 			return ibs_event_at(i);

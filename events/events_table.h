@@ -14,13 +14,15 @@
  *   - each set's list of rows, and of counter rules, is a string of ops over a related set's
  *     list (COPY, SKIP, FRESH, ROWS), where that is shorter than the list itself.
  * tools/events_pack.py describes each form; events.c decodes a row into the caller's
- * struct event_def when asked, so nothing is built at run time.  docs/events.md "Size in
+ * struct event_def when asked, so nothing is built at run time.  All of it is stored compressed
+ * (below) and inflated once, at first use.  docs/events.md "Size in
  * the image" gives the sizes.
  */
 #ifndef PMUBOOT_EVENTS_EVENTS_TABLE_H
 #define PMUBOOT_EVENTS_EVENTS_TABLE_H
 
 #include "events/events.h"
+#include "lib/unlz.h"
 
 /* Limits the generator checks at compile time (_Static_assert in the generated file). */
 #define EV_MAX_SETS	80
@@ -162,25 +164,36 @@ struct ev_ibs_rec {
 	uint16_t desc;			/* offset in events_text (host only) */
 };
 
-extern const char events_strs[];
-extern const char events_token_text[];
-extern const uint16_t events_token_at[];
-extern const uint8_t events_part_codes[];
-extern const uint16_t events_part_at[];
-extern const struct ev_limits events_limits[];
-extern const struct ev_offcore events_offcore[];
-extern const uint32_t events_msr_lo[];
-extern const uint32_t events_msr_hi[];
-extern const struct ev_row events_rows[];
-extern const struct ev_side events_side[];
-extern const uint8_t events_ops[];
-extern const struct ev_code_rule events_code_rules[];
-extern const struct ev_amd_rule events_amd_rules[];
+/*
+ * The tables are stored compressed in the image (tools/lzpack.py, lib/unlz.h): events_blob, which
+ * events.c inflates once, at first use, into memory from lib/heap.h; events_tables_place then points
+ * each table into it.  Until then (and for good when there was no memory or the blob was damaged)
+ * they are NULL, so every reader goes through events.c's catalogue_ready().
+ */
+#define EV_TABLE_ALIGN	8	/* every table starts so aligned in the inflated buffer (ev_row: uint64_t) */
+
+extern const struct unlz_blob events_blob;
+void events_tables_place(const uint8_t *base);
+
+extern const char *events_strs;
+extern const char *events_token_text;
+extern const uint16_t *events_token_at;
+extern const uint8_t *events_part_codes;
+extern const uint16_t *events_part_at;
+extern const struct ev_limits *events_limits;
+extern const struct ev_offcore *events_offcore;
+extern const uint32_t *events_msr_lo;
+extern const uint32_t *events_msr_hi;
+extern const struct ev_row *events_rows;
+extern const struct ev_side *events_side;
+extern const uint8_t *events_ops;
+extern const struct ev_code_rule *events_code_rules;
+extern const struct ev_amd_rule *events_amd_rules;
 extern const size_t events_amd_rules_n;
-extern const struct ev_note events_notes[];
-extern const struct ev_set_rec events_set_recs[];
+extern const struct ev_note *events_notes;
+extern const struct ev_set_rec *events_set_recs;
 extern const size_t events_set_recs_n;
-extern const struct ev_ibs_rec events_ibs_recs[];
+extern const struct ev_ibs_rec *events_ibs_recs;
 extern const size_t events_ibs_recs_n;
 #ifdef PMUBOOT_HOSTED
 /* Sources, descriptions and errata: the host program's (docs/events.md). */

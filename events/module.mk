@@ -9,7 +9,8 @@ $(B)/gen/event_roles.h: tools/gen_events.py events/roles.csv
 	@$(if $(Q),echo '  GEN    $@')
 	$(Q)$(PYTHON) tools/gen_events.py --roles-header $@
 
-$(B)/gen/events_table.c: tools/gen_events.py tools/events_import/amd_rules.py tools/events_import/rows.py \
+$(B)/gen/events_table.c: tools/gen_events.py tools/events_pack.py tools/lzpack.py \
+			 tools/events_import/amd_rules.py tools/events_import/rows.py \
 			 $(wildcard events/*.csv) $(wildcard events/vendor/*.csv)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo '  GEN    $@')

@@ -17,7 +17,8 @@ family counter rules, compiled into a table the scheduler applies at run time.  
 rows the generator also derives the set's counter rules by event code and by code and unit mask
 (code_rules below), which the scheduler applies to raw specs the catalogue has no row for.  The
 output is packed (tools/events_pack.py, events/events_table.h): fixed-size rows stored once,
-token-coded names, each set's lists a difference from a related set's.  Everything is checked
+token-coded names, each set's lists a difference from a related set's; and all of it stored as one
+compressed blob (tools/lzpack.py) that events/events.c inflates at first use.  Everything is checked
 here, at build time: a bad row stops the build with the file, line and what is wrong.  The
 output depends only on the input files, byte for byte.
 """
@@ -25,11 +26,13 @@ import argparse
 import csv
 import os
 import re
+import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from events_import import vendor_csv  # noqa: E402
 import events_pack  # noqa: E402
+import lzpack  # noqa: E402
 
 
 EVENT_COLUMNS = ["name", "event", "umask", "cmask", "flags", "counters", "fixed", "roles", "source",
@@ -489,13 +492,48 @@ def c_array(decl, items, per_line=16):
     return out + ["};"]
 
 
-def bitfield_rows(decl, fields, rows, what, comments=None):
-    out = [f"{decl} = {{"]
+# The catalogue's structs as events/events_table.h declares them, for the bytes stored in the blob:
+# little-endian with each field at its natural alignment (the SysV x86-64 ABI; the generated file
+# asserts every size).  Bit fields fill their word from bit 0 in declaration order.
+TABLE_ALIGN = 8             # events/events_table.h EV_TABLE_ALIGN: every table starts so aligned
+LIMITS_FMT = "<HH"
+OFFCORE_FMT = "<HHbbBx"     # one byte of padding: the struct is 2-aligned
+CODE_RULE_FMT = "<HBBHH"
+AMD_RULE_FMT = "<BBHHBBH"
+LIST_FMT = "HHHHBx"         # struct ev_list, padded to its 2-byte alignment
+SET_REC_FMT = "<HHHHH" + LIST_FMT * 2 + "HHBB"
+IBS_REC_FMT = "<HHHH"
+STRUCT_SIZES = {"struct ev_row": 8, "struct ev_side": 8, "struct ev_note": 4,
+                "struct ev_limits": struct.calcsize(LIMITS_FMT), "struct ev_offcore": struct.calcsize(OFFCORE_FMT),
+                "struct ev_code_rule": struct.calcsize(CODE_RULE_FMT),
+                "struct ev_amd_rule": struct.calcsize(AMD_RULE_FMT), "struct ev_list": struct.calcsize("<" + LIST_FMT),
+                "struct ev_set_rec": struct.calcsize(SET_REC_FMT), "struct ev_ibs_rec": struct.calcsize(IBS_REC_FMT)}
+# Where the formats above put the fields after a padding byte or a nested struct (asserted with offsetof).
+FIELD_OFFSETS = {("struct ev_offcore", "has_alt"): 6, ("struct ev_amd_rule", "counters"): 8,
+                 ("struct ev_set_rec", "events"): 10, ("struct ev_set_rec", "rules"): 20,
+                 ("struct ev_set_rec", "notes_first"): 30, ("struct ev_set_rec", "amd"): 34,
+                 ("struct ev_list", "base"): 8}
+
+
+def pack(fmt, rows):
+    """Rows (tuples) as structs of the struct module's format fmt, one after another."""
+    try:
+        return b"".join(struct.pack(fmt, *r) for r in rows)
+    except struct.error as e:
+        raise DataError(f"a table row does not fit its C struct ({fmt}): {e}")
+
+
+def pack_bits(fields, rows, size, what):
+    """Rows {field: value} as words of `size` bytes with the fields from bit 0 up (checked to fit)."""
+    out = bytearray()
     for i, r in enumerate(rows):
         events_pack.bits(fields, r, f"{what} {i}")
-        line = "\t{ " + ", ".join(str(r[f]) for f, _ in fields) + " },"
-        out.append(line + (f"\t/* {comments[i]} */" if comments else ""))
-    return out + ["};"]
+        word, shift = 0, 0
+        for f, w in fields:
+            word |= r[f] << shift
+            shift += w
+        out += word.to_bytes(size, "little")
+    return bytes(out)
 
 
 def pack_rows(vocab, names, text):
@@ -555,7 +593,7 @@ def emit(vocab):
     if len(ops) > 0xFFFF or len(row_num.items) > 0xFFFF or len(rule_num.items) > 0xFFFF:
         raise DataError("the packed lists passed 16-bit offsets")
 
-    note_rows, note_text, note_comments, set_lines = [], [], [], []
+    note_rows, note_text, note_comments, set_recs = [], [], [], []
     role_order = getattr(vocab, "role_order", {})
     role_bit = {r["word"]: r["bit"] for r in vocab.roles}
     for k, (key, vend, name, events, meta) in enumerate(vocab.sets):
@@ -568,15 +606,60 @@ def emit(vocab):
             note_comments.append(f"{key}: {e['name']} {' '.join(e['roles'])}".rstrip())
         lists = []
         for at, n in ((op_at[0][k], len(events)), (op_at[1][k], len(rule_ids[k]))):
-            lists.append(f"{{ {at[0]}, {at[1]}, {at[2]}, {n}, {at[3]:#x} }}")
-        set_lines.append(f"\t{{ {strs.add(key)}, {strs.add(name)}, {strs.add(meta['perf'])}, "
-                         f"{strs.add(meta['vendor_name'])}, {text.add(meta['doc'])}, {lists[0]}, {lists[1]}, "
-                         f"{nfirst}, {len(note_rows) - nfirst}, {int(vend == 'amd')}, {meta['family']:#x} }},"
-                         f"\t/* {key} */")
-    ibs_lines = []
-    for e in vocab.ibs:
-        ibs_lines.append(f"\t{{ {e['code']:#06x}, {strs.add(e['name'])}, {strs.add(e['abbrev'])}, "
-                         f"{text.add(e['description'])} }},")
+            lists += [at[0], at[1], at[2], n, at[3]]
+        set_recs.append([strs.add(key), strs.add(name), strs.add(meta["perf"]), strs.add(meta["vendor_name"]),
+                         text.add(meta["doc"])] + lists + [nfirst, len(note_rows) - nfirst, int(vend == "amd"),
+                                                           meta["family"]])
+    ibs_recs = [(e["code"], strs.add(e["name"]), strs.add(e["abbrev"]), text.add(e["description"]))
+                for e in vocab.ibs]
+    amd_recs = []
+    for r in vocab.amd_rules:
+        none = r["counters"] == NO_COUNTER
+        fl = (RULE_NONE if none else 0) | (RULE_PAIR if r["pair"] else 0)
+        amd_recs.append((r["family"], r["last_family"], r["event"], r["mask"],
+                         list(AMD_UMASK_TESTS).index(r["umask"]), fl, 0 if none else r["counters"]))
+    tok_at, w = [], 0
+    for t in tokens:
+        tok_at.append(w)
+        w += len(t)
+    tok_at.append(w)
+    if w > 0xFFFF:
+        raise DataError("name tokens passed 64 KiB: offsets are 16-bit")
+
+    # The tables, in events/events_table.h's layouts (little-endian, as x86 lays the structs out;
+    # the sizes are asserted below), stored compressed (tools/lzpack.py).  Byte planes of each
+    # struct's size put like fields side by side; rising offsets are stored as differences.
+    blob = lzpack.Blob()
+    place = []
+
+    def table(name, ctype, data, stride=1, delta=False):
+        place.append((name, ctype, blob.add(name, data, TABLE_ALIGN, stride, delta)))
+
+    def strings(pool):
+        return "".join(s + "\0" for s in pool.data).encode("ascii") + b"\0"
+
+    row_dicts = [dict(zip([f for f, _ in ROW_FIELDS], r)) for r in row_num.items]
+    side_fields = [f for f, _ in SIDE_FIELDS]
+    side_dicts = [dict(zip(side_fields, x[:len(side_fields)])) for x in sides.items]
+    table("events_strs", "char", strings(strs))
+    table("events_token_text", "char", "".join(tokens).encode("ascii") + b"\0")
+    table("events_token_at", "uint16_t", pack("<H", [(v,) for v in tok_at]), 2, True)
+    table("events_part_codes", "uint8_t", bytes(coded))
+    table("events_part_at", "uint16_t", pack("<H", [(v,) for v in part_at]), 2, True)
+    table("events_limits", "struct ev_limits", pack(LIMITS_FMT, limits.items), struct.calcsize(LIMITS_FMT))
+    table("events_offcore", "struct ev_offcore",
+          pack(OFFCORE_FMT, [(m0, m1, d_ev, d_um, has) for m0, m1, has, d_ev, d_um in offcore.items]),
+          struct.calcsize(OFFCORE_FMT))
+    table("events_msr_lo", "uint32_t", pack("<I", [(v,) for v in lo.items]), 4)
+    table("events_msr_hi", "uint32_t", pack("<I", [(v,) for v in hi.items]), 4)
+    table("events_rows", "struct ev_row", pack_bits(ROW_FIELDS, row_dicts, 8, "row"), 8)
+    table("events_side", "struct ev_side", pack_bits(SIDE_FIELDS, side_dicts, 8, "side row"), 8)
+    table("events_ops", "uint8_t", bytes(ops))
+    table("events_code_rules", "struct ev_code_rule", pack(CODE_RULE_FMT, rule_num.items), struct.calcsize(CODE_RULE_FMT))
+    table("events_amd_rules", "struct ev_amd_rule", pack(AMD_RULE_FMT, amd_recs), struct.calcsize(AMD_RULE_FMT))
+    table("events_notes", "struct ev_note", pack_bits(NOTE_FIELDS, note_rows, 4, "note"), 4)
+    table("events_set_recs", "struct ev_set_rec", pack(SET_REC_FMT, set_recs), struct.calcsize(SET_REC_FMT))
+    table("events_ibs_recs", "struct ev_ibs_rec", pack(IBS_REC_FMT, ibs_recs), struct.calcsize(IBS_REC_FMT))
 
     o = ["/* Generated by tools/gen_events.py from events/ - do not edit. */",
          '#include "events/events_table.h"', ""]
@@ -589,92 +672,46 @@ def emit(vocab):
     o.append(f"_Static_assert(EV_TOKEN_ONE_BYTE == {events_pack.TOKEN_ONE_BYTE} && EV_TOKEN_TWO_BYTE_LEAD == "
              f"{events_pack.TOKEN_TWO_BYTE_LEAD}, \"tools/events_pack.py token codes\");")
     o.append(f"_Static_assert(EV_ROLE_COUNT <= {NOTE_FIELDS[1][1]}, \"ev_note.roles has a bit per role\");")
+    o.append(f"_Static_assert(EV_TABLE_ALIGN == {TABLE_ALIGN}, \"tools/gen_events.py TABLE_ALIGN\");")
+    for ctype, size in STRUCT_SIZES.items():
+        o.append(f"_Static_assert(sizeof({ctype}) == {size}, \"{ctype}: tools/gen_events.py lays it out in "
+                 f"{size} bytes\");")
+    for (ctype, field), at in FIELD_OFFSETS.items():
+        o.append(f"_Static_assert(offsetof({ctype}, {field}) == {at}, \"{ctype}.{field}: tools/gen_events.py puts "
+                 f"it at byte {at}\");")
     o.append("")
-    o += strs.emit("events_strs")
+    o += blob.emit_c("events_blob")
+    o.append("")
+    o.append("/* Where each table is once the blob is inflated (events_tables_place). */")
+    for name, ctype, _ in place:
+        o.append(f"const {ctype} *{name};")
+    o.append("")
+    o.append("void events_tables_place(const uint8_t *base)")
+    o.append("{")
+    for name, ctype, off in place:
+        o.append(f"\t{name} = (const {ctype} *)(const void *)(base + {off});")
+    o.append("}")
+    o.append("")
+    o.append(f"const size_t events_set_recs_n = {len(set_recs)};")
+    o.append(f"const size_t events_ibs_recs_n = {len(ibs_recs)};")
+    o.append(f"const size_t events_amd_rules_n = {len(amd_recs)};")
+    o.append(f"_Static_assert({len(set_recs)} <= EV_MAX_SETS, \"raise EV_MAX_SETS\");")
+    o.append(f"_Static_assert({len(ibs_recs)} <= EV_MAX_IBS, \"raise EV_MAX_IBS\");")
+    o.append("")
+    o.append("/* The hand-written rows as events_notes holds them ({ index, roles }), for whoever reads this file:")
+    o.append(" * the blob has them packed. */")
+    o.append("#if 0")
+    o += [f"\t{{ {r['index']}, {r['roles']} }},\t/* {c} */" for r, c in zip(note_rows, note_comments)]
+    o.append("#endif")
+    o.append("")
     o.append("#ifdef PMUBOOT_HOSTED")
+    o.append("/* The host program's text: sources, descriptions and errata (events_table.h). */")
     o += text.emit("events_text")
-    o.append("#endif")
-    o.append("")
-    o.append(f"/* Name tokens in code order ({len(tokens)}), and where each begins: token i is "
-             f"events_token_text[events_token_at[i] .. events_token_at[i + 1]). */")
-    tok_at, w = [], 0
-    for t in tokens:
-        tok_at.append(w)
-        w += len(t)
-    tok_at.append(w)
-    if w > 0xFFFF:
-        raise DataError("name tokens passed 64 KiB: offsets are 16-bit")
-    o.append("const char events_token_text[] =")
-    for i in range(0, len(tokens), 12):
-        o.append("\t" + c_str("".join(tokens[i:i + 12])))
-    o[-1] += ";"
-    o += c_array("const uint16_t events_token_at[]", tok_at)
-    o.append(f"/* Name parts ({len(part_at)}) as token codes, each ended by 0 (tools/events_pack.py). */")
-    o += c_array("const uint8_t events_part_codes[]", list(coded), 24)
-    o += c_array("const uint16_t events_part_at[]", part_at)
-    o.append("")
-    o.append("/* Counter lists (general counters, and with SMT off where different; 0 = any). */")
-    o.append("const struct ev_limits events_limits[] = {")
-    o += [f"\t{{ {c:#x}, {h:#x} }}," for c, h in limits.items]
-    o.append("};")
-    o.append("/* Extra MSRs and second forms, the second form relative to the event's own encoding. */")
-    o.append("const struct ev_offcore events_offcore[] = {")
-    o += [f"\t{{ {m0:#x}, {m1:#x}, {d_ev}, {d_um}, {has} }}," for m0, m1, has, d_ev, d_um in offcore.items]
-    o.append("};")
-    o += c_array("const uint32_t events_msr_lo[]", [f"{v:#x}" for v in lo.items], 8)
-    o += c_array("const uint32_t events_msr_hi[]", [f"{v:#x}" for v in hi.items], 8)
-    o.append("")
-    o.append(f"/* Rows ({len(row_num.items)}), in the order sets first use them. */")
-    o += bitfield_rows("const struct ev_row events_rows[]", ROW_FIELDS,
-                       [dict(zip([f for f, _ in ROW_FIELDS], r)) for r in row_num.items], "row")
-    side_fields = [f for f, _ in SIDE_FIELDS]
-    o.append(f"/* Side rows ({len(sides.items)}): the fields few events have. */")
-    o += bitfield_rows("const struct ev_side events_side[]", SIDE_FIELDS,
-                       [dict(zip(side_fields, s[:len(side_fields)])) for s in sides.items], "side row")
-    o.append("#ifdef PMUBOOT_HOSTED")
-    o += c_array("const uint16_t events_side_errata[]", [s[-1] for s in sides.items])
-    o.append("#endif")
-    o.append("")
-    o.append("/* Each set's lists of rows and rules, as ops over a base set's (tools/events_pack.py). */")
-    o += c_array("const uint8_t events_ops[]", list(ops), 24)
-    o.append("")
-    o.append("/* Counter rules by event code and by code and unit mask, for raw specs (code_rules()). */")
-    o.append("const struct ev_code_rule events_code_rules[] = {")
-    for ev, um, fl, c, h in rule_num.items:
-        o.append(f"\t{{ {ev:#x}, {um:#x}, {fl:#x}, {c:#x}, {h:#x} }},")
-    o.append("};")
-    o.append("")
-    o.append("/* events/amd_rules.csv: the AMD family counter rules, first match wins. */")
-    o.append("const struct ev_amd_rule events_amd_rules[] = {")
-    for r in vocab.amd_rules:
-        none = r["counters"] == NO_COUNTER
-        fl = (RULE_NONE if none else 0) | (RULE_PAIR if r["pair"] else 0)
-        o.append(f"\t{{ {r['family']:#x}, {r['last_family']:#x}, {r['event']:#05x}, {r['mask']:#05x}, "
-                 f"{AMD_UMASK_TESTS[r['umask']]}, {fl:#x}, {0 if none else r['counters']:#x} }},"
-                 f"\t/* {r['source']} */")
-    o.append("};")
-    o.append("const size_t events_amd_rules_n = ARRAY_SIZE(events_amd_rules);")
-    o.append("")
-    o.append("/* Hand-written rows: roles (and on the host our own descriptions), in preference order per set. */")
-    o += bitfield_rows("const struct ev_note events_notes[]", NOTE_FIELDS, note_rows, "note", note_comments)
-    o.append("#ifdef PMUBOOT_HOSTED")
+    o += c_array("const uint16_t events_side_errata[]", [x[-1] for x in sides.items])
     o.append("const struct ev_note_text events_note_text[] = {")
     o += [f"\t{{ {t} }}," for t in note_text]
     o.append("};")
     o.append("#endif")
-    o.append("")
-    o.append("const struct ev_set_rec events_set_recs[] = {")
-    o += set_lines
-    o.append("};")
-    o.append("const size_t events_set_recs_n = ARRAY_SIZE(events_set_recs);")
-    o.append("")
-    o.append("const struct ev_ibs_rec events_ibs_recs[] = {")
-    o += ibs_lines
-    o.append("};")
-    o.append("const size_t events_ibs_recs_n = ARRAY_SIZE(events_ibs_recs);")
-    o.append("")
-    o.append(f"_Static_assert(ARRAY_SIZE(events_set_recs) <= EV_MAX_SETS, \"raise EV_MAX_SETS\");")
-    o.append(f"_Static_assert(ARRAY_SIZE(events_ibs_recs) <= EV_MAX_IBS, \"raise EV_MAX_IBS\");")
     return "\n".join(o) + "\n"
 
 

@@ -7,7 +7,8 @@ Reads the linker map ($(B)/pmuboot.map: every input section, its object and its 
 merging) and the PE file's section table (tools/pe_image.py), and prints the file's size by part:
 
   code              .text
-  event catalogue   the generated tables ($(B)/gen/events_table.c), by table below
+  event catalogue   the generated tables ($(B)/gen/events_table.c): the compressed blob
+                    (tools/lzpack.py) and its directory; below, what the blob inflates to, by table
   strings           string literals of every other file (.rodata.str*)
   other data        every other table and initialised variable (.rodata, .data, .got, ...)
   relocations       .rela (one per pointer stored in data), .reloc, .dynamic
@@ -27,10 +28,16 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pe_image  # noqa: E402
 
 CATALOGUE_OBJ = "gen/events_table.c.o"
+CATALOGUE_SRC = "gen/events_table.c"
+CATALOGUE_STREAM = "events_blob_stream"
+# A line of the blob's directory in the generated C (tools/lzpack.py Blob.emit_c):
+# "{ offset, size, stride, delta },	/* name */"
+DIR_RE = re.compile(r"^\s*\{ (\d+), (\d+), (\d+), (\d+) \},\s*/\* (\w+) \*/$")
 OUTPUT_RE = re.compile(r"^(\.\S+)\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)")
 INPUT_RE = re.compile(r"^ (\.\S+|\*fill\*)(?:\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)(?:\s+(\S+))?)?\s*$")
 CONT_RE = re.compile(r"^\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)(?:\s+(\S+))?\s*$")
-# The catalogue's tables, grouped as docs/events.md "Size in the image" describes them.
+# The catalogue's tables, grouped as docs/events.md "Size in the image" describes them (their sizes
+# inflated: the file holds them compressed together).
 CATALOGUE_GROUPS = [
     ("rows (events_rows, 8 bytes each)", ("events_rows",)),
     ("side rows: cmask, extra MSRs, fixed counter... (events_side, events_offcore, events_msr_*)",
@@ -69,6 +76,20 @@ def read_map(path):
         else:
             out.append((section, m.group(1), m.group(4) or "", int(m.group(3), 16)))
     return sizes, out
+
+
+def blob_tables(build):
+    """{table: inflated bytes} from the blob's directory in the generated catalogue."""
+    path = os.path.join(build, CATALOGUE_SRC)
+    tables = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            m = DIR_RE.match(line)
+            if m:
+                tables[m.group(5)] = int(m.group(2))
+    if not tables:
+        raise SystemExit(f"image_size: no blob directory in {path}")
+    return tables
 
 
 def symbol_sizes(elf):
@@ -111,14 +132,16 @@ def parts(build):
     if p["headers, padding"] < 0 or strings < 0 or data_used > data.raw_size:
         raise SystemExit(f"image_size: the map ({data_used} bytes of .data) does not match {efi}")
     sym = symbol_sizes(os.path.join(build, "pmuboot.so"))
-    tables, rest = {}, catalogue
+    stream = sym.get(CATALOGUE_STREAM, 0)
+    stored = {"compressed blob (events_blob_stream)": stream,
+              "its directory, the blob descriptor, the table counts": catalogue - stream}
+    inflated, rest = {}, blob_tables(build)
     for name, members in CATALOGUE_GROUPS:
         if members is None:
-            tables[name] = rest
+            inflated[name] = sum(rest.values())
         else:
-            tables[name] = sum(sym.get(m, 0) for m in members)
-            rest -= tables[name]
-    return {"file": total, "parts": p, "bss": bss, "catalogue": tables}
+            inflated[name] = sum(rest.pop(m, 0) for m in members)
+    return {"file": total, "parts": p, "bss": bss, "catalogue": stored, "catalogue_inflated": inflated}
 
 
 def main():
@@ -135,8 +158,12 @@ def main():
         print(f"  {name:<18} {n:>9,}")
     print(f"  {'= the file':<18} {sum(r['parts'].values()):>9,}")
     print(f"  {'.bss':<18} {r['bss']:>9,}  in memory only: zero-filled by the loader")
-    print("event catalogue by table:")
+    print("event catalogue in the file:")
     for name, n in r["catalogue"].items():
+        print(f"  {n:>9,}  {name}")
+    inflated = sum(r["catalogue_inflated"].values())
+    print(f"event catalogue inflated at first use: {inflated:,} bytes (heap; lib/unlz.h), by table:")
+    for name, n in r["catalogue_inflated"].items():
         print(f"  {n:>9,}  {name}")
     return 0
 
