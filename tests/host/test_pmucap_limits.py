@@ -167,13 +167,18 @@ def synthetic_capture(path, mib):
 
 
 PEAK_RSS = r"""
-import contextlib, io, resource, sys
+import contextlib, io, sys
 sys.path.insert(0, sys.argv[1])
 from pmucap.cli import main
 out = io.StringIO()
 with contextlib.redirect_stdout(out):
     rc = main(sys.argv[2:])
-print(rc, len(out.getvalue()), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+# VmHWM, not getrusage's ru_maxrss: Linux keeps ru_maxrss across execve, so a child started from a
+# large parent (the test runner, late in a full run) would report the parent's size; VmHWM belongs to
+# this program's own address space, new at exec.
+with open("/proc/self/status") as f:
+    hwm = next(int(l.split()[1]) for l in f if l.startswith("VmHWM:"))
+print(rc, len(out.getvalue()), hwm * 1024)
 """
 
 
