@@ -31,7 +31,9 @@ means the vendor gives none.
 metric that names an event the set does not have is left out, by name, with the reason (a comment in the
 generated file, and a host-only list `pmuboot-host metrics` prints).  Every formula of every table is then
 hash-consed into one DAG of nodes (identical subexpressions, within and across cores, stored once), and
-pmu/metrics/metrics_table.h describes the packed form.
+pmu/metrics/metrics_table.h describes the packed form.  The tables are laid out in their C layouts and
+stored as one compressed blob (tools/lzpack.py) that pmu/metrics/metrics.c inflates at first use; the
+generated file lists the literals, inputs and metrics readable in a comment.
 """
 import argparse
 import csv
