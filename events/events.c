@@ -87,6 +87,11 @@ static bool catalogue_ready(void)
 	return T.state == CAT_READY;
 }
 
+bool events_ready(void)
+{
+	return catalogue_ready();
+}
+
 /* The index of set in T.sets, or -1.  A set is one of T.sets only once the catalogue is ready, so
  * the entry points taking a set reach the tables only through catalogue_ready(). */
 static long set_index(const struct event_set *set)

@@ -63,6 +63,12 @@ struct event_set {
 	uint8_t family;		/* AMD: the family whose counter rules (events_amd_rule) apply; 0 = Intel */
 };
 
+/*
+ * The catalogue is stored compressed and inflated into the heap at its first use.  The heap has no
+ * locking and is the boot processor's, so the run calls this there before any measuring pass
+ * (run/run.c): true when the tables are in place, false (after one error record) when they cannot be.
+ */
+bool events_ready(void);
 size_t events_set_count(void);
 const struct event_set *events_set_at(size_t i);
 const struct event_set *events_set_find(const char *key);

@@ -9,7 +9,7 @@
  * then [varint] literals [varint] [offset - 1 as a varint]; a varint is 7 bits a byte, low first,
  * bit 7 on all but the last.  The stream ends after its last command's literals.
  *
- * Why our own: the image carries its event catalogue (and soon its metric tables) compressed,
+ * Why our own: the image carries its event catalogue and its top-down metric tables compressed,
  * and needs a decoder of a few hundred bytes that cannot be made to read or write out of bounds
  * by a damaged image; no entropy coder, so decoding 160 KiB takes a millisecond or so.
  */

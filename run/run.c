@@ -16,6 +16,8 @@
 #include "pmu/freq/freq.h"
 #include "pmu/cpu/cache.h"
 #include "lib/heap.h"
+#include "events/events.h"
+#include "pmu/metrics/metrics.h"
 
 #define US_PER_S 1000000ull
 #define MILLI 1000u
@@ -356,6 +358,10 @@ void run_stages(struct run_env *env)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(stages); i++) {
 		if (strcmp(stages[i].name, FIRST_MEASURING) == 0) {
+			/* The event catalogue and the metric tables are inflated into the heap at first use; the
+			 * heap has no locking and is the boot processor's, and a pass may run elsewhere (cpus=). */
+			events_ready();
+			metrics_ready();
 			run_measuring(env, i);
 			return;
 		}

@@ -31,7 +31,9 @@ means the vendor gives none.
 metric that names an event the set does not have is left out, by name, with the reason (a comment in the
 generated file, and a host-only list `pmuboot-host metrics` prints).  Every formula of every table is then
 hash-consed into one DAG of nodes (identical subexpressions, within and across cores, stored once), and
-pmu/metrics/metrics_table.h describes the packed form.
+pmu/metrics/metrics_table.h describes the packed form.  The tables are laid out in their C layouts and
+stored as one compressed blob (tools/lzpack.py) that pmu/metrics/metrics.c inflates at first use; the
+generated file lists the literals, inputs and metrics readable in a comment.
 """
 import argparse
 import csv
@@ -39,11 +41,13 @@ import io
 import json
 import os
 import re
+import struct
 import sys
 from fractions import Fraction
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_events  # noqa: E402
+import lzpack  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TABLE_COLUMNS = ["key", "source", "data"]
@@ -719,18 +723,76 @@ def compile_all(root):
     return {"tables": out_tables, "dag": dag, "strs": strs, "metrics": metrics, "depth": depth}
 
 
-def c_bytes(data, per_line=20):
-    return [("\t" + ", ".join(f"{b:#04x}" for b in data[i:i + per_line]) + ",") for i in range(0, len(data), per_line)]
+# The tables as pmu/metrics/metrics_table.h declares them, for the bytes stored in the blob: little-endian,
+# each field at its natural alignment (the SysV x86-64 ABI), bit fields filling their word from bit 0 in
+# declaration order; the generated file asserts every size and order.
+TABLE_ALIGN = 8                               # metrics_table.h MT_TABLE_ALIGN (struct mnum holds a uint64_t)
+NODE_FIELDS = [("op", 4), ("a", NODE_REF_BITS), ("b", NODE_REF_BITS)]      # struct mt_node, one uint32_t
+NUMBER_FMT = "<QiB3x"                         # struct mnum: m, e, neg, padded to its 8-byte alignment
+INPUT_FMT = "<HHBB"                           # struct mt_input: name, spec, kind, arg
+METRIC_FMT = "<HHH"                           # struct mt_metric: name; root:14 unit:2; parent:15 level2:1
+METRIC_ROOT_BITS, METRIC_PARENT_BITS = NODE_REF_BITS, 15
+TABLE_FMT = "<HHHH"                           # struct metrics_table: key, source, first, n
+INPUT_KINDS = ["EVENT", "TD", "RETLAT", "CONST"]                   # MT_IN_* in order
+CONST_ARGS = ["SMT", "THREADS", "TSC", "DURATION_MS", CONST_SYSTEM]  # MT_CONST_* in order
+STRUCT_SIZES = {"struct mt_node": 4, "struct mnum": struct.calcsize(NUMBER_FMT),
+                "struct mt_input": struct.calcsize(INPUT_FMT), "struct mt_metric": struct.calcsize(METRIC_FMT),
+                "struct metrics_table": struct.calcsize(TABLE_FMT)}
+FIELD_OFFSETS = {("struct mnum", "e"): 8, ("struct mnum", "neg"): 12, ("struct mt_input", "kind"): 4,
+                 ("struct mt_input", "arg"): 5, ("struct metrics_table", "n"): 6}
+
+
+def pack(fmt, rows):
+    try:
+        return b"".join(struct.pack(fmt, *r) for r in rows)
+    except struct.error as e:
+        raise DataError(f"a table row does not fit its C struct ({fmt}): {e}")
+
+
+def pack_tables(c, text, tok_off, codes, str_off):
+    """The tables as bytes, in metrics_table.h's layouts: [(name, C type, bytes, stride, delta)].  Byte
+    planes of each struct's size put like fields side by side; rising offsets are stored as differences."""
+    dag, code = c["dag"], Dag.code
+    nodes = [OPS.index(op) | code(a) << 4 | code(b) << (4 + NODE_REF_BITS) for op, a, b in dag.nodes]
+    inputs = [(str_off[i.str], str_off[i.spec_str], INPUT_KINDS.index(i.kind),
+               CONST_ARGS.index(i.arg) if i.kind == "CONST" else int(i.arg)) for i in dag.inputs]
+    metrics = []
+    for name, root, level, parent, unit in c["metrics"]:
+        if str_off[parent] >> METRIC_PARENT_BITS:
+            raise DataError("name codes past 32 KiB: mt_metric.parent has 15 bits")
+        metrics.append((str_off[name], code(root) | unit << METRIC_ROOT_BITS,
+                        str_off[parent] | (level - 1) << METRIC_PARENT_BITS))
+    lists, tables = [], []
+    for t in c["tables"]:
+        tables.append((str_off[t["key_str"]], str_off[t["source_str"]], len(lists), len(t["ids"])))
+        lists += t["ids"]
+    if len(lists) > 0xFFFF:
+        raise DataError("the metric lists passed 16-bit offsets")
+    return [
+        ("mt_nodes", "struct mt_node", pack("<I", [(n,) for n in nodes]), 4, False),
+        ("mt_numbers", "struct mnum", pack(NUMBER_FMT, [(m, e, 0) for m, e, _ in dag.numbers]),
+         struct.calcsize(NUMBER_FMT), False),
+        ("mt_inputs", "struct mt_input", pack(INPUT_FMT, inputs), struct.calcsize(INPUT_FMT), False),
+        ("mt_metrics", "struct mt_metric", pack(METRIC_FMT, metrics), struct.calcsize(METRIC_FMT), False),
+        ("mt_lists", "uint16_t", pack("<H", [(x,) for x in lists]), 2, False),
+        ("mt_tables", "struct metrics_table", pack(TABLE_FMT, tables), struct.calcsize(TABLE_FMT), True),
+        ("mt_token_at", "uint16_t", pack("<H", [(x,) for x in tok_off]), 2, True),
+        ("mt_token_text", "char", bytes(text), 1, False),
+        ("mt_codes", "uint8_t", bytes(codes), 1, False),
+    ]
 
 
 def emit(c):
     dag, strs = c["dag"], c["strs"]
     text, tok_off, codes, str_off = strs.pack()
-    code = Dag.code
     o = ["/* Generated by tools/gen_metrics.py from events/metrics/ - do not edit.  pmu/metrics/metrics_table.h */",
          '#include "pmu/metrics/metrics_table.h"', ""]
     for i, op in enumerate(OPS):
         o.append(f"_Static_assert(MT_{op} == {i}, \"enum mt_op: tools/gen_metrics.py OPS\");")
+    for i, k in enumerate(INPUT_KINDS):
+        o.append(f"_Static_assert(MT_IN_{k} == {i}, \"MT_IN_*: tools/gen_metrics.py INPUT_KINDS\");")
+    for i, k in enumerate(CONST_ARGS):
+        o.append(f"_Static_assert(MT_CONST_{k} == {i}, \"MT_CONST_*: tools/gen_metrics.py CONST_ARGS\");")
     o.append(f"_Static_assert(MT_REF_BITS == {NODE_REF_BITS} && MT_REF_INDEX_BITS == {REF_INDEX_BITS}, "
              f"\"mt_node: tools/gen_metrics.py\");")
     o.append(f"_Static_assert(MT_REF_NODE == {REF_NODE} && MT_REF_INPUT == {REF_INPUT} && MT_REF_NUMBER == {REF_NUMBER}, "
@@ -739,67 +801,47 @@ def emit(c):
     o.append(f"_Static_assert(MT_TOKEN_ONE_BYTE == {Strings.ONE_BYTE} && MT_TOKEN_TWO_BYTE_LEAD == "
              f"{Strings.TWO_BYTE_LEAD}, \"name codes: tools/gen_metrics.py Strings\");")
     o.append(f"_Static_assert(METRIC_NAME_MAX > {max(len(x) for x in strs.order)}, \"the longest name\");")
+    o.append(f"_Static_assert(MT_TABLE_ALIGN == {TABLE_ALIGN}, \"tools/gen_metrics.py TABLE_ALIGN\");")
+    for ctype, size in STRUCT_SIZES.items():
+        o.append(f"_Static_assert(sizeof({ctype}) == {size}, \"{ctype}: tools/gen_metrics.py lays it out in "
+                 f"{size} bytes\");")
+    for (ctype, field), at in FIELD_OFFSETS.items():
+        o.append(f"_Static_assert(offsetof({ctype}, {field}) == {at}, \"{ctype}.{field}: tools/gen_metrics.py "
+                 f"puts it at byte {at}\");")
     o.append("")
     o.append(f"/* {len(dag.nodes)} nodes, {len(dag.inputs)} inputs and {len(dag.numbers)} literals for "
              f"{sum(len(t['ids']) for t in c['tables'])} metrics of {len(c['tables'])} tables ({len(c['metrics'])} "
-             f"distinct); formulas at most {c['depth']} deep. */")
-    o.append("const struct mt_node mt_nodes[] = {")
-    for op, a, b in dag.nodes:
-        o.append(f"\t{{ MT_{op}, {code(a):#06x}, {code(b):#06x} }},")
-    o.append("};")
-    o.append("const uint16_t mt_node_count = ARRAY_SIZE(mt_nodes);")
+             f"distinct); formulas at most {c['depth']} deep; names in {len(tok_off)} tokens. */")
+    blob, place = lzpack.Blob(), []
+    for name, ctype, data, stride, delta in pack_tables(c, text, tok_off, codes, str_off):
+        place.append((name, ctype, blob.add(name, data, TABLE_ALIGN, stride, delta)))
+    o += blob.emit_c("mt_blob")
     o.append("")
-    o.append("/* Literals: value = mant x 2^exp (pmu/metrics/num.h). */")
-    o.append("const struct mnum mt_numbers[] = {")
+    o.append("/* Where each table is once the blob is inflated (mt_tables_place). */")
+    for name, ctype, _ in place:
+        o.append(f"const {ctype} *{name};")
+    o.append("")
+    o.append("void mt_tables_place(const uint8_t *base)")
+    o.append("{")
+    for name, ctype, off in place:
+        o.append(f"\t{name} = (const {ctype} *)(const void *)(base + {off});")
+    o.append("}")
+    o.append("")
+    for name, n in (("mt_node_count", len(dag.nodes)), ("mt_number_count", len(dag.numbers)),
+                    ("mt_input_count", len(dag.inputs)), ("mt_table_count", len(c["tables"])),
+                    ("mt_token_count", len(tok_off)), ("mt_codes_size", len(codes))):
+        o.append(f"const uint16_t {name} = {n};")
+    o.append("")
+    o.append("/* What the blob holds, for whoever reads this file: the literals, the inputs { name, spec, kind, arg }")
+    o.append(" * and each table's metrics (`tools/gen_metrics.py --list KEY` gives a table with its inputs).")
     for m, e, t in dag.numbers:
-        o.append(f"\t{{ {m:#x}ull, {e}, 0 }},\t/* {t} */")
-    o.append("};")
-    o.append("const uint16_t mt_number_count = ARRAY_SIZE(mt_numbers);")
-    o.append("")
-    o.append("const struct mt_input mt_inputs[] = {")
-    for inp in dag.inputs:
-        arg = f"MT_CONST_{inp.arg}" if inp.kind == "CONST" else inp.arg
-        o.append(f"\t{{ {str_off[inp.str]}, {str_off[inp.spec_str]}, MT_IN_{inp.kind}, {arg} }},\t/* {inp.name} */")
-    o.append("};")
-    o.append("const uint16_t mt_input_count = ARRAY_SIZE(mt_inputs);")
-    o.append("")
-    o.append("const struct mt_metric mt_metrics[] = {")
-    for name, root, level, parent, unit in c["metrics"]:
-        if str_off[parent] >> 15:
-            raise DataError("name codes past 32 KiB: mt_metric.parent has 15 bits")
-        o.append(f"\t{{ {str_off[name]}, {code(root):#06x}, {unit}, {str_off[parent]}, {level - 1} }},"
-                 f"\t/* {strs.order[name]} */")
-    o.append("};")
-    o.append("")
-    o.append("const uint16_t mt_lists[] = {")
-    first = 0
+        o.append(f" *   literal {m:#x} x 2^{e} = {t}")
+    for i in dag.inputs:
+        o.append(f" *   input {i.name.replace('*/', '* /')}: counts {i.spec.replace('*/', '* /')} ({i.kind} {i.arg})")
     for t in c["tables"]:
-        t["first"] = first
-        first += len(t["ids"])
-        o.append(f"\t/* {t['key']} */")
-        for i in range(0, len(t["ids"]), 16):
-            o.append("\t" + ", ".join(str(x) for x in t["ids"][i:i + 16]) + ",")
-    o.append("};")
-    o.append("")
-    o.append("const struct metrics_table mt_tables[] = {")
-    for t in c["tables"]:
-        o.append(f"\t{{ {str_off[t['key_str']]}, {str_off[t['source_str']]}, {t['first']}, {len(t['ids'])} }},"
-                 f"\t/* {t['key']} */")
-    o.append("};")
-    o.append("const uint16_t mt_table_count = ARRAY_SIZE(mt_tables);")
-    o.append("")
-    o.append(f"/* Names: {len(tok_off)} tokens (their texts, NUL-separated, and offsets) and each name's codes. */")
-    o.append("const char mt_token_text[] = {")
-    o += c_bytes(text)
-    o.append("};")
-    o.append("const uint16_t mt_token_at[] = {")
-    o += ["\t" + ", ".join(str(x) for x in tok_off[i:i + 16]) + "," for i in range(0, len(tok_off), 16)]
-    o.append("};")
-    o.append("const uint16_t mt_token_count = ARRAY_SIZE(mt_token_at);")
-    o.append("const uint8_t mt_codes[] = {")
-    o += c_bytes(codes)
-    o.append("};")
-    o.append("const uint16_t mt_codes_size = sizeof(mt_codes);")
+        o.append(f" *   table {t['key']} ({t['source']}), {len(t['names'])} metrics:")
+        o += [f" *     {', '.join(t['names'][i:i + 5])}" for i in range(0, len(t["names"]), 5)]
+    o.append(" */")
     o.append("")
     o.append("/* Left out (the table's event set lacks what they name), host only:")
     for t in c["tables"]:

@@ -10,7 +10,9 @@ merging) and the PE file's section table (tools/pe_image.py), and prints the fil
   event catalogue   the generated tables ($(B)/gen/events_table.c): the compressed blob
                     (tools/lzpack.py) and its directory; below, what the blob inflates to, by table
   strings           string literals of every other file (.rodata.str*)
-  other data        every other table and initialised variable (.rodata, .data, .got, ...)
+  other data        every other table and initialised variable (.rodata, .data, .got, ...), among
+                    them the top-down metric tables ($(B)/gen/metrics_table.c): shown below it too,
+                    their compressed blob and what it inflates to, by table
   relocations       .rela (one per pointer stored in data), .reloc, .dynamic
   headers, padding  the PE headers and each section's round-up to the file alignment
 
@@ -30,6 +32,9 @@ import pe_image  # noqa: E402
 CATALOGUE_OBJ = "gen/events_table.c.o"
 CATALOGUE_SRC = "gen/events_table.c"
 CATALOGUE_STREAM = "events_blob_stream"
+METRICS_OBJ = "gen/metrics_table.c.o"
+METRICS_SRC = "gen/metrics_table.c"
+METRICS_STREAM = "mt_blob_stream"
 # A line of the blob's directory in the generated C (tools/lzpack.py Blob.emit_c):
 # "{ offset, size, stride, delta },	/* name */"
 DIR_RE = re.compile(r"^\s*\{ (\d+), (\d+), (\d+), (\d+) \},\s*/\* (\w+) \*/$")
@@ -47,6 +52,14 @@ CATALOGUE_GROUPS = [
     ("set lists and counter rules (events_ops, events_code_rules, events_limits)",
      ("events_ops", "events_code_rules", "events_limits")),
     ("sets, roles, IBS and AMD rules, set names (events_set_recs, events_notes, ...)", None),
+]
+# The top-down metric tables, grouped as docs/topdown.md "Size in the image" describes them.
+METRICS_GROUPS = [
+    ("formula nodes (mt_nodes, 4 bytes each)", ("mt_nodes",)),
+    ("names: token-coded (mt_codes, mt_token_*)", ("mt_codes", "mt_token_text", "mt_token_at")),
+    ("metrics and each table's list of them (mt_metrics, mt_lists, mt_tables)",
+     ("mt_metrics", "mt_lists", "mt_tables")),
+    ("inputs and literals (mt_inputs, mt_numbers)", None),
 ]
 
 
@@ -78,9 +91,9 @@ def read_map(path):
     return sizes, out
 
 
-def blob_tables(build):
-    """{table: inflated bytes} from the blob's directory in the generated catalogue."""
-    path = os.path.join(build, CATALOGUE_SRC)
+def blob_tables(build, src):
+    """{table: inflated bytes} from the blob's directory in a generated file (src, under build)."""
+    path = os.path.join(build, src)
     tables = {}
     with open(path, encoding="utf-8") as f:
         for line in f:
@@ -103,6 +116,14 @@ def symbol_sizes(elf):
     return sizes
 
 
+def by_group(tables, groups):
+    """{group: inflated bytes}: each group's tables; the last (None) takes the rest."""
+    out, rest = {}, dict(tables)
+    for name, members in groups:
+        out[name] = sum(rest.values()) if members is None else sum(rest.pop(m, 0) for m in members)
+    return out
+
+
 def parts(build):
     """The file's parts and the catalogue's tables, as {name: bytes}."""
     efi = os.path.join(build, "pmuboot.efi")
@@ -113,6 +134,8 @@ def parts(build):
     # Strings are what is left of .data: ld's map gives merged string sections sizes that overlap
     # by a few bytes where objects share a string, every other input section exactly.
     catalogue = size(lambda sec, inp, obj: sec == ".data" and obj.endswith(CATALOGUE_OBJ))
+    metrics = size(lambda sec, inp, obj: sec == ".data" and not inp.startswith(".rodata.str") and
+                   obj.endswith(METRICS_OBJ))
     other = size(lambda sec, inp, obj: sec == ".data" and not inp.startswith(".rodata.str") and
                  not obj.endswith(CATALOGUE_OBJ))
     data_used = sections.get(".data", 0)
@@ -135,13 +158,13 @@ def parts(build):
     stream = sym.get(CATALOGUE_STREAM, 0)
     stored = {"compressed blob (events_blob_stream)": stream,
               "its directory, the blob descriptor, the table counts": catalogue - stream}
-    inflated, rest = {}, blob_tables(build)
-    for name, members in CATALOGUE_GROUPS:
-        if members is None:
-            inflated[name] = sum(rest.values())
-        else:
-            inflated[name] = sum(rest.pop(m, 0) for m in members)
-    return {"file": total, "parts": p, "bss": bss, "catalogue": stored, "catalogue_inflated": inflated}
+    inflated = by_group(blob_tables(build, CATALOGUE_SRC), CATALOGUE_GROUPS)
+    mstream = sym.get(METRICS_STREAM, 0)
+    mstored = {"compressed blob (mt_blob_stream)": mstream,
+               "its directory, the blob descriptor, the table counts": metrics - mstream}
+    minflated = by_group(blob_tables(build, METRICS_SRC), METRICS_GROUPS)
+    return {"file": total, "parts": p, "bss": bss, "catalogue": stored, "catalogue_inflated": inflated,
+            "metrics": mstored, "metrics_inflated": minflated}
 
 
 def main():
@@ -164,6 +187,13 @@ def main():
     inflated = sum(r["catalogue_inflated"].values())
     print(f"event catalogue inflated at first use: {inflated:,} bytes (heap; lib/unlz.h), by table:")
     for name, n in r["catalogue_inflated"].items():
+        print(f"  {n:>9,}  {name}")
+    print("top-down metric tables in the file (in other data):")
+    for name, n in r["metrics"].items():
+        print(f"  {n:>9,}  {name}")
+    inflated = sum(r["metrics_inflated"].values())
+    print(f"top-down metric tables inflated at first use: {inflated:,} bytes (heap; lib/unlz.h), by table:")
+    for name, n in r["metrics_inflated"].items():
         print(f"  {n:>9,}  {name}")
     return 0
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """tools/lzpack.py - a small LZ77 compressor of our own, and the packed-table blob built on it.
 
-lib/unlz.c is the decoder; lib/unlz.h states the same format for C.  Generators (tools/gen_events.py)
-lay their pointer-free tables out in one buffer with Blob, which stores them filtered and compressed
-in the image with a small uncompressed directory; the image inflates them once, at first use.
+lib/unlz.c is the decoder; lib/unlz.h states the same format for C.  Generators (tools/gen_events.py,
+tools/gen_metrics.py) lay their pointer-free tables out in one buffer with Blob, which stores them
+filtered and compressed in the image with a small uncompressed directory; the image inflates them
+once, at first use.
 
 The stream.  A sequence of commands, each a token byte and what it announces:
 

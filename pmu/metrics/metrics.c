@@ -1,6 +1,8 @@
 /* pmu/metrics/metrics.c - the tables and the evaluator; see metrics.h and metrics_table.h. */
 #include "pmu/metrics/metrics_table.h"
 #include "pmu/cpu/uarch.h"
+#include "lib/heap.h"
+#include "lib/record.h"
 
 /* mt_metric.unit (tools/gen_metrics.py UNITS). */
 static const char *const unit_names[] = { "", "percent", "per instruction" };
@@ -28,20 +30,62 @@ static const char *name_at(uint16_t off, char *buf, size_t cap)
 	return buf;
 }
 
+static struct {
+	enum { MT_UNTRIED, MT_READY, MT_NONE } state;
+	struct mt_data dag;	/* the inflated tables, as the evaluator walks them */
+} T;
+
+/*
+ * Whether the tables can be read: the first call inflates the blob (metrics_table.h) into memory that
+ * stays for the run.  Without the memory, or with a blob that does not inflate to the tables the
+ * generator wrote (a damaged image), there are no tables from then on: one error record says why, and
+ * every lookup finds nothing, which callers already meet on a core whose vendor publishes no formulas.
+ * Every public entry point that reads a table comes through here (those given a table through
+ * table_ok: a table is one of mt_tables only once they are ready).
+ */
+static bool tables_ready(void)
+{
+	if (T.state == MT_UNTRIED) {
+		size_t room = unlz_tables_room(&mt_blob);
+		uint8_t *buf = heap_alloc(room, MT_TABLE_ALIGN);
+		enum unlz_status st = buf ? unlz_tables(&mt_blob, buf, room) : UNLZ_NO_MEMORY;
+		if (st == UNLZ_OK) {
+			mt_tables_place(buf);
+			T.dag = (struct mt_data){ mt_nodes, &mt_node_count, mt_numbers, &mt_number_count, &mt_input_count };
+		} else {
+			rec_error("metrics", "tables", "no top-down metric tables: %s (%u bytes stored, %zu needed to inflate)",
+				  unlz_status_name(st), (unsigned)mt_blob.stream_n, room);
+		}
+		T.state = st == UNLZ_OK ? MT_READY : MT_NONE;
+	}
+	return T.state == MT_READY;
+}
+
+/* Whether t is one of the tables (so the tables are ready and t's lists can be read). */
+static bool table_ok(const struct metrics_table *t)
+{
+	return t && tables_ready() && t >= mt_tables && t < mt_tables + mt_table_count;
+}
+
+bool metrics_ready(void)
+{
+	return tables_ready();
+}
+
 size_t metrics_table_count(void)
 {
-	return mt_table_count;
+	return tables_ready() ? mt_table_count : 0;
 }
 
 const struct metrics_table *metrics_table_at(size_t i)
 {
-	return i < mt_table_count ? &mt_tables[i] : NULL;
+	return tables_ready() && i < mt_table_count ? &mt_tables[i] : NULL;
 }
 
 const struct metrics_table *metrics_table_find(const char *set_key)
 {
 	char key[METRIC_NAME_MAX];
-	for (size_t i = 0; set_key && i < mt_table_count; i++)
+	for (size_t i = 0; set_key && tables_ready() && i < mt_table_count; i++)
 		if (!strcmp(name_at(mt_tables[i].key, key, sizeof(key)), set_key))
 			return &mt_tables[i];
 	return NULL;
@@ -53,6 +97,10 @@ const struct metrics_table *metrics_for_cpu(const struct cpu_info *ci, const cha
 	*why = NULL;
 	if (!ci || !ci->event_set) {
 		*why = "no event set was identified for it";
+		return NULL;
+	}
+	if (!t && !tables_ready()) {
+		*why = "the image's top-down metric tables could not be inflated (the error record says why)";
 		return NULL;
 	}
 	if (!t) {
@@ -69,17 +117,19 @@ const struct metrics_table *metrics_for_cpu(const struct cpu_info *ci, const cha
 
 const char *metrics_table_key(const struct metrics_table *t, char buf[METRIC_NAME_MAX])
 {
-	return name_at(t->key, buf, METRIC_NAME_MAX);
+	buf[0] = 0;
+	return table_ok(t) ? name_at(t->key, buf, METRIC_NAME_MAX) : buf;
 }
 
 const char *metrics_table_source(const struct metrics_table *t, char buf[METRIC_NAME_MAX])
 {
-	return name_at(t->source, buf, METRIC_NAME_MAX);
+	buf[0] = 0;
+	return table_ok(t) ? name_at(t->source, buf, METRIC_NAME_MAX) : buf;
 }
 
 size_t metrics_count(const struct metrics_table *t)
 {
-	return t->n;
+	return table_ok(t) ? t->n : 0;
 }
 
 static const struct mt_metric *metric_of(const struct metrics_table *t, size_t i)
@@ -89,6 +139,10 @@ static const struct mt_metric *metric_of(const struct metrics_table *t, size_t i
 
 void metrics_at(const struct metrics_table *t, size_t i, struct metric_info *out)
 {
+	memset(out, 0, sizeof(*out));
+	out->unit = "";
+	if (!table_ok(t) || i >= t->n)
+		return;
 	const struct mt_metric *m = metric_of(t, i);
 	name_at(m->name, out->name, sizeof(out->name));
 	out->level = m->level2 ? 2 : 1;
@@ -102,7 +156,7 @@ void metrics_at(const struct metrics_table *t, size_t i, struct metric_info *out
 long metrics_index(const struct metrics_table *t, const char *name)
 {
 	char buf[METRIC_NAME_MAX];
-	for (size_t i = 0; i < t->n; i++)
+	for (size_t i = 0; name && table_ok(t) && i < t->n; i++)
 		if (!strcmp(name_at(metric_of(t, i)->name, buf, sizeof(buf)), name))
 			return (long)i;
 	return -1;
@@ -110,13 +164,13 @@ long metrics_index(const struct metrics_table *t, const char *name)
 
 size_t metrics_input_total(void)
 {
-	return mt_input_count;
+	return tables_ready() ? mt_input_count : 0;
 }
 
 void metrics_input_at(unsigned input, struct metric_input *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (input >= mt_input_count)
+	if (!tables_ready() || input >= mt_input_count)
 		return;
 	const struct mt_input *in = &mt_inputs[input];
 	name_at(in->name, out->name, sizeof(out->name));
@@ -157,6 +211,8 @@ size_t metrics_inputs(const struct metrics_table *t, size_t i, uint16_t *out, si
 	uint32_t seen_nodes[REF_WORDS], inputs[REF_WORDS];
 	size_t n = 0;
 
+	if (!table_ok(t))
+		return 0;
 	memset(seen_nodes, 0, sizeof(seen_nodes));
 	memset(inputs, 0, sizeof(inputs));
 	for (size_t k = 0; k < t->n; k++)
@@ -172,8 +228,6 @@ size_t metrics_inputs(const struct metrics_table *t, size_t i, uint16_t *out, si
 }
 
 /* ---- evaluation ---- */
-
-const struct mt_data mt_data = { mt_nodes, &mt_node_count, mt_numbers, &mt_number_count, &mt_input_count };
 
 struct eval_ctx {
 	const struct mt_data *d;
@@ -263,13 +317,13 @@ void mt_eval(const struct mt_data *d, uint16_t ref, metrics_input_fn get, void *
 
 void metrics_eval(const struct metrics_table *t, size_t i, metrics_input_fn get, void *ctx, struct metric_result *out)
 {
-	if (i >= t->n) {
+	if (!table_ok(t) || i >= t->n) {
 		out->why = METRIC_RANGE;
 		out->value = mnum_zero();
 		out->input = -1;
 		return;
 	}
-	mt_eval(&mt_data, metric_of(t, i)->root, get, ctx, out);
+	mt_eval(&T.dag, metric_of(t, i)->root, get, ctx, out);
 }
 
 const char *metrics_null_text(enum metric_null why)

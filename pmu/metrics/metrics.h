@@ -23,6 +23,13 @@ struct metrics_table;	/* one event set's metrics (metrics_table.h) */
 /* Names are stored token-coded and decoded into the caller's buffer; none is this long (the generator checks). */
 #define METRIC_NAME_MAX 112
 
+/*
+ * The tables are stored compressed and inflated into the heap at their first use.  The heap has no
+ * locking and is the boot processor's, so the run calls this there before any measuring pass
+ * (run/run.c): true when the tables are in place, false (after one error record) when they cannot be;
+ * then every function below finds no table and no input.
+ */
+bool metrics_ready(void);
 size_t metrics_table_count(void);
 const struct metrics_table *metrics_table_at(size_t i);
 /* The table of an event set (events/sets.csv key), or NULL. */

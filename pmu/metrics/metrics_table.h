@@ -10,13 +10,15 @@
  * metric is a reference to its root.  Leaves (inputs, literals) are not nodes: an operand refers to
  * them directly.  Evaluation walks the DAG from the root (pmu/metrics/metrics.c); a conditional
  * evaluates only the branch its condition picks, as Python does.  No pointers (each would cost a
- * relocation): names are offsets into one pool of token codes (below).
+ * relocation): names are offsets into one pool of token codes (below).  All of it is stored
+ * compressed and inflated once (below).
  */
 #ifndef PMUBOOT_PMU_METRICS_METRICS_TABLE_H
 #define PMUBOOT_PMU_METRICS_METRICS_TABLE_H
 
 #include "pmu/metrics/metrics.h"
 #include "pmu/metrics/num.h"
+#include "lib/unlz.h"
 
 /* A node's operation.  The generator asserts the order (tools/gen_metrics.py OPS). */
 enum mt_op {
@@ -87,24 +89,37 @@ struct mt_left_out {
 	const char *name, *why;
 };
 
-extern const struct mt_node mt_nodes[];
-extern const uint16_t mt_node_count;
-extern const struct mnum mt_numbers[];
-extern const uint16_t mt_number_count;
-extern const struct mt_input mt_inputs[];
-extern const uint16_t mt_input_count;
-extern const struct mt_metric mt_metrics[];
-extern const uint16_t mt_lists[];
-extern const struct metrics_table mt_tables[];
-extern const uint16_t mt_table_count;
-extern const char mt_token_text[];
-extern const uint16_t mt_token_at[];
-extern const uint16_t mt_token_count;
-extern const uint8_t mt_codes[];
-extern const uint16_t mt_codes_size;
-extern const struct mt_left_out mt_left_out[];	/* PMUBOOT_HOSTED only; ends with name NULL */
+/*
+ * The tables are stored compressed in the image (tools/lzpack.py, lib/unlz.h): mt_blob, which metrics.c
+ * inflates once, at first use (or when the run asks, metrics_ready), into memory from lib/heap.h;
+ * mt_tables_place then points each table into it.  Until then (and for good when there was no memory or
+ * the blob was damaged) they are NULL, so every reader goes through metrics.c's tables_ready().  The
+ * counts are plain constants beside the blob.
+ */
+#define MT_TABLE_ALIGN 8	/* every table starts so aligned in the inflated buffer (struct mnum: uint64_t) */
 
-/* The DAG the evaluator walks: the generated one (mt_data), or one a unit test builds by hand. */
+extern const struct unlz_blob mt_blob;
+void mt_tables_place(const uint8_t *base);
+
+extern const struct mt_node *mt_nodes;
+extern const uint16_t mt_node_count;
+extern const struct mnum *mt_numbers;
+extern const uint16_t mt_number_count;
+extern const struct mt_input *mt_inputs;
+extern const uint16_t mt_input_count;
+extern const struct mt_metric *mt_metrics;
+extern const uint16_t *mt_lists;
+extern const struct metrics_table *mt_tables;
+extern const uint16_t mt_table_count;
+extern const char *mt_token_text;
+extern const uint16_t *mt_token_at;
+extern const uint16_t mt_token_count;
+extern const uint8_t *mt_codes;
+extern const uint16_t mt_codes_size;
+extern const struct mt_left_out mt_left_out[];	/* PMUBOOT_HOSTED only (not in the blob); ends with name NULL */
+
+/* The DAG the evaluator walks: the generated one (metrics.c points one at the inflated tables), or one a
+ * unit test builds by hand. */
 struct mt_data {
 	const struct mt_node *nodes;
 	const uint16_t *node_count;
@@ -112,8 +127,7 @@ struct mt_data {
 	const uint16_t *number_count;
 	const uint16_t *input_count;
 };
-extern const struct mt_data mt_data;
-/* Evaluate the formula at reference ref of d (metrics_eval does it for a metric's root in mt_data). */
+/* Evaluate the formula at reference ref of d (metrics_eval does it for a metric's root in the generated tables). */
 void mt_eval(const struct mt_data *d, uint16_t ref, metrics_input_fn get, void *ctx, struct metric_result *out);
 
 #endif
