@@ -72,23 +72,29 @@ static bool check_bench(const char *v, size_t len, char *out, size_t out_cap, ch
 
 _Static_assert(CONFIG_KERNEL_NAME_MAX == UK_NAME_MAX, "kernel names: config and kernel files agree");
 
-/* cpus=: the whole value must parse (run/cpus.c); a bad one keeps the previous value. */
-static bool check_cpus(const char *v, size_t len, char *out, size_t out_cap, char *why, size_t cap)
+/*
+ * A value that must parse whole (cpus=: run/cpus.c, upload=: lib/upload_spec.c); a bad one keeps the
+ * previous value.  The parsers' own spec types differ, so each is wrapped to drop its result.
+ */
+typedef bool (*whole_parser)(const char *v, size_t len, char *why, size_t cap);
+
+static bool parse_cpus(const char *v, size_t len, char *why, size_t cap)
 {
-	static struct cpus_spec spec;
-	out[0] = 0;
-	if (!cpus_parse(v, len, &spec, why, cap))
-		return false;
-	config_copy_value(out, out_cap, v, len);
-	return true;
+	static struct cpus_spec spec;	/* CPUS_LIST_MAX items: kept off the stack */
+	return cpus_parse(v, len, &spec, why, cap);
 }
 
-/* upload=: the whole value must parse (lib/upload_spec.c); a bad one keeps the previous value. */
-static bool check_upload(const char *v, size_t len, char *out, size_t out_cap, char *why, size_t cap)
+static bool parse_upload(const char *v, size_t len, char *why, size_t cap)
 {
 	struct upload_spec spec;
+	return upload_spec_parse(v, len, &spec, why, cap);
+}
+
+static bool check_whole(whole_parser parse, const char *v, size_t len, char *out, size_t out_cap, char *why,
+			size_t cap)
+{
 	out[0] = 0;
-	if (!upload_spec_parse(v, len, &spec, why, cap))
+	if (!parse(v, len, why, cap))
 		return false;
 	config_copy_value(out, out_cap, v, len);
 	return true;
@@ -271,11 +277,12 @@ const size_t config_opts_n = ARRAY_SIZE(config_opts);
 static const struct {
 	const char *key;
 	bool (*check)(const char *v, size_t len, char *out, size_t out_cap, char *why, size_t cap);
+	whole_parser parse;	/* instead of check: the value must parse whole */
 } str_checks[] = {
-	{ "bench", check_bench },
-	{ "cpus", check_cpus },
-	{ "selftest", check_selftest },
-	{ "upload", check_upload },
+	{ "bench", check_bench, NULL },
+	{ "cpus", NULL, parse_cpus },
+	{ "selftest", check_selftest, NULL },
+	{ "upload", NULL, parse_upload },
 };
 
 /*
@@ -306,7 +313,8 @@ bool config_check_str(const struct opt_def *o, const char *v, size_t len, char *
 {
 	for (size_t i = 0; i < ARRAY_SIZE(str_checks); i++)
 		if (!strcmp(str_checks[i].key, o->key))
-			return str_checks[i].check(v, len, out, out_cap, why, cap);
+			return str_checks[i].parse ? check_whole(str_checks[i].parse, v, len, out, out_cap, why, cap)
+						   : str_checks[i].check(v, len, out, out_cap, why, cap);
 	config_copy_value(out, out_cap, v, len);
 	return true;
 }
