@@ -9,21 +9,6 @@
 #include "lib/upload_spec.h"
 #include "run/cpus.h"
 
-struct bad_bench {
-	char *why;
-	size_t cap;
-	bool bad;
-};
-
-static void note_bad_bench(const char *w, size_t len, void *ctx)
-{
-	struct bad_bench *b = ctx;
-	if (!b->bad && b->why)
-		snprintf(b->why, b->cap, "unknown benchmark '%.*s' (a kernel, kernel.variant, all, none or list)",
-			 (int)(len > 60 ? 60 : len), w);
-	b->bad = true;
-}
-
 /* The value as given, cut to what fits (an over-long value was already refused or is checked later). */
 void config_copy_value(char *out, size_t out_cap, const char *v, size_t len)
 {
@@ -33,41 +18,73 @@ void config_copy_value(char *out, size_t out_cap, const char *v, size_t len)
 }
 
 /*
- * bench=: every word must name a kernel or variant (bench/select.c
- * decides); `list` is a request, not a name.  The good words are kept in
- * out, so the rest of a list still runs.
+ * A comma-separated list whose every word must pass word_ok (bench=, selftest=): the good words are
+ * kept in out, so the rest of a list still runs, and why names the first bad one.
  */
-static bool check_bench(const char *v, size_t len, char *out, size_t out_cap, char *why, size_t cap)
+typedef bool (*word_check)(const char *one, char *why, size_t cap);
+
+static bool check_words(word_check word_ok, const char *v, size_t len, char *out, size_t out_cap, char *why,
+			size_t cap)
 {
-	static bool sel[128];
-	char spec[CONFIG_STR_MAX], one[CONFIG_STR_MAX];
+	char spec[CONFIG_STR_MAX], one[CONFIG_STR_MAX], one_why[200];
 	const char *p, *w;
 	size_t wl, k = 0;
 	bool ok = true;
 
 	out[0] = 0;
-	if (bench_def_count() > ARRAY_SIZE(sel) || len >= sizeof(spec) || out_cap < len + 1) {
+	if (len >= sizeof(spec) || out_cap < len + 1) {
 		config_copy_value(out, out_cap, v, len);
-		return true;	/* the stage checks again */
+		return true;	/* cannot happen: OPT_STR refused it; the stage checks again */
 	}
 	memcpy(spec, v, len);
 	spec[len] = 0;
 	p = spec;
 	while (lc_next_item(&p, ',', &w, &wl)) {
-		struct bad_bench b = { ok ? why : NULL, cap, false };
 		size_t n1 = wl < sizeof(one) ? wl : sizeof(one) - 1;	/* wl <= len < sizeof(one) */
 		memcpy(one, w, n1);
 		one[n1] = 0;
-		if (strcmp(one, "list"))
-			bench_select(one, sel, note_bad_bench, &b);
-		if (b.bad)
-			ok = false;	/* the first bad word is the one named in why */
-		else
+		if (word_ok(one, one_why, sizeof(one_why))) {
 			k += (size_t)snprintf(out + k, out_cap - k, "%s%s", k ? "," : "", one);
+		} else {
+			if (ok)
+				snprintf(why, cap, "%s", one_why);
+			ok = false;
+		}
 	}
 	if (!ok && k)
-		snprintf(why + strlen(why), cap - strlen(why), "; running the rest: %s", out);
+		str_appendf(why, cap, strlen(why), "; running the rest: %s", out);
 	return ok;
+}
+
+struct bad_bench {
+	char *why;
+	size_t cap;
+	bool bad;
+};
+
+static void note_bad_bench(const char *w, size_t len, void *ctx)
+{
+	struct bad_bench *b = ctx;
+	if (!b->bad)
+		snprintf(b->why, b->cap, "unknown benchmark '%.*s' (a kernel, kernel.variant, all, none or list)",
+			 (int)(len > 60 ? 60 : len), w);
+	b->bad = true;
+}
+
+/* bench=: a word must name a kernel or variant (bench/select.c decides); `list` is a request, not a name. */
+static bool bench_word_ok(const char *one, char *why, size_t cap)
+{
+	static bool sel[128];
+	struct bad_bench b = { why, cap, false };
+	if (bench_def_count() > ARRAY_SIZE(sel) || !strcmp(one, "list"))
+		return true;	/* more kernels than sel holds: the stage checks again */
+	bench_select(one, sel, note_bad_bench, &b);
+	return !b.bad;
+}
+
+static bool check_bench(const char *v, size_t len, char *out, size_t out_cap, char *why, size_t cap)
+{
+	return check_words(bench_word_ok, v, len, out, out_cap, why, cap);
 }
 
 _Static_assert(CONFIG_KERNEL_NAME_MAX == UK_NAME_MAX, "kernel names: config and kernel files agree");
@@ -100,37 +117,16 @@ static bool check_whole(whole_parser parse, const char *v, size_t len, char *out
 	return true;
 }
 
-/* selftest=: each word must name a self-test (kernel/selftest.h); the good ones are kept, as for bench=. */
+/* selftest=: a word must name a self-test (kernel/selftest.h). */
+static bool selftest_word_ok(const char *one, char *why, size_t cap)
+{
+	unsigned mask;
+	return selftest_parse(one, &mask, why, cap);
+}
+
 static bool check_selftest(const char *v, size_t len, char *out, size_t out_cap, char *why, size_t cap)
 {
-	char one[CONFIG_STR_MAX], spec[CONFIG_STR_MAX], one_why[160];
-	const char *p, *w;
-	size_t wl, k = 0;
-	unsigned mask;
-	bool ok = true;
-
-	out[0] = 0;
-	if (len >= sizeof(spec) || out_cap < len + 1) {
-		config_copy_value(out, out_cap, v, len);
-		return true;	/* cannot happen: OPT_STR refused it; the stage checks again */
-	}
-	memcpy(spec, v, len);
-	spec[len] = 0;
-	p = spec;
-	while (lc_next_item(&p, ',', &w, &wl)) {
-		memcpy(one, w, wl);
-		one[wl] = 0;
-		if (selftest_parse(one, &mask, one_why, sizeof(one_why))) {
-			k += (size_t)snprintf(out + k, out_cap - k, "%s%s", k ? "," : "", one);
-		} else {
-			if (ok)
-				snprintf(why, cap, "%s", one_why);
-			ok = false;
-		}
-	}
-	if (!ok && k)
-		str_appendf(why, cap, strlen(why), "; running the rest: %s", out);
-	return ok;
+	return check_words(selftest_word_ok, v, len, out, out_cap, why, cap);
 }
 
 static const char *const finish_choices[] = { "auto", "shutdown", "reboot", "halt", "return", NULL };
