@@ -9,21 +9,6 @@
 #include "lib/upload_spec.h"
 #include "run/cpus.h"
 
-struct bad_bench {
-	char *why;
-	size_t cap;
-	bool bad;
-};
-
-static void note_bad_bench(const char *w, size_t len, void *ctx)
-{
-	struct bad_bench *b = ctx;
-	if (!b->bad && b->why)
-		snprintf(b->why, b->cap, "unknown benchmark '%.*s' (a kernel, kernel.variant, all, none or list)",
-			 (int)(len > 60 ? 60 : len), w);
-	b->bad = true;
-}
-
 /* The value as given, cut to what fits (an over-long value was already refused or is checked later). */
 void config_copy_value(char *out, size_t out_cap, const char *v, size_t len)
 {
@@ -33,74 +18,17 @@ void config_copy_value(char *out, size_t out_cap, const char *v, size_t len)
 }
 
 /*
- * bench=: every word must name a kernel or variant (bench/select.c
- * decides); `list` is a request, not a name.  The good words are kept in
- * out, so the rest of a list still runs.
+ * A comma-separated list whose every word must pass word_ok (bench=, selftest=): the good words are
+ * kept in out, so the rest of a list still runs, and why names the first bad one.
  */
-static bool check_bench(const char *v, size_t len, char *out, size_t out_cap, char *why, size_t cap)
+typedef bool (*word_check)(const char *one, char *why, size_t cap);
+
+static bool check_words(word_check word_ok, const char *v, size_t len, char *out, size_t out_cap, char *why,
+			size_t cap)
 {
-	static bool sel[128];
-	char spec[CONFIG_STR_MAX], one[CONFIG_STR_MAX];
+	char spec[CONFIG_STR_MAX], one[CONFIG_STR_MAX], one_why[200];
 	const char *p, *w;
 	size_t wl, k = 0;
-	bool ok = true;
-
-	out[0] = 0;
-	if (bench_def_count() > ARRAY_SIZE(sel) || len >= sizeof(spec) || out_cap < len + 1) {
-		config_copy_value(out, out_cap, v, len);
-		return true;	/* the stage checks again */
-	}
-	memcpy(spec, v, len);
-	spec[len] = 0;
-	p = spec;
-	while (lc_next_item(&p, ',', &w, &wl)) {
-		struct bad_bench b = { ok ? why : NULL, cap, false };
-		size_t n1 = wl < sizeof(one) ? wl : sizeof(one) - 1;	/* wl <= len < sizeof(one) */
-		memcpy(one, w, n1);
-		one[n1] = 0;
-		if (strcmp(one, "list"))
-			bench_select(one, sel, note_bad_bench, &b);
-		if (b.bad)
-			ok = false;	/* the first bad word is the one named in why */
-		else
-			k += (size_t)snprintf(out + k, out_cap - k, "%s%s", k ? "," : "", one);
-	}
-	if (!ok && k)
-		snprintf(why + strlen(why), cap - strlen(why), "; running the rest: %s", out);
-	return ok;
-}
-
-_Static_assert(CONFIG_KERNEL_NAME_MAX == UK_NAME_MAX, "kernel names: config and kernel files agree");
-
-/* cpus=: the whole value must parse (run/cpus.c); a bad one keeps the previous value. */
-static bool check_cpus(const char *v, size_t len, char *out, size_t out_cap, char *why, size_t cap)
-{
-	static struct cpus_spec spec;
-	out[0] = 0;
-	if (!cpus_parse(v, len, &spec, why, cap))
-		return false;
-	config_copy_value(out, out_cap, v, len);
-	return true;
-}
-
-/* upload=: the whole value must parse (lib/upload_spec.c); a bad one keeps the previous value. */
-static bool check_upload(const char *v, size_t len, char *out, size_t out_cap, char *why, size_t cap)
-{
-	struct upload_spec spec;
-	out[0] = 0;
-	if (!upload_spec_parse(v, len, &spec, why, cap))
-		return false;
-	config_copy_value(out, out_cap, v, len);
-	return true;
-}
-
-/* selftest=: each word must name a self-test (kernel/selftest.h); the good ones are kept, as for bench=. */
-static bool check_selftest(const char *v, size_t len, char *out, size_t out_cap, char *why, size_t cap)
-{
-	char one[CONFIG_STR_MAX], spec[CONFIG_STR_MAX], one_why[160];
-	const char *p, *w;
-	size_t wl, k = 0;
-	unsigned mask;
 	bool ok = true;
 
 	out[0] = 0;
@@ -112,9 +40,10 @@ static bool check_selftest(const char *v, size_t len, char *out, size_t out_cap,
 	spec[len] = 0;
 	p = spec;
 	while (lc_next_item(&p, ',', &w, &wl)) {
-		memcpy(one, w, wl);
-		one[wl] = 0;
-		if (selftest_parse(one, &mask, one_why, sizeof(one_why))) {
+		size_t n1 = wl < sizeof(one) ? wl : sizeof(one) - 1;	/* wl <= len < sizeof(one) */
+		memcpy(one, w, n1);
+		one[n1] = 0;
+		if (word_ok(one, one_why, sizeof(one_why))) {
 			k += (size_t)snprintf(out + k, out_cap - k, "%s%s", k ? "," : "", one);
 		} else {
 			if (ok)
@@ -125,6 +54,79 @@ static bool check_selftest(const char *v, size_t len, char *out, size_t out_cap,
 	if (!ok && k)
 		str_appendf(why, cap, strlen(why), "; running the rest: %s", out);
 	return ok;
+}
+
+struct bad_bench {
+	char *why;
+	size_t cap;
+	bool bad;
+};
+
+static void note_bad_bench(const char *w, size_t len, void *ctx)
+{
+	struct bad_bench *b = ctx;
+	if (!b->bad)
+		snprintf(b->why, b->cap, "unknown benchmark '%.*s' (a kernel, kernel.variant, all, none or list)",
+			 (int)(len > 60 ? 60 : len), w);
+	b->bad = true;
+}
+
+/* bench=: a word must name a kernel or variant (bench/select.c decides); `list` is a request, not a name. */
+static bool bench_word_ok(const char *one, char *why, size_t cap)
+{
+	static bool sel[128];
+	struct bad_bench b = { why, cap, false };
+	if (bench_def_count() > ARRAY_SIZE(sel) || !strcmp(one, "list"))
+		return true;	/* more kernels than sel holds: the stage checks again */
+	bench_select(one, sel, note_bad_bench, &b);
+	return !b.bad;
+}
+
+static bool check_bench(const char *v, size_t len, char *out, size_t out_cap, char *why, size_t cap)
+{
+	return check_words(bench_word_ok, v, len, out, out_cap, why, cap);
+}
+
+_Static_assert(CONFIG_KERNEL_NAME_MAX == UK_NAME_MAX, "kernel names: config and kernel files agree");
+
+/*
+ * A value that must parse whole (cpus=: run/cpus.c, upload=: lib/upload_spec.c); a bad one keeps the
+ * previous value.  The parsers' own spec types differ, so each is wrapped to drop its result.
+ */
+typedef bool (*whole_parser)(const char *v, size_t len, char *why, size_t cap);
+
+static bool parse_cpus(const char *v, size_t len, char *why, size_t cap)
+{
+	static struct cpus_spec spec;	/* CPUS_LIST_MAX items: kept off the stack */
+	return cpus_parse(v, len, &spec, why, cap);
+}
+
+static bool parse_upload(const char *v, size_t len, char *why, size_t cap)
+{
+	struct upload_spec spec;
+	return upload_spec_parse(v, len, &spec, why, cap);
+}
+
+static bool check_whole(whole_parser parse, const char *v, size_t len, char *out, size_t out_cap, char *why,
+			size_t cap)
+{
+	out[0] = 0;
+	if (!parse(v, len, why, cap))
+		return false;
+	config_copy_value(out, out_cap, v, len);
+	return true;
+}
+
+/* selftest=: a word must name a self-test (kernel/selftest.h). */
+static bool selftest_word_ok(const char *one, char *why, size_t cap)
+{
+	unsigned mask;
+	return selftest_parse(one, &mask, why, cap);
+}
+
+static bool check_selftest(const char *v, size_t len, char *out, size_t out_cap, char *why, size_t cap)
+{
+	return check_words(selftest_word_ok, v, len, out, out_cap, why, cap);
 }
 
 static const char *const finish_choices[] = { "auto", "shutdown", "reboot", "halt", "return", NULL };
@@ -271,11 +273,12 @@ const size_t config_opts_n = ARRAY_SIZE(config_opts);
 static const struct {
 	const char *key;
 	bool (*check)(const char *v, size_t len, char *out, size_t out_cap, char *why, size_t cap);
+	whole_parser parse;	/* instead of check: the value must parse whole */
 } str_checks[] = {
-	{ "bench", check_bench },
-	{ "cpus", check_cpus },
-	{ "selftest", check_selftest },
-	{ "upload", check_upload },
+	{ "bench", check_bench, NULL },
+	{ "cpus", NULL, parse_cpus },
+	{ "selftest", check_selftest, NULL },
+	{ "upload", NULL, parse_upload },
 };
 
 /*
@@ -306,7 +309,8 @@ bool config_check_str(const struct opt_def *o, const char *v, size_t len, char *
 {
 	for (size_t i = 0; i < ARRAY_SIZE(str_checks); i++)
 		if (!strcmp(str_checks[i].key, o->key))
-			return str_checks[i].check(v, len, out, out_cap, why, cap);
+			return str_checks[i].parse ? check_whole(str_checks[i].parse, v, len, out, out_cap, why, cap)
+						   : str_checks[i].check(v, len, out, out_cap, why, cap);
 	config_copy_value(out, out_cap, v, len);
 	return true;
 }

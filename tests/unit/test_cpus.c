@@ -18,6 +18,7 @@
 #include "run/cpus.h"
 #include "tests/fake/cpus_fake.h"
 #include "tests/fake/hw_fake.h"
+#include "tests/fake/mp_fake.h"
 #include "tests/fake/capture.h"
 #include "run/run.h"
 #include "kernel/firmware.h"
@@ -218,49 +219,23 @@ static void p_core_only_sku_is_exact(void **state)
 
 /* ---- the topology stage on a fake firmware: every AP probed on itself, a timeout, the refusal ---- */
 
-static const struct fake_cpu *fw_cpus;
-static size_t fw_n, fw_bsp, fw_timeout_cpu = (size_t)-1;
+static size_t fw_timeout_cpu = MP_FAKE_NONE;
 static bool fw_measure;
 static struct capture cap;
 
-static size_t fake_count(const char **why)
+/* StartupThisAP on processor fw_timeout_cpu: the AP does not return. */
+static int run_starting(size_t n, const char **why)
 {
-	(void)why;
-	return fw_n;
+	if (n != fw_timeout_cpu)
+		return FW_RUN_OK;
+	*why = "fake: the AP did not return (EFI_TIMEOUT)";
+	return FW_RUN_TIMEOUT;
 }
 
-static bool fake_info(size_t n, struct topo_cpu *c)
-{
-	if (n >= fw_n)
-		return false;
-	c->apic_id = fw_cpus[n].x2apic;
-	c->bsp = n == fw_bsp;
-	c->enabled = c->healthy = true;
-	return true;
-}
+static const struct mp_fake_hooks fw_hooks = { .run_starting = run_starting };
 
-/* StartupThisAP: the AP's own CPUID while fn runs, the boot CPU's again after. */
-static int fake_run_on(size_t n, void (*fn)(void *), void *arg, uint64_t timeout_us, const char **why)
-{
-	(void)timeout_us;
-	if (n == fw_timeout_cpu) {
-		*why = "fake: the AP did not return (EFI_TIMEOUT)";
-		return FW_RUN_TIMEOUT;
-	}
-	fake_cpu_become(&fw_cpus[n]);
-	fn(arg);
-	fake_cpu_become(&fw_cpus[fw_bsp]);
-	return FW_RUN_OK;
-}
-
-/* Where processors can be measured (pmuboot-host, the image): a pass is run_on's call. */
-static int fake_measure_on(size_t n, struct run_pass *p, uint64_t timeout_us)
-{
-	return fake_run_on(n, p->body, p->arg, timeout_us, &p->why);
-}
-
-static struct run_mp fake_mp = { .source = "fake mp services", .count = fake_count, .info = fake_info,
-				 .run_on = fake_run_on, .why_not = "fake: no AP runtime",
+static struct run_mp fake_mp = { .source = "fake mp services", .count = mp_fake_count, .info = mp_fake_info,
+				 .run_on = mp_fake_run_on, .why_not = "fake: no AP runtime",
 				 .neighbours = "fake: waiting in the firmware" };
 
 static struct config stage_cfg;
@@ -269,17 +244,14 @@ static struct run_env stage_env;
 static void stage(const struct fake_cpu *cpus, size_t n, size_t bsp, const char *opts)
 {
 	struct config_error e;
-	fw_cpus = cpus;
-	fw_n = n;
-	fw_bsp = bsp;
-	fake_mp.measure_on = fw_measure ? fake_measure_on : NULL;
+	fake_mp.measure_on = fw_measure ? mp_fake_measure_on : NULL;	/* pmuboot-host measures; the image not yet */
 	config_defaults(&stage_cfg);
 	if (opts)
 		assert_true(config_apply_word(&stage_cfg, "test", opts, strlen(opts), &e));
 	memset(&stage_env, 0, sizeof(stage_env));
 	stage_env.cfg = &stage_cfg;
 	stage_env.mp = &fake_mp;
-	fake_cpu_become(&cpus[bsp]);
+	mp_fake_start(cpus, n, bsp, &fw_hooks);
 	capture_free(&cap);	/* the previous stage's capture, if any */
 	capture_start(&cap);
 	run_topology_stage(&stage_env);
@@ -309,7 +281,7 @@ static void stage_probes_each_ap_and_survives_a_timeout(void **state)
 	fw_timeout_cpu = 2;
 	fw_measure = false;
 	stage(smp4, 4, 0, "cpus=all");
-	fw_timeout_cpu = (size_t)-1;
+	fw_timeout_cpu = MP_FAKE_NONE;
 	const struct topology *t = run_topology();
 	assert_int_equal(t->n, 4);
 	assert_true(t->cpu[1].probed && t->cpu[3].probed);

@@ -13,10 +13,7 @@
 #include <string.h>
 
 #include "events/events.h"
-#include "lib/heap.h"
-#include "tests/fake/capture.h"
-
-static uint8_t tiny[256];	/* far less than the catalogue needs */
+#include "tests/unit/nomem_test.h"
 
 static void no_memory_means_no_tables(void **state)
 {
@@ -28,8 +25,7 @@ static void no_memory_means_no_tables(void **state)
 	struct event_spec spec;
 	char err[160];
 
-	heap_init(tiny, sizeof(tiny));
-	capture_start(&cap);
+	nomem_start(&cap);
 	assert_int_equal(events_set_count(), 0);
 	assert_null(events_set_at(0));
 	assert_null(events_set_find("skylake"));
@@ -48,14 +44,7 @@ static void no_memory_means_no_tables(void **state)
 	assert_false(event_spec_parse(NULL, false, "INST_RETIRED.ANY_P", 18, &spec, err, sizeof(err)));
 	assert_true(err[0] != 0);
 
-	assert_int_equal(capture_record_count(&cap), 1);
-	const char *e = capture_find(&cap, "error");
-	assert_non_null(e);
-	assert_non_null(strstr(e, "no event tables: no memory for the tables"));
-	assert_non_null(strstr(e, "\"events\""));
-	/* Nothing was taken from the heap that the run could use for something else. */
-	assert_int_equal(heap_used(), 0);
-	capture_free(&cap);
+	nomem_check_one_error(&cap, "events", "no event tables: no memory for the tables");
 }
 
 int main(void)

@@ -4,8 +4,8 @@
  * processor's before timing_init, another's before timing_recalibrate in its
  * pass), and put back at the end of its pass, on the fault path too;
  * pmuboot-host writes nothing.  A fake two-processor HWP machine whose
- * IA32_HWP_REQUEST each processor keeps for itself, with a struct run_mp
- * like test_run_passes.c's, and the fake timing, which counts its calls.
+ * IA32_HWP_REQUEST each processor keeps for itself (on the fake MP
+ * firmware, tests/fake/mp_fake.h), and the fake timing, which counts its calls.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,9 +25,10 @@
 #include "tests/fake/capture.h"
 #include "tests/fake/cpus_fake.h"
 #include "tests/fake/hw_fake.h"
+#include "tests/fake/mp_fake.h"
 #include "tests/fake/timing_fake.h"
 
-#define NONE ((size_t)-1)
+#define NONE MP_FAKE_NONE
 #define NCPU 2
 #define MAX_WRITES 16
 /* HWP as in tests/unit/freq_test.h: levels 8..42, base 30; the request as firmware left it. */
@@ -39,7 +40,7 @@
 static const struct fake_cpu cpus[NCPU] = { { SIG_SKL, false, 0, 0, 1, 2 }, { SIG_SKL, false, 0, 2, 1, 2 } };
 
 static struct {
-	size_t current, bsp, fault_on, refuse_on;	/* refuse_on: measure_on does not run that pass */
+	size_t fault_on, refuse_on;	/* refuse_on: measure_on does not run that pass */
 	uint64_t req[NCPU];		/* each processor's IA32_HWP_REQUEST while another one runs */
 	struct {
 		size_t cpu;
@@ -48,29 +49,29 @@ static struct {
 		bool in_cleanup;
 	} w[MAX_WRITES];
 	size_t nw;
-	bool in_cleanup;
 } fm;
-
-static jmp_buf fault_jmp;
 
 static bool note_write(void *ctx, uint32_t msr, uint64_t val, int *result)
 {
 	(void)ctx, (void)result;
 	if (msr == MSR_IA32_HWP_REQUEST && fm.nw < MAX_WRITES)
-		fm.w[fm.nw++] = (typeof(fm.w[0])){ fm.current, val, fake_timing_inits(), fake_timing_recalibrations(),
-						   fm.in_cleanup };
+		fm.w[fm.nw++] = (typeof(fm.w[0])){ mp_fake_current(), val, fake_timing_inits(),
+						   fake_timing_recalibrations(), mp_fake_in_cleanup() };
 	return false;	/* the plain MSR store takes the write */
 }
 
 static const struct fake_msr_hook hook = { NULL, note_write, NULL, NULL };
 
-/* Answer as processor i, its request as it left it. */
-static void become(size_t i)
+/* Processor i keeps its request while another one runs. */
+static void leaving(size_t i)
 {
-	if (fm.current < NCPU && fake_msr_exists(MSR_IA32_HWP_REQUEST))
-		fm.req[fm.current] = fake_msr_get(MSR_IA32_HWP_REQUEST);
-	fm.current = i;
-	fake_cpu_become(&cpus[i]);
+	if (fake_msr_exists(MSR_IA32_HWP_REQUEST))
+		fm.req[i] = fake_msr_get(MSR_IA32_HWP_REQUEST);
+}
+
+/* Answer as processor i, its request as it left it. */
+static void arrived(size_t i)
+{
 	fake_cpuid_set(CPUID_LEAF_POWER, 0, CPUID6_EAX_TURBO | CPUID6_EAX_HWP, 0, 0, 0);
 	fake_msr_define(MSR_IA32_PM_ENABLE, 1, 0);
 	fake_msr_define(MSR_IA32_HWP_CAPABILITIES, HWP_CAPS, 0);
@@ -86,60 +87,28 @@ static bool no_counters(const struct cpu_info *c, const struct pmu_caps *caps, c
 			size_t cap)
 {
 	(void)c, (void)caps, (void)opts;
-	if (fm.current == fm.fault_on)
-		longjmp(fault_jmp, 1);
+	if (mp_fake_current() == fm.fault_on)
+		mp_fake_fault();
 	snprintf(why, cap, "fake: no counters");
 	return false;
 }
 static const struct count_backend none_backend = { .name = "none", .init = no_counters };
 
-static size_t mp_count(const char **why)
-{
-	(void)why;
-	return NCPU;
-}
-
-static bool mp_info(size_t n, struct topo_cpu *c)
-{
-	if (n >= NCPU)
-		return false;
-	c->apic_id = cpus[n].x2apic;
-	c->bsp = n == fm.bsp;
-	c->enabled = c->healthy = true;
-	return true;
-}
-
-static int mp_run_on(size_t n, void (*fn)(void *), void *arg, uint64_t timeout_us, const char **why)
-{
-	(void)timeout_us, (void)why;
-	become(n);
-	fn(arg);
-	become(fm.bsp);
-	return FW_RUN_OK;
-}
-
-static int mp_measure_on(size_t n, struct run_pass *p, uint64_t timeout_us)
+/* The firmware would not start a pass on processor refuse_on. */
+static int pass_starting(size_t n, struct run_pass *p, uint64_t timeout_us)
 {
 	(void)timeout_us;
-	if (n == fm.refuse_on) {
-		p->why = "fake: the firmware would not start it";
-		return FW_RUN_FAILED;
-	}
-	become(n);
-	if (setjmp(fault_jmp) == 0) {
-		p->body(p->arg);
-	} else {
-		p->faulted = true;
-		fm.in_cleanup = true;
-		p->cleanup(p->arg);
-		fm.in_cleanup = false;
-	}
-	become(fm.bsp);
-	return FW_RUN_OK;
+	if (n != fm.refuse_on)
+		return FW_RUN_OK;
+	p->why = "fake: the firmware would not start it";
+	return FW_RUN_FAILED;
 }
 
-static const struct run_mp mp = { .source = "fake", .count = mp_count, .info = mp_info, .run_on = mp_run_on,
-				  .measure_on = mp_measure_on, .neighbours = "fake: parked" };
+static const struct mp_fake_hooks hooks = { .leaving = leaving, .arrived = arrived, .pass_starting = pass_starting };
+
+static const struct run_mp mp = { .source = "fake", .count = mp_fake_count, .info = mp_fake_info,
+				  .run_on = mp_fake_run_on, .measure_on = mp_fake_measure_on,
+				  .neighbours = "fake: parked" };
 
 static struct config cfg;
 static struct run_env env;
@@ -156,13 +125,11 @@ static void run(const char *opts, bool image, size_t fault_on, size_t refuse_on)
 	struct timing_info t = { .tsc_hz = 3000000000ull, .tsc_source = "fake", .core_per_tsc_milli = 1000,
 				 .core_source = "add_chain" };
 	memset(&fm, 0, sizeof(fm));
-	fm.current = NONE;
-	fm.bsp = 0;
 	fm.fault_on = fault_on;
 	fm.refuse_on = refuse_on;
 	for (size_t i = 0; i < NCPU; i++)
 		fm.req[i] = REQ_FOUND;
-	become(0);
+	mp_fake_start(cpus, NCPU, 0, &hooks);
 	fake_arena_reset(0);
 	fake_timing_set(&t);
 	count_use_backend(&none_backend);
@@ -174,7 +141,7 @@ static void run(const char *opts, bool image, size_t fault_on, size_t refuse_on)
 	env.mp = &mp;
 	capture_start(&cap);
 	run_stages(&env);
-	become(fm.bsp);	/* saves the boot processor's request too */
+	mp_fake_become(0);	/* saves the boot processor's request too */
 }
 
 static int teardown(void **state)

@@ -12,12 +12,9 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "lib/heap.h"
 #include "pmu/cpu/uarch.h"
 #include "pmu/metrics/metrics.h"
-#include "tests/fake/capture.h"
-
-static uint8_t tiny[256];	/* far less than the tables need */
+#include "tests/unit/nomem_test.h"
 
 static bool no_input(void *ctx, unsigned input, struct mnum *value)
 {
@@ -38,8 +35,7 @@ static void no_memory_means_no_tables(void **state)
 	char buf[METRIC_NAME_MAX];
 	uint16_t ins[8];
 
-	heap_init(tiny, sizeof(tiny));
-	capture_start(&cap);
+	nomem_start(&cap);
 	assert_false(metrics_ready());
 	assert_int_equal(metrics_table_count(), 0);
 	assert_null(metrics_table_at(0));
@@ -48,7 +44,7 @@ static void no_memory_means_no_tables(void **state)
 	metrics_input_at(0, &in);
 	assert_string_equal(in.name, "");
 	/* A table pointer that is not one of the tables (here none) reaches nothing. */
-	const struct metrics_table *bogus = (const struct metrics_table *)(const void *)tiny;
+	const struct metrics_table *bogus = (const struct metrics_table *)(const void *)nomem_heap;
 	assert_int_equal(metrics_count(bogus), 0);
 	assert_int_equal(metrics_count(NULL), 0);
 	assert_string_equal(metrics_table_key(bogus, buf), "");
@@ -70,14 +66,7 @@ static void no_memory_means_no_tables(void **state)
 	assert_non_null(strstr(why, "could not be inflated"));
 
 	assert_false(metrics_ready());
-	assert_int_equal(capture_record_count(&cap), 1);
-	const char *e = capture_find(&cap, "error");
-	assert_non_null(e);
-	assert_non_null(strstr(e, "no top-down metric tables: no memory for the tables"));
-	assert_non_null(strstr(e, "\"metrics\""));
-	/* Nothing was taken from the heap that the run could use for something else. */
-	assert_int_equal(heap_used(), 0);
-	capture_free(&cap);
+	nomem_check_one_error(&cap, "metrics", "no top-down metric tables: no memory for the tables");
 }
 
 int main(void)

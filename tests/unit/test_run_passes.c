@@ -2,14 +2,14 @@
  * Measuring passes on each chosen processor (run/run.c run_measuring with a
  * struct run_mp that has measure_on), against a fake multi-CPU machine.
  *
- * The fake measure_on does what boot/mp_pass.c does, as far as the run
- * layer can tell: it answers CPUID as processor n while the pass body runs
- * (and its cleanup, after a fault), fills the neighbours, and can be told
- * to time out on one processor or to fault in the middle of one pass (the
- * fake counting backend longjmps out of count_init, after writing an MSR,
- * as a #GP in the pmu stage would end the body).  Everything is asserted
- * through the records the run emits, the MSR left on each processor, and
- * where count_restore ran.
+ * The fake measure_on (tests/fake/mp_fake.h) does what boot/mp_pass.c does,
+ * as far as the run layer can tell: it answers CPUID as processor n while the
+ * pass body runs (and its cleanup, after a fault).  This test's hooks fill the
+ * neighbours and can time out one processor; the fake counting backend can
+ * fault in the middle of one pass (it leaves count_init through mp_fake_fault,
+ * after writing an MSR, as a #GP in the pmu stage would end the body).
+ * Everything is asserted through the records the run emits, the MSR left on
+ * each processor, and where count_restore ran.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -31,13 +31,14 @@
 #include "tests/fake/capture.h"
 #include "tests/fake/cpus_fake.h"
 #include "tests/fake/hw_fake.h"
+#include "tests/fake/mp_fake.h"
 #include "tests/fake/timing_fake.h"
 
 /* PerfEvtSel0 before the pass, and what the fake counting backend writes there. */
 #define EVTSEL_FOUND 0x0ull
 #define EVTSEL_WRITTEN 0x4300C0ull	/* EN | USR | OS, event C0H: whatever, it only has to differ */
 
-#define NONE ((size_t)-1)
+#define NONE MP_FAKE_NONE
 #define MAX_FAKE 8
 
 /* QEMU -smp 4,sockets=1,cores=2,threads=2, but APIC IDs 0,2,4,6, so n and APIC ID differ. */
@@ -49,29 +50,23 @@ static const struct fake_cpu smp4[] = {
 /* The fake machine and what happened on it. */
 static struct {
 	const struct fake_cpu *cpus;
-	size_t n, bsp, current;
+	size_t n;
 	size_t timeout_on, fault_on;	/* NONE: every pass comes back */
 	unsigned passes[MAX_FAKE];	/* measure_on calls per processor */
 	char who[MAX_FAKE][64];		/* rp->who as measure_on saw it */
 	uint64_t evtsel_left[MAX_FAKE];	/* PerfEvtSel0 on the processor when its pass ended */
-	bool in_cleanup;
 	/* count_restore calls: the x2APIC ID CPUID gave, and whether the pass cleanup called it. */
 	unsigned nrestores;
 	uint32_t restore_apic[32];
 	bool restore_in_cleanup[32];
 } fm;
 
-static jmp_buf fault_jmp;
-
 /* Answer CPUID (and hold PerfEvtSel0) as processor i: a brand string naming it, so `cpu` records say who ran. */
-static void become(size_t i)
+static void arrived(size_t i)
 {
-	const struct fake_cpu *f = &fm.cpus[i];
 	char brand[16];
 	uint32_t w[4];
 
-	fm.current = i;
-	fake_cpu_become(f);
 	fake_cpuid_set(CPUID_LEAF_EXT_MAX, 0, CPUID_LEAF_BRAND2, 0, 0, 0);
 	memcpy(brand, "fake processor ?", sizeof(brand));	/* 16 bytes: leaf BRAND0 alone, no NUL */
 	brand[15] = (char)('0' + i);
@@ -94,8 +89,8 @@ static bool pf_init(const struct cpu_info *ci, const struct pmu_caps *caps, cons
 {
 	(void)ci, (void)caps, (void)opts;
 	assert_int_equal(msr_save_write(MSR_IA32_PERFEVTSEL0, EVTSEL_WRITTEN), HW_OK);
-	if (fm.current == fm.fault_on)
-		longjmp(fault_jmp, 1);	/* the pmu stage faulted: the rest of the body does not run */
+	if (mp_fake_current() == fm.fault_on)
+		mp_fake_fault();	/* the pmu stage faulted: the rest of the body does not run */
 	snprintf(why, cap, "fake: no counters");
 	return false;
 }
@@ -107,7 +102,7 @@ static void pf_restore(void)
 	assert_int_equal(res.mismatched, 0);
 	if (fm.nrestores < sizeof(fm.restore_apic) / sizeof(fm.restore_apic[0])) {
 		fm.restore_apic[fm.nrestores] = cpuid_x2apic();
-		fm.restore_in_cleanup[fm.nrestores] = fm.in_cleanup;
+		fm.restore_in_cleanup[fm.nrestores] = mp_fake_in_cleanup();
 	}
 	fm.nrestores++;
 }
@@ -116,33 +111,8 @@ static const struct count_backend pf_backend = { .name = "fake", .init = pf_init
 
 /* ---- the fake processors ---- */
 
-static size_t fake_count(const char **why)
-{
-	(void)why;
-	return fm.n;
-}
-
-static bool fake_info(size_t n, struct topo_cpu *c)
-{
-	if (n >= fm.n)
-		return false;
-	c->apic_id = fm.cpus[n].x2apic;
-	c->bsp = n == fm.bsp;
-	c->enabled = c->healthy = true;
-	return true;
-}
-
-/* For the topology stage's probes. */
-static int fake_run_on(size_t n, void (*fn)(void *), void *arg, uint64_t timeout_us, const char **why)
-{
-	(void)timeout_us, (void)why;
-	become(n);
-	fn(arg);
-	become(fm.bsp);
-	return FW_RUN_OK;
-}
-
-static int fake_measure_on(size_t n, struct run_pass *p, uint64_t timeout_us)
+/* A pass as measure_on is asked for it: counted, its neighbours filled; it may time out. */
+static int pass_starting(size_t n, struct run_pass *p, uint64_t timeout_us)
 {
 	assert_true(n < fm.n);
 	assert_true(timeout_us > 0);
@@ -157,23 +127,21 @@ static int fake_measure_on(size_t n, struct run_pass *p, uint64_t timeout_us)
 		p->why = "fake: did not come back within the bound";
 		return FW_RUN_TIMEOUT;
 	}
-	become(n);
-	if (setjmp(fault_jmp) == 0) {
-		p->body(p->arg);
-	} else {
-		p->faulted = true;
-		fm.in_cleanup = true;
-		p->cleanup(p->arg);
-		fm.in_cleanup = false;
-	}
-	fm.evtsel_left[n] = fake_msr_get(MSR_IA32_PERFEVTSEL0);
-	become(fm.bsp);
 	return FW_RUN_OK;
 }
 
+static void pass_ended(size_t n, struct run_pass *p)
+{
+	(void)p;
+	fm.evtsel_left[n] = fake_msr_get(MSR_IA32_PERFEVTSEL0);
+}
+
+static const struct mp_fake_hooks hooks = { .arrived = arrived, .pass_starting = pass_starting,
+					    .pass_ended = pass_ended };
+
 static const struct run_mp fake_mp = {
-	.source = "fake mp services", .count = fake_count, .info = fake_info, .run_on = fake_run_on,
-	.measure_on = fake_measure_on, .neighbours = "fake: parked",
+	.source = "fake mp services", .count = mp_fake_count, .info = mp_fake_info, .run_on = mp_fake_run_on,
+	.measure_on = mp_fake_measure_on, .neighbours = "fake: parked",
 };
 
 /* ---- the run ---- */
@@ -199,10 +167,9 @@ static void run(const struct fake_cpu *cpus, size_t n, size_t bsp, const char *o
 	memset(&fm, 0, sizeof(fm));
 	fm.cpus = cpus;
 	fm.n = n;
-	fm.bsp = bsp;
 	fm.timeout_on = timeout_on;
 	fm.fault_on = fault_on;
-	become(bsp);
+	mp_fake_start(cpus, n, bsp, &hooks);
 	fake_arena_reset(0);
 	fake_timing_set(&t);
 	count_use_backend(&pf_backend);

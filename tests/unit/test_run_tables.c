@@ -4,7 +4,8 @@
  * Both are inflated into the heap at first use; the heap has no locking and the firmware's services are
  * the boot processor's, so a first use on another processor must not happen.
  *
- * The fake measure_on models that: while a pass runs on a processor other than the boot one the heap
+ * The fake measure_on (tests/fake/mp_fake.h, with this test's hooks) models that: while a pass runs on
+ * a processor other than the boot one the heap
  * has no room at all, so a first use there fails (an error record, empty tables).  Inside that pass it
  * asks the catalogue and the metric tables what a measuring stage would; they must answer.  A program
  * of its own: nothing in the process may have touched either before the run.
@@ -30,6 +31,7 @@
 #include "tests/fake/capture.h"
 #include "tests/fake/cpus_fake.h"
 #include "tests/fake/hw_fake.h"
+#include "tests/fake/mp_fake.h"
 #include "tests/fake/timing_fake.h"
 
 #define N_FAKE 2
@@ -49,9 +51,9 @@ static struct {
 	bool skylake_set, skylake_metrics;
 } fm;
 
-static void become(size_t i)
+static void arrived(size_t i)
 {
-	fake_cpu_become(&two[i]);
+	(void)i;
 	fake_msr_define(MSR_IA32_PERFEVTSEL0, 0, ~0ull);
 }
 
@@ -70,60 +72,47 @@ static void pf_restore(void)
 
 static const struct count_backend pf_backend = { .name = "fake", .init = pf_init, .restore = pf_restore };
 
-static size_t fake_count(const char **why)
-{
-	(void)why;
-	return N_FAKE;
-}
+static size_t heap_before;	/* heap_used() when the pass started */
 
-static bool fake_info(size_t n, struct topo_cpu *c)
+static int pass_starting(size_t n, struct run_pass *p, uint64_t timeout_us)
 {
-	if (n >= N_FAKE)
-		return false;
-	c->apic_id = two[n].x2apic;
-	c->bsp = n == BSP;
-	c->enabled = c->healthy = true;
-	return true;
-}
-
-static int fake_run_on(size_t n, void (*fn)(void *), void *arg, uint64_t timeout_us, const char **why)
-{
-	(void)timeout_us, (void)why;
-	become(n);
-	fn(arg);
-	become(BSP);
-	return FW_RUN_OK;
-}
-
-/* A pass: elsewhere than the boot processor the heap has no room while it runs. */
-static int fake_measure_on(size_t n, struct run_pass *p, uint64_t timeout_us)
-{
-	size_t used = heap_used();
 	(void)timeout_us;
 	assert_true(n < N_FAKE);
 	fm.passes[n]++;
 	p->faulted = false;
 	p->why = NULL;
 	snprintf(p->neighbours, sizeof(p->neighbours), "fake: parked");
-	become(n);
-	if (n != BSP) {
-		heap_init(no_room, 0);
-		fm.sets = events_set_count();
-		fm.skylake_set = events_set_find("skylake") != NULL;
-		fm.metric_tables = metrics_table_count();
-		fm.skylake_metrics = metrics_table_find("skylake") != NULL;
-		fm.inputs = metrics_input_total();
-	}
-	p->body(p->arg);
-	if (n != BSP)
-		heap_init(heap_mem + used, sizeof(heap_mem) - used);	/* what the boot processor took stays taken */
-	become(BSP);
+	heap_before = heap_used();
 	return FW_RUN_OK;
 }
 
+/* A pass: elsewhere than the boot processor the heap has no room while it runs. */
+static void pass_entered(size_t n, struct run_pass *p)
+{
+	(void)p;
+	if (n == BSP)
+		return;
+	heap_init(no_room, 0);
+	fm.sets = events_set_count();
+	fm.skylake_set = events_set_find("skylake") != NULL;
+	fm.metric_tables = metrics_table_count();
+	fm.skylake_metrics = metrics_table_find("skylake") != NULL;
+	fm.inputs = metrics_input_total();
+}
+
+static void pass_ended(size_t n, struct run_pass *p)
+{
+	(void)p;
+	if (n != BSP)	/* what the boot processor took stays taken */
+		heap_init(heap_mem + heap_before, sizeof(heap_mem) - heap_before);
+}
+
+static const struct mp_fake_hooks hooks = { .arrived = arrived, .pass_starting = pass_starting,
+					    .pass_entered = pass_entered, .pass_ended = pass_ended };
+
 static const struct run_mp fake_mp = {
-	.source = "fake mp services", .count = fake_count, .info = fake_info, .run_on = fake_run_on,
-	.measure_on = fake_measure_on, .neighbours = "fake: parked",
+	.source = "fake mp services", .count = mp_fake_count, .info = mp_fake_info, .run_on = mp_fake_run_on,
+	.measure_on = mp_fake_measure_on, .neighbours = "fake: parked",
 };
 
 static void report(const struct config_error *e, void *ctx)
@@ -143,7 +132,7 @@ static void tables_ready_before_a_pass_elsewhere(void **state)
 	const char *opts = "bench=ref reps=3 iterations=64 warmup=0 ibs=off cpus=1";
 
 	heap_init(heap_mem, sizeof(heap_mem));
-	become(BSP);
+	mp_fake_start(two, N_FAKE, BSP, &hooks);
 	fake_arena_reset(0);
 	fake_timing_set(&t);
 	count_use_backend(&pf_backend);
