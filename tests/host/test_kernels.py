@@ -148,12 +148,29 @@ def user_benches(recs):
     return {b["variant"]: b for b in recs if b["type"] == "bench" and b["kernel"] == "user"}
 
 
+# A loaded host can leave a variant with no kept sample (every one disturbed: the record says so, honestly);
+# what these tests judge needs figures, so such a run is taken again, at most this many times in all.
+ATTEMPTS = 3
+
+
+def run_kernels_measured(ctx, kdir, needed, *opts):
+    """run_kernels, again while one of the user variants `needed` (names; None: all) has no cycles figure."""
+    for attempt in range(ATTEMPTS):
+        p, recs = run_kernels(ctx, kdir, *opts)
+        b = user_benches(recs)
+        short = [n for n, r in b.items() if (needed is None or n in needed) and r["cycles"] is None]
+        if not short:
+            break
+        print(f"attempt {attempt + 1}: no sample kept for {', '.join(short)} (a loaded host); taken again")
+    return p, recs
+
+
 def test_every_example_is_measured(ctx):
     """Each docs/kernels.md example runs through the harness and shows what the doc says it shows."""
     from test_bench import check_bench
     with tempfile.TemporaryDirectory() as d:
         build_all(ctx, d)
-        p, recs = run_kernels(ctx, d, "bench=user", "iterations=2000", "reps=11")
+        p, recs = run_kernels_measured(ctx, d, None, "bench=user", "iterations=2000", "reps=11")
     assert p.returncode == 0, p.stdout[-2000:]
     setup = next(r for r in recs if r["type"] == "bench_setup")
     b = user_benches(recs)
@@ -266,7 +283,6 @@ def test_kernel_that_zeroes_rsp_is_a_fault_and_the_run_ends(ctx):
 def test_missing_control_gives_the_penalty_a_reason(ctx):
     """A kernel whose control is not there (unknown, failed, not chosen) has penalty null and says why,
     in the record (penalty_why) and in its text line; one with its control measured has no reason."""
-    import json
     kernels = {
         "nothere_ctl": "; control: nothere\nbody:\n\tadd rax, rcx\n",
         "faulty": "body:\n\tud2\n",
@@ -287,7 +303,8 @@ def test_missing_control_gives_the_penalty_a_reason(ctx):
                 f.write(f"; name: {name}\n" + text)
             ctx.run_host("kernel", "build", src, check=True)
         chosen = ",".join(f"user.{n}" for n in kernels if n not in ("mid_b", "base_c"))
-        p, recs = run_kernels(ctx, d, f"bench={chosen}", "iterations=200", "reps=3", "warmup=0", "save=off")
+        p, recs = run_kernels_measured(ctx, d, ("top_a", "mid_b", "on_good", "good_ctl"), f"bench={chosen}",
+                                       "iterations=200", "reps=3", "warmup=0", "save=off")
     b = user_benches(recs)
     why = {n: b[n].get("penalty_why", "(no penalty_why field)") for n in b}
     assert b["nothere_ctl"]["penalty"] is None and "no kernel 'nothere'" in why["nothere_ctl"], why
