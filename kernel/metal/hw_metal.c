@@ -68,6 +68,23 @@ uint64_t hw_tsc(void)
 		err_;                                                                 \
 	})
 
+/* The writing twin: EDX:EAX = val to the register ECX = index names (WRMSR, XSETBV); the vector, or 0. */
+#define SAFE_WRITE_EDX_EAX(insn, index, val)                                          \
+	({                                                                            \
+		uint32_t lo_ = (uint32_t)(val);                                       \
+		int err_ = 0;                                                         \
+		__asm__ volatile("1: " insn "\n2:\n\t"                              \
+				 ".pushsection .text.fixup, \"ax\"\n"                  \
+				 "3: movl %%eax, %1\n\t"                               \
+				 "jmp 2b\n\t"                                          \
+				 ".popsection\n\t"                                     \
+				 EX_ENTRY("1b", "3b")                                   \
+				 : "+a"(lo_), "+r"(err_)                                \
+				 : "c"(index), "d"((uint32_t)((val) >> 32))             \
+				 : "memory");                                           \
+		err_;                                                                 \
+	})
+
 int hw_rdmsr(uint32_t msr, uint64_t *val)
 {
 	*val = 0;
@@ -78,20 +95,9 @@ int hw_rdmsr(uint32_t msr, uint64_t *val)
 
 int hw_wrmsr(uint32_t msr, uint64_t val)
 {
-	uint32_t lo = (uint32_t)val;
-	int err = 0;
 	if (!fixups_live)
 		return HW_ENODEV;
-	__asm__ volatile("1: wrmsr\n2:\n\t"
-			 ".pushsection .text.fixup, \"ax\"\n"
-			 "3: movl %%eax, %1\n\t"
-			 "jmp 2b\n\t"
-			 ".popsection\n\t"
-			 EX_ENTRY("1b", "3b")
-			 : "+a"(lo), "+r"(err)
-			 : "c"(msr), "d"((uint32_t)(val >> 32))
-			 : "memory");
-	return err;
+	return SAFE_WRITE_EDX_EAX("wrmsr", msr, val);
 }
 
 int hw_rdpmc(uint32_t index, uint64_t *val)
@@ -140,20 +146,9 @@ int hw_xgetbv0(uint64_t *v)
 
 int hw_xsetbv0(uint64_t v)
 {
-	uint32_t lo = (uint32_t)v;
-	int err = 0;
 	if (!fixups_live)
 		return HW_ENODEV;
-	__asm__ volatile("1: xsetbv\n2:\n\t"
-			 ".pushsection .text.fixup, \"ax\"\n"
-			 "3: movl %%eax, %1\n\t"
-			 "jmp 2b\n\t"
-			 ".popsection\n\t"
-			 EX_ENTRY("1b", "3b")
-			 : "+a"(lo), "+r"(err)
-			 : "c"(XCR_XCR0), "d"((uint32_t)(v >> 32))
-			 : "memory");
-	return err;
+	return SAFE_WRITE_EDX_EAX("xsetbv", XCR_XCR0, v);
 }
 
 /* kernel/hw_regs.h: the registers window.c and apic.c work on. */
