@@ -1,9 +1,7 @@
 /* bench/ladder.c - see ladder.h. */
 #include "bench/ladder.h"
+#include "lib/units.h"
 
-#define KIB 1024ull
-#define MIB (KIB * KIB)
-#define GIB (KIB * MIB)
 
 static uint64_t pow2_at_least(uint64_t v)
 {
@@ -113,15 +111,7 @@ size_t ladder_bandwidth_sets(const struct cache_info *c, uint64_t limit, struct 
 
 const char *ladder_name(uint64_t b, char out[LADDER_NAME_MAX])
 {
-	if (b && b % GIB == 0)
-		snprintf(out, LADDER_NAME_MAX, "%llug", (unsigned long long)(b / GIB));
-	else if (b && b % MIB == 0)
-		snprintf(out, LADDER_NAME_MAX, "%llum", (unsigned long long)(b / MIB));
-	else if (b && b % KIB == 0)
-		snprintf(out, LADDER_NAME_MAX, "%lluk", (unsigned long long)(b / KIB));
-	else
-		snprintf(out, LADDER_NAME_MAX, "%llu", (unsigned long long)b);
-	return out;
+	return size_in_units(out, LADDER_NAME_MAX, b, units_short);
 }
 
 bool ladder_parse(const char *s, size_t len, uint64_t *bytes)

@@ -1,23 +1,13 @@
 /* pmu/cpu/cache_report.c - the `cache` record and its text lines; see cache.h. */
 #include "pmu/cpu/cache.h"
 #include "lib/out.h"
+#include "lib/units.h"
 
-#define KIB 1024ull
-#define MIB (1024ull * KIB)
-#define GIB (1024ull * MIB)
 
 /* "48 KiB", "2 MiB", "38400 KiB": the largest binary unit that divides the size. */
 static const char *size_text(char *buf, size_t cap, uint64_t b)
 {
-	if (b && b % GIB == 0)
-		snprintf(buf, cap, "%llu GiB", (unsigned long long)(b / GIB));
-	else if (b && b % MIB == 0)
-		snprintf(buf, cap, "%llu MiB", (unsigned long long)(b / MIB));
-	else if (b && b % KIB == 0)
-		snprintf(buf, cap, "%llu KiB", (unsigned long long)(b / KIB));
-	else
-		snprintf(buf, cap, "%llu B", (unsigned long long)b);
-	return buf;
+	return size_in_units(buf, cap, b, units_long);
 }
 
 static const char *const page_names[] = { "4k", "2m", "4m", "1g" };
