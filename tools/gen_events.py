@@ -733,13 +733,17 @@ def main():
     except DataError as e:
         print(f"gen_events: {e}", file=sys.stderr)
         return 1
-    out = a.roles_header or a.out
+    write_generated(a.roles_header or a.out, text)
+    return 0
+
+
+def write_generated(out, text):
+    """A generated file, whole or not at all (a build stopped midway leaves no half file for make to trust)."""
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     tmp = out + ".tmp"
     with open(tmp, "w", encoding="utf-8", newline="\n") as f:
         f.write(text)
     os.replace(tmp, out)
-    return 0
 
 
 if __name__ == "__main__":

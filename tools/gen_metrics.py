@@ -898,11 +898,7 @@ def main():
     except (DataError, OSError, ValueError, KeyError) as e:
         print(f"gen_metrics: {e}", file=sys.stderr)
         return 1
-    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-    tmp = a.out + ".tmp"
-    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-        f.write(text)
-    os.replace(tmp, a.out)
+    gen_events.write_generated(a.out, text)
     return 0
 
 

@@ -23,7 +23,7 @@ import sys
 
 TOOLS = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, TOOLS)
-from gen_events import DataError, SET_COLUMNS, c_str, read_csv  # noqa: E402
+from gen_events import DataError, SET_COLUMNS, c_str, read_csv, write_generated  # noqa: E402
 
 UARCH_COLUMNS = ["vendor", "family", "model", "stepping", "core_type", "native_model", "key", "name", "event_set",
                  "basis", "note", "pmu", "parts"]
@@ -279,11 +279,7 @@ def main():
     except DataError as e:
         print(f"gen_uarch: {e}", file=sys.stderr)
         return 1
-    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-    tmp = a.out + ".tmp"
-    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-        f.write(text)
-    os.replace(tmp, a.out)
+    write_generated(a.out, text)
     return 0
 
 
