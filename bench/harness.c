@@ -285,7 +285,7 @@ static enum stats_fate judge(const struct pass_ctx *c, const struct sample_verdi
 		fate = stats_judge_time(sv->cal_n, sv->cal_2n);
 		if (fate == STATS_KEPT) {
 			*ppm = stats_scale(BENCH_CALIB_ADDS, 1000000, sv->cal_2n - sv->cal_n);
-			fate = stats_judge_clock(*ppm, s->clock.ppm, s->clock.spread_milli);
+			fate = stats_judge_clock(sv->cal_n, sv->cal_2n, s->clock.spread_milli);
 		}
 	}
 	if (fate == STATS_KEPT && s->cycles_msr) {
@@ -638,6 +638,26 @@ static uint32_t choose_iterations(const struct bench_setup *s, const struct benc
 }
 
 /*
+ * Where the window cannot hold interrupts off, a run longer than
+ * s->window_ticks_max is cut to fit (*window says so), below the floor if
+ * need be, and piloted again at the new count.
+ */
+static uint32_t fit_window(const struct bench_setup *s, const struct bench_def *d, uint8_t *window_mem, uint32_t it,
+			   uint64_t *ticks, bool *window)
+{
+	*window = false;
+	for (unsigned round = 0; round < CHOOSE_ROUNDS && s->window_ticks_max && *ticks > s->window_ticks_max; round++) {
+		uint32_t fit = stats_fit_window(it, unroll_of(d), *ticks, s->window_ticks_max);
+		if (fit >= it)
+			break;
+		it = fit;
+		*window = true;
+		*ticks = pilot(d, window_mem, it);
+	}
+	return it;
+}
+
+/*
  * When d's cycles will come from the TSC, it is measured between two
  * calibrations, and each sample carries its own (bench_setup.calib_per_sample):
  * its ticks become cycles with the clock of its own window, and a sample
@@ -701,11 +721,14 @@ bool bench_measure_variant(struct bench_setup *s, const struct bench_def *d, uin
 			   struct count_set *set, struct bench_figures *f)
 {
 	const uint32_t floor = s->iterations;
-	bool capped = false;
+	bool capped = false, cut = false;
 	uint64_t ticks = 0;
 
-	if (s->target_ticks)
+	if (s->target_ticks) {
 		s->iterations = choose_iterations(s, d, window, &capped, &ticks);
+		s->iterations = fit_window(s, d, window, s->iterations, &ticks, &cut);
+		capped = capped || cut;
+	}
 	bool ok = measure_bracketed(s, d, window, set, f);
 	/*
 	 * A pilot that was disturbed, or ran cold (a buffer's first touch), looks slower than the kernel is, and
@@ -729,6 +752,7 @@ bool bench_measure_variant(struct bench_setup *s, const struct bench_def *d, uin
 	s->calib_per_sample = false;
 	f->iterations_min = floor;
 	f->iterations_capped = capped;
+	f->iterations_window = cut;
 	f->pilot_ticks = ticks;
 	return ok;
 }

@@ -104,6 +104,7 @@ struct bench_figures {
 	uint32_t iterations;		/* chosen for this variant (adaptive), else the setup's */
 	uint32_t iterations_min;	/* the setup's (the floor) */
 	bool iterations_capped;		/* the budget or BENCH_ITERATIONS_MAX, not the target, decided */
+	bool iterations_window;		/* cut (below the floor if need be) to fit bench_setup.window_ticks_max */
 	uint64_t pilot_ticks;		/* the last pilot's N run at the chosen count, TSC ticks (0: no pilot) */
 	int64_t chain_slack;		/* the slack the chain floor was judged with, thousandths */
 	uint32_t reps;			/* samples wanted per pass (reps, or fewer if storage ran short) */
@@ -146,11 +147,15 @@ struct bench_setup {
 	bool emulated_time;		/* under an emulator (TCG): no chain floor, one calibration */
 	uint64_t target_ticks;		/* adaptive iterations (bench_measure_variant): BENCH_TARGET_TICKS; 0: fixed */
 	uint64_t budget_ticks;		/* TSC ticks of samples one variant may take (0: no budget) */
+	/* TSC ticks one N run may span where the window cannot hold interrupts off (hw_platform's
+	 * run_us_max; 0: no limit).  Adaptive iterations go below the floor to fit it: a run of the
+	 * floor's length that the tick would nearly always spoil gives no figure at all. */
+	uint64_t window_ticks_max;
 	/*
 	 * Set by bench_measure_variant when cycles come from the TSC: each sample
 	 * runs the calibration's add chain in its own window (before and after
 	 * the kernel's runs) and converts its ticks with that; a sample whose
-	 * calibration moved from `clock` by more than clock.spread_milli is
+	 * calibration moved inside its window by more than clock.spread_milli is
 	 * rejected (STATS_REJECT_CLOCK).  The chain floor's slack follows from
 	 * clock.spread_milli (bench/stats.h stats_chain_slack_permille).
 	 */

@@ -186,15 +186,26 @@ int64_t stats_chain_slack_permille(int64_t calib_spread_milli)
 	return s;
 }
 
-enum stats_fate stats_judge_clock(int64_t sample_ppm, int64_t ref_ppm, int64_t ref_spread_milli)
+enum stats_fate stats_judge_clock(uint64_t cal_n, uint64_t cal_2n, int64_t ref_spread_milli)
 {
-	if (ref_ppm <= 0 || sample_ppm <= 0)
-		return ref_ppm > 0 ? STATS_REJECT_CLOCK : STATS_KEPT;
+	if (!cal_n || cal_2n <= cal_n)
+		return STATS_REJECT_CLOCK;
 	int64_t allowed = ref_spread_milli > STATS_CLOCK_FLOOR_PERMILLE ? ref_spread_milli : STATS_CLOCK_FLOOR_PERMILLE;
-	__int128 moved = (__int128)sample_ppm - ref_ppm;
+	/* At one clock the 2N run is twice the N run less their shared overhead: the difference is the move. */
+	__int128 moved = (__int128)cal_2n - 2 * (__int128)cal_n;
 	if (moved < 0)
 		moved = -moved;
-	return moved * 1000 > (__int128)ref_ppm * allowed ? STATS_REJECT_CLOCK : STATS_KEPT;
+	return moved * 1000 > (__int128)cal_2n * allowed ? STATS_REJECT_CLOCK : STATS_KEPT;
+}
+
+uint32_t stats_fit_window(uint32_t iters, uint32_t unroll, uint64_t ticks, uint64_t max_ticks)
+{
+	if (!unroll)
+		unroll = 1;
+	if (!max_ticks || ticks <= max_ticks)
+		return iters;
+	uint64_t fit = mul_div_u64(iters, max_ticks, ticks, false) / unroll * unroll;
+	return (uint32_t)(fit < unroll ? unroll : fit);
 }
 
 uint32_t stats_choose_iterations(uint32_t min_iters, uint32_t unroll, uint64_t pilot_iters, uint64_t pilot_ticks,

@@ -126,10 +126,15 @@ enum stats_fate {
 #define STATS_CHAIN_SLACK_MIN_PERMILLE 5
 #define STATS_CHAIN_SLACK_SPREADS 2
 /*
- * CLOCK: a sample whose own calibration (the add chain run inside its window,
- * bench/harness.c) differs from the variant's reference calibration by more
- * than that calibration's measured spread (and STATS_CLOCK_FLOOR_PERMILLE, the
- * finest step the samples resolve): the core clock moved under the TSC.
+ * CLOCK: a sample whose own calibration moved while it ran: the add chain's
+ * N run before the kernel's runs and its 2N run after them (bench/harness.c)
+ * are not in the ratio 2 within the variant's reference calibration's
+ * measured spread (and STATS_CLOCK_FLOOR_PERMILLE, the finest step the
+ * samples resolve): the core clock moved under the TSC inside the window.
+ * A sample whose clock held is kept whatever clock that was: its ticks
+ * convert with its own figure (a host's clock steps between 1.38 and 1.57
+ * cycles per tick from one millisecond to the next, and the reference taken
+ * before the variant may be either).
  */
 #define STATS_CLOCK_FLOOR_PERMILLE 1
 /* Short name for records: "kept", "negative", "n_2n", "below_chain", "clock", "disturbed". */
@@ -147,8 +152,9 @@ enum stats_fate stats_judge_count(uint64_t base_v, uint64_t main_v);
 enum stats_fate stats_judge_chain(int64_t cycles_milli, int64_t chain_milli, int64_t slack_permille);
 /* The slack a calibration of this spread (thousandths; <= 0: exact cycles, no calibration) justifies. */
 int64_t stats_chain_slack_permille(int64_t calib_spread_milli);
-/* A sample's calibration against the reference and its spread (ppm, thousandths): CLOCK or KEPT. */
-enum stats_fate stats_judge_clock(int64_t sample_ppm, int64_t ref_ppm, int64_t ref_spread_milli);
+/* A sample's calibration runs (TSC ticks of the N run before, the 2N run after) against the reference's
+ * spread (thousandths): CLOCK or KEPT. */
+enum stats_fate stats_judge_clock(uint64_t cal_n, uint64_t cal_2n, int64_t ref_spread_milli);
 
 /*
  * Adaptive iterations: the count that makes one run span at least
@@ -159,6 +165,12 @@ enum stats_fate stats_judge_clock(int64_t sample_ppm, int64_t ref_ppm, int64_t r
  * none) or exceed max_iters; *capped says the cap, not the target, decided.
  * A pilot that saw no ticks at all gives the cap.
  */
+/*
+ * The iterations, from `iters` whose run spanned `ticks`, that keep one run
+ * within max_ticks: a multiple of unroll, at least one unroll, rounded down
+ * (iters itself when it fits or max_ticks is 0).
+ */
+uint32_t stats_fit_window(uint32_t iters, uint32_t unroll, uint64_t ticks, uint64_t max_ticks);
 uint32_t stats_choose_iterations(uint32_t min_iters, uint32_t unroll, uint64_t pilot_iters, uint64_t pilot_ticks,
 				 uint64_t target_ticks, uint64_t max_ticks, uint32_t max_iters, bool *capped);
 

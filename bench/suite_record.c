@@ -89,6 +89,7 @@ void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const st
 	rec_u64(r, "iterations", f->iterations);
 	rec_u64(r, "iterations_min", f->iterations_min);
 	rec_bool(r, "iterations_capped", f->iterations_capped);
+	rec_bool(r, "iterations_window", f->iterations_window);
 	/* TSC ticks one N run spanned: the kept samples' median, and the pilot's when there was one. */
 	if (f->tsc.n)
 		rec_u64(r, "sample_ticks", f->tsc.median > 0 ? (uint64_t)stats_scale(f->tsc.median, f->iterations, 1000) : 0);

@@ -150,6 +150,7 @@ void suite_setup_clock(void)
 	bool rate = t && t->tsc_hz;
 	suite.hs.target_ticks = suite.emulator || !rate ? 0 : BENCH_TARGET_TICKS;
 	suite.hs.budget_ticks = rate ? t->tsc_hz / 1000 * BENCH_VARIANT_BUDGET_MS : 0;
+	suite.hs.window_ticks_max = suite.hs.target_ticks ? t->tsc_hz / 1000000 * hw_platform()->run_us_max : 0;
 }
 
 void suite_setup_arenas(char *notes, size_t cap)
@@ -226,6 +227,10 @@ void suite_setup_record(const char *arena_notes)
 	else
 		rec_null(r, "budget_ms");
 	rec_u64(r, "max_iterations", BENCH_ITERATIONS_MAX);
+	if (suite.hs.window_ticks_max)
+		rec_u64(r, "window_ticks", suite.hs.window_ticks_max);
+	else
+		rec_null(r, "window_ticks");
 	rec_str(r, "why_off", suite.hs.target_ticks ? NULL
 			      : suite.emulator ? "under an emulator TSC ticks are not physical"
 					       : "the TSC rate is not known: no time budget");

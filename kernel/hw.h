@@ -46,6 +46,11 @@ struct hw_platform {
 	 * to program.  When not, why not (for records: who owns them). */
 	bool owns_machine;
 	const char *shared_with;
+	/* The longest one measured run should take, microseconds (0: no limit).  Where the window masks
+	 * interrupts (the image) a run may be as long as it likes; a process cannot mask them, and the
+	 * scheduler's tick (every 1 to 10 ms, CONFIG_HZ) spoils any sample it lands in, so a run much
+	 * longer than this is seldom clean (bench/harness.h, BENCH_TARGET_TICKS). */
+	uint32_t run_us_max;
 };
 const struct hw_platform *hw_platform(void);
 

@@ -278,20 +278,46 @@ static void slack_follows_the_calibration_spread(void **state)
 	assert_int_equal(stats_judge_chain(994, 1000, 5), STATS_REJECT_BELOW_CHAIN);
 }
 
-/* A sample's own calibration against the variant's: moved by more than the measured spread is rejected. */
+/*
+ * A sample's own calibration, its N run before the kernel and its 2N run after: a clock that moved
+ * between them by more than the reference's measured spread is rejected; a clock that held is kept
+ * whichever clock it was.
+ */
 static void a_sample_whose_clock_moved_is_rejected(void **state)
 {
 	(void)state;
-	/* Reference 1.300000 cycles/tick with a 0.4% spread: 1.305 moved 0.38%, kept; 1.306 moved 0.46%, not. */
-	assert_int_equal(stats_judge_clock(1305000, 1300000, 4), STATS_KEPT);
-	assert_int_equal(stats_judge_clock(1306000, 1300000, 4), STATS_REJECT_CLOCK);
-	assert_int_equal(stats_judge_clock(1294000, 1300000, 4), STATS_REJECT_CLOCK);	/* either way */
+	/* 50,000 ticks then 100,000: held (any rate: 45,000 then 90,000 too). */
+	assert_int_equal(stats_judge_clock(50000, 100000, 4), STATS_KEPT);
+	assert_int_equal(stats_judge_clock(45000, 90000, 4), STATS_KEPT);
+	/* The shared overhead (40 ticks) is no move. */
+	assert_int_equal(stats_judge_clock(50040, 100040, 0), STATS_KEPT);
+	/* 0.4% of the 2N run allowed (about 400 ticks here): 390 kept either way, 410 not either way. */
+	assert_int_equal(stats_judge_clock(50000, 100390, 4), STATS_KEPT);
+	assert_int_equal(stats_judge_clock(50000, 99610, 4), STATS_KEPT);
+	assert_int_equal(stats_judge_clock(50000, 100410, 4), STATS_REJECT_CLOCK);
+	assert_int_equal(stats_judge_clock(50000, 99590, 4), STATS_REJECT_CLOCK);
 	/* A spread below the floor: the floor (0.1%) decides. */
-	assert_int_equal(stats_judge_clock(1301300, 1300000, 0), STATS_KEPT);
-	assert_int_equal(stats_judge_clock(1301400, 1300000, 0), STATS_REJECT_CLOCK);
-	/* A calibration that saw nothing is not a figure; without a reference nothing is judged. */
-	assert_int_equal(stats_judge_clock(0, 1300000, 4), STATS_REJECT_CLOCK);
-	assert_int_equal(stats_judge_clock(1300000, 0, 4), STATS_KEPT);
+	assert_int_equal(stats_judge_clock(50000, 100100, 0), STATS_KEPT);
+	assert_int_equal(stats_judge_clock(50000, 100101, 0), STATS_REJECT_CLOCK);
+	/* A host's step from 1.38 to 1.57 cycles per tick inside the window: the 2N run is 12% short. */
+	assert_int_equal(stats_judge_clock(45016, 83334, 6), STATS_REJECT_CLOCK);
+	/* A calibration that saw nothing, or a 2N run no longer than its N run, is not a figure. */
+	assert_int_equal(stats_judge_clock(0, 100000, 4), STATS_REJECT_CLOCK);
+	assert_int_equal(stats_judge_clock(50000, 50000, 4), STATS_REJECT_CLOCK);
+}
+
+/* A run too long for the window is cut to fit: a multiple of the unroll, at least one. */
+static void a_run_is_cut_to_fit_the_window(void **state)
+{
+	(void)state;
+	/* 2000 iterations took 1,200,000 ticks; 100,000 allowed: 166 fit, 160 with an unroll of 16. */
+	assert_int_equal(stats_fit_window(2000, 16, 1200000, 100000), 160);
+	/* Already within, or no limit: unchanged. */
+	assert_int_equal(stats_fit_window(2000, 16, 100000, 100000), 2000);
+	assert_int_equal(stats_fit_window(2000, 16, 1200000, 0), 2000);
+	/* Even one unroll is too long: one unroll, the least a run can be. */
+	assert_int_equal(stats_fit_window(32, 16, 10000000, 1000), 16);
+	assert_int_equal(stats_fit_window(32, 0, 10000000, 1000), 1);
 }
 
 /* Adaptive iterations: enough for the target, a multiple of the unroll, never below the floor, capped by the budget. */
@@ -393,6 +419,7 @@ int main(void)
 		cmocka_unit_test(unstable_figures_say_why),
 		cmocka_unit_test(slack_follows_the_calibration_spread),
 		cmocka_unit_test(a_sample_whose_clock_moved_is_rejected),
+		cmocka_unit_test(a_run_is_cut_to_fit_the_window),
 		cmocka_unit_test(iterations_reach_the_target_within_the_budget),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
