@@ -103,6 +103,31 @@ def run(host, extra):
     return p, recs
 
 
+def cap_mark(b):
+    """What capped the iterations: w the window (pmuboot-host), * the budget or the maximum."""
+    return "w" if b.get("iterations_window") else "*" if b.get("iterations_capped") else " "
+
+
+def private_bytes(recs):
+    """The largest data or unified cache below the last level (the cache record's levels), or None: the
+    last level is the one the cores share (an SMT sibling shares the levels below too, so shared_by
+    cannot tell them apart)."""
+    cache = next((r for r in recs if r.get("type") == "cache"), {})
+    levels = [lv for lv in cache.get("levels") or [] if lv.get("type") in ("data", "unified") and lv.get("size")]
+    if not levels:
+        return None
+    last = max(lv["level"] for lv in levels)
+    sizes = [lv["size"] for lv in levels if lv["level"] < last]
+    return max(sizes) if sizes else None
+
+
+def reaches_shared(b, private):
+    """True when the variant's buffer is larger than every core-private cache: its figure depends on the
+    last-level cache and DRAM, which other cores (on a host, other machines) use at the same time."""
+    size = (b.get("memory") or {}).get("size")
+    return bool(private and size and size > private)
+
+
 def fmt(x, width=8):
     return f"{x:{width}.3f}" if x is not None else " " * (width - 3) + "n/a"
 
@@ -167,7 +192,7 @@ def main(argv):
         pen = b.get("penalty") or {}
         print(f"{name:34} {b.get('arena') or '':8} {fmt(c['median'])} {fmt(c['min'])} {fmt(c['max'])} "
               f"{(f'{s * 100:6.2f}%' if s is not None else '    n/a')}{flag:2}"
-              f"{b.get('iterations', 0):8d}{'*' if b.get('iterations_capped') else ' '}"
+              f"{b.get('iterations', 0):8d}{cap_mark(b)}"
               f"{fmt(pen.get('median'))}  {b.get('control') or ''}"
               + (f"  dropped {b['dropped']}" if b.get("dropped") else "")
               + (f"  UNSTABLE ({c['unstable']})" if c.get("unstable") else ""))
@@ -178,7 +203,8 @@ def main(argv):
     print(f"\n  !          spread above {SPREAD_TARGET:.0%} (interquartile range / median over the kept samples), or"
           "\n             a figure marked unstable"
           "\n  iters      iterations per N run the harness chose (each run spans >= the target in TSC ticks);"
-          "\n             * the time budget capped it"
+          "\n             * the time budget capped it; w cut to fit the window (a process cannot hold the"
+          "\n             scheduler's tick off: bench_setup.adaptive.window_ticks)"
           "\n  dropped N  N samples thrown away and taken again because their window was disturbed"
           "\n             (here, on Linux: a context switch or an interrupt on this CPU; in the image: an SMI or NMI)"
           "\n  penalty    median minus the median of the control named under `vs`, cycles per iteration")
@@ -193,6 +219,16 @@ def main(argv):
            ("" if not high else ": over for " + ", ".join(
                f"{n}{'@' + a if a else ''} ({s * 100:.1f}%)" if s is not None else f"{n} (n/a)"
                for n, a, s in high)))
+    if high:
+        private = private_bytes(recs)
+        keyed = {(f"{b['kernel']}.{b['variant']}", b.get("arena")): b for b in benches}
+        shared = [h for h in high if reaches_shared(keyed.get((h[0], h[1]), {}), private)]
+        if shared and private:
+            own = [h for h in high if h not in shared]
+            print(f"         of those, {len(shared)} reach past the core's own caches ({private // 1024} KiB, the "
+                  f"largest below the last level in the cache record) into the shared last level and DRAM, and "
+                  f"{len(own)} do not" + (": " + ", ".join(n + ("@" + a if a else "") for n, a, _ in own)
+                                           if own else ""))
     target(not below, "no figure below its dependency chain" + ("" if not below else ": " + ", ".join(
         f"{n}{'@' + a if a else ''} min {m:.3f} < {ch:.3f}" for n, a, m, ch in below)))
     for variant, whole in (("add_chain", 1), ("load_chain", None)):
