@@ -203,8 +203,13 @@ test:
 
 bench:
 	@tools/deps.sh --quiet --for bench
-	@$(MAKE) --no-print-directory host
-	@$(PYTHON) tools/bench-table.py $(B)/pmuboot-host
+	@$(MAKE) --no-print-directory host $(B)/chase-probe
+	@$(PYTHON) tools/bench-table.py $(B)/pmuboot-host probe=$(B)/chase-probe
+
+# The independent pointer chase `make bench` measures the machine's own drift with (no pmuboot code in it).
+$(B)/chase-probe: tools/probe/chase_probe.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -Wall -Wextra -o $@ $<
 
 clean:
 	rm -rf $(B)

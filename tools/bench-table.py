@@ -21,9 +21,12 @@ It prints figures and says which targets were met.  Exit status: 0 when every
 target was met (targets marked n/a, with no published figure for this core,
 do not count), 1 when the benchmark could not run, 2 when a target was missed.
 
-    tools/bench-table.py [PMUBOOT_HOST] [key=value ...]
+    tools/bench-table.py [PMUBOOT_HOST] [probe=CHASE_PROBE] [key=value ...]
 
-Extra key=value words go to `pmuboot-host run` after the defaults below.
+Extra key=value words go to `pmuboot-host run` after the defaults below.  With probe= (`make bench`
+builds tools/probe/chase_probe.c for it), the ladder points that miss the spread target past the
+core's own caches are measured again by that independent pointer chase, so the table shows how much
+the machine itself moves at those sizes (it changes no verdict).
 """
 import json
 import os
@@ -128,6 +131,61 @@ def reaches_shared(b, private):
     return bool(private and size and size > private)
 
 
+# The independent probe: runs per size (its quartiles), the most sizes and the largest ring it is asked for
+# (a ring is built and touched whole: a 2 GiB one takes seconds and the memory).
+PROBE_REPS = 101
+PROBE_POINTS = 6
+PROBE_MAX_BYTES = 512 << 20
+PROBE_TIMEOUT_S = 120
+
+
+def probe_points(benches, high, private):
+    """The latency ladder's points among the spread misses past the core's own caches: at most PROBE_POINTS,
+    spread over the sizes (smallest and largest kept), none above PROBE_MAX_BYTES."""
+    missed = {(n, a) for n, a, _ in high}
+    pts = sorted((b for b in benches if b.get("kernel") == "latency" and b.get("cycles")
+                  and (f"latency.{b['variant']}", b.get("arena")) in missed and reaches_shared(b, private)
+                  and b["memory"]["size"] <= PROBE_MAX_BYTES), key=lambda b: b["memory"]["size"])
+    if len(pts) <= PROBE_POINTS:
+        return pts
+    step = (len(pts) - 1) / (PROBE_POINTS - 1)
+    return [pts[round(i * step)] for i in range(PROBE_POINTS)]
+
+
+def run_probe(probe, cpu, size, loads):
+    """The probe's (median cycles per load, IQR / median in percent), or a string saying why not."""
+    loads = max(8, loads // 8 * 8)
+    try:
+        p = subprocess.run([probe, str(cpu), str(size), str(loads), str(PROBE_REPS)], capture_output=True,
+                           text=True, timeout=PROBE_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"did not run: {e}"
+    fields = p.stdout.split()
+    if p.returncode != 0 or len(fields) < 5:
+        return f"exited {p.returncode}: {(p.stderr or p.stdout).strip()[:120]}"
+    try:
+        return float(fields[1]), float(fields[4])
+    except ValueError:
+        return f"unreadable output: {p.stdout.strip()[:120]}"
+
+
+def show_machine_drift(probe, benches, high, recs):
+    """The independent probe at the ladder's missed sizes, beside pmuboot's figures."""
+    pts = probe_points(benches, high, private_bytes(recs))
+    if not pts:
+        return
+    print("\nThe machine itself at the missed ladder sizes, measured right after by an independent pointer chase\n"
+          f"(tools/probe/chase_probe.c: its own ring, clock and calibration; {PROBE_REPS} runs of as many loads as "
+          "pmuboot's N run):")
+    print(f"  {'variant':16} {'pmuboot':>9} {'iqr/med':>8}   {'probe':>9} {'iqr/med':>8}")
+    for b in pts:
+        cpu = (b.get("cpu") or {}).get("n", 0)
+        got = run_probe(probe, cpu, b["memory"]["size"], b.get("iterations") or 0)
+        mine = f"{b['cycles']['median']:9.1f} {spread(b['cycles']) * 100:7.1f}%"
+        theirs = f"{got[0]:9.1f} {got[1]:7.1f}%" if isinstance(got, tuple) else got
+        print(f"  latency.{b['variant']:8} {mine}   {theirs}")
+
+
 def fmt(x, width=8):
     return f"{x:{width}.3f}" if x is not None else " " * (width - 3) + "n/a"
 
@@ -143,7 +201,8 @@ def main(argv):
         print(f"bench-table: not keys of events/sets.csv: {', '.join(unknown)}", file=sys.stderr)
         return EXIT_NOT_RUN
     host = argv[1] if len(argv) > 1 and "=" not in argv[1] else "build/pmuboot-host"
-    extra = [a for a in argv[1:] if "=" in a]
+    probe = next((a.split("=", 1)[1] for a in argv[1:] if a.startswith("probe=")), None)
+    extra = [a for a in argv[1:] if "=" in a and not a.startswith("probe=")]
     p, recs = run(host, extra)
     benches = [r for r in recs if r.get("type") == "bench"]
     if not benches:
@@ -208,6 +267,8 @@ def main(argv):
           "\n  dropped N  N samples thrown away and taken again because their window was disturbed"
           "\n             (here, on Linux: a context switch or an interrupt on this CPU; in the image: an SMI or NMI)"
           "\n  penalty    median minus the median of the control named under `vs`, cycles per iteration")
+    if probe and high:
+        show_machine_drift(probe, benches, high, recs)
     print("\nTargets (docs/benchmarks.md):")
     results = []
 

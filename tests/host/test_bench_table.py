@@ -3,6 +3,7 @@ of them, and found through the event set identification names in the cpu record 
 its own)."""
 import importlib.util
 import os
+import subprocess
 import tempfile
 
 
@@ -69,3 +70,42 @@ def test_the_iterations_mark_says_what_capped_them(ctx):
     assert bt.cap_mark({"iterations_capped": True, "iterations_window": True}) == "w"
     assert bt.cap_mark({"iterations_capped": True, "iterations_window": False}) == "*"
     assert bt.cap_mark({"iterations_capped": False}) == " "
+
+
+def test_the_probe_points_are_the_missed_ladder_sizes_past_the_core(ctx):
+    bt = bench_table(ctx)
+    private = 2 << 20
+
+    def lat(size, arena="2m"):
+        v = f"{size >> 20}m" if size >= 1 << 20 else f"{size >> 10}k"
+        return {"kernel": "latency", "variant": v, "arena": arena, "iterations": 512,
+                "cycles": {"median": 100.0, "q1": 90.0, "q3": 110.0}, "memory": {"size": size}}
+    sizes = [1 << 20, 4 << 20, 8 << 20, 16 << 20, 32 << 20, 64 << 20, 128 << 20, 256 << 20, 512 << 20, 1 << 30]
+    benches = [lat(s) for s in sizes] + [{"kernel": "bandwidth", "variant": "read_dram", "arena": "2m",
+                                          "cycles": {"median": 1.0}, "memory": {"size": 1 << 30}}]
+    high = [(f"{b['kernel']}.{b['variant']}", b["arena"], 0.1) for b in benches]
+    pts = [b["memory"]["size"] for b in bt.probe_points(benches, high, private)]
+    # Past L2, not above the cap, the smallest and the largest kept, at most PROBE_POINTS, in order.
+    assert pts[0] == 4 << 20 and pts[-1] == bt.PROBE_MAX_BYTES and len(pts) == bt.PROBE_POINTS, pts
+    assert pts == sorted(set(pts)), pts
+    # A point that met the target is not probed; with nothing missed, nothing at all.
+    assert 4 << 20 not in [b["memory"]["size"] for b in bt.probe_points(benches, high[:1] + high[2:], private)]
+    assert bt.probe_points(benches, [], private) == []
+
+
+def test_the_probe_runs_and_says_why_when_it_cannot(ctx):
+    bt = bench_table(ctx)
+    with tempfile.TemporaryDirectory() as d:
+        exe = os.path.join(d, "chase_probe")
+        p = subprocess.run(["gcc", "-O2", "-Wall", "-o", exe, os.path.join(ctx.root, "tools", "probe", "chase_probe.c")],
+                           capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        got = bt.run_probe(exe, 0, 1 << 20, 100)
+        assert isinstance(got, tuple) and got[0] > 0 and got[1] >= 0, got
+        # Bad arguments are refused by name (exit 2), and the table says so instead of a figure.
+        bad = subprocess.run([exe, "0", "64", "8", "1"], capture_output=True, text=True)
+        assert bad.returncode == 2 and "BYTES" in bad.stderr, bad
+        bad = subprocess.run([exe, "0", "1m", "8", "1"], capture_output=True, text=True)
+        assert bad.returncode == 2 and "BYTES is not a number" in bad.stderr, bad
+        assert bt.run_probe(exe, 0, 64, 100).startswith("exited 2: chase_probe: want"), bt.run_probe(exe, 0, 64, 100)
+    assert bt.run_probe(os.path.join(ctx.root, "no-such-probe"), 0, 1 << 20, 100).startswith("did not run")

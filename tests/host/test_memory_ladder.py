@@ -2,7 +2,7 @@
 
 THIS MEASURES THE MACHINE IT RUNS ON.  The ladder (pmuboot-host run
 bench=latency.<size>) is held against an independent pointer-chase probe
-(tests/host/probe/chase_probe.c: its own buffer, ring, clock; no pmuboot
+(tools/probe/chase_probe.c: its own buffer, ring, clock; no pmuboot
 code), run on the same CPU in the same minute, at the issue's three points:
 L1 (16 KiB) within 3%, a quarter of L2 within 5%, a quarter of the last
 level within 15%.  The cache points compare core cycles per load (a cache
@@ -30,7 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_bench import records, run as run_host  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-PROBE_SRC = os.path.join(ROOT, "tests", "host", "probe", "chase_probe.c")
+PROBE_SRC = os.path.join(ROOT, "tools", "probe", "chase_probe.c")
 REAL = os.path.join(ROOT, "tests", "fixtures", "cpuid-real")
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
 # The tolerances, by point.

@@ -1,14 +1,16 @@
 /*
- * tests/host/probe/chase_probe.c - an independent pointer-chase latency probe,
- * for tests/host/test_memory_ladder.py to hold the ladder's figures against.
+ * tools/probe/chase_probe.c - an independent pointer-chase latency probe, for
+ * tests/host/test_memory_ladder.py to hold the ladder's figures against and for
+ * `make bench` (tools/bench-table.py) to show how much the machine itself moves.
  * It shares no code with pmuboot: its own buffer (2 MiB-aligned mmap with
  * MADV_HUGEPAGE), its own ring (Sattolo's algorithm: one random cycle over
  * every 64-byte line), its own clock (CLOCK_MONOTONIC_RAW for nanoseconds)
  * and its own core-clock estimate (a dependent add chain timed with the TSC).
  *
  *   chase_probe CPU BYTES LOADS REPS
- * prints: ns_per_load cycles_per_load clock_moved_pct huge_pct
- * (huge_pct: how much of the buffer /proc/self/smaps says is in transparent huge pages)
+ * prints: ns_per_load cycles_per_load clock_moved_pct huge_pct spread_pct
+ * (huge_pct: how much of the buffer /proc/self/smaps says is in transparent huge pages;
+ * spread_pct: the runs' interquartile range over their median, cycles per load)
  * ns and cycles are medians over REPS timed runs of LOADS loads each (short runs:
  * on a busy machine a run the scheduler interrupted is an outlier the median
  * ignores); cycles use the add chain's cycles per TSC tick, calibrated before and
@@ -96,9 +98,21 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: chase_probe CPU BYTES LOADS REPS\n");
 		return 2;
 	}
-	int cpu = atoi(argv[1]);
-	size_t bytes = strtoull(argv[2], NULL, 0), lines = bytes / LINE;
-	long loads = atol(argv[3]), reps = atol(argv[4]);
+	char *end[4];
+	long cpu = strtol(argv[1], &end[0], 0);
+	size_t bytes = strtoull(argv[2], &end[1], 0), lines = bytes / LINE;
+	long loads = strtol(argv[3], &end[2], 0), reps = strtol(argv[4], &end[3], 0);
+	static const char *const what[] = { "CPU", "BYTES", "LOADS", "REPS" };
+	for (int i = 0; i < 4; i++)
+		if (end[i] == argv[i + 1] || *end[i]) {
+			fprintf(stderr, "chase_probe: %s is not a number: '%s'\n", what[i], argv[i + 1]);
+			return 2;
+		}
+	/* A ring needs two lines; loads go in eights; the quartiles need a run each. */
+	if (cpu < 0 || lines < 2 || lines > UINT32_MAX || loads < 8 || reps < 1) {
+		fprintf(stderr, "chase_probe: want CPU >= 0, 128 <= BYTES < 256 GiB, LOADS >= 8, REPS >= 1\n");
+		return 2;
+	}
 	cpu_set_t set;
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
@@ -152,8 +166,9 @@ int main(int argc, char **argv)
 		cyc[r] *= cpt;
 	qsort(ns, reps, sizeof(*ns), cmp);
 	qsort(cyc, reps, sizeof(*cyc), cmp);
-	printf("%.4f %.4f %.3f %.1f%s\n", ns[reps / 2], cyc[reps / 2],
+	printf("%.4f %.4f %.3f %.1f %.2f%s\n", ns[reps / 2], cyc[reps / 2],
 	       100.0 * (cpt1 > cpt0 ? cpt1 - cpt0 : cpt0 - cpt1) / cpt, huge_share(buf, span),
+	       100.0 * (cyc[3 * reps / 4] - cyc[reps / 4]) / cyc[reps / 2],
 	       p ? "" : " -");	/* p used, so the chase is not optimised away */
 	return 0;
 }
