@@ -209,7 +209,10 @@ const struct opt_def config_opts[] = {
 	{ "reps", OPT_U32, OFF(reps), NULL, 3, 10000, "11", DOC("reps=31"),
 	  DOC("Measured repetitions per figure (min, median and max are reported over these).") },
 	{ "iterations", OPT_U32, OFF(iterations), NULL, 16, 100000000, "1000", DOC("iterations=10000"),
-	  DOC("Kernel loop iterations per repetition.") },
+	  DOC("Kernel loop iterations per run, at least: where the TSC rate is known each variant chooses more, so "
+	      "that one run spans 20,000 TSC ticks whatever the kernel's speed (its `bench` record gives the count; "
+	      "docs/benchmarks.md). pmuboot-host, which cannot hold interrupts off, cuts a run longer than 50 us "
+	      "(`iterations_window`).") },
 	{ "warmup", OPT_U32, OFF(warmup), NULL, 0, 1000, "3", DOC("warmup=5"),
 	  DOC("Unmeasured repetitions before measuring.") },
 	{ "events", OPT_STR, OFF(events), NULL, 0, 0, "", DOC("events=INST_RETIRED.ANY;event=0x24,umask=0x02"),
