@@ -44,6 +44,19 @@ bool arena_get(uint32_t page_size, struct arena *a, char *why, size_t why_cap);
  * a reason when none can be had.
  */
 bool arena_get_large(uint32_t page_size, uint64_t want, struct arena *a, char *why, size_t why_cap);
+/*
+ * For the implementations of arena_get_large (kernel/arena_common.c): the
+ * request checked, its kind (0: 4 KiB, 1: 2 MiB, 2: 1 GiB pages, the order of
+ * their slots), the unit its size comes in (the page size, at least
+ * ARENA_LARGE_MIN) and want rounded up to that.  False with a reason for any
+ * other page size.
+ */
+#define ARENA_LARGE_KINDS 3
+struct arena_large_req {
+	unsigned kind;
+	uint64_t unit, size;
+};
+bool arena_large_request(uint32_t page_size, uint64_t want, struct arena_large_req *r, char *why, size_t why_cap);
 /* The page size backing addr in the live page tables; 0 when unknown. */
 uint32_t arena_page_size_at(const void *addr);
 /* Give back every arena and restore the original paging. */

@@ -31,6 +31,7 @@
 #define THP_ENABLED_PATH "/sys/kernel/mm/transparent_hugepage/enabled"
 #define MEMINFO_PATH "/proc/meminfo"
 
+/* The large slots in arena_large_request's kind order (4 KiB, 2 MiB, 1 GiB). */
 enum { SLOT_4K, SLOT_2M, SLOT_L4K, SLOT_L2M, SLOT_L1G, SLOTS };
 
 static struct {
@@ -252,20 +253,19 @@ static uint64_t mem_available(void)
 
 bool arena_get_large(uint32_t page_size, uint64_t want, struct arena *a, char *why, size_t why_cap)
 {
-	unsigned slot = page_size == ARENA_PAGE_4K ? SLOT_L4K : page_size == ARENA_PAGE_2M ? SLOT_L2M : SLOT_L1G;
-	uint64_t unit = page_size > ARENA_LARGE_MIN ? page_size : ARENA_LARGE_MIN;
+	struct arena_large_req req;
 
 	memset(a, 0, sizeof(*a));
-	if (page_size != ARENA_PAGE_4K && page_size != ARENA_PAGE_2M && page_size != ARENA_PAGE_1G) {
-		snprintf(why, why_cap, "page size %u is not 4 KiB, 2 MiB or 1 GiB", page_size);
+	if (!arena_large_request(page_size, want, &req, why, why_cap))
 		return false;
-	}
+	const unsigned slot = SLOT_L4K + req.kind;
+	const uint64_t unit = req.unit;
 	if (slots[slot].a.base) {
 		*a = slots[slot].a;
 		return true;
 	}
 	uint64_t avail = mem_available(), room = avail / 2 / unit * unit;
-	uint64_t size = (want + unit - 1) / unit * unit;
+	uint64_t size = req.size;
 	const char *limit = NULL;
 	if (avail && size > room) {
 		size = room;

@@ -35,6 +35,7 @@
 #define CPUID_AMD_MEM_ENCRYPT 0x8000001Fu	/* EAX[0] SME, EAX[1] SEV; EBX[5:0] C-bit (AMD APM Vol. 2 §7.10.1) */
 #define DEFAULT_MAXPHYADDR 36		/* SDM Vol. 3A §4.1.4 when CPUID 80000008h is absent */
 
+/* The large slots in arena_large_request's kind order (4 KiB, 2 MiB, 1 GiB). */
 enum { SLOT_4K, SLOT_2M, SLOT_L4K, SLOT_L2M, SLOT_L1G, SLOTS };
 
 /*
@@ -235,14 +236,13 @@ static unsigned large_tables(uint64_t size, uint32_t page_size)
 
 bool arena_get_large(uint32_t page_size, uint64_t want, struct arena *a, char *why, size_t why_cap)
 {
-	unsigned slot = page_size == ARENA_PAGE_4K ? SLOT_L4K : page_size == ARENA_PAGE_2M ? SLOT_L2M : SLOT_L1G;
-	uint64_t unit = page_size > ARENA_LARGE_MIN ? page_size : ARENA_LARGE_MIN;
+	struct arena_large_req req;
 
 	memset(a, 0, sizeof(*a));
-	if (page_size != ARENA_PAGE_4K && page_size != ARENA_PAGE_2M && page_size != ARENA_PAGE_1G) {
-		snprintf(why, why_cap, "page size %u is not 4 KiB, 2 MiB or 1 GiB", page_size);
+	if (!arena_large_request(page_size, want, &req, why, why_cap))
 		return false;
-	}
+	const unsigned slot = SLOT_L4K + req.kind;
+	const uint64_t unit = req.unit;
 	if (st.arenas[slot].base) {
 		*a = st.arenas[slot];
 		return true;
@@ -252,7 +252,7 @@ bool arena_get_large(uint32_t page_size, uint64_t want, struct arena *a, char *w
 	/* The most the memory map can give: its largest free range less the firmware's margin, whole units. */
 	uint64_t free = fw_largest_free_bytes(), margin = free / 4 > LARGE_MARGIN_MIN ? free / 4 : LARGE_MARGIN_MIN;
 	uint64_t room = free > margin + page_size ? (free - margin - (page_size > PAGE_2M ? page_size : 0)) / unit * unit : 0;
-	uint64_t size = (want + unit - 1) / unit * unit;
+	uint64_t size = req.size;
 	const char *limit = NULL;
 	if (size > room) {
 		size = room;
