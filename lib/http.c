@@ -228,16 +228,6 @@ static void fail(struct http_response *r, const char *why)
 	r->error = why;
 }
 
-static bool eq_ci_n(const char *a, size_t alen, const char *b)
-{
-	if (alen != strlen(b))
-		return false;
-	for (size_t i = 0; i < alen; i++)
-		if (lc_tolower((unsigned char)a[i]) != lc_tolower((unsigned char)b[i]))
-			return false;
-	return true;
-}
-
 /* "HTTP/1.1 201 Created" (RFC 9112 §4); the reason phrase is optional. */
 static void status_line(struct http_response *r, const char *s, size_t n)
 {
@@ -287,7 +277,7 @@ static bool last_coding_chunked(const char *v, size_t n)
 	size_t b = e;
 	while (b && v[b - 1] != ',' && v[b - 1] != ' ' && v[b - 1] != '\t')
 		b--;
-	return eq_ci_n(v + b, e - b, "chunked");
+	return lc_eq_ci_n(v + b, e - b, "chunked");
 }
 
 static void header_line(struct http_response *r, const char *s, size_t n)
@@ -335,7 +325,7 @@ static void header_line(struct http_response *r, const char *s, size_t n)
 		v++, vn--;
 	while (vn && (v[vn - 1] == ' ' || v[vn - 1] == '\t'))
 		vn--;
-	if (eq_ci_n(s, colon, "Content-Length")) {
+	if (lc_eq_ci_n(s, colon, "Content-Length")) {
 		uint64_t len;
 		if (!parse_decimal(v, vn, &len)) {
 			fail(r, "the response's Content-Length is not a number");
@@ -347,7 +337,7 @@ static void header_line(struct http_response *r, const char *s, size_t n)
 		}
 		r->have_length = true;
 		r->content_length = len;
-	} else if (eq_ci_n(s, colon, "Transfer-Encoding")) {
+	} else if (lc_eq_ci_n(s, colon, "Transfer-Encoding")) {
 		if (!last_coding_chunked(v, vn)) {
 			fail(r, "the response uses a transfer coding other than chunked");
 			return;

@@ -46,6 +46,8 @@ static inline bool lc_isxdigit(int c)
 	return lc_isdigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 int lc_strcasecmp(const char *a, const char *b);
+/* The alen bytes at a are the string b, ASCII case ignored (a need not be NUL-terminated). */
+bool lc_eq_ci_n(const char *a, size_t alen, const char *b);
 
 /*
  * Parse an unsigned integer, decimal or 0x-prefixed hex, that must fill

@@ -10,6 +10,16 @@ int lc_strcasecmp(const char *a, const char *b)
 	}
 }
 
+bool lc_eq_ci_n(const char *a, size_t alen, const char *b)
+{
+	if (alen != strlen(b))
+		return false;
+	for (size_t i = 0; i < alen; i++)
+		if (lc_tolower((unsigned char)a[i]) != lc_tolower((unsigned char)b[i]))
+			return false;
+	return true;
+}
+
 static int digit_value(int c)
 {
 	if (lc_isdigit(c))

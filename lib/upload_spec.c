@@ -4,16 +4,6 @@
 #define TIMEOUT_KEY "timeout="
 #define TIMEOUT_KEY_LEN 8
 
-static bool word_is(const char *w, size_t n, const char *s)
-{
-	if (n != strlen(s))
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (lc_tolower((unsigned char)w[i]) != s[i])
-			return false;
-	return true;
-}
-
 static const char *const via_names[] = { [UPLOAD_VIA_AUTO] = "auto", [UPLOAD_VIA_HTTP] = "http",
 					 [UPLOAD_VIA_TCP4] = "tcp4" };
 
@@ -28,7 +18,7 @@ bool upload_spec_parse(const char *v, size_t len, struct upload_spec *s, char *w
 	memset(&out, 0, sizeof(out));
 	out.timeout_s = UPLOAD_TIMEOUT_DEFAULT_S;
 	memset(s, 0, sizeof(*s));
-	if (len == 0 || word_is(v, len, "off"))
+	if (len == 0 || lc_eq_ci_n(v, len, "off"))
 		return true;
 	bool have_url = false;
 	size_t i = 0;
@@ -43,11 +33,11 @@ bool upload_spec_parse(const char *v, size_t len, struct upload_spec *s, char *w
 			snprintf(why, cap, "an empty word between commas");
 			return false;
 		}
-		if (word_is(w, n, "live")) {
+		if (lc_eq_ci_n(w, n, "live")) {
 			out.live = true;
-		} else if (word_is(w, n, "http") || word_is(w, n, "tcp4")) {
-			out.via = word_is(w, n, "http") ? UPLOAD_VIA_HTTP : UPLOAD_VIA_TCP4;
-		} else if (n > TIMEOUT_KEY_LEN && word_is(w, TIMEOUT_KEY_LEN, TIMEOUT_KEY)) {
+		} else if (lc_eq_ci_n(w, n, "http") || lc_eq_ci_n(w, n, "tcp4")) {
+			out.via = lc_eq_ci_n(w, n, "http") ? UPLOAD_VIA_HTTP : UPLOAD_VIA_TCP4;
+		} else if (n > TIMEOUT_KEY_LEN && lc_eq_ci_n(w, TIMEOUT_KEY_LEN, TIMEOUT_KEY)) {
 			uint64_t t = 0;
 			bool ok = n - TIMEOUT_KEY_LEN <= 3;
 			for (size_t k = TIMEOUT_KEY_LEN; ok && k < n; k++) {
@@ -59,7 +49,7 @@ bool upload_spec_parse(const char *v, size_t len, struct upload_spec *s, char *w
 				return false;
 			}
 			out.timeout_s = (uint32_t)t;
-		} else if (n > 4 && word_is(w, 4, "http")) {
+		} else if (n > 4 && lc_eq_ci_n(w, 4, "http")) {
 			if (have_url) {
 				snprintf(why, cap, "two URLs: give one collector");
 				return false;

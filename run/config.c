@@ -3,16 +3,6 @@
 #include "bench/ukernel.h"
 #include "lib/strbuf.h"
 
-static bool eq_ci(const char *a, size_t alen, const char *b)
-{
-	if (alen != strlen(b))
-		return false;
-	for (size_t i = 0; i < alen; i++)
-		if (lc_tolower((unsigned char)a[i]) != lc_tolower((unsigned char)b[i]))
-			return false;
-	return true;
-}
-
 #define UART_DEFAULT_BAUD 115200
 #define UART_MAX_BAUD 115200	/* 1.8432 MHz clock / 16, divisor 1 */
 #define IO_PORT_MAX 0xffff
@@ -23,8 +13,8 @@ static bool parse_serial(struct serial_cfg *s, const char *v, size_t len, char *
 	const char *comma = NULL;
 	struct serial_cfg out = { SERIAL_IO, 0, 0 };
 
-	if (eq_ci(v, len, "auto") || eq_ci(v, len, "off")) {
-		out.kind = eq_ci(v, len, "auto") ? SERIAL_AUTO : SERIAL_OFF;
+	if (lc_eq_ci_n(v, len, "auto") || lc_eq_ci_n(v, len, "off")) {
+		out.kind = lc_eq_ci_n(v, len, "auto") ? SERIAL_AUTO : SERIAL_OFF;
 		*s = out;
 		return true;
 	}
@@ -37,8 +27,8 @@ static bool parse_serial(struct serial_cfg *s, const char *v, size_t len, char *
 	const char *rest = comma ? comma + 1 : NULL;
 	size_t rest_len = comma ? len - head - 1 : 0;
 
-	if (eq_ci(v, head, "mmio") || eq_ci(v, head, "mmio32")) {
-		out.kind = eq_ci(v, head, "mmio") ? SERIAL_MMIO8 : SERIAL_MMIO32;
+	if (lc_eq_ci_n(v, head, "mmio") || lc_eq_ci_n(v, head, "mmio32")) {
+		out.kind = lc_eq_ci_n(v, head, "mmio") ? SERIAL_MMIO8 : SERIAL_MMIO32;
 		if (!rest) {
 			snprintf(why, cap, "'%.*s' needs an address: %.*s,0xADDR[,baud]", QUOTED(head), v, QUOTED(head), v);
 			return false;
@@ -56,7 +46,7 @@ static bool parse_serial(struct serial_cfg *s, const char *v, size_t len, char *
 		}
 		rest = c2 ? c2 + 1 : NULL;
 		rest_len = c2 ? rest_len - alen - 1 : 0;
-	} else if (head == 4 && eq_ci(v, 3, "com") && v[3] >= '1' && v[3] <= '4') {
+	} else if (head == 4 && lc_eq_ci_n(v, 3, "com") && v[3] >= '1' && v[3] <= '4') {
 		out.base = com_ports[v[3] - '1'];
 	} else {
 		if (!lc_parse_u64(v, head, &out.base) || out.base == 0 || out.base > IO_PORT_MAX) {
@@ -87,7 +77,7 @@ static bool parse_freq(const struct opt_def *o, struct freq_cfg *f, const char *
 {
 	uint64_t n;
 	for (size_t i = 0; i < FREQ_SEL_MHZ; i++)
-		if (eq_ci(v, len, config_freq_words[i])) {
+		if (lc_eq_ci_n(v, len, config_freq_words[i])) {
 			*f = (struct freq_cfg){ (enum freq_sel)i, 0 };
 			return true;
 		}
@@ -109,7 +99,7 @@ static bool parse_value(const struct opt_def *o, struct config *c, const char *v
 	switch (o->type) {
 	case OPT_ENUM:
 		for (int i = 0; o->choices[i]; i++) {
-			if (eq_ci(v, len, o->choices[i])) {
+			if (lc_eq_ci_n(v, len, o->choices[i])) {
 				*(int *)field = i;
 				return true;
 			}
@@ -121,18 +111,18 @@ static bool parse_value(const struct opt_def *o, struct config *c, const char *v
 		}
 		return false;
 	case OPT_BOOL:
-		if (eq_ci(v, len, "on") || eq_ci(v, len, "yes") || eq_ci(v, len, "true") || eq_ci(v, len, "1")) {
+		if (lc_eq_ci_n(v, len, "on") || lc_eq_ci_n(v, len, "yes") || lc_eq_ci_n(v, len, "true") || lc_eq_ci_n(v, len, "1")) {
 			*(bool *)field = true;
 			return true;
 		}
-		if (eq_ci(v, len, "off") || eq_ci(v, len, "no") || eq_ci(v, len, "false") || eq_ci(v, len, "0")) {
+		if (lc_eq_ci_n(v, len, "off") || lc_eq_ci_n(v, len, "no") || lc_eq_ci_n(v, len, "false") || lc_eq_ci_n(v, len, "0")) {
 			*(bool *)field = false;
 			return true;
 		}
 		snprintf(why, cap, "'%.*s' is not on or off", QUOTED(len), v);
 		return false;
 	case OPT_COUNTDOWN:
-		if (eq_ci(v, len, "auto")) {
+		if (lc_eq_ci_n(v, len, "auto")) {
 			*(int32_t *)field = -1;
 			return true;
 		}
