@@ -673,12 +673,7 @@ def emit(vocab):
              f"{events_pack.TOKEN_TWO_BYTE_LEAD}, \"tools/events_pack.py token codes\");")
     o.append(f"_Static_assert(EV_ROLE_COUNT <= {NOTE_FIELDS[1][1]}, \"ev_note.roles has a bit per role\");")
     o.append(f"_Static_assert(EV_TABLE_ALIGN == {TABLE_ALIGN}, \"tools/gen_events.py TABLE_ALIGN\");")
-    for ctype, size in STRUCT_SIZES.items():
-        o.append(f"_Static_assert(sizeof({ctype}) == {size}, \"{ctype}: tools/gen_events.py lays it out in "
-                 f"{size} bytes\");")
-    for (ctype, field), at in FIELD_OFFSETS.items():
-        o.append(f"_Static_assert(offsetof({ctype}, {field}) == {at}, \"{ctype}.{field}: tools/gen_events.py puts "
-                 f"it at byte {at}\");")
+    o += lzpack.layout_asserts(STRUCT_SIZES, FIELD_OFFSETS, "tools/gen_events.py")
     o.append("")
     o += blob.emit_c("events_blob")
     o.append("")

@@ -802,12 +802,7 @@ def emit(c):
              f"{Strings.TWO_BYTE_LEAD}, \"name codes: tools/gen_metrics.py Strings\");")
     o.append(f"_Static_assert(METRIC_NAME_MAX > {max(len(x) for x in strs.order)}, \"the longest name\");")
     o.append(f"_Static_assert(MT_TABLE_ALIGN == {TABLE_ALIGN}, \"tools/gen_metrics.py TABLE_ALIGN\");")
-    for ctype, size in STRUCT_SIZES.items():
-        o.append(f"_Static_assert(sizeof({ctype}) == {size}, \"{ctype}: tools/gen_metrics.py lays it out in "
-                 f"{size} bytes\");")
-    for (ctype, field), at in FIELD_OFFSETS.items():
-        o.append(f"_Static_assert(offsetof({ctype}, {field}) == {at}, \"{ctype}.{field}: tools/gen_metrics.py "
-                 f"puts it at byte {at}\");")
+    o += lzpack.layout_asserts(STRUCT_SIZES, FIELD_OFFSETS, "tools/gen_metrics.py")
     o.append("")
     o.append(f"/* {len(dag.nodes)} nodes, {len(dag.inputs)} inputs and {len(dag.numbers)} literals for "
              f"{sum(len(t['ids']) for t in c['tables'])} metrics of {len(c['tables'])} tables ({len(c['metrics'])} "

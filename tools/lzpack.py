@@ -340,6 +340,16 @@ class Blob:
         return o
 
 
+def layout_asserts(struct_sizes, field_offsets, tool):
+    """C _Static_asserts that the compiler lays the structs out as `tool` packed them into a blob:
+    struct_sizes {ctype: bytes}, field_offsets {(ctype, field): byte}."""
+    o = [f"_Static_assert(sizeof({ctype}) == {size}, \"{ctype}: {tool} lays it out in {size} bytes\");"
+         for ctype, size in struct_sizes.items()]
+    o += [f"_Static_assert(offsetof({ctype}, {field}) == {at}, \"{ctype}.{field}: {tool} puts it at byte {at}\");"
+          for (ctype, field), at in field_offsets.items()]
+    return o
+
+
 def c_array(decl, items, per_line=16):
     """An initialised C array, per_line items a line."""
     out = [f"{decl} = {{"]

@@ -98,3 +98,13 @@ def test_the_built_catalogue_decodes_to_its_tables(ctx):
     took = time.time() - t1
     assert again == stream
     print(f"catalogue: {size} bytes -> {len(stream)} stored; Python decode {t1 - t0:.2f} s, encode {took:.1f} s")
+
+
+def test_layout_asserts_name_each_struct_and_field(ctx):
+    """Both generators check the compiler's layout of what they packed with these lines: one per struct
+    size and one per field offset, naming the tool that packed it."""
+    lines = L.layout_asserts({"struct ev_row": 8}, {("struct ev_row", "code"): 2}, "tools/x.py")
+    assert lines == ['_Static_assert(sizeof(struct ev_row) == 8, "struct ev_row: tools/x.py lays it out in 8 bytes");',
+                     '_Static_assert(offsetof(struct ev_row, code) == 2, "struct ev_row.code: tools/x.py puts it at '
+                     'byte 2");']
+    assert L.layout_asserts({}, {}, "t") == []
