@@ -1,6 +1,7 @@
 """tests/testlib.py - shared helpers for the host and QEMU tests."""
 import os
 import subprocess
+import sys
 import threading
 
 import qemurun
@@ -12,6 +13,15 @@ BUILD = os.environ.get("PMUBOOT_BUILD", "build")
 
 class Skip(Exception):
     """Raised by a test that cannot run here; reported as SKIP with the reason."""
+
+
+def plot_python():
+    """An interpreter that has matplotlib (this one, or Debian's), else Skip: pmucap plot needs it."""
+    for exe in (sys.executable, "/usr/bin/python3"):
+        if os.path.exists(exe) and subprocess.run([exe, "-c", "import matplotlib"],
+                                                  capture_output=True).returncode == 0:
+            return exe
+    raise Skip("matplotlib is not installed (tools/deps.sh installs python3-matplotlib)")
 
 
 SHARED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "..", "shared")

@@ -18,6 +18,7 @@ import pmucap
 from pmucap import cmd_compare as pmucap_compare
 from pmucap import cmd_plot as pmucap_plot
 from pmucap import verdict
+from testlib import plot_python
 
 FIX = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "captures")
 SERIAL = os.path.join(FIX, "qemu-usb-serial.log")
@@ -32,16 +33,6 @@ def read(path):
 def tool(ctx, *args):
     return subprocess.run([sys.executable, os.path.join(ctx.root, "tools", "pmucap"), *args],
                           capture_output=True, text=True, timeout=60)
-
-
-def plot_python():
-    """An interpreter that has matplotlib (this one, or Debian's), else skip: plot needs it."""
-    for exe in (sys.executable, "/usr/bin/python3"):
-        if os.path.exists(exe) and subprocess.run([exe, "-c", "import matplotlib"],
-                                                  capture_output=True).returncode == 0:
-            return exe
-    from testlib import Skip
-    raise Skip("matplotlib is not installed (tools/deps.sh installs python3-matplotlib)")
 
 
 def plot_tool(ctx, *args):

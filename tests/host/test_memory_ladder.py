@@ -286,7 +286,7 @@ def test_pmucap_table_shows_the_ladder(ctx):
 
 
 def test_pmucap_plot_draws_the_ladder_with_its_levels(ctx):
-    from test_captools import plot_python
+    from testlib import plot_python
     exe = plot_python()
     path, recs = short_ladder(ctx)
     sys.path.insert(0, os.path.join(ROOT, "tools"))

@@ -19,7 +19,7 @@ import zlib
 import pmucap
 from pmucap import capture
 
-from testlib import Skip
+from testlib import plot_python
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIX = os.path.join(os.path.dirname(HERE), "fixtures", "captures")
@@ -63,14 +63,6 @@ def test_record_types_are_the_documented_ones(ctx):
     section = doc.split("## Record types", 1)[1].split("\n## ", 1)[0]
     documented = set(re.findall(r"^### (\w+)$", section, re.M))
     assert documented == set(capture.RECORD_TYPES), (documented ^ set(capture.RECORD_TYPES))
-
-
-def plot_python():
-    for exe in (sys.executable, "/usr/bin/python3"):
-        if os.path.exists(exe) and subprocess.run([exe, "-c", "import matplotlib"],
-                                                  capture_output=True).returncode == 0:
-            return exe
-    raise Skip("matplotlib is not installed (tools/deps.sh installs python3-matplotlib)")
 
 
 def test_plot_errors_name_the_picture_not_a_temporary_file(ctx):

@@ -13,7 +13,7 @@ import tempfile
 
 import pmucap
 from pmucap import plot_common, plot_topdown, topdown
-from testlib import Skip
+from testlib import plot_python
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIX = os.path.join(ROOT, "tests", "fixtures", "topdown")
@@ -30,14 +30,6 @@ STACK_ORDER = list(SHORT)
 def tool(*args, python=None):
     return subprocess.run([python or sys.executable, os.path.join(ROOT, "tools", "pmucap"), *args],
                           capture_output=True, text=True, timeout=120)
-
-
-def plot_python():
-    for exe in (sys.executable, "/usr/bin/python3"):
-        if os.path.exists(exe) and subprocess.run([exe, "-c", "import matplotlib"],
-                                                  capture_output=True).returncode == 0:
-            return exe
-    raise Skip("matplotlib is not installed (tools/deps.sh installs python3-matplotlib)")
 
 
 def records(path):
