@@ -113,7 +113,7 @@ def main():
         with lock:
             results.append(r)
             if status != "PASS" or a.v:
-                print(f"{status} {name}" + (f"\n    " + detail.replace("\n", "\n    ") if detail and status != "PASS" else ""),
+                print(f"{status} {name}" + ("\n    " + detail.replace("\n", "\n    ") if detail and status != "PASS" else ""),
                       flush=True)
 
     if "unit" in kinds:

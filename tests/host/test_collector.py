@@ -267,7 +267,7 @@ def test_read_api_filters_records_compare_sku(ctx):
         status, cmp_ = c.get(f"/api/compare?a={ids['machine-a.jsonl']}&b={slow['id']}&min_change=1&floor=0.01")
         flagged = {(r["variant"], r["metric"], r["flag"]) for r in cmp_["rows"] if r.get("flag")}
         assert flagged == {("store_forward.size_mismatch", "cycles", "higher")} and cmp_["changed"] == 1, flagged
-        assert c.get(f"/api/compare?a=1&b=2&floor=-1")[0] == 400
+        assert c.get("/api/compare?a=1&b=2&floor=-1")[0] == 400
         status, body = c.get(f"/api/compare?a={ids['machine-a.jsonl']}&b={ids['forged-ok.jsonl']}")
         assert status == 409 and "INVALID" in body["error"], (status, body)
         assert c.get(f"/api/compare?a={ids['machine-a.jsonl']}&b=999999")[0] == 404

@@ -22,7 +22,6 @@ import urllib.request
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import collector_lib as cl  # noqa: E402
 from collector_lib import Collector, upload_text  # noqa: E402
 from testlib import Skip  # noqa: E402
 

@@ -10,7 +10,6 @@ import subprocess
 import sys
 import tempfile
 
-from testlib import Skip
 
 
 def run_import(ctx, *args):

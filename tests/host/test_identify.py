@@ -9,7 +9,6 @@ tests/host/test_cpuid_fixtures.py checks it against the README and re-derives
 the fixtures when ../shared is there.  This test adds the microarchitecture
 each must be named.
 """
-import json
 import os
 import re
 import shutil

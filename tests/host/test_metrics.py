@@ -22,7 +22,6 @@ import re
 import tempfile
 from fractions import Fraction
 
-from testlib import Skip
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 REAL = os.path.join(ROOT, "tests", "fixtures", "cpuid-real")
