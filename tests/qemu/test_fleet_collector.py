@@ -25,6 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "host"))
 from collector_lib import Collector, server_python  # noqa: E402
+from test_fleet import netboot_root  # noqa: E402
 from test_fleet import run_lines as run_text  # noqa: E402  (the serial run's record lines, begin to end)
 
 GUEST_HOST = "10.0.2.2"      # the host, seen from inside QEMU's user network
@@ -54,13 +55,7 @@ def fleet(ctx):
         server_python()          # Skip here when the collector cannot run
         d = tempfile.mkdtemp(prefix="pmuboot-fleet-e2e-")
         c = Collector(os.path.join(d, "runs.sqlite"))
-        root = os.path.join(d, "root")
-        default_cfg = os.path.join(d, "default.cfg")
-        with open(default_cfg, "w") as f:
-            f.write("bench=none\n")
-        p = subprocess.run([os.path.join(ctx.root, "tools", "mknetboot.sh"), "--efi", ctx.efi, "--cfg", default_cfg,
-                            "--out", root], capture_output=True, text=True)
-        assert p.returncode == 0, p.stderr
+        root = netboot_root(ctx, d)
         # Machine 1 as the acceptance boots it: run-qemu's own root, the options on its command
         # line (its pmuboot.cfg); machine 2 from make netboot's layout with its own pmuboot-<UUID>.cfg.
         (s1, u1), (s2, u2) = MACHINES.items()
