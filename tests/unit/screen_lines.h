@@ -6,6 +6,7 @@
 #ifndef PMUBOOT_TESTS_UNIT_SCREEN_LINES_H
 #define PMUBOOT_TESTS_UNIT_SCREEN_LINES_H
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +79,29 @@ static void free_lines(struct lines *l)
 	free(l->line);
 	free(l->len);
 	memset(l, 0, sizeof(*l));
+}
+
+/*
+ * fn(path, ctx) for every hostile capture (tests/fixtures/captures/hostile, the generator script left
+ * out); how many there were, or 0 when the folder cannot be read.
+ */
+static size_t each_hostile_capture(void (*fn)(const char *path, void *ctx), void *ctx)
+{
+	DIR *d = opendir(CAPTURES "/hostile");
+	struct dirent *e;
+	size_t files = 0;
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		char path[512];
+		if (e->d_name[0] == '.' || strstr(e->d_name, ".py"))
+			continue;
+		snprintf(path, sizeof(path), "%s/hostile/%s", CAPTURES, e->d_name);
+		fn(path, ctx);
+		files++;
+	}
+	closedir(d);
+	return files;
 }
 
 #endif

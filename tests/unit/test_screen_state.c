@@ -11,7 +11,6 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -461,32 +460,24 @@ static void assert_bounded(void)
 }
 
 /* The hostile captures (tests/fixtures/captures/hostile), each fed whole into a fresh screen. */
+static void feed_hostile(const char *path, void *state)
+{
+	struct lines l;
+	assert_true(read_lines(path, &l));
+	done(state);
+	fresh(state);
+	for (size_t i = 0; i < l.n; i++) {
+		bool rec = l.len[i] > strlen(REC_PREFIX) && !memcmp(l.line[i], REC_PREFIX, strlen(REC_PREFIX));
+		ss_feed(rec ? OUT_RECORD : OUT_TEXT, l.line[i], l.len[i]);
+	}
+	assert_bounded();
+	assert_true(ssp->bench_done <= l.n);
+	free_lines(&l);
+}
+
 static void hostile_captures(void **state)
 {
-	DIR *d = opendir(CAPTURES "/hostile");
-	struct dirent *e;
-	size_t files = 0;
-	assert_non_null(d);
-	while ((e = readdir(d))) {
-		char path[512];
-		struct lines l;
-		if (e->d_name[0] == '.' || strstr(e->d_name, ".py"))
-			continue;
-		snprintf(path, sizeof(path), "%s/hostile/%s", CAPTURES, e->d_name);
-		assert_true(read_lines(path, &l));
-		done(state);
-		fresh(state);
-		for (size_t i = 0; i < l.n; i++) {
-			bool rec = l.len[i] > strlen(REC_PREFIX) && !memcmp(l.line[i], REC_PREFIX, strlen(REC_PREFIX));
-			ss_feed(rec ? OUT_RECORD : OUT_TEXT, l.line[i], l.len[i]);
-		}
-		assert_bounded();
-		assert_true(ssp->bench_done <= l.n);
-		free_lines(&l);
-		files++;
-	}
-	closedir(d);
-	assert_true(files >= 20);
+	assert_true(each_hostile_capture(feed_hostile, state) >= 20);
 }
 
 int main(void)
