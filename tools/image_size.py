@@ -181,20 +181,15 @@ def main():
         print(f"  {name:<18} {n:>9,}")
     print(f"  {'= the file':<18} {sum(r['parts'].values()):>9,}")
     print(f"  {'.bss':<18} {r['bss']:>9,}  in memory only: zero-filled by the loader")
-    print("event catalogue in the file:")
-    for name, n in r["catalogue"].items():
-        print(f"  {n:>9,}  {name}")
-    inflated = sum(r["catalogue_inflated"].values())
-    print(f"event catalogue inflated at first use: {inflated:,} bytes (heap; lib/unlz.h), by table:")
-    for name, n in r["catalogue_inflated"].items():
-        print(f"  {n:>9,}  {name}")
-    print("top-down metric tables in the file (in other data):")
-    for name, n in r["metrics"].items():
-        print(f"  {n:>9,}  {name}")
-    inflated = sum(r["metrics_inflated"].values())
-    print(f"top-down metric tables inflated at first use: {inflated:,} bytes (heap; lib/unlz.h), by table:")
-    for name, n in r["metrics_inflated"].items():
-        print(f"  {n:>9,}  {name}")
+    for title, where, key in (("event catalogue", "", "catalogue"),
+                              ("top-down metric tables", " (in other data)", "metrics")):
+        print(f"{title} in the file{where}:")
+        for name, n in r[key].items():
+            print(f"  {n:>9,}  {name}")
+        inflated = sum(r[key + "_inflated"].values())
+        print(f"{title} inflated at first use: {inflated:,} bytes (heap; lib/unlz.h), by table:")
+        for name, n in r[key + "_inflated"].items():
+            print(f"  {n:>9,}  {name}")
     return 0
 
 

@@ -106,19 +106,25 @@ def make_esp(efi, workdir, cfg_text=None, extra_files=None):
     return esp
 
 
+def _media(script, efi, out, workdir, cfg_name, cfg_text, extra_args=()):
+    """Runs tools/<script> --efi efi --out out [--cfg workdir/cfg_name holding cfg_text] extra_args;
+    RuntimeError with the script's own words when it fails."""
+    args = [os.path.join(os.path.dirname(os.path.abspath(__file__)), script), "--efi", efi, "--out", out]
+    if cfg_text is not None:
+        cfg = os.path.join(workdir, cfg_name)
+        with open(cfg, "wb") as f:
+            f.write(cfg_text if isinstance(cfg_text, bytes) else cfg_text.encode("latin-1"))
+        args += ["--cfg", cfg]
+    p = subprocess.run(args + list(extra_args), capture_output=True, text=True, errors="replace")
+    if p.returncode != 0:
+        raise RuntimeError(f"{script} failed: " + " ".join(p.stderr.split())[-300:])
+
+
 def make_netboot(efi, workdir, cfg_text=None, extra_files=None):
     """A network boot root (tools/mknetboot.sh) in workdir/netboot with cfg_text (str or bytes) as its
     pmuboot.cfg and extra_files ({name: str or bytes}, e.g. a pmuboot-<UUID>.cfg) beside it."""
     root = os.path.join(workdir, "netboot")
-    args = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "mknetboot.sh"), "--efi", efi, "--out", root]
-    if cfg_text is not None:
-        cfg = os.path.join(workdir, "netboot.cfg")
-        with open(cfg, "wb") as f:
-            f.write(cfg_text if isinstance(cfg_text, bytes) else cfg_text.encode("latin-1"))
-        args += ["--cfg", cfg]
-    p = subprocess.run(args, capture_output=True, text=True, errors="replace")
-    if p.returncode != 0:
-        raise RuntimeError("mknetboot.sh failed: " + " ".join(p.stderr.split())[-300:])
+    _media("mknetboot.sh", efi, root, workdir, "netboot.cfg", cfg_text)
     for rel, data in (extra_files or {}).items():
         with open(os.path.join(root, rel), "wb" if isinstance(data, bytes) else "w") as f:
             f.write(data)
@@ -344,17 +350,8 @@ def make_usb(efi, workdir, cfg_text=None, kernels=None):
     whose results file is to be kept boots a real FAT32 image and copies it out.
     """
     img = os.path.join(workdir, "pmuboot-usb.img")
-    args = [os.path.join(os.path.dirname(os.path.abspath(__file__)), "mkusb.sh"), "--efi", efi, "--out", img]
-    if cfg_text is not None:
-        cfg = os.path.join(workdir, "pmuboot.cfg")
-        with open(cfg, "wb") as f:
-            f.write(cfg_text if isinstance(cfg_text, bytes) else cfg_text.encode("latin-1"))
-        args += ["--cfg", cfg]
-    if kernels:
-        args += ["--kernels", kernels]  # user kernel files into \pmuboot\kernels\ (docs/kernels.md)
-    p = subprocess.run(args, capture_output=True, text=True, errors="replace")
-    if p.returncode != 0:
-        raise RuntimeError("mkusb.sh failed: " + " ".join(p.stderr.split())[-300:])
+    # kernels: user kernel files into \pmuboot\kernels\ (docs/kernels.md)
+    _media("mkusb.sh", efi, img, workdir, "pmuboot.cfg", cfg_text, ["--kernels", kernels] if kernels else [])
     return img
 
 

@@ -83,24 +83,12 @@ def begin_of(res):
 
 # ---- boot A: make netboot's layout served as it is, through tools/run-qemu --netboot DIR ----------
 
-def netboot_root(ctx, d, cfg_text="bench=none\n"):
-    """`make netboot`'s layout (tools/mknetboot.sh) in d/root, its default pmuboot.cfg holding cfg_text."""
-    root = os.path.join(d, "root")
-    default_cfg = os.path.join(d, "default.cfg")
-    with open(default_cfg, "w") as f:
-        f.write(cfg_text)
-    p = subprocess.run([os.path.join(ctx.root, "tools", "mknetboot.sh"), "--efi", ctx.efi, "--cfg", default_cfg,
-                        "--out", root], capture_output=True, text=True)
-    assert p.returncode == 0, p.stderr
-    return root
-
-
 def boot_a(ctx):
     """UUID_A with its own pmuboot-<UUID>.cfg asking for an upload (firmware HTTP, a token)."""
     def make():
         srv = upload_server.Collector()
         d = _tmpdir("pmuboot-fleet-a-")
-        root = netboot_root(ctx, d)
+        root = qemurun.make_netboot(ctx.efi, d, "bench=none\n")  # make netboot's layout
         with open(os.path.join(root, f"pmuboot-{UUID_A}.cfg"), "w") as f:
             f.write(f"bench=ref reps=5\nupload={srv.url()}\nupload_token={TOKEN}\n")
         log = os.path.join(d, "serial.log")

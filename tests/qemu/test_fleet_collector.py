@@ -19,13 +19,13 @@ import tempfile
 import threading
 
 import pmucap
+import qemurun
 from pmucap.capture import clean_lines
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "host"))
 from collector_lib import Collector, server_python  # noqa: E402
-from test_fleet import netboot_root  # noqa: E402
 from test_fleet import run_lines as run_text  # noqa: E402  (the serial run's record lines, begin to end)
 
 GUEST_HOST = "10.0.2.2"      # the host, seen from inside QEMU's user network
@@ -55,7 +55,7 @@ def fleet(ctx):
         server_python()          # Skip here when the collector cannot run
         d = tempfile.mkdtemp(prefix="pmuboot-fleet-e2e-")
         c = Collector(os.path.join(d, "runs.sqlite"))
-        root = netboot_root(ctx, d)
+        root = qemurun.make_netboot(ctx.efi, d, "bench=none\n")  # make netboot's layout
         # Machine 1 as the acceptance boots it: run-qemu's own root, the options on its command
         # line (its pmuboot.cfg); machine 2 from make netboot's layout with its own pmuboot-<UUID>.cfg.
         (s1, u1), (s2, u2) = MACHINES.items()
