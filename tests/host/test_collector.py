@@ -172,11 +172,26 @@ def test_upload_status_codes(ctx):
             assert count() == n
             # Reads: no such run 404; bad filters 400.
             assert c.get("/api/runs/999999")[0] == 404
-            for q in ("verdict=MAYBE", "since=yesterday", "until=2026-13", "limit=0", "limit=x", "offset=-1"):
+            # A run ID past what the database holds is no run either (not a 500 from the database).
+            for path in ("/api/runs/99999999999999999999", "/api/runs/99999999999999999999/capture",
+                         "/runs/99999999999999999999", "/compare?a=99999999999999999999&b=1"):
+                assert c.get(path)[0] == 404, path
+            for q in ("verdict=MAYBE", "since=yesterday", "until=2026-13", "limit=0", "limit=x", "offset=-1",
+                      "until=2024-02-30", "since=2023-02-29"):
                 status, body = c.get("/api/runs?" + q)
                 assert status == 400 and body["error"], (q, status, body)
             assert c.get("/api/compare?a=1")[0] == 400
+            assert c.get("/api/compare?a=1&b=99999999999999999999")[0] == 400
             assert c.get("/api/sku")[0] == 400
+            # An intact run (its CRC right) whose bench record has a field of the wrong kind: refused as
+            # INVALID and kept as evidence, never a 500.
+            recs = mk.machine_run("LAB-0042")
+            k = next(i for i, r in enumerate(recs) if r["type"] == "bench")
+            for cpu in ("x", {"n": "1"}):
+                recs[k] = dict(recs[k], cpu=cpu)
+                status, body = c.post(mk.frame(recs), token=TOKEN)
+                assert status == 400 and body["verdict"] == "INVALID" and "cpu" in " ".join(body["reasons"]), \
+                    (status, body)
 
 
 def chunked_post(c, data, token):

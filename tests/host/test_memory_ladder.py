@@ -283,6 +283,19 @@ def test_pmucap_table_shows_the_ladder(ctx):
     # The ladder's rows are not repeated in the main table.
     assert "latency.16k" not in out, out
     assert "bandwidth (" in out, out
+    # A ladder point without its size is an error naming the record and the field, not a traceback.
+    with open(path) as f:
+        text = f.read()
+    cut = text.replace('"memory":{"size":1048576,', '"memory":{', 1)
+    assert cut != text
+    with open(path, "w") as f:
+        f.write(cut)
+    for args in (["table", "--allow-incomplete", path],
+                 ["plot", "--allow-incomplete", "--metric", "latency", path, "-o", path + ".png"]):
+        p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "pmucap"), *args], capture_output=True,
+                           text=True, timeout=60)
+        assert p.returncode != 0 and "field memory.size is missing" in p.stderr and "line " in p.stderr \
+            and "Traceback" not in p.stderr and "internal error" not in p.stderr, (args, p.returncode, p.stderr)
 
 
 def test_pmucap_plot_draws_the_ladder_with_its_levels(ctx):

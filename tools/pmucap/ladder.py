@@ -65,6 +65,8 @@ class Point:
         self.kernel = get(rec, "kernel", STR)
         self.variant = get(rec, "variant", STR)
         self.size = get(rec, ("memory", "size"), INT)
+        if self.size is None:   # the ladder is ordered and drawn by size: a point without one is no point
+            raise capture.FieldError(f"{capture._where(rec)}: field memory.size is missing ({self.kernel}.{self.variant})")
         self.page = get(rec, "arena_page", INT)
         self.arena = get(rec, "arena", STR)
         self.cycles = capture.figure(rec, "cycles")

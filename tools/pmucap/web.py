@@ -55,6 +55,11 @@ def create_app(settings):
         resp.headers["Retry-After"] = "5"
         return resp
 
+    @app.errorhandler(capture.CaptureError)
+    def unreadable(e):
+        # A stored run the readers refuse (the upload check should have kept it out): say which, never a 500.
+        return jsonify(error=f"the run cannot be read: {e}"), 400
+
     @app.errorhandler(413)
     def too_large(e):
         return jsonify(error=f"the upload is larger than the collector takes ({settings.max_upload_bytes} bytes; "

@@ -13,6 +13,7 @@ is INCOMPLETE or INVALID is kept as evidence with that verdict, never with figur
 the wrong one, 404 no such run, 409 a different run with the same build, CRC and count, 413 over the
 size limit, 503 the database is busy or unreachable (Retry-After).
 """
+import datetime
 import logging
 import math
 
@@ -28,6 +29,11 @@ log = logging.getLogger("pmucap.serve")
 
 class BadQuery(Exception):
     """A query parameter that cannot be used: answered 400 with str()."""
+
+
+# The largest run ID a route takes: a signed 64-bit integer, what SQLite and PostgreSQL's bigint hold (a
+# larger one is no run, and the databases would refuse it with an error of their own).
+RUN_ID_MAX = (1 << 63) - 1
 
 
 def _arg_int(name, default, lo, hi):
@@ -56,10 +62,21 @@ def _arg_float(name, default):
     return x
 
 
+def arg_run_id(name):
+    """A run ID from the query (None when absent); BadQuery for anything but 1..RUN_ID_MAX."""
+    return _arg_int(name, None, 1, RUN_ID_MAX)
+
+
 def _arg_date(name):
     v = request.args.get(name)
-    if v is not None and not DATE_RE.fullmatch(v):
-        raise BadQuery(f"{name}={v[:40]!r} is not a date (YYYY-MM-DD)")
+    if v is None:
+        return v
+    try:
+        if not DATE_RE.fullmatch(v):
+            raise ValueError
+        datetime.date.fromisoformat(v)   # 2024-02-30 has the shape but is no day
+    except ValueError:
+        raise BadQuery(f"{name}={v[:40]!r} is not a date (YYYY-MM-DD)") from None
     return v
 
 
@@ -130,7 +147,7 @@ def register(app, settings):
                        limit=_arg_int("limit", 100, 1, MAX_LIST), offset=_arg_int("offset", 0, 0, 1 << 40))
         return jsonify(runs=[run_summary(r) for r in rows])
 
-    @app.get("/api/runs/<int:run_id>")
+    @app.get(f"/api/runs/<int(max={RUN_ID_MAX}):run_id>")
     def get_run(run_id):
         row = st.run(run_id)
         if row is None:
@@ -139,7 +156,7 @@ def register(app, settings):
         recs = [dict(r) for _, r in run.records] + ([dict(run.end)] if run.end is not None else [])
         return jsonify(run=run_summary(row), records=recs)
 
-    @app.get("/api/runs/<int:run_id>/capture")
+    @app.get(f"/api/runs/<int(max={RUN_ID_MAX}):run_id>/capture")
     def get_capture(run_id):
         row = st.run(run_id)
         if row is None:
@@ -149,7 +166,7 @@ def register(app, settings):
 
     @app.get("/api/compare")
     def compare():
-        a, b = _arg_int("a", None, 1, 1 << 62), _arg_int("b", None, 1, 1 << 62)
+        a, b = arg_run_id("a"), arg_run_id("b")
         if a is None or b is None:
             raise BadQuery("compare needs two runs: ?a=ID&b=ID")
         out = compare_runs(st, a, b, _arg_float("min_change", cmd_compare.DEFAULT_MIN_CHANGE_PCT),

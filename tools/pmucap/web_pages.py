@@ -93,7 +93,7 @@ def register(app, settings):
         return render_template("index.html", machines=by_machine(rows), skus=st.skus(), total=st.count(),
                                shown=len(rows))
 
-    @app.get("/runs/<int:run_id>")
+    @app.get(f"/runs/<int(max={web_api.RUN_ID_MAX}):run_id>")
     def run_page(run_id):
         row = st.run(run_id)
         if row is None:
@@ -108,7 +108,7 @@ def register(app, settings):
         return render_template("run.html", run=row, intact=intact, res=res,
                                previous=earlier[0] if earlier else None)
 
-    @app.get("/runs/<int:run_id>/plot.png")
+    @app.get(f"/runs/<int(max={web_api.RUN_ID_MAX}):run_id>/plot.png")
     def plot(run_id):
         metric = request.args.get("metric", "cycles")
         if metric not in ("cycles", "events"):
@@ -138,8 +138,10 @@ def register(app, settings):
     @app.get("/compare")
     def compare_page():
         try:
-            a, b = int(request.args.get("a", "")), int(request.args.get("b", ""))
-        except ValueError:
+            a, b = (web_api.arg_run_id(k) for k in ("a", "b"))
+        except web_api.BadQuery:
+            abort(404)
+        if a is None or b is None:
             abort(404)
         out = web_api.compare_runs(st, a, b, web_api.cmd_compare.DEFAULT_MIN_CHANGE_PCT,
                                    web_api.cmd_compare.DEFAULT_FLOOR)
