@@ -116,21 +116,25 @@ const char *ladder_name(uint64_t b, char out[LADDER_NAME_MAX])
 
 bool ladder_parse(const char *s, size_t len, uint64_t *bytes)
 {
+	static const struct {
+		char suffix;
+		uint64_t unit;
+	} units[] = { { 'k', KIB }, { 'm', MIB }, { 'g', GIB } };
 	uint64_t v = 0, unit = 1;
 	size_t i = 0;
-	for (; i < len && lc_isdigit(s[i]); i++) {
-		if (v > (1ull << 40))
-			return false;	/* absurd: far beyond any arena */
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
-	if (!i)
-		return false;
+	while (i < len && lc_isdigit(s[i]))
+		i++;
 	if (i + 1 == len) {
-		char u = s[i] | 0x20;	/* lower case */
-		unit = u == 'k' ? KIB : u == 'm' ? MIB : u == 'g' ? GIB : 0;
+		unit = 0;
+		for (size_t k = 0; k < ARRAY_SIZE(units); k++)
+			if ((s[i] | 0x20) == units[k].suffix)	/* either case */
+				unit = units[k].unit;
 	} else if (i != len) {
 		return false;
 	}
+	/* Digits only (no 0x: a size is decimal), and no product past LADDER_BYTES_MAX (no wrap to a small size). */
+	if (!i || s[0] == '0' || !unit || !lc_parse_u64(s, i, &v) || v > LADDER_BYTES_MAX / unit)
+		return false;
 	*bytes = v * unit;
-	return unit && v && *bytes % LADDER_GRAIN == 0;
+	return *bytes % LADDER_GRAIN == 0;
 }

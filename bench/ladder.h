@@ -22,6 +22,7 @@
 #include "pmu/cpu/cache.h"
 
 #define LADDER_GRAIN 4096ull			/* every size is a multiple of this (the ring's page) */
+#define LADDER_BYTES_MAX (1ull << 40)		/* 1 TiB: a size past this is no arena's (and its product cannot wrap) */
 #define LADDER_MAX_POINTS 64
 #define LADDER_TLB_FROM (64ull * 1024)		/* the tlb ladder starts inside every core's L1 DTLB reach */
 #define LADDER_LLC_FACTOR 4			/* the latency ladder reaches 4 x the last-level cache */

@@ -64,6 +64,8 @@ static uint64_t unmix(const struct ring_plan *p, uint64_t x)
 static uint64_t perm(const struct ring_plan *p, uint64_t i)
 {
 	uint64_t x = i;
+	if (!p->lines)
+		return 0;	/* no ring: nothing to walk (the cycle below would never end) */
 	do
 		x = mix(p, x);
 	while (x >= p->lines);
@@ -73,6 +75,8 @@ static uint64_t perm(const struct ring_plan *p, uint64_t i)
 /* The ring position of line x (walking the cycle backwards). */
 static uint64_t perm_inv(const struct ring_plan *p, uint64_t x)
 {
+	if (!p->lines)
+		return 0;
 	do
 		x = unmix(p, x);
 	while (x >= p->lines);

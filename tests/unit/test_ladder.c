@@ -165,6 +165,14 @@ static void names_and_parsing(void **state)
 	assert_false(ladder_parse("16kk", 4, &b));
 	assert_false(ladder_parse("0k", 2, &b));
 	assert_false(ladder_parse("99999999999999999g", 18, &b));
+	/* A product that would wrap: 2^34 GiB is 0 bytes in 64 bits and 2^34+1 GiB would read as 1 GiB. */
+	assert_false(ladder_parse("17179869184g", 12, &b));
+	assert_false(ladder_parse("17179869185g", 12, &b));
+	/* The largest size taken, and one unit more. */
+	assert_true(ladder_parse("1024g", 5, &b) && b == LADDER_BYTES_MAX);
+	assert_false(ladder_parse("1025g", 5, &b));
+	assert_true(ladder_parse("2G", 2, &b) && b == 2 * GIB);
+	assert_false(ladder_parse("016k", 4, &b));	/* the names ladder_name gives have no leading zero */
 }
 
 static struct bench_params params(const char *bench)

@@ -143,6 +143,17 @@ static void pages_return_at_varying_distances(void **state)
 	assert_true(longer >= 2 && longer <= 20);
 }
 
+/* No line to walk (a size that never should reach here): the ring's entry is its base, and it returns. */
+static void an_empty_ring_ends(void **state)
+{
+	(void)state;
+	uint8_t line[RING_LINE];
+	struct ring_plan p;
+	assert_ptr_equal(ring_build(line, 0, 1), line);
+	ring_plan_init(&p, RING_LINE - 1, 1);
+	assert_int_equal(ring_plan_offset(&p, 0), 0);
+}
+
 static void seed_decides_the_order(void **state)
 {
 	(void)state;
@@ -167,6 +178,7 @@ int main(void)
 		cmocka_unit_test(strides_are_scattered),
 		cmocka_unit_test(pages_return_at_varying_distances),
 		cmocka_unit_test(seed_decides_the_order),
+		cmocka_unit_test(an_empty_ring_ends),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
