@@ -223,24 +223,28 @@ static void bw_choose(void)
 	ladder_state->nbw = ladder_bandwidth_sets(&ladder_state->cache, ladder_state->lat.have_arena ? ladder_state->lat.arena.size : 0, ladder_state->bw_sets, BW_LEVELS);
 	for (size_t i = 0; i < ladder_state->nbw; i++)
 		for (unsigned op = 0; op < BW_OPS; op++) {
-			/* Non-temporal stores bypass the caches: a cache level's "write_nt" would be a DRAM figure. */
-			if (op == BW_WRITE_NT && ladder_state->bw_sets[i].level)
+			if (!bw_variant_exists((enum bw_op)op, ladder_state->bw_sets[i].level))
 				continue;
 			bw_name(name, sizeof(name), (enum bw_op)op, ladder_state->bw_sets[i].level);
 			ladder_state->bw_want[i][op] = wanted(&ladder_state->bw, name);
 			ladder_state->points += ladder_state->bw_want[i][op];
 		}
+	unsigned top = 0;	/* the highest cache level with a set, for the message */
+	for (size_t i = 0; i < ladder_state->nbw; i++)
+		top = ladder_state->bw_sets[i].level > top ? ladder_state->bw_sets[i].level : top;
 	for (size_t w = 0; w < ladder_state->bw.nwords; w++) {
 		bool found = false;
 		for (size_t i = 0; i < ladder_state->nbw; i++)
 			for (unsigned op = 0; op < BW_OPS; op++) {
+				if (!bw_variant_exists((enum bw_op)op, ladder_state->bw_sets[i].level))
+					continue;
 				bw_name(name, sizeof(name), (enum bw_op)op, ladder_state->bw_sets[i].level);
 				found = found || (strlen(name) == ladder_state->bw.lens[w] && !strncmp(name, ladder_state->bw.words[w], ladder_state->bw.lens[w]));
 			}
 		if (!found)
 			rec_error("bench", "bench", "bandwidth.%.*s: not a variant here (op read, write, write_nt (DRAM only) "
-				  "or copy, _l1.._l%zu or _dram)", (int)(ladder_state->bw.lens[w] > 40 ? 40 : ladder_state->bw.lens[w]), ladder_state->bw.words[w],
-				  ladder_state->nbw ? ladder_state->nbw - 1 : 0);
+				  "or copy, _l1.._l%u or _dram)", (int)(ladder_state->bw.lens[w] > 40 ? 40 : ladder_state->bw.lens[w]), ladder_state->bw.words[w],
+				  top);
 	}
 }
 
@@ -441,9 +445,9 @@ static void bw_point(size_t i, enum bw_op op, const struct bench_def *tmpl)
 	measure(m, &pt);
 	const struct bench_figures *f = suite.figs;
 	const struct timing_info *t = timing_get();
-	if (t && t->tsc_hz && f->tsc.n && !f->cycles_invalid)
+	if (t && t->tsc_hz && f->tsc.n)
 		out_text("    bandwidth %s: %s bytes/cycle, %s GB/s (%s, %llu KiB)", m->name,
-			 fmt_milli(a, bw_rate(pt.bytes_per_iteration, f->cycles.median)),
+			 sweep_cycles_valid(f) ? fmt_milli(a, bw_rate(pt.bytes_per_iteration, f->cycles.median)) : "?",
 			 fmt_milli(b, bw_rate(pt.bytes_per_iteration, stats_scale(f->tsc.median, NS_PER_S, t->tsc_hz))),
 			 width_names[ladder_state->width], (unsigned long long)(pt.bytes / 1024));
 }

@@ -62,6 +62,18 @@ struct sweep_state {
 };
 extern struct sweep_state *ladder_state;	/* allocated once (suite_sweep_prepare), kept for later passes */
 
+/* Whether op at a level (0: DRAM) is a variant: non-temporal stores bypass the caches, so a cache level's
+ * "write_nt" would be a DRAM figure. */
+static inline bool bw_variant_exists(enum bw_op op, unsigned level)
+{
+	return op != BW_WRITE_NT || level == 0;
+}
+/* A cycles figure a rate or a difference may be made of: kept samples, not refused by the audit, and core
+ * cycles (raw TSC ticks are not). */
+static inline bool sweep_cycles_valid(const struct bench_figures *f)
+{
+	return !f->cycles_invalid && f->cycles.n && f->cycles_source != BENCH_CYCLES_TSC;
+}
 /* "read_l1", "copy_dram": a bandwidth variant's name. */
 void bw_name(char *out, size_t cap, enum bw_op op, unsigned level);
 /* bytes per (thousandths of a unit), as thousandths: bytes x 10^6 / v; 0 when v is not positive. */

@@ -94,9 +94,8 @@ void suite_sweep_fields(struct rec *r, const struct bench_figures *f)
 			rec_null(r, "cache_level");
 		rec_str(r, "vector", width_names[ladder_state->width]);
 		rec_u64(r, "bytes_per_iteration", m->bytes_per_iteration);
-		bool cycles_ok = !f->cycles_invalid && f->cycles_source != BENCH_CYCLES_TSC;
 		rec_obj(r, "bytes_per_cycle");
-		if (cycles_ok) {
+		if (sweep_cycles_valid(f)) {
 			rec_milli(r, "median", bw_rate(m->bytes_per_iteration, f->cycles.median));
 			rec_milli(r, "best", bw_rate(m->bytes_per_iteration, f->cycles.min));
 		} else {
@@ -117,7 +116,7 @@ void suite_sweep_fields(struct rec *r, const struct bench_figures *f)
 		rec_u64(r, "lines", m->bytes / RING_LINE);
 		rec_u64(r, "pages_4k", m->bytes / RING_PAGE);
 	}
-	if (m->kind == BENCH_LADDER_TLB && m->versus && !f->cycles_invalid) {
+	if (m->kind == BENCH_LADDER_TLB && m->versus && sweep_cycles_valid(f)) {
 		rec_obj(r, "versus");
 		rec_str(r, "variant", "latency");
 		rec_milli(r, "latency_median", m->versus_median);
@@ -157,11 +156,11 @@ void suite_sweep_list(const struct bench_def *d)
 		for (size_t i = 0; i < n; i++)
 			for (unsigned op = 0; op < BW_OPS; op++) {
 				char v[32];
-				if (op == BW_WRITE_NT && sets[i].level)
+				if (!bw_variant_exists((enum bw_op)op, sets[i].level))
 					continue;
 				bw_name(v, sizeof(v), (enum bw_op)op, sets[i].level);
 				snprintf(name, sizeof(name), "%s.%s", d->kernel, v);
-				out_text("%-33s %-38s %s (%s)", name, "ladder_state point", d->body, ladder_name(sets[i].bytes, sz));
+				out_text("%-33s %-38s %s (%s)", name, "ladder point", d->body, ladder_name(sets[i].bytes, sz));
 			}
 		return;
 	}
@@ -169,6 +168,6 @@ void suite_sweep_list(const struct bench_def *d)
 				      : ladder_tlb_sizes(c, UINT64_MAX, sizes, ARRAY_SIZE(sizes));
 	for (size_t i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "%s.%s", d->kernel, ladder_name(sizes[i], sz));
-		out_text("%-33s %-38s %s", name, "ladder_state point", d->body);
+		out_text("%-33s %-38s %s", name, "ladder point", d->body);
 	}
 }

@@ -18,6 +18,7 @@
 
 #include "bench/ladder.h"
 #include "bench/kernels.h"
+#include "bench/suite_sweep_int.h"
 #include "pmu/cpu/cache.h"
 #include "tests/unit/identify_dump_load.h"
 #include "tests/unit/record_asserts.h"
@@ -231,6 +232,52 @@ static void stage_refuses_bad_sizes(void **state)
 	record_has(b[0], "\"variant\":\"add_chain\"");
 }
 
+/* A variant the core lacks is an error, never a silent nothing: a cache level's write_nt (non-temporal
+ * stores bypass the caches), and the message names the levels there are. */
+static void stage_refuses_write_nt_at_a_cache_level(void **state)
+{
+	(void)state;
+	const char *e[4], *b[8];
+	struct loaded_dump ld;
+	char err[512];
+	machine(false);
+	if (!dump_load("tests/fixtures/cpuid-real/AuthenticAMD0A60F12_K19_Raphael_04_CPUID.txt", &ld, err, sizeof(err)))
+		fail_msg("%s", err);
+	dump_to_fake(&ld, 0);	/* its cache levels: the bandwidth sets come from them */
+	dump_free(&ld);
+	cpu_identify(&ci);	/* the stage's processor is the dump's (AMD: Fn8000_001D gives the levels) */
+	fake_arena_large(256 * MIB);
+	struct bench_params p = params("bandwidth.write_nt_l1,bandwidth.read_l1");
+	bench_stage(&p);
+	assert_int_equal(records_of_type(&cap, "error", e, 4), 1);
+	record_has(e[0], "bandwidth.write_nt_l1: not a variant here");
+	record_has(e[0], "_l1.._l3 or _dram");
+	/* An error ends that kind's choice, as for a bad size; the rest of the run goes on. */
+	assert_true(records_of_type(&cap, "bench", b, 8) >= 2);
+}
+
+/* What a rate (bytes per cycle) or a TLB-minus-latency difference may be made of, and what not. */
+static void only_kept_core_cycles_make_rates(void **state)
+{
+	(void)state;
+	struct bench_figures f;
+	memset(&f, 0, sizeof(f));
+	f.cycles.n = 11;
+	f.cycles_source = BENCH_CYCLES_TSC_CALIBRATED;
+	assert_true(sweep_cycles_valid(&f));
+	f.cycles_source = BENCH_CYCLES_TSC;	/* raw ticks are not cycles */
+	assert_false(sweep_cycles_valid(&f));
+	f.cycles_source = BENCH_CYCLES_FIXED;
+	f.cycles.n = 0;				/* no sample kept: the median is 0, no figure */
+	assert_false(sweep_cycles_valid(&f));
+	f.cycles.n = 11;
+	f.cycles_invalid = "the clock check failed";
+	assert_false(sweep_cycles_valid(&f));
+	/* write_nt exists at DRAM only. */
+	assert_true(bw_variant_exists(BW_WRITE_NT, 0) && !bw_variant_exists(BW_WRITE_NT, 1));
+	assert_true(bw_variant_exists(BW_COPY, 2));
+}
+
 /* No large arena (another processor's pass may not allocate): the 4 MiB arena, and the record says so. */
 static void stage_falls_back_to_the_small_arena(void **state)
 {
@@ -261,6 +308,8 @@ int main(void)
 		cmocka_unit_test_teardown(stage_measures_the_chosen_sizes, teardown),
 		cmocka_unit_test_teardown(stage_refuses_bad_sizes, teardown),
 		cmocka_unit_test_teardown(stage_falls_back_to_the_small_arena, teardown),
+		cmocka_unit_test_teardown(stage_refuses_write_nt_at_a_cache_level, teardown),
+		cmocka_unit_test(only_kept_core_cycles_make_rates),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
