@@ -9,13 +9,23 @@ bool http_call(enum http_via via, struct http_call *call)
 		return http_tcp4_call(call);
 	}
 	bool refused = false;
-	if (http_efi_call(call, &refused) || !refused || via == HTTP_VIA_EFI)
-		return call->status != 0;
-	/* Nothing went out: the same request through our own client, with the firmware's reason kept. */
+	bool whole = http_efi_call(call, &refused);
+	/* A GET is asked again without harm; its body must be whole to be used (a config file). */
+	bool unsized = whole && call->body_unsized && call->rq->method == HTTP_GET;
+	if (whole && !(unsized && via == HTTP_VIA_AUTO))
+		return true;
+	if (!whole && (!refused || via == HTTP_VIA_EFI))
+		return false;	/* a failure part-way (a body cut short) is no response, whatever its status line said */
+	/* The same request through our own client, with the firmware's reason kept. */
 	static char why[HTTP_CALL_WHY];
-	snprintf(why, sizeof(why), "%s", call->why);
+	snprintf(why, sizeof(why), "%s", unsized ? "http: the firmware's HTTP got no Content-Length and cannot show the "
+						   "body arrived whole" : call->why);
 	call->fallback = why;
 	call->why[0] = '\0';
 	call->efi_status = EFI_SUCCESS;
+	call->status = 0;
+	call->body_out = NULL;
+	call->body_len = 0;
+	call->body_cut = call->body_unsized = false;
 	return http_tcp4_call(call);
 }

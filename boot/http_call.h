@@ -11,7 +11,10 @@
  *           where it refuses http:// (edk2 built without
  *           PcdAllowHttpConnections answers EFI_ACCESS_DENIED).
  * http_call() takes the firmware's where it can and falls back to tcp4
- * when it is missing or refuses before anything was sent.  Every wait is
+ * when it is missing or refuses before anything was sent, and for a GET
+ * whose response had no Content-Length (chunked or ended by closing: the
+ * firmware's HTTP hands over what it has without saying whether that is
+ * all; tcp4 reads either to its end).  Every wait is
  * bounded by call->timeout_ms (a firmware timer, fw_deadline); what is
  * still pending then is cancelled and the child destroyed.
  */
@@ -39,6 +42,7 @@ struct http_call {
 	uint8_t *body_out;		/* the response body (resp_body, or a short copy) */
 	size_t body_len;
 	bool body_cut;			/* the body was longer than the room for it */
+	bool body_unsized;		/* the firmware's HTTP got no Content-Length: it cannot show the body is whole */
 	bool retryable;			/* a failure another attempt may not have (no answer, a reset, 5xx) */
 	EFI_STATUS efi_status;		/* the firmware's status behind a failure */
 	char why[HTTP_CALL_WHY];	/* no response, or a damaged one: what happened, in words */

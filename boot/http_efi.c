@@ -25,12 +25,23 @@
 #define NO_MAPPING_RETRY_US 100000
 #define URL_CHARS (HTTP_HOST_MAX + HTTP_PATH_MAX + 16)
 
+/*
+ * One HTTP child and the token it may have pending.  The token, its message
+ * and the request or response data live here, not in the function that
+ * hands them to the firmware: a token still pending at a time-out is
+ * aborted only in close_child, and the firmware then writes its status
+ * (and may have filled the message) - in memory that must still be ours.
+ */
 struct child {
 	EFI_SERVICE_BINDING *sb;
 	EFI_HANDLE handle;
 	struct efi_http *http;
 	EFI_EVENT ev;
 	volatile BOOLEAN done;
+	struct efi_http_token tok;
+	struct efi_http_message msg;
+	struct efi_http_request_data req;
+	struct efi_http_response_data resp;
 };
 
 static VOID EFIAPI set_done(EFI_EVENT ev, VOID *ctx)
@@ -113,6 +124,25 @@ static void close_child(struct child *c)
 		fw_st->BootServices->CloseEvent(c->ev);
 }
 
+/*
+ * The header fields of a response: the firmware allocates the array and each
+ * field's name and value apart (edk2 HttpUtilitiesParse), and the caller
+ * frees them all (UEFI 2.10 ch. 29, EFI_HTTP_PROTOCOL.Response: "Headers").
+ */
+static void free_headers(struct efi_http_message *m)
+{
+	for (UINTN i = 0; m->headers && i < m->header_count; i++) {
+		if (m->headers[i].name)
+			fw_st->BootServices->FreePool(m->headers[i].name);
+		if (m->headers[i].value)
+			fw_st->BootServices->FreePool(m->headers[i].value);
+	}
+	if (m->headers)
+		fw_st->BootServices->FreePool(m->headers);
+	m->headers = NULL;
+	m->header_count = 0;
+}
+
 /* The Content-Length among the headers the firmware returned, or -1. */
 static int64_t content_length(const struct efi_http_message *m)
 {
@@ -146,16 +176,16 @@ static bool send_request(struct child *c, struct http_call *call, EFI_EVENT dead
 	url16[i] = 0;
 	for (size_t k = 0; k < rq->nheaders; k++)
 		hdr[k] = (struct efi_http_header){ (CHAR8 *)rq->headers[k].name, (CHAR8 *)rq->headers[k].value };
-	struct efi_http_request_data data = { rq->method == HTTP_POST ? EFI_HTTP_METHOD_POST : EFI_HTTP_METHOD_GET,
-					      url16 };
-	struct efi_http_message msg = { { .request = &data }, rq->nheaders, hdr,
-					rq->method == HTTP_POST ? rq->body_len : 0,
-					rq->method == HTTP_POST ? (void *)call->body : NULL };
-	struct efi_http_token tok = { c->ev, EFI_SUCCESS, &msg };
+	c->req = (struct efi_http_request_data){ rq->method == HTTP_POST ? EFI_HTTP_METHOD_POST : EFI_HTTP_METHOD_GET,
+						 url16 };
+	c->msg = (struct efi_http_message){ { .request = &c->req }, rq->nheaders, hdr,
+					    rq->method == HTTP_POST ? rq->body_len : 0,
+					    rq->method == HTTP_POST ? (void *)call->body : NULL };
+	c->tok = (struct efi_http_token){ c->ev, EFI_SUCCESS, &c->msg };
 	EFI_STATUS st;
 	c->done = FALSE;
 	/* EFI_NO_MAPPING: the station address is still being configured. */
-	while ((st = c->http->request(c->http, &tok)) == EFI_NO_MAPPING && !fw_deadline_passed(deadline))
+	while ((st = c->http->request(c->http, &c->tok)) == EFI_NO_MAPPING && !fw_deadline_passed(deadline))
 		fw_st->BootServices->Stall(NO_MAPPING_RETRY_US);
 	if (st != EFI_SUCCESS) {
 		/* Refused before the request went out: connection refused or reset count as the server's answer. */
@@ -167,8 +197,8 @@ static bool send_request(struct child *c, struct http_call *call, EFI_EVENT dead
 		fail(call, EFI_TIMEOUT, true, "the request was not sent before the time-out");
 		return false;
 	}
-	if (tok.status != EFI_SUCCESS) {
-		fail(call, tok.status, true, "sending the request failed");
+	if (c->tok.status != EFI_SUCCESS) {
+		fail(call, c->tok.status, true, "sending the request failed");
 		return false;
 	}
 	return true;
@@ -176,20 +206,20 @@ static bool send_request(struct child *c, struct http_call *call, EFI_EVENT dead
 
 static bool read_response(struct child *c, struct http_call *call, EFI_EVENT deadline)
 {
-	struct efi_http_response_data data = { 0 };
 	uint8_t *buf = call->resp_body ? call->resp_body : call->keep;
 	size_t cap = call->resp_body ? call->resp_cap : sizeof(call->keep);
-	struct efi_http_message msg = { { .response = &data }, 0, NULL, cap, buf };
-	struct efi_http_token tok = { c->ev, EFI_SUCCESS, &msg };
+	c->resp = (struct efi_http_response_data){ 0 };
+	c->msg = (struct efi_http_message){ { .response = &c->resp }, 0, NULL, cap, buf };
+	c->tok = (struct efi_http_token){ c->ev, EFI_SUCCESS, &c->msg };
 
 	c->done = FALSE;
-	EFI_STATUS st = c->http->response(c->http, &tok);
+	EFI_STATUS st = c->http->response(c->http, &c->tok);
 	if (st == EFI_SUCCESS && !wait_done(c, deadline)) {
 		fail(call, EFI_TIMEOUT, true, "no response before the time-out");
 		return false;
 	}
 	if (st == EFI_SUCCESS)
-		st = tok.status;
+		st = c->tok.status;
 	/* EFI_HTTP_ERROR: a whole response whose status is an error; the status says which. */
 	if (st == EFI_TIMEOUT) {
 		/* HttpDxe gives up on a silent server itself (PcdHttpIoTimeout, 5 s in edk2). */
@@ -200,11 +230,10 @@ static bool read_response(struct child *c, struct http_call *call, EFI_EVENT dea
 		fail(call, st, true, "reading the response failed");
 		return false;
 	}
-	call->status = http_status_from_efi(data.status_code);
-	int64_t want = content_length(&msg);
-	size_t got = msg.body_length <= cap ? msg.body_length : cap;
-	if (msg.headers)
-		fw_st->BootServices->FreePool(msg.headers);
+	call->status = http_status_from_efi(c->resp.status_code);
+	int64_t want = content_length(&c->msg);
+	size_t got = c->msg.body_length <= cap ? c->msg.body_length : cap;
+	free_headers(&c->msg);
 	if (!call->status) {
 		snprintf(call->why, sizeof(call->why), "http: the firmware could not name the response's status (a code "
 			 "outside UEFI's EFI_HTTP_STATUS_CODE list)");
@@ -213,25 +242,26 @@ static bool read_response(struct child *c, struct http_call *call, EFI_EVENT dea
 	}
 	/* More body: Response again with no status to fill (UEFI 2.10 ch. 29, EFI_HTTP_PROTOCOL.Response). */
 	while (want > 0 && got < (uint64_t)want && got < cap) {
-		struct efi_http_message more = { { .response = NULL }, 0, NULL, cap - got, buf + got };
-		struct efi_http_token t2 = { c->ev, EFI_SUCCESS, &more };
+		c->msg = (struct efi_http_message){ { .response = NULL }, 0, NULL, cap - got, buf + got };
+		c->tok = (struct efi_http_token){ c->ev, EFI_SUCCESS, &c->msg };
 		c->done = FALSE;
-		st = c->http->response(c->http, &t2);
+		st = c->http->response(c->http, &c->tok);
 		if (st == EFI_SUCCESS && !wait_done(c, deadline)) {
 			fail(call, EFI_TIMEOUT, true, "the response body did not arrive before the time-out");
 			return false;
 		}
 		if (st == EFI_SUCCESS)
-			st = t2.status;
-		if (st != EFI_SUCCESS || more.body_length == 0) {
+			st = c->tok.status;
+		if (st != EFI_SUCCESS || c->msg.body_length == 0) {
 			fail(call, st != EFI_SUCCESS ? st : EFI_END_OF_FILE, true, "the response body was cut short");
 			return false;
 		}
-		got += more.body_length <= cap - got ? more.body_length : cap - got;
+		got += c->msg.body_length <= cap - got ? c->msg.body_length : cap - got;
 	}
 	call->body_out = buf;
 	call->body_len = got;
 	call->body_cut = want > 0 && (uint64_t)want > got;
+	call->body_unsized = want < 0;
 	return true;
 }
 

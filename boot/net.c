@@ -197,11 +197,48 @@ static bool default_address(struct efi_ip4_config2 *c, uint8_t out[4], uint8_t m
 		uint8_t bytes[IP4_INFO_BUF];
 	} buf;
 	UINTN size = sizeof(buf);
-	if (!c || c->get_data(c, EFI_IP4_CONFIG2_INTERFACE_INFO, &size, &buf) != EFI_SUCCESS)
+	if (!c)
 		return false;
-	memcpy(out, buf.info.station_address.Addr, 4);
-	memcpy(mask, buf.info.subnet_mask.Addr, 4);
-	return out[0] || out[1] || out[2] || out[3];
+	EFI_STATUS st = c->get_data(c, EFI_IP4_CONFIG2_INTERFACE_INFO, &size, &buf);
+	const struct efi_ip4_config2_interface_info *info = &buf.info;
+	void *big = NULL;
+	/* A long route table does not fit the buffer: the size the firmware asked for, from the pool. */
+	if (st == EFI_BUFFER_TOO_SMALL && fw_st->BootServices->AllocatePool(EfiLoaderData, size, &big) == EFI_SUCCESS) {
+		st = c->get_data(c, EFI_IP4_CONFIG2_INTERFACE_INFO, &size, big);
+		info = big;
+	}
+	bool have = st == EFI_SUCCESS;
+	if (have) {
+		memcpy(out, info->station_address.Addr, 4);
+		memcpy(mask, info->subnet_mask.Addr, 4);
+		have = out[0] || out[1] || out[2] || out[3];
+	}
+	if (big)
+		fw_st->BootServices->FreePool(big);
+	return have;
+}
+
+/*
+ * The NIC's stored static settings that a change of policy would lose
+ * (edk2's Ip4Config2SetPolicy clears the manual address, gateway and DNS
+ * servers on any change, and net_release puts back only the policy): the
+ * first one set, or NULL.  A size of 0 asks only whether there is one
+ * (EFI_BUFFER_TOO_SMALL: there is; UEFI 2.10 ch. 28, GetData()).
+ */
+static const char *static_setting(struct efi_ip4_config2 *c)
+{
+	static const struct {
+		UINT32 type;
+		const char *name;
+	} kinds[] = { { EFI_IP4_CONFIG2_MANUAL_ADDRESS, "a manual address" },
+		      { EFI_IP4_CONFIG2_GATEWAY, "a gateway" },
+		      { EFI_IP4_CONFIG2_DNS_SERVER, "DNS servers" } };
+	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
+		UINTN size = 0;
+		if (c->get_data(c, kinds[i].type, &size, NULL) == EFI_BUFFER_TOO_SMALL && size)
+			return kinds[i].name;
+	}
+	return NULL;
 }
 
 bool net_ready(uint64_t timeout_ms, char *why, size_t cap)
@@ -235,6 +272,12 @@ bool net_ready(uint64_t timeout_ms, char *why, size_t cap)
 	UINTN size = sizeof(policy);
 	if (c->get_data(c, EFI_IP4_CONFIG2_POLICY, &size, &policy) != EFI_SUCCESS)
 		policy = EFI_IP4_CONFIG2_POLICY_STATIC;
+	const char *kept = policy == EFI_IP4_CONFIG2_POLICY_DHCP ? NULL : static_setting(c);
+	if (kept) {
+		snprintf(why, cap, "the network interface is set up statically (%s) but has no address yet: pmuboot "
+			 "does not switch it to DHCP, which would clear those stored settings", kept);
+		return false;
+	}
 	if (policy != EFI_IP4_CONFIG2_POLICY_DHCP) {
 		UINT32 dhcp = EFI_IP4_CONFIG2_POLICY_DHCP;
 		EFI_STATUS st = c->set_data(c, EFI_IP4_CONFIG2_POLICY, sizeof(dhcp), &dhcp);

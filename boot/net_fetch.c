@@ -125,6 +125,11 @@ static long http_get(const struct net_state *n, const char *name, char *buf, siz
 		snprintf(why, why_cap, "the server answered HTTP %u", call.status);
 		return NET_FETCH_FAILED;
 	}
+	if (call.body_unsized) {	/* only where the firmware's HTTP was the one way (http_call falls back for a GET) */
+		snprintf(why, why_cap, "the server gave no Content-Length: the firmware's HTTP cannot show the file "
+			 "arrived whole");
+		return NET_FETCH_FAILED;
+	}
 	if (call.body_cut) {
 		snprintf(why, why_cap, "the file is more than the %zu KiB pmuboot reads", cap / 1024);
 		return NET_FETCH_FAILED;

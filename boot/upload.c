@@ -174,7 +174,19 @@ static void send_run(bool final, uint64_t budget_ms, unsigned max_attempts, stru
 		return;
 	struct retry_policy policy = { max_attempts, FIRST_WAIT_MS, MAX_WAIT_MS, budget_ms,
 				       up.spec.via == UPLOAD_VIA_TCP4 ? MIN_ATTEMPT_MS : MIN_FIRMWARE_ATTEMPT_MS };
-	uint64_t attempt_ms = budget_ms;
+	/*
+	 * The budget covers the network's set-up too (DHCP can take most of it): the first attempt gets the rest,
+	 * at least our own client's least (the firmware's own connect wait may then end it; later attempts
+	 * need policy.min_attempt_ms).
+	 */
+	uint64_t ready_ms = fw_clock_ms() - t0;
+	uint64_t attempt_ms = budget_ms > ready_ms ? budget_ms - ready_ms : 0;
+	if (attempt_ms < MIN_ATTEMPT_MS) {
+		snprintf(o->why, sizeof(o->why), "setting up the network took %llu ms of the %llu ms the upload may take: "
+			 "no time left for an attempt", (unsigned long long)ready_ms, (unsigned long long)budget_ms);
+		o->ms = ready_ms;
+		return;
+	}
 	o->tried = true;
 	for (;;) {
 		memset(&call, 0, sizeof(call));
