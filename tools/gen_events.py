@@ -485,13 +485,6 @@ class Interned:
         return self.at[v]
 
 
-def c_array(decl, items, per_line=16):
-    out = [f"{decl} = {{"]
-    for i in range(0, len(items), per_line):
-        out.append("\t" + ", ".join(str(x) for x in items[i:i + per_line]) + ",")
-    return out + ["};"]
-
-
 # The catalogue's structs as events/events_table.h declares them, for the bytes stored in the blob:
 # little-endian with each field at its natural alignment (the SysV x86-64 ABI; the generated file
 # asserts every size).  Bit fields fill their word from bit 0 in declaration order.
@@ -517,10 +510,7 @@ FIELD_OFFSETS = {("struct ev_offcore", "has_alt"): 6, ("struct ev_amd_rule", "co
 
 def pack(fmt, rows):
     """Rows (tuples) as structs of the struct module's format fmt, one after another."""
-    try:
-        return b"".join(struct.pack(fmt, *r) for r in rows)
-    except struct.error as e:
-        raise DataError(f"a table row does not fit its C struct ({fmt}): {e}")
+    return lzpack.pack_rows(fmt, rows, DataError)
 
 
 def pack_bits(fields, rows, size, what):
@@ -677,15 +667,7 @@ def emit(vocab):
     o.append("")
     o += blob.emit_c("events_blob")
     o.append("")
-    o.append("/* Where each table is once the blob is inflated (events_tables_place). */")
-    for name, ctype, _ in place:
-        o.append(f"const {ctype} *{name};")
-    o.append("")
-    o.append("void events_tables_place(const uint8_t *base)")
-    o.append("{")
-    for name, ctype, off in place:
-        o.append(f"\t{name} = (const {ctype} *)(const void *)(base + {off});")
-    o.append("}")
+    o += lzpack.place_function("events_tables_place", place)
     o.append("")
     o.append(f"const size_t events_set_recs_n = {len(set_recs)};")
     o.append(f"const size_t events_ibs_recs_n = {len(ibs_recs)};")
@@ -702,7 +684,7 @@ def emit(vocab):
     o.append("#ifdef PMUBOOT_HOSTED")
     o.append("/* The host program's text: sources, descriptions and errata (events_table.h). */")
     o += text.emit("events_text")
-    o += c_array("const uint16_t events_side_errata[]", [x[-1] for x in sides.items])
+    o += lzpack.c_array("const uint16_t events_side_errata[]", [x[-1] for x in sides.items])
     o.append("const struct ev_note_text events_note_text[] = {")
     o += [f"\t{{ {t} }}," for t in note_text]
     o.append("};")
@@ -732,13 +714,8 @@ def main():
     return 0
 
 
-def write_generated(out, text):
-    """A generated file, whole or not at all (a build stopped midway leaves no half file for make to trust)."""
-    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-    tmp = out + ".tmp"
-    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-        f.write(text)
-    os.replace(tmp, out)
+# The generators' one way to write their output (tools/lzpack.py, which every generator imports).
+write_generated = lzpack.write_generated
 
 
 if __name__ == "__main__":

@@ -743,10 +743,7 @@ FIELD_OFFSETS = {("struct mnum", "e"): 8, ("struct mnum", "neg"): 12, ("struct m
 
 
 def pack(fmt, rows):
-    try:
-        return b"".join(struct.pack(fmt, *r) for r in rows)
-    except struct.error as e:
-        raise DataError(f"a table row does not fit its C struct ({fmt}): {e}")
+    return lzpack.pack_rows(fmt, rows, DataError)
 
 
 def pack_tables(c, text, tok_off, codes, str_off):
@@ -812,15 +809,7 @@ def emit(c):
         place.append((name, ctype, blob.add(name, data, TABLE_ALIGN, stride, delta)))
     o += blob.emit_c("mt_blob")
     o.append("")
-    o.append("/* Where each table is once the blob is inflated (mt_tables_place). */")
-    for name, ctype, _ in place:
-        o.append(f"const {ctype} *{name};")
-    o.append("")
-    o.append("void mt_tables_place(const uint8_t *base)")
-    o.append("{")
-    for name, ctype, off in place:
-        o.append(f"\t{name} = (const {ctype} *)(const void *)(base + {off});")
-    o.append("}")
+    o += lzpack.place_function("mt_tables_place", place)
     o.append("")
     for name, n in (("mt_node_count", len(dag.nodes)), ("mt_number_count", len(dag.numbers)),
                     ("mt_input_count", len(dag.inputs)), ("mt_table_count", len(c["tables"])),

@@ -340,6 +340,25 @@ class Blob:
         return o
 
 
+def pack_rows(fmt, rows, error):
+    """Rows (tuples) as structs of the struct module's format fmt, one after another; a row that does not
+    fit raises `error` (the generator's own exception class) saying so."""
+    try:
+        return b"".join(struct.pack(fmt, *r) for r in rows)
+    except struct.error as e:
+        raise error(f"a table row does not fit its C struct ({fmt}): {e}")
+
+
+def place_function(func, place):
+    """C for where each table is once a blob is inflated: a pointer per table of place ([(name, C type,
+    offset)]) and void func(const uint8_t *base) that sets them."""
+    o = [f"/* Where each table is once the blob is inflated ({func}). */"]
+    o += [f"const {ctype} *{name};" for name, ctype, _ in place]
+    o += ["", f"void {func}(const uint8_t *base)", "{"]
+    o += [f"\t{name} = (const {ctype} *)(const void *)(base + {off});" for name, ctype, off in place]
+    return o + ["}"]
+
+
 def layout_asserts(struct_sizes, field_offsets, tool):
     """C _Static_asserts that the compiler lays the structs out as `tool` packed them into a blob:
     struct_sizes {ctype: bytes}, field_offsets {(ctype, field): byte}."""
@@ -348,6 +367,15 @@ def layout_asserts(struct_sizes, field_offsets, tool):
     o += [f"_Static_assert(offsetof({ctype}, {field}) == {at}, \"{ctype}.{field}: {tool} puts it at byte {at}\");"
           for (ctype, field), at in field_offsets.items()]
     return o
+
+
+def write_generated(out, text):
+    """A generated file, whole or not at all (a build stopped midway leaves no half file for make to trust)."""
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    tmp = out + ".tmp"
+    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+    os.replace(tmp, out)
 
 
 def c_array(decl, items, per_line=16):
@@ -426,10 +454,7 @@ def emit_vectors():
 
 def main(argv):
     if argv[:1] == ["--vectors"] and len(argv) == 2:
-        text = emit_vectors()
-        with open(argv[1] + ".tmp", "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.replace(argv[1] + ".tmp", argv[1])
+        write_generated(argv[1], emit_vectors())
         return 0
     for path in argv:
         with open(path, "rb") as f:
