@@ -323,11 +323,6 @@ class Run:
         """Its end record holds: the count and the CRC match (the framing both readers check)."""
         return self.end is not None and not self.problems
 
-    @property
-    def intact(self):
-        """Complete, and its end record's status and errors agree with its records."""
-        return self.complete and not self.contradictions
-
     def verdict(self, stray=()):
         """(PASS|FAIL|INCOMPLETE|INVALID, [reasons]): verdict.py."""
         return _verdict.verdict(self, stray)

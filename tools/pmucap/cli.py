@@ -5,7 +5,7 @@
     pmucap junit CAPTURE [-o FILE.xml] [--allow-incomplete]
     pmucap compare A B [--format text|json|csv] [--run-a N] [--run-b N]
                    [--min-change PCT] [--floor X] [--fail-on-change] [--allow-incomplete]
-    pmucap plot CAPTURE [CAPTURE_B] -o FILE.png|.svg [--metric cycles|events|all|topdown] [--allow-incomplete]
+    pmucap plot CAPTURE [CAPTURE_B] -o FILE.png|.svg [--metric cycles|events|all|topdown|latency] [--allow-incomplete]
     pmucap serve [--db FILE|postgresql://...] [--listen ADDR:PORT] [--token-file FILE]
 
 Runs are numbered from 1 in capture order by every command (parse's "_run" field,

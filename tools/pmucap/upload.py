@@ -15,7 +15,7 @@ import hashlib
 import json
 
 from . import capture
-from .verdict import FAIL, PASS
+from .verdict import INTACT
 
 # The longest text kept of a field naming a machine or a CPU (SMBIOS strings are short).
 MAX_NAME_CHARS = 200
@@ -66,14 +66,14 @@ class Upload:
         self.digest = self._digest(run)
         # The same run uploaded twice is stored once: an intact run is known by its build, CRC and
         # count (the image's own identity for its records), anything else by its exact contents.
-        intact = self.verdict in (PASS, FAIL)
-        self.run_key = f"{self.build or '-'}/{self.crc32}/{run.count}" if intact else f"sha256:{self.digest}"
-        self.figures = self._figures(run) if intact else []
+        self.run_key = (f"{self.build or '-'}/{self.crc32}/{run.count}" if self.stored_ok
+                        else f"sha256:{self.digest}")
+        self.figures = self._figures(run) if self.stored_ok else []
 
     @property
     def stored_ok(self):
         """True when the run is intact (PASS or FAIL); False when it is kept only as evidence."""
-        return self.verdict in (PASS, FAIL)
+        return self.verdict in INTACT
 
     @staticmethod
     def _digest(run):

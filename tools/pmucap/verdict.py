@@ -22,6 +22,8 @@ streaming design: nothing is held but a few descriptions.
 
 PASS, FAIL, INCOMPLETE, INVALID = "PASS", "FAIL", "INCOMPLETE", "INVALID"
 VERDICTS = (PASS, FAIL, INCOMPLETE, INVALID)
+# The verdicts of a run whose records are whole and true to themselves: its figures may be used.
+INTACT = (PASS, FAIL)
 # The `end` record's statuses (lib/record.c rec_stream_end).
 STATUS_OK, STATUS_ERROR = "ok", "error"
 # Failures described one by one, at most (the rest are counted), and run errors named in a contradiction.

@@ -21,7 +21,7 @@ from flask import Response, jsonify, request
 
 from . import cmd_compare, fleet, upload, web
 from .store import DATE_RE, Conflict
-from .verdict import VERDICTS
+from .verdict import INTACT, VERDICTS
 
 MAX_LIST = 1000
 log = logging.getLogger("pmucap.serve")
@@ -199,7 +199,7 @@ def compare_runs(st, a, b, min_change, floor):
         row = st.run(run_id)
         if row is None:
             return 404, f"no run {run_id}"
-        if row["verdict"] not in ("PASS", "FAIL"):
+        if row["verdict"] not in INTACT:
             return 409, f"run {run_id} is {row['verdict']}: its figures are not measurements to compare"
         rows[which] = row
     ra, _ = web.load_run(rows["a"])

@@ -17,6 +17,7 @@ import threading
 from flask import Response, abort, render_template, request
 
 from . import capture, cmd_plot, cmd_table, web, web_api
+from .verdict import INTACT
 
 # Runs shown on the front page (the newest), and per machine.
 FRONT_RUNS, RUNS_PER_MACHINE = 1000, 12
@@ -98,13 +99,13 @@ def register(app, settings):
         row = st.run(run_id)
         if row is None:
             abort(404)
-        intact = row["verdict"] in ("PASS", "FAIL")
+        intact = row["verdict"] in INTACT
         res = None
         if intact:
             run, _ = web.load_run(row)
             res = results(run)
         earlier = [r for r in st.runs(machine=row["machine"], limit=50)
-                   if r["id"] < run_id and r["verdict"] in ("PASS", "FAIL")] if intact else []
+                   if r["id"] < run_id and r["verdict"] in INTACT] if intact else []
         return render_template("run.html", run=row, intact=intact, res=res,
                                previous=earlier[0] if earlier else None)
 
@@ -114,7 +115,7 @@ def register(app, settings):
         if metric not in ("cycles", "events"):
             abort(404)
         row = st.run(run_id)
-        if row is None or row["verdict"] not in ("PASS", "FAIL"):
+        if row is None or row["verdict"] not in INTACT:
             abort(404)
 
         def draw():
