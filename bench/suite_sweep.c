@@ -60,6 +60,11 @@ static void choose(const char *spec)
 			ladder_state->lat.all = ladder_state->tlb.all = ladder_state->bw.all = true;
 			continue;
 		}
+		if (len == 4 && !strncmp(w, "none", 4)) {	/* as bench/select.c: what came before is undone */
+			for (size_t k = 1; k < ARRAY_SIZE(by_kind); k++)
+				by_kind[k]->all = false, by_kind[k]->nwords = 0;
+			continue;
+		}
 		for (size_t i = 0; i < bench_def_count(); i++) {
 			const struct bench_def *d = bench_def_at(i);
 			enum bench_ladder k = bench_def_ladder(d);
@@ -72,6 +77,9 @@ static void choose(const char *spec)
 			else if (w[kl] == '.' && l->nwords < MAX_WORDS) {
 				l->words[l->nwords] = w + kl + 1;
 				l->lens[l->nwords++] = len - kl - 1;
+			} else if (w[kl] == '.') {
+				rec_error("bench", "bench", "%.*s: more than %u %s variants named; this one is left out",
+					  (int)(len > 40 ? 40 : len), w, (unsigned)MAX_WORDS, d->kernel);
 			}
 		}
 	}

@@ -256,6 +256,21 @@ static void stage_refuses_write_nt_at_a_cache_level(void **state)
 	assert_true(records_of_type(&cap, "bench", b, 8) >= 2);
 }
 
+/* "none" undoes what came before it, for the ladder as for every kernel (bench/select.c). */
+static void none_undoes_the_ladder_too(void **state)
+{
+	(void)state;
+	const char *b[16];
+	machine(false);
+	fake_arena_large(16 * MIB);
+	struct bench_params p = params("all,none,latency.16k");
+	bench_stage(&p);
+	size_t n = records_of_type(&cap, "bench", b, 16);
+	/* The two reference kernels and latency.16k: not the whole ladder "all" named before "none". */
+	assert_int_equal(n, 3);
+	record_has(b[2], "\"kernel\":\"latency\",\"variant\":\"16k\"");
+}
+
 /* What a rate (bytes per cycle) or a TLB-minus-latency difference may be made of, and what not. */
 static void only_kept_core_cycles_make_rates(void **state)
 {
@@ -310,6 +325,7 @@ int main(void)
 		cmocka_unit_test_teardown(stage_falls_back_to_the_small_arena, teardown),
 		cmocka_unit_test_teardown(stage_refuses_write_nt_at_a_cache_level, teardown),
 		cmocka_unit_test(only_kept_core_cycles_make_rates),
+		cmocka_unit_test_teardown(none_undoes_the_ladder_too, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
