@@ -31,8 +31,11 @@
 #define CR4_PGE (1ull << 7)		/* Intel SDM Vol. 3A §2.5 */
 #define CR4_LA57 (1ull << 12)
 #define CR3_FLAGS (PTE_PWT | PTE_PCD)	/* CR3 bits 3 and 4 (SDM Vol. 3A §4.5.2) */
-#define CPUID_EXT_ADDR_SIZES 0x80000008u	/* EAX[7:0] MAXPHYADDR (SDM Vol. 2A CPUID; AMD APM Vol. 3 E.4.7) */
+/* CPUID_LEAF_EXT_CAPACITY (lib/x86/cpuid.h) EAX[7:0]: MAXPHYADDR (SDM Vol. 2A CPUID; AMD APM Vol. 3 E.4.7). */
+#define EXT_CAP_MAXPHYADDR(eax) ((eax) & 0xFFu)
 #define CPUID_AMD_MEM_ENCRYPT 0x8000001Fu	/* EAX[0] SME, EAX[1] SEV; EBX[5:0] C-bit (AMD APM Vol. 2 §7.10.1) */
+#define MEM_ENCRYPT_SME_OR_SEV 3u		/* EAX[1:0] */
+#define MEM_ENCRYPT_C_BIT(ebx) ((ebx) & 0x3Fu)	/* EBX[5:0]: the page-table bit that marks a page encrypted */
 #define DEFAULT_MAXPHYADDR 36		/* SDM Vol. 3A §4.1.4 when CPUID 80000008h is absent */
 
 /* The large slots in arena_large_request's kind order (4 KiB, 2 MiB, 1 GiB). */
@@ -91,14 +94,14 @@ static void pt_setup(void)
 		return;
 	hw_cpuid(CPUID_LEAF_EXT_MAX, 0, &r);
 	uint32_t max_ext = r.eax;
-	if (max_ext >= CPUID_EXT_ADDR_SIZES) {
-		hw_cpuid(CPUID_EXT_ADDR_SIZES, 0, &r);
-		maxphy = r.eax & 0xFF;
+	if (max_ext >= CPUID_LEAF_EXT_CAPACITY) {
+		hw_cpuid(CPUID_LEAF_EXT_CAPACITY, 0, &r);
+		maxphy = EXT_CAP_MAXPHYADDR(r.eax);
 	}
 	if (max_ext >= CPUID_AMD_MEM_ENCRYPT) {
 		hw_cpuid(CPUID_AMD_MEM_ENCRYPT, 0, &r);
-		if (r.eax & 3)
-			c_bit = r.ebx & 0x3F;
+		if (r.eax & MEM_ENCRYPT_SME_OR_SEV)
+			c_bit = MEM_ENCRYPT_C_BIT(r.ebx);
 	}
 	st.pt.addr_mask = pt_addr_mask(maxphy, c_bit);
 	st.pt.ptr = phys_ptr;
