@@ -23,7 +23,7 @@
 
 #define POLL_US 1000
 #define NO_MAPPING_RETRY_US 100000
-#define URL_CHARS (HTTP_HOST_MAX + HTTP_PATH_MAX + 16)
+#define URL_CHARS HTTP_URL_TEXT_MAX
 
 /*
  * One HTTP child and the token it may have pending.  The token, its message

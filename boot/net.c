@@ -143,7 +143,7 @@ const struct net_state *net_probe(void)
 	EFI_HANDLE dev = fw_loaded_image->DeviceHandle;
 	EFI_DEVICE_PATH *path = device_path_of(dev);
 	uint8_t if_type = 0;
-	char uri[HTTP_HOST_MAX + HTTP_PATH_MAX + 16];
+	char uri[HTTP_URL_TEXT_MAX];
 	walk_path(path, &if_type, uri, sizeof(uri));
 	if (ns.mac_len)
 		ns.mac_len = mac_length(path, if_type);
@@ -377,7 +377,7 @@ void net_record(struct rec *r)
 		}
 		rec_str(r, "boot_file", ns.boot_file);
 	} else {
-		char url[HTTP_HOST_MAX + HTTP_PATH_MAX + 16];
+		char url[HTTP_URL_TEXT_MAX];
 		if (ns.boot_url.host[0])
 			http_url_text(&ns.boot_url, url, sizeof(url));
 		rec_str(r, "boot_url", ns.boot_url.host[0] ? url : NULL);

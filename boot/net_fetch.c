@@ -7,7 +7,6 @@
 #define TFTP_ERROR_UNDEFINED 0	/* RFC 1350 §5, error code 0: "Not defined, see error message" */
 #define TFTP_ERROR_NOT_FOUND 1	/* RFC 1350 §5, error code 1: "File not found" */
 #define FETCH_TIMEOUT_MS 10000u
-#define DHCP_WAIT_MS 10000u
 
 static bool has_ci(const char *s, const char *word)
 {
@@ -102,7 +101,7 @@ static long http_get(const struct net_state *n, const char *name, char *buf, siz
 		return NET_FETCH_FAILED;
 	}
 	http_url_text(&url, where, where_cap);
-	if (!net_ready(DHCP_WAIT_MS, why, why_cap))
+	if (!net_ready(NET_DHCP_WAIT_MS, why, why_cap))
 		return NET_FETCH_FAILED;
 	memset(&rq, 0, sizeof(rq));
 	rq.method = HTTP_GET;

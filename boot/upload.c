@@ -24,13 +24,12 @@
 #define FINAL_ATTEMPTS 4
 #define LIVE_BUDGET_MS 10000u	/* a live upload may hold a stage's end this long at most */
 #define LIVE_ATTEMPTS 2
-#define DHCP_WAIT_MS 10000u
 #define RESPONSE_SHOWN 160
 #define MS_PER_S 1000u
 #define US_PER_MS 1000u
 #define CONTENT_TYPE "application/x-ndjson"
 #define KIND_HEADER "X-Pmuboot-Upload"
-#define URL_TEXT (HTTP_HOST_MAX + HTTP_PATH_MAX + 16)
+#define URL_TEXT HTTP_URL_TEXT_MAX
 
 static struct {
 	struct upload_spec spec;
@@ -157,7 +156,7 @@ static void send_run(bool final, uint64_t budget_ms, unsigned max_attempts, stru
 		return;
 	}
 	uint64_t t0 = fw_clock_ms();
-	if (!net_ready(budget_ms < DHCP_WAIT_MS ? budget_ms : DHCP_WAIT_MS, o->why, sizeof(o->why))) {
+	if (!net_ready(budget_ms < NET_DHCP_WAIT_MS ? budget_ms : NET_DHCP_WAIT_MS, o->why, sizeof(o->why))) {
 		o->ms = fw_clock_ms() - t0;
 		return;
 	}

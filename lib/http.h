@@ -24,6 +24,8 @@
 #define HTTP_DEFAULT_PORT 80	/* RFC 9110 §4.2.1 */
 #define HTTP_HOST_MAX 128
 #define HTTP_PATH_MAX 256
+/* Room for a URL as text (http_url_text): "http://", the host, ":65535", the path and its NUL. */
+#define HTTP_URL_TEXT_MAX (HTTP_HOST_MAX + HTTP_PATH_MAX + 16)
 #define HTTP_LINE_MAX 1024	/* a status, header or chunk-size line longer than this is refused */
 #define HTTP_HEADERS_MAX 8	/* headers a request carries */
 #define HTTP_RESPONSE_HEADERS_MAX 100	/* header lines a response may have */
