@@ -26,16 +26,6 @@ static void add(uint64_t *out, size_t *n, size_t cap, uint64_t v, uint64_t limit
 		out[(*n)++] = v;
 }
 
-static void sort(uint64_t *v, size_t n)
-{
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && v[j] < v[j - 1]; j--) {
-			uint64_t t = v[j];
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-}
-
 /* The 4 KiB reach of the data-side TLB at level (entries x 4 KiB), 0 when none is known. */
 static uint64_t reach(const struct cache_info *c, unsigned level)
 {
@@ -65,7 +55,7 @@ size_t ladder_tlb_sizes(const struct cache_info *c, uint64_t limit, uint64_t *ou
 		add(out, &n, cap, down(r * 7 / 8), limit);
 		add(out, &n, cap, up(r * 9 / 8), limit);
 	}
-	sort(out, n);
+	lc_sort_u64(out, n);
 	return n;
 }
 
@@ -87,7 +77,7 @@ size_t ladder_latency_sizes(const struct cache_info *c, uint64_t limit, uint64_t
 	size_t nt = ladder_tlb_sizes(c, limit, tlb, ARRAY_SIZE(tlb));
 	for (size_t i = 0; i < nt; i++)
 		add(out, &n, cap, tlb[i], limit);
-	sort(out, n);
+	lc_sort_u64(out, n);
 	return n;
 }
 

@@ -217,12 +217,7 @@ static void sizes_of(struct ladder *l, const uint64_t *all, size_t nall)
 		if (!dup)
 			l->sizes[l->n++] = b;
 	}
-	for (size_t i = 1; i < l->n; i++)
-		for (size_t j = i; j > 0 && l->sizes[j] < l->sizes[j - 1]; j--) {
-			uint64_t t = l->sizes[j];
-			l->sizes[j] = l->sizes[j - 1];
-			l->sizes[j - 1] = t;
-		}
+	lc_sort_u64(l->sizes, l->n);
 }
 
 static void bw_choose(void)

@@ -44,12 +44,7 @@ uint64_t u64_median(uint64_t *v, unsigned n)
 {
 	if (!n)
 		return 0;
-	for (unsigned i = 1; i < n; i++)
-		for (unsigned j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			uint64_t t = v[j];
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
+	lc_sort_u64(v, n);
 	return v[(n - 1) / 2];
 }
 

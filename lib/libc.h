@@ -46,6 +46,8 @@ static inline bool lc_isxdigit(int c)
 	return lc_isdigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 int lc_strcasecmp(const char *a, const char *b);
+/* v[0..n) in ascending order (an insertion sort: the lists here are a few dozen at most). */
+void lc_sort_u64(uint64_t *v, size_t n);
 /* The alen bytes at a are the string b, ASCII case ignored (a need not be NUL-terminated). */
 bool lc_eq_ci_n(const char *a, size_t alen, const char *b);
 

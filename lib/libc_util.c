@@ -10,6 +10,16 @@ int lc_strcasecmp(const char *a, const char *b)
 	}
 }
 
+void lc_sort_u64(uint64_t *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && v[j] < v[j - 1]; j--) {
+			uint64_t t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+}
+
 bool lc_eq_ci_n(const char *a, size_t alen, const char *b)
 {
 	if (alen != strlen(b))

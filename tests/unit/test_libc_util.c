@@ -23,10 +23,22 @@ static void a_counted_word_equals_a_string_whatever_its_case(void **state)
 	assert_true(lc_strcasecmp("a", "B") < 0);
 }
 
+static void numbers_sort_in_place(void **state)
+{
+	(void)state;
+	uint64_t v[] = { 5, UINT64_MAX, 0, 5, 2 }, want[] = { 0, 2, 5, 5, UINT64_MAX };
+	lc_sort_u64(v, 5);
+	assert_memory_equal(v, want, sizeof(v));
+	lc_sort_u64(v, 0);	/* nothing to do */
+	lc_sort_u64(v, 1);
+	assert_memory_equal(v, want, sizeof(v));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_counted_word_equals_a_string_whatever_its_case),
+		cmocka_unit_test(numbers_sort_in_place),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
