@@ -250,6 +250,12 @@ bool arena_get_large(uint32_t page_size, uint64_t want, struct arena *a, char *w
 		*a = st.arenas[slot];
 		return true;
 	}
+	if (st.big_pool[slot]) {
+		/* An earlier try mapped part of its range and failed: its page-table pool may be linked into the live
+		 * tables, so it is neither reused nor replaced (either would lose it or remap what it maps). */
+		snprintf(why, why_cap, "mapping this page size failed earlier in the run; not tried again");
+		return false;
+	}
 	if (!can_map(why, why_cap))
 		return false;
 	/* The most the memory map can give: its largest free range less the firmware's margin, whole units. */
