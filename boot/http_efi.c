@@ -56,7 +56,7 @@ static bool wait_done(struct child *c, EFI_EVENT deadline)
 		if (fw_deadline_passed(deadline))
 			return false;
 		c->http->poll(c->http);
-		fw_st->BootServices->Stall(POLL_US);
+		fw_stall_us(POLL_US);
 	}
 	return true;
 }
@@ -186,7 +186,7 @@ static bool send_request(struct child *c, struct http_call *call, EFI_EVENT dead
 	c->done = FALSE;
 	/* EFI_NO_MAPPING: the station address is still being configured. */
 	while ((st = c->http->request(c->http, &c->tok)) == EFI_NO_MAPPING && !fw_deadline_passed(deadline))
-		fw_st->BootServices->Stall(NO_MAPPING_RETRY_US);
+		fw_stall_us(NO_MAPPING_RETRY_US);
 	if (st != EFI_SUCCESS) {
 		/* Refused before the request went out: connection refused or reset count as the server's answer. */
 		fail(call, st, st != EFI_ACCESS_DENIED && st != EFI_UNSUPPORTED && st != EFI_INVALID_PARAMETER,

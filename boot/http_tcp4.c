@@ -42,7 +42,7 @@ static bool wait_done(struct conn *c, EFI_EVENT deadline)
 		if (fw_deadline_passed(deadline))
 			return false;
 		c->tcp->Poll(c->tcp);
-		fw_st->BootServices->Stall(POLL_US);
+		fw_stall_us(POLL_US);
 	}
 	return true;
 }
@@ -121,7 +121,7 @@ static bool configure(struct conn *c, struct http_call *call)
 	EFI_STATUS st;
 	/* EFI_NO_MAPPING: the default address is still on its way (DHCP, address conflict detection). */
 	while ((st = c->tcp->Configure(c->tcp, &cfg)) == EFI_NO_MAPPING && !fw_deadline_passed(c->deadline))
-		fw_st->BootServices->Stall(NO_MAPPING_RETRY_US);
+		fw_stall_us(NO_MAPPING_RETRY_US);
 	if (st != EFI_SUCCESS) {
 		fail(call, st, st == EFI_NO_MAPPING, "the TCP4 instance could not be configured");
 		return false;

@@ -292,7 +292,7 @@ bool net_ready(uint64_t timeout_ms, char *why, size_t cap)
 	EFI_EVENT deadline = fw_deadline(timeout_ms);
 	bool got = false;
 	while (!(got = default_address(c, addr, mask)) && !fw_deadline_passed(deadline))
-		fw_st->BootServices->Stall(DHCP_POLL_MS * 1000u);
+		fw_stall_us(DHCP_POLL_MS * US_PER_MS);
 	fw_deadline_end(deadline);
 	if (!got) {
 		snprintf(why, cap, "DHCP gave the network interface no address within %llu ms",

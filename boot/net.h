@@ -54,6 +54,7 @@ const struct net_state *net_probe(void);
 bool net_ready(uint64_t timeout_ms, char *why, size_t cap);
 /* How long a fetch or an upload waits for DHCP at most (an upload's own time-out may cut it shorter). */
 #define NET_DHCP_WAIT_MS 10000u
+#define US_PER_MS 1000u	/* microseconds in a millisecond: the firmware's Stall counts microseconds */
 /* Put back what net_ready changed (the IPv4 policy after DHCP). */
 void net_release(void);
 /* A service binding on the NIC (TCP4 or HTTP), or NULL. */

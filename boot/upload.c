@@ -26,7 +26,6 @@
 #define LIVE_ATTEMPTS 2
 #define RESPONSE_SHOWN 160
 #define MS_PER_S 1000u
-#define US_PER_MS 1000u
 #define CONTENT_TYPE "application/x-ndjson"
 #define KIND_HEADER "X-Pmuboot-Upload"
 #define URL_TEXT HTTP_URL_TEXT_MAX
@@ -218,7 +217,7 @@ static void send_run(bool final, uint64_t budget_ms, unsigned max_attempts, stru
 			 out_clean(shown, sizeof(shown), o->why), wait == RETRY_STOP ? "" : "; trying again");
 		if (wait == RETRY_STOP)
 			break;
-		fw_st->BootServices->Stall((UINTN)wait * US_PER_MS);
+		fw_stall_us((uint64_t)wait * US_PER_MS);
 	}
 	o->ms = fw_clock_ms() - t0;
 }
