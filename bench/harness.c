@@ -60,8 +60,7 @@ struct sample_verdict {
 	bool windowed;			/* inside an established interrupts-off window */
 	bool disturbed;
 	struct ledger_verdict v;
-	uint64_t cal_before;		/* calib_per_sample: ticks of the calibration's N run before the kernel's runs, */
-	uint64_t cal_n, cal_2n;		/* and of its N and 2N runs after them */
+	uint64_t cal_n, cal_2n;		/* calib_per_sample: ticks of the calibration's N and 2N runs */
 };
 
 /*
@@ -142,6 +141,9 @@ static bool sample(struct pass_ctx *c, uint64_t trips, struct run_values *base, 
 	sv->windowed = hw_window_enter(&w);
 	if (l)
 		ledger_open(l, &m);
+	/* The calibration's N run before the kernel's runs and its 2N run after: one clock figure around them. */
+	if (c->per_sample)
+		sv->cal_n = calib_run(CALIB_TRIPS);
 	/*
 	 * An unmeasured run first: entering the window (on the host a system
 	 * call) can leave caches, TLB and predictors cold, and only the first
@@ -150,19 +152,9 @@ static bool sample(struct pass_ctx *c, uint64_t trips, struct run_values *base, 
 	c->call.start = c->call.stop = NULL;
 	c->call.trips = trips;
 	bench_measure(&c->call);
-	/*
-	 * The calibration's N run right before the kernel's runs and again right
-	 * after them: equal runs, each after the kernel, so their overhead and
-	 * any cold start cancel and what differs is the clock.  Then its 2N run:
-	 * with the N run after, the clock's figure, overhead out.
-	 */
-	if (c->per_sample)
-		sv->cal_before = calib_run(CALIB_TRIPS);
 	ok = run_once(c, trips, base) && run_once(c, 2 * trips, main);
-	if (c->per_sample) {
-		sv->cal_n = calib_run(CALIB_TRIPS);
+	if (c->per_sample)
 		sv->cal_2n = calib_run(2 * CALIB_TRIPS);
-	}
 	/* The runs' values are read: what happens after the ledger closes cannot touch them. */
 	if (l)
 		sv->disturbed = ledger_close(l, &m, sv->windowed ? &w : NULL,
@@ -273,9 +265,9 @@ static void drop_counting(struct pass_ctx *c, struct count_set **set, size_t *ne
 
 /*
  * The fate of one sample (bench/stats.h): every series must be possible; with
- * a calibration in the sample, its runs too, and the clock must not have
- * moved between its runs before and after the kernel's by more than the
- * variant's reference calibration's spread; and the cycles per iteration - from the counted cycles event when
+ * a calibration in the sample, its runs too, and its figure (*ppm) must not
+ * have moved from the variant's reference by more than that reference's
+ * spread; and the cycles per iteration - from the counted cycles event when
  * this pass has it, else APERF, else TSC ticks times the sample's own
  * calibration or the one in force - must not beat the kernel's chain by more
  * than the slack those cycles' error allows.
@@ -293,7 +285,7 @@ static enum stats_fate judge(const struct pass_ctx *c, const struct sample_verdi
 		fate = stats_judge_time(sv->cal_n, sv->cal_2n);
 		if (fate == STATS_KEPT) {
 			*ppm = stats_scale(BENCH_CALIB_ADDS, 1000000, sv->cal_2n - sv->cal_n);
-			fate = stats_judge_clock(sv->cal_before, sv->cal_n, s->clock.spread_milli);
+			fate = stats_judge_clock(sv->cal_n, sv->cal_2n, s->clock.spread_milli);
 		}
 	}
 	if (fate == STATS_KEPT && s->cycles_msr) {

@@ -186,16 +186,16 @@ int64_t stats_chain_slack_permille(int64_t calib_spread_milli)
 	return s;
 }
 
-enum stats_fate stats_judge_clock(uint64_t before, uint64_t after, int64_t ref_spread_milli)
+enum stats_fate stats_judge_clock(uint64_t cal_n, uint64_t cal_2n, int64_t ref_spread_milli)
 {
-	if (!before || !after)
+	if (!cal_n || cal_2n <= cal_n)
 		return STATS_REJECT_CLOCK;
 	int64_t allowed = ref_spread_milli > STATS_CLOCK_FLOOR_PERMILLE ? ref_spread_milli : STATS_CLOCK_FLOOR_PERMILLE;
-	/* Equal runs: at one clock they take the same ticks, overhead included; the difference is the move. */
-	__int128 moved = (__int128)after - (__int128)before;
+	/* At one clock the 2N run is twice the N run less their shared overhead: the difference is the move. */
+	__int128 moved = (__int128)cal_2n - 2 * (__int128)cal_n;
 	if (moved < 0)
 		moved = -moved;
-	return moved * 1000 > (__int128)after * allowed ? STATS_REJECT_CLOCK : STATS_KEPT;
+	return moved * 1000 > (__int128)cal_2n * allowed ? STATS_REJECT_CLOCK : STATS_KEPT;
 }
 
 uint32_t stats_fit_window(uint32_t iters, uint32_t unroll, uint64_t ticks, uint64_t max_ticks)

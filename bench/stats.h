@@ -127,11 +127,10 @@ enum stats_fate {
 #define STATS_CHAIN_SLACK_SPREADS 2
 /*
  * CLOCK: a sample whose own calibration moved while it ran: the add chain's
- * equal N runs right before and right after the kernel's runs
- * (bench/harness.c; their overhead and any cold start cancel) differ by more
- * than the variant's reference calibration's measured spread (and
- * STATS_CLOCK_FLOOR_PERMILLE, the finest step the samples resolve): the core
- * clock moved under the TSC inside the window.
+ * N run before the kernel's runs and its 2N run after them (bench/harness.c)
+ * are not in the ratio 2 within the variant's reference calibration's
+ * measured spread (and STATS_CLOCK_FLOOR_PERMILLE, the finest step the
+ * samples resolve): the core clock moved under the TSC inside the window.
  * A sample whose clock held is kept whatever clock that was: its ticks
  * convert with its own figure (a host's clock steps between 1.38 and 1.57
  * cycles per tick from one millisecond to the next, and the reference taken
@@ -153,9 +152,9 @@ enum stats_fate stats_judge_count(uint64_t base_v, uint64_t main_v);
 enum stats_fate stats_judge_chain(int64_t cycles_milli, int64_t chain_milli, int64_t slack_permille);
 /* The slack a calibration of this spread (thousandths; <= 0: exact cycles, no calibration) justifies. */
 int64_t stats_chain_slack_permille(int64_t calib_spread_milli);
-/* A sample's calibration runs (TSC ticks of the equal runs before and after the kernel's) against the
- * reference's spread (thousandths): CLOCK or KEPT. */
-enum stats_fate stats_judge_clock(uint64_t before, uint64_t after, int64_t ref_spread_milli);
+/* A sample's calibration runs (TSC ticks of the N run before, the 2N run after) against the reference's
+ * spread (thousandths): CLOCK or KEPT. */
+enum stats_fate stats_judge_clock(uint64_t cal_n, uint64_t cal_2n, int64_t ref_spread_milli);
 
 /*
  * Adaptive iterations: the count that makes one run span at least

@@ -114,8 +114,8 @@ int hw_rdpmc(uint32_t index, uint64_t *val)
 
 /*
  * A process: no privileged instructions, and Linux's drivers own the thermal logs, the clock and IBS.
- * Its windows cannot hold the tick off: a sample (the calibration's runs, about 85 us, and four runs of
- * the kernel) of at most HOST_RUN_US per run spans about 300 us, so a 250 Hz tick spoils about one in
+ * Its windows cannot hold the tick off: a sample (the calibration's runs, about 75 us, and four runs of
+ * the kernel) of at most HOST_RUN_US per run spans about 275 us, so a 250 Hz tick spoils about one in
  * fifteen and a 1000 Hz tick about one in four, which the drop budget takes again.
  */
 #define HOST_RUN_US 50u

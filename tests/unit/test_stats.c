@@ -279,39 +279,39 @@ static void slack_follows_the_calibration_spread(void **state)
 }
 
 /*
- * A sample's own calibration, its equal N runs right before and right after the kernel's runs: a clock
- * that moved between them by more than the reference's measured spread is rejected; a clock that held is
- * kept whichever clock it was, and the runs' shared overhead is no move.
+ * A sample's own calibration, its N run before the kernel and its 2N run after: a clock that moved
+ * between them by more than the reference's measured spread is rejected; a clock that held is kept
+ * whichever clock it was.
  */
 static void a_sample_whose_clock_moved_is_rejected(void **state)
 {
 	(void)state;
 	static const struct {
-		uint64_t before, after;
+		uint64_t cal_n, cal_2n;
 		int64_t spread_milli;
 		enum stats_fate want;
 	} cases[] = {
-		/* 50,000 ticks both times: held (any rate: 45,000 both times too). */
-		{ 50000, 50000, 4, STATS_KEPT },
-		{ 45000, 45000, 4, STATS_KEPT },
-		/* The same overhead or cold start in both runs (300 ticks) is no move, even at the 0.1% floor. */
-		{ 50300, 50300, 0, STATS_KEPT },
-		/* 0.4% of the run after allowed (about 200 ticks here): 190 kept either way, 210 not either way. */
-		{ 50000, 50190, 4, STATS_KEPT },
-		{ 50190, 50000, 4, STATS_KEPT },
-		{ 50000, 50210, 4, STATS_REJECT_CLOCK },
-		{ 50210, 50000, 4, STATS_REJECT_CLOCK },
+		/* 50,000 ticks then 100,000: held (any rate: 45,000 then 90,000 too). */
+		{ 50000, 100000, 4, STATS_KEPT },
+		{ 45000, 90000, 4, STATS_KEPT },
+		/* The shared overhead (40 ticks) is no move. */
+		{ 50040, 100040, 0, STATS_KEPT },
+		/* 0.4% of the 2N run allowed (about 400 ticks here): 390 kept either way, 410 not either way. */
+		{ 50000, 100390, 4, STATS_KEPT },
+		{ 50000, 99610, 4, STATS_KEPT },
+		{ 50000, 100410, 4, STATS_REJECT_CLOCK },
+		{ 50000, 99590, 4, STATS_REJECT_CLOCK },
 		/* A spread below the floor: the floor (0.1%) decides. */
-		{ 50000, 50050, 0, STATS_KEPT },
-		{ 50000, 50051, 0, STATS_REJECT_CLOCK },
-		/* A host's step from 1.38 to 1.57 cycles per tick inside the window: the run after is 12% shorter. */
-		{ 47490, 41750, 6, STATS_REJECT_CLOCK },
-		/* A calibration that saw nothing is not a figure. */
-		{ 0, 50000, 4, STATS_REJECT_CLOCK },
-		{ 50000, 0, 4, STATS_REJECT_CLOCK },
+		{ 50000, 100100, 0, STATS_KEPT },
+		{ 50000, 100101, 0, STATS_REJECT_CLOCK },
+		/* A host's step from 1.38 to 1.57 cycles per tick inside the window: the 2N run is 12% short. */
+		{ 45016, 83334, 6, STATS_REJECT_CLOCK },
+		/* A calibration that saw nothing, or a 2N run no longer than its N run, is not a figure. */
+		{ 0, 100000, 4, STATS_REJECT_CLOCK },
+		{ 50000, 50000, 4, STATS_REJECT_CLOCK },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
-		assert_int_equal(stats_judge_clock(cases[i].before, cases[i].after, cases[i].spread_milli), cases[i].want);
+		assert_int_equal(stats_judge_clock(cases[i].cal_n, cases[i].cal_2n, cases[i].spread_milli), cases[i].want);
 }
 
 /* A run too long for the window is cut to fit: a multiple of the unroll, at least one. */
