@@ -113,8 +113,13 @@ static inline bool hw_window_polluted(const struct hw_window *w)
  * handler each time it fires.  Returns false, with the reason in why, when
  * that cannot be done here (no APIC access on the host, an offset already
  * in use, ...); the caller then falls back to polling.
+ *
+ * fn returns whether its source had work for this NMI (it claims it).  NMIs
+ * coalesce and other sources share vector 2, so only the source's own
+ * registers can say so: an NMI no callback claims is counted as unclaimed
+ * (pollution of the window it lands in), never credited to a source.
  */
-typedef void (*hw_nmi_fn)(void *ctx);
+typedef bool (*hw_nmi_fn)(void *ctx);
 bool hw_nmi_route_eilvt(unsigned offset, hw_nmi_fn fn, void *ctx, char *why, unsigned long why_cap);
 /* Mask the entry again and restore what it held; NMIs still in flight are absorbed. */
 void hw_nmi_unroute_eilvt(unsigned offset);

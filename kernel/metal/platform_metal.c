@@ -55,9 +55,7 @@ static bool eilvt_nmi(void *ctx)
 	hw_nmi_fn fn = r->fn;
 	if (!fn)
 		return false;	/* unrouted: a late NMI counts as unclaimed (survived, and marks its window) */
-	fn(r->ctx);
-	/* The callback cannot say whether its source fired; a routed source is expected inside windows. */
-	return true;
+	return fn(r->ctx);
 }
 
 static bool eilvt_count(const struct apic *a, unsigned *count, char *why, unsigned long cap)
@@ -151,11 +149,11 @@ static bool pmi_nmi(void *ctx)
 	hw_nmi_fn fn = pmi.fn;
 	if (!fn)
 		return false;
-	fn(pmi.ctx);
+	bool claimed = fn(pmi.ctx);
 	/* Intel's APIC sets the entry's mask bit when it delivers a PMI; only software clears it
 	 * (SDM Vol. 3B, "Generating an Interrupt on Overflow"). AMD's does not, and the write is harmless. */
 	apic_write(&pmi.on->apic, APIC_LVT_PERF, LVT_DELIVERY_NMI << LVT_DELIVERY_SHIFT);
-	return true;
+	return claimed;
 }
 
 bool hw_nmi_route_pmi(hw_nmi_fn fn, void *ctx, char *why, unsigned long why_cap)

@@ -150,10 +150,11 @@ void audit_check_full_width(struct audit_ctx *a, struct audit_result *r)
 
 static volatile uint32_t pmis;
 
-static void on_pmi(void *ctx)
+static bool on_pmi(void *ctx)
 {
 	(void)ctx;
 	pmis++;
+	return true;
 }
 
 static bool wait_pmi(uint32_t before)

@@ -55,6 +55,10 @@ struct pmu_model_faults {
 	unsigned smi;			/* SMIs still to land: one in each of the next runs */
 	unsigned freq_drift_pct;	/* the core clock is this much faster in every other run */
 	bool throttle;			/* the next run throttles: thermal log bit set, clock down */
+	bool frozen_clock;		/* core clocks stand still: the cycles events, fixed counter 1 and APERF
+					 * stay 0 while instructions count and the TSC runs */
+	bool stray_nmi;			/* every run ends with an NMI that no overflow is behind (another
+					 * source's, or a late one): the PMI's route sees it, no status bit says why */
 };
 
 /* How much slower a throttled run's core clock is, in percent. */

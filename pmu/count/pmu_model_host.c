@@ -603,6 +603,8 @@ void pmu_model_run(struct pmu_model *m, uint64_t units)
 
 	k.cycles = units * rate(m, cyc_event, 0);
 	k.ticks = run_ticks(m, k.cycles);
+	if (m->faults.frozen_clock)
+		k.cycles = 0;	/* the TSC runs on; every core clock reads as if the core never ran */
 	if (m->faults.smi) {
 		k.smis = 1;
 		m->faults.smi--;
@@ -650,6 +652,9 @@ void pmu_model_run(struct pmu_model *m, uint64_t units)
 		m->pmis++;
 		m->pmi(m->pmi_ctx);
 	}
+	/* Not counted in m->pmis: that is the overflows' interrupts; this NMI has no overflow behind it. */
+	if (m->faults.stray_nmi && m->pmi)
+		m->pmi(m->pmi_ctx);
 }
 
 /* ---- faults ---- */
@@ -662,6 +667,8 @@ static void f_fixed_off(struct pmu_model_faults *f, unsigned n) { f->fixed_off |
 static void f_smi(struct pmu_model_faults *f, unsigned n) { f->smi += n; }
 static void f_drift(struct pmu_model_faults *f, unsigned n) { f->freq_drift_pct = n; }
 static void f_throttle(struct pmu_model_faults *f, unsigned n) { (void)n; f->throttle = true; }
+static void f_frozen(struct pmu_model_faults *f, unsigned n) { (void)n; f->frozen_clock = true; }
+static void f_stray(struct pmu_model_faults *f, unsigned n) { (void)n; f->stray_nmi = true; }
 
 struct fault_word {
 	const char *name;	/* "stuck" for "stuck:N" */
@@ -679,6 +686,8 @@ static const struct fault_word fault_words[] = {
 	{ "smi", 1000, "a number of SMIs", f_smi },
 	{ "freq-drift", 90, "a percentage", f_drift },
 	{ "throttle", 0, NULL, f_throttle },
+	{ "frozen-clock", 0, NULL, f_frozen },
+	{ "stray-nmi", 0, NULL, f_stray },
 };
 
 bool pmu_model_fault_parse(const char *word, struct pmu_model_faults *f, char *why, size_t why_cap)
@@ -716,6 +725,6 @@ bool pmu_model_fault_parse(const char *word, struct pmu_model_faults *f, char *w
 		return true;
 	}
 	snprintf(why, why_cap, "unknown fault '%s' (stuck:N, narrow:N, ignore-umask, no-pmi, fixed-off:N, smi:K, "
-		 "freq-drift:P, throttle)", word);
+		 "freq-drift:P, throttle, frozen-clock, stray-nmi)", word);
 	return false;
 }

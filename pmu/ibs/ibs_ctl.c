@@ -226,7 +226,8 @@ static void fetch_stop(void)
 }
 
 /* Called from the NMI dispatch; never assumes the NMI was ours. */
-static void nmi_handler(void *ctx)
+/* Claims every NMI while routed: IBS keeps its own count of the spurious ones (stats). */
+static bool nmi_handler(void *ctx)
 {
 	uint64_t ctl;
 	bool found = false;
@@ -234,7 +235,7 @@ static void nmi_handler(void *ctx)
 	(void)ctx;
 	if (state != ST_ARMED) {
 		g.stats.late_nmis++;	/* after disarm: absorbed, hardware untouched */
-		return;
+		return true;
 	}
 	/* Both samplers may have completed by the time one NMI is taken. */
 	if (g.info.op && rd(IBS_MSR_OP_CTL, &ctl) && (ctl & IBS_OP_VAL)) {
@@ -251,6 +252,7 @@ static void nmi_handler(void *ctx)
 		g.stats.nmis++;
 	else
 		g.stats.spurious_nmis++;
+	return true;
 }
 
 /* ---- Set-up -------------------------------------------------------------------- */
