@@ -87,6 +87,11 @@ struct pmu_model_cfg {
 	bool perf_metrics;		/* IA32_PERF_METRICS (PERF_CAPABILITIES bit 15) */
 	uint32_t core_per_tsc_milli;	/* core clocks per TSC tick, thousandths; 0: no machine modelled, the
 					 * clocks' events count at the workload's rate like any other */
+	/* What Intel's general-counter event 3CH/01H counts per TSC tick, in millionths: it is not
+	 * REF_TSC everywhere (REF_P at 133 MHz on Nehalem, REF_XCLK at 100 MHz or the crystal clock
+	 * later, bus clocks on Core 2; the SDM calls its rate implementation-specific).  0: at the
+	 * TSC's rate, as fixed counter 2 counts. */
+	uint32_t ref_event_per_tsc_micro;
 };
 
 /* Events a counter sees per unit of pmu_model_run(): the fake CPU's "workload". */

@@ -36,6 +36,7 @@
 #define MODEL_FIXED_REF_UMASK 3		/* fixed counter 2's 00H/03H */
 #define MODEL_FIXED_SLOTS_UMASK 4	/* fixed counter 3's 00H/04H (TOPDOWN.SLOTS) */
 #define MILLI 1000u
+#define MICRO 1000000u
 #define PERCENT 100u
 /* The top-down events whose share of the slots each PERF_METRICS byte holds, in byte order (SDM
  * "Performance Metrics"): level 1 from the architectural top-down events (CPUID.0AH:EBX bits 11, 9, 10, 8):
@@ -557,9 +558,10 @@ static uint64_t counted(const struct pmu_model *m, const struct run_clocks *k, u
 			       : (event == MODEL_INTEL_CYCLES && umask == 0) ||
 					 (m->cfg.kind == PMU_INTEL_P6 && event == MODEL_P6_CYCLES))
 		return k->cycles;
-	if (fixed ? umask == MODEL_FIXED_REF_UMASK
-		  : !m->cfg.amd && event == MODEL_INTEL_CYCLES && umask == MODEL_INTEL_REF_UMASK)
+	if (fixed && umask == MODEL_FIXED_REF_UMASK)
 		return k->ticks;
+	if (!fixed && !m->cfg.amd && event == MODEL_INTEL_CYCLES && umask == MODEL_INTEL_REF_UMASK)
+		return m->cfg.ref_event_per_tsc_micro ? k->ticks * m->cfg.ref_event_per_tsc_micro / MICRO : k->ticks;
 	if (!fixed && m->cfg.amd && event == MODEL_AMD_SMI)
 		return k->smis;
 	return k->units * rate(m, event, umask);
