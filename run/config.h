@@ -126,6 +126,8 @@ unsigned config_apply_file(struct config *c, const char *name, const char *text,
 /* Write the option reference (Markdown) through emit(), one line per call.  Host only: the
  * image carries no option help text (config.c, DOC). */
 void config_write_doc(void (*emit)(const char *line, void *ctx), void *ctx);
+/* The same for a terminal: wrapped, no markup; every option, or key's alone (false: no such key). */
+bool config_write_text(void (*emit)(const char *line, void *ctx), void *ctx, const char *key);
 #endif
 
 /*

@@ -48,9 +48,9 @@ def test_debug_file_has_symbols(ctx):
 
 
 def test_options_doc_matches_table(ctx):
-    p = ctx.run_host("options", check=True)
+    p = ctx.run_host("options", "--markdown", check=True)
     with open(os.path.join(ctx.root, "docs", "options.md")) as f:
-        assert f.read() == p.stdout, "docs/options.md is stale: run build/pmuboot-host options > docs/options.md"
+        assert f.read() == p.stdout, "docs/options.md is stale: run build/pmuboot-host options --markdown > docs/options.md"
 
 
 def test_host_identify_names_this_cpu(ctx):

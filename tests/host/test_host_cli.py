@@ -28,8 +28,23 @@ def test_every_command_has_help(ctx):
     p = ctx.run_host("ibs-report", "/nonexistent.log", "--help")
     assert p.returncode == 0 and "LOGFILE" in p.stdout, p.stderr
     # Wrong arguments still go to stderr with the usage and status 2.
-    p = ctx.run_host("options", "extra")
+    p = ctx.run_host("options", "reps", "extra")
     assert p.returncode == 2 and "usage: pmuboot-host options" in p.stderr and p.stdout == "", p
+
+
+def test_options_read_on_a_terminal(ctx):
+    """The reference is for a terminal: no markup, no line a terminal would fold; one option alone."""
+    text = ctx.run_host("options", check=True).stdout
+    lines = text.splitlines()
+    assert len(lines) > 40, text[:200]
+    long = [l for l in lines if len(l) > 100]
+    assert not long, long[:3]
+    assert "<!--" not in text and "`" not in text and "| --- |" not in text, text[:300]
+    one = ctx.run_host("options", "reps", check=True).stdout
+    assert one.startswith("reps (default: ") and "iterations" not in one.splitlines()[0], one
+    assert one.strip() in text, "an option alone is its entry in the whole reference"
+    p = ctx.run_host("options", "repz")
+    assert p.returncode == 2 and "no option 'repz'" in p.stderr and p.stdout == "", p
 
 
 def test_main_usage(ctx):

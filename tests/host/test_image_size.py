@@ -142,7 +142,7 @@ def test_host_only_text_is_not_in_the_image(ctx):
     pmuboot-host (docs/options.md is made from it) but not in the image, which has the keys."""
     with open(ctx.efi, "rb") as f:
         image = f.read()
-    rows = [l.split(" | ") for l in ctx.run_host("options", check=True).stdout.splitlines()
+    rows = [l.split(" | ") for l in ctx.run_host("options", "--markdown", check=True).stdout.splitlines()
             if l.startswith("| `")]
     assert len(rows) > 20, rows[:3]
     for key, _, example, meaning in rows:

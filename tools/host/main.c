@@ -21,7 +21,7 @@ static const struct command commands[] = {
 	{ "metrics", cmd_metrics, "metrics [--cpuid-dump FILE] [--cpu N] [--eval COUNTS.json]  top-down metrics: list, or evaluate counts" },
 	{ "program", cmd_program, "program [--cpuid-dump FILE] SPEC... the MSR writes that count SPEC... on that CPU's PMU" },
 	{ "kernel", cmd_kernel, "kernel build FILE [-o OUT] | show FILE  user kernels: assemble a kernel text file, show a kernel file" },
-	{ "options", cmd_options, "options                         print the option reference (docs/options.md)" },
+	{ "options", cmd_options, "options [KEY]                   print the option reference (--markdown: docs/options.md)" },
 	{ "run", cmd_run, "run [key=value ...]             run the image's stages on this machine" },
 };
 
