@@ -40,6 +40,8 @@ QEMU_CLEAN, QEMU_ERRORS = 1, 3
 
 # Runner statuses.
 OK, RUN_ERRORS, BROKEN, TIMEOUT = 0, 1, 2, 124
+# How much of QEMU's own output a failed run shows (its error is in the last lines).
+QEMU_SAID_LINES = 6
 
 # After the end record: time for the image to close its results file and finish by itself.
 END_GRACE_S = 3.0
@@ -167,6 +169,9 @@ def judge(res):
         return judge_saved(res)
     if res.timed_out:
         res.status, res.reason = TIMEOUT, "time limit reached"
+    elif run is None and res.qemu_rc and qemu_said(res):
+        # Exit 1 is also the image's clean debug exit; with no record and QEMU's own words, it is QEMU's.
+        res.status, res.reason = BROKEN, f"QEMU failed (exit {res.qemu_rc}) before any record"
     elif run is None:
         res.status, res.reason = BROKEN, "no records in the capture"
     elif not run.complete:
@@ -180,6 +185,12 @@ def judge(res):
     if res.stopped_after_end and res.status != TIMEOUT:
         res.reason += f" (QEMU stopped by the runner after the end record: on_finish={finish_action(run)})"
     return res
+
+
+def qemu_said(res, lines=QEMU_SAID_LINES):
+    """QEMU's own last lines (its errors), for a run that failed; [] when it said nothing."""
+    text = pmucap.ANSI_RE.sub("", res.qemu_output or "").replace("\r", "\n")
+    return [line for line in text.split("\n") if line.strip()][-lines:]
 
 
 def finish_action(run):
@@ -323,8 +334,12 @@ def boot(efi="build/pmuboot.efi", cpu="max", cfg_text=None, timeout=60, serial=T
         res.qemu_rc = proc.returncode
         with open(out_path, "rb") as f:
             res.qemu_output = f.read().decode("latin-1", "replace")
-        with open(res.log_path, "rb") as f:
-            res.log = f.read().decode("latin-1")
+        # QEMU that refused its arguments never opened the serial file.
+        try:
+            with open(res.log_path, "rb") as f:
+                res.log = f.read().decode("latin-1")
+        except FileNotFoundError:
+            res.log = ""
         if save_dir and drive is None:
             res.saved = copy_results(res.esp_dir, save_dir)
         elif save_dir and drive[0] == "disk":

@@ -67,3 +67,23 @@ def test_serial_off_option_keeps_records_off_uart(ctx):
     # console redirection); the run still finishes cleanly (QEMU's debug-exit status says so).
     assert res.qemu_rc == qemurun.QEMU_CLEAN, f"qemu rc {res.qemu_rc}: {describe(res)}"
     assert "@pmuboot" not in res.log and "pmuboot 0." not in res.log, res.log[-1500:]
+
+
+def test_qemu_refusing_its_arguments_is_said_plainly(ctx):
+    """A QEMU that fails before the image runs: exit 2, QEMU's own words, its output kept, no traceback."""
+    import os
+    import subprocess
+    import sys
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        keep = os.path.join(d, "run")
+        p = subprocess.run([sys.executable, os.path.join(ctx.root, "tools", "run-qemu"), "--efi", ctx.efi,
+                            "--keep", keep, "--timeout", "30", "--", "-bogusflag"],
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == qemurun.BROKEN, (p.returncode, p.stderr)
+        assert "Traceback" not in p.stderr, p.stderr
+        assert "QEMU failed" in p.stderr and "-bogusflag" in p.stderr, p.stderr
+        with open(os.path.join(keep, "exit-code")) as f:
+            assert f.read().strip() == str(qemurun.BROKEN)
+        with open(os.path.join(keep, "qemu.out"), encoding="latin-1") as f:
+            assert "-bogusflag" in f.read()
