@@ -349,11 +349,22 @@ bool suite_runnable(const struct bench_def *d, const char *arena)
 		if (missing & (1u << i))
 			k = str_appendf(names, sizeof(names), k, "%s%s", k ? ", " : "", vec_ext_name(i));
 	hw_vector_state(&vs);
-	if (vs.known)
-		snprintf(why, sizeof(why), "needs %s, not usable here (CPUID and XCR0 0x%llx: %s)", names,
-			 (unsigned long long)vs.xcr0, vs.who);
+	/* Which it is, said plainly: the processor lacks it, or has it with its register state off. */
+	struct cpuid_regs l0, l1, l7 = { 0, 0, 0, 0 };
+	hw_cpuid(CPUID_LEAF_VENDOR, 0, &l0);
+	hw_cpuid(CPUID_LEAF_SIGNATURE, 0, &l1);
+	if (l0.eax >= CPUID_LEAF_EXT_FEATURES)
+		hw_cpuid(CPUID_LEAF_EXT_FEATURES, 0, &l7);
+	uint32_t in_cpuid = vec_extensions_of(~0ull, l1.ecx | CPUID1_ECX_OSXSAVE, l7.ebx);
+	if (missing & ~in_cpuid)
+		snprintf(why, sizeof(why), "needs %s, not usable here: this processor does not have %s (CPUID)", names,
+			 (missing & (missing - 1)) ? "them" : "it");
+	else if (vs.known)
+		snprintf(why, sizeof(why), "needs %s, not usable here: the processor has it, but XCR0 0x%llx does not "
+			 "enable its registers (the cpu record's vector_who says why)", names, (unsigned long long)vs.xcr0);
 	else
-		snprintf(why, sizeof(why), "needs %s, not usable here (XCR0 not readable: %s)", names, vs.who);
+		snprintf(why, sizeof(why), "needs %s, not usable here: XCR0 cannot be read (the cpu record's "
+			 "vector_who says why)", names);
 	struct check_input in = { .r = &suite.rec, .d = d, .arena = arena };
 	bench_check_skipped(&in, why, &suite.tally);
 	return false;

@@ -332,9 +332,14 @@ void rec_error(const char *source, const char *what, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	stream.errors++;
-	/* The parts often quote what was read (a key, a file name): shown escaped, on one line. */
-	out_text("error: %s: %s: %s", out_clean(clean_source, sizeof(clean_source), source),
-		 out_clean(clean_what, sizeof(clean_what), what), out_clean(clean_msg, sizeof(clean_msg), msg));
+	/* The parts often quote what was read (a key, a file name): shown escaped, on one line.  A
+	 * stage that is both where and what ("bench", "bench") is named once on the line. */
+	out_clean(clean_msg, sizeof(clean_msg), msg);
+	if (!strcmp(source, what))
+		out_text("error: %s: %s", out_clean(clean_source, sizeof(clean_source), source), clean_msg);
+	else
+		out_text("error: %s: %s: %s", out_clean(clean_source, sizeof(clean_source), source),
+			 out_clean(clean_what, sizeof(clean_what), what), clean_msg);
 	rec_start(&r, "error");
 	rec_str(&r, "source", source);
 	rec_str(&r, "what", what);

@@ -139,6 +139,26 @@ static void stream_end_counts_and_crcs(void **state)
 	capture_free(&cap);
 }
 
+/* The readable line of an error names its place and its subject once each: never "bench: bench:". */
+static void error_line_names_each_part_once(void **state)
+{
+	(void)state;
+	struct capture cap;
+	capture_start(&cap);
+	rec_error("bench", "bench", "no user kernel '%s'", "user.imul");
+	rec_error("pmuboot.cfg:3", "reps", "bad value");
+	const char *lines[2] = { NULL, NULL };
+	for (size_t i = 0, k = 0; i < cap.n && k < 2; i++)
+		if (cap.kinds[i] == OUT_TEXT)
+			lines[k++] = cap.lines[i];
+	assert_non_null(lines[0]);
+	assert_non_null(lines[1]);
+	assert_non_null(strstr(lines[0], "error: bench: no user kernel 'user.imul'"));
+	assert_null(strstr(lines[0], "bench: bench:"));
+	assert_non_null(strstr(lines[1], "error: pmuboot.cfg:3: reps: bad value"));
+	capture_free(&cap);
+}
+
 static void fixed_point_text(void **state)
 {
 	(void)state;
@@ -158,6 +178,7 @@ int main(void)
 		cmocka_unit_test(unclosed_nesting_is_closed),
 		cmocka_unit_test(oversized_record_is_truncated_validly),
 		cmocka_unit_test(stream_end_counts_and_crcs),
+		cmocka_unit_test(error_line_names_each_part_once),
 		cmocka_unit_test(fixed_point_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
