@@ -232,7 +232,7 @@ void bench_stage(const struct bench_params *p)
 	for (size_t i = 0; i < n; i++)
 		if (suite.sel[i] && bench_def_ladder(bench_def_at(i)) != BENCH_LADDER_NONE)
 			suite.measured--;
-	suite.measured += (unsigned)points;
+	suite.measured += (unsigned)(points + user);
 	suite_setup_clock();
 	suite_setup_record(arena_notes);
 	suite_metrics_setup();

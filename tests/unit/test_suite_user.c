@@ -71,6 +71,10 @@ static void user_kernels_measured_after_builtins_controls_first(void **state)
 
 	/* Built-ins first (the references), then the control inc_a before inc_b, then addhex. */
 	assert_int_equal(records_of_type(&cap, "bench", r, 8), 5);
+	/* The setup's count is every variant the stage measures, the user's included. */
+	const char *setup[1];
+	assert_int_equal(records_of_type(&cap, "bench_setup", setup, 1), 1);
+	record_has(setup[0], "\"variants\":5,");
 	record_has(r[0], "\"kernel\":\"ref\",\"variant\":\"add_chain\"");
 	record_has(r[2], "\"kernel\":\"user\",\"variant\":\"inc_a\",\"control\":null");
 	record_has(r[3], "\"kernel\":\"user\",\"variant\":\"inc_b\",\"control\":\"inc_a\"");
