@@ -69,6 +69,15 @@ struct hw_vector_state {
 };
 void hw_vector_state(struct hw_vector_state *out);
 
+/*
+ * The operating system's own word for this processor's microcode revision,
+ * for where MSR 8BH cannot be read (a process without the msr module: Linux
+ * read it at boot and shows it in /proc/cpuinfo).  False, with nothing
+ * written, where there is none: bare metal, a CPUID dump, the fake CPU.
+ * source names where it came from ("/proc/cpuinfo, processor 3").
+ */
+bool hw_os_microcode(uint32_t *rev, char *source, unsigned long source_cap);
+
 /* Serialised TSC read (lfence; rdtsc; lfence), the one place timestamps come from. */
 uint64_t hw_tsc(void);
 

@@ -21,6 +21,7 @@
 
 #include "kernel/hw.h"
 #include "lib/x86/cpuid.h"
+#include "linux/cpuinfo_linux.h"
 #include "linux/hw_linux.h"
 
 static hw_cpuid_source_fn cpuid_source;
@@ -151,6 +152,18 @@ void hw_vector_state(struct hw_vector_state *out)
 	out->known = true;
 	out->xcr0 = out->xcr0_found = ((uint64_t)hi << 32) | lo;
 	out->who = "Linux (a process cannot change XCR0)";
+}
+
+bool hw_os_microcode(uint32_t *rev, char *source, unsigned long source_cap)
+{
+	/* A dump's CPU is another machine's: this one's microcode says nothing about it. */
+	if (cpuid_source)
+		return false;
+	int cpu = hw_linux_pinned_cpu();
+	if (!cpuinfo_microcode_now(cpu, rev))
+		return false;
+	snprintf(source, source_cap, "/proc/cpuinfo, processor %d", cpu);
+	return true;
 }
 
 uint64_t hw_tsc(void)

@@ -171,3 +171,12 @@ void hw_irq_restore(uint64_t rflags)
 }
 
 uint64_t hw_rflags(void) { return kx_read_rflags(); }
+
+/* No operating system under the image: MSR 8BH is the only word on microcode. */
+bool hw_os_microcode(uint32_t *rev, char *source, unsigned long source_cap)
+{
+	(void)rev;
+	(void)source;
+	(void)source_cap;
+	return false;
+}

@@ -147,6 +147,17 @@ static void read_microcode(struct cpu_info *ci)
 	}
 	ci->microcode_valid = rc == HW_OK;
 	ci->microcode_reason = ci->microcode_valid ? NULL : why_msr(rc);
+	if (ci->microcode_valid) {
+		snprintf(ci->microcode_source, sizeof(ci->microcode_source), "MSR 0x%x", MSR_MICROCODE_REV);
+		return;
+	}
+	/* Under an operating system that read the MSR at boot (Linux: /proc/cpuinfo), its word, named. */
+	uint32_t rev;
+	if (hw_os_microcode(&rev, ci->microcode_source, sizeof(ci->microcode_source))) {
+		ci->microcode = rev;
+		ci->microcode_valid = true;
+		ci->microcode_reason = NULL;
+	}
 }
 
 static void identify_uarch(struct cpu_info *ci)
@@ -255,7 +266,7 @@ void cpu_report(const struct cpu_info *ci, struct rec *r)
 	if (ci->fallback)
 		out_text("cpu: FALLBACK (%s), not an exact identification: %s", ci->fallback_kind, ci->fallback_reason);
 	if (ci->microcode_valid)
-		out_text("cpu: microcode revision 0x%x", ci->microcode);
+		out_text("cpu: microcode revision 0x%x (%s)", ci->microcode, ci->microcode_source);
 	else
 		out_text("cpu: microcode revision unknown: %s", ci->microcode_reason);
 
@@ -271,9 +282,11 @@ void cpu_report(const struct cpu_info *ci, struct rec *r)
 	rec_hex(r, "max_ext_leaf", ci->max_ext_leaf);
 	if (ci->microcode_valid) {
 		rec_hex(r, "microcode", ci->microcode);
+		rec_str(r, "microcode_source", ci->microcode_source);
 		rec_null(r, "microcode_reason");
 	} else {
 		rec_null(r, "microcode");
+		rec_null(r, "microcode_source");
 		rec_str(r, "microcode_reason", ci->microcode_reason);
 	}
 	rec_bool(r, "hypervisor", ci->hypervisor);

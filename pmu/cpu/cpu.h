@@ -49,6 +49,7 @@ struct cpu_info {
 	bool microcode_valid;
 	uint32_t microcode;
 	const char *microcode_reason;	/* why it is unknown, when !microcode_valid */
+	char microcode_source[48];	/* where the revision was read: "MSR 0x8B", "/proc/cpuinfo, processor 3" */
 
 	/* Hybrid parts (Intel): the core type of the CPU this runs on selects the microarchitecture. */
 	bool hybrid;			/* CPUID.07H.0:EDX[15] */

@@ -194,6 +194,24 @@ def test_this_machine(ctx):
     assert f"cpu: {cpu['vendor_string']} family {cpu['family']} model {cpu['model']}" in out, out
 
 
+def test_microcode_said_one_way(ctx):
+    """identify and run read the microcode the same way, and each names where it read it."""
+    cpu, _, out = identify(ctx, "--cpu", "0")
+    p = ctx.run_host("run", "bench=none", "audit=off", "cpus=0")
+    runs, _ = pmucap.parse(p.stdout)
+    assert runs, (p.returncode, p.stderr[-2000:])
+    run_cpu = pmucap.first_record(runs[-1], "cpu")
+    assert run_cpu is not None, p.stdout[-2000:]
+    for key in ("microcode", "microcode_source", "microcode_reason"):
+        assert run_cpu.get(key) == cpu.get(key), (key, run_cpu.get(key), cpu.get(key))
+    if cpu["microcode"] is None:
+        assert cpu["microcode_source"] is None and cpu["microcode_reason"], cpu
+        return
+    assert cpu["microcode_source"] == "MSR 0x8b" or cpu["microcode_source"].startswith("/proc/cpuinfo"), cpu
+    line = f"cpu: microcode revision {cpu['microcode']} ({cpu['microcode_source']})"
+    assert line in out and line in p.stdout, (line, [l for l in p.stdout.splitlines() if "microcode" in l])
+
+
 def check_dump(ctx, name):
     path = real(name)
     vendor, family, model, stepping = README_TABLE[name]
@@ -206,6 +224,7 @@ def check_dump(ctx, name):
     assert cpu["source"].startswith(f"cpuid dump {path}, block 0"), cpu
     # A dump carries no MSRs: the microcode revision is unknown, and says why.
     assert cpu["microcode"] is None and "no MSR access" in cpu["microcode_reason"], cpu
+    assert cpu["microcode_source"] is None, cpu
 
 
 def _dump_case(name):

@@ -9,7 +9,8 @@
  * "pmu" stage, so the records (begin, cpu, cache, pmu, end) are the image's.  With a dump, CPUID is answered
  * from the file (hw_linux_set_cpuid_source) and MSRs read as absent.  On this
  * machine without MSR access (no root or no msr module) the microcode
- * revision is taken from /proc/cpuinfo, and a text line says so.  A dump
+ * revision is /proc/cpuinfo's (kernel/hw.h hw_os_microcode), named as its
+ * source, as in `pmuboot-host run`.  A dump
  * with several CPU blocks read without --cpu also gets a `topology` record:
  * every block probed as its own processor, each distinct core type with its
  * uarch and event set (a hybrid part's P- and E-cores).
@@ -26,7 +27,6 @@
 #include "linux/hw_linux.h"
 #include "run/config.h"
 #include "lib/record.h"
-#include "tools/host/host_cpuinfo.h"
 #include "tools/host/host_dump.h"
 #include "lib/out.h"
 #include "pmu/cpu/cpu.h"
@@ -49,7 +49,7 @@ static int usage(FILE *f)
 		   "  -h, --help          this text\n"
 		   "\n"
 		   "The microcode revision is MSR 0x8B (/dev/cpu/N/msr: root and the msr module), else the\n"
-		   "\"microcode\" line of /proc/cpuinfo.\n"
+		   "\"microcode\" line of /proc/cpuinfo; the cpu record's microcode_source says which.\n"
 		   "Exit status: 0 identified, 1 an error (unreadable dump, error record), 2 bad arguments.\n");
 	return f == stdout ? 0 : 2;
 }
@@ -80,18 +80,6 @@ static void dump_topology(struct host_dump *src, const char *path)
 	src->cpu = keep;
 	topo_classify(&t);
 	topo_report(&t, &r, NULL, NULL, 0);
-}
-
-/* MSR 0x8B was not readable here: Linux read it at boot and shows it in /proc/cpuinfo. */
-static int microcode_from_cpuinfo(struct cpu_info *ci)
-{
-	uint32_t rev;
-	int cpu = hw_linux_pinned_cpu();
-	if (ci->microcode_valid || !host_cpuinfo_microcode_now(cpu, &rev))
-		return -1;
-	ci->microcode = rev;
-	ci->microcode_valid = true;
-	return cpu;
 }
 
 int cmd_identify(int argc, char **argv)
@@ -139,17 +127,12 @@ int cmd_identify(int argc, char **argv)
 	config_defaults(&cfg);
 	host_stream_begin("identify");
 	env.cfg = &cfg;
-	/* The "identify" stage, with the /proc/cpuinfo microcode between identifying and reporting. */
 	cpu_identify(&env.cpu);
-	int from_cpuinfo = dump ? -1 : microcode_from_cpuinfo(&env.cpu);
 	cpu_report(&env.cpu, &rec);
 	static struct cache_info cache;
 	cache_identify(&env.cpu, &cache);
 	/* The processor: the dump's block, else the CPU this was pinned to (unknown when not pinned). */
 	cache_report(&cache, &rec, true, dump ? (int64_t)src.cpu : hw_linux_pinned_cpu());
-	if (from_cpuinfo >= 0)
-		out_text("cpu: (microcode revision from /proc/cpuinfo, processor %d: MSR 0x8B is not readable here)",
-			 from_cpuinfo);
 	run_stage(&env, "pmu");
 	if (dump && cpu < 0 && src.d.ncpus > 1)
 		dump_topology(&src, dump);
