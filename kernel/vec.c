@@ -5,7 +5,9 @@
  * tests run it against the fake CPU, whose XSETBV refuses what the SDM says
  * the processor refuses.  The sequence [SDM Vol. 1 §13.3, Vol. 3A §2.6]:
  * CPUID.01H:ECX.XSAVE, else nothing (setting CR4.OSXSAVE there is #GP);
- * CR4.OSXSAVE on; XCR0 read (valid only now); XCR0 written and read back.
+ * CR4.OSXSAVE on, except where QEMU's TCG would never finish the write
+ * (vec_osxsave_write_hangs: -cpu Opteron_G4/G5 hung there before any
+ * output); XCR0 read (valid only now); XCR0 written and read back.
  * Restore: XCR0 first (XSETBV needs CR4.OSXSAVE), then CR4.
  */
 #include "kernel/vec.h"
@@ -25,6 +27,18 @@ uint64_t vec_xcr0_wanted(uint64_t supported, uint64_t found, uint32_t cpuid1_ecx
 	if ((cpuid7_ebx & CPUID7_EBX_AVX512F) && (supported & XCR0_AVX512) == XCR0_AVX512 && (want & XCR0_AVX))
 		want |= XCR0_AVX512;
 	return want;
+}
+
+bool vec_osxsave_write_hangs(uint32_t max_leaf, uint32_t l1_ecx)
+{
+	struct cpuid_regs hv, ext;
+	if (!(l1_ecx & CPUID1_ECX_HYPERVISOR) || !(l1_ecx & CPUID1_ECX_XSAVE) || max_leaf < CPUID_LEAF_XSAVE)
+		return false;
+	hw_cpuid(CPUID_LEAF_HYPERVISOR, 0, &hv);
+	if (hv.ebx != CPUID_HV_TCG_EBX || hv.ecx != CPUID_HV_TCG_ECX || hv.edx != CPUID_HV_TCG_EDX)
+		return false;
+	hw_cpuid(CPUID_LEAF_XSAVE, CPUID_XSAVE_SUBLEAF_EXT, &ext);
+	return ext.eax == 0;
 }
 
 void vec_enable(struct vec_state *s)
@@ -47,6 +61,11 @@ void vec_enable(struct vec_state *s)
 	s->xcr0_supported = ((uint64_t)ld.edx << 32) | ld.eax;
 	s->cr4_found = hw_read_cr4();
 	if (!(s->cr4_found & CR4_OSXSAVE)) {
+		if (vec_osxsave_write_hangs(l0.eax, l1.ecx)) {
+			s->why = "QEMU TCG takes CR4.OSXSAVE for reserved without CPUID.(0DH,1):EAX "
+				 "(XSAVEOPT..XSAVES), and setting it never completes: left clear, SSE only";
+			return;
+		}
 		if (hw_write_cr4(s->cr4_found | CR4_OSXSAVE) != HW_OK) {
 			s->why = "setting CR4.OSXSAVE faulted";
 			return;

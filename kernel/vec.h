@@ -41,6 +41,21 @@
 #define XCR0_AVX512		(XCR0_OPMASK | XCR0_ZMM_HI256 | XCR0_HI16_ZMM)
 /* CR4.OSXSAVE [SDM3 §2.5]. */
 #define CR4_OSXSAVE		(1ull << 18)
+/*
+ * CPUID.(EAX=0DH,ECX=1):EAX, the XSAVE extensions: XSAVEOPT (bit 0), XSAVEC
+ * (1), XGETBV with ECX=1 (2), XSAVES (3) [SDM2 CPUID leaf 0DH sub-leaf 1;
+ * APM3 E.3.8 CPUID Fn0000_000D_EAX_x1].  0 on Bulldozer and Piledriver
+ * (family 15h models 00h-1Fh, ../shared/cpuid-dumps Zambezi, Vishera);
+ * Steamroller (30h, Kaveri) has XSAVEOPT.
+ */
+#define CPUID_XSAVE_SUBLEAF_EXT	1u
+/*
+ * QEMU's TCG names itself in leaf 4000_0000h EBX:ECX:EDX "TCGTCGTCGTCG"
+ * (see lib/x86/cpuid.h [HV]; pmu/cpu/cpu.c's hypervisor table).
+ */
+#define CPUID_HV_TCG_EBX	0x54474354u	/* "TCGT" */
+#define CPUID_HV_TCG_ECX	0x43544743u	/* "CGTC" */
+#define CPUID_HV_TCG_EDX	0x47435447u	/* "GTCG" */
 
 /* Vector extensions the code may execute (bits of vec_extensions()). */
 enum vec_ext {
@@ -110,11 +125,25 @@ struct vec_state {
 
 /*
  * On this processor: CR4.OSXSAVE set where the CPU has XSAVE, XCR0 set to
- * vec_xcr0_wanted and read back.  Nothing is changed where XSAVE is absent
- * (s->why says so).  A write the processor refuses leaves what it had and
- * says so in why.
+ * vec_xcr0_wanted and read back.  Nothing is changed where XSAVE is absent,
+ * nor under QEMU's TCG where setting CR4.OSXSAVE would never complete
+ * (vec_osxsave_write_hangs; s->why says which).  A write the processor
+ * refuses leaves what it had and says so in why.
  */
 void vec_enable(struct vec_state *s);
+/*
+ * Whether MOV to CR4 with OSXSAVE set would never complete here: QEMU's TCG
+ * (hypervisor bit and signature "TCGTCGTCGTCG") with XSAVE but
+ * CPUID.(0DH,1):EAX = 0, as -cpu Opteron_G4 and Opteron_G5 are.  QEMU (6.1
+ * and later, target/i386 cr4_reserved_bits) takes CR4.OSXSAVE for reserved
+ * unless that word is non-zero, where the SDM and APM make it depend on
+ * CPUID.01H:ECX.XSAVE alone, and answers a reserved CR4 bit outside any
+ * guest with an SVM #VMEXIT (SVM_EXIT_ERR) instead of #GP: no fault arrives
+ * for hw_write_cr4 to absorb, and QEMU 7.2 retries the MOV for ever (RIP
+ * stays on it, CR4 unchanged, interrupts never taken).  Real family 15h
+ * processors and KVM take the bit.  l1_ecx: CPUID.01H:ECX; max_leaf: CPUID.00H:EAX.
+ */
+bool vec_osxsave_write_hangs(uint32_t max_leaf, uint32_t l1_ecx);
 /* XCR0, then CR4, back as found (XCR0 first: XSETBV needs CR4.OSXSAVE). Safe to call twice. */
 void vec_restore(struct vec_state *s);
 /* The state vec_enable set last and has not been restored (NULL: none). */

@@ -1,7 +1,8 @@
 /*
  * kernel/vec.c against the fake CPU: which XCR0 the run sets (CPUID.0DH's
  * supported mask, AVX, AVX-512F), CR4.OSXSAVE set only where XSAVE exists,
- * nothing touched without it, a refused XSETBV, and the restore (XCR0 back
+ * nothing touched without it nor where QEMU's TCG would hang on the CR4 write
+ * (-cpu Opteron_G4/G5, issue 30), a refused XSETBV, and the restore (XCR0 back
  * before CR4, both as found).  The fake's XSETBV refuses what the SDM says a
  * processor refuses, so a wrong value fails these tests.
  */
@@ -186,6 +187,82 @@ static void an_ap_pass_nests_in_the_run(void **state)
 	assert_null(vec_current());
 }
 
+/*
+ * CPUID as QEMU 7.2's TCG reports -cpu Opteron_G4 (read from the hung guest's stack): leaf 1 ECX with
+ * XSAVE, AVX and the hypervisor bit, leaf 0DH.0 x87|SSE|AVX, leaf 0DH.1 EAX 0 (no XSAVEOPT), and the
+ * hypervisor leaf's signature hv (EBX, ECX, EDX).
+ */
+#define OPTERON_G4_ECX1 0x96982203u
+#define SUPPORTED_BULLDOZER 0x4000000000000007ull	/* Zambezi's leaf 0DH.0: x87|SSE|AVX and LWP (bit 62) */
+static void family15h(uint32_t ecx1, uint64_t supported, uint32_t xsave_ext, uint32_t hv_ebx, uint32_t hv_ecx,
+		      uint32_t hv_edx)
+{
+	cpu(ecx1, 0, supported);
+	fake_cpuid_set(CPUID_LEAF_XSAVE, CPUID_XSAVE_SUBLEAF_EXT, xsave_ext, 0, 0, 0);
+	fake_cpuid_set(CPUID_LEAF_HYPERVISOR, 0, CPUID_LEAF_HYPERVISOR, hv_ebx, hv_ecx, hv_edx);
+}
+#define TCG_SIG CPUID_HV_TCG_EBX, CPUID_HV_TCG_ECX, CPUID_HV_TCG_EDX
+#define KVM_SIG 0x4b4d564bu, 0x564b4d56u, 0x0000004du	/* "KVMKVMKVM\0\0\0" */
+
+static void tcg_without_xsave_ext_leaves_osxsave_clear(void **state)
+{
+	(void)state;
+	struct vec_state s;
+	/* QEMU's TCG would spin on the MOV to CR4 for ever (issue 30): it must not be attempted. */
+	family15h(OPTERON_G4_ECX1, 0x7, 0, TCG_SIG);
+	assert_true(vec_osxsave_write_hangs(CPUID_LEAF_XSAVE, OPTERON_G4_ECX1));
+	vec_enable(&s);
+	assert_int_equal(count_events(FAKE_EV_CR4_W), 0);
+	assert_int_equal(fake_cr4(), CR4_FIRMWARE);
+	assert_false(s.set_osxsave || s.wrote_xcr0 || s.xcr0_read);
+	assert_non_null(s.why);
+	assert_non_null(strstr(s.why, "QEMU TCG"));
+	assert_non_null(strstr(s.why, "SSE only"));
+	assert_int_equal(vec_extensions(), 0);
+	vec_restore(&s);
+	assert_int_equal(fake_event_count(), 0);
+	assert_int_equal(fake_cr4(), CR4_FIRMWARE);
+
+	/* Already set by someone else: no write is needed, and the run goes on to XCR0. */
+	family15h(OPTERON_G4_ECX1, 0x7, 0, TCG_SIG);
+	fake_cr4_set(CR4_FIRMWARE | CR4_OSXSAVE);
+	vec_enable(&s);
+	assert_null(s.why);
+	assert_int_equal(count_events(FAKE_EV_CR4_W), 0);
+	assert_int_equal(fake_xcr0(), 0x7);
+	vec_restore(&s);
+}
+
+static void family15h_elsewhere_gets_avx_state(void **state)
+{
+	(void)state;
+	struct vec_state s;
+	/* A real Bulldozer (no hypervisor; leaf 0DH.1 EAX 0, LWP supported): OSXSAVE set, AVX on, LWP not added. */
+	family15h(OPTERON_G4_ECX1 & ~CPUID1_ECX_HYPERVISOR, SUPPORTED_BULLDOZER, 0, 0, 0, 0);
+	assert_false(vec_osxsave_write_hangs(CPUID_LEAF_XSAVE, OPTERON_G4_ECX1 & ~CPUID1_ECX_HYPERVISOR));
+	vec_enable(&s);
+	assert_null(s.why);
+	assert_true(s.set_osxsave);
+	assert_int_equal(fake_xcr0(), 0x7);
+	vec_restore(&s);
+	assert_int_equal(fake_cr4(), CR4_FIRMWARE);
+	/* The same CPU under KVM, which takes the bit by CPUID.01H:ECX.XSAVE. */
+	family15h(OPTERON_G4_ECX1, 0x7, 0, KVM_SIG);
+	vec_enable(&s);
+	assert_null(s.why);
+	assert_true(s.set_osxsave);
+	vec_restore(&s);
+	/* TCG with XSAVEOPT (-cpu Opteron_G4,+xsaveopt, EPYC, the Intel models): QEMU takes the bit. */
+	family15h(OPTERON_G4_ECX1, 0x7, 1, TCG_SIG);
+	vec_enable(&s);
+	assert_null(s.why);
+	assert_true(s.set_osxsave);
+	assert_int_equal(fake_xcr0(), 0x7);
+	vec_restore(&s);
+	/* No XSAVE at all: the XSAVE rule decides, not this one. */
+	assert_false(vec_osxsave_write_hangs(CPUID_LEAF_XSAVE, CPUID1_ECX_HYPERVISOR));
+}
+
 static void extensions_need_state_and_cpuid(void **state)
 {
 	(void)state;
@@ -212,6 +289,8 @@ int main(void)
 		cmocka_unit_test(no_xsave_touches_nothing),
 		cmocka_unit_test(a_refused_xsetbv_leaves_xcr0_as_found),
 		cmocka_unit_test(an_ap_pass_nests_in_the_run),
+		cmocka_unit_test(tcg_without_xsave_ext_leaves_osxsave_clear),
+		cmocka_unit_test(family15h_elsewhere_gets_avx_state),
 		cmocka_unit_test(extensions_need_state_and_cpuid),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
