@@ -40,6 +40,8 @@ LEAVES = [
     (0x00000007, 0),     # cpu.c: CPUID.07H:EDX[15] hybrid
     (0x00000007, 1),     # pmu_caps.c: CPUID.(07H,01H):EAX[8] architectural PerfMon extension (leaf 23H)
     (0x0000000A, 0),     # cpu.c, pmu_caps.c: architectural PMU
+    (0x00000015, 0),     # pmu/count/pmu_model_host.c: TSC/crystal ratio and crystal (the reference clocks)
+    (0x00000016, 0),     # pmu_model_host.c: base and bus frequency
     (0x0000000B, 0),     # pmu/cpu/topo.c: x2APIC ID and the SMT level of the extended topology
     (0x0000000B, 1),     # topo.c: the core level
     (0x0000001A, 0),     # cpu.c: hybrid core type and native model

@@ -5,10 +5,11 @@
  * (audit_model_host.c).
  *
  * The model is taught what one trip of the loop retires by a rate function
- * written here from the loop's own instructions and the vendors' event
- * names, independently of the audit's table of known-answer events
- * (audit_events.c): a wrong row there shows as a failed check against the
- * model, not as agreement with itself.
+ * written here from the loop's own instructions and what each event counts
+ * by its vendor's description (pmu/count/pmu_oracle.h, generated from
+ * ../shared/vendor-events), independently of the audit's table of
+ * known-answer events (audit_events.c): a wrong row there shows as a failed
+ * check against the model, not as agreement with itself.
  */
 #ifndef PMUBOOT_PMU_AUDIT_AUDIT_MODEL_H
 #define PMUBOOT_PMU_AUDIT_AUDIT_MODEL_H

@@ -1,6 +1,7 @@
 /* pmu/audit/audit_model_host.c - the known-answer loop on the PMU model; see audit_model.h. */
 #include "pmu/audit/audit_model.h"
 #include "events/events.h"
+#include "pmu/count/pmu_oracle.h"
 
 /*
  * What the loop's trip is made of (pmu/audit/audit_loop.asm): jmp, andps,
@@ -20,82 +21,55 @@
 #define TRIP_FRONTEND 1u
 #define TRIP_BACKEND 3u
 
-/* By the vendors' names for the event (perfmon, libpfm4): what a trip adds. */
-static const struct {
-	const char *name;
-	uint32_t per_trip;
-} by_name[] = {
-	{ "INST_RETIRED.ANY_P", TRIP_INSTRUCTIONS },
-	{ "INST_RETIRED.PREC_DIST", TRIP_INSTRUCTIONS },
-	{ "INSTRUCTIONS_RETIRED", TRIP_INSTRUCTIONS },
-	{ "INST_RETIRED", TRIP_INSTRUCTIONS },
-	{ "RETIRED_INSTRUCTIONS", TRIP_INSTRUCTIONS },
-	{ "BR_INST_RETIRED.ALL_BRANCHES", TRIP_BRANCHES },
-	{ "BR_INST_RETIRED.ANY", TRIP_BRANCHES },
-	{ "BRANCH_INSTRUCTIONS_RETIRED", TRIP_BRANCHES },
-	{ "BR_INST_RETIRED", TRIP_BRANCHES },
-	{ "RETIRED_BRANCH_INSTRUCTIONS", TRIP_BRANCHES },
-	{ "BR_INST_RETIRED.NEAR_TAKEN", TRIP_TAKEN },
-	{ "RETIRED_TAKEN_BRANCH_INSTRUCTIONS", TRIP_TAKEN },
-	{ "BR_INST_RETIRED.COND", TRIP_CONDITIONAL },
-	{ "BR_INST_RETIRED.CONDITIONAL", TRIP_CONDITIONAL },
-	{ "BR_INST_RETIRED.JCC", TRIP_CONDITIONAL },
-	{ "RETIRED_CONDITIONAL_BRANCH_INSTRUCTIONS", TRIP_CONDITIONAL },
-	{ "RETIRED_MMX_FP_INSTRUCTIONS.SSE_INSTR", TRIP_SSE },
-	{ "RETIRED_MMX_FP_INSTRUCTIONS.SSE", TRIP_SSE },
-	{ "RETIRED_MMX_FP_INSTRUCTIONS.ALL", TRIP_SSE },
-	{ "RETIRED_MMX_AND_FP_INSTRUCTIONS.PACKED_SSE_AND_SSE2", TRIP_SSE },
-	{ "RETIRED_MMX_AND_FP_INSTRUCTIONS.SSE_AND_SSE2", TRIP_SSE },
-	{ "RETIRED_MMX_AND_FP_INSTRUCTIONS.SSE", TRIP_SSE },
-	{ "RETIRED_MMX_AND_FP_INSTRUCTIONS.ALL", TRIP_SSE },
-	{ "RETIRED_FLOATING_POINT_INSTRUCTIONS.SSE", TRIP_SSE },
-	{ "RETIRED_FLOATING_POINT_INSTRUCTIONS.ALL", TRIP_SSE },
-	{ "TOPDOWN.SLOTS_P", TRIP_SLOTS },
+/* What a trip adds to an event that counts each kind the vendors' descriptions name (pmu_oracle.h):
+ * the jnz is a taken backward conditional branch, the jmp a taken unconditional one; nothing is
+ * mispredicted, nothing waits on memory, nothing is a multi-uop instruction. */
+static const uint32_t per_trip[PO_COUNTS_N] = {
+	[PO_INSTRUCTIONS] = TRIP_INSTRUCTIONS,
+	[PO_BRANCHES] = TRIP_BRANCHES,
+	[PO_TAKEN_BRANCHES] = TRIP_TAKEN,
+	[PO_COND_BRANCHES] = TRIP_CONDITIONAL,
+	[PO_COND_TAKEN] = TRIP_CONDITIONAL,
+	[PO_COND_TAKEN_BWD] = TRIP_CONDITIONAL,
+	[PO_SSE] = TRIP_SSE,
+	[PO_MMX_FP_ALL] = TRIP_SSE,
+	[PO_CORE_CLOCKS] = AUDIT_MODEL_CYCLES_PER_TRIP,
+	[PO_SLOTS] = TRIP_SLOTS,
+	[PO_TD_RETIRING] = TRIP_RETIRING,
+	[PO_TD_FE_BOUND] = TRIP_FRONTEND,
+	[PO_TD_BE_BOUND] = TRIP_BACKEND,
 };
 
-/* Intel's architectural encodings (SDM Vol. 3B Table 20-1) and fixed-counter pseudo-encodings
- * (event 00H, unit mask = counter + 1), which hold on every Intel core whatever its table says. */
+/*
+ * The fallback event sets (intel_arch, amd_legacy) have no vendor file, so no oracle rows: their
+ * events are the SDM's architectural encodings (Vol. 3B Table 20-1) and the events AMD's BKDG 26094
+ * gives every family since K8 (PMCx0C0 retired instructions, PMCx0C2 retired branches).
+ */
 static const struct {
-	uint8_t event, umask;
-	uint32_t per_trip;
-} intel_enc[] = {
-	{ 0x3C, 0x00, AUDIT_MODEL_CYCLES_PER_TRIP },	/* unhalted core cycles: the model's clock */
-	{ 0xC0, 0x00, TRIP_INSTRUCTIONS },
-	{ 0xC4, 0x00, TRIP_BRANCHES },
-	{ 0xA4, 0x01, TRIP_SLOTS },			/* topdown slots */
-	{ 0xC2, 0x02, TRIP_RETIRING },
-	{ 0x73, 0x00, 0 },				/* bad speculation */
-	{ 0x9C, 0x01, TRIP_FRONTEND },
-	{ 0xA4, 0x02, TRIP_BACKEND },
-	{ 0x00, 0x01, TRIP_INSTRUCTIONS },		/* fixed counter 0 */
-	{ 0x00, 0x04, TRIP_SLOTS },			/* fixed counter 3 */
-	{ 0x00, 0x05, 0 },				/* fixed counter 4: bad speculation */
-	{ 0x00, 0x06, TRIP_FRONTEND },			/* fixed counter 5 */
-	{ 0x00, 0x07, TRIP_RETIRING },			/* fixed counter 6 */
+	bool amd;
+	uint16_t event;
+	uint8_t umask;
+	uint8_t counts;
+} fallback[] = {
+	{ false, 0x3C, 0x00, PO_CORE_CLOCKS }, { false, 0xC0, 0x00, PO_INSTRUCTIONS }, { false, 0xC4, 0x00, PO_BRANCHES },
+	{ false, 0x00, 0x01, PO_INSTRUCTIONS }, { false, 0x00, 0x02, PO_CORE_CLOCKS },
+	{ true, 0x76, 0x00, PO_CORE_CLOCKS }, { true, 0xC0, 0x00, PO_INSTRUCTIONS }, { true, 0xC2, 0x00, PO_BRANCHES },
 };
-
-/* The clocks of the other vendors' cores: AMD PMCx076, P6 79H. */
-#define AMD_CYCLES 0x76
-#define P6_CYCLES 0x79
 
 static uint64_t loop_rate(void *ctx, uint16_t event, uint8_t umask)
 {
 	const struct audit_model_runner *mr = ctx;
-	if (mr->amd ? event == AMD_CYCLES : event == P6_CYCLES)
-		return AUDIT_MODEL_CYCLES_PER_TRIP;
-	for (size_t i = 0; !mr->amd && i < ARRAY_SIZE(intel_enc); i++)
-		if (intel_enc[i].event == event && intel_enc[i].umask == umask)
-			return intel_enc[i].per_trip;
-	struct events_iter it;
-	struct event_def def, *d = &def;
-	for (events_iter_start(&it, mr->es); events_next(&it, &def);) {
-		if (d->event != event || d->umask != umask || d->cmask || d->inv || d->edge || d->fixed_only)
-			continue;
-		for (size_t k = 0; k < ARRAY_SIZE(by_name); k++)
-			if (!strcmp(by_name[k].name, d->name))
-				return by_name[k].per_trip;
+	/* Intel's fixed counters come as event 00H, unit mask counter + 1 (AMD has none). */
+	int fixed = !mr->amd && event == 0 && umask ? umask - 1 : -1;
+	const char *set = mr->es ? mr->es->key : NULL;
+	if (pmu_oracle_has_set(set)) {
+		const struct pmu_oracle_row *o = pmu_oracle_find(set, fixed, event, umask, 0, false);
+		return o ? per_trip[o->counts] : 0;	/* the loop does nothing else */
 	}
-	return 0;	/* the loop does nothing else */
+	for (size_t i = 0; i < ARRAY_SIZE(fallback); i++)
+		if (fallback[i].amd == mr->amd && fallback[i].event == event && fallback[i].umask == umask)
+			return per_trip[fallback[i].counts];
+	return 0;
 }
 
 static uint64_t run_model(void *ctx, uint64_t trips, const struct count_toggle *start, const struct count_toggle *stop)

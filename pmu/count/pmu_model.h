@@ -18,6 +18,9 @@
  *     full-width writes, read-only status registers);
  *   - counter writes through the legacy Intel/P6 address keeping bits 31:0
  *     sign-extended;
+ *   - what each event counts: the vendors' own descriptions, classified into
+ *     pmu/count/pmu_oracle.h's table (instructions, branches, core clocks,
+ *     reference clocks at their stated rate, slots, SMIs), not the audit's;
  *   - counting: a counter advances while enabled (own EN or fixed field,
  *     global control where present, PerfEvtSel0.EN on P6, USR/OS set),
  *     wraps at its width and sets its overflow status bit;
@@ -83,18 +86,19 @@ struct pmu_model_cfg {
 	bool amd;			/* vendor AMD/Hygon: which event codes mean cycles and SMIs */
 	bool aperf_mperf;		/* IA32_MPERF/IA32_APERF (CPUID.06H:ECX[0]) */
 	bool smi_count;			/* MSR_SMI_COUNT (Intel, Nehalem and later) */
-	bool therm;			/* IA32_THERM_STATUS (CPUID.06H:EAX[0]) */
+	bool therm;			/* IA32_THERM_STATUS (CPUID.01H:EDX[22], ACPI) */
 	bool perf_metrics;		/* IA32_PERF_METRICS (PERF_CAPABILITIES bit 15) */
 	uint32_t core_per_tsc_milli;	/* core clocks per TSC tick, thousandths; 0: no machine modelled, the
 					 * clocks' events count at the workload's rate like any other */
-	/* What Intel's general-counter event 3CH/01H counts per TSC tick, in millionths: it is not
-	 * REF_TSC everywhere (REF_P at 133 MHz on Nehalem, REF_XCLK at 100 MHz or the crystal clock
-	 * later, bus clocks on Core 2; the SDM calls its rate implementation-specific).  0: at the
-	 * TSC's rate, as fixed counter 2 counts. */
-	uint32_t ref_event_per_tsc_micro;
+	/* The clocks the reference events count (pmu_model_cfg_machine, from CPUID 15H/16H and the brand
+	 * string): what each event counts comes from the vendors' descriptions (pmu/count/pmu_oracle.h),
+	 * so 3CH/01H is REF_TSC on one core, REF_XCLK at the crystal clock or 100 MHz on another, REF_P at
+	 * 133 MHz or bus cycles on older ones.  tsc_hz 0: every reference event at the TSC's rate. */
+	uint64_t tsc_hz, crystal_hz, bus_hz;
 };
 
-/* Events a counter sees per unit of pmu_model_run(): the fake CPU's "workload". */
+/* Events a counter sees per unit of pmu_model_run(): the fake CPU's "workload".  The clocks (core,
+ * reference, bus) and SMIs are the machine's and never asked for where the oracle knows the event. */
 typedef uint64_t (*pmu_model_rate_fn)(void *ctx, uint16_t event, uint8_t umask);
 
 struct pmu_model {

@@ -5,6 +5,8 @@
 #include "kernel/hw.h"
 #include "pmu/cpu/uarch.h"
 #include "lib/x86/cpuid.h"
+#include "kernel/tsc_math.h"
+#include "pmu/count/pmu_oracle.h"
 
 /* The architectural ranges the model answers for (SDM Vol. 4 Table 2-2: IA32_PMC0-7,
  * IA32_PERFEVTSEL0-7, IA32_A_PMC0-7; the fixed counters from 0x309). */
@@ -20,8 +22,22 @@
 /* MSR_SMI_COUNT arrives with Nehalem and Silvermont (SDM Vol. 4 Tables 2-15, 2-6), the parts whose
  * architectural PMU is version 3: the model gives it to Intel PMUs from that version on. */
 #define MODEL_SMI_COUNT_MIN_VERSION 3
-/* CPUID.06H:EAX[0] digital thermal sensor: IA32_THERM_STATUS exists (SDM Vol. 3B §15.8.5.2). */
-#define MODEL_CPUID6_EAX_DTS (1u << 0)
+/* IA32_THERM_STATUS (19CH) exists where CPUID.01H:EDX[22] (ACPI: thermal monitor and software clock
+ * control) is set (SDM Vol. 4 Table 2-2), with or without leaf 06H's digital sensor: Pentium M has it. */
+#define MODEL_CPUID1_EDX_ACPI (1u << 22)
+/* The clocks CPUID does not give (SDM Vol. 3B §20.7.3; leaf 16H, Vol. 2A): a crystal of 100 MHz where
+ * leaf 15H names none (the base clock Sandy Bridge on clock from); the base clock 133 MHz of Nehalem and
+ * Westmere (perfmon CPU_CLK_UNHALTED.REF_P); a front-side bus clock of 200 MHz (an 800 MT/s bus) for
+ * Core Duo, Core 2 and Bonnell, whose bus ratio no CPUID leaf holds; a TSC of 2 GHz where neither the
+ * leaves nor the brand string say.  Each is only a figure the model needs, and none is the TSC's. */
+#define MODEL_CRYSTAL_DEFAULT_HZ 100000000ull
+#define MODEL_BASE_133_HZ 133333333ull
+#define MODEL_BASE_100_HZ 100000000ull
+#define MODEL_BUS_DEFAULT_HZ 200000000ull
+#define MODEL_TSC_DEFAULT_HZ 2000000000ull
+#define MODEL_CPUID_LEAF_TSC 0x15u		/* SDM Vol. 2A CPUID leaf 15H: TSC/crystal ratio, crystal Hz */
+#define MODEL_CPUID_LEAF_FREQ 0x16u		/* leaf 16H: EAX base MHz, EDX bus (reference) MHz */
+#define MODEL_HZ_PER_MHZ 1000000ull
 /* The R/WC0 log bits of IA32_THERM_STATUS: 1, 3, 5, 7, 9, 11, 13, 15 (SDM Vol. 4 Table 2-2). */
 #define MODEL_THERM_LOG_BITS 0xAAAAull
 /* The events whose counts the model takes from its own clocks and SMIs rather than the workload's
@@ -36,7 +52,6 @@
 #define MODEL_FIXED_REF_UMASK 3		/* fixed counter 2's 00H/03H */
 #define MODEL_FIXED_SLOTS_UMASK 4	/* fixed counter 3's 00H/04H (TOPDOWN.SLOTS) */
 #define MILLI 1000u
-#define MICRO 1000000u
 #define PERCENT 100u
 /* The top-down events whose share of the slots each PERF_METRICS byte holds, in byte order (SDM
  * "Performance Metrics"): level 1 from the architectural top-down events (CPUID.0AH:EBX bits 11, 9, 10, 8):
@@ -106,16 +121,61 @@ void pmu_model_cfg_from_caps(struct pmu_model_cfg *cfg, const struct cpu_info *c
 	cfg->events = ci && ci->event_set ? events_set_find(ci->event_set) : NULL;
 }
 
+/* "... @ 2.20GHz" at the end of a brand string: the nominal frequency, 0 when it says none. */
+static uint64_t brand_hz(const char *brand)
+{
+	const char *at = brand ? strchr(brand, '@') : NULL;
+	uint64_t whole = 0, frac = 0, scale = 1;
+	if (!at)
+		return 0;
+	const char *p = at + 1;
+	while (*p == ' ')
+		p++;
+	for (; lc_isdigit((unsigned char)*p); p++)
+		whole = whole * 10 + (uint64_t)(*p - '0');
+	if (*p == '.')
+		for (p++; lc_isdigit((unsigned char)*p) && scale < 1000; p++, scale *= 10)
+			frac = frac * 10 + (uint64_t)(*p - '0');
+	uint64_t mhz = whole * 1000 + frac * 1000 / scale;
+	return !strncmp(p, "GHz", 3) ? mhz * MODEL_HZ_PER_MHZ : !strncmp(p, "MHz", 3) ? whole * MODEL_HZ_PER_MHZ : 0;
+}
+
+/* The TSC, crystal and bus clocks of the described CPU, as its CPUID leaves give them. */
+static void model_clocks(struct pmu_model_cfg *cfg, const struct cpu_info *ci)
+{
+	struct cpuid_regs r15 = { 0, 0, 0, 0 }, r16 = { 0, 0, 0, 0 };
+	struct tsc_figure f;
+	if (!ci || ci->vendor != VENDOR_INTEL)
+		return;
+	if (ci->max_leaf >= MODEL_CPUID_LEAF_TSC)
+		hw_cpuid(MODEL_CPUID_LEAF_TSC, 0, &r15);
+	if (ci->max_leaf >= MODEL_CPUID_LEAF_FREQ)
+		hw_cpuid(MODEL_CPUID_LEAF_FREQ, 0, &r16);
+	cfg->crystal_hz = MODEL_CRYSTAL_DEFAULT_HZ;
+	if (tsc_from_cpuid15(r15.eax, r15.ebx, r15.ecx, ci->family, ci->model, r16.eax & 0xFFFF, &f)) {
+		cfg->tsc_hz = f.hz;
+		cfg->crystal_hz = f.hz * r15.eax / r15.ebx;	/* TSC = crystal * EBX / EAX */
+	} else if (r16.eax & 0xFFFF) {
+		cfg->tsc_hz = (uint64_t)(r16.eax & 0xFFFF) * MODEL_HZ_PER_MHZ;
+	} else {
+		cfg->tsc_hz = brand_hz(ci->brand);
+	}
+	if (!cfg->tsc_hz)
+		cfg->tsc_hz = MODEL_TSC_DEFAULT_HZ;
+	cfg->bus_hz = (r16.edx & 0xFFFF) ? (uint64_t)(r16.edx & 0xFFFF) * MODEL_HZ_PER_MHZ : MODEL_BUS_DEFAULT_HZ;
+}
+
 void pmu_model_cfg_machine(struct pmu_model_cfg *cfg, const struct cpu_info *ci, const struct pmu_caps *caps)
 {
-	struct cpuid_regs r6 = { 0, 0, 0, 0 };
+	struct cpuid_regs r1 = { 0, 0, 0, 0 };
 	bool intel = ci && ci->vendor == VENDOR_INTEL;
-	if (ci && ci->max_leaf >= CPUID_LEAF_POWER)
-		hw_cpuid(CPUID_LEAF_POWER, 0, &r6);
+	if (ci && ci->max_leaf >= CPUID_LEAF_SIGNATURE)
+		hw_cpuid(CPUID_LEAF_SIGNATURE, 0, &r1);
 	cfg->amd = kind_amd(caps->kind);
 	cfg->aperf_mperf = caps->aperf_mperf;
 	cfg->smi_count = intel && caps->kind == PMU_INTEL_ARCH && caps->version >= MODEL_SMI_COUNT_MIN_VERSION;
-	cfg->therm = intel && (r6.eax & MODEL_CPUID6_EAX_DTS);
+	cfg->therm = intel && (r1.edx & MODEL_CPUID1_EDX_ACPI);
+	model_clocks(cfg, ci);
 	cfg->perf_metrics = caps->perf_metrics;
 	if (!cfg->core_per_tsc_milli)
 		cfg->core_per_tsc_milli = MILLI;
@@ -546,13 +606,60 @@ struct run_clocks {
 	uint64_t units, cycles, ticks, smis;
 };
 
-static uint64_t counted(const struct pmu_model *m, const struct run_clocks *k, uint16_t event, uint8_t umask, bool fixed)
+/* ---- the oracle: what an encoding counts (pmu_oracle.h) ---- */
+
+const struct pmu_oracle_row *pmu_oracle_find(const char *set, int fixed, uint16_t event, uint8_t umask,
+					     uint8_t umask_ext, bool any)
 {
-	if (m->faults.ignore_umask && !fixed)
-		umask = 0;
-	/* Without the machine (pmu_model_cfg_machine), every event is the workload's. */
-	if (!m->cfg.core_per_tsc_milli)
-		return k->units * rate(m, event, umask);
+	for (size_t i = 0; set && i < pmu_oracle_n_rows; i++) {
+		const struct pmu_oracle_row *r = &pmu_oracle_rows[i];
+		if (r->fixed == fixed && r->event == event && r->umask == umask && r->umask_ext == umask_ext &&
+		    r->any == any && !strcmp(r->set, set))
+			return r;
+	}
+	return NULL;
+}
+
+bool pmu_oracle_has_set(const char *set)
+{
+	for (size_t i = 0; set && i < pmu_oracle_n_rows; i++)
+		if (!strcmp(pmu_oracle_rows[i].set, set))
+			return true;
+	return false;
+}
+
+
+/* Ticks of a clock of `hz` while the TSC ticked `ticks` times. */
+static uint64_t at_rate(const struct pmu_model *m, uint64_t ticks, uint64_t hz)
+{
+	return m->cfg.tsc_hz ? ticks * hz / m->cfg.tsc_hz : ticks;
+}
+
+/* By the vendors' description of the encoding; false when the table does not know it. */
+static bool counted_by_oracle(const struct pmu_model *m, const struct run_clocks *k, const struct pmu_oracle_row *o,
+			      uint16_t event, uint8_t umask, uint64_t *n)
+{
+	switch (o->counts) {
+	case PO_CORE_CLOCKS: *n = k->cycles; break;
+	case PO_REF_TSC: *n = k->ticks; break;
+	case PO_REF_CRYSTAL: *n = at_rate(m, k->ticks, m->cfg.crystal_hz); break;
+	case PO_REF_100MHZ: *n = at_rate(m, k->ticks, MODEL_BASE_100_HZ); break;
+	case PO_REF_133MHZ: *n = at_rate(m, k->ticks, MODEL_BASE_133_HZ); break;
+	case PO_BUS_CLOCKS: *n = at_rate(m, k->ticks, m->cfg.bus_hz); break;
+	case PO_SMI: *n = k->smis; break;
+	default: *n = k->units * rate(m, event, umask); break;
+	}
+	return true;
+}
+
+/*
+ * Without an oracle row (a fallback event set, an encoding its vendor does not describe): the
+ * clocks by the SDM's architectural encodings and fixed counters (Vol. 3B Tables 20-1, 20-2), AMD's
+ * PMCx076 and PMCx02B (BKDG 26094), P6's 79H; the rest is the workload's.
+ */
+static uint64_t counted_fallback(const struct pmu_model *m, const struct run_clocks *k, uint16_t event, uint8_t umask,
+				 bool fixed)
+{
 	if (fixed ? umask == MODEL_FIXED_CYCLES_UMASK
 		  : m->cfg.amd ? event == MODEL_AMD_CYCLES
 			       : (event == MODEL_INTEL_CYCLES && umask == 0) ||
@@ -560,11 +667,25 @@ static uint64_t counted(const struct pmu_model *m, const struct run_clocks *k, u
 		return k->cycles;
 	if (fixed && umask == MODEL_FIXED_REF_UMASK)
 		return k->ticks;
-	if (!fixed && !m->cfg.amd && event == MODEL_INTEL_CYCLES && umask == MODEL_INTEL_REF_UMASK)
-		return m->cfg.ref_event_per_tsc_micro ? k->ticks * m->cfg.ref_event_per_tsc_micro / MICRO : k->ticks;
 	if (!fixed && m->cfg.amd && event == MODEL_AMD_SMI)
 		return k->smis;
 	return k->units * rate(m, event, umask);
+}
+
+static uint64_t counted(const struct pmu_model *m, const struct run_clocks *k, uint16_t event, uint8_t umask, bool any,
+			bool fixed)
+{
+	if (m->faults.ignore_umask && !fixed)
+		umask = 0;
+	/* Without the machine (pmu_model_cfg_machine), every event is the workload's. */
+	if (!m->cfg.core_per_tsc_milli)
+		return k->units * rate(m, event, umask);
+	const char *set = m->cfg.events ? m->cfg.events->key : NULL;
+	const struct pmu_oracle_row *o = pmu_oracle_find(set, fixed ? umask - 1 : -1, event, umask, 0, any);
+	uint64_t n;
+	if (o && counted_by_oracle(m, k, o, event, umask, &n))
+		return n;
+	return counted_fallback(m, k, event, umask, fixed);
 }
 
 /* The run's core clock against the TSC (as many ticks as cycles without the machine), with the clock
@@ -585,11 +706,11 @@ static void run_metrics(struct pmu_model *m, const struct run_clocks *k)
 	if (!m->cfg.perf_metrics || !(m->global_ctrl & GLOBAL_CTRL_EN_PERF_METRICS) ||
 	    !pmu_model_fixed_counting(m, slots_fixed))
 		return;
-	m->td_slots += counted(m, k, PMU_MODEL_FIXED_EVENT, MODEL_FIXED_SLOTS_UMASK, true);
+	m->td_slots += counted(m, k, PMU_MODEL_FIXED_EVENT, MODEL_FIXED_SLOTS_UMASK, false, true);
 	uint64_t v = 0;
 	_Static_assert(ARRAY_SIZE(m->td_part) == PERF_METRICS_FIELDS, "one share per PERF_METRICS byte");
 	for (unsigned i = 0; i < PERF_METRICS_FIELDS; i++) {
-		m->td_part[i] += counted(m, k, topdown_fields[i].event, topdown_fields[i].umask, false);
+		m->td_part[i] += counted(m, k, topdown_fields[i].event, topdown_fields[i].umask, false, false);
 		uint64_t frac = m->td_slots ? (m->td_part[i] * PERF_METRICS_FULL + m->td_slots / 2) / m->td_slots : 0;
 		v |= (frac > PERF_METRICS_FULL ? PERF_METRICS_FULL : frac) << (i * PERF_METRICS_FIELD_BITS);
 	}
@@ -615,7 +736,8 @@ void pmu_model_run(struct pmu_model *m, uint64_t units)
 		if (pmu_model_gp_counting(m, c)) {
 			uint64_t s = m->sel[c], before = m->ctr[c];
 			uint16_t ev = (uint16_t)((s & 0xFF) | (is_amd(m) ? ((s >> AMD_CTL_EVENT_HI_SHIFT) & 0xF) << 8 : 0));
-			uint64_t n = constraint_allows(m, c, s, ev) ? counted(m, &k, ev, (uint8_t)(s >> 8), false) : 0;
+			uint64_t n = constraint_allows(m, c, s, ev) ? counted(m, &k, ev, (uint8_t)(s >> 8),
+									     !is_amd(m) && (s & EVTSEL_ANY), false) : 0;
 			if (m->faults.stuck_gp & (1u << c))
 				n = 0;
 			unsigned width = (m->faults.narrow_gp & (1u << c)) ? 32 : m->cfg.gp_width;
@@ -627,10 +749,10 @@ void pmu_model_run(struct pmu_model *m, uint64_t units)
 	for (unsigned f = 0; f < PMU_MODEL_MAX_FIXED; f++)
 		if (pmu_model_fixed_counting(m, f)) {
 			uint64_t before = m->fixed_ctr[f];
-			uint64_t n = (m->faults.fixed_off & (1u << f)) ? 0 : counted(m, &k, PMU_MODEL_FIXED_EVENT,
-										    (uint8_t)(f + 1), true);
-			advance(m, &m->fixed_ctr[f], n, m->cfg.fixed_width, 1ull << (GLOBAL_FIXED_SHIFT + f));
 			uint64_t field = m->fixed_ctrl >> (f * FIXED_CTRL_FIELD_BITS);
+			uint64_t n = (m->faults.fixed_off & (1u << f)) ? 0 : counted(m, &k, PMU_MODEL_FIXED_EVENT,
+										    (uint8_t)(f + 1), field & FIXED_CTRL_ANY, true);
+			advance(m, &m->fixed_ctr[f], n, m->cfg.fixed_width, 1ull << (GLOBAL_FIXED_SHIFT + f));
 			if ((field & FIXED_CTRL_PMI) && n > wmask(m->cfg.fixed_width) - before)
 				pmi = true;
 		}

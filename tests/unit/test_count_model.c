@@ -11,6 +11,9 @@
 #include <cmocka.h>
 
 #include "tests/fake/fake_pmu.h"
+#include "tests/fake/hw_fake.h"
+#include "pmu/count/pmu_oracle.h"
+#include "lib/x86/msr_intel.h"
 
 static void install(const char *key)
 {
@@ -272,6 +275,186 @@ static void amd_pairs_need_the_merge_event(void **state)
 	assert_int_equal(v1, 0);
 }
 
+
+/* ---- the oracle: what each event counts is the vendors' description, not the audit's belief ---- */
+
+#define UNITS 1000u
+#define SEL_COUNT ((1u << 16) | (1u << 17) | (1u << 22))	/* USR, OS, EN (SDM Vol. 3B Figure 20-6) */
+#define FIXED_OS_USR_ALL 0x333u					/* fixed counters 0-2 counting at rings 0 and 3 */
+
+/* An architectural PMU (version 4, four general and three fixed counters) of event set `key` with the
+ * machine around it and the clocks given; the rate is one event per unit, so the core clock is UNITS. */
+static struct pmu_model *clocked(const char *key, uint64_t tsc_hz, uint64_t crystal_hz, uint64_t bus_hz)
+{
+	struct pmu_model_cfg cfg;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.kind = PMU_INTEL_ARCH;
+	cfg.version = 4;
+	cfg.n_gp = 2;
+	cfg.gp_width = cfg.fixed_width = 48;
+	cfg.fixed_mask = 0x7;
+	cfg.arch_len = 7;
+	cfg.any_thread = true;
+	cfg.events = events_set_find(key);
+	assert_non_null(cfg.events);
+	cfg.aperf_mperf = true;
+	cfg.core_per_tsc_milli = 1000;
+	cfg.tsc_hz = tsc_hz;
+	cfg.crystal_hz = crystal_hz;
+	cfg.bus_hz = bus_hz;
+	return fake_pmu_install_cfg(&cfg);
+}
+
+/* pmc0 and pmc1 count the two encodings, the fixed counters theirs; then UNITS of work. */
+static void count_two(uint16_t ev0, uint8_t um0, uint16_t ev1, uint8_t um1)
+{
+	assert_int_equal(hw_wrmsr(0x186, ev0 | (uint32_t)um0 << 8 | SEL_COUNT), HW_OK);
+	assert_int_equal(hw_wrmsr(0x187, ev1 | (uint32_t)um1 << 8 | SEL_COUNT), HW_OK);
+	assert_int_equal(hw_wrmsr(0x38D, FIXED_OS_USR_ALL), HW_OK);
+	assert_int_equal(hw_wrmsr(0x38F, 0x3 | 0x7ull << 32), HW_OK);
+	fake_pmu_run(UNITS);
+}
+
+static uint64_t rd(uint32_t msr)
+{
+	uint64_t v = 0;
+	assert_int_equal(hw_rdmsr(msr, &v), HW_OK);
+	return v;
+}
+
+static void reference_event_counts_its_own_clock(void **state)
+{
+	(void)state;
+	/* Skylake: 3CH/01H is REF_XCLK, the 24 MHz crystal against a 2208 MHz TSC (about 92 times slower);
+	 * fixed counter 2 is REF_TSC; 3CH/00H the core clock. */
+	clocked("skylake", 2208000000ull, 24000000ull, 100000000ull);
+	count_two(0x3C, 0x01, 0x3C, 0x00);
+	assert_int_equal(rd(0xC1), UNITS * 24 / 2208);
+	assert_int_equal(rd(0xC2), UNITS);
+	assert_int_equal(rd(0x30B), UNITS);
+	assert_int_equal(rd(0x30A), UNITS);
+	/* Sandy Bridge: REF_XCLK at 100 MHz, whatever the crystal. */
+	clocked("sandybridge", 3400000000ull, 24000000ull, 100000000ull);
+	count_two(0x3C, 0x01, 0xC0, 0x00);
+	assert_int_equal(rd(0xC1), UNITS * 100 / 3400);
+	assert_int_equal(rd(0xC2), UNITS);	/* instructions: the workload's one a unit */
+	/* Nehalem: REF_P at 133 MHz. */
+	clocked("nehalem", 3200000000ull, 100000000ull, 100000000ull);
+	count_two(0x3C, 0x01, 0x3C, 0x00);
+	assert_int_equal(rd(0xC1), UNITS * 133333333ull / 3200000000ull);
+	/* Core 2: bus cycles. */
+	clocked("core", 2000000000ull, 100000000ull, 200000000ull);
+	count_two(0x3C, 0x01, 0x3C, 0x00);
+	assert_int_equal(rd(0xC1), UNITS / 10);
+	/* Golden Cove: 3CH/01H is REF_TSC_P, the TSC's rate. */
+	clocked("goldencove", 2208000000ull, 24000000ull, 100000000ull);
+	count_two(0x3C, 0x01, 0x3C, 0x00);
+	assert_int_equal(rd(0xC1), UNITS);
+}
+
+static void any_thread_scope_is_the_vendors(void **state)
+{
+	(void)state;
+	/* CPU_CLK_UNHALTED.THREAD_P_ANY: with the sibling parked it counts what THREAD_P counts. */
+	clocked("skylake", 2208000000ull, 24000000ull, 100000000ull);
+	assert_int_equal(hw_wrmsr(0x186, 0x3C | (1u << 21) | SEL_COUNT), HW_OK);
+	assert_int_equal(hw_wrmsr(0x38F, 0x1), HW_OK);
+	fake_pmu_run(UNITS);
+	assert_int_equal(rd(0xC1), UNITS);
+	const struct pmu_oracle_row *r = pmu_oracle_find("skylake", -1, 0x3C, 0x00, 0, true);
+	assert_non_null(r);
+	assert_int_equal(r->counts, PO_CORE_CLOCKS);
+	assert_int_equal(r->scope, PO_SCOPE_CORE);
+}
+
+static void oracle_classifies_by_description(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *set;
+		int fixed;
+		uint16_t event;
+		uint8_t umask;
+		enum pmu_oracle_counts counts;
+	} want[] = {
+		{ "skylake", -1, 0x3C, 0x01, PO_REF_CRYSTAL }, { "icelake", -1, 0x3C, 0x01, PO_REF_CRYSTAL },
+		{ "haswell", -1, 0x3C, 0x01, PO_REF_100MHZ }, { "westmere", -1, 0x3C, 0x01, PO_REF_133MHZ },
+		{ "bonnell", -1, 0x3C, 0x01, PO_BUS_CLOCKS }, { "core", -1, 0x3C, 0x01, PO_BUS_CLOCKS },
+		{ "goldencove", -1, 0x3C, 0x01, PO_REF_TSC }, { "tremont", -1, 0x3C, 0x01, PO_REF_TSC },
+		{ "skylake", 2, 0x00, 0x03, PO_REF_TSC }, { "lioncove", 3, 0x00, 0x04, PO_SLOTS },
+		{ "skymont", 4, 0x00, 0x05, PO_TD_BAD_SPEC }, { "skymont", 6, 0x00, 0x07, PO_TD_RETIRING },
+		{ "nehalem", -1, 0xC0, 0x00, PO_INSTRUCTIONS }, { "zen3", -1, 0xCB, 0x04, PO_SSE },
+		{ "zen1", -1, 0x76, 0x00, PO_CORE_CLOCKS }, { "fam15h", -1, 0x2B, 0x00, PO_SMI },
+		{ "icelake", -1, 0xC4, 0x11, PO_COND_BRANCHES }, { "pentium_m", -1, 0x79, 0x00, PO_CORE_CLOCKS },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct pmu_oracle_row *r = pmu_oracle_find(want[i].set, want[i].fixed, want[i].event, want[i].umask,
+								 0, false);
+		if (!r || r->counts != want[i].counts)
+			fail_msg("%s %02X/%02X: counts %d, want %d", want[i].set, want[i].event, want[i].umask,
+				 r ? r->counts : -1, want[i].counts);
+	}
+	/* A reference clock whose description states no rate is not guessed at. */
+	assert_null(pmu_oracle_find("goldmont", -1, 0x3C, 0x01, 0, false));
+	assert_false(pmu_oracle_has_set("intel_arch"));
+}
+
+static void frozen_clock_stops_every_core_clock(void **state)
+{
+	(void)state;
+	struct pmu_model *m = clocked("skylake", 2208000000ull, 24000000ull, 100000000ull);
+	m->faults.frozen_clock = true;
+	uint64_t tsc = m->tsc;
+	count_two(0x3C, 0x00, 0xC0, 0x00);
+	assert_int_equal(rd(0xC1), 0);		/* the cycles event */
+	assert_int_equal(rd(0x30A), 0);		/* fixed counter 1 */
+	assert_int_equal(rd(0xE8), 0);		/* IA32_APERF */
+	assert_int_equal(rd(0xC2), UNITS);	/* instructions count on */
+	assert_int_equal(rd(0x309), UNITS);
+	assert_true(m->tsc > tsc);		/* the TSC runs */
+	assert_true(rd(0xE7) > 0);		/* and MPERF with it */
+}
+
+static unsigned nmis;
+static void count_nmi(void *ctx)
+{
+	(void)ctx;
+	nmis++;
+}
+
+static void stray_nmi_has_no_overflow_behind_it(void **state)
+{
+	(void)state;
+	struct pmu_model *m = clocked("skylake", 2208000000ull, 24000000ull, 100000000ull);
+	m->faults.stray_nmi = true;
+	m->pmi = count_nmi;
+	nmis = 0;
+	count_two(0xC0, 0x00, 0x3C, 0x00);
+	assert_int_equal(nmis, 1);
+	assert_int_equal(m->pmis, 0);		/* no overflow interrupt */
+	assert_int_equal(rd(0x38E), 0);		/* and no status bit says why */
+}
+
+static void therm_status_follows_cpuid1_acpi(void **state)
+{
+	(void)state;
+	/* Pentium M (Dothan): maximum leaf 2, no leaf 06H, CPUID.01H:EDX[22] set: IA32_THERM_STATUS exists
+	 * (SDM Vol. 4 Table 2-2). */
+	const struct fake_cpu *fc = fake_cpu_find("p6");
+	assert_non_null(fc);
+	struct cpu_info ci = fake_cpu_identified(fc);
+	ci.vendor = VENDOR_INTEL;
+	ci.max_leaf = 2;
+	struct pmu_model_cfg cfg;
+	pmu_model_cfg_from_caps(&cfg, &ci, &fc->caps);
+	fake_cpuid_set(1, 0, 0x6D8, 0, 0, 1u << 22);
+	pmu_model_cfg_machine(&cfg, &ci, &fc->caps);
+	assert_true(cfg.therm);
+	fake_cpuid_set(1, 0, 0x6D8, 0, 0, 0);
+	pmu_model_cfg_machine(&cfg, &ci, &fc->caps);
+	assert_false(cfg.therm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +467,12 @@ int main(void)
 		cmocka_unit_test(constraints_enforced),
 		cmocka_unit_test(fam15h_groups_enforced),
 		cmocka_unit_test(amd_pairs_need_the_merge_event),
+		cmocka_unit_test(reference_event_counts_its_own_clock),
+		cmocka_unit_test(any_thread_scope_is_the_vendors),
+		cmocka_unit_test(oracle_classifies_by_description),
+		cmocka_unit_test(frozen_clock_stops_every_core_clock),
+		cmocka_unit_test(stray_nmi_has_no_overflow_behind_it),
+		cmocka_unit_test(therm_status_follows_cpuid1_acpi),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
