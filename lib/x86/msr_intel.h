@@ -44,6 +44,9 @@
  * 12-15).  Even bits are status (RO), odd bits their sticky logs (R/WC0:
  * software clears a log by writing 0 to it).  Which bits exist is enumerated:
  *   IA32_THERM_STATUS, the MSR and bits 0-5: CPUID.01H:EDX[22] (ACPI);
+ *     without the digital thermal sensor (CPUID.06H:EAX[0] clear: Pentium 4,
+ *     Pentium M) bits 0-1 only, the TM1/TM2 layout ("Thermal Status
+ *     Information", SDM Vol. 3B: bits 63:2 reserved);
  *     bits 6-9 (thresholds #1, #2): CPUID.01H:ECX[8] (TM2);
  *     bits 10-11 (power limitation): CPUID.06H:EAX[4] (PLN);
  *     bits 12-15 (current, cross-domain limit): CPUID.06H:EAX[7] (HWP);

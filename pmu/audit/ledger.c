@@ -98,6 +98,9 @@ static int therm_clear(uint32_t msr, struct ledger_therm *t, uint64_t bits)
 	return err;
 }
 
+/* CPUID.06H:EAX[0]: the digital thermal sensor (SDM Vol. 3B "Digital Thermal Sensor Enumeration"). */
+#define CPUID6_EAX_DTS (1u << 0)
+
 /* The log bits CPUID enumerates for one status MSR, and those judged. */
 static void therm_enumerate(struct ledger_therm *t, bool package, uint32_t ecx1, uint32_t eax6)
 {
@@ -107,7 +110,17 @@ static void therm_enumerate(struct ledger_therm *t, bool package, uint32_t ecx1,
 		status = THERM_STATUS_THERMAL | THERM_STATUS_PROCHOT_EXT | THERM_STATUS_CRITICAL |
 			 THERM_STATUS_THRESHOLD1 | THERM_STATUS_THRESHOLD2 | THERM_STATUS_POWER_LIMIT;
 		t->keep = (eax6 & CPUID6_EAX_HFI) ? PKG_THERM_STATUS_HFI : 0;
+	} else if (!(eax6 & CPUID6_EAX_DTS)) {
+		/*
+		 * The MSR is there (CPUID.01H:EDX[22]) but not the digital thermal
+		 * sensor: the TM1/TM2 layout of Pentium 4 and Pentium M, bits 0-1
+		 * only and 63:2 reserved (SDM Vol. 3B "Thermal Status Information"
+		 * under Thermal Monitor, and its IA32_THERM_STATUS figure).  Writing
+		 * 1 to a later part's log bits there is a write to reserved bits.
+		 */
+		status = THERM_STATUS_THERMAL;
 	} else {
+		/* The digital thermal sensor's layout (SDM Vol. 3B "Reading the Digital Sensor"). */
 		status = THERM_STATUS_THERMAL | THERM_STATUS_PROCHOT_EXT | THERM_STATUS_CRITICAL;
 		if (ecx1 & CPUID1_ECX_TM2)
 			status |= THERM_STATUS_THRESHOLD1 | THERM_STATUS_THRESHOLD2;

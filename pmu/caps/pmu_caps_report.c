@@ -5,6 +5,29 @@
 #define ARCH_EVENT_BITS 32
 #define IBS_FLAG_BITS 32
 
+static unsigned bits_set(uint32_t v)
+{
+	unsigned n = 0;
+	for (; v; v &= v - 1)
+		n++;
+	return n;
+}
+
+/*
+ * Leaf 23H's per-core view, when it gives one, is this core's (Lunar Lake
+ * E-cores add fixed counters 4-6 there): as pmu_caps_fixed_mask, but also
+ * for a PMU found not to count, whose record still says what CPUID lists.
+ */
+static bool fixed_from_23h(const struct pmu_caps *c)
+{
+	return c->arch_ext && c->ext_fixed_mask;
+}
+
+static uint32_t fixed_mask(const struct pmu_caps *c)
+{
+	return fixed_from_23h(c) ? c->ext_fixed_mask : c->fixed_mask;
+}
+
 static void arch_events(struct rec *r, const struct pmu_caps *c)
 {
 	if (c->version == 0) {
@@ -96,9 +119,11 @@ void pmu_caps_fields(struct rec *r, const struct pmu_caps *c)
 	rec_u64(r, "width", c->gp_width);
 	rec_obj_end(r);
 	rec_obj(r, "fixed");
-	rec_u64(r, "count", c->n_fixed);
+	rec_u64(r, "count", bits_set(fixed_mask(c)));
 	rec_u64(r, "width", c->fixed_width);
-	rec_hex(r, "mask", c->fixed_mask);
+	rec_hex(r, "mask", fixed_mask(c));
+	rec_str(r, "mask_from", !c->version ? NULL : fixed_from_23h(c) ? "cpuid_23h" : "cpuid_0ah");
+	rec_hex(r, "leaf_0ah_mask", c->fixed_mask);
 	rec_hex(r, "bitmap", c->fixed_bitmap);
 	rec_bool(r, "assumed", c->fixed_assumed);
 	rec_str(r, "note", c->fixed_note);
@@ -132,11 +157,17 @@ void pmu_caps_summary(const struct pmu_caps *c)
 	case PMU_INTEL_P6:
 		out_text("pmu: P6-family counters: %u x %u-bit (PerfEvtSel0.EN enables both)", c->n_gp, c->gp_width);
 		break;
-	case PMU_INTEL_ARCH:
-		out_text("pmu: Intel architectural PMU version %u: %u x %u-bit general, %u x %u-bit fixed (mask 0x%x)%s",
-			 c->version, c->n_gp, c->gp_width, c->n_fixed, c->fixed_width, c->fixed_mask,
-			 c->fixed_assumed ? " (fixed counters assumed, see record)" : "");
+	case PMU_INTEL_ARCH: {
+		char from[64] = "";
+		if (fixed_from_23h(c) && c->ext_fixed_mask != c->fixed_mask)
+			snprintf(from, sizeof(from), " from CPUID.(23H,1); CPUID.0AH lists 0x%x", c->fixed_mask);
+		else if (fixed_from_23h(c))
+			snprintf(from, sizeof(from), " from CPUID.(23H,1)");
+		out_text("pmu: Intel architectural PMU version %u: %u x %u-bit general, %u x %u-bit fixed (mask 0x%x%s)%s",
+			 c->version, c->n_gp, c->gp_width, bits_set(fixed_mask(c)), c->fixed_width, fixed_mask(c),
+			 from, c->fixed_assumed ? " (fixed counters assumed, see record)" : "");
 		break;
+	}
 	default:
 		out_text("pmu: AMD %s: %u x %u-bit core counters", c->kind == PMU_AMD_V2 ? "PerfMonV2"
 			 : c->kind == PMU_AMD_CORE_EXT ? "core performance counter extension" : "legacy counters",

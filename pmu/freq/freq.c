@@ -78,8 +78,9 @@ static const struct freq_level *choose(const struct freq_opts *o)
 		while (i-- > 0 && plat.level[i].mhz > o->mhz)
 			;
 		if (i > top) {
-			snprintf(res.why, sizeof(res.why), "%u MHz is below the lowest level %s offers (%u MHz); nothing "
-				 "was written", o->mhz, plat.control, plat.level[0].mhz);
+			k = (size_t)snprintf(res.why, sizeof(res.why), "%u MHz is below the lowest level %s offers (%u "
+					     "MHz); nothing was written", o->mhz, plat.control, plat.level[0].mhz);
+			str_appendf(res.why, sizeof(res.why), k, "; %s", plat.note);
 			return NULL;
 		}
 		lv = &plat.level[i];
@@ -158,10 +159,15 @@ void freq_pin(const struct cpu_info *ci, const struct freq_opts *o)
 	if (!lv && !a.wrote)
 		str_appendf(res.why, sizeof(res.why), 0, "nothing needed writing: boost %s", res.boost_done);
 	/* At the top of a control whose boost runs above it by itself, the level is a floor, not a frequency. */
-	res.judged = lv && !(plat.top_open_with_boost && a.boost_on_after && lv == &plat.level[plat.nlevels - 1]);
-	if (lv && !res.judged)
+	bool open_top = plat.top_open_with_boost && a.boost_on_after && lv == &plat.level[plat.nlevels - 1];
+	bool boost_range = plat.above_base_unjudged && lv > &plat.level[plat.base];
+	res.judged = lv && !open_top && !boost_range;
+	if (lv && open_top)
 		str_appendf(res.chosen, sizeof(res.chosen), strlen(res.chosen), "; boost is on, so the hardware may run "
 			    "above it: the measurement is not judged against it");
+	else if (lv && boost_range)
+		str_appendf(res.chosen, sizeof(res.chosen), strlen(res.chosen), "; above nominal, where the hardware "
+			    "runs only as conditions allow: measured, not judged");
 }
 
 void freq_prove(uint64_t tsc_hz)

@@ -56,8 +56,8 @@ struct freq_result {
 	const char *control;		/* hwp, perf_ctl, amd_cppc, amd_pstate; NULL: none was used */
 	bool pinned;			/* the level was written and read back */
 	bool wrote;			/* any MSR was written (the level or the boost switch) */
-	char why[224];			/* when nothing was pinned: why */
-	char chosen[200];		/* how the level was found and chosen */
+	char why[320];			/* when nothing was pinned: why */
+	char chosen[360];		/* how the level was found and chosen */
 	char boost_done[160];		/* what was done about boost */
 	bool judged;			/* asked_mhz is a frequency the core should hold */
 	bool measured;
@@ -74,6 +74,14 @@ struct freq_result {
  * nothing, o->not_here is set, the CPU is emulated or no control exists.
  */
 void freq_pin(const struct cpu_info *ci, const struct freq_opts *o);
+/*
+ * ACPI _CPC's LowestFrequency and NominalFrequency in MHz (0: not known, as
+ * at start): the frequencies of AMD's CPPC lowest and nominal levels, for
+ * every later freq_pin.  No register holds them and the image interprets no
+ * AML, so nothing in the image calls this today; without them the CPPC
+ * levels below nominal are not offered (pmu/freq/freq_amd.c says why).
+ */
+void freq_set_cpc_mhz(uint32_t lowest_mhz, uint32_t nominal_mhz);
 /* Nothing is pinned on this processor now (why: e.g. it is pinned in another processor's pass). */
 void freq_skip(const struct freq_opts *o, const char *why);
 /*

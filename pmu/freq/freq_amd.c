@@ -7,15 +7,27 @@
  * amd-pstate and acpi-cpufreq for the CPPC request layout, CPPC enable being
  * written once and never undone, and HWCR[25] as the per-CPU boost switch.
  *
+ * CPPC levels are abstract performance, not MHz (ACPI _CPC).  A level's
+ * frequency comes from two points: (nominal level, nominal MHz) and (lowest
+ * level, lowest MHz), on the straight line between them, and above nominal
+ * nominal MHz per nominal level (amd-pstate's perf_to_freq; Xen's AMD CPPC
+ * driver draws the same line).  The levels are in CPPC capability 1 (MSR
+ * C001_02B0); the frequencies are in no register: ACPI _CPC's NominalFrequency
+ * and LowestFrequency, which reach here only through freq_set_cpc_mhz.  Without
+ * them the nominal level is P0's frequency (AMD's Xen CPPC driver: the legacy
+ * P0 frequency is the nominal performance level's) and the levels below
+ * nominal are not offered: the line through zero that was used before puts
+ * them hundreds of MHz off on a part whose lowest level is not at 0 MHz.
+ *
  * Not verified here, so refused rather than guessed: PStateDef's frequency
  * fields outside Families 17h and 19h (Family 1Ah changed them; 10h-16h list
  * boosted P-states in the same table), Hygon Family 18h taken as 17h (Zen
- * under licence), and CPPC levels being linear in frequency through zero with
- * the nominal level at P0's frequency (what amd-pstate assumes without ACPI's
- * _CPC frequencies).
+ * under licence), and a CPPC level's frequency below nominal without _CPC's
+ * LowestFrequency.
  */
 #include "pmu/freq/freq_int.h"
 #include "kernel/hw.h"
+#include "lib/strbuf.h"
 #include "lib/x86/cpuid.h"
 #include "lib/x86/msr_amd.h"
 
@@ -110,31 +122,101 @@ static void cppc_apply(const struct freq_plat *p, const struct freq_level *lv, e
 	freq_apply_write(out, MSR_AMD_CPPC_REQ, "CPPC request", v);
 }
 
-static bool cppc_probe(struct freq_plat *p, uint32_t p0, char *why, size_t cap)
+/* ACPI _CPC's frequencies, as freq_set_cpc_mhz gave them (0: not known). */
+static struct {
+	uint32_t lowest_mhz, nominal_mhz;
+} cpc;
+
+void freq_set_cpc_mhz(uint32_t lowest_mhz, uint32_t nominal_mhz)
 {
+	cpc.lowest_mhz = lowest_mhz;
+	cpc.nominal_mhz = nominal_mhz;
+}
+
+/* The CPPC levels' frequency points; a frequency 0 is not known. */
+struct cppc_points {
+	uint32_t lowest, nominal, highest;	/* levels, CPPC capability 1 */
+	uint32_t lowest_mhz, nominal_mhz;
+};
+
+/* Level l's frequency on the two-point line (above nominal: nominal MHz per nominal level); 0 when not known. */
+static uint32_t cppc_level_mhz(const struct cppc_points *c, uint32_t l)
+{
+	if (l >= c->nominal)
+		return (uint32_t)((uint64_t)c->nominal_mhz * l / c->nominal);
+	if (!c->lowest_mhz)
+		return 0;
+	return c->lowest_mhz + (uint32_t)((uint64_t)(l - c->lowest) * (c->nominal_mhz - c->lowest_mhz) /
+					  (c->nominal - c->lowest));
+}
+
+/* Where the frequency points come from, said in p->note; false with why when the nominal one is not known. */
+static bool cppc_frequencies(const struct cpu_info *ci, struct cppc_points *c, struct freq_plat *p, char *why,
+			     size_t cap)
+{
+	char lowest[96];
+	const char *nominal_from = "ACPI _CPC";
+	if (cpc.nominal_mhz) {
+		c->nominal_mhz = cpc.nominal_mhz;
+	} else if (p0_mhz(ci, &c->nominal_mhz, why, cap)) {
+		nominal_from = "P0";
+	} else {
+		str_appendf(why, cap, strlen(why), "; ACPI _CPC's NominalFrequency was not given either");
+		return false;
+	}
+	if (c->lowest == c->nominal) {
+		snprintf(lowest, sizeof(lowest), "no level below it");
+	} else if (cpc.lowest_mhz && cpc.lowest_mhz < c->nominal_mhz) {
+		c->lowest_mhz = cpc.lowest_mhz;
+		snprintf(lowest, sizeof(lowest), "lowest %u = %u MHz (ACPI _CPC)", c->lowest, c->lowest_mhz);
+	} else if (cpc.lowest_mhz) {
+		snprintf(lowest, sizeof(lowest), "levels below it not offered: _CPC's lowest %u MHz is not below it",
+			 cpc.lowest_mhz);
+	} else {
+		snprintf(lowest, sizeof(lowest), "levels %u..%u not offered: their MHz needs ACPI _CPC's LowestFrequency",
+			 c->lowest, c->nominal - 1);
+	}
+	snprintf(p->note, sizeof(p->note), "CPPC levels %u..%u, nominal %u = %u MHz (%s), %s", c->lowest, c->highest,
+		 c->nominal, c->nominal_mhz, nominal_from, lowest);
+	return true;
+}
+
+static bool cppc_probe(const struct cpu_info *ci, struct freq_plat *p, char *why, size_t cap)
+{
+	struct cppc_points c = { 0 };
 	uint64_t caps, req;
 	int r;
 	if ((r = hw_rdmsr(MSR_AMD_CPPC_CAP1, &caps)) != HW_OK || (r = hw_rdmsr(MSR_AMD_CPPC_REQ, &req)) != HW_OK) {
 		snprintf(why, cap, "CPPC is enabled but its capability or request MSR cannot be read (%s)", freq_err_text(r));
 		return false;
 	}
-	uint32_t lowest = CPPC_CAP_LOWEST(caps), nominal = CPPC_CAP_NOMINAL(caps), highest = CPPC_CAP_HIGHEST(caps);
-	if (!lowest || lowest > nominal || nominal > highest) {
+	c.lowest = CPPC_CAP_LOWEST(caps);
+	c.nominal = CPPC_CAP_NOMINAL(caps);
+	c.highest = CPPC_CAP_HIGHEST(caps);
+	if (!c.lowest || c.lowest > c.nominal || c.nominal > c.highest) {
 		snprintf(why, cap, "CPPC capabilities 0x%llx give no usable range (lowest %u, nominal %u, highest %u)",
-			 (unsigned long long)caps, lowest, nominal, highest);
+			 (unsigned long long)caps, c.lowest, c.nominal, c.highest);
 		return false;
 	}
-	for (uint32_t l = lowest; l <= highest; l++)
-		freq_level_add(p, l, p0 * l / nominal);
+	if (!cppc_frequencies(ci, &c, p, why, cap))
+		return false;
+	/* Ascending and distinct: a level the line gives no frequency, or the same one as below it, is left out. */
+	for (uint32_t l = c.lowest; l <= c.highest; l++) {
+		uint32_t mhz = cppc_level_mhz(&c, l);
+		if (mhz && (!p->nlevels || mhz > p->level[p->nlevels - 1].mhz))
+			freq_level_add(p, l, mhz);
+		if (l == c.nominal)
+			p->base = p->nlevels - 1;
+	}
 	p->control = "amd_cppc";
-	p->base = nominal - lowest;
-	p->boost_exists = p->boost_switch && highest > nominal;
+	/* ACPI _CPC: nominal is the highest sustained level; above it, "may not be sustainable" (and on
+	 * preferred-core parts the highest level is a per-core ranking, as Linux amd-pstate treats it). */
+	p->above_base_unjudged = true;
+	p->boost_exists = p->boost_switch && c.highest > c.nominal;
 	p->boost_on = p->boost_exists && !(p->boost_reg & HWCR_CPB_DIS);
 	p->req = req;
-	p->top_value = highest;
+	p->top_value = c.highest;
 	p->apply = cppc_apply;
-	snprintf(p->note, sizeof(p->note), "CPPC levels %u..%u, nominal %u = P0 %u MHz, levels taken as linear in "
-		 "frequency (as Linux amd-pstate does)", lowest, highest, nominal, p0);
 	return true;
 }
 
@@ -196,11 +278,8 @@ bool freq_amd_probe(const struct cpu_info *ci, struct freq_plat *p, char *why, s
 		hw_cpuid(CPUID_LEAF_EXT_CAPACITY, 0, &r8);
 	p->boost_switch = (r7.edx & CPUID_EXT_POWER_EDX_CPB) && hw_rdmsr(MSR_AMD_HWCR, &p->boost_reg) == HW_OK;
 	if (r8.ebx & CPUID_EXT_CAPACITY_EBX_CPPC) {
-		if (hw_rdmsr(MSR_AMD_CPPC_ENABLE, &en) == HW_OK && (en & CPPC_ENABLE_ON)) {
-			if (!p0_mhz(ci, &p0, why, cap))
-				return false;
-			return cppc_probe(p, p0, why, cap);
-		}
+		if (hw_rdmsr(MSR_AMD_CPPC_ENABLE, &en) == HW_OK && (en & CPPC_ENABLE_ON))
+			return cppc_probe(ci, p, why, cap);
 		snprintf(cppc_note, sizeof(cppc_note), "CPPC left off by firmware (its enable is write-once: not set here); ");
 	}
 	if (!(r7.edx & CPUID_EXT_POWER_EDX_HW_PSTATE)) {

@@ -42,6 +42,12 @@ struct freq_plat {
 	bool boost_on;				/* boost allowed as found */
 	/* Boost runs above the top level by itself (AMD P0 with core performance boost): the top is a floor. */
 	bool top_open_with_boost;
+	/*
+	 * The levels above base are a boost range the hardware reaches only as
+	 * conditions allow, at frequencies no register states (AMD CPPC: ACPI's
+	 * Highest Performance "may not be sustainable"): measured, not judged.
+	 */
+	bool above_base_unjudged;
 	char note[200];				/* where base and the levels came from */
 	/* Write the request for lv (NULL: only boost) and the boost choice. */
 	void (*apply)(const struct freq_plat *p, const struct freq_level *lv, enum freq_boost b, struct freq_apply *out);

@@ -45,14 +45,33 @@
 #define A_P0_MHZ 3400u
 #define PSTATE_DEF(fid, dfs) ((1ull << 63) | ((uint64_t)(dfs) << 8) | (fid))
 #define A_BOOST_MHZ 4500u			/* the model's boost above P0 */
-/* CPPC capabilities: lowest 20, lowest non-linear 40, nominal 100, highest 166. */
+/*
+ * CPPC capabilities (MSR C001_02B0: lowest [7:0], lowest non-linear [15:8],
+ * nominal [23:16], highest [31:24]): lowest 20, lowest non-linear 40,
+ * nominal 100, highest 166.  The frequencies of the lowest and nominal
+ * levels are ACPI _CPC's (LowestFrequency, NominalFrequency), in no MSR:
+ * 550 and 3400 MHz (P0) here.
+ */
 #define CPPC_LOWEST 20u
 #define CPPC_NOMINAL 100u
 #define CPPC_HIGHEST 166u
-#define CPPC_CAPS \
-	((uint64_t)CPPC_LOWEST | (40ull << 8) | ((uint64_t)CPPC_NOMINAL << 16) | ((uint64_t)CPPC_HIGHEST << 24))
-/* As firmware might leave it: max 166, min 20, desired 0, EPP 0x80. */
-#define CPPC_REQ_FOUND ((uint64_t)CPPC_HIGHEST | ((uint64_t)CPPC_LOWEST << 8) | (0x80ull << 24))
+#define CPPC_LOWEST_MHZ 550u
+#define CPPC_CAPS_OF(lowest, nonlinear, nominal, highest) \
+	((uint64_t)(lowest) | ((uint64_t)(nonlinear) << 8) | ((uint64_t)(nominal) << 16) | ((uint64_t)(highest) << 24))
+#define CPPC_CAPS CPPC_CAPS_OF(CPPC_LOWEST, 40u, CPPC_NOMINAL, CPPC_HIGHEST)
+/* As firmware might leave it: max highest, min lowest, desired 0, EPP 0x80. */
+#define CPPC_REQ_OF(lowest, highest) ((uint64_t)(highest) | ((uint64_t)(lowest) << 8) | (0x80ull << 24))
+#define CPPC_REQ_FOUND CPPC_REQ_OF(CPPC_LOWEST, CPPC_HIGHEST)
+/*
+ * A preferred-core part (Zen 4 desktop, as Linux amd-pstate reports such
+ * parts): lowest 18, lowest non-linear 60, nominal 120, highest 196; _CPC's
+ * lowest 400 MHz, nominal 4500 MHz = P0 (0xB4 / 8 x 200).
+ */
+#define PREF_LOWEST 18u
+#define PREF_NOMINAL 120u
+#define PREF_HIGHEST 196u
+#define PREF_LOWEST_MHZ 400u
+#define PREF_NOMINAL_MHZ 4500u
 #define HWCR_FOUND 0x1000011ull			/* SmmLock, TscFreqSel (bit 24) and bit 4, as a Zen part shows */
 #define SIG_ZEN2 0x00830F10u			/* family 17h model 31h */
 
@@ -167,15 +186,33 @@ static inline void intel_machine(bool hwp, const char *uarch_key)
 	}
 }
 
+/* The AMD part's CPPC levels and the true frequencies of its lowest and nominal levels (the clock model's). */
+static struct {
+	uint32_t lowest, nominal, lowest_mhz, nominal_mhz;
+} apart;
+
+/*
+ * A CPPC level's frequency: on the line through (lowest, lowest MHz) and
+ * (nominal, nominal MHz) up to nominal, nominal MHz per nominal level above
+ * (ACPI _CPC's two frequencies; Linux amd-pstate's perf_to_freq above).
+ */
+static inline uint32_t cppc_true_mhz(uint32_t level)
+{
+	if (level >= apart.nominal)
+		return apart.nominal_mhz * level / apart.nominal;
+	return apart.lowest_mhz + (level - apart.lowest) * (apart.nominal_mhz - apart.lowest_mhz) /
+					  (apart.nominal - apart.lowest);
+}
+
 /* AMD rule: the CPPC request's minimum when CPPC is on, else the P-state asked for; P0 boosts unless CpbDis. */
 static inline uint32_t amd_clock(void)
 {
 	bool boost = !(fake_msr_get(MSR_AMD_HWCR) & (1ull << 25));
 	if (fake_msr_exists(MSR_AMD_CPPC_ENABLE) && (fake_msr_get(MSR_AMD_CPPC_ENABLE) & 1)) {
 		uint32_t level = (uint32_t)(fake_msr_get(MSR_AMD_CPPC_REQ) >> 8) & 0xff;
-		if (!boost && level > CPPC_NOMINAL)
-			level = CPPC_NOMINAL;
-		return A_P0_MHZ * level / CPPC_NOMINAL;
+		if (!boost && level > apart.nominal)
+			level = apart.nominal;
+		return cppc_true_mhz(level);
 	}
 	uint32_t n = (uint32_t)fake_msr_get(MSR_AMD_PSTATE_CTL) & 7;
 	uint64_t def = fake_msr_get(MSR_AMD_PSTATE_DEF0 + n);
@@ -210,11 +247,32 @@ static inline void amd_machine(bool cppc, bool cppc_enabled)
 		fake_msr_define(MSR_AMD_PSTATE_DEF0 + n, 0, 0);
 	fake_msr_define(MSR_IA32_MPERF, 0, ALL_BITS);
 	fake_msr_define(MSR_IA32_APERF, 0, ALL_BITS);
+	apart.lowest = CPPC_LOWEST;
+	apart.nominal = CPPC_NOMINAL;
+	apart.lowest_mhz = CPPC_LOWEST_MHZ;
+	apart.nominal_mhz = A_P0_MHZ;
+	freq_set_cpc_mhz(0, 0);	/* what the image knows: no _CPC frequencies, unless a test gives them */
 	if (cppc) {
 		fake_msr_define(MSR_AMD_CPPC_ENABLE, cppc_enabled ? 1 : 0, 0);	/* never written: writable 0 */
 		fake_msr_define(MSR_AMD_CPPC_CAP1, CPPC_CAPS, 0);
 		fake_msr_define(MSR_AMD_CPPC_REQ, CPPC_REQ_FOUND, 0xffffffffull);
 	}
+}
+
+/* The preferred-core part: the Zen 2 machine's P-states and boost, with a Zen 4's P0 and CPPC levels. */
+static inline void amd_prefcore_machine(void)
+{
+	amd_machine(true, true);
+	ci.family = 0x19;
+	ci.uarch_key = "zen4";
+	ci.uarch = "Zen 4";
+	fake_msr_set(MSR_AMD_PSTATE_DEF0, PSTATE_DEF(0xB4, 8));
+	fake_msr_set(MSR_AMD_CPPC_CAP1, CPPC_CAPS_OF(PREF_LOWEST, 60u, PREF_NOMINAL, PREF_HIGHEST));
+	fake_msr_set(MSR_AMD_CPPC_REQ, CPPC_REQ_OF(PREF_LOWEST, PREF_HIGHEST));
+	apart.lowest = PREF_LOWEST;
+	apart.nominal = PREF_NOMINAL;
+	apart.lowest_mhz = PREF_LOWEST_MHZ;
+	apart.nominal_mhz = PREF_NOMINAL_MHZ;
 }
 
 /* Keep the output from now on (what was kept before is freed). */

@@ -18,26 +18,108 @@
 /* The CPPC request for level l: max [7:0], min [15:8], desired [23:16], the EPP as found. */
 static uint64_t cppc_req(uint32_t l) { return l | ((uint64_t)l << 8) | ((uint64_t)l << 16) | (0x80ull << 24); }
 
-/* CPPC: 2000 MHz asked; nominal 100 is P0's 3400 MHz, so level 58 (1972 MHz) is the highest at or below it. */
+/*
+ * CPPC with ACPI _CPC's frequencies given: 2000 MHz asked; level l runs at
+ * 550 + (l - 20) x (3400 - 550) / (100 - 20) MHz, so level 60 (1975 MHz) is
+ * the highest at or below it.
+ */
 static void cppc_pins_and_restores(void **state)
 {
 	(void)state;
 	uint64_t w[4];
 
 	amd_machine(true, true);
+	freq_set_cpc_mhz(CPPC_LOWEST_MHZ, A_P0_MHZ);
 	const struct freq_result *r = pin(ask(FREQ_ASK_MHZ, 2000, FREQ_BOOST_KEEP));
 	assert_true(r->pinned);
 	assert_string_equal(r->control, "amd_cppc");
-	assert_int_equal(r->asked_mhz, 1972);
-	must_contain(r->chosen, "2000 MHz asked: CPPC level 58 (1972 MHz), the highest at or below it; CPPC levels "
-				"20..166, nominal 100 = P0 3400 MHz");
+	assert_int_equal(r->asked_mhz, 1975);
+	must_contain(r->chosen, "2000 MHz asked: CPPC level 60 (1975 MHz), the highest at or below it; CPPC levels "
+				"20..166, nominal 100 = 3400 MHz (ACPI _CPC), lowest 20 = 550 MHz (ACPI _CPC)");
 	assert_int_equal(writes_to(MSR_AMD_CPPC_REQ, w, 4), 1);
-	assert_int_equal(w[0], cppc_req(58));
+	assert_int_equal(w[0], cppc_req(60));
 	assert_int_equal(fake_log_count(), 1);	/* neither HWCR (boost=keep) nor the write-once enable */
-	assert_int_equal(r->measured_mhz, 1972);
+	assert_int_equal(r->measured_mhz, 1975);
 	assert_true(r->held);
 	must_contain(restore_now(), "\"what\":\"clock\",\"msrs\":1,\"exact\":true");
 	assert_int_equal(fake_msr_get(MSR_AMD_CPPC_REQ), CPPC_REQ_FOUND);
+}
+
+/*
+ * A preferred-core part (highest 196, nominal 120, lowest 18): 2000 MHz is
+ * level 57 on its own line through (18, 400 MHz) and (120, 4500 MHz), 1967
+ * MHz.  A line through zero (4500 x l / 120) names level 53 "1987 MHz",
+ * which runs at 1806: a wrong request, then reported as not held.
+ */
+static void cppc_preferred_core_levels(void **state)
+{
+	(void)state;
+	uint64_t w[4];
+
+	amd_prefcore_machine();
+	freq_set_cpc_mhz(PREF_LOWEST_MHZ, PREF_NOMINAL_MHZ);
+	const struct freq_result *r = pin(ask(FREQ_ASK_MHZ, 2000, FREQ_BOOST_KEEP));
+	assert_true(r->pinned);
+	assert_int_equal(writes_to(MSR_AMD_CPPC_REQ, w, 4), 1);
+	assert_int_equal(w[0], cppc_req(57));
+	assert_int_equal(r->asked_mhz, 1967);
+	assert_int_equal(r->measured_mhz, 1967);
+	assert_true(r->judged && r->held);
+	must_contain(r->chosen, "CPPC levels 18..196, nominal 120 = 4500 MHz (ACPI _CPC), lowest 18 = 400 MHz");
+	restore_now();
+
+	/*
+	 * Above nominal (boost on as found): 4500 MHz per 120 levels, level 133
+	 * = 4987 MHz, pinned and measured; not judged, since ACPI promises no
+	 * level above nominal is sustained (the fake's core does hold it).
+	 */
+	amd_prefcore_machine();
+	freq_set_cpc_mhz(PREF_LOWEST_MHZ, PREF_NOMINAL_MHZ);
+	r = pin(ask(FREQ_ASK_MHZ, 5000, FREQ_BOOST_KEEP));
+	assert_int_equal(fake_msr_get(MSR_AMD_CPPC_REQ), cppc_req(133));
+	assert_int_equal(r->asked_mhz, 4987);
+	assert_int_equal(r->measured_mhz, 4987);
+	assert_false(r->judged);
+	must_contain(r->chosen, "above nominal, where the hardware runs only as conditions allow: measured, not judged");
+	must_contain(line_with("clock: pinned"), "clock: pinned to 4987 MHz via amd_cppc (measured 4987 MHz)");
+	restore_now();
+
+	/* The lowest level is the lowest frequency, not 18 x 4500 / 120 = 675 MHz. */
+	amd_prefcore_machine();
+	freq_set_cpc_mhz(PREF_LOWEST_MHZ, PREF_NOMINAL_MHZ);
+	r = pin(ask(FREQ_ASK_MHZ, 450, FREQ_BOOST_KEEP));
+	assert_int_equal(fake_msr_get(MSR_AMD_CPPC_REQ), cppc_req(PREF_LOWEST + 1));
+	assert_int_equal(r->asked_mhz, 440);
+	assert_true(r->held);
+}
+
+/*
+ * Without _CPC's frequencies (what the image knows today): nominal is P0's
+ * 4500 MHz, levels above it follow from it, and the levels below it are not
+ * offered - a request there is refused with the reason, nothing written.
+ */
+static void cppc_without_cpc_frequencies_says_so(void **state)
+{
+	(void)state;
+	amd_prefcore_machine();
+	const struct freq_result *r = pin(ask(FREQ_ASK_MHZ, 2000, FREQ_BOOST_KEEP));
+	assert_false(r->pinned);
+	assert_int_equal(fake_log_count(), 0);
+	must_contain(r->why, "2000 MHz is below the lowest level amd_cppc offers (4500 MHz); nothing was written; "
+			     "CPPC levels 18..196, nominal 120 = 4500 MHz (P0), levels 18..119 not offered: their MHz "
+			     "needs ACPI _CPC's LowestFrequency");
+
+	amd_prefcore_machine();
+	r = pin(ask(FREQ_ASK_MHZ, 5000, FREQ_BOOST_KEEP));
+	assert_true(r->pinned);
+	assert_int_equal(r->measured_mhz, 4987);
+	assert_int_equal(fake_msr_get(MSR_AMD_CPPC_REQ), cppc_req(133));
+	restore_now();
+
+	amd_prefcore_machine();
+	r = pin(ask(FREQ_ASK_BASE, 0, FREQ_BOOST_OFF));
+	assert_int_equal(r->asked_mhz, PREF_NOMINAL_MHZ);
+	assert_true(r->held);
 }
 
 /* CPPC, freq=max boost=off: HWCR[25] set first, the request at nominal; restored newest first. */
@@ -161,6 +243,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(cppc_pins_and_restores, teardown),
+		cmocka_unit_test_teardown(cppc_preferred_core_levels, teardown),
+		cmocka_unit_test_teardown(cppc_without_cpc_frequencies_says_so, teardown),
 		cmocka_unit_test_teardown(cppc_max_without_boost, teardown),
 		cmocka_unit_test_teardown(pstate_pins_and_restores, teardown),
 		cmocka_unit_test_teardown(pstate_base_and_boost, teardown),

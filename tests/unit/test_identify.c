@@ -941,6 +941,54 @@ static void records_carry_the_fields(void **state)
 	capture_free(&cap);
 }
 
+/*
+ * The `pmu` line and record name every fixed counter leaf 23H enumerates for
+ * this core.  Lunar Lake E-core (Skymont): CPUID.0AH, common to both core
+ * types, lists fixed counters 0-2 (ECX 7H, EDX[4:0] 3); CPUID.(23H,1):EBX
+ * lists 77H: 0-2 and 4-6 (the top-down fixed counters).
+ */
+static void pmu_line_names_leaf_23h_fixed_counters(void **state)
+{
+	(void)state;
+	struct capture cap;
+
+	cpu("GenuineIntel", 0x23, 0x000B06D1, 0, 0);
+	set_leaf(0xA, 0x07300805, 0, 0x7, 0x8603);
+	fake_cpuid_set(7, 1, 1u << 8, 0, 0, 0);		/* CPUID.(07H,1):EAX[8]: leaf 23H */
+	fake_cpuid_set(0x23, 0, 0x0000000B, 0, 0, 0);	/* EAX[1]: sub-leaf 1 valid */
+	fake_cpuid_set(0x23, 1, 0x000000FF, 0x00000077, 0, 0);
+	capture_start(&cap);
+	identify();
+	assert_int_equal(caps.kind, PMU_INTEL_ARCH);
+	rec_start(&rec, "pmu");
+	pmu_caps_fields(&rec, &caps);
+	rec_emit(&rec);
+	pmu_caps_summary(&caps);
+	const char *p = capture_find(&cap, "pmu");
+	assert_non_null(p);
+	if (!strstr(p, "\"fixed\":{\"count\":6,\"width\":48,\"mask\":\"0x77\",\"mask_from\":\"cpuid_23h\","
+		       "\"leaf_0ah_mask\":\"0x7\""))
+		fail_msg("pmu record: %s", p);
+	bool said = false;
+	for (size_t i = 0; i < cap.n; i++)
+		said |= cap.kinds[i] == OUT_TEXT &&
+			strstr(cap.lines[i], "8 x 48-bit general, 6 x 48-bit fixed (mask 0x77 from CPUID.(23H,1); "
+					     "CPUID.0AH lists 0x7)") != NULL;
+	if (!said)
+		fail_msg("no pmu line naming fixed counters 0-2 and 4-6 (first line: %s)", cap.n ? cap.lines[0] : "");
+	capture_free(&cap);
+
+	/* Without leaf 23H the line is CPUID.0AH's, and says nothing of a source it did not use. */
+	intel_arch(0x000806C1, 0x08300805, 0, 0x00000009, 0x00008603);
+	capture_start(&cap);
+	pmu_caps_summary(&caps);
+	said = false;
+	for (size_t i = 0; i < cap.n; i++)
+		said |= cap.kinds[i] == OUT_TEXT && strstr(cap.lines[i], "4 x 48-bit fixed (mask 0xf)") != NULL;
+	assert_true(said);
+	capture_free(&cap);
+}
+
 /* ---- the hand-written fixtures ---- */
 
 static void fixture(const char *name, size_t block)
@@ -1060,6 +1108,7 @@ int main(void)
 		cmocka_unit_test(amd_counters),
 		cmocka_unit_test(hypervisor_counter_check),
 		cmocka_unit_test(records_carry_the_fields),
+		cmocka_unit_test(pmu_line_names_leaf_23h_fixed_counters),
 		cmocka_unit_test(fixture_hypervisor),
 		cmocka_unit_test(fixture_ibs_flags_not_valid),
 		cmocka_unit_test(fixture_unknown_future_models),

@@ -21,7 +21,9 @@
 #include <string.h>
 
 #include "pmu/cpu/cpu.h"
+#include "lib/record.h"
 #include "pmu/caps/pmu_caps.h"
+#include "tests/fake/capture.h"
 #include "tests/unit/identify_dump_load.h"
 
 struct expect {
@@ -153,6 +155,47 @@ static void one_dump(void **state)
 	dump_free(&ld);
 }
 
+/*
+ * The `pmu` line and record of block b name the fixed counters the block's
+ * own CPUID.(23H,1):EBX lists, read here from the dump's line, where leaf
+ * 23H is there (Meteor Lake P-cores list 0FH; CPUID.0AH, common to both
+ * core types, lists 7H).
+ */
+static void pmu_report_names_leaf_23h(const struct loaded_dump *ld, size_t b, const struct pmu_caps *caps)
+{
+	struct cpuid_regs r7 = { 0 }, r0 = { 0 }, r1 = { 0 };
+	struct capture cap;
+	struct rec rec;
+	char want_rec[96], want_line[64];
+	unsigned n = 0;
+
+	cpuid_dump_query(&ld->d, b, 7, 1, &r7);
+	cpuid_dump_query(&ld->d, b, 0x23, 0, &r0);
+	cpuid_dump_query(&ld->d, b, 0x23, 1, &r1);
+	if (!(r7.eax & (1u << 8)) || !(r0.eax & (1u << 1)) || !r1.ebx)
+		return;	/* no per-core leaf 23H view in this block */
+	for (uint32_t m = r1.ebx; m; m &= m - 1)
+		n++;
+	snprintf(want_rec, sizeof(want_rec), "\"fixed\":{\"count\":%u,\"width\":%u,\"mask\":\"0x%x\",\"mask_from\":\"cpuid_23h\"",
+		 n, caps->fixed_width, r1.ebx);
+	snprintf(want_line, sizeof(want_line), "%u x %u-bit fixed (mask 0x%x from CPUID.(23H,1)", n, caps->fixed_width,
+		 r1.ebx);
+	capture_start(&cap);
+	rec_start(&rec, "pmu");
+	pmu_caps_fields(&rec, caps);
+	rec_emit(&rec);
+	pmu_caps_summary(caps);
+	const char *p = capture_find(&cap, "pmu");
+	if (!p || !strstr(p, want_rec))
+		fail_msg("block %zu: pmu record lacks %s: %s", b, want_rec, p ? p : "(none)");
+	bool said = false;
+	for (size_t i = 0; i < cap.n; i++)
+		said |= cap.kinds[i] == OUT_TEXT && strstr(cap.lines[i], want_line) != NULL;
+	if (!said)
+		fail_msg("block %zu: no pmu line with \"%s\"", b, want_line);
+	capture_free(&cap);
+}
+
 static void hybrid_blocks(void **state)
 {
 	(void)state;
@@ -175,6 +218,7 @@ static void hybrid_blocks(void **state)
 			assert_string_equal(ci.uarch_key, atom ? hybrids[i].e_key : hybrids[i].p_key);
 			assert_string_equal(ci.event_set, atom ? hybrids[i].e_set : hybrids[i].p_set);
 			assert_int_equal(caps.kind, PMU_INTEL_ARCH);
+			pmu_report_names_leaf_23h(&ld, b, &caps);
 			atom ? e++ : p++;
 		}
 		assert_true(p > 0 && e > 0);	/* both kinds of core were seen */

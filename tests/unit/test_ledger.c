@@ -31,6 +31,8 @@ static struct ledger led;
 static struct capture cap;
 
 #define LOG(status) THERM_LOG_OF(status)
+/* CPUID.06H:EAX[0]: the digital thermal sensor, whose IA32_THERM_STATUS has bits 2-9 (SDM Vol. 3B). */
+#define DTS (1u << 0)
 /* The core logs CPUID enumerates on the full Intel CPU below: all eight. */
 #define ALL_CORE_LOGS                                                                                          \
 	(LOG(THERM_STATUS_THERMAL) | LOG(THERM_STATUS_PROCHOT_EXT) | LOG(THERM_STATUS_CRITICAL) |              \
@@ -58,7 +60,7 @@ static void cpu(enum cpu_vendor vendor, const char *set, uint32_t ecx1, uint32_t
 static void full_intel(void)
 {
 	cpu(VENDOR_INTEL, "skylake", CPUID1_ECX_TM2 | CPUID1_ECX_PDCM, CPUID1_EDX_ACPI,
-	    CPUID6_EAX_PLN | CPUID6_EAX_PTM | CPUID6_EAX_HWP | CPUID6_EAX_HFI, CPUID6_ECX_APERFMPERF);
+	    DTS | CPUID6_EAX_PLN | CPUID6_EAX_PTM | CPUID6_EAX_HWP | CPUID6_EAX_HFI, CPUID6_ECX_APERFMPERF);
 	fake_msr_define(MSR_SMI_COUNT, 7, 0);
 	fake_msr_define(MSR_IA32_MPERF, 1000000, 0);
 	fake_msr_define(MSR_IA32_APERF, 1000000, 0);
@@ -363,8 +365,8 @@ static void thermal_log_appearing_disturbs(void **state)
 static void init_clears_only_enumerated_logs(void **state)
 {
 	(void)state;
-	/* ACPI only: logs 1, 3, 5 exist; 7/9 (TM2), 11 (PLN), 13/15 (HWP) are not enumerated and #GP if written 1. */
-	cpu(VENDOR_INTEL, NULL, 0, CPUID1_EDX_ACPI, 0, 0);
+	/* ACPI and the digital sensor: logs 1, 3, 5 exist; 7/9 (TM2), 11 (PLN), 13/15 (HWP) are not enumerated and #GP if written 1. */
+	cpu(VENDOR_INTEL, NULL, 0, CPUID1_EDX_ACPI, DTS, 0);
 	const uint64_t enumerated = LOG(THERM_STATUS_THERMAL) | LOG(THERM_STATUS_PROCHOT_EXT) | LOG(THERM_STATUS_CRITICAL);
 	fake_msr_define(MSR_IA32_THERM_STATUS, THERM_STATUS_THERMAL | LOG(THERM_STATUS_THERMAL) | LOG(THERM_STATUS_CRITICAL),
 			enumerated);
@@ -383,7 +385,7 @@ static void init_clears_only_enumerated_logs(void **state)
 	record_has(rec, "\"clears_logs\":true");
 
 	/* HWP parts where CPUID lists the current/cross-domain logs but writing 1 there faults: written without them. */
-	cpu(VENDOR_INTEL, NULL, 0, CPUID1_EDX_ACPI, CPUID6_EAX_HWP, 0);
+	cpu(VENDOR_INTEL, NULL, 0, CPUID1_EDX_ACPI, DTS | CPUID6_EAX_HWP, 0);
 	fake_msr_define(MSR_IA32_THERM_STATUS, LOG(THERM_STATUS_THERMAL), enumerated);
 	ledger_init(&led, &ci, NULL);
 	assert_true(led.therm.cleared);
@@ -391,7 +393,7 @@ static void init_clears_only_enumerated_logs(void **state)
 	assert_int_equal(fake_log_at(0)->value, LOG(THERM_STATUS_PROCHOT_EXT) | LOG(THERM_STATUS_CRITICAL));
 
 	/* A log that will not clear is reported: the ledger is blind to it. */
-	cpu(VENDOR_INTEL, NULL, 0, CPUID1_EDX_ACPI, 0, 0);
+	cpu(VENDOR_INTEL, NULL, 0, CPUID1_EDX_ACPI, DTS, 0);
 	fake_msr_define(MSR_IA32_THERM_STATUS, LOG(THERM_STATUS_THERMAL), 0);	/* every write faults */
 	ledger_init(&led, &ci, NULL);
 	assert_false(led.therm.cleared);
@@ -401,7 +403,7 @@ static void init_clears_only_enumerated_logs(void **state)
 	record_has(rec, "\"thermal_at_init\":{\"found_set\":[\"prochot\"],\"cleared\":false,\"note\":\"#GP\"}");
 
 	/* Where the program does not own the MSRs (pmuboot-host), nothing is written at all. */
-	cpu(VENDOR_INTEL, NULL, 0, CPUID1_EDX_ACPI, 0, 0);
+	cpu(VENDOR_INTEL, NULL, 0, CPUID1_EDX_ACPI, DTS, 0);
 	fake_msr_define(MSR_IA32_THERM_STATUS, LOG(THERM_STATUS_THERMAL), enumerated);
 	struct ledger_opts keep = { .clear_logs = false };
 	ledger_init_opts(&led, &ci, NULL, &keep);
@@ -415,6 +417,57 @@ static void init_clears_only_enumerated_logs(void **state)
 	assert_int_equal(fake_log_count(), 0);
 	rec = fields_record(true);
 	record_has(rec, "\"cleared\":false,\"note\":\"left set: this program does not own the thermal MSRs here\"");
+}
+
+/*
+ * Pentium M (Dothan, CPUID 6D8H): leaf 1 is the last basic leaf, EDX[22] says
+ * IA32_THERM_STATUS exists, ECX[8] says TM2, and there is no leaf 06H.  The
+ * MSR has the TM1/TM2 layout: status bit 0, log bit 1, bits 63:2 reserved
+ * (#GP when written 1).  A throttle in a window is seen, the log is cleared,
+ * and the next throttle in a later window is seen again.
+ */
+static void pentium_m_thermal_from_leaf_1(void **state)
+{
+	(void)state;
+	struct ledger_mark m;
+	struct ledger_verdict v;
+	char text[128];
+
+	fake_reset();
+	capture_free(&cap);
+	capture_start(&cap);
+	memset(&ci, 0, sizeof(ci));
+	ci.vendor = VENDOR_INTEL;
+	ci.max_leaf = 2;
+	ci.event_set = "pentium_m";
+	/* The dump's own leaf 1 (GenuineIntel00006D8_PM_Dothan_CPUID.txt): ECX 180H, EDX AFE9FBFFH. */
+	fake_cpuid_set(CPUID_LEAF_SIGNATURE, 0, 0x6D8, 0x816, 0x180, 0xAFE9FBFF);
+	assert_true(0xAFE9FBFFu & CPUID1_EDX_ACPI);
+	fake_msr_define(MSR_IA32_THERM_STATUS, LOG(THERM_STATUS_THERMAL), LOG(THERM_STATUS_THERMAL));
+	fake_msr_rwc0(MSR_IA32_THERM_STATUS, LOG(THERM_STATUS_THERMAL));
+
+	ledger_init(&led, &ci, NULL);
+	assert_true(led.src[LEDGER_THERMAL].available);
+	assert_int_equal(led.therm.logs, LOG(THERM_STATUS_THERMAL));
+	/* The log firmware left set is cleared, by a write that touches no reserved bit. */
+	assert_true(led.therm.cleared);
+	assert_int_equal(led.therm.stuck, 0);
+	assert_int_equal(fake_msr_get(MSR_IA32_THERM_STATUS), 0);
+	assert_string_equal(led.src[LEDGER_PACKAGE_THERMAL].why, "CPUID.06H:EAX[6] (package thermal management) clear");
+	assert_string_equal(led.src[LEDGER_FREQUENCY].why, "CPUID leaf 06H absent");
+
+	for (int throttle = 0; throttle < 2; throttle++) {
+		ledger_open(&led, &m);
+		fake_msr_set(MSR_IA32_THERM_STATUS, THERM_STATUS_THERMAL | LOG(THERM_STATUS_THERMAL));
+		assert_true(ledger_close(&led, &m, NULL, LEDGER_NO_SMI_EVENT, &v));
+		assert_int_equal(v.sources, LEDGER_BIT(LEDGER_THERMAL));
+		assert_string_equal(ledger_verdict_text(&v, text, sizeof(text)), "thermal log (PROCHOT)");
+		assert_int_equal(fake_msr_get(MSR_IA32_THERM_STATUS), THERM_STATUS_THERMAL);
+		assert_int_equal(led.therm.stuck, 0);
+		fake_msr_set(MSR_IA32_THERM_STATUS, 0);	/* cooled down */
+	}
+	ledger_open(&led, &m);
+	assert_false(ledger_close(&led, &m, NULL, LEDGER_NO_SMI_EVENT, &v));
 }
 
 static void window_nmis_and_freeze(void **state)
@@ -521,6 +574,7 @@ int main(void)
 		cmocka_unit_test_teardown(frequency_held_to_its_reference, teardown),
 		cmocka_unit_test_teardown(thermal_log_appearing_disturbs, teardown),
 		cmocka_unit_test_teardown(init_clears_only_enumerated_logs, teardown),
+		cmocka_unit_test_teardown(pentium_m_thermal_from_leaf_1, teardown),
 		cmocka_unit_test_teardown(window_nmis_and_freeze, teardown),
 		cmocka_unit_test(verdict_text_joins_and_fits),
 		cmocka_unit_test(window_poll_reads_before_leaving),
