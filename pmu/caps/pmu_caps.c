@@ -64,10 +64,11 @@ static const char R_V0_HV[] = "CPUID.0AH reports version 0: no architectural PMU
 static const char R_NO_0A[] = "CPUID has no leaf 0AH and the model is not a known P6-family part: no supported PMU";
 static const char R_OLD_AMD[] = "AMD before family 6 (K5/K6) has no performance counters pmuboot supports";
 static const char R_VENDOR[] = "unknown vendor: pmuboot knows no PMU for it";
-static const char R_PROBE_TCG[] = "the counters CPUID implies do not hold a value written to them: no working PMU "
-				  "(QEMU TCG exposes none)";
-static const char R_PROBE_HV[] = "the counters CPUID implies do not hold a value written to them: no working PMU "
-				 "(the hypervisor exposes none)";
+/* Said once, plainly: a reason is often quoted inside another sentence's parentheses. */
+static const char R_PROBE_TCG[] = "no working PMU: the counters CPUID implies do not keep a value written to them; "
+				  "QEMU TCG emulates none";
+static const char R_PROBE_HV[] = "no working PMU: the counters CPUID implies do not keep a value written to them; "
+				 "the hypervisor exposes none";
 static const char R_TCG[] = "no working PMU: QEMU TCG emulates no performance counters";
 static const char R_PROBE_FAULT[] = "accessing the first performance counter raised an exception: no working PMU";
 

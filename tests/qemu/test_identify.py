@@ -16,8 +16,8 @@ R_INTEL_TCG = "CPUID.0AH reports version 0: no architectural PMU (QEMU TCG expos
 # AMD counters have no CPUID "version 0": the first counter is checked (a value written to it must
 # read back).  Where the image has no MSR access the check cannot run, and the hypervisor's identity
 # (QEMU TCG, documented to emulate no counters) decides.
-R_AMD_TCG = ("the counters CPUID implies do not hold a value written to them: no working PMU "
-             "(QEMU TCG exposes none)")
+R_AMD_TCG = ("no working PMU: the counters CPUID implies do not keep a value written to them; "
+             "QEMU TCG emulates none")
 R_AMD_TCG_UNCHECKED = "no working PMU: QEMU TCG emulates no performance counters"
 
 # (boot key, -cpu argument, vendor, family, model, uarch_key, event_set, fallback, no-PMU reason)
