@@ -191,10 +191,14 @@ deps:
 	@tools/deps.sh
 
 # The two README commands.  Both install what is missing first.
+# The compiler's lines go to $(B)/build.log (V=1 shows them); the terminal gets the results table.
 run:
 	@tools/deps.sh --quiet --for run
-	@$(MAKE) --no-print-directory image
-	@tools/run-qemu --show --efi $(B)/pmuboot.efi --keep $(B)/run $(RUN_ARGS)
+	@mkdir -p $(B)
+	@echo "build: $(B)/pmuboot.efi$(if $(V),, (compiler output in $(B)/build.log))"
+	@$(MAKE) --no-print-directory image $(if $(V),,> $(B)/build.log 2>&1) || \
+		{ $(if $(V),,tail -n 40 $(B)/build.log;) echo "build: failed$(if $(V),, (all of it in $(B)/build.log))"; exit 2; }
+	@tools/run-qemu --table --efi $(B)/pmuboot.efi --keep $(B)/run $(RUN_ARGS)
 
 test:
 	@tools/deps.sh --quiet --for test
