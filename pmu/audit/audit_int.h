@@ -145,6 +145,8 @@ void audit_end(struct audit_ctx *a);
  * clean sample came within the budget.
  */
 bool audit_sample(struct audit_ctx *a, int64_t *diff, int64_t *ticks, char *err, size_t cap);
+/* The same with a long run of long_trips trips (the short run's AUDIT_SHORT_TRIPS as ever). */
+bool audit_sample_trips(struct audit_ctx *a, uint64_t long_trips, int64_t *diff, int64_t *ticks, char *err, size_t cap);
 /* One counted run of `trips` trips in its own window (overflow, full-width): raw reads of a's events. */
 bool audit_once(struct audit_ctx *a, uint64_t trips, uint64_t *counts, char *err, size_t cap);
 /* "pmc2" / "fixed0" for event i of a->set after scheduling. */
