@@ -459,7 +459,7 @@ void audit_check_fixed(struct audit_ctx *a, struct audit_result *r)
 		char list[64];
 		audit_counters_text(list, sizeof(list), 0, umask_refused);
 		size_t len = strlen(r->why);
-		str_appendf(r->why, sizeof(r->why), len, "%s%s not checked: the general form of its event has a unit "
-			    "mask, and unit masks failed their proof", len ? "; " : "", list);
+		str_appendf(r->why, sizeof(r->why), len, "%s%s not checked: the reference is an event with a unit mask, "
+			    "and unit masks failed their proof", len ? "; " : "", list);
 	}
 }

@@ -54,6 +54,8 @@ static int usage(FILE *f)
 		   "                        smi:K         K SMIs land in the measured windows\n"
 		   "                        freq-drift:P  the core clock moves by P percent\n"
 		   "                        throttle      the thermal log bit sets, the clock drops\n"
+		   "                        frozen-clock  core clocks and APERF stay 0, instructions count\n"
+		   "                        stray-nmi     every run ends with an NMI no overflow is behind\n"
 		   "  -h, --help          this text\n"
 		   "\n"
 		   "Exit status: 0 no check failed, 1 a check failed, 2 bad arguments or a bad dump.\n");
@@ -144,6 +146,8 @@ static bool apply_faults(const char *all, struct pmu_model *m)
 		if (f.freq_drift_pct)
 			m->faults.freq_drift_pct = f.freq_drift_pct;
 		m->faults.throttle |= f.throttle;
+		m->faults.frozen_clock |= f.frozen_clock;
+		m->faults.stray_nmi |= f.stray_nmi;
 	}
 	return true;
 }
