@@ -193,10 +193,14 @@ static bool on_pmi(void *ctx)
 	if (!w->armed)
 		return false;
 	if (w->status_msr) {
-		if (hw_rdmsr(w->status_msr, &v) != HW_OK || !(v & w->bit))
+		/* Without a clear register an overflow is claimed once: its bit stays set. */
+		if (hw_rdmsr(w->status_msr, &v) != HW_OK || !(v & w->bit) || (!w->clear_msr && w->wrap_claimed))
 			return false;
 		w->seen |= v & w->bit;
-		hw_wrmsr(w->clear_msr, w->bit);
+		if (w->clear_msr)
+			hw_wrmsr(w->clear_msr, w->bit);
+		else
+			w->wrap_claimed = true;
 	} else {
 		/* Preset to -K: a value below the preset is a wrap; claimed once, the value stays below it. */
 		if (w->wrap_claimed || hw_rdmsr(w->counter_msr, &v) != HW_OK || v >= w->preset)
