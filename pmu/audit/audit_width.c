@@ -313,8 +313,9 @@ static void overflow_one(struct audit_ctx *a, struct audit_result *r, bool fixed
 	if (r->status != AUDIT_FAIL) {
 		snprintf(r->counter, sizeof(r->counter), "%s", name);
 		if (routed) {
+			/* Its own PMIs: those claimed, or with one claimed, the NMIs the overflow brought. */
 			r->expected = 1;
-			r->got = pc.claimed;
+			r->got = pc.claimed != 1 ? (int64_t)pc.claimed : (int64_t)pc.nmis - (int64_t)pc.control;
 			r->has_numbers = true;
 		}
 	}
