@@ -68,6 +68,7 @@
 #define THERM_STATUS_CROSS_DOMAIN	(1ull << 14)	/* another domain limits the core */
 #define THERM_LOG_OF(status_bit)	((status_bit) << 1)	/* each status bit's log is the bit above it */
 #define PKG_THERM_STATUS_HFI		(1ull << 26)	/* HFI structure changed: R/WC0, not ours to clear */
+#define DEBUGCTL_FREEZE_LBRS_ON_PMI	(1ull << 11)	/* LBR recording freezes when a PMI is requested (SDM Vol. 3B §17.4.1) */
 #define DEBUGCTL_FREEZE_PERFMON_ON_PMI	(1ull << 12)	/* counters freeze when a PMI is requested (SDM Vol. 3B §17.4.1) */
 #define DEBUGCTL_FREEZE_WHILE_SMM	(1ull << 14)	/* SDM Vol. 3B §18.4.1 / §20.8.1 */
 #define MSR_IA32_TSC_DEADLINE		0x6E0u	/* SDM Vol. 3A §11.5.4.1 */
@@ -168,6 +169,16 @@
 /* Golden Cove and later P-cores add bytes 4-7, level 2: heavy operations, branch mispredicts, fetch latency,
  * memory bound (Linux INTEL_TD_METRIC_HEAVY_OPS .. INTEL_TD_METRIC_MEM_BOUND; likwid TMA4..TMA7). */
 #define PERF_METRICS_FIELDS		8
+/* Each field's byte (SDM Vol. 3B "Performance Metrics"; Linux INTEL_TD_METRIC_*): level 2 bytes 4-7 are
+ * parts of level 1 bytes 0-3 in that order. */
+#define PERF_METRICS_RETIRING		0
+#define PERF_METRICS_BAD_SPEC		1
+#define PERF_METRICS_FE_BOUND		2
+#define PERF_METRICS_BE_BOUND		3
+#define PERF_METRICS_HEAVY_OPS		4	/* part of retiring */
+#define PERF_METRICS_BR_MISPREDICT	5	/* part of bad speculation */
+#define PERF_METRICS_FETCH_LAT		6	/* part of frontend bound */
+#define PERF_METRICS_MEM_BOUND		7	/* part of backend bound */
 
 /* IA32_PERFEVTSELx fields [ARCH v1, figure "Layout of IA32_PERFEVTSELx MSRs"]. */
 #define EVTSEL_EVENT_MASK		0xFFull		/* bits 7:0 event select */

@@ -52,6 +52,9 @@ static void emit(struct audit_ctx *a, const struct audit_result *r)
 	rec_emit(rc);
 	const char *text = r->status == AUDIT_PASS ? r->detail : r->why;
 	out_text("audit: %-14s %-6s %s", r->check, audit_status_name(r->status), text[0] ? text : "");
+	/* A pass with a reservation (a proof absent, a counter not checked) says it on the screen too. */
+	if (r->status == AUDIT_PASS && r->why[0])
+		out_text("audit: %-14s        but %s", "", r->why);
 	if (a->disturbed)
 		out_text("audit: %-14s        %u window%s disturbed (first: %s), %u sample%s taken again", "",
 			 a->disturbed, a->disturbed == 1 ? "" : "s", a->disturbance, a->retaken, a->retaken == 1 ? "" : "s");

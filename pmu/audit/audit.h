@@ -17,20 +17,24 @@
  *   branches        branches retired on every general counter; on Intel also
  *                   the conditional-branch event (a unit mask again)
  *   counters-agree  the cycles event on every general counter at once: the
- *                   counts agree with each other
- *   fixed           each fixed counter against a general counter with its event
+ *                   counts agree with each other (and are not all 0)
+ *   fixed           each fixed counter against a reference of its clock: a
+ *                   general counter with its event, the TSC for REF_TSC where
+ *                   no general event counts it, a bound for an event the loop
+ *                   barely moves (E-core bad speculation)
  *   full-width      a value above bit 31 written and read back, counting across
  *                   bit 31 (or the 32-bit sign-extension rule where there is no
  *                   full-width alias)
- *   overflow        a counter preloaded to -K overflows: status bit set, PMI as
- *                   an NMI through the local APIC, status cleared after
- *   topdown         PERF_METRICS' level-1 fractions sum to 255, TOPDOWN.SLOTS on
- *                   fixed counter 3 agrees with a general counter
+ *   overflow        a counter preloaded to -K overflows: status bit set, exactly
+ *                   one PMI as an NMI through the local APIC, status cleared after
+ *   topdown         PERF_METRICS' level-1 fractions sum to 255, level-2 bytes
+ *                   within their parents, TOPDOWN.SLOTS on fixed counter 3
+ *                   agrees with a general counter
  *   clock           unhalted cycles, APERF and the TSC agree over a timed spin,
  *                   and the effective frequency holds from one spin to the next
  *
  * Each writes an `audit` record and a line.  A check the hardware cannot do
- * is `absent` with the reason, never `pass`.  A failed check names the
+ * is `absent` with the reason, never `pass`; 0 against 0 is never a pass.  A failed check names the
  * counter; the verdict tells the benchmarks which figures it invalidates.
  */
 #ifndef PMUBOOT_PMU_AUDIT_AUDIT_H

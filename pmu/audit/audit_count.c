@@ -29,12 +29,32 @@ static void fresh(struct audit_ctx *a, struct expect *x)
 	a->smi_at = -1;
 }
 
-/* |got - want| within 1/AUDIT_CLOSE_DIV of want (and one count, for tiny figures). */
+/*
+ * |got - want| within 1/AUDIT_CLOSE_DIV of want (and one count, for tiny figures).  A reference
+ * that counted nothing agrees with nothing: 0 against 0 is no measurement, never a pass.
+ */
 static bool close_to(int64_t got, int64_t want)
 {
-	int64_t d = got - want, slack = (want < 0 ? -want : want) / AUDIT_CLOSE_DIV + 1;
+	if (want <= 0)
+		return false;
+	int64_t d = got - want, slack = want / AUDIT_CLOSE_DIV + 1;
 	return d <= slack && d >= -slack;
 }
+
+/*
+ * A counter the loop barely moves (bad speculation: no misprediction but the exit, the same in both
+ * runs) passes when its difference stays within about one count per 100 extra trips.
+ */
+#define TINY_PER_TRIPS 100
+#define TINY_BOUND ((int64_t)AUDIT_EXTRA_TRIPS / TINY_PER_TRIPS)
+
+/*
+ * REF_TSC against the TSC: fixed counter 2 advances in steps of the TSC's ratio to the clock it is
+ * derived from (the crystal, or the bus clock: tens to a few hundred ticks), so it is compared over
+ * a long run, 2^21 extra trips (millions of ticks, like the clock check's spins), where two steps
+ * are far inside 0.1%.
+ */
+#define REF_TSC_EXTRA_TRIPS (1u << 21)
 
 static void fail_text(struct audit_result *r, const char *counter, const char *what, int64_t want, int64_t got)
 {
@@ -173,14 +193,14 @@ static void exact_everywhere(struct audit_ctx *a, struct audit_result *r, enum a
 		return;
 	if (!proved) {
 		size_t len = strlen(r->why);
-		str_appendf(r->why, sizeof(r->why), len, "%sunit masks not proven: %s: %s", len ? "; " : "",
+		str_appendf(r->why, sizeof(r->why), len, "%sunit-mask proof absent: %s: %s", len ? "; " : "",
 			    audit_known_what(proof), proof_why ? proof_why : "not for this vendor");
 		return;
 	}
 	/* The unit-mask proof, alone in its set, on a counter that just counted exactly. */
 	if (!audit_pin_trusted(a, &pev)) {
 		size_t len = strlen(r->why);
-		str_appendf(r->why, sizeof(r->why), len, "%sunit masks not proven: no trusted counter may count %s",
+		str_appendf(r->why, sizeof(r->why), len, "%sunit-mask proof absent: no trusted counter may count %s",
 			    len ? "; " : "", pev.name);
 		return;
 	}
@@ -202,7 +222,7 @@ static void exact_everywhere(struct audit_ctx *a, struct audit_result *r, enum a
 			    pev.umask, audit_known_what(proof));
 	} else if (pr.status != AUDIT_PASS) {
 		size_t len = strlen(r->why);
-		str_appendf(r->why, sizeof(r->why), len, "%sunit masks not proven: %s", len ? "; " : "", pr.why);
+		str_appendf(r->why, sizeof(r->why), len, "%sunit-mask proof absent: %s", len ? "; " : "", pr.why);
 	} else {
 		size_t len = strlen(r->detail);
 		str_appendf(r->detail, sizeof(r->detail), len, "; %s exact", pev.name);
@@ -284,9 +304,26 @@ void audit_check_agree(struct audit_ctx *a, struct audit_result *r)
 		r->status = AUDIT_FAIL;
 		return;
 	}
-	int64_t median = median_of(diff, a->set.n);
+	int64_t median = median_of(diff, audit_events(a));
+	audit_counters_text(r->counter, sizeof(r->counter), gp, 0);
+	if (median <= 0) {
+		/* Instructions counted exactly on these counters: it is the clock they count that stood still. */
+		r->status = AUDIT_FAIL;
+		r->expected = (int64_t)AUDIT_EXTRA_TRIPS;
+		r->got = median;
+		r->has_numbers = true;
+		snprintf(r->why, sizeof(r->why), "%.50s counted %lld on every counter (the median of %zu) over %u "
+			 "trips of the loop: a count that does not move agrees with nothing", ev.name, (long long)median,
+			 audit_events(a), AUDIT_EXTRA_TRIPS);
+		if (which == AK_CYCLES) {
+			a->v->clock_bad = true;
+			snprintf(a->v->clock_why, sizeof(a->v->clock_why), "audit: counters-agree failed: the cycles "
+				 "event counted %lld on every counter", (long long)median);
+		}
+		return;
+	}
 	r->status = AUDIT_PASS;
-	for (size_t i = 0; i < a->set.n; i++) {
+	for (size_t i = 0; i < audit_events(a); i++) {
 		bool agrees = per_trip ? diff[i] == median : close_to(diff[i], median);
 		if (agrees)
 			continue;
@@ -301,16 +338,97 @@ void audit_check_agree(struct audit_ctx *a, struct audit_result *r)
 		r->has_numbers = true;
 	} else {
 		size_t len = strlen(r->why);
-		str_appendf(r->why, sizeof(r->why), len, " (the median of %zu counters)", a->set.n);
+		str_appendf(r->why, sizeof(r->why), len, " (the median of %zu counters)", audit_events(a));
 	}
+}
+
+/* One fixed counter against its reference (audit_fixed_pair); false when it could not be sampled (r says). */
+static bool fixed_one(struct audit_ctx *a, struct audit_result *r, unsigned f, uint32_t *checked, uint32_t *unpaired,
+		      uint32_t *umask_refused, size_t *dlen)
+{
+	struct expect x;
+	struct event_spec fx, gpev;
+	uint32_t per_trip;
+	const char *why = NULL;
+	char err[160], name[16], ref_name[80] = "", ref_counter[16];
+	int64_t diff[COUNT_MAX_EVENTS], ticks;
+
+	enum audit_fixed_how how = audit_fixed_pair(a, f, &gpev, &per_trip, &why);
+	bool paired = how == AF_EXACT || how == AF_CLOSE;
+	fresh(a, &x);
+	audit_fixed_spec(f, &fx);
+	add(a, &x, &fx, per_trip, false);
+	/* The general counter is the reference: the instructions check has vouched for it, and where its
+	 * event has a unit mask, the unit-mask proof must not have failed. */
+	if (how == AF_NONE || (paired && !audit_pin_trusted(a, &gpev))) {
+		*unpaired |= 1u << f;
+		return true;
+	}
+	if (paired && gpev.umask && a->v->umask_bad) {
+		*umask_refused |= 1u << f;
+		return true;
+	}
+	if (paired)
+		add(a, &x, &gpev, per_trip, false);
+	if (!audit_begin(a, err, sizeof(err))) {
+		*unpaired |= 1u << f;
+		return true;
+	}
+	bool ok = how == AF_TSC ? audit_sample_trips(a, AUDIT_SHORT_TRIPS + REF_TSC_EXTRA_TRIPS, diff, &ticks, err,
+						    sizeof(err)) :
+				  audit_sample(a, diff, &ticks, err, sizeof(err));
+	audit_end(a);
+	snprintf(name, sizeof(name), "fixed%u", f);
+	if (!ok) {
+		snprintf(r->why, sizeof(r->why), "%s: %s", name, err);
+		r->status = AUDIT_FAIL;
+		return false;
+	}
+	*checked |= 1u << f;
+	int64_t ref = how == AF_EXACT ? x.want[0] : how == AF_CLOSE ? diff[1] : how == AF_TSC ? ticks : 0;
+	bool agrees;
+	switch (how) {
+	case AF_EXACT: agrees = diff[0] == x.want[0]; break;
+	case AF_TINY: agrees = diff[0] >= 0 && diff[0] <= TINY_BOUND; break;
+	default: agrees = close_to(diff[0], ref); break;
+	}
+	if (how == AF_TSC)
+		snprintf(ref_name, sizeof(ref_name), "TSC ticks");
+	else if (paired)
+		snprintf(ref_name, sizeof(ref_name), "%.60s on %s", gpev.name, audit_counter_name(a, 1, ref_counter));
+	if (agrees) {
+		*dlen = str_appendf(r->detail, sizeof(r->detail), *dlen, "%s%s=%lld %s", *dlen ? ", " : "", name,
+				    (long long)diff[0], how == AF_EXACT ? "exactly" : how == AF_TSC ? "= TSC within 0.1%" :
+				    how == AF_TINY ? "(bounded: the loop mispredicts nothing)" : "within 0.1%");
+		return true;
+	}
+	r->status = AUDIT_FAIL;
+	size_t len = strlen(r->why);
+	if (!r->has_numbers) {
+		snprintf(r->counter, sizeof(r->counter), "%s", name);
+		r->expected = how == AF_TINY ? 0 : ref;
+		r->got = diff[0];
+		r->has_numbers = true;
+	}
+	if (how == AF_TINY)
+		str_appendf(r->why, sizeof(r->why), len, "%s%s counted %lld over %u trips of the loop, which mispredicts "
+			    "nothing (at most %lld)", len ? "; " : "", name, (long long)diff[0], AUDIT_EXTRA_TRIPS,
+			    (long long)TINY_BOUND);
+	else if (ref <= 0)
+		str_appendf(r->why, sizeof(r->why), len, "%s%s counted %lld and its reference (%s) %lld over %u trips "
+			    "of the loop: a clock that does not move agrees with nothing", len ? "; " : "", name,
+			    (long long)diff[0], ref_name, (long long)ref,
+			    how == AF_TSC ? REF_TSC_EXTRA_TRIPS : AUDIT_EXTRA_TRIPS);
+	else
+		str_appendf(r->why, sizeof(r->why), len, "%s%s counted %lld, %s %lld%s", len ? "; " : "", name,
+			    (long long)diff[0], ref_name, (long long)ref, how == AF_EXACT ? "" : " (more than 0.1% apart)");
+	audit_blame(a, r, true, f);
+	return true;
 }
 
 void audit_check_fixed(struct audit_ctx *a, struct audit_result *r)
 {
-	struct expect x;
-	uint32_t checked = 0, unpaired = 0;
-	char err[160], name[16];
-	int64_t diff[COUNT_MAX_EVENTS], ticks;
+	uint32_t checked = 0, unpaired = 0, umask_refused = 0;
 	size_t dlen = 0;
 
 	if (!a->view.fixed_usable) {
@@ -319,48 +437,9 @@ void audit_check_fixed(struct audit_ctx *a, struct audit_result *r)
 		return;
 	}
 	r->status = AUDIT_PASS;
-	for (unsigned f = 0; f < 32; f++) {
-		struct event_spec fx, gpev;
-		uint32_t per_trip;
-		const char *why = NULL;
-		if (!(a->view.fixed_usable & (1u << f)))
-			continue;
-		if (!audit_fixed_pair(a, f, &gpev, &per_trip, &why)) {
-			unpaired |= 1u << f;
-			continue;
-		}
-		fresh(a, &x);
-		audit_fixed_spec(f, &fx);
-		add(a, &x, &fx, per_trip, false);
-		if (!audit_pin_trusted(a, &gpev)) {
-			unpaired |= 1u << f;
-			continue;
-		}
-		add(a, &x, &gpev, per_trip, false);
-		if (!audit_begin(a, err, sizeof(err))) {
-			unpaired |= 1u << f;
-			continue;
-		}
-		bool ok = audit_sample(a, diff, &ticks, err, sizeof(err));
-		audit_end(a);
-		if (!ok) {
-			snprintf(r->why, sizeof(r->why), "fixed%u: %s", f, err);
-			r->status = AUDIT_FAIL;
+	for (unsigned f = 0; f < 32; f++)
+		if ((a->view.fixed_usable & (1u << f)) && !fixed_one(a, r, f, &checked, &unpaired, &umask_refused, &dlen))
 			return;
-		}
-		checked |= 1u << f;
-		/* The general counter is the reference: the instructions check has vouched for it. */
-		bool agrees = per_trip ? diff[0] == x.want[0] : close_to(diff[0], diff[1]);
-		snprintf(name, sizeof(name), "fixed%u", f);
-		if (!agrees) {
-			r->status = AUDIT_FAIL;
-			fail_text(r, name, gpev.name, per_trip ? x.want[0] : diff[1], diff[0]);
-			audit_blame(a, r, true, f);
-		} else {
-			dlen = str_appendf(r->detail, sizeof(r->detail), dlen, "%sfixed%u=%s %lld", dlen ? ", " : "", f,
-					   per_trip ? "exactly" : "within 0.1%", (long long)diff[0]);
-		}
-	}
 	if (r->status == AUDIT_PASS)
 		audit_counters_text(r->counter, sizeof(r->counter), 0, checked);
 	if (!checked) {
@@ -375,5 +454,12 @@ void audit_check_fixed(struct audit_ctx *a, struct audit_result *r)
 		size_t len = strlen(r->why);
 		str_appendf(r->why, sizeof(r->why), len, "%s%s not checked: no general-counter form of its event here",
 			    len ? "; " : "", list);
+	}
+	if (umask_refused) {
+		char list[64];
+		audit_counters_text(list, sizeof(list), 0, umask_refused);
+		size_t len = strlen(r->why);
+		str_appendf(r->why, sizeof(r->why), len, "%s%s not checked: the reference is an event with a unit mask, "
+			    "and unit masks failed their proof", len ? "; " : "", list);
 	}
 }

@@ -44,7 +44,6 @@ enum audit_known {
 	AK_COND_BRANCHES,	/* Intel conditional branches (a unit mask): AUDIT_LOOP_COND_BRANCHES */
 	AK_SSE,			/* AMD retired SSE instructions (a unit mask): AUDIT_LOOP_SSE */
 	AK_CYCLES,		/* unhalted core cycles */
-	AK_REF_CYCLES,		/* Intel unhalted reference cycles */
 	AK_COUNT
 };
 
@@ -90,9 +89,18 @@ bool audit_known_spec(const struct audit_ctx *a, enum audit_known which, struct 
 		      const char **why);
 /* "instructions retired", ... for lines and reasons. */
 const char *audit_known_what(enum audit_known which);
-/* The general-counter form of fixed counter f's event, and its per-trip count (exact) or 0 (close). */
-bool audit_fixed_pair(const struct audit_ctx *a, unsigned f, struct event_spec *out, uint32_t *per_trip,
-		      const char **why);
+/* What fixed counter f is checked against on the loop (audit_fixed_pair). */
+enum audit_fixed_how {
+	AF_NONE,	/* nothing here to check it against (why says) */
+	AF_EXACT,	/* its general-counter form in out, per_trip a trip: exactly */
+	AF_CLOSE,	/* its general-counter form in out, the same clock: within 0.1% */
+	AF_TSC,		/* REF_TSC without a general form of it: the TSC ticks around the loop, within 0.1% */
+	AF_TINY,	/* an event the loop barely moves (audit_fixed_tiny): a bound, not a pairing */
+};
+enum audit_fixed_how audit_fixed_pair(const struct audit_ctx *a, unsigned f, struct event_spec *out,
+				      uint32_t *per_trip, const char **why);
+/* Whether fixed counter f counts an event the loop barely moves (bad speculation); name: the event's. */
+bool audit_fixed_tiny(const struct audit_ctx *a, unsigned f, const char **name);
 /* Fixed counter f itself, as a spec the scheduler puts only there. */
 void audit_fixed_spec(unsigned f, struct event_spec *out);
 /* Pin a spec to general counter c; false when its constraints forbid that counter. */
@@ -137,6 +145,8 @@ void audit_end(struct audit_ctx *a);
  * clean sample came within the budget.
  */
 bool audit_sample(struct audit_ctx *a, int64_t *diff, int64_t *ticks, char *err, size_t cap);
+/* The same with a long run of long_trips trips (the short run's AUDIT_SHORT_TRIPS as ever). */
+bool audit_sample_trips(struct audit_ctx *a, uint64_t long_trips, int64_t *diff, int64_t *ticks, char *err, size_t cap);
 /* One counted run of `trips` trips in its own window (overflow, full-width): raw reads of a's events. */
 bool audit_once(struct audit_ctx *a, uint64_t trips, uint64_t *counts, char *err, size_t cap);
 /* "pmc2" / "fixed0" for event i of a->set after scheduling. */

@@ -4,7 +4,8 @@
 ;   4 instructions      jmp, andps, dec, jnz (a macro-fused dec/jnz still retires two
 ;                       instructions: SDM Vol. 3B, INST_RETIRED counts instructions, not uops)
 ;   2 branches          the unconditional jmp and the conditional jnz
-;   1 conditional branch the jnz (taken on every trip but the last; the last one, and the
+;   1 conditional branch the jnz (taken on every trip but the last, backward: Lion Cove's
+;                       BR_INST_RETIRED.COND_TAKEN_BWD counts it too; the last one, and the
 ;                       call and ret around the loop, are the same in runs of any length)
 ;   1 SSE instruction   andps, a packed-single logical: no exception, no assist, whatever xmm0
 ;                       holds; AMD's "Retired MMX/FP instructions" counts it as SSE (PMCx0CB,

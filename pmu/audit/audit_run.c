@@ -132,6 +132,11 @@ static uint64_t smi_of(const struct audit_ctx *a, const uint64_t *v1, const uint
 
 bool audit_sample(struct audit_ctx *a, int64_t *diff, int64_t *ticks, char *err, size_t cap)
 {
+	return audit_sample_trips(a, AUDIT_LONG_TRIPS, diff, ticks, err, cap);
+}
+
+bool audit_sample_trips(struct audit_ctx *a, uint64_t long_trips, int64_t *diff, int64_t *ticks, char *err, size_t cap)
+{
 	uint64_t v1[COUNT_MAX_EVENTS], v2[COUNT_MAX_EVENTS];
 
 	for (unsigned tries = 0; tries <= AUDIT_RETAKE_BUDGET; tries++) {
@@ -141,7 +146,7 @@ bool audit_sample(struct audit_ctx *a, int64_t *diff, int64_t *ticks, char *err,
 		run(a, AUDIT_SHORT_TRIPS, false);
 		uint64_t t1 = run(a, AUDIT_SHORT_TRIPS, true);
 		bool ok = a->cb->read(&a->set, 0, v1, err, cap);
-		uint64_t t2 = ok ? run(a, AUDIT_LONG_TRIPS, true) : 0;
+		uint64_t t2 = ok ? run(a, long_trips, true) : 0;
 		ok = ok && a->cb->read(&a->set, 0, v2, err, cap);
 		bool disturbed = audit_window_close(a, &aw, ok ? smi_of(a, v1, v2) : LEDGER_NO_SMI_EVENT);
 		if (!ok)
