@@ -72,7 +72,7 @@ def test_collector_on_postgresql(ctx):
     c = None
     try:
         c = Collector(pg.url, python=py)
-        assert "postgresql://pmu@127.0.0.1" in c.lines[0] and "schema 1 (created)" in c.lines[0], c.lines[0]
+        assert "postgresql://pmu@127.0.0.1" in c.lines[0] and "schema 2 (created)" in c.lines[0], c.lines[0]
         ids = {}
         for name, want in (("machine-a.jsonl", 201), ("machine-b.jsonl", 201), ("machine-c.jsonl", 201),
                            ("other-cpu.jsonl", 201), ("fail-audit.jsonl", 201), ("truncated.jsonl", 400),
@@ -121,7 +121,7 @@ def test_collector_on_postgresql(ctx):
         c.kill()
         t.join(60)
         c.start()
-        assert "schema 1;" in c.lines[0] and "created" not in c.lines[0], c.lines[0]
+        assert "schema 2;" in c.lines[0] and "created" not in c.lines[0], c.lines[0]
         for i, want in before.items():
             assert c.get(f"/api/runs/{i}") == (200, want), i
         bigs = c.get("/api/runs?machine=PG-BIG")[1]["runs"]
