@@ -7,15 +7,21 @@ errors waitress answers itself as one JSON line, and a log that shows no control
   within header_timeout_s of opening (or of its previous request): one that has not is closed.
   The check runs with waitress's own maintenance (every cleanup_interval).
 - Waitress answers a body over its limit (413) or a malformed request (400) before the application
-  sees it; its answer is plain text.  Here it is the collector's JSON line, with the security headers.
+  sees it; its answer is plain text.  Here it is the collector's JSON line, with the security headers,
+  and the connection lingers after it (its sending side shut, what the client still sends read and
+  dropped, for LINGER_S at most): closed at once with the body unread, it would be reset, and the
+  client would see the reset rather than the answer.
 - The log escapes what an upload may put in a name: a control character (an ESC that would clear
   the screen of whoever tails the log) is written as \\uXXXX.
 """
 import json
 import logging
 import re
+import socket
 import time
 
+# Seconds a connection lingers after an error waitress answered itself (the client still sending).
+LINGER_S = 5
 # C0 and C1 control characters, DEL, and what is no text at all (a lone surrogate).
 CONTROL_RE = re.compile("[\\x00-\\x1f\\x7f-\\x9f\\ud800-\\udfff]")
 
@@ -47,15 +53,35 @@ def install(server, header_timeout_s, security_headers):
             self.close_on_finish = True
             self.content_length = len(body)
             self.write(body)
+            self.channel.linger_after = True
 
     class Channel(HTTPChannel):
         error_task_class = JSONErrorTask
+
+        linger_after = False    # set by JSONErrorTask: linger rather than close
+        lingering_until = None  # lingering: its sending side is shut, what comes is dropped
 
         def __init__(self, *args, **kw):
             super().__init__(*args, **kw)
             self.headers_since = time.time()   # when it began to wait for a request's headers
 
+        def handle_close(self):
+            if self.linger_after and self.lingering_until is None and self.connected:
+                try:
+                    self.socket.shutdown(socket.SHUT_WR)
+                except OSError:
+                    return super().handle_close()
+                self.lingering_until = time.time() + LINGER_S
+                self.will_close = self.close_when_flushed = False
+                return None
+            return super().handle_close()
+
+        def readable(self):
+            return True if self.lingering_until is not None else super().readable()
+
         def received(self, data):
+            if self.lingering_until is not None:
+                return True   # the rest of a body already answered: dropped
             before = self.request
             out = super().received(data)
             if self.request is None and before is not None:   # a request (or several) complete: wait anew
@@ -73,7 +99,12 @@ def install(server, header_timeout_s, security_headers):
         plain(now)
         cutoff = now - header_timeout_s
         for ch in list(server.active_channels.values()):
-            if isinstance(ch, Channel) and not ch.will_close and ch.headers_since < cutoff and ch.waiting_for_headers():
+            if not isinstance(ch, Channel) or ch.will_close:
+                continue
+            if ch.lingering_until is not None:
+                if ch.lingering_until < now:
+                    ch.will_close = True   # handle_close then closes it for good
+            elif ch.headers_since < cutoff and ch.waiting_for_headers():
                 ch.will_close = True
     server.channel_class = Channel
     server.maintenance = maintenance
