@@ -239,6 +239,12 @@ def cpu_key(brand, vendor, signature):
     return brand or f"{vendor or 'unknown vendor'} {signature or '?'}"
 
 
+def is_serial(text):
+    """capture.parse's rule: a serial capture when any line starts with the prefix (a text without the
+    prefix anywhere is none, found without cutting it into lines)."""
+    return capture.PREFIX in text and any(line.startswith(capture.PREFIX) for _, line in capture.text_lines(text))
+
+
 def record_lines_at_least(text):
     """How many record lines a text holds at least, counted without reading it (so that a body far
     over MAX_RUN_RECORDS is refused at once): the lines that start with the prefix (a serial capture),
@@ -251,7 +257,7 @@ def read(text, keep=KEPT_TYPES, fields=None, on_record=None):
     """(runs, stray problems, stray texts) of an upload's text, read as the collector reads it (strict
     text, the trailer, MAX_RUN_RECORDS: TooManyRecords past it); keep: the record types kept (None:
     all), fields: of them the fields kept (_Scanner); on_record: sees every record."""
-    serial = any(line.startswith(capture.PREFIX) for _, line in capture.text_lines(text))
+    serial = is_serial(text)
     stray_texts = []
     sc = capture._Scanner(serial, keep=keep, fields=fields, on_record=on_record, keep_texts=TextDigests,
                           strict_text=True, trailer=True,
@@ -268,7 +274,7 @@ def records_json(body, intact):
     costs about the body.  intact: the run is PASS or FAIL, so every record line of it is whole and
     needs no reading; else each is read (capture.load_record and the strict-text rule) and a damaged
     one left out.  Non-ASCII characters are escaped (strict, ASCII JSON as the API's other answers)."""
-    serial = any(line.startswith(capture.PREFIX) for _, line in capture.text_lines(body))
+    serial = is_serial(body)
     state, parts, size, first = "before", ["["], 1, True
     for _, line in capture.text_lines(body):
         if serial:

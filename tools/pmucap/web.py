@@ -194,20 +194,17 @@ def json_error(why, status, headers=None):
     return resp
 
 
-class StrictJSON:
-    """Flask's JSON answers, strict: a NaN or an infinity is an error here, never `NaN` on the wire."""
+def strict_json(app):
+    """Flask's JSON provider, strict: a NaN or an infinity is an error here, never `NaN` on the wire."""
+    from flask.json.provider import DefaultJSONProvider
 
-    @staticmethod
-    def provider(app):
-        from flask.json.provider import DefaultJSONProvider
+    class Provider(DefaultJSONProvider):
+        sort_keys = False
 
-        class Provider(DefaultJSONProvider):
-            sort_keys = False
-
-            def dumps(self, obj, **kw):
-                kw.setdefault("allow_nan", False)
-                return super().dumps(obj, **kw)
-        return Provider(app)
+        def dumps(self, obj, **kw):
+            kw.setdefault("allow_nan", False)
+            return super().dumps(obj, **kw)
+    return Provider(app)
 
 
 def create_app(settings):
@@ -217,7 +214,7 @@ def create_app(settings):
     from . import web_api, web_pages
 
     app = Flask("pmucap", template_folder="templates")
-    app.json = StrictJSON.provider(app)
+    app.json = strict_json(app)
     # Werkzeug answers 413 itself past this (the route checks Content-Length first, with a reason).
     app.config["MAX_CONTENT_LENGTH"] = settings.max_upload_bytes
     app.config["pmucap"] = settings
