@@ -152,10 +152,15 @@ def test_odd_queries_and_errors_answer_json(ctx):
         status, body, hdrs = c.request("PUT", "/api/runs", "x")
         assert status == 405 and "POST" in hdrs.get("Allow", "") and body["error"], (status, body, dict(hdrs))
         # Figures whose share of the median overflows: null, never Infinity.
+        tiny = []
         for i, v in enumerate((1e-300, 1e-300, 1e10)):
             recs = [dict(r, cycles=dict(r["cycles"], median=v, min=v, max=v)) if r["type"] == "bench" and r.get("cycles")
                     else r for r in mk.machine_run(f"LAB-TINY{i}", brand="Tiny CPU")]
-            assert c.post(mk.frame(recs))[0] == 201
+            status, body = c.post(mk.frame(recs))
+            assert status == 201, body
+            tiny.append(body["id"])
+        with urllib_get(c, f"/api/compare?a={tiny[0]}&b={tiny[2]}") as text:
+            assert strict(text)["rows"], text[:200]
         with urllib_get(c, "/api/sku?cpu=Tiny%20CPU") as text:
             got = strict(text)
         assert got["rows"] and all(c_["pct"] is None or abs(c_["pct"]) < 1e300 for r in got["rows"]
