@@ -43,6 +43,9 @@ DEFAULT_HEADER_TIMEOUT_S = 10
 DEFAULT_CONNECTION_LIMIT = 1000
 # File descriptors kept for the database, logs and the listening socket, beyond one per connection.
 SPARE_FDS = 64
+# An answer held for a slow reader at most (the sending thread then waits for it): a large run read by
+# several at once costs this much each, not the run's size each (waitress's default: 16 MiB).
+OUTBUF_HIGH_BYTES = 2 << 20
 # Seconds between waitress's checks of its connections (its default, 30, would let the header deadline slip).
 CLEANUP_INTERVAL_S = 1
 # Bodies up to this much over the limit reach the application, which answers 413 with the reason;
@@ -213,6 +216,7 @@ def run(args):
                                         max_request_body_size=max_bytes + WAITRESS_SLACK_BYTES,
                                         channel_timeout=CHANNEL_TIMEOUT_S, cleanup_interval=CLEANUP_INTERVAL_S,
                                         connection_limit=limit, asyncore_use_poll=True,
+                                        outbuf_high_watermark=OUTBUF_HIGH_BYTES,
                                         ident="pmucap", clear_untrusted_proxy_headers=True)
         serve_front.install(server, args.header_timeout, web.SECURITY_HEADERS)
     except OSError as e:
