@@ -53,10 +53,11 @@ def server_python(extra_modules=()):
 class Collector:
     """A `pmucap serve` child: started on 127.0.0.1:0 (or listen), its port read from its first line."""
 
-    def __init__(self, db, *args, python=None, env=None, listen="127.0.0.1:0"):
+    def __init__(self, db, *args, python=None, env=None, listen="127.0.0.1:0", preexec=None):
         self.db, self.args, self.listen = db, list(args), listen
         self.python = python or server_python()
         self.env = env
+        self.preexec = preexec
         self.proc = None
         self.lines = []
         self.start()
@@ -65,7 +66,7 @@ class Collector:
         self.lines = []
         self.proc = subprocess.Popen([self.python, PMUCAP, "serve", "--db", self.db, "--listen", self.listen,
                                       *self.args], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE, text=True, env=self.env)
+                                     stderr=subprocess.PIPE, text=True, env=self.env, preexec_fn=self.preexec)
         got = threading.Event()
 
         def drain():
@@ -88,6 +89,8 @@ class Collector:
     def request(self, method, path, body=None, token=None, headers=None, timeout=60):
         """(status, parsed JSON or the bytes, headers)."""
         h = dict(headers or {})
+        if body is not None and not any(k.lower() == "content-type" for k in h):
+            h["Content-Type"] = "application/x-ndjson"   # what the image sends (boot/upload.c)
         if token is not None:
             h["Authorization"] = f"Bearer {token}"
         data = body.encode("latin-1") if isinstance(body, str) else body
@@ -105,6 +108,14 @@ class Collector:
 
     def get(self, path):
         return self.request("GET", path)[:2]
+
+    def peak_rss(self):
+        """The child's peak resident set (VmHWM), bytes."""
+        with open(f"/proc/{self.proc.pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) << 10
+        raise AssertionError("no VmHWM in /proc/PID/status")
 
     def stop(self, sig=signal.SIGTERM, timeout=20):
         if self.proc and self.proc.poll() is None:

@@ -198,6 +198,7 @@ def chunked_post(c, data, token):
     """POST with Transfer-Encoding: chunked (no Content-Length); returns the status."""
     with socket.create_connection(("127.0.0.1", c.port), timeout=30) as s:
         s.sendall(f"POST /api/runs HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n"
+                  "Content-Type: application/x-ndjson\r\n"
                   "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n".encode())
         try:
             for i in range(0, len(data), 65536):
@@ -463,10 +464,10 @@ def test_serve_refuses_what_it_cannot_use(ctx):
         # A restart finds its schema and its runs.
         db = os.path.join(d, "runs.sqlite")
         with Collector(db) as c:
-            assert "schema 1 (created)" in c.lines[0] and "0 run(s) stored" in c.lines[0], c.lines[0]
+            assert "schema 2 (created)" in c.lines[0] and "0 run(s) stored" in c.lines[0], c.lines[0]
             assert c.post(upload_text("machine-a.jsonl"))[0] == 201
         with Collector(db) as c:
-            assert "schema 1;" in c.lines[0] and "1 run(s) stored" in c.lines[0], c.lines[0]
+            assert "schema 2;" in c.lines[0] and "1 run(s) stored" in c.lines[0], c.lines[0]
 
 
 def test_deps_installs_the_collector_for_serve(ctx):

@@ -18,6 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import collector_lib as cl  # noqa: E402
 from collector_lib import Collector, upload_text  # noqa: E402
 from testlib import Skip  # noqa: E402
+import test_collector_hostile as hostile  # noqa: E402
 
 mk = cl.make_uploads
 PG_USER = "pmu"
@@ -72,7 +73,7 @@ def test_collector_on_postgresql(ctx):
     c = None
     try:
         c = Collector(pg.url, python=py)
-        assert "postgresql://pmu@127.0.0.1" in c.lines[0] and "schema 1 (created)" in c.lines[0], c.lines[0]
+        assert "postgresql://pmu@127.0.0.1" in c.lines[0] and "schema 2 (created)" in c.lines[0], c.lines[0]
         ids = {}
         for name, want in (("machine-a.jsonl", 201), ("machine-b.jsonl", 201), ("machine-c.jsonl", 201),
                            ("other-cpu.jsonl", 201), ("fail-audit.jsonl", 201), ("truncated.jsonl", 400),
@@ -121,13 +122,29 @@ def test_collector_on_postgresql(ctx):
         c.kill()
         t.join(60)
         c.start()
-        assert "schema 1;" in c.lines[0] and "created" not in c.lines[0], c.lines[0]
+        assert "schema 2;" in c.lines[0] and "created" not in c.lines[0], c.lines[0]
         for i, want in before.items():
             assert c.get(f"/api/runs/{i}") == (200, want), i
         bigs = c.get("/api/runs?machine=PG-BIG")[1]["runs"]
         assert len(bigs) <= 1 and (not bigs or len(c.get(f"/api/runs/{bigs[0]['id']}")[1]["records"]) ==
                                    len(big.splitlines())), bigs
         assert len(c.get("/api/runs?limit=1000")[1]["runs"]) == total + len(bigs)
+        # Issue 32, as on SQLite: strings that are not text are refused by the reader (never a 500 from
+        # the database), the trailer is the run's, live uploads are one row, far dates and pages answer.
+        base = mk.machine_run("PG-TEXT")
+        for recs, words in ((hostile.with_cpu(base, brand="CPU \udc00"), "field 'brand' holds U+DC00"),
+                            (hostile.with_cpu(base, brand="CPU \x00"), "field 'brand' holds U+0000")):
+            status, body = c.post(mk.frame(recs))
+            assert status == 400 and body["verdict"] == "INVALID" and words in " ".join(body["reasons"]), body
+            assert c.get(f"/runs/{body['id']}")[0] == 200
+        status, body = c.post(mk.frame(mk.machine_run("PG-TRAIL")) + hostile.TRAILER)
+        assert status == 201 and body["verdict"] == "PASS", (status, body)
+        bodies, final = hostile.live_stages("PG-LIVE")
+        for b in bodies:
+            assert c.request("POST", "/api/runs", b, headers={"X-Pmuboot-Upload": "live"})[0] == 202
+        status, body = c.post(final)
+        assert status == 201 and [r["id"] for r in c.get("/api/runs?machine=PG-LIVE")[1]["runs"]] == [body["id"]]
+        assert c.get("/api/runs?until=9999-12-31")[0] == 200 and c.get("/")[0] == 200
     finally:
         if c is not None:
             c.kill()

@@ -80,6 +80,14 @@ class FieldError(CaptureError):
     """A record field of the wrong type: names the record (run, line, type) and the field."""
 
 
+class TooManyRecords(CaptureError):
+    """A run with more records than the reader was told to take (_Scanner's max_records)."""
+
+    def __init__(self, limit, line):
+        super().__init__(f"more than {limit} records in one run (at line {line})")
+        self.limit, self.line = limit, line
+
+
 def one_line(msg):
     """A message on one line, whatever the capture put in it."""
     return " ".join(str(msg).split())
@@ -215,6 +223,17 @@ def clean_lines(text):
         yield n, line
 
 
+def text_lines(text):
+    """clean_lines of a text already in memory, cut a chunk at a time (the same lines), so that the
+    lines of a large text are never all held at once."""
+    split = _LineSplitter()
+    for i in range(0, len(text), CHUNK_BYTES):
+        for n, line, _ in split.feed(text[i:i + CHUNK_BYTES]):
+            yield n, line
+    for n, line, _ in split.feed("", final=True):
+        yield n, line
+
+
 def _file_lines(path, sniff=None):
     """(line number, line, overlong) of a capture file, read as a stream.  sniff: a list that
     receives the file's stat and its first SNIFF_CHARS characters."""
@@ -296,6 +315,38 @@ def load_record(js):
     return obj, None
 
 
+# What no text may hold for a reader that asks for strict text (the collector): a lone surrogate
+# (half of a UTF-16 pair, which no UTF-8 output can encode) or NUL (which PostgreSQL text cannot hold).
+NOT_TEXT_RE = re.compile("[\x00\ud800-\udfff]")
+
+
+def shown_key(k):
+    """A key or path part as a message shows it: printable ASCII, anything else escaped."""
+    return json.dumps(k)[1:-1] if isinstance(k, str) else str(k)
+
+
+def text_problem(obj):
+    """Where obj (a parsed record) holds a string that is not text (NOT_TEXT_RE), in words, or None.
+    Keys are strings too.  Walked without recursion (records are shallow, but not trusted)."""
+    stack = [(obj, "")]
+    while stack:
+        o, path = stack.pop()
+        if isinstance(o, dict):
+            for k, v in o.items():
+                where = f"{path}.{shown_key(k)}" if path else shown_key(k)
+                m = NOT_TEXT_RE.search(k)
+                if m:
+                    return f"key '{where}' holds U+{ord(m.group()):04X}"
+                stack.append((v, where))
+        elif isinstance(o, list):
+            stack.extend((v, f"{path}[{i}]") for i, v in enumerate(o))
+        elif isinstance(o, str):
+            m = NOT_TEXT_RE.search(o)
+            if m:
+                return f"field '{path}' holds U+{ord(m.group()):04X}"
+    return None
+
+
 class Run:
     """One begin..end stream of records.
 
@@ -308,7 +359,8 @@ class Run:
         self.start_line = start_line
         self.number = number   # 1-based, in capture order
         self.records = []      # (line number, Record)
-        self.texts = [] if keep_texts else None
+        # keep_texts: True keeps the texts in a list; a callable makes what receives them (append).
+        self.texts = (keep_texts() if callable(keep_texts) else []) if keep_texts else None
         self.count = 0         # record lines in the run, end excluded
         self.crc = 0
         self.end = None
@@ -317,6 +369,7 @@ class Run:
         self.kept = True          # False: its records were not kept (Capture's only_run)
         self.tally = _verdict.Tally()   # its run errors and failed checks, counted as they go by
         self.contradictions = []  # what its end record's status/errors claim against the records
+        self.trailer = None       # the upload record after its end (_Scanner's trailer)
 
     @property
     def complete(self):
@@ -403,14 +456,24 @@ class _Scanner:
     only the last run's, N only run N's.  on_record(run, rec), when given, sees every record of
     every run (end included) as it is read.  on_run(run), when given, is called as each run
     closes; that run's records are let go after it.
+
+    For the collector (upload.py), which reads what anyone may send: strict_text makes a record
+    holding a lone surrogate or NUL (text_problem) a damaged one; trailer takes an `upload` record
+    right after a run's `end` as its trailer (docs/results-format.md, "The upload trailer"), not as
+    a record outside every run; max_records raises TooManyRecords past that many record lines;
+    stray_texts, a list, receives the text of every record line outside the runs.
     """
 
     def __init__(self, serial, keep=None, keep_texts=True, only_run=None, on_record=None, on_run=None,
-                 fields=None):
+                 fields=None, strict_text=False, trailer=False, max_records=None, stray_texts=None):
         self.serial, self.keep, self.keep_texts, self.fields = serial, keep, keep_texts, fields
         self.only_run, self.on_record, self.on_run = only_run, on_record, on_run
+        self.strict_text, self.trailer, self.max_records = strict_text, trailer, max_records
+        self.stray_texts = stray_texts
         self.runs, self.stray, self.cur = [], [], None
         self.types = set()   # record types seen in runs (bounded: MAX_TYPES_SEEN)
+        self.lines = 0       # record lines read
+        self.just_ended = None   # the run whose end record was the last record line
 
     def _close(self, run):
         run.check()
@@ -433,19 +496,33 @@ class _Scanner:
                     cur.problems.append(f"line {n}: not a record: {_short(line[:60])}")
                 return
             js = line.rstrip()
+        self.lines += 1
+        if self.max_records is not None and self.lines > self.max_records:
+            raise TooManyRecords(self.max_records, n)
+        ended, self.just_ended = self.just_ended, None
         if overlong:
             obj, why = None, f"record line longer than {MAX_LINE_CHARS} characters"
         else:
             obj, why = load_record(js)
+        if obj is not None and self.strict_text and "\\u" in js:
+            bad = text_problem(obj)
+            if bad is not None:
+                obj, why = None, (f"{shown_key(obj['type'])[:MAX_TYPE_CHARS]} record: {bad}, which is not text "
+                                  "(a lone surrogate or NUL)")
         if obj is None:
             if cur is not None:
                 cur.problems.append(f"line {n}: {why}")
                 cur.add_text(js)   # it still counts towards the CRC, which will fail
             else:
                 self.stray.append(f"line {n}: {why}")
+                if self.stray_texts is not None:
+                    self.stray_texts.append(js)
             return
         rec = Record(obj)
         rec.line = n
+        if self.trailer and ended is not None and cur is None and rec["type"] == "upload" and ended.trailer is None:
+            ended.trailer = rec
+            return
         if rec["type"] == "begin":
             if cur is not None:
                 self._close(cur)
@@ -455,6 +532,8 @@ class _Scanner:
             cur.kept = self.only_run in (None, "last") or self.only_run == cur.number
         elif cur is None:
             self.stray.append(f"line {n}: {_short(rec['type'][:40])} record before any begin record")
+            if self.stray_texts is not None:
+                self.stray_texts.append(js)
             return
         rec.run = cur.number
         if len(self.types) < MAX_TYPES_SEEN and len(rec["type"]) <= MAX_TYPE_CHARS:
@@ -470,6 +549,7 @@ class _Scanner:
             cur.end = rec
             self._close(cur)
             self.cur = None
+            self.just_ended = cur
             return
         cur.tally.note(rec)
         if cur.kept and (self.keep is None or rec["type"] in self.keep):

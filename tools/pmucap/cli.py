@@ -7,6 +7,7 @@
                    [--min-change PCT] [--floor X] [--fail-on-change] [--allow-incomplete]
     pmucap plot CAPTURE [CAPTURE_B] -o FILE.png|.svg [--metric cycles|events|all|topdown|latency] [--allow-incomplete]
     pmucap serve [--db FILE|postgresql://...] [--listen ADDR:PORT] [--token-file FILE]
+    pmucap delete-run URL ID [--token-file FILE] [--reason TEXT]
 
 Runs are numbered from 1 in capture order by every command (parse's "_run" field,
 --run, --run-a, --run-b); the default is the last run.
@@ -18,7 +19,7 @@ import functools
 import os
 import sys
 
-from . import capture, cmd_compare, cmd_junit, cmd_parse, cmd_plot, cmd_serve, cmd_table
+from . import capture, cmd_compare, cmd_delete, cmd_junit, cmd_parse, cmd_plot, cmd_serve, cmd_table
 from .capture import one_line
 
 EXIT_STATUS_HELP = """exit status:
@@ -44,7 +45,7 @@ def build_parser():
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=EXIT_STATUS_HELP)
     sub = ap.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
-    for mod in (cmd_parse, cmd_table, cmd_junit, cmd_compare, cmd_plot, cmd_serve):
+    for mod in (cmd_parse, cmd_table, cmd_junit, cmd_compare, cmd_plot, cmd_serve, cmd_delete):
         mod.add_parser(sub)
     return ap
 

@@ -5,10 +5,17 @@ the median over the machines (each machine's latest intact run) is the fleet's f
 whose figure is further from it than the margin (a share of the median, and at least an absolute
 floor, so figures near zero do not raise alarms) is flagged.  With fewer than MIN_MACHINES
 machines nothing is flagged: two machines that differ do not say which of them is the odd one.
+A figure beyond MAX_FIGURE (none is measured so large; the arithmetic on it would overflow) is
+left out of the comparison, and a share that is not a finite number (a median of almost 0) is null:
+the answer is strict JSON.
 """
+import math
+
 DEFAULT_MARGIN_PCT = 10.0
 DEFAULT_FLOOR = 0.5          # cycles per iteration
 MIN_MACHINES = 3
+# The largest figure (cycles or events per iteration) compared: far beyond any measurement.
+MAX_FIGURE = 1e15
 # The figures compared, in the order shown: the penalty first (what a variant is there to show).
 METRICS = ("penalty", "cycles")
 
@@ -34,7 +41,7 @@ def compare(runs, figures, margin_pct=DEFAULT_MARGIN_PCT, floor=DEFAULT_FLOOR):
     values = {}
     for r in runs:
         for f in figures.get(r["id"], []):
-            if f["metric"] in METRICS:
+            if f["metric"] in METRICS and math.isfinite(f["median"]) and abs(f["median"]) <= MAX_FIGURE:
                 values.setdefault((f["variant"], f["metric"]), {})[r["machine"]] = f
     rows, flagged = [], []
     order = {m: i for i, m in enumerate(METRICS)}
@@ -45,7 +52,8 @@ def compare(runs, figures, margin_pct=DEFAULT_MARGIN_PCT, floor=DEFAULT_FLOOR):
         row = {"variant": variant, "metric": metric, "median": med, "n": len(got), "allowed": allowed, "cells": {}}
         for machine, f in got.items():
             delta = f["median"] - med
-            cell = {"value": f["median"], "delta": delta, "pct": 100.0 * delta / abs(med) if med else None,
+            pct = 100.0 * delta / abs(med) if med else None
+            cell = {"value": f["median"], "delta": delta, "pct": pct if pct is not None and math.isfinite(pct) else None,
                     "flag": len(got) >= MIN_MACHINES and abs(delta) > allowed, "unstable": f["unstable"]}
             row["cells"][machine] = cell
             if cell["flag"]:

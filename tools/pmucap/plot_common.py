@@ -27,6 +27,8 @@ def import_matplotlib():
         matplotlib.use("Agg")
         # SVG text stays text (searchable, small), not glyph outlines.
         matplotlib.rcParams["svg.fonttype"] = "none"
+        # A name is drawn as written: "$x$" in a brand is no formula (and "$\\foo$" no error).
+        matplotlib.rcParams["text.parse_math"] = False
         from matplotlib.figure import Figure
         from matplotlib.patches import Patch
         return Figure, Patch

@@ -4,7 +4,12 @@ by the server at start.
 - runs: one row per run stored, with its verdict, reasons and the facts the dashboard groups by;
   run_key is UNIQUE, so the same run uploaded twice (or by two uploads racing) is stored once;
 - run_texts: the upload as received (a capture pmucap reads), for the run's records and plots;
-- figures: the bench figures of intact runs (cycles, penalty, events), for fleet comparisons.
+- figures: the bench figures of intact runs (cycles, penalty, events), for fleet comparisons;
+- deleted_runs: the audit log of runs an operator removed (who, when, why, and the run's row and text).
+
+A run without its end (a live upload's state) is one row, which its next upload replaces: runs
+with the same live_key whose stored records (texts_digest over `records` of them) begin the new
+upload's are the same run, further on.
 
 Every upload is one transaction: a collector stopped in the middle (killed, or the power cut)
 leaves no half-stored run.  SQLite runs in WAL mode with synchronous=FULL (a committed run survives
@@ -19,7 +24,7 @@ import re
 import sqlite3
 import threading
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 # Each migration: the statements that take the schema from the version before to this one.
 # {id} is the dialect's auto-numbered key, the only difference between the two databases.
@@ -59,6 +64,21 @@ MIGRATIONS = {
             unstable TEXT,
             PRIMARY KEY (run_id, variant, metric))""",
     ],
+    # Issue 32: live uploads replace their run's partial row (live_key, texts_digest); the audit log
+    # of deleted runs.
+    2: [
+        "ALTER TABLE runs ADD COLUMN live_key TEXT",
+        "ALTER TABLE runs ADD COLUMN texts_digest TEXT",
+        "CREATE INDEX runs_live ON runs (live_key)",
+        """CREATE TABLE deleted_runs (
+            id {id},
+            run_id BIGINT NOT NULL,
+            deleted_at TEXT NOT NULL,
+            deleted_by TEXT,
+            reason TEXT,
+            run TEXT NOT NULL,
+            body TEXT NOT NULL)""",
+    ],
 }
 
 # The columns of runs an Upload fills (upload.Upload's attributes of the same names).
@@ -72,6 +92,8 @@ SQLITE_MIN = (3, 35, 0)
 # Seconds a writer waits for another (SQLite's busy timeout; PostgreSQL waits on its own).
 BUSY_TIMEOUT_S = 60
 DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
+# SQLite's errors that pass (another writer's lock, a full disk, an I/O error): answered 503.
+SQLITE_BUSY_WORDS = ("locked", "disk is full", "disk I/O error", "unable to open")
 
 
 class StoreError(Exception):
@@ -79,7 +101,8 @@ class StoreError(Exception):
 
 
 class Busy(Exception):
-    """The database did not answer in time (locked, or the server unreachable): try again later."""
+    """The database did not answer in time (locked, the disk full, or the server unreachable): try
+    again later (503 with Retry-After)."""
 
 
 class Conflict(Exception):
@@ -92,11 +115,6 @@ class Conflict(Exception):
 
 def utc_now():
     return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def day_after(date):
-    d = datetime.date.fromisoformat(date) + datetime.timedelta(days=1)
-    return d.isoformat()
 
 
 class Store:
@@ -138,29 +156,74 @@ class Store:
     # --- writing ---
 
     def add(self, up, source):
-        """Store an upload.Upload in one transaction.  Returns (id, True) for a new run, (id, False)
-        when the same run is already there; raises Conflict when a different one has its key."""
-        cols = ("received_at", "source", "reasons", "bytes") + UPLOAD_COLUMNS
-        vals = [utc_now(), source, json.dumps(up.reasons), up.received_bytes] + [getattr(up, c) for c in UPLOAD_COLUMNS]
+        """Store an upload.Upload in one transaction.  Returns (id, how): how is "new" for a run not
+        stored before, "updated" when it replaced the stored partial state of the same run (a live
+        upload's, or a run cut short), "already" when the same run is already there; raises Conflict
+        when a different one has its key."""
+        cols = ("received_at", "source", "reasons", "bytes", "live_key", "texts_digest") + UPLOAD_COLUMNS
+        vals = [utc_now(), source, json.dumps(up.reasons), up.received_bytes, up.live_key,
+                up.texts_digest] + [getattr(up, c) for c in UPLOAD_COLUMNS]
         find = "SELECT id, digest FROM runs WHERE run_key = ?"
         with self._tx(write=True) as cur:
             # Looked up first (no number is spent on a run already there), and inserted only if absent:
             # an upload racing this one with the same run (PostgreSQL) is stopped by the UNIQUE key.
             old = self._run(cur, find, (up.run_key,)).fetchone()
-            row = None if old else self._run(
-                cur, f"INSERT INTO runs ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)}) "
-                     "ON CONFLICT (run_key) DO NOTHING RETURNING id", vals).fetchone()
-            if row is None:
-                old = old or self._run(cur, find, (up.run_key,)).fetchone()
+            if old is not None:
                 if old[1] != up.digest:
                     raise Conflict(old[0])
-                return old[0], False
-            run_id = row[0]
-            self._run(cur, "INSERT INTO run_texts (run_id, body) VALUES (?, ?)", (run_id, up.body))
+                return old[0], "already"
+            partial = self._partial_of(cur, up)
+            if partial is not None:
+                self._run(cur, f"UPDATE runs SET {', '.join(c + ' = ?' for c in cols)} WHERE id = ?", vals + [partial])
+                self._run(cur, "UPDATE run_texts SET body = ? WHERE run_id = ?", (up.body, partial))
+                self._run(cur, "DELETE FROM figures WHERE run_id = ?", (partial,))
+                run_id, how = partial, "updated"
+            else:
+                row = self._run(cur, f"INSERT INTO runs ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)}) "
+                                     "ON CONFLICT (run_key) DO NOTHING RETURNING id", vals).fetchone()
+                if row is None:
+                    old = self._run(cur, find, (up.run_key,)).fetchone()
+                    if old[1] != up.digest:
+                        raise Conflict(old[0])
+                    return old[0], "already"
+                run_id, how = row[0], "new"
+                self._run(cur, "INSERT INTO run_texts (run_id, body) VALUES (?, ?)", (run_id, up.body))
             if up.figures:
                 cur.executemany(self._sql("INSERT INTO figures (run_id, variant, metric, median, low, high, unstable) "
                                           "VALUES (?, ?, ?, ?, ?, ?, ?)"), [(run_id, *f) for f in up.figures])
-            return run_id, True
+            return run_id, how
+
+    def _partial_of(self, cur, up):
+        """The id of the stored partial state (no end record) of up's run, or None: a row with its
+        live key whose records are the first of up's (fewer of them, or as many and other stray lines)."""
+        rows = self._run(cur, "SELECT id, records, texts_digest FROM runs WHERE live_key = ? AND end_status IS NULL "
+                              "AND verdict = ? ORDER BY id DESC", (up.live_key, "INCOMPLETE")).fetchall()
+        for run_id, count, digest in rows:
+            if count <= up.run.count and digest is not None and up.prefix_digest(count) == digest:
+                return run_id
+        return None
+
+    def delete(self, run_id, by, reason):
+        """Remove a run (its row, text and figures) in one transaction, keeping its row and text in
+        deleted_runs.  Returns the row as it was (list columns), or None when there is no such run."""
+        with self._tx(write=True) as cur:
+            rows = self._rows(self._run(cur, f"SELECT {', '.join('r.' + c for c in LIST_COLUMNS)}, t.body FROM runs r "
+                                             "JOIN run_texts t ON t.run_id = r.id WHERE r.id = ?", (run_id,)))
+            if not rows:
+                return None
+            row = rows[0]
+            body = row.pop("body")
+            self._run(cur, "INSERT INTO deleted_runs (run_id, deleted_at, deleted_by, reason, run, body) "
+                           "VALUES (?, ?, ?, ?, ?, ?)", (run_id, utc_now(), by, reason, json.dumps(row), body))
+            for table, col in (("figures", "run_id"), ("run_texts", "run_id"), ("runs", "id")):
+                self._run(cur, f"DELETE FROM {table} WHERE {col} = ?", (run_id,))
+        return _decoded(row)
+
+    def deleted(self, limit=100):
+        """The audit log of deleted runs, newest first (without their texts)."""
+        with self._tx() as cur:
+            return self._rows(self._run(cur, "SELECT id, run_id, deleted_at, deleted_by, reason, run FROM deleted_runs "
+                                             "ORDER BY id DESC LIMIT ?", (limit,)))
 
     # --- reading ---
 
@@ -178,8 +241,10 @@ class Store:
             where.append("received_at >= ?")
             args.append(since)
         if until is not None:
+            # Every time of that day sorts before the day followed by "U" (after the "T" of the time):
+            # no date arithmetic, so 9999-12-31 is a day like any other.
             where.append("received_at < ?")
-            args.append(day_after(until))
+            args.append(until + "U")
         if verdict is not None:
             where.append("verdict = ?")
             args.append(verdict)
@@ -188,12 +253,19 @@ class Store:
         with self._tx() as cur:
             return [_decoded(r) for r in self._rows(self._run(cur, sql, args + [limit, offset]))]
 
-    def run(self, run_id):
-        """A run with its body (the upload as received), or None."""
+    def run(self, run_id, text="body"):
+        """A run with its body (the upload as received; text=None: without it), or None."""
+        extra = f", t.{text}" if text else ""
         with self._tx() as cur:
-            rows = self._rows(self._run(cur, f"SELECT {', '.join('r.' + c for c in LIST_COLUMNS)}, t.body FROM runs r "
-                                             "JOIN run_texts t ON t.run_id = r.id WHERE r.id = ?", (run_id,)))
+            rows = self._rows(self._run(cur, f"SELECT {', '.join('r.' + c for c in LIST_COLUMNS)}, r.digest{extra} "
+                                             "FROM runs r JOIN run_texts t ON t.run_id = r.id WHERE r.id = ?", (run_id,)))
         return _decoded(rows[0]) if rows else None
+
+    def body(self, run_id):
+        """A run's body (the upload as received), or None."""
+        with self._tx() as cur:
+            row = self._run(cur, "SELECT body FROM run_texts WHERE run_id = ?", (run_id,)).fetchone()
+        return row[0] if row else None
 
     def figures(self, run_ids):
         """{run id: [figure row]} for the given runs."""
@@ -233,8 +305,13 @@ class Store:
             return self._run(cur, "SELECT COUNT(*) FROM runs").fetchone()[0]
 
 
+# What a reason stored before issue 32 may hold that no page can encode (a lone surrogate), or show (NUL).
+NOT_TEXT_RE = re.compile("[\x00\ud800-\udfff]")
+
+
 def _decoded(row):
-    row["reasons"] = json.loads(row["reasons"])
+    row["reasons"] = [NOT_TEXT_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", r) if isinstance(r, str) else str(r)
+                      for r in json.loads(row["reasons"])]
     return row
 
 
@@ -284,9 +361,12 @@ class SqliteStore(Store):
             cur.execute("COMMIT")
         except BaseException as e:
             if c.in_transaction:
-                cur.execute("ROLLBACK")
-            if isinstance(e, sqlite3.OperationalError) and "locked" in str(e):
-                raise Busy(f"the database is busy: {e}") from None
+                try:
+                    cur.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass   # a full disk can fail the rollback too; the transaction is gone either way
+            if isinstance(e, sqlite3.OperationalError) and any(w in str(e) for w in SQLITE_BUSY_WORDS):
+                raise Busy(f"the database cannot take it now: {e}") from None
             raise
         finally:
             cur.close()

@@ -1,19 +1,27 @@
 """The collector's JSON API.
 
-    POST /api/runs                 upload one run (its saved results file); Authorization: Bearer TOKEN
+    POST /api/runs                 upload one run (its saved results file); Authorization: Bearer TOKEN;
+                                   Content-Type application/x-ndjson (or application/json, jsonl)
+    DELETE /api/runs/ID            remove a run (kept in the audit log): Authorization: Bearer ADMIN-TOKEN;
+                                   ?reason=WHY
+    GET  /api/deleted              the audit log of removed runs (admin token)
     GET  /api/runs                 runs stored, newest first: ?machine=&cpu=&since=&until=&verdict=&limit=&offset=
     GET  /api/runs/ID              one run: what is known of it, its verdict and its records
     GET  /api/runs/ID/capture      the upload as received (a capture every pmucap command reads)
     GET  /api/compare?a=ID&b=ID    two runs side by side (pmucap compare): &min_change=PCT&floor=X
     GET  /api/sku?cpu=MODEL        every machine of one CPU model against the fleet median: &bios=&microcode=&margin=&floor=
 
-Answers are JSON; an error is {"error": "why"}.  Status codes: 201 a run stored, 200 the same run
-was already stored (an upload is idempotent), 400 the upload is no intact run (the reason; a run that
-is INCOMPLETE or INVALID is kept as evidence with that verdict, never with figures), 401 no token or
-the wrong one, 404 no such run, 409 a different run with the same build, CRC and count, 413 over the
-size limit, 503 the database is busy or unreachable (Retry-After).
+Answers are JSON; an error is {"error": "why"}.  Status codes: 201 a run stored (or its stored
+partial state completed), 200 the same run was already stored (an upload is idempotent), 202 a live
+upload (X-Pmuboot-Upload: live) of a run not yet finished, kept as its latest partial state (one row
+per run, replaced by its next upload), 400 the upload is no intact run (the reason; a run that is
+INCOMPLETE or INVALID is kept as evidence with that verdict, never with figures), 401 no token or the
+wrong one, 403 a request that does not name the collector, 404 no such run, 405 (Allow), 409 a
+different run with the same build, CRC and count, 413 over the size limit or upload.MAX_RUN_RECORDS,
+415 not an ndjson or JSON body, 503 the database is busy, full or unreachable (Retry-After).
 """
 import datetime
+import json
 import logging
 import math
 
@@ -24,6 +32,12 @@ from .store import DATE_RE, Conflict
 from .verdict import INTACT, VERDICTS
 
 MAX_LIST = 1000
+# The body types an upload may have: the image sends application/x-ndjson.  A browser's page can
+# send text/plain or a form to any address without asking first; these it cannot (CORS preflight).
+UPLOAD_TYPES = ("application/x-ndjson", "application/ndjson", "application/jsonl", "application/json",
+                "application/jsonlines", "application/x-jsonlines")
+# The header the image's uploads carry (boot/upload.c): "live" after a stage, "final" after `end`.
+KIND_HEADER = "X-Pmuboot-Upload"
 log = logging.getLogger("pmucap.serve")
 
 
@@ -106,35 +120,68 @@ def register(app, settings):
     @app.post("/api/runs")
     def post_run():
         if not web.token_ok(settings, request.headers.get("Authorization")):
-            resp = jsonify(error="a valid bearer token is needed to upload (Authorization: Bearer TOKEN)")
-            resp.status_code = 401
-            resp.headers["WWW-Authenticate"] = 'Bearer realm="pmucap"'
-            return resp
+            return web.json_error("a valid bearer token is needed to upload (Authorization: Bearer TOKEN)", 401,
+                                  {"WWW-Authenticate": 'Bearer realm="pmucap"'})
+        ctype = (request.mimetype or "").lower()
+        if ctype not in UPLOAD_TYPES:
+            return web.json_error(f"an upload is sent as application/x-ndjson (the run's JSON lines), not "
+                                  f"{(request.content_type or 'no Content-Type')[:60]!r}", 415)
         if request.content_length is not None and request.content_length > settings.max_upload_bytes:
-            return jsonify(error=f"the upload is {request.content_length} bytes, more than the "
-                                 f"{settings.max_upload_bytes} the collector takes"), 413
+            return web.json_error(f"the upload is {request.content_length} bytes, more than the "
+                                  f"{settings.max_upload_bytes} the collector takes", 413)
         body = request.get_data(cache=False)
         if len(body) > settings.max_upload_bytes:   # a chunked body has no Content-Length to check first
-            return jsonify(error=f"the upload is more than the {settings.max_upload_bytes} bytes the collector "
-                                 "takes"), 413
+            return web.json_error(f"the upload is more than the {settings.max_upload_bytes} bytes the collector "
+                                  "takes", 413)
+        live = request.headers.get(KIND_HEADER, "").strip().lower() == "live"
+        text = body.decode("latin-1")
+        del body   # the text is all that is needed: a large upload is not held twice
         try:
-            up = upload.check(body)
+            up = upload.check(text, live=live)
         except upload.Refused as e:
-            return jsonify(error=str(e)), e.status
+            return web.json_error(str(e), e.status)
+        del text
         try:
-            run_id, new = st.add(up, request.remote_addr)
+            run_id, how = st.add(up, request.remote_addr)
         except Conflict as e:
             return jsonify(error=f"run {e.run_id} has the same build, CRC and count but other records: "
                                  "a CRC collision or a forged upload; not stored", id=e.run_id), 409
-        log.info("run %s %s from %s: %s, %s, %s", run_id, "stored" if new else "already stored", request.remote_addr,
+        stored = {"new": "stored", "updated": "stored over its partial state", "already": "already stored"}[how]
+        log.info("run %s %s from %s%s: %s, %s, %s", run_id, stored, request.remote_addr, " (live)" if live else "",
                  up.verdict, up.machine, up.cpu)
-        answer = {"id": run_id, "verdict": up.verdict, "reasons": up.reasons, "stored": "new" if new else "already",
+        answer = {"id": run_id, "verdict": up.verdict, "reasons": up.reasons, "stored": how,
                   "machine": up.machine, "cpu": up.cpu}
+        if live and up.partial_only:
+            # The image goes on sending its stages while it is answered 2xx (boot/upload.c).
+            answer["live"] = True
+            return jsonify(answer), 202
         if not up.stored_ok:
             answer["error"] = f"the run is {up.verdict}: " + "; ".join(up.reasons[:3]) + \
                               " (kept as evidence, without figures)"
             return jsonify(answer), 400
-        return jsonify(answer), 201 if new else 200
+        return jsonify(answer), 200 if how == "already" else 201
+
+    def delete_run(run_id):
+        if settings.admin_token is None:
+            return web.json_error("deleting runs needs an admin token (pmucap serve --admin-token-file FILE)", 403)
+        if not web.admin_ok(settings, request.headers.get("Authorization")):
+            return web.json_error("deleting a run needs the admin token (Authorization: Bearer TOKEN)", 401,
+                                  {"WWW-Authenticate": 'Bearer realm="pmucap admin"'})
+        reason = request.args.get("reason") or None
+        row = st.delete(run_id, request.remote_addr, reason[:500] if reason else None)
+        if row is None:
+            return web.json_error(f"no run {run_id}", 404)
+        log.info("run %s deleted by %s (%s): %s, %s, %s; its text is kept in deleted_runs", run_id,
+                 request.remote_addr, reason or "no reason given", row["verdict"], row["machine"], row["cpu"])
+        return jsonify(deleted=run_id, run=run_summary(row), reason=reason)
+
+    @app.get("/api/deleted")
+    def deleted_runs():
+        if not web.admin_ok(settings, request.headers.get("Authorization")):
+            return web.json_error("the audit log needs the admin token (Authorization: Bearer TOKEN)", 401,
+                                  {"WWW-Authenticate": 'Bearer realm="pmucap admin"'})
+        rows = st.deleted(_arg_int("limit", 100, 1, MAX_LIST))
+        return jsonify(deleted=[dict(r, run=json.loads(r["run"])) for r in rows])
 
     @app.get("/api/runs")
     def list_runs():
@@ -147,20 +194,33 @@ def register(app, settings):
                        limit=_arg_int("limit", 100, 1, MAX_LIST), offset=_arg_int("offset", 0, 0, 1 << 40))
         return jsonify(runs=[run_summary(r) for r in rows])
 
-    @app.get(f"/api/runs/<int(max={RUN_ID_MAX}):run_id>")
+    # One rule for both methods: werkzeug answers 405 rather than 404 for an ID past RUN_ID_MAX when
+    # the same path has two rules.
+    @app.route(f"/api/runs/<int(max={RUN_ID_MAX}):run_id>", methods=["GET", "DELETE"])
     def get_run(run_id):
-        row = st.run(run_id)
+        if request.method == "DELETE":
+            return delete_run(run_id)
+        row = st.run(run_id, text=None)
         if row is None:
-            return jsonify(error=f"no run {run_id}"), 404
-        run, _ = web.load_run(row)
-        recs = [dict(r) for _, r in run.records] + ([dict(run.end)] if run.end is not None else [])
-        return jsonify(run=run_summary(row), records=recs)
+            return web.json_error(f"no run {run_id}", 404)
+        head = '{"run":' + json.dumps(run_summary(row), allow_nan=False) + ',"records":'
+        body = settings.bodies.get((run_id, row["digest"]), lambda: st.body(run_id), row["bytes"])
+        if body is None:
+            return web.json_error(f"no run {run_id}", 404)
+        intact = row["verdict"] in INTACT
+
+        def send():
+            # The records as they were uploaded (strict JSON, read at upload), streamed from the body.
+            yield head
+            yield from upload.records_json(body, intact)
+            yield "}\n"
+        return Response(send(), mimetype="application/json")
 
     @app.get(f"/api/runs/<int(max={RUN_ID_MAX}):run_id>/capture")
     def get_capture(run_id):
         row = st.run(run_id)
         if row is None:
-            return jsonify(error=f"no run {run_id}"), 404
+            return web.json_error(f"no run {run_id}", 404)
         return Response(row["body"].encode("latin-1", "replace"), mimetype="text/plain",
                         headers={"Content-Disposition": f'attachment; filename="pmuboot-run-{run_id}.jsonl"'})
 
@@ -170,7 +230,7 @@ def register(app, settings):
         if a is None or b is None:
             raise BadQuery("compare needs two runs: ?a=ID&b=ID")
         out = compare_runs(st, a, b, _arg_float("min_change", cmd_compare.DEFAULT_MIN_CHANGE_PCT),
-                           _arg_float("floor", cmd_compare.DEFAULT_FLOOR))
+                           _arg_float("floor", cmd_compare.DEFAULT_FLOOR), settings)
         if isinstance(out, tuple):
             return jsonify(error=out[1]), out[0]
         return jsonify(out)
@@ -192,7 +252,7 @@ def register(app, settings):
                                 for m, row, c in res["flagged"]])
 
 
-def compare_runs(st, a, b, min_change, floor):
+def compare_runs(st, a, b, min_change, floor, settings=None):
     """The comparison of two stored runs, or (status, why) when it cannot be made."""
     rows = {}
     for which, run_id in (("a", a), ("b", b)):
@@ -202,8 +262,8 @@ def compare_runs(st, a, b, min_change, floor):
         if row["verdict"] not in INTACT:
             return 409, f"run {run_id} is {row['verdict']}: its figures are not measurements to compare"
         rows[which] = row
-    ra, _ = web.load_run(rows["a"])
-    rb, _ = web.load_run(rows["b"])
+    ra, _ = web.load_run(rows["a"], settings)
+    rb, _ = web.load_run(rows["b"], settings)
     cmp_rows, notes = cmd_compare.compare_runs(ra, rb, min_change, floor)
     return {"a": run_summary(rows["a"]), "b": run_summary(rows["b"]), "differences": notes, "rows": cmp_rows,
             "changed": sum(1 for r in cmp_rows if r.get("flag"))}

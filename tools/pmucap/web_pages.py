@@ -10,53 +10,90 @@ A run that is not intact (INCOMPLETE, INVALID) shows its verdict and reasons but
 plot: a figure from records that do not hold is never shown as a measurement.
 """
 import collections
+import math
 import os
 import tempfile
 import threading
 
 from flask import Response, abort, render_template, request
 
-from . import capture, cmd_plot, cmd_table, web, web_api
+from . import capture, cmd_plot, cmd_table, fleet, web, web_api
 from .verdict import INTACT
 
 # Runs shown on the front page (the newest), and per machine.
 FRONT_RUNS, RUNS_PER_MACHINE = 1000, 12
-# Plots kept rendered (PNG bytes), the most recently drawn.
-PLOT_CACHE = 64
+# Plots kept rendered (PNG bytes), the most recently drawn; plots drawn at once.
+PLOT_CACHE, DRAWING = 64, 2
 
 
 class PlotCache:
-    """PNGs drawn once per run and metric.  matplotlib draws one at a time (its state is global)."""
+    """PNGs drawn once per run and metric, the most recently drawn kept.  Each plot has a lock of its
+    own (asked for twice at once, it is drawn once) and at most DRAWING are drawn at a time; nothing
+    else waits for a drawing (matplotlib's object interface keeps its state in each figure)."""
 
     def __init__(self):
         self.lock = threading.Lock()
         self.png = collections.OrderedDict()
+        self.pending = {}
+        self.drawing = threading.BoundedSemaphore(DRAWING)
 
     def get(self, key, draw):
         with self.lock:
             if key in self.png:
                 self.png.move_to_end(key)
                 return self.png[key]
-            data = draw()
-            self.png[key] = data
-            if len(self.png) > PLOT_CACHE:
-                self.png.popitem(last=False)
+            mine = self.pending.setdefault(key, threading.Lock())
+        with mine:
+            with self.lock:
+                if key in self.png:
+                    return self.png[key]
+            with self.drawing:
+                data = draw()
+            with self.lock:
+                self.pending.pop(key, None)
+                self.png[key] = data
+                if len(self.png) > PLOT_CACHE:
+                    self.png.popitem(last=False)
             return data
 
 
+def _drawable(rec):
+    """True when every figure of a bench record can be drawn (finite, within fleet.MAX_FIGURE)."""
+    try:
+        figs = capture.figures(rec)
+        pen = capture.get(rec, ("penalty", "median"), capture.NUM)
+    except capture.FieldError:
+        return False
+    values = [v for f in figs.values() for v in (f.get("median"), f.get("min"), f.get("max")) if v is not None]
+    values += [pen] if pen is not None else []
+    return all(isinstance(v, (int, float)) and math.isfinite(v) and abs(v) <= fleet.MAX_FIGURE for v in values)
+
+
 def draw_plot(run, metric):
-    """The PNG of pmucap plot for one run, or (None, why) when there is nothing to draw."""
-    panels = cmd_plot.build_panels([capture.bench_table(run)], metric)
+    """The PNG of pmucap plot for one run, or (None, why) when there is nothing to draw.  A variant with
+    a figure that cannot be drawn (beyond fleet.MAX_FIGURE) is left out, and the title says so."""
+    table = capture.bench_table(run)
+    left_out = [k for k, rec in table.items() if not _drawable(rec)]
+    for k in left_out:
+        del table[k]
+    panels = cmd_plot.build_panels([table], metric)
     if not panels:
-        return None, f"no {'event counts' if metric == 'events' else 'bench figures'} to plot"
+        return None, f"no {'event counts' if metric == 'events' else 'bench figures'} to plot" + \
+            (f" ({len(left_out)} variant(s) left out: a figure beyond {fleet.MAX_FIGURE:g})" if left_out else "")
     if len(panels) > cmd_plot.MAX_PANELS:
         return None, f"{len(panels)} panels are too many for one picture"
+    name = capture.describe_run(run)
+    if left_out:
+        name += (f"; not drawn: {len(left_out)} variant(s) with a figure beyond {fleet.MAX_FIGURE:g} "
+                 f"({', '.join(left_out[:3])}{', ...' if len(left_out) > 3 else ''})")
     with tempfile.TemporaryDirectory(prefix="pmucap-serve-") as d:
         path = os.path.join(d, "plot.png")
         try:
-            cmd_plot.render(panels, [capture.describe_run(run)], path, "png")
+            cmd_plot.render(panels, [name], path, "png")
         except capture.CaptureError as e:   # no matplotlib
             return None, str(e)
+        except (ValueError, OverflowError, RuntimeError) as e:   # what matplotlib refuses to draw
+            return None, f"the plot cannot be drawn: {capture.one_line(e)[:200]}"
         with open(path, "rb") as f:
             return f.read(), None
 
@@ -102,7 +139,7 @@ def register(app, settings):
         intact = row["verdict"] in INTACT
         res = None
         if intact:
-            run, _ = web.load_run(row)
+            run, _ = web.load_run(row, settings)
             res = results(run)
         earlier = [r for r in st.runs(machine=row["machine"], limit=50)
                    if r["id"] < run_id and r["verdict"] in INTACT] if intact else []
@@ -119,11 +156,11 @@ def register(app, settings):
             abort(404)
 
         def draw():
-            run, _ = web.load_run(row)
+            run, _ = web.load_run(row, settings)
             return draw_plot(run, metric)
         png, why = plots.get((run_id, metric), draw)
         if png is None:
-            return Response(why + "\n", status=404, mimetype="text/plain")
+            return web.json_error(why, 404)
         return Response(png, mimetype="image/png", headers={"Cache-Control": "max-age=3600"})
 
     @app.get("/sku")
@@ -145,7 +182,7 @@ def register(app, settings):
         if a is None or b is None:
             abort(404)
         out = web_api.compare_runs(st, a, b, web_api.cmd_compare.DEFAULT_MIN_CHANGE_PCT,
-                                   web_api.cmd_compare.DEFAULT_FLOOR)
+                                   web_api.cmd_compare.DEFAULT_FLOOR, settings)
         if isinstance(out, tuple):
             return render_template("message.html", title="No comparison", message=out[1]), out[0]
         return render_template("compare.html", cmp=out)
