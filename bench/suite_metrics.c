@@ -507,6 +507,7 @@ static void smt_fields(struct rec *r)
 			rec_null(r, "THREADS_PER_CORE");
 	}
 	rec_obj_end(r);
+	rec_u64(r, "pipeline_width", metrics_table_width(ms.t));
 	if (!ms.smt_used) {
 		rec_null(r, "smt");	/* the formulas have no SMT constant: they count per thread as they are */
 		return;

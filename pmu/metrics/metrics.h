@@ -45,6 +45,8 @@ const char *metrics_table_key(const struct metrics_table *t, char buf[METRIC_NAM
 /* What the records say the formulas are into buf (returned): "intel-perfmon skylake_metrics.json TMA 5.01". */
 const char *metrics_table_source(const struct metrics_table *t, char buf[METRIC_NAME_MAX]);
 size_t metrics_count(const struct metrics_table *t);
+/* The pipeline width the formulas count: issue slots per cycle (SLOTS = width x clocks; events/metrics/tables.csv). */
+unsigned metrics_table_width(const struct metrics_table *t);
 
 struct metric_info {
 	char name[METRIC_NAME_MAX];	/* "Frontend_Bound", "Info_Thread_IPC", "backend_bound_memory" */

@@ -91,7 +91,7 @@ def test_smt_on_with_the_sibling_parked_is_the_per_thread_form(ctx):
         for _, m in pairs(recs):
             v = m["values"]
             assert v["Frontend_Bound"] == 25.0 and v["Retiring"] == 30.0, (dump, v)
-            assert m["constants"] == {"HYPERTHREADING_ON": 0}, m["constants"]
+            assert m["constants"] == {"HYPERTHREADING_ON": 0} and m["pipeline_width"] == 4, m
             assert m["smt"]["threads"] == 2 and m["smt"]["siblings"] == "parked", m["smt"]
             assert m["smt"]["form"] == "per-thread" and "THREAD_ANY / 2" in m["smt"]["why"], m["smt"]
 

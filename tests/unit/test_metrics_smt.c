@@ -184,7 +184,7 @@ static void skylake_smt_on_sibling_parked_sums_to_100(void **state)
 			sum += v;
 		}
 		assert_true(sum > 99.999 && sum < 100.001);
-		record_has(m[i], "\"constants\":{\"HYPERTHREADING_ON\":0}");
+		record_has(m[i], "\"constants\":{\"HYPERTHREADING_ON\":0},\"pipeline_width\":4,");
 		record_has(m[i], "\"smt\":{\"threads\":2,\"siblings\":\"parked\",\"form\":\"per-thread\",\"why\":\"SMT on (2 "
 				 "threads in this core), but the sibling is parked while this thread measures");
 	}
