@@ -48,6 +48,11 @@ struct bench_params {
 	/* The topology stage's table (NULL: none): whether this core's sibling thread is enabled, which the
 	 * top-down formulas need (HYPERTHREADING_ON; bench/suite_metrics.c). */
 	const struct topology *topology;
+	/* What the other threads of the measured core may run while it measures, when that is work of their own
+	 * (pmuboot-host run: what Linux schedules); NULL where they run none: the image parks every other
+	 * processor for each pass (boot/mp_pass.c), a modelled PMU has no sibling.  With NULL the top-down
+	 * formulas take their per-thread form (pmu/metrics/metrics.h metrics_smt_form). */
+	const char *siblings_busy;
 	/* A modelled PMU's work hook (bench_setup.model_work): the unit tests and `pmuboot-host metrics --run`,
 	 * which measure against pmu/count/pmu_model.h; NULL in the image and `pmuboot-host run`. */
 	void (*model_work)(void *ctx, uint64_t iterations);

@@ -8,9 +8,10 @@
  * (SUP/USER) a set.  An input nothing here can count keeps the reason.  Then after each variant's bench
  * record, every set is measured on the variant exactly as its own events were (bench_run_variant: the same
  * iterations, samples, ledger, differential of an N and a 2N run, the audit's verdict), each input's figure
- * is its median per iteration, the constants come from the run (SMT from the topology, the TSC ticks and
- * milliseconds of one iteration), every metric is evaluated, and one `metrics` record is emitted with a
- * readable line.  A metric whose inputs came from different passes says so (`split`).
+ * is its median per iteration, the constants come from the run (HYPERTHREADING_ON from the topology and
+ * whether the sibling is parked, pmu/metrics/metrics.h metrics_smt_form; the TSC ticks and milliseconds of
+ * one iteration), every metric is evaluated, and one `metrics` record is emitted, with the constants and
+ * why, and a readable line.  A metric whose inputs came from different passes says so (`split`).
  */
 #include "bench/suite_int.h"
 #include "kernel/timing.h"
@@ -54,9 +55,10 @@ static struct metrics_stage {
 	struct event_spec slots;
 	struct count_set *cs;		/* heap: the set being measured */
 	struct bench_figures *gf;	/* heap: its figures */
-	int smt, threads;		/* HYPERTHREADING_ON, THREADS_PER_CORE; -1 not known */
+	struct metrics_smt smt;		/* HYPERTHREADING_ON and THREADS_PER_CORE, and why */
 	unsigned passes;		/* passes of all the sets: what a variant's metrics cost */
 	bool retire_latency;		/* the table has retire-latency inputs: supplied as -1 */
+	bool smt_used, threads_used;	/* the table names HYPERTHREADING_ON, THREADS_PER_CORE */
 	char key[METRIC_NAME_MAX], source[METRIC_NAME_MAX];
 	char pool[WHY_POOL];
 	size_t used;
@@ -73,26 +75,24 @@ static const char *keep(const char *s)
 	return ms.pool + ms.used - n;
 }
 
-/* Whether this core's sibling thread is enabled: another enabled processor in the same package and core. */
-static void smt_of_this_core(const struct topology *t)
+/* The enabled threads of this core (processors in the same package and core), or -1 when not known. */
+static int threads_of_this_core(const struct topology *t)
 {
 	struct topo_cpu me;
 	const struct topo_cpu *e = NULL;
-	ms.smt = ms.threads = -1;
 	if (!t || !t->n)
-		return;
+		return -1;
 	memset(&me, 0, sizeof(me));
 	topo_probe(&me);
 	for (size_t i = 0; i < t->n && !e; i++)
 		if (t->cpu[i].probed && t->cpu[i].cpuid_apic_id == me.cpuid_apic_id)
 			e = &t->cpu[i];
 	if (!e || e->package == TOPO_NONE || e->core == TOPO_NONE)
-		return;
+		return -1;
 	unsigned threads = 0;
 	for (size_t i = 0; i < t->n; i++)
 		threads += t->cpu[i].enabled && t->cpu[i].package == e->package && t->cpu[i].core == e->core;
-	ms.threads = (int)threads;
-	ms.smt = threads > 1;
+	return (int)threads;
 }
 
 static void build_set(unsigned g)
@@ -218,8 +218,9 @@ static const char *constant_why(unsigned arg)
 {
 	switch (arg) {
 	case METRIC_CONST_SMT:
+		return ms.smt.known ? NULL : keep(ms.smt.why);
 	case METRIC_CONST_THREADS:
-		return ms.smt < 0 ? "whether this core's sibling thread is on is not known (no topology)" : NULL;
+		return ms.smt.threads < 0 ? "how many threads this core has enabled is not known (no topology)" : NULL;
 	case METRIC_CONST_TSC:
 	case METRIC_CONST_DURATION_MS:
 		return NULL;	/* per variant: its TSC ticks per iteration */
@@ -259,6 +260,8 @@ static bool prepare_inputs(void)
 		x->group = NO_GROUP;
 		ms.local[ins[i]] = (int16_t)i;
 		if (mi.kind == METRIC_IN_CONST) {
+			ms.smt_used |= mi.arg == METRIC_CONST_SMT;
+			ms.threads_used |= mi.arg == METRIC_CONST_THREADS;
 			x->why = constant_why(mi.arg);
 			continue;
 		}
@@ -291,7 +294,7 @@ void suite_metrics_setup(void)
 			 suite.count_why[0] ? suite.count_why : "counting is not available");
 		return;
 	}
-	smt_of_this_core(suite.p->topology);
+	metrics_smt_form(threads_of_this_core(suite.p->topology), suite.p->siblings_busy, &ms.smt);
 	if (!prepare_inputs())
 		return;
 	unsigned counted = 0;
@@ -306,6 +309,9 @@ void suite_metrics_setup(void)
 	ms.on = true;
 	out_text("metrics: %s (%s): %zu inputs, %u counted in %u sets (%u passes) beside each variant", ms.key,
 		 ms.source, ms.n, counted, ms.ngroups, ms.passes);
+	if (ms.smt_used)
+		out_text("metrics: HYPERTHREADING_ON %s: %s", ms.smt.known ? ms.smt.on ? "1" : "0" : "not given",
+			 ms.smt.why);
 }
 
 /* ---- one variant ---- */
@@ -327,11 +333,11 @@ static bool value_of(void *ctx, unsigned input, struct mnum *v)
 		struct mnum ticks = mnum_from_milli(f->tsc.median);
 		switch (mi.arg) {
 		case METRIC_CONST_SMT:
-			*v = mnum_from_u64(ms.smt > 0);
-			return ms.smt >= 0;
+			*v = mnum_from_u64(ms.smt.on);
+			return ms.smt.known;
 		case METRIC_CONST_THREADS:
-			*v = mnum_from_u64((uint64_t)ms.threads);
-			return ms.threads >= 0;
+			*v = mnum_from_u64((uint64_t)ms.smt.threads);
+			return ms.smt.threads > 0;
 		case METRIC_CONST_TSC:
 			*v = ticks;
 			return f->tsc.n > 0;
@@ -481,6 +487,42 @@ static void null_reasons(struct rec *r, const struct bench_figures *f, size_t nu
 	rec_u64(r, "missing_inputs_more", more);
 }
 
+/*
+ * The run's constants as the formulas got them (those the table names; null: not given, missing_inputs says
+ * why), and the SMT form with its reason: the per-thread one unless the sibling runs beside the thread.
+ */
+static void smt_fields(struct rec *r)
+{
+	rec_obj(r, "constants");
+	if (ms.smt_used) {
+		if (ms.smt.known)
+			rec_u64(r, "HYPERTHREADING_ON", ms.smt.on);
+		else
+			rec_null(r, "HYPERTHREADING_ON");
+	}
+	if (ms.threads_used) {
+		if (ms.smt.threads > 0)
+			rec_u64(r, "THREADS_PER_CORE", (uint64_t)ms.smt.threads);
+		else
+			rec_null(r, "THREADS_PER_CORE");
+	}
+	rec_obj_end(r);
+	rec_u64(r, "pipeline_width", metrics_table_width(ms.t));
+	if (!ms.smt_used) {
+		rec_null(r, "smt");	/* the formulas have no SMT constant: they count per thread as they are */
+		return;
+	}
+	rec_obj(r, "smt");
+	if (ms.smt.threads > 0)
+		rec_u64(r, "threads", (uint64_t)ms.smt.threads);
+	else
+		rec_null(r, "threads");
+	rec_str(r, "siblings", ms.smt.siblings);
+	rec_str(r, "form", ms.smt.form);
+	rec_str(r, "why", ms.smt.why);
+	rec_obj_end(r);
+}
+
 struct line {
 	char text[200];
 	size_t len;
@@ -504,6 +546,7 @@ static void emit(const struct bench_def *d, const struct slot *sl, const struct 
 	rec_str(r, "source", ms.source);
 	rec_str(r, "event_set", ms.key);
 	rec_u64(r, "iterations", f->iterations);
+	smt_fields(r);
 	rec_obj(r, "values");
 	for (size_t m = 0; m < nm; m++) {
 		int64_t milli;

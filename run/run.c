@@ -177,6 +177,10 @@ static void stage_bench(struct run_env *env)
 		.kernel_timeout_ms = c->kernel_timeout_ms,
 		.disasm = env->disasm,
 		.topology = run_topology(),
+		/* Owning the machine, the run parks every other processor around each pass; a process shares it. */
+		.siblings_busy = hw_platform()->owns_machine		 ? NULL
+				 : env->mp && env->mp->neighbours ? env->mp->neighbours
+								  : "an operating system schedules them",
 	};
 	bench_stage(&p);
 }

@@ -50,7 +50,8 @@ import gen_events  # noqa: E402
 import lzpack  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TABLE_COLUMNS = ["key", "source", "data"]
+TABLE_COLUMNS = ["key", "source", "data", "width"]
+WIDTH_MAX = 15                                # the widest pipeline a table may name (issue slots per cycle)
 METRIC_COLUMNS = ["name", "level", "parent", "unit", "formula"]
 NAME_RE = re.compile(r"^[A-Za-z0-9_%]+$")
 NAME_MAX = 95
@@ -260,6 +261,8 @@ def read_tables(mdir):
         if kind not in ("perfmon", "perfmon-ecore", "hand") or not r["source"]:
             raise DataError(f"{where}: data must be 'perfmon FILE', 'perfmon-ecore FILE COLUMN' or 'hand', "
                             f"and the source must be given")
+        if not r["width"].isdigit() or not 1 <= int(r["width"]) <= WIDTH_MAX:
+            raise DataError(f"{where}: width '{r['width']}' must be the issue slots per cycle, 1..{WIDTH_MAX}")
         tables.append(dict(r, where=where, kind=kind))
     return tables
 
@@ -708,7 +711,7 @@ def compile_all(root):
                 metric_index[rec] = len(metrics)
                 metrics.append(rec)
             ids.append(metric_index[rec])
-        out_tables.append({"key": t["key"], "source": t["source"], "ids": ids, "left": left,
+        out_tables.append({"key": t["key"], "source": t["source"], "width": int(t["width"]), "ids": ids, "left": left,
                            "names": [r["name"] for r, _ in kept]})
     for inp in dag.inputs:
         inp.str = strs.add(inp.const if inp.kind == "CONST" else inp.name)
@@ -815,6 +818,8 @@ def emit(c):
                     ("mt_input_count", len(dag.inputs)), ("mt_table_count", len(c["tables"])),
                     ("mt_token_count", len(tok_off)), ("mt_codes_size", len(codes))):
         o.append(f"const uint16_t {name} = {n};")
+    o.append("/* Each table's pipeline width (tables.csv `width`), in mt_tables' order. */")
+    o.append(f"const uint8_t mt_table_width[] = {{ {', '.join(str(t['width']) for t in c['tables'])} }};")
     o.append("")
     o.append("/* What the blob holds, for whoever reads this file: the literals, the inputs { name, spec, kind, arg }")
     o.append(" * and each table's metrics (`tools/gen_metrics.py --list KEY` gives a table with its inputs).")

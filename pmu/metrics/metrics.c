@@ -132,6 +132,11 @@ size_t metrics_count(const struct metrics_table *t)
 	return table_ok(t) ? t->n : 0;
 }
 
+unsigned metrics_table_width(const struct metrics_table *t)
+{
+	return table_ok(t) ? mt_table_width[t - mt_tables] : 0;
+}
+
 static const struct mt_metric *metric_of(const struct metrics_table *t, size_t i)
 {
 	return &mt_metrics[mt_lists[t->first + i]];

@@ -45,6 +45,8 @@ const char *metrics_table_key(const struct metrics_table *t, char buf[METRIC_NAM
 /* What the records say the formulas are into buf (returned): "intel-perfmon skylake_metrics.json TMA 5.01". */
 const char *metrics_table_source(const struct metrics_table *t, char buf[METRIC_NAME_MAX]);
 size_t metrics_count(const struct metrics_table *t);
+/* The pipeline width the formulas count: issue slots per cycle (SLOTS = width x clocks; events/metrics/tables.csv). */
+unsigned metrics_table_width(const struct metrics_table *t);
 
 struct metric_info {
 	char name[METRIC_NAME_MAX];	/* "Frontend_Bound", "Info_Thread_IPC", "backend_bound_memory" */
@@ -101,6 +103,35 @@ size_t metrics_inputs(const struct metrics_table *t, size_t i, uint16_t *out, si
  */
 bool metrics_input_spec(const struct event_set *set, const struct metric_input *in, struct event_spec *out,
 			enum count_priv *priv, char *buf, size_t cap, const char **why);
+
+/* ---- the SMT constant ---- */
+
+/*
+ * What HYPERTHREADING_ON is for counts of one thread, and why (docs/topdown.md "SMT: the per-thread form").
+ * Before Ice Lake Intel's SLOTS are per physical core (TMA_Metrics: "per-Physical Core till ICL"): with
+ * HYPERTHREADING_ON the formulas take the core's clocks (CPU_CLK_UNHALTED.THREAD_ANY / 2) and other AnyThread
+ * counts halved as this thread's share, which holds while the sibling runs beside it.  When the sibling is
+ * parked the measured thread alone ran, THREAD_ANY counts what THREAD counts, and halving it halves the
+ * slots: the breakdown doubles (Retiring 200%, Backend_Bound -100%).  The right form then is the per-thread
+ * one, the formulas' SMT-off branch (TMA's EBS-mode CORE_CLKS, THREAD / 2 x (1 + ONE_THREAD_ACTIVE /
+ * REF_XCLK), is THREAD when the sibling is never active).  From Ice Lake on the SMT-on branch reads
+ * CPU_CLK_UNHALTED.DISTRIBUTED, which is THREAD when the sibling sleeps and about half of it when it spins
+ * (a PAUSE park): the per-thread form is right there too.
+ */
+struct metrics_smt {
+	bool known;		/* false: no value can be given (why says), the formulas that need it are null */
+	bool on;		/* HYPERTHREADING_ON */
+	int threads;		/* enabled threads in the measured core (THREADS_PER_CORE), -1 not known */
+	const char *siblings;	/* "parked", "none" (SMT off), "running", "not known" */
+	const char *form;	/* "per-thread" or "per-core" */
+	char why[240];
+};
+/*
+ * threads: the enabled threads of the measured core (-1: not known); siblings_busy: NULL when the core's
+ * other threads run no work of their own while it measures (the image parks them; a model has none), else
+ * what they may be doing ("running whatever Linux schedules on them").
+ */
+void metrics_smt_form(int threads, const char *siblings_busy, struct metrics_smt *out);
 
 /* ---- evaluation ---- */
 

@@ -111,6 +111,7 @@ extern const struct mt_metric *mt_metrics;
 extern const uint16_t *mt_lists;
 extern const struct metrics_table *mt_tables;
 extern const uint16_t mt_table_count;
+extern const uint8_t mt_table_width[];	/* per table, in mt_tables' order: not in the blob */
 extern const char *mt_token_text;
 extern const uint16_t *mt_token_at;
 extern const uint16_t mt_token_count;

@@ -477,6 +477,36 @@ def test_hand_checked_metrics(ctx):
         assert evaluate(ctx, path, block, counts, tmp)["metrics"]["Info_Frontend_DSB_Switches_Ret"] == -3
 
 
+def test_skylake_smt_on_sibling_parked_is_the_per_thread_form(ctx):
+    """Issue 30: a Skylake core with SMT on (Kaby Lake i3-7100, 2 cores x 2 threads, the skylake formulas) whose
+    sibling was parked: THREAD_ANY counts what THREAD counts.  Skylake's SLOTS (skylake_metrics.json) are
+    4 x (THREAD_ANY / 2 if HYPERTHREADING_ON else THREAD): the per-core form halves them, the per-thread form
+    (HYPERTHREADING_ON 0, what --eval supplies when the counts do not give it) does not."""
+    path = fixture("GenuineIntel00906E9_KabyLake_01_CPUID.txt")
+    assert listing(ctx, path, 0)["event_set"] == "skylake"
+    counts = {"CPU_CLK_UNHALTED.THREAD": 1000, "CPU_CLK_UNHALTED.THREAD_ANY": 1000, "UOPS_RETIRED.RETIRE_SLOTS": 3000,
+              "UOPS_ISSUED.ANY": 3200, "IDQ_UOPS_NOT_DELIVERED.CORE": 600, "INT_MISC.RECOVERY_CYCLES": 25,
+              "INT_MISC.RECOVERY_CYCLES_ANY": 25}
+    level1 = ("Frontend_Bound", "Bad_Speculation", "Backend_Bound", "Retiring")
+    with tempfile.TemporaryDirectory() as tmp:
+        r = evaluate(ctx, path, 0, counts, tmp)
+        # 4000 slots: frontend 600, bad speculation 3200 - 3000 + 4 x 25 = 300, retiring 3000, backend the rest.
+        got = [r["metrics"][k] for k in level1]
+        assert all(abs(g - w) < 1e-9 for g, w in zip(got, [15, 7.5, 2.5, 75])), got
+        assert all(0 <= v <= 100 for v in got) and abs(sum(got) - 100) < 1e-9, got
+        assert r["constants"]["HYPERTHREADING_ON"] == 0, r["constants"]
+        assert r["constants_why"]["HYPERTHREADING_ON"].startswith("not given: "), r["constants_why"]
+        assert "per-thread form" in r["constants_why"]["HYPERTHREADING_ON"]
+        # Given explicitly, the constant is the caller's: 0 the same, 1 the vendor's per-core form, which on these
+        # counts halves the slots: Retiring 150%, Backend_Bound -92.5% (the kind of figure the issue reported).
+        r0 = evaluate(ctx, path, 0, dict(counts, HYPERTHREADING_ON=0), tmp)
+        assert [r0["metrics"][k] for k in level1] == got and r0["constants_why"] == {}, r0["constants_why"]
+        r1 = evaluate(ctx, path, 0, dict(counts, HYPERTHREADING_ON=1), tmp)
+        assert abs(r1["metrics"]["Retiring"] - 150) < 1e-9, r1["metrics"]["Retiring"]
+        assert abs(r1["metrics"]["Backend_Bound"] + 92.5) < 1e-9, r1["metrics"]["Backend_Bound"]
+        assert r1["constants"]["HYPERTHREADING_ON"] == 1 and r1["constants_why"] == {}
+
+
 # ---- refusals and exit codes (committed fixtures only) ----
 
 def test_bad_counts_and_unknown_keys_are_refused_by_name(ctx):

@@ -77,6 +77,40 @@ def test_compiled_listing_matches_the_vendor_inputs(ctx):
     assert len(names) == len(set(names))
 
 
+def test_each_tables_width_is_the_one_its_formulas_count(ctx):
+    """tables.csv `width` (the metrics records' pipeline_width) against the tables: where SLOTS is a literal times
+    the clocks (Intel before Ice Lake, the E-cores, AMD), the literal in the level 1 frontend formula is the width;
+    the PERF_METRICS cores count TOPDOWN.SLOTS instead, and their widths are TMA_Metrics' #Pipeline_Width."""
+    import re
+    with open(os.path.join(MDIR, "tables.csv")) as f:
+        tables = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    clocks = r"(\d+) \* \(? ?\{(?:CPU_CLK_UNHALTED\.(?:THREAD_ANY|CORE)|ls_not_halted_cyc\|CYCLES_NOT_IN_HALT)\}"
+    by_literal = {}
+    for t in tables:
+        fe = rows(os.path.join(MDIR, t["key"] + ".csv")).get("Frontend_Bound") or \
+            rows(os.path.join(MDIR, t["key"] + ".csv"))["frontend_bound"]
+        m = re.search(clocks, fe["formula"])
+        if m:
+            by_literal[t["key"]] = (int(m.group(1)), int(t["width"]))
+        else:
+            assert "PERF_METRICS" in fe["formula"] or "TOPDOWN.SLOTS" in fe["formula"], (t["key"], fe["formula"])
+    assert {k: w for k, (_, w) in by_literal.items()} == {k: lit for k, (lit, _) in by_literal.items()}, by_literal
+    assert len(by_literal) == 16, sorted(by_literal)        # 7 Intel P-cores before Ice Lake, 7 E-core tables, AMD 2
+    widths = {t["key"]: int(t["width"]) for t in tables}
+    assert [widths[k] for k in ("icelake", "tigerlake", "goldencove", "graniterapids", "lioncove")] == [5, 5, 6, 6, 8]
+
+
+def test_a_bad_width_is_refused_by_name(ctx):
+    with tempfile.TemporaryDirectory() as tmp:
+        ev = copy_tree(tmp)
+        path = os.path.join(ev, "metrics", "tables.csv")
+        text = open(path).read()
+        open(path, "w").write(text.replace("(Linux amdzen5/pipeline.json),hand,8", "(Linux amdzen5/pipeline.json),hand,0"))
+        p = gen("--out", os.path.join(tmp, "out.c"), "--dir", ev)
+        assert p.returncode == 1 and "width '0' must be the issue slots per cycle, 1..15" in p.stderr, p.stderr
+        assert not os.path.exists(os.path.join(tmp, "out.c"))
+
+
 def copy_tree(tmp):
     """events/ as the compiler reads it, to break."""
     ev = os.path.join(tmp, "events")

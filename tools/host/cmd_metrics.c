@@ -9,9 +9,11 @@
  *
  * COUNTS is a JSON object of raw counts keyed by the inputs' names as the vendor spells them (Intel: each
  * metric's Events[].Name with its suffixes, and Constants[].Name; AMD: perf's event names), each a
- * non-negative number (a retire latency may be negative: "not measured").  The output is one JSON object,
- * {"uarch":KEY,"source":...,"metrics":{...},"missing":{...},"null_why":{...}}, values at full precision
- * (17 significant digits from the evaluator's own number type: this is a check of the arithmetic).
+ * non-negative number (a retire latency may be negative: "not measured").  HYPERTHREADING_ON, when not
+ * given, is what the run gives pmuboot's own counts: 0, the per-thread form (one thread measured, its
+ * sibling parked: metrics_smt_form).  The output is one JSON object, {"uarch":KEY,"source":...,
+ * "metrics":{...},"missing":{...},"null_why":{...},"constants":{...},"constants_why":{...}}, values at full
+ * precision (17 significant digits from the evaluator's own number type: this is a check of the arithmetic).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -39,7 +41,8 @@ static int usage(FILE *f)
 		   "  (no option)         list the core's metrics as JSON: each one's level, parent, unit and the\n"
 		   "                      inputs it needs, and the metrics left out (their events are not the core's)\n"
 		   "  --eval COUNTS.json  evaluate every metric from a JSON object of counts keyed by the inputs'\n"
-		   "                      names (the vendor's event and constant names; AMD: perf's event names)\n"
+		   "                      names (the vendor's event and constant names; AMD: perf's event names);\n"
+		   "                      HYPERTHREADING_ON not given is 0, the per-thread form of pmuboot's counts\n"
 		   "  --run [--perf-caps HEX] [key=value]\n"
 		   "                      with --cpuid-dump: the benchmark stage against a model of the dump's PMU,\n"
 		   "                      metrics records included (run options, e.g. bench=store_forward reps=3);\n"
@@ -250,6 +253,19 @@ static int eval_table(const struct cpu_info *ci, const struct metrics_table *t, 
 	memset(&c, 0, sizeof(c));
 	if (!read_counts(path, t, &c))
 		return 2;
+	static uint16_t all[1u << MT_REF_INDEX_BITS];	/* every input of t ("ins" is each metric's below) */
+	size_t nin = metrics_inputs(t, METRICS_ALL, all, ARRAY_SIZE(all));
+	static bool defaulted[1u << MT_REF_INDEX_BITS];
+	struct metrics_smt smt;
+	memset(defaulted, 0, sizeof(defaulted));
+	metrics_smt_form(-1, NULL, &smt);
+	for (size_t k = 0; k < nin; k++) {
+		metrics_input_at(all[k], &in);
+		if (in.kind == METRIC_IN_CONST && in.arg == METRIC_CONST_SMT && !c.have[all[k]]) {
+			c.have[all[k]] = defaulted[all[k]] = true;
+			c.v[all[k]] = mnum_from_u64(smt.on);
+		}
+	}
 	header(ci, t);
 	printf(",\"metrics\":{");
 	for (size_t i = 0; i < nm; i++) {
@@ -289,6 +305,32 @@ static int eval_table(const struct cpu_info *ci, const struct metrics_table *t, 
 		put_json_str(mi.name);
 		putchar(':');
 		put_json_str(metrics_null_text(res[i].why));
+	}
+	/* The constants the formulas were given, and why for those the counts did not give. */
+	printf("},\"constants\":{");
+	for (size_t k = 0, w = 0; k < nin; k++) {
+		metrics_input_at(all[k], &in);
+		if (in.kind != METRIC_IN_CONST)
+			continue;
+		printf("%s", w++ ? "," : "");
+		put_json_str(in.name);
+		putchar(':');
+		if (c.have[all[k]])
+			put_num(c.v[all[k]]);
+		else
+			printf("null");
+	}
+	printf("},\"constants_why\":{");
+	for (size_t k = 0, w = 0; k < nin; k++) {
+		if (!defaulted[all[k]])
+			continue;
+		metrics_input_at(all[k], &in);
+		char why[sizeof(smt.why) + 16];
+		snprintf(why, sizeof(why), "not given: %s", smt.why);
+		printf("%s", w++ ? "," : "");
+		put_json_str(in.name);
+		putchar(':');
+		put_json_str(why);
 	}
 	printf("}}\n");
 	return 0;

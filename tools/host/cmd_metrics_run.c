@@ -75,7 +75,8 @@ static int caps_wr(void *ctx, uint32_t msr, uint64_t val)
 	return HW_ENODEV;
 }
 
-/* The dump's blocks as the processors of a machine (HYPERTHREADING_ON comes from who shares a core). */
+/* The dump's blocks as the processors of a machine: who shares a core gives the threads per core.  The model's
+ * sibling runs nothing (bench_params.siblings_busy NULL), so HYPERTHREADING_ON is the per-thread form's 0. */
 static void dump_topology(struct host_dump *src, struct topology *t)
 {
 	size_t keep = src->cpu;
