@@ -179,11 +179,15 @@ $(B)/pmuboot-host: $(HOST_ONLY_OBJS) $(B)/libpmuboot.a
 	@$(if $(Q),echo '  LINK   $@')
 	$(Q)$(CC) -o $@ $(HOST_ONLY_OBJS) $(B)/libpmuboot.a
 
-$(B)/tests/%: tests/unit/%.c $(B)/libpmuboot.a $(B)/libfake.a $(B)/gen/version.h $(GEN_DEPS)
+# The unit tests' clock is the fake CPU's (tests/fake/measure_fake.h): its bench_measure is linked ahead of
+# the libraries, so bench/measure.asm, which reads the real TSC, never is.
+FAKE_CLOCK_OBJ := $(B)/host/tests/fake/measure_fake.o
+
+$(B)/tests/%: tests/unit/%.c $(FAKE_CLOCK_OBJ) $(B)/libpmuboot.a $(B)/libfake.a $(B)/gen/version.h $(GEN_DEPS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo '  TEST   $@')
 	@# libfake.a again after the library: fakes only library code calls (kernel/guard.h) are found too.
-	$(Q)$(CC) $(HOST_CFLAGS) -MMD -MP -o $@ $< $(B)/libfake.a $(B)/libpmuboot.a $(B)/libfake.a -lcmocka
+	$(Q)$(CC) $(HOST_CFLAGS) -MMD -MP -o $@ $< $(FAKE_CLOCK_OBJ) $(B)/libfake.a $(B)/libpmuboot.a $(B)/libfake.a -lcmocka
 
 unit: $(UNIT_TESTS)
 

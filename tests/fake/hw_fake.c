@@ -278,6 +278,8 @@ void fake_tsc_set(uint64_t value, uint64_t step)
 	f.tsc_step = step;
 }
 
+void fake_tsc_advance(uint64_t ticks) { f.tsc += ticks; }
+
 uint64_t hw_tsc(void)
 {
 	uint64_t t = f.tsc;

@@ -111,6 +111,8 @@ void fake_xsetbv_accepts(uint64_t mask);
 
 /* The TSC: advances by `step` on every hw_tsc() call. */
 void fake_tsc_set(uint64_t value, uint64_t step);
+/* Time passing on the fake CPU (a run of a kernel, tests/fake/measure_fake.h): the TSC moves on by ticks. */
+void fake_tsc_advance(uint64_t ticks);
 
 /* Interrupts-off window: count of enter/leave calls, and injected pollution. */
 unsigned fake_window_depth(void);

@@ -1,9 +1,13 @@
-"""Host: user kernels (docs/kernels.md) - building, showing, refusing.
+"""Host: user kernels (docs/kernels.md) - building, showing, refusing, measuring.
 
 Every example under docs/kernels/ is built with `pmuboot-host kernel build`
 (NASM) and read back by `kernel show` (the strict reader and ndisasm); the
 bytes are checked against the instructions the example states.  Bad text
 files and damaged kernel files are refused with the reason and the place.
+Each example runs through the harness with complete records; what its
+figures are (1 cycle an add, the store-forward and 4K-alias penalties, the
+FP-add latency, the user copy against the built-in) are timings, which on a
+shared host are `make bench`'s to judge, not this file's (issue 30).
 """
 import glob
 import sys
@@ -179,22 +183,24 @@ def test_every_example_is_measured(ctx):
     for name, r in b.items():
         check_bench(r, setup)
         assert r["body"] == " / ".join(BODIES[name]), r
-    cyc = {n: r["cycles"]["median"] for n, r in b.items()}
-    # The add chain: 1 cycle per add on every x86 core (the harness's own check allows 0.95..1.05).
-    assert 0.95 <= cyc["add_chain"] <= 1.05, cyc
-    # A load wider than the store cannot forward: at least 3 cycles slower than forwarding (11-24 published).
+    # The controls the examples name, and each penalty the difference of the two medians.
     assert b["sf_size_mismatch"]["control"] == "sf_forward", b["sf_size_mismatch"]
-    assert b["sf_size_mismatch"]["penalty"]["median"] >= 3.0, cyc
-    # 4K aliasing costs the load chain something; the control is the L1 load latency (2-8 cycles).
-    assert 2.0 <= cyc["alias_line"] <= 8.0, cyc
-    assert b["alias_4k"]["control"] == "alias_line" and cyc["alias_4k"] > cyc["alias_line"], cyc
-    # A 64-bit division has a latency of several cycles on every core.
-    assert cyc["div_lat"] >= 3.0, cyc
+    assert b["alias_4k"]["control"] == "alias_line", b["alias_4k"]
+    for name, ctl in (("sf_size_mismatch", "sf_forward"), ("alias_4k", "alias_line")):
+        pen, mine, theirs = b[name]["penalty"], b[name]["cycles"], b[ctl]["cycles"]
+        if mine and theirs:
+            assert abs(pen["median"] - (mine["median"] - theirs["median"])) < 0.002, (name, pen)
+    # No figure below the chain the harness judged it by (the add chain: one cycle an add).
+    add = b["add_chain"]
+    if add["cycles"] and add["chain_min"]:
+        assert add["cycles"]["min"] >= add["chain_min"] * (1 - add["chain_slack"]) - 0.001, add
+    print("user kernels on this host: " + ", ".join(
+        f"{n} {r['cycles']['median']:.3f}" if r["cycles"] else f"{n} no figure" for n, r in sorted(b.items())))
 
 
-def test_vaddps_chain_reports_fp_add_latency(ctx):
-    """A user kernel chaining vaddps ymm0, ymm0, ymm1 runs on the host and gives the FP-add latency
-    (2 cycles on Golden Cove and Zen 5's fast adders, 3-4 on older cores: 2..6 accepted)."""
+def test_vaddps_chain_runs_where_avx_is_usable(ctx):
+    """A user kernel chaining vaddps ymm0, ymm0, ymm1 runs on a host with AVX and gives a figure (the FP-add
+    latency: 2 cycles on Golden Cove and Zen 5's fast adders, 3-4 on older cores; `make bench` judges it)."""
     from testlib import Skip
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "vaddps_chain.pmuk")
@@ -206,14 +212,19 @@ def test_vaddps_chain_reports_fp_add_latency(ctx):
         raise Skip(f"AVX is not usable on this host (vector {cpu.get('vector')}, {cpu.get('vector_who')})")
     assert not [r for r in recs if r["type"] == "fault"], p.stdout[-2000:]
     b = user_benches(recs)["vaddps_chain"]
+    assert b["body"] == " / ".join(BODIES["vaddps_chain"]), b
+    if b["cycles"] is None:
+        assert b["cycles_invalid"] and b["problem"], b     # a loaded host kept no sample: said, not a figure
+        return
+    assert 0 < b["cycles"]["min"] <= b["cycles"]["median"] <= b["cycles"]["max"], b["cycles"]
     lat = b["cycles"]["median"]
     print(f"vaddps ymm latency on this host: {lat:.3f} cycles ({b['cycles_source']}, {b['iterations']} iterations, "
           f"IQR {b['cycles']['q1']:.3f}..{b['cycles']['q3']:.3f})")
-    assert 2.0 * 0.99 <= lat <= 6.0, b["cycles"]
 
 
-def test_user_store_forward_matches_the_builtin(ctx):
-    """The user copy of store_forward.size_mismatch measures what the built-in measures, in one run."""
+def test_user_store_forward_runs_beside_the_builtin(ctx):
+    """The user copy of store_forward.size_mismatch runs the built-in's body in the same run (how close their
+    figures come is a timing against a timing: `make bench`'s)."""
     with tempfile.TemporaryDirectory() as d:
         build_all(ctx, d)
         p, recs = run_kernels(ctx, d, "bench=store_forward.size_mismatch,user.sf_size_mismatch",
@@ -221,9 +232,15 @@ def test_user_store_forward_matches_the_builtin(ctx):
     builtin = next(r for r in recs if r["type"] == "bench" and r["kernel"] == "store_forward"
                    and r["variant"] == "size_mismatch")
     user = user_benches(recs)["sf_size_mismatch"]
-    a, b = builtin["cycles"]["median"], user["cycles"]["median"]
-    # Within 10% here, whatever the load on a shared machine (the issue's 5% is reported, not gated).
-    assert abs(a - b) <= 0.10 * a, (a, b)
+    # The same instructions, one copy of the body each (the built-in names its registers as bench/kernels.c does).
+    assert user["body"] == " / ".join(BODIES["sf_size_mismatch"]), user
+    assert builtin["body"] == "mov [rsi], eax / mov rax, [rsi]", builtin
+    assert user["iterations_min"] == builtin["iterations_min"] == 2000 and user["reps"] == builtin["reps"] == 15
+    for r in (builtin, user):
+        assert r["cycles"] is not None or r["problem"], r
+    if builtin["cycles"] and user["cycles"]:
+        print(f"size-mismatch on this host: built-in {builtin['cycles']['median']:.3f}, "
+              f"user {user['cycles']['median']:.3f} cycles")
 
 
 BAD_KERNELS = {
@@ -339,8 +356,8 @@ def test_hex_kernel_from_the_options(ctx):
     recs = [__import__("json").loads(l[len(PREFIX):]) for l in p.stdout.splitlines() if l.startswith(PREFIX)]
     b = user_benches(recs)["addhex"]
     assert b["body_hex"] == "4801c8" and b["body"] == "add rax,rcx", b
-    # No init: rax and rcx start at 0, and the chain of dependent adds is still 1 cycle per add.
-    assert 0.95 <= b["cycles"]["median"] <= 1.05, b["cycles"]
+    # No init: rax and rcx start at 0, and the chain of dependent adds runs (1 cycle an add: `make bench`'s).
+    assert b["cycles"] is not None or (b["cycles_invalid"] and b["problem"]), b
     p = ctx.run_host("run", "bench=user.nothere", "iterations=100")
     assert "no user kernel 'user.nothere' (loaded: none" in p.stdout, p.stdout[-1500:]
 

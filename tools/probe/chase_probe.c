@@ -1,7 +1,8 @@
 /*
  * tools/probe/chase_probe.c - an independent pointer-chase latency probe, for
- * tests/host/test_memory_ladder.py to hold the ladder's figures against and for
- * `make bench` (tools/bench-table.py) to show how much the machine itself moves.
+ * `make bench` (tools/bench-table.py) to hold the ladder's figures against and to
+ * show how much the machine itself moves (tests/host/test_memory_ladder.py checks
+ * only that it builds and gives well-formed figures).
  * It shares no code with pmuboot: its own buffer (2 MiB-aligned mmap with
  * MADV_HUGEPAGE), its own ring (Sattolo's algorithm: one random cycle over
  * every 64-byte line), its own clock (CLOCK_MONOTONIC_RAW for nanoseconds)
