@@ -240,6 +240,10 @@ def test_the_ladder_is_held_against_the_probe_at_the_issues_points(ctx):
     assert bt.judge_agreement(llc, probe_of(bt, [300.0] * 21, ns=170.0), "ns", 0.15)[0]      # ns, not cycles
     assert not bt.judge_agreement(llc, probe_of(bt, [480.0] * 21, ns=180.0), "ns", 0.15)[0]
     assert not bt.judge_agreement(llc, "did not run", "ns", 0.15)[0]
+    # Probed right before and right after the run: the nearer counts, and a missing one is not a figure.
+    assert bt.judge_agreement(l1, [probe_of(bt, [6.0] * 21), probe_of(bt, [5.1] * 21)], "cycles", 0.03)[0]
+    assert not bt.judge_agreement(l1, [probe_of(bt, [6.0] * 21), "did not run"], "cycles", 0.03)[0]
+    assert bt.judge_agreement(l1, ["did not run", probe_of(bt, [4.9] * 21)], "cycles", 0.03)[0]
 
 
 def table(bt, zmm_spread=0.01, dram_spread=0.06):
@@ -283,6 +287,10 @@ def test_evaluate_probes_once_where_needed_and_judges_each_variant(ctx):
     assert ev.verdicts[("latency", "65m", "2m")].allowed > 0.05
     assert ev.verdicts[("store_forward", "zmm_upper", None)].allowed == 0.02
     assert [ok for *_, (ok, _) in ev.agreements] == [True, True, True]
+    # The probe before the run stands beside the one after it at the agreement points.
+    far = bt.parse_probe("9.0 9.0 0 100 1\ndifferential 3 0 9.0 9.0 9.0")
+    ev = bt.evaluate(table(bt), fake_probe(bt, []), before={16 * KIB: far})
+    assert ev.agreements[0][4][0] and "9.000 / 5.000" in ev.agreements[0][4][1], ev.agreements[0]
     # The same machine, a core variant over 2% and a DRAM point over what the probe allows.
     ev = bt.evaluate(table(bt, zmm_spread=0.03, dram_spread=0.40), fake_probe(bt, []))
     missed = sorted(k for k, v in ev.verdicts.items() if not v.ok)
