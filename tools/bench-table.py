@@ -285,7 +285,8 @@ def judge_spread(b, cls, probe=None):
     if unstable and unstable not in SHAPE_REASONS:
         return Verdict(False, allowed, f"unstable ({unstable})")
     return Verdict(s is not None and s <= allowed, allowed,
-                   f"probe {machine * 100:.1f}% for {c.get('n')} samples" + (f", unstable ({unstable})" if unstable else ""))
+                   f"probe {machine * 100:.1f}% for {c.get('n')} samples"
+                   + (f", unstable ({unstable})" if unstable else ""))
 
 
 def judge_reference(b, whole=None):
@@ -312,7 +313,10 @@ def judge_agreement(b, probes, unit, tol):
     """(ok, text): the ladder's median within tol of the nearer of the probe's runs (one, or a list: right before
     and right after pmuboot's run, since the machine moves between them), in cycles (the probe's differential
     median) or ns."""
-    mine = (b.get("cycles") or {}).get("median") if unit == "cycles" else ((b.get("memory") or {}).get("ns") or {}).get("median")
+    if unit == "cycles":
+        mine = (b.get("cycles") or {}).get("median")
+    else:
+        mine = ((b.get("memory") or {}).get("ns") or {}).get("median")
     if mine is None:
         return False, "no figure"
     probes = probes if isinstance(probes, list) else [probes]
@@ -412,7 +416,8 @@ def main(argv):
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
 
     print(f"\nthe independent probe ({probe}) at every size judged by it, right after the run..."
-          if have_probe else f"\nno probe at {probe}: the points past the core's own caches cannot be judged", flush=True)
+          if have_probe else f"\nno probe at {probe}: the points past the core's own caches cannot be judged",
+          flush=True)
     ev = evaluate(recs, probe_fn, before)
 
     print(f"\n{'kernel.variant':34} {'arena':8} {'median':>8} {'min':>8} {'max':>8} {'iqr/med':>7}  "
@@ -462,7 +467,8 @@ def main(argv):
           "\n  penalty    median minus the median of the control named under `vs`, cycles per iteration")
 
     if ev.requests:
-        print(f"\nThe independent probe (tools/probe/chase_probe.c: its own buffer, ring, clock and calibration), at each"
+        print(f"\nThe independent probe (tools/probe/chase_probe.c: its own buffer, ring, clock and calibration), at"
+              f" each"
               f"\nsize it judges or is held against, with pmuboot's N as its N, {PROBE_REPS} differential samples "
               f"(2N run - N run) / N;"
               f"\n`allowed`: the larger of 2% and the spread an n-sample figure of the probe's stays within "

@@ -232,7 +232,8 @@ def test_the_ladder_is_held_against_the_probe_at_the_issues_points(ctx):
     assert pts == [("L1 16 KiB", 16 * KIB, "cycles", 0.03), ("L2 / 4", 512 * KIB, "cycles", 0.05),
                    ("last level / 4", 65 * MIB, "ns", 0.15)]
     two = {"type": "cache", "levels": [CACHE["levels"][0], {"level": 2, "type": "unified", "size": 1280 * KIB}]}
-    assert bt.agreement_points([two]) == [("L1 16 KiB", 16 * KIB, "cycles", 0.03), ("L2 / 4", 320 * KIB, "cycles", 0.05)]
+    assert bt.agreement_points([two]) == [("L1 16 KiB", 16 * KIB, "cycles", 0.03),
+                                          ("L2 / 4", 320 * KIB, "cycles", 0.05)]
     l1 = point("latency", "16k", 16 * KIB, figure(5.0))
     assert bt.judge_agreement(l1, probe_of(bt, [5.1] * 21), "cycles", 0.03)[0]
     assert not bt.judge_agreement(l1, probe_of(bt, [5.2] * 21), "cycles", 0.03)[0]
@@ -323,9 +324,10 @@ def test_the_exit_status_and_the_target_of_each_variant(ctx):
             write_exe(host, f"#!/bin/sh\ncat {data}\n")
             probe = os.path.join(d, "probe")
             # Every size: medians the ladder agrees with (5 cycles at 16 KiB, 17.8 at 512 KiB, 150 ns at 65 MiB).
-            write_exe(probe, "#!/bin/sh\ncase $2 in 16384) m=5.0;; 524288) m=17.8;; *) m=480.0;; esac\n"
-                      "echo \"150.0 $m 0.1 100.0 1.0\"\nprintf 'differential 21 0'\n"
-                      "for i in $(seq 21); do printf ' %s' \"$(echo \"$m * (0.85 + $i * 0.015)\" | bc -l)\"; done\necho\n")
+            write_exe(probe, f"#!{sys.executable}\nimport sys\n"
+                      "m = {16384: 5.0, 524288: 17.8}.get(int(sys.argv[2]), 480.0)\n"
+                      "print(150.0, m, 0.1, 100.0, 1.0)\n"
+                      "print('differential 21 0', *(m * (0.85 + i * 0.015) for i in range(1, 22)))\n")
             p = subprocess.run([sys.executable, os.path.join(ctx.root, "tools", "bench-table.py"), host,
                                 f"probe={probe}"], capture_output=True, text=True, timeout=120)
             want = 0 if name == "met" else 2
@@ -357,7 +359,8 @@ def test_the_probe_runs_each_access_and_says_why_when_it_cannot(ctx):
         assert p.returncode == 0 and len(p.stdout.splitlines()[0].split()) == 5, p
         # Bad arguments are refused by name (exit 2), and the table says so instead of a figure.
         for args, what in ((["64", "8", "1"], "BYTES"), (["1m", "8", "1"], "BYTES is not a number"),
-                           ([str(MIB), "8", "1", "stride"], "KIND 'stride'"), ([str(MIB), "8", "1", "read", "1g"], "PAGES '1g'"),
+                           ([str(MIB), "8", "1", "stride"], "KIND 'stride'"),
+                           ([str(MIB), "8", "1", "read", "1g"], "PAGES '1g'"),
                            (["256", "8", "1", "copy"], "512 <= BYTES")):
             bad = subprocess.run([exe, str(cpu)] + args, capture_output=True, text=True)
             assert bad.returncode == 2 and what in bad.stderr, (args, bad)
