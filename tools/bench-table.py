@@ -373,6 +373,12 @@ def target_text(cls, v):
     return f"{v.allowed * 100:5.1f}% {cls:5}"
 
 
+def ladder_chosen(extra):
+    """Whether the run's bench= choice (the last one given; none: all) can measure a latency point."""
+    words = [w[len("bench="):] for w in extra if w.startswith("bench=")]
+    return not words or any(x in ("all", "latency") or x.startswith("latency.") for x in words[-1].split(","))
+
+
 def main(argv):
     unknown = check_keys()
     if unknown:
@@ -388,9 +394,11 @@ def main(argv):
     probe_fn = ((lambda n, req: run_probe(probe, n, req)) if have_probe
                 else (lambda n, req: f"no probe at {probe} (make bench builds build/chase-probe)"))
     # The agreement points are probed right before the run as well as right after it: the machine moves.
-    _, first = run(host, ["bench=none", f"cpus={cpu_n}"], show=False)
-    before = {size: probe_fn(cpu_n, ProbeRequest("chase", "2m", size, BEFORE_LOADS[label]))
-              for label, size, _, _ in agreement_points(first)} if have_probe else {}
+    before = {}
+    if have_probe and ladder_chosen(extra):
+        _, first = run(host, ["bench=none", f"cpus={cpu_n}"], show=False)
+        before = {size: probe_fn(cpu_n, ProbeRequest("chase", "2m", size, BEFORE_LOADS[label]))
+                  for label, size, _, _ in agreement_points(first)}
     p, recs = run(host, ["bench=all"] + DEFAULT_ARGS + [f"cpus={cpu_n}"] + extra)
     benches = [r for r in recs if r.get("type") == "bench"]
     if not benches:

@@ -216,6 +216,14 @@ def test_points_past_the_core_are_held_at_the_probes_spread(ctx):
     assert not bt.judge_spread(at(0.001), bt.PROBE, probe_of(bt, samples_with_spread(450.0, 0.08, n=9))).ok
 
 
+def test_the_agreement_points_are_probed_before_the_run_only_when_it_measures_the_ladder(ctx):
+    bt = bench_table(ctx)
+    assert bt.ladder_chosen([]) and bt.ladder_chosen(["reps=5", "bench=all"])
+    assert bt.ladder_chosen(["bench=ref,latency"]) and bt.ladder_chosen(["bench=latency.16k"])
+    assert not bt.ladder_chosen(["bench=ref,store_forward"]) and not bt.ladder_chosen(["bench=tlb"])
+    assert bt.ladder_chosen(["bench=none", "bench=all"]) and not bt.ladder_chosen(["bench=all", "bench=split"])
+
+
 def test_reference_chains_within_one_percent_of_their_integers(ctx):
     bt = bench_table(ctx)
     ref = lambda m: scalar("ref", "x", figure(m))      # noqa: E731
