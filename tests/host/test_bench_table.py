@@ -224,6 +224,49 @@ def test_the_agreement_points_are_probed_before_the_run_only_when_it_measures_th
     assert bt.ladder_chosen(["bench=none", "bench=all"]) and not bt.ladder_chosen(["bench=all", "bench=split"])
 
 
+def user_run(**medians):
+    """Records of a run of the worked examples: {name: median}, None for no figure, "skip" for skipped."""
+    recs = []
+    for name, m in medians.items():
+        if m == "skip":
+            recs.append({"type": "check", "what": "runs", "status": "skip", "kernel": "user", "variant": name,
+                         "reason": "needs avx, not usable here"})
+        elif name == "builtin":
+            recs.append(scalar("store_forward", "size_mismatch", figure(m) if m is not None else None))
+        else:
+            recs.append(scalar("user", name, figure(m) if m is not None else None))
+    return recs
+
+
+GOOD = dict(add_chain=1.0, sf_forward=0.5, sf_size_mismatch=20.0, builtin=19.8, alias_line=5.0, alias_4k=12.0,
+            div_lat=15.0, vaddps_chain=2.0)
+
+
+def test_the_worked_examples_show_what_docs_kernels_expects(ctx):
+    bt = bench_table(ctx)
+    got = bt.judge_user(user_run(**GOOD))
+    assert [ok for _, _, ok, _ in got] == [True] * len(bt.USER_EXPECTED), got
+    names = {n for n, *_ in bt.USER_EXPECTED}
+    assert names == {os.path.splitext(f)[0] for f in os.listdir(os.path.join(ctx.root, "docs", "kernels"))
+                     if f.endswith(".s")} - {"sf_forward"}, names
+    # Where AVX is not usable the vaddps chain is skipped: n/a, not a miss.
+    got = {(n, w): ok for n, w, ok, _ in bt.judge_user(user_run(**dict(GOOD, vaddps_chain="skip")))}
+    assert got[("vaddps_chain", "the FP-add latency (AVX)")] is None and list(got.values()).count(None) == 1
+
+    def missed(**change):
+        return sorted(n for n, _, ok, _ in bt.judge_user(user_run(**dict(GOOD, **change))) if ok is False)
+    assert missed(add_chain=1.011) == ["add_chain"] and missed(add_chain=0.989) == ["add_chain"]
+    assert missed(sf_size_mismatch=2.9) == ["sf_size_mismatch", "sf_size_mismatch"]    # both its expectations
+    assert missed(builtin=21.2) == ["sf_size_mismatch"] and missed(builtin=20.9) == []
+    assert missed(alias_line=1.9) == ["alias_line"] and missed(alias_line=8.1) == ["alias_line"]
+    assert missed(alias_4k=5.0) == ["alias_4k"]
+    assert missed(div_lat=2.5) == ["div_lat"] and missed(vaddps_chain=1.9) == ["vaddps_chain"]
+    assert missed(vaddps_chain=6.5) == ["vaddps_chain"]
+    # No figure is a miss, never a pass.
+    assert missed(div_lat=None) == ["div_lat"]
+    assert missed(builtin=None) == ["sf_size_mismatch"]
+
+
 def test_reference_chains_within_one_percent_of_their_integers(ctx):
     bt = bench_table(ctx)
     ref = lambda m: scalar("ref", "x", figure(m))      # noqa: E731
@@ -329,7 +372,15 @@ def test_the_exit_status_and_the_target_of_each_variant(ctx):
             with open(data, "w", encoding="utf-8") as f:
                 f.write("".join("@pmuboot " + json.dumps(r) + "\n" for r in recs))
             host = os.path.join(d, f"host-{name}")
-            write_exe(host, f"#!/bin/sh\ncat {data}\n")
+            user = os.path.join(d, "user.jsonl")
+            with open(user, "w", encoding="utf-8") as f:
+                f.write("".join("@pmuboot " + json.dumps(dict(r, cycles_source="tsc_calibrated")) + "\n"
+                                for r in user_run(**GOOD)))
+            # kernel build writes its -o file; a run with kernels= gives the examples' records; any other the table.
+            write_exe(host, f"#!{sys.executable}\nimport sys\n"
+                      "if sys.argv[1] == 'kernel':\n    open(sys.argv[-1], 'w').close()\n    sys.exit(0)\n"
+                      f"path = {user!r} if any(a.startswith('kernels=') for a in sys.argv) else {data!r}\n"
+                      "sys.stdout.write(open(path).read())\n")
             probe = os.path.join(d, "probe")
             # Every size: medians the ladder agrees with (5 cycles at 16 KiB, 17.8 at 512 KiB, 150 ns at 65 MiB).
             write_exe(probe, f"#!{sys.executable}\nimport sys\n"
