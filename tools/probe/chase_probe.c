@@ -1,9 +1,10 @@
 /*
  * tools/probe/chase_probe.c - an independent memory probe: a pointer chase (or a
- * streaming read, write or copy) over a buffer of a given size, for
- * tests/host/test_memory_ladder.py to hold the ladder's figures against and for
- * `make bench` (tools/bench-table.py) to measure how much the machine itself
- * moves at each size it judges by the probe.  It shares no code with pmuboot:
+ * streaming read, write or copy) over a buffer of a given size, for `make bench`
+ * (tools/bench-table.py) to hold the ladder's figures against and to measure how
+ * much the machine itself moves at each size it judges by the probe
+ * (tests/host/test_memory_ladder.py checks only that it builds and gives
+ * well-formed figures).  It shares no code with pmuboot:
  * its own buffer (2 MiB-aligned mmap, MADV_HUGEPAGE or MADV_NOHUGEPAGE), its own
  * ring (Sattolo's algorithm: one random cycle over every 64-byte line), its own
  * clock (CLOCK_MONOTONIC_RAW for nanoseconds) and its own core-clock estimate (a
