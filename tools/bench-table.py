@@ -61,8 +61,9 @@ SPREAD_TARGET = 0.02    # docs/benchmarks.md: interquartile range / median withi
 REF_TARGET = 0.01       # docs/benchmarks.md: reference chains within 1 % of a whole number of cycles
 # A buffer lives in the core's own caches when it is at most this fraction of the largest data or unified
 # level below the last (the cache record).  docs/benchmarks.md ("make bench") has the measurements: on the
-# development host's 2 MiB L2, a quarter (512 KiB) read 17.8 cycles within 1.2 %, while half of it (1 MiB)
-# already read 20.6 cycles against the L2's 16 and spread 2-10 % between runs, and 7/8 of it 81-107.
+# development host's 2 MiB L2, a quarter (512 KiB) read 17.7-17.9 cycles within 2 % in most runs, while half
+# of it (1 MiB) already read 20.6-22.6 cycles against the L2's 16 in the quietest and spread 1.7-640 %, and
+# 7/8 of it 81-409 cycles.
 CORE_SHARE = 4
 CORE, PROBE = "core", "probe"
 # Unstable reasons that are the shape of the samples (judged by the spread against the probe's, which has
