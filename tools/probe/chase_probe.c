@@ -20,8 +20,11 @@
  * kept.  A sample whose 2N run took no longer than its N run, or more than twice it
  * plus 10% (no overhead can do that: something else ran), whose two add chains
  * differ by more than 1% (the clock moved), or during which the thread was
- * switched out, is thrown away and taken again, at most max(2 x REPS, 16) times; when that budget runs out the probe stops with the samples it
- * kept (KEPT below: fewer than REPS).  Prints two lines:
+ * switched out, is thrown away and taken again, at most max(2 x REPS, 16) times;
+ * when that budget runs out the probe stops with the samples it kept (KEPT below:
+ * fewer than REPS).  Prints the first line below, and the second when KIND is given
+ * (with the four arguments alone the output is the first line's five words, which
+ * tests/host/test_memory_ladder.py reads):
  *   ns_per_unit cycles_per_unit clock_moved_pct huge_pct spread_pct
  *   differential KEPT RETAKEN v1 v2 ... vKEPT
  * The first: medians over the kept samples' N runs (ns from the clock, cycles from
@@ -365,9 +368,11 @@ int main(int argc, char **argv)
 	       100.0 * (cpt1 > cpt0 ? cpt1 - cpt0 : cpt0 - cpt1) / cpt, huge_share(buf, span),
 	       100.0 * (cyc[3 * kept / 4] - cyc[kept / 4]) / cyc[kept / 2],
 	       used ? "" : " -");	/* the walk's result used, so it is not optimised away */
-	printf("differential %ld %ld", kept, retaken);
-	for (long r = 0; r < kept; r++)
-		printf(" %.4f", dif[r]);
-	printf("\n");
+	if (argc > 5) {	/* asked for a KIND: bench-table, which reads the samples */
+		printf("differential %ld %ld", kept, retaken);
+		for (long r = 0; r < kept; r++)
+			printf(" %.4f", dif[r]);
+		printf("\n");
+	}
 	return 0;
 }
