@@ -462,14 +462,14 @@ def run_examples(host, cpu_n, extra):
     (None, why not)."""
     import glob
     import tempfile
-    d = tempfile.mkdtemp(prefix="pmuboot-bench-kernels-")
-    for src in sorted(glob.glob(os.path.join(EXAMPLES, "*.s"))):
-        dst = os.path.join(d, os.path.splitext(os.path.basename(src))[0] + ".pmuk")
-        p = subprocess.run([host, "kernel", "build", src, "-o", dst], capture_output=True, text=True)
-        if p.returncode != 0:
-            return None, f"`pmuboot-host kernel build {src}` exited {p.returncode}: {p.stderr.strip()[:200]}"
-    p, recs = run(host, [f"kernels={d}", "bench=user,store_forward.size_mismatch"] + DEFAULT_ARGS
-                  + [f"cpus={cpu_n}"] + [w for w in extra if not w.startswith("bench=")])
+    with tempfile.TemporaryDirectory(prefix="pmuboot-bench-kernels-") as d:
+        for src in sorted(glob.glob(os.path.join(EXAMPLES, "*.s"))):
+            dst = os.path.join(d, os.path.splitext(os.path.basename(src))[0] + ".pmuk")
+            p = subprocess.run([host, "kernel", "build", src, "-o", dst], capture_output=True, text=True)
+            if p.returncode != 0:
+                return None, f"`pmuboot-host kernel build {src}` exited {p.returncode}: {p.stderr.strip()[:200]}"
+        p, recs = run(host, [f"kernels={d}", "bench=user,store_forward.size_mismatch"] + DEFAULT_ARGS
+                      + [f"cpus={cpu_n}"] + [w for w in extra if not w.startswith("bench=")])
     return (recs, None) if any(r.get("type") == "bench" for r in recs) else \
         (None, f"no bench records (pmuboot-host exited {p.returncode})")
 
