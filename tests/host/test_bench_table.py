@@ -1,10 +1,18 @@
-"""tools/bench-table.py's published figures: keyed by event-set keys of events/sets.csv, the one list
-of them, and found through the event set identification names in the cpu record (no model table of
-its own)."""
+"""tools/bench-table.py (`make bench`): its published figures, keyed by event-set keys of events/sets.csv,
+the one list of them, and found through the event set identification names in the cpu record (no model
+table of its own); and its judging, on synthetic tables (no timing is judged here): which variants live in
+the core (2%) and which are held against the independent probe's spread at their size, what the probe is
+asked to run, how its spread is read for a figure of pmuboot's sample count, the reference chains, the
+ladder beside the probe, and the exit status over a whole table."""
 import importlib.util
+import json
 import os
+import stat
 import subprocess
+import sys
 import tempfile
+
+KIB, MIB = 1 << 10, 1 << 20
 
 
 def bench_table(ctx):
@@ -43,69 +51,379 @@ def test_the_figure_follows_the_identified_set(ctx):
             (event_set, want)
 
 
+CACHE = {"type": "cache", "levels": [
+    {"level": 1, "type": "data", "size": 48 * KIB},
+    {"level": 1, "type": "instruction", "size": 4 * MIB},      # not data: ignored
+    {"level": 2, "type": "unified", "size": 2 * MIB},
+    {"level": 3, "type": "unified", "size": 260 * MIB}]}
+
+
+def figure(median, q1=None, q3=None, n=11, unstable=None):
+    """A cycles figure with the given quartiles (default: 1% spread)."""
+    q1 = median * 0.995 if q1 is None else q1
+    q3 = median * 1.005 if q3 is None else q3
+    return {"median": median, "q1": q1, "q3": q3, "min": q1, "max": q3, "n": n, "outliers": 0,
+            "outlier_min": None, "unstable": unstable}
+
+
+def spread_figure(median, spread, **kw):
+    return figure(median, median * (1 - spread / 2), median * (1 + spread / 2), **kw)
+
+
+def point(kernel, variant, size, cycles, arena="2m", iterations=2000, **memory):
+    return {"type": "bench", "kernel": kernel, "variant": variant, "arena": arena, "cpu": {"n": 1},
+            "arena_page": 4096 if arena == "4k" else 2 * MIB, "iterations": iterations, "cycles": cycles,
+            "memory": dict({"size": size}, **memory)}
+
+
+def scalar(kernel, variant, cycles):
+    return {"type": "bench", "kernel": kernel, "variant": variant, "arena": None, "cycles": cycles,
+            "iterations": 2000, "memory": None}
+
+
+def probe_of(bt, samples, ns=100.0):
+    """A Probe whose differential samples are the given ones (what parse_probe makes of the probe's output)."""
+    return bt.parse_probe(f"{ns} {samples[0]} 0.1 100.0 1.0\ndifferential {len(samples)} 0 "
+                          + " ".join(str(x) for x in samples))
+
+
+def samples_with_spread(median, spread, n=101):
+    """n evenly spaced samples whose IQR / median is the given spread."""
+    width = 2 * spread * median        # the IQR of evenly spaced samples is half their range
+    return [median - width / 2 + width * i / (n - 1) for i in range(n)]
+
+
 def test_shared_levels_are_told_apart_by_the_cache_record(ctx):
-    """A variant whose buffer outgrows every cache below the last level is said to reach the shared level;
-    the sizes come from the cache record, never from a table of the tool's own."""
+    """The core's own cache is the largest data or unified level below the last, from the cache record, never
+    from a table of the tool's own."""
     bt = bench_table(ctx)
-    cache = {"type": "cache", "levels": [
-        {"level": 1, "type": "data", "size": 48 << 10, "shared_by": 1},
-        {"level": 1, "type": "instruction", "size": 4 << 20, "shared_by": 1},    # not data: ignored
-        {"level": 2, "type": "unified", "size": 2 << 20, "shared_by": 1},
-        {"level": 3, "type": "unified", "size": 480 << 20, "shared_by": 2}]}
-    private = bt.private_bytes([{"type": "cpu"}, cache])
-    assert private == 2 << 20
-    assert not bt.reaches_shared({"memory": {"size": 2 << 20}}, private)
-    assert bt.reaches_shared({"memory": {"size": (2 << 20) + 4096}}, private)
-    assert not bt.reaches_shared({"kernel": "store_forward"}, private)      # no buffer: the core's own
+    assert bt.private_bytes([{"type": "cpu"}, CACHE]) == 2 * MIB
     # A part whose last level is L2 (shared by a module's cores): L1 is the core's own.
-    del cache["levels"][3]
-    assert bt.private_bytes([cache]) == 48 << 10
+    two = {"type": "cache", "levels": [CACHE["levels"][0], CACHE["levels"][2]]}
+    assert bt.private_bytes([two]) == 48 * KIB
     # One level only, or no cache record: nothing to tell apart.
-    assert bt.private_bytes([{"type": "cache", "levels": [cache["levels"][0]]}]) is None
-    assert bt.private_bytes([]) is None and not bt.reaches_shared({"memory": {"size": 1 << 30}}, None)
+    assert bt.private_bytes([{"type": "cache", "levels": [CACHE["levels"][0]]}]) is None
+    assert bt.private_bytes([]) is None
 
 
-def test_the_iterations_mark_says_what_capped_them(ctx):
+def test_a_point_lives_in_the_core_when_its_buffer_is_a_quarter_of_the_core_cache(ctx):
+    """The rule: no buffer, or a buffer of at most 1/4 of the core's largest own cache, is the core's (judged
+    at 2%); anything larger (the L2 boundary points latency.1m, latency.1792k, tlb.1m on a 2 MiB L2) and every
+    buffer when the cache record names no level below the last is judged by the probe."""
     bt = bench_table(ctx)
-    assert bt.cap_mark({"iterations_capped": True, "iterations_window": True}) == "w"
-    assert bt.cap_mark({"iterations_capped": True, "iterations_window": False}) == "*"
-    assert bt.cap_mark({"iterations_capped": False}) == " "
+    private = 2 * MIB
+    f = figure(5.0)
+    assert bt.point_class(scalar("store_forward", "zmm_upper", f), private) == bt.CORE
+    assert bt.point_class(scalar("ref", "add_chain", f), None) == bt.CORE
+    assert bt.point_class(point("latency", "512k", 512 * KIB, f), private) == bt.CORE
+    assert bt.point_class(point("tlb", "512k", 512 * KIB, f, arena="4k"), private) == bt.CORE
+    assert bt.point_class(point("latency", "516k", 516 * KIB, f), private) == bt.PROBE
+    for size in (1 * MIB, 1792 * KIB, 2 * MIB, 64 * MIB):
+        assert bt.point_class(point("latency", "x", size, f), private) == bt.PROBE, size
+    assert bt.point_class(point("tlb", "1m", 1 * MIB, f, arena="4k"), private) == bt.PROBE
+    assert bt.point_class(point("bandwidth", "read_l2", 1 * MIB, f, op="read"), private) == bt.PROBE
+    assert bt.point_class(point("bandwidth", "read_l1", 24 * KIB, f, op="read"), private) == bt.CORE
+    assert bt.point_class(point("latency", "16k", 16 * KIB, f), None) == bt.PROBE
 
 
-def test_the_probe_points_are_the_missed_ladder_sizes_past_the_core(ctx):
+def test_the_probe_runs_the_same_access_size_pages_and_units(ctx):
     bt = bench_table(ctx)
-    private = 2 << 20
-
-    def lat(size, arena="2m"):
-        v = f"{size >> 20}m" if size >= 1 << 20 else f"{size >> 10}k"
-        return {"kernel": "latency", "variant": v, "arena": arena, "iterations": 512,
-                "cycles": {"median": 100.0, "q1": 90.0, "q3": 110.0}, "memory": {"size": size}}
-    sizes = [1 << 20, 4 << 20, 8 << 20, 16 << 20, 32 << 20, 64 << 20, 128 << 20, 256 << 20, 512 << 20, 1 << 30]
-    benches = [lat(s) for s in sizes] + [{"kernel": "bandwidth", "variant": "read_dram", "arena": "2m",
-                                          "cycles": {"median": 1.0}, "memory": {"size": 1 << 30}}]
-    high = [(f"{b['kernel']}.{b['variant']}", b["arena"], 0.1) for b in benches]
-    pts = [b["memory"]["size"] for b in bt.probe_points(benches, high, private)]
-    # Past L2, not above the cap, the smallest and the largest kept, at most PROBE_POINTS, in order.
-    assert pts[0] == 4 << 20 and pts[-1] == bt.PROBE_MAX_BYTES and len(pts) == bt.PROBE_POINTS, pts
-    assert pts == sorted(set(pts)), pts
-    # A point that met the target is not probed; with nothing missed, nothing at all.
-    assert 4 << 20 not in [b["memory"]["size"] for b in bt.probe_points(benches, high[:1] + high[2:], private)]
-    assert bt.probe_points(benches, [], private) == []
+    f = figure(5.0)
+    assert bt.probe_request(point("latency", "8m", 8 * MIB, f, iterations=437)) == ("chase", "2m", 8 * MIB, 432)
+    assert bt.probe_request(point("tlb", "8m", 8 * MIB, f, arena="4k")) == ("chase", "4k", 8 * MIB, 2000)
+    # Bandwidth: the op's stream over the record's bytes (a copy's are both halves), 256-byte units.
+    assert bt.probe_request(point("bandwidth", "copy_l3", 130 * MIB, f, op="copy")) == ("copy", "2m", 130 * MIB, 2000)
+    assert bt.probe_request(point("bandwidth", "write_nt_dram", 2048 * MIB, f)) == ("write_nt", "2m", 2048 * MIB, 2000)
+    assert bt.probe_request(point("latency", "4k", 4 * KIB, f, iterations=0)).units == 8
+    assert bt.probe_request(scalar("split", "load_line", f)) is None
 
 
-def test_the_probe_runs_and_says_why_when_it_cannot(ctx):
+def test_spreads_use_numpys_quartiles(ctx):
+    bt = bench_table(ctx)
+    assert bt.spread_of([1, 2, 3, 4, 5]) == 2 / 3
+    assert abs(bt.spread_of([1, 2, 3, 4]) - (3.25 - 1.75) / 2.5) < 1e-12
+    assert bt.spread_of([]) is None and bt.spread_of([0, 0, 0]) is None
+
+
+def test_the_probes_spread_is_read_for_a_figure_of_pmuboots_sample_count(ctx):
+    """An 11-sample IQR scatters around the distribution's: the probe's spread for such a figure is the 99th
+    percentile over random 11-subsets of its samples, never below its pooled spread's neighbourhood and
+    reproducible."""
+    bt = bench_table(ctx)
+    xs = samples_with_spread(100.0, 0.05)
+    pooled = bt.spread_of(xs)
+    assert abs(pooled - 0.05) < 1e-9
+    fig = bt.figure_spread(xs, 11)
+    assert pooled < fig < 3 * pooled, (pooled, fig)
+    assert bt.figure_spread(xs, 11) == fig                     # a fixed seed
+    assert bt.figure_spread([7.0] * 101, 11) == 0               # a steady machine allows nothing
+    assert bt.figure_spread(xs[:10], 11) is None                # too few samples for such a figure
+    # More samples per figure scatter less.
+    assert bt.figure_spread(xs, 51) < fig
+
+
+def test_the_probes_output_is_read_or_refused(ctx):
+    bt = bench_table(ctx)
+    p = bt.parse_probe("150.8 460.1 0.2 100.0 6.1\ndifferential 3 4 459.0 460.0 470.0\n")
+    assert p.ns == 150.8 and p.cycles == 460.1 and p.kept == 3 and p.retaken == 4 and p.huge == 100.0
+    assert p.median == 460.0 and p.samples == [459.0, 460.0, 470.0]
+    assert bt.parse_probe("150.8 460.1 0.2 100.0 6.1\ndifferential 4 0 1 2 3").startswith("unreadable")
+    assert bt.parse_probe("150.8 460.1 0.2 100.0 6.1\n").startswith("unreadable")
+    assert bt.parse_probe("").startswith("unreadable")
+
+
+def test_core_variants_are_held_at_two_percent(ctx):
+    bt = bench_table(ctx)
+    ok = bt.judge_spread(scalar("store_forward", "zmm_upper", spread_figure(7.0, 0.019)), bt.CORE)
+    assert ok.ok and ok.allowed == 0.02
+    miss = bt.judge_spread(scalar("store_forward", "zmm_upper", spread_figure(7.0, 0.021)), bt.CORE)
+    assert not miss.ok and miss.allowed == 0.02
+    # Unstable is a miss whatever its spread; so is no figure.
+    v = bt.judge_spread(scalar("store_forward", "forward_tput", spread_figure(0.5, 0.01, unstable="outliers")), bt.CORE)
+    assert not v.ok and "unstable (outliers)" in v.why
+    v = bt.judge_spread(dict(scalar("ref", "add_chain", None), cycles_invalid="no sample kept"), bt.CORE)
+    assert not v.ok and "no sample kept" in v.why
+    # A probe figure never loosens a core variant.
+    wide = probe_of(bt, samples_with_spread(7.0, 0.30))
+    assert not bt.judge_spread(scalar("store_forward", "zmm_upper", spread_figure(7.0, 0.03)), bt.CORE, wide).ok
+
+
+def test_points_past_the_core_are_held_at_the_probes_spread(ctx):
+    bt = bench_table(ctx)
+    probe = probe_of(bt, samples_with_spread(450.0, 0.08))
+    allowed = bt.figure_spread(probe.samples, 11)
+    assert allowed > 0.08
+    at = lambda s, **kw: point("latency", "32m", 32 * MIB, spread_figure(450.0, s, **kw))     # noqa: E731
+    v = bt.judge_spread(at(allowed * 0.99), bt.PROBE, probe)
+    assert v.ok and v.allowed == allowed and "probe" in v.why
+    v = bt.judge_spread(at(allowed * 1.01), bt.PROBE, probe)
+    assert not v.ok and v.allowed == allowed
+    # A machine steadier than 2% leaves the 2% target.
+    steady = probe_of(bt, samples_with_spread(450.0, 0.002))
+    assert bt.judge_spread(at(0.019), bt.PROBE, steady).ok
+    v = bt.judge_spread(at(0.021), bt.PROBE, steady)
+    assert not v.ok and v.allowed == 0.02
+    # pmuboot's own `spread` and `outliers` are shapes the probe's spread judges; too few samples is a miss.
+    assert bt.judge_spread(at(0.12, unstable="spread"), bt.PROBE, probe_of(bt, samples_with_spread(450.0, 0.10))).ok
+    assert bt.judge_spread(at(0.05, unstable="outliers"), bt.PROBE, probe).ok
+    for why in ("budget", "disturbed"):
+        v = bt.judge_spread(at(0.05, unstable=why), bt.PROBE, probe)
+        assert not v.ok and why in v.why
+    # Not judged without the probe at that size in this run: a miss, never a pass.
+    v = bt.judge_spread(at(0.001), bt.PROBE, "exited 1: chase_probe: no memory")
+    assert not v.ok and v.allowed is None and "no memory" in v.why
+    assert not bt.judge_spread(at(0.001), bt.PROBE, None).ok
+    assert not bt.judge_spread(at(0.001), bt.PROBE, probe_of(bt, samples_with_spread(450.0, 0.08, n=9))).ok
+
+
+def test_the_agreement_points_are_probed_before_the_run_only_when_it_measures_the_ladder(ctx):
+    bt = bench_table(ctx)
+    assert bt.ladder_chosen([]) and bt.ladder_chosen(["reps=5", "bench=all"])
+    assert bt.ladder_chosen(["bench=ref,latency"]) and bt.ladder_chosen(["bench=latency.16k"])
+    assert not bt.ladder_chosen(["bench=ref,store_forward"]) and not bt.ladder_chosen(["bench=tlb"])
+    assert bt.ladder_chosen(["bench=none", "bench=all"]) and not bt.ladder_chosen(["bench=all", "bench=split"])
+
+
+def user_run(**medians):
+    """Records of a run of the worked examples: {name: median}, None for no figure, "skip" for skipped."""
+    recs = []
+    for name, m in medians.items():
+        if m == "skip":
+            recs.append({"type": "check", "what": "runs", "status": "skip", "kernel": "user", "variant": name,
+                         "reason": "needs avx, not usable here"})
+        elif name == "builtin":
+            recs.append(scalar("store_forward", "size_mismatch", figure(m) if m is not None else None))
+        else:
+            recs.append(scalar("user", name, figure(m) if m is not None else None))
+    return recs
+
+
+GOOD = dict(add_chain=1.0, sf_forward=0.5, sf_size_mismatch=20.0, builtin=19.8, alias_line=5.0, alias_4k=12.0,
+            div_lat=15.0, vaddps_chain=2.0)
+
+
+def test_the_worked_examples_show_what_docs_kernels_expects(ctx):
+    bt = bench_table(ctx)
+    got = bt.judge_user(user_run(**GOOD))
+    assert [ok for _, _, ok, _ in got] == [True] * len(bt.USER_EXPECTED), got
+    names = {n for n, *_ in bt.USER_EXPECTED}
+    assert names == {os.path.splitext(f)[0] for f in os.listdir(os.path.join(ctx.root, "docs", "kernels"))
+                     if f.endswith(".s")} - {"sf_forward"}, names
+    # Where AVX is not usable the vaddps chain is skipped: n/a, not a miss.
+    got = {(n, w): ok for n, w, ok, _ in bt.judge_user(user_run(**dict(GOOD, vaddps_chain="skip")))}
+    assert got[("vaddps_chain", "the FP-add latency (AVX)")] is None and list(got.values()).count(None) == 1
+
+    def missed(**change):
+        return sorted(n for n, _, ok, _ in bt.judge_user(user_run(**dict(GOOD, **change))) if ok is False)
+    assert missed(add_chain=1.011) == ["add_chain"] and missed(add_chain=0.989) == ["add_chain"]
+    assert missed(sf_size_mismatch=2.9) == ["sf_size_mismatch", "sf_size_mismatch"]    # both its expectations
+    assert missed(builtin=21.2) == ["sf_size_mismatch"] and missed(builtin=20.9) == []
+    assert missed(alias_line=1.9) == ["alias_line"] and missed(alias_line=8.1) == ["alias_line"]
+    assert missed(alias_4k=5.0) == ["alias_4k"]
+    assert missed(div_lat=2.5) == ["div_lat"] and missed(vaddps_chain=1.9) == ["vaddps_chain"]
+    assert missed(vaddps_chain=6.5) == ["vaddps_chain"]
+    # No figure is a miss, never a pass.
+    assert missed(div_lat=None) == ["div_lat"]
+    assert missed(builtin=None) == ["sf_size_mismatch"]
+
+
+def test_reference_chains_within_one_percent_of_their_integers(ctx):
+    bt = bench_table(ctx)
+    ref = lambda m: scalar("ref", "x", figure(m))      # noqa: E731
+    assert bt.judge_reference(ref(1.009), 1)[0] and not bt.judge_reference(ref(1.011), 1)[0]
+    assert not bt.judge_reference(ref(0.989), 1)[0]
+    assert bt.judge_reference(ref(5.04)) == (True, 5, 5.04)
+    assert bt.judge_reference(ref(4.94))[:2] == (False, 5)
+    assert bt.judge_reference(ref(4.6))[:2] == (False, 5)    # nearest whole number, then 1% of it
+
+
+def test_the_ladder_is_held_against_the_probe_at_the_issues_points(ctx):
+    bt = bench_table(ctx)
+    pts = bt.agreement_points([CACHE])
+    assert pts == [("L1 16 KiB", 16 * KIB, "cycles", 0.03), ("L2 / 4", 512 * KIB, "cycles", 0.05),
+                   ("last level / 4", 65 * MIB, "ns", 0.15)]
+    two = {"type": "cache", "levels": [CACHE["levels"][0], {"level": 2, "type": "unified", "size": 1280 * KIB}]}
+    assert bt.agreement_points([two]) == [("L1 16 KiB", 16 * KIB, "cycles", 0.03),
+                                          ("L2 / 4", 320 * KIB, "cycles", 0.05)]
+    l1 = point("latency", "16k", 16 * KIB, figure(5.0))
+    assert bt.judge_agreement(l1, probe_of(bt, [5.1] * 21), "cycles", 0.03)[0]
+    assert not bt.judge_agreement(l1, probe_of(bt, [5.2] * 21), "cycles", 0.03)[0]
+    llc = point("latency", "65m", 65 * MIB, figure(480.0), ns={"median": 150.0})
+    assert bt.judge_agreement(llc, probe_of(bt, [300.0] * 21, ns=170.0), "ns", 0.15)[0]      # ns, not cycles
+    assert not bt.judge_agreement(llc, probe_of(bt, [480.0] * 21, ns=180.0), "ns", 0.15)[0]
+    assert not bt.judge_agreement(llc, "did not run", "ns", 0.15)[0]
+    # Probed right before and right after the run: the nearer counts, and a missing one is not a figure.
+    assert bt.judge_agreement(l1, [probe_of(bt, [6.0] * 21), probe_of(bt, [5.1] * 21)], "cycles", 0.03)[0]
+    assert not bt.judge_agreement(l1, [probe_of(bt, [6.0] * 21), "did not run"], "cycles", 0.03)[0]
+    assert bt.judge_agreement(l1, ["did not run", probe_of(bt, [4.9] * 21)], "cycles", 0.03)[0]
+
+
+def table(bt, zmm_spread=0.01, dram_spread=0.06):
+    """A small synthetic run: the cache record, the reference chains, a vector variant, the issue's ladder points,
+    an L2 boundary point, a DRAM point on 4 KiB pages and a bandwidth point."""
+    return [CACHE,
+            scalar("ref", "add_chain", figure(1.0)), scalar("ref", "load_chain", figure(5.0)),
+            scalar("store_forward", "zmm_upper", spread_figure(7.0, zmm_spread)),
+            point("latency", "16k", 16 * KIB, figure(5.0), ns={"median": 1.2}),
+            point("latency", "512k", 512 * KIB, figure(17.8), ns={"median": 4.3}),
+            point("latency", "1m", 1 * MIB, spread_figure(20.6, 0.04), ns={"median": 5.0}),
+            point("latency", "65m", 65 * MIB, spread_figure(480.0, dram_spread), iterations=328, ns={"median": 150.0}),
+            point("tlb", "8m", 8 * MIB, spread_figure(500.0, dram_spread), arena="4k", iterations=360),
+            point("bandwidth", "read_dram", 2048 * MIB, spread_figure(48.0, dram_spread), op="read")]
+
+
+def fake_probe(bt, calls, spread=0.05):
+    """A probe_fn answering every request with samples of the given spread around a plausible median."""
+    medians = {("chase", 16 * KIB): 5.0, ("chase", 512 * KIB): 17.8, ("chase", 65 * MIB): 480.0}
+
+    def probe_fn(cpu, req):
+        calls.append((cpu, req))
+        bt_median = medians.get((req.kind, req.size), 100.0)
+        xs = samples_with_spread(bt_median, spread)
+        return bt.parse_probe(f"{150.0 if req.size == 65 * MIB else 4.0} {bt_median} 0.1 100.0 1.0\ndifferential "
+                              f"{len(xs)} 0 " + " ".join(str(x) for x in xs))
+    return probe_fn
+
+
+def test_evaluate_probes_once_where_needed_and_judges_each_variant(ctx):
+    bt = bench_table(ctx)
+    calls = []
+    ev = bt.evaluate(table(bt), fake_probe(bt, calls))
+    sizes = sorted(req.size for _, req in calls)
+    # Every point past the core, and the issue's three ladder points; never a variant without a buffer.
+    assert sizes == sorted([16 * KIB, 512 * KIB, 1 * MIB, 65 * MIB, 8 * MIB, 2048 * MIB]), sizes
+    assert all(cpu == 1 for cpu, _ in calls)
+    assert {req.pages for _, req in calls if req.size == 8 * MIB} == {"4k"}
+    assert ev.classes[("latency", "512k", "2m")] == bt.CORE and ev.classes[("latency", "1m", "2m")] == bt.PROBE
+    assert all(v.ok for v in ev.verdicts.values()), ev.verdicts
+    assert ev.verdicts[("latency", "65m", "2m")].allowed > 0.05
+    assert ev.verdicts[("store_forward", "zmm_upper", None)].allowed == 0.02
+    assert [ok for *_, (ok, _) in ev.agreements] == [True, True, True]
+    # The probe before the run stands beside the one after it at the agreement points.
+    far = bt.parse_probe("9.0 9.0 0 100 1\ndifferential 3 0 9.0 9.0 9.0")
+    ev = bt.evaluate(table(bt), fake_probe(bt, []), before={16 * KIB: far})
+    assert ev.agreements[0][4][0] and "9.000 / 5.000" in ev.agreements[0][4][1], ev.agreements[0]
+    # The same machine, a core variant over 2% and a DRAM point over what the probe allows.
+    ev = bt.evaluate(table(bt, zmm_spread=0.03, dram_spread=0.40), fake_probe(bt, []))
+    missed = sorted(k for k, v in ev.verdicts.items() if not v.ok)
+    assert missed == [("bandwidth", "read_dram", "2m"), ("latency", "65m", "2m"), ("store_forward", "zmm_upper", None),
+                      ("tlb", "8m", "4k")], missed
+
+
+def write_exe(path, text):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
+
+
+def test_the_exit_status_and_the_target_of_each_variant(ctx):
+    """The whole tool over a canned run (a stand-in pmuboot-host printing records, a stand-in probe printing
+    samples): exit 0 when every target is met, 2 when one is missed, and each variant's line names its target."""
+    bt = bench_table(ctx)
+    with tempfile.TemporaryDirectory() as d:
+        for name, zmm in (("met", 0.01), ("missed", 0.03)):
+            recs = [{"type": "cpu", "vendor_string": "GenuineIntel", "family": "0x6", "model": "0xcf",
+                     "event_set": "emeraldrapids"}, {"type": "end", "status": "ok"}] + table(bt, zmm_spread=zmm)
+            recs += [scalar("store_forward", "forward", figure(0.5)),
+                     dict(scalar("store_forward", "size_mismatch", figure(20.0)), penalty={"median": 19.5})]
+            for r in recs:
+                r.setdefault("cycles_source", "tsc_calibrated")
+            data = os.path.join(d, f"{name}.jsonl")
+            with open(data, "w", encoding="utf-8") as f:
+                f.write("".join("@pmuboot " + json.dumps(r) + "\n" for r in recs))
+            host = os.path.join(d, f"host-{name}")
+            user = os.path.join(d, "user.jsonl")
+            with open(user, "w", encoding="utf-8") as f:
+                f.write("".join("@pmuboot " + json.dumps(dict(r, cycles_source="tsc_calibrated")) + "\n"
+                                for r in user_run(**GOOD)))
+            # kernel build writes its -o file; a run with kernels= gives the examples' records; any other the table.
+            write_exe(host, f"#!{sys.executable}\nimport sys\n"
+                      "if sys.argv[1] == 'kernel':\n    open(sys.argv[-1], 'w').close()\n    sys.exit(0)\n"
+                      f"path = {user!r} if any(a.startswith('kernels=') for a in sys.argv) else {data!r}\n"
+                      "sys.stdout.write(open(path).read())\n")
+            probe = os.path.join(d, "probe")
+            # Every size: medians the ladder agrees with (5 cycles at 16 KiB, 17.8 at 512 KiB, 150 ns at 65 MiB).
+            write_exe(probe, f"#!{sys.executable}\nimport sys\n"
+                      "m = {16384: 5.0, 524288: 17.8}.get(int(sys.argv[2]), 480.0)\n"
+                      "print(150.0, m, 0.1, 100.0, 1.0)\n"
+                      "print('differential 21 0', *(m * (0.85 + i * 0.015) for i in range(1, 22)))\n")
+            p = subprocess.run([sys.executable, os.path.join(ctx.root, "tools", "bench-table.py"), host,
+                                f"probe={probe}"], capture_output=True, text=True, timeout=120)
+            want = 0 if name == "met" else 2
+            assert p.returncode == want, (name, p.returncode, p.stdout[-3000:], p.stderr[-2000:])
+            line = next(x for x in p.stdout.splitlines() if x.startswith("store_forward.zmm_upper"))
+            assert "2.0% core" in line and ("met" in line if name == "met" else "MISS" in line), line
+            line = next(x for x in p.stdout.splitlines() if x.startswith("latency.65m"))
+            assert "probe" in line and "met" in line, line
+
+
+def test_the_probe_runs_each_access_and_says_why_when_it_cannot(ctx):
+    """The probe builds, runs every kind of access on both page sizes (figures only: none is judged here), and
+    refuses bad arguments by name; bench-table says why instead of a figure."""
     bt = bench_table(ctx)
     with tempfile.TemporaryDirectory() as d:
         exe = os.path.join(d, "chase_probe")
-        p = subprocess.run(["gcc", "-O2", "-Wall", "-o", exe, os.path.join(ctx.root, "tools", "probe", "chase_probe.c")],
-                           capture_output=True, text=True)
+        p = subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", exe,
+                            os.path.join(ctx.root, "tools", "probe", "chase_probe.c")], capture_output=True, text=True)
         assert p.returncode == 0, p.stderr
-        got = bt.run_probe(exe, 0, 1 << 20, 100)
-        assert isinstance(got, tuple) and got[0] > 0 and got[1] >= 0, got
+        cpu = min(os.sched_getaffinity(0))
+        for kind in ("chase", "read", "write", "write_nt", "copy"):
+            for pages in ("2m", "4k"):
+                got = bt.run_probe(exe, cpu, bt.ProbeRequest(kind, pages, 1 * MIB, 64))
+                assert isinstance(got, bt.Probe), (kind, pages, got)
+                assert got.kept == len(got.samples) and 1 <= got.kept <= bt.PROBE_REPS and got.median > 0, got
+                assert (got.huge == 0) if pages == "4k" else got.huge >= 0, (kind, pages, got.huge)
+        # The first line alone, with the four arguments tests/host/test_memory_ladder.py passes.
+        p = subprocess.run([exe, str(cpu), str(MIB), "100", "21"], capture_output=True, text=True)
+        assert p.returncode == 0 and len(p.stdout.splitlines()[0].split()) == 5, p
         # Bad arguments are refused by name (exit 2), and the table says so instead of a figure.
-        bad = subprocess.run([exe, "0", "64", "8", "1"], capture_output=True, text=True)
-        assert bad.returncode == 2 and "BYTES" in bad.stderr, bad
-        bad = subprocess.run([exe, "0", "1m", "8", "1"], capture_output=True, text=True)
-        assert bad.returncode == 2 and "BYTES is not a number" in bad.stderr, bad
-        assert bt.run_probe(exe, 0, 64, 100).startswith("exited 2: chase_probe: want"), bt.run_probe(exe, 0, 64, 100)
-    assert bt.run_probe(os.path.join(ctx.root, "no-such-probe"), 0, 1 << 20, 100).startswith("did not run")
+        for args, what in ((["64", "8", "1"], "BYTES"), (["1m", "8", "1"], "BYTES is not a number"),
+                           ([str(MIB), "8", "1", "stride"], "KIND 'stride'"),
+                           ([str(MIB), "8", "1", "read", "1g"], "PAGES '1g'"),
+                           (["256", "8", "1", "copy"], "512 <= BYTES")):
+            bad = subprocess.run([exe, str(cpu)] + args, capture_output=True, text=True)
+            assert bad.returncode == 2 and what in bad.stderr, (args, bad)
+        got = bt.run_probe(exe, cpu, bt.ProbeRequest("chase", "2m", 64, 100))
+        assert got.startswith("exited 2: chase_probe: want"), got
+    assert bt.run_probe(os.path.join(ctx.root, "no-such-probe"), 0, bt.ProbeRequest("chase", "2m", MIB, 100)) \
+        .startswith("did not run")
