@@ -67,6 +67,7 @@ class Result:
         self.qemu_rc = None
         self.timed_out = False
         self.log = ""
+        self.qemu_output = ""            # what QEMU itself printed (its errors)
         self.log_path = None
         self.runs = []
         self.stray = []

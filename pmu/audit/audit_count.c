@@ -312,9 +312,9 @@ void audit_check_agree(struct audit_ctx *a, struct audit_result *r)
 		r->expected = (int64_t)AUDIT_EXTRA_TRIPS;
 		r->got = median;
 		r->has_numbers = true;
-		snprintf(r->why, sizeof(r->why), "%.50s counted %lld on every counter (the median of %zu) over %u "
-			 "trips of the loop: a count that does not move agrees with nothing", ev.name, (long long)median,
-			 audit_events(a), AUDIT_EXTRA_TRIPS);
+		snprintf(r->why, sizeof(r->why), "%.40s counted %lld on every counter (median of %zu) over %u trips: "
+			 "a count that does not move agrees with nothing", ev.name, (long long)median, audit_events(a),
+			 AUDIT_EXTRA_TRIPS);
 		if (which == AK_CYCLES) {
 			a->v->clock_bad = true;
 			snprintf(a->v->clock_why, sizeof(a->v->clock_why), "audit: counters-agree failed: the cycles "

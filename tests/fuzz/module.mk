@@ -24,7 +24,8 @@ fuzz-replay: $(patsubst %,$(B)/fuzz/replay_%,$(FUZZ_NAMES))
 $(B)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c tests/fuzz/fuzz.h $(B)/libpmuboot.a $(B)/libfake.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo '  FUZZ   $@')
-	$(Q)$(CC) $(HOST_CFLAGS) -o $@ $< tests/fuzz/replay_main.c $(B)/libfake.a $(B)/libpmuboot.a
+	@# libfake.a again after the library: fakes only library code calls (kernel/hw.h's OS word) are found too.
+	$(Q)$(CC) $(HOST_CFLAGS) -o $@ $< tests/fuzz/replay_main.c $(B)/libfake.a $(B)/libpmuboot.a $(B)/libfake.a
 
 # libFuzzer binaries: the library is compiled again with clang's fuzzer coverage.
 FUZZ_OBJS = $(patsubst %.c,$(B)/fuzz/obj/%.o,$(FUZZ_LIB_SRC)) $(patsubst %,$(B)/fuzz/obj/%.o,$(GEN_C)) \

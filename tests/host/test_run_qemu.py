@@ -64,7 +64,8 @@ def test_halted_run_is_kept_and_not_a_timeout(ctx):
                      "--timeout", "120", "--keep", keep, timeout=180, tmpdir=tmp)
         assert p.returncode == 0, (p.returncode, p.stderr[-1500:])
         assert "stopped by the runner after the end record: on_finish=halt" in p.stderr, p.stderr
-        assert sorted(os.listdir(keep)) == ["exit-code", "results-0001.jsonl", "serial.log"], os.listdir(keep)
+        assert sorted(os.listdir(keep)) == ["exit-code", "qemu.out", "results-0001.jsonl", "serial.log"], \
+            os.listdir(keep)
         assert os.listdir(keep + ".1") == ["old"]
         with open(os.path.join(keep, "exit-code")) as f:
             assert f.read() == "0\n"
