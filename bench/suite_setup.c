@@ -361,10 +361,9 @@ bool suite_runnable(const struct bench_def *d, const char *arena)
 			 (missing & (missing - 1)) ? "them" : "it");
 	else if (vs.known)
 		snprintf(why, sizeof(why), "needs %s, not usable here: the processor has it, but XCR0 0x%llx does not "
-			 "enable its registers (the cpu record's vector_who says why)", names, (unsigned long long)vs.xcr0);
+			 "enable its registers (%s)", names, (unsigned long long)vs.xcr0, vs.who);
 	else
-		snprintf(why, sizeof(why), "needs %s, not usable here: XCR0 cannot be read (the cpu record's "
-			 "vector_who says why)", names);
+		snprintf(why, sizeof(why), "needs %s, not usable here: XCR0 cannot be read (%s)", names, vs.who);
 	struct check_input in = { .r = &suite.rec, .d = d, .arena = arena };
 	bench_check_skipped(&in, why, &suite.tally);
 	return false;

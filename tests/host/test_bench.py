@@ -151,6 +151,9 @@ def check_bench(b, setup):
         check_figure(f, f"{where} {name}", time=True)  # counts are never negative either
     if b["control"] is None:
         assert b["penalty"] is None, b
+    elif b["penalty"] is None:
+        # No penalty is printed when either side has no valid figure: the record says why.
+        assert b["penalty_why"], b
     else:
         pen = b["penalty"]
         assert set(pen) == {"median", "low", "high"} and pen["low"] <= pen["median"] <= pen["high"], b
