@@ -51,7 +51,7 @@ def add_parser(sub):
 # docs/results-format.md ("Reading a result line") says the same.
 LEGEND = (
     ("cycles", "median cycles per iteration of the variant's samples"),
-    ("[min..max]", "the smallest and largest kept sample"),
+    ("[min..max]", "the smallest and largest kept sample that is not an outlier"),
     ("~", "after a figure: unstable, not a plain measurement (why: the `~ unstable:` line; "
           "disturbed, budget, outliers or spread)"),
     ("penalty", "variant median minus its control's median (cycles per iteration); -[N]: none, note N says why"),
@@ -60,15 +60,16 @@ LEGEND = (
     ("@4k, @2m", "the arena: the buffer's page size (4 KiB, 2 MiB or 1 GiB pages)"),
     ("iqr", "image line: interquartile range of the kept samples (q3 - q1), cycles per iteration"),
     ("n=", "image line: samples kept for the figure (`reps` wanted)"),
-    ("out=", "image line: of those, outliers (beyond 1.5 IQR of the quartiles; kept, counted)"),
+    ("out=", "image line: of those, outliers (more than about 5.2 median absolute deviations from the median); "
+             "[min..max] leaves them out"),
     ("rej=", "image line: samples rejected as impossible (negative, the 2N run not near twice the N run, "
              "below the chain's floor, a clock step) and taken again"),
     ("drop=", "image line: samples thrown away because the ledger saw a disturbance (SMI, NMI, a frequency or "
               "thermal event; on a host a context switch or interrupt) and taken again"),
     ("it=", "image line: iterations per run used for this variant (adaptive: at least bench_setup's)"),
-    ("w", "image event line: the figure was counted in a window, not per run"),
-    ("disturbed: ...", "image line: how many samples were thrown away and why (by source), how many were taken "
-                       "again, and what the first disturbance was"),
+    ("disturbed: ...", "image line under a result: N samples thrown away (by source: smi_count, smi_event, nmi, "
+                       "frequency, thermal; on a host context switches and interrupts) and M taken again in their "
+                       "place; the first disturbance, as the ledger saw it"),
 )
 
 
