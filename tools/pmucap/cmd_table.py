@@ -23,6 +23,7 @@ checks passed; ...)" or "PASS (nothing verified: emulated, no PMU counting; 0 of
 """
 import argparse
 import sys
+import textwrap
 
 from . import capture, ladder, topdown
 from . import verdict as _verdict
@@ -73,11 +74,16 @@ LEGEND = (
 )
 
 
+# The legend wraps at this many characters (a terminal's).
+LEGEND_COLUMNS = 100
+
+
 def write_legend(out):
     width = max(len(k) for k, _ in LEGEND)
     out.write("legend:\n")
     for k, v in LEGEND:
-        out.write(f"  {k:<{width}}  {v}\n")
+        lines = textwrap.wrap(v, LEGEND_COLUMNS - width - 4)
+        out.write(f"  {k:<{width}}  {lines[0]}\n" + "".join(f"  {'':<{width}}  {l}\n" for l in lines[1:]))
 
 
 def num(v):
