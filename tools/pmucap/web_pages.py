@@ -17,7 +17,7 @@ import threading
 
 from flask import Response, abort, render_template, request
 
-from . import capture, cmd_plot, cmd_table, fleet, web, web_api
+from . import capture, cmd_plot, cmd_table, fleet, ladder, plot_common, web, web_api
 from .verdict import INTACT, shown as _shown
 
 
@@ -80,8 +80,17 @@ def draw_plot(run, metric):
     left_out = [k for k, rec in table.items() if not _drawable(rec)]
     for k in left_out:
         del table[k]
-    panels = cmd_plot.build_panels([table], metric)
-    if not panels:
+    panels = cmd_plot.build_panels([table], metric, plot_common.skipped_variants(run))
+    memory = None
+    if metric == "cycles":
+        try:
+            # The ladder is drawn as pmucap plot draws it: curves, not bars; only of figures that can be drawn.
+            memory = cmd_plot.Memory([run])
+            if any(not _drawable(p.rec) for k in ladder.KERNELS for p in ladder.points(run, k)):
+                memory = None
+        except capture.FieldError:
+            memory = None
+    if not panels and not (memory and memory.panels()):
         return None, f"no {'event counts' if metric == 'events' else 'bench figures'} to plot" + \
             (f" ({len(left_out)} variant(s) left out: a figure beyond {fleet.MAX_FIGURE:g})" if left_out else "")
     if len(panels) > cmd_plot.MAX_PANELS:
@@ -93,7 +102,7 @@ def draw_plot(run, metric):
     with tempfile.TemporaryDirectory(prefix="pmucap-serve-") as d:
         path = os.path.join(d, "plot.png")
         try:
-            cmd_plot.render(panels, [name], path, "png")
+            cmd_plot.render(panels, [name], path, "png", memory, plot_common.run_emulated(run))
         except capture.CaptureError as e:   # no matplotlib
             return None, str(e)
         except (ValueError, OverflowError, RuntimeError) as e:   # what matplotlib refuses to draw
