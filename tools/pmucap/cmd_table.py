@@ -115,7 +115,8 @@ def build_rows(run):
     for c in capture.run_records(run, "check"):
         checks.setdefault(capture.variant_key(c, multi), []).append(c)
     notes, tallies, rows = [], {}, []
-    for key, bench in capture.bench_table(run).items():
+    benches = capture.bench_table(run)
+    for key, bench in benches.items():
         if ladder.is_ladder(bench):
             continue	# the memory ladder has a short table of its own (write_ladder)
         cyc = capture.figure(bench, "cycles")
@@ -155,11 +156,14 @@ def build_rows(run):
             "dropped": dropped,
             "retaken": get(bench, "retaken", INT),
             "disturbed": {k: v for k, v in (get(bench, "disturbed", DICT) or {}).items() if isinstance(v, int) and v},
-            "iterations": get(bench, "iterations", INT),
-            "kernel": get(bench, "kernel", STR),
         })
-    _add_skipped(rows, checks, capture.bench_table(run), notes, tallies)
+    _add_skipped(rows, checks, benches, notes, tallies)
     return rows, notes, tallies
+
+
+def _kernel_of(key):
+    """The kernel of a variant key ("3:split.load_line@4k" -> "split")."""
+    return key.split(":", 1)[-1].split(".", 1)[0]
 
 
 def _add_skipped(rows, checks, benches, notes, tallies):
@@ -182,8 +186,8 @@ def _add_skipped(rows, checks, benches, notes, tallies):
         kernel = get(cs[0], "kernel", STR)
         row = {"variant": key, "median": "not run", "unstable": None, "range": "", "penalty": "-",
                "control": get(cs[0], "control", STR) or "-", "events": "-", "check": " ".join(verdicts),
-               "dropped": 0, "retaken": None, "disturbed": {}, "iterations": None, "kernel": kernel}
-        at = max((i + 1 for i, r in enumerate(rows) if r.get("kernel") == kernel), default=len(rows))
+               "dropped": 0, "retaken": None, "disturbed": {}}
+        at = max((i + 1 for i, r in enumerate(rows) if _kernel_of(r["variant"]) == kernel), default=len(rows))
         rows.insert(at, row)
 
 
@@ -208,7 +212,9 @@ def render(run, path, total_runs, out, legend=False, whole_ladder=False):
     setup = capture.first_record(run, "bench_setup") or {}
     first = next(iter(capture.bench_table(run).values()), {})
     src = get(first, "cycles_source", STR)
-    its = sorted({i for i in (get(b, "iterations", INT) for b in capture.bench_table(run).values()) if i is not None})
+    # The iterations the rows used, read off the records as they are (a run may hold thousands).
+    its = sorted({i for i in (get(b, "iterations", INT) for _, b in run.records if b.get("type") == "bench")
+                  if i is not None})
     if setup:
         line = iterations_text(get(setup, "iterations", INT), get(setup, ("adaptive", "on"), BOOL), its) \
             + f" x {get(setup, 'reps', INT, '?')} reps"

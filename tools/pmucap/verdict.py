@@ -91,27 +91,32 @@ def failed_check(rec):
 class Tally:
     """The run errors and failed checks of one run, counted as its records go by."""
     # one per run: there may be thousands
-    __slots__ = ("errors", "failed_checks", "described", "error_words", "checks", "audits", "selftests_passed",
-                 "emulated", "no_counting")
+    __slots__ = ("errors", "failed_checks", "described", "error_words", "_checks", "audits_passed",
+                 "selftests_passed", "emulated", "no_counting")
 
     def __init__(self):
         self.errors = 0          # records the image counts in end.errors
         self.failed_checks = 0
         self.described = []      # every failure in words: the first MAX_DESCRIBED, in record order
         self.error_words = []    # the run errors in words: the first ERRORS_NAMED
-        self.checks = {}         # check records by status (every one: the image's summary counts them all)
-        self.audits = {}         # audit records by status
+        # Check records by status (every one: the image's summary counts them all); made at the first, as
+        # a capture may hold thousands of runs without one.
+        self._checks = None
+        self.audits_passed = 0
         self.selftests_passed = 0
         self.emulated = False    # the cpu record says the run was emulated
         self.no_counting = False  # the bench_setup record says no event could be counted
 
     def _count(self, rec):
         t = rec.get("type")
-        if t in ("check", "audit"):
+        if t == "check":
             status = rec.get("status")
             key = status if isinstance(status, str) else "?"
-            into = self.checks if t == "check" else self.audits
-            into[key] = into.get(key, 0) + 1
+            if self._checks is None:
+                self._checks = {}
+            self._checks[key] = self._checks.get(key, 0) + 1
+        elif t == "audit" and rec.get("status") == "pass":
+            self.audits_passed += 1
         elif t == "selftest" and rec.get("status") == "pass":
             self.selftests_passed += 1
         elif t == "cpu" and rec.get("execution") == EXEC_EMULATED:
@@ -120,6 +125,11 @@ class Tally:
             counting = rec.get("counting")
             if isinstance(counting, dict) and counting.get("available") is False:
                 self.no_counting = True
+
+    @property
+    def checks(self):
+        """{status: check records} of the run."""
+        return self._checks or {}
 
     def checks_in_words(self):
         """The check records counted as the image's summary line counts them: "15 passed, 0 failed, 2 skipped,
@@ -130,7 +140,7 @@ class Tally:
 
     def verified(self):
         """True when something was verified: a check, an audit check or a self-test passed."""
-        return bool(self.checks.get("pass") or self.audits.get("pass") or self.selftests_passed)
+        return bool(self.checks.get("pass") or self.audits_passed or self.selftests_passed)
 
     def note(self, rec):
         self._count(rec)
@@ -190,7 +200,7 @@ def what_passed(tally):
     others = ", ".join(f"{tally.checks[s]} {w}" for s, w in CHECK_STATUSES[1:] if tally.checks.get(s))
     if tally.verified():
         if not total:
-            what = [f"{tally.audits['pass']} audit check(s) passed" if tally.audits.get("pass") else "",
+            what = [f"{tally.audits_passed} audit check(s) passed" if tally.audits_passed else "",
                     f"{tally.selftests_passed} self-test(s) passed" if tally.selftests_passed else ""]
             return "; ".join(w for w in what if w) + "; no benchmark check ran"
         return f"{passed} of {total} checks passed" + (f"; {others}" if others else "")
