@@ -207,14 +207,15 @@ def iterations_text(floor, adaptive, used):
         + (", adaptive" if adaptive else "") + ")"
 
 
-def render(run, path, total_runs, out, legend=False, whole_ladder=False):
+def render(run, path, total_runs, out, legend=False, whole_ladder=False, iterations=None):
     out.write(f"{path} run {run.number} of {total_runs}: {capture.describe_run(run)}\n")
     setup = capture.first_record(run, "bench_setup") or {}
     first = next(iter(capture.bench_table(run).values()), {})
     src = get(first, "cycles_source", STR)
-    # The iterations the rows used, read off the records as they are (a run may hold thousands).
-    its = sorted({i for i in (get(b, "iterations", INT) for _, b in run.records if b.get("type") == "bench")
-                  if i is not None})
+    # The iterations the rows used: gathered as the records went by (run), or read off the records.
+    if iterations is None:
+        iterations = {b.get("iterations") for _, b in run.records if b.get("type") == "bench"}
+    its = sorted(i for i in iterations if isinstance(i, int) and not isinstance(i, bool))
     if setup:
         line = iterations_text(get(setup, "iterations", INT), get(setup, ("adaptive", "on"), BOOL), its) \
             + f" x {get(setup, 'reps', INT, '?')} reps"
@@ -365,7 +366,7 @@ TABLE_TYPES = ("begin", "cpu", "platform", "bench_setup", "bench", "check", "aud
 TABLE_FIELDS = {
     "bench": capture.KEY_FIELDS + ("cycles", "events", "penalty", "penalty_why", "control", "dropped", "retaken",
                                    "disturbed", "unstable", "cycles_invalid", "cycles_source", "memory", "arena",
-                                   "arena_page", "emulated", "iterations"),
+                                   "arena_page", "emulated"),
     "check": capture.KEY_FIELDS + ("what", "status", "reason", "role", "event", "value", "control_value"),
     topdown.RECORD_TYPE: topdown.FIELDS,
 }
@@ -377,10 +378,16 @@ def run(args):
             raise capture.InputError("table: give a capture (a serial log or results .jsonl), or --legend alone")
         write_legend(sys.stdout)
         return 0
+    # Each run's iterations per row, gathered as its bench records go by: a field not kept on each of them.
+    iterations = {}
+
+    def note_iterations(run_, rec):
+        if rec.get("type") == "bench" and run_.kept:
+            iterations.setdefault(run_.number, set()).add(rec.get("iterations"))
     cap = capture.Capture(args.capture, keep=TABLE_TYPES, only_run=args.run if args.run is not None else "last",
-                          keep_texts=False, fields=TABLE_FIELDS)
+                          keep_texts=False, fields=TABLE_FIELDS, on_record=note_iterations)
     r = cap.pick(args.run)
     for w in cap.verify([r], args.allow_incomplete):
         capture.warn(w)
-    render(r, args.capture, len(cap.runs), sys.stdout, args.legend, args.ladder)
+    render(r, args.capture, len(cap.runs), sys.stdout, args.legend, args.ladder, iterations.get(r.number, set()))
     return 0
