@@ -203,3 +203,24 @@ def test_every_abbreviation_is_explained(ctx):
         assert f"`{a}" in m.group(1), a
     # The table says where the legend is.
     assert "--legend" in tool("table", SERIAL).stdout
+
+
+def test_what_a_pass_rests_on_in_each_case(ctx):
+    def words(*recs):
+        t = verdict.Tally()
+        for r in recs:
+            t.note(r)
+        return verdict.what_passed(t), t.verified()
+    check = lambda s: {"type": "check", "status": s}   # noqa: E731
+    audit = {"type": "audit", "status": "pass"}
+    emulated = {"type": "cpu", "execution": "emulated"}
+    no_pmu = {"type": "bench_setup", "counting": {"available": False, "reason": "no PMU"}}
+    assert words(emulated, no_pmu, *[check("skip")] * 21) == \
+        ("nothing verified: emulated, no PMU counting; 0 of 21 checks ran", False)
+    assert words(*[check("pass")] * 15, *[check("skip")] * 2, *[check("unstable")] * 2) == \
+        ("15 of 19 checks passed; 2 skipped, 2 unstable", True)
+    # The audit verified the counters though every check was skipped: said first, not hidden.
+    assert words(*[audit] * 7, *[check("skip")] * 3) == ("7 audit check(s) passed; 0 of 3 checks passed; 3 skipped", True)
+    # Checks that ran but could not judge (unstable) verified nothing either.
+    assert words(check("unstable"), check("unstable")) == ("nothing verified; 2 of 2 checks ran (2 unstable)", False)
+    assert words() == ("nothing verified; 0 of 0 checks ran", False)

@@ -199,11 +199,14 @@ def what_passed(tally):
     passed = tally.checks.get("pass", 0)
     others = ", ".join(f"{tally.checks[s]} {w}" for s, w in CHECK_STATUSES[1:] if tally.checks.get(s))
     if tally.verified():
-        if not total:
-            what = [f"{tally.audits_passed} audit check(s) passed" if tally.audits_passed else "",
-                    f"{tally.selftests_passed} self-test(s) passed" if tally.selftests_passed else ""]
-            return "; ".join(w for w in what if w) + "; no benchmark check ran"
-        return f"{passed} of {total} checks passed" + (f"; {others}" if others else "")
+        checks = f"{passed} of {total} checks passed" + (f"; {others}" if others else "") if total \
+            else "no benchmark check ran"
+        if passed:
+            return checks
+        # Only the audit or the self-tests verified something: they say so first.
+        what = [f"{tally.audits_passed} audit check(s) passed" if tally.audits_passed else "",
+                f"{tally.selftests_passed} self-test(s) passed" if tally.selftests_passed else ""]
+        return "; ".join([w for w in what if w] + [checks])
     why = [w for w, on in (("emulated", tally.emulated), ("no PMU counting", tally.no_counting)) if on]
     ran = total - tally.checks.get("skip", 0)
     return "nothing verified" + (": " + ", ".join(why) if why else "") + f"; {ran} of {total} checks ran" \
