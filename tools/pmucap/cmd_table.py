@@ -214,8 +214,8 @@ def render(run, path, total_runs, out, legend=False, whole_ladder=False, iterati
     src = get(first, "cycles_source", STR)
     # The iterations the rows used: gathered as the records went by (run), or read off the records.
     if iterations is None:
-        iterations = {b.get("iterations") for _, b in run.records if b.get("type") == "bench"}
-    its = sorted(i for i in iterations if isinstance(i, int) and not isinstance(i, bool))
+        iterations = [b.get("iterations") for _, b in run.records if b.get("type") == "bench"]
+    its = sorted({i for i in iterations if isinstance(i, int) and not isinstance(i, bool)})
     if setup:
         line = iterations_text(get(setup, "iterations", INT), get(setup, ("adaptive", "on"), BOOL), its) \
             + f" x {get(setup, 'reps', INT, '?')} reps"
@@ -382,8 +382,9 @@ def run(args):
     iterations = {}
 
     def note_iterations(run_, rec):
-        if rec.get("type") == "bench" and run_.kept:
-            iterations.setdefault(run_.number, set()).add(rec.get("iterations"))
+        it = rec.get("iterations")
+        if rec.get("type") == "bench" and run_.kept and isinstance(it, int) and not isinstance(it, bool):
+            iterations.setdefault(run_.number, set()).add(it)
     cap = capture.Capture(args.capture, keep=TABLE_TYPES, only_run=args.run if args.run is not None else "last",
                           keep_texts=False, fields=TABLE_FIELDS, on_record=note_iterations)
     r = cap.pick(args.run)

@@ -41,7 +41,7 @@ def bandwidth_series(run):
     for pt in ladder.points(run, "bandwidth"):
         if pt.bpc is not None and pt.size:
             out.setdefault(pt.op or "?", []).append((pt.size, pt.bpc, pt.gbs, pt.unstable))
-    return {op: sorted(v) for op, v in out.items()}
+    return {op: sorted(v, key=lambda p: p[0]) for op, v in out.items()}
 
 
 def size_ticks(lo, hi):
