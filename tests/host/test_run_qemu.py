@@ -48,7 +48,7 @@ def test_bad_cfg_and_media_are_refused(ctx):
 
 def test_halted_run_is_kept_and_not_a_timeout(ctx):
     """on_finish=halt leaves QEMU up: the runner stops it after the end record (exit 0, not 124),
-    and --keep keeps the serial log, the saved results file and the exit code; the run before
+    and --keep keeps the serial log, the saved results file, QEMU's output and the exit code; the run before
     moves to DIR.1; nothing stays in the temporary directory."""
     if not os.path.exists(ctx.efi) or not shutil.which("qemu-system-x86_64"):
         raise Skip("needs build/pmuboot.efi and qemu-system-x86_64")
@@ -64,7 +64,7 @@ def test_halted_run_is_kept_and_not_a_timeout(ctx):
                      "--timeout", "120", "--keep", keep, timeout=180, tmpdir=tmp)
         assert p.returncode == 0, (p.returncode, p.stderr[-1500:])
         assert "stopped by the runner after the end record: on_finish=halt" in p.stderr, p.stderr
-        assert sorted(os.listdir(keep)) == ["exit-code", "results-0001.jsonl", "serial.log"], os.listdir(keep)
+        assert sorted(os.listdir(keep)) == ["exit-code", "qemu.out", "results-0001.jsonl", "serial.log"], os.listdir(keep)
         assert os.listdir(keep + ".1") == ["old"]
         with open(os.path.join(keep, "exit-code")) as f:
             assert f.read() == "0\n"
