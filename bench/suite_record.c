@@ -234,8 +234,9 @@ void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const st
 			out_text("    %s: not a measurement: %s", f->ev[i].name, f->ev[i].invalid);
 	if (f->dropped) {
 		char by[96];
-		out_text("    disturbed: %u sample%s (%s), %u retaken; first: %s", f->dropped, f->dropped == 1 ? "" : "s",
-			 bench_disturbed_by_source(f, by, sizeof(by)), f->retaken, f->disturbance);
+		out_text("    disturbed: %u sample%s thrown away (%s), %u taken again; the first disturbance: %s", f->dropped,
+			 f->dropped == 1 ? "" : "s", bench_disturbed_by_source(f, by, sizeof(by)), f->retaken,
+			 f->disturbance);
 	}
 	if (f->problem[0])
 		out_text("    note: %s", f->problem);

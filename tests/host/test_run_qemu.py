@@ -48,7 +48,7 @@ def test_bad_cfg_and_media_are_refused(ctx):
 
 def test_halted_run_is_kept_and_not_a_timeout(ctx):
     """on_finish=halt leaves QEMU up: the runner stops it after the end record (exit 0, not 124),
-    and --keep keeps the serial log, the saved results file and the exit code; the run before
+    and --keep keeps the serial log, the saved results file, QEMU's output and the exit code; the run before
     moves to DIR.1; nothing stays in the temporary directory."""
     if not os.path.exists(ctx.efi) or not shutil.which("qemu-system-x86_64"):
         raise Skip("needs build/pmuboot.efi and qemu-system-x86_64")

@@ -38,6 +38,7 @@ def judged(text, rc, serial=""):
         res = qemurun.Result()
         res.log = serial
         res.qemu_rc = rc
+        res.qemu_output = ""   # what QEMU printed: nothing here (qemurun sets it after a real boot)
         res.saved = [path] if text is not None else []
         return qemurun.judge(res)
     finally:

@@ -259,7 +259,7 @@ static void smis_everywhere_leave_no_clean_figure(void **state)
 	record_has(b[0], "\"unstable\":\"disturbed\"");
 	record_has(b[0], "\"problem\":\"no sample could be kept: 16 disturbed (smi_count 16), 0 rejected as impossible\"");
 	record_has(b[0], "\"cycles\":null,\"cycles_invalid\":\"no sample was kept\"");
-	assert_non_null(text_line("disturbed: 16 samples (smi_count 16), 15 retaken; first: 2 SMIs"));
+	assert_non_null(text_line("disturbed: 16 samples thrown away (smi_count 16), 15 taken again; the first disturbance: 2 SMIs"));
 	assert_non_null(text_line("UNSTABLE (disturbed)"));
 	assert_int_equal(records_of_type(&cap, "check", c, 4), 2);
 	record_has(c[0], "\"status\":\"unstable\"");

@@ -8,7 +8,11 @@ One <testsuite> per run in the capture.  Test cases:
                         the counts) or skipped (absent: the hardware cannot do it here, and why);
   <kernel>.<variant>[@arena] <what>
                         one per `check` record: pass, fail (with its figures) or skip.
-Properties carry the build, the CPU and the machine, so a CI page says what ran where.
+  run.verdict           the run's verdict as `table` shows it (verdict.py): passes when a PASS rests
+                        on checks that passed, is skipped when nothing could be verified ("PASS
+                        (nothing verified: emulated, no PMU counting; 0 of 21 checks ran)": a CI page
+                        must not show such a run green), fails for FAIL, INCOMPLETE or INVALID.
+Properties carry the build, the CPU, the machine and the verdict, so a CI page says what ran where.
 A damaged capture still gives its XML (the integrity case fails, so the CI page shows it),
 and the command exits 2 unless --allow-incomplete.
 """
@@ -18,6 +22,7 @@ import sys
 import xml.etree.ElementTree as ET
 
 from . import capture
+from . import verdict as _verdict
 from .capture import BOOL, INT, STR, get
 
 # Fields of a check record shown in a failure's text, in this order when present.
@@ -78,6 +83,12 @@ def run_suite(root, run, capture_name):
         if value is not None:
             ET.SubElement(props, "property", name=name, value=xml_text(str(value)))
 
+    v, reasons, words = _verdict.shown(run)
+    ET.SubElement(props, "property", name="verdict", value=xml_text(words))
+    if v == _verdict.PASS:
+        _case(suite, "pmuboot.run", "verdict", "pass" if run.tally.verified() else "skip", words)
+    else:
+        _case(suite, "pmuboot.run", "verdict", "fail", words, "\n".join(reasons))
     if run.problems:
         _case(suite, "pmuboot.capture", "integrity", "fail", "the capture is truncated or damaged",
               "\n".join(run.problems + run.contradictions))

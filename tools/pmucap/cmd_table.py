@@ -11,12 +11,22 @@ found disturbed (by source), and the figures marked unstable (a ~ after the medi
 The memory ladder (kernels latency, tlb and bandwidth) is shown apart, shortly: one
 line per size with the latency in cycles and ns on the largest pages, the same size on
 4 KiB pages and the difference, the cache levels of the `cache` record, and one line per
-cache level (or DRAM) with the bandwidth of each operation.
+cache level (or DRAM) with the bandwidth of each operation.  Under an emulator, whose times are
+no silicon's, the ladder is one line per kernel (its range); --ladder shows it whole.
+
+The check counts are those of every `check` record of the run, the count the image's own
+summary line gave ("bench: checks P passed, F failed, S skipped, U unstable"); a variant the
+image did not run (a `check` record "runs: skip", e.g. "needs avx512f") has a row saying why.
+The verdict is the last line; a PASS says what it rests on (verdict.py): "PASS (15 of 19
+checks passed; ...)" or "PASS (nothing verified: emulated, no PMU counting; 0 of 21 checks ran)".
+--legend explains every abbreviation of the table and of the image's result lines.
 """
 import argparse
 import sys
+import textwrap
 
 from . import capture, ladder, topdown
+from . import verdict as _verdict
 from .capture import BOOL, DICT, INT, NUM, STR, get
 
 # Events shown for a variant whose checks name none (counted extras), at most.
@@ -26,11 +36,54 @@ MAX_OTHER_EVENTS = 2
 def add_parser(sub):
     p = sub.add_parser("table", help="the results table of a run: cycles, penalty, key events, checks",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("capture", help="a serial capture or a saved results .jsonl")
+    p.add_argument("capture", nargs="?", help="a serial capture or a saved results .jsonl")
     p.add_argument("--run", type=int, metavar="N", help="which run (1 = the first in the capture; default the last)")
     p.add_argument("--allow-incomplete", action="store_true",
                    help="show even a truncated or damaged run (its problems are printed)")
+    p.add_argument("--ladder", action="store_true",
+                   help="show the memory ladder size by size even for an emulated run (whose times mean nothing)")
+    p.add_argument("--legend", action="store_true",
+                   help="explain every abbreviation of the table and of the image's result lines, after the table "
+                        "(or alone, without a capture)")
     p.set_defaults(func=run)
+
+
+# What each abbreviation means: the table's and those of the image's result lines (bench/suite_record.c).
+# docs/results-format.md ("Reading a result line") says the same.
+LEGEND = (
+    ("cycles", "median cycles per iteration of the variant's samples"),
+    ("[min..max]", "the smallest and largest kept sample that is not an outlier"),
+    ("~", "after a figure: unstable, not a plain measurement (why: the `~ unstable:` line; "
+          "disturbed, budget, outliers or spread)"),
+    ("penalty", "variant median minus its control's median (cycles per iteration); -[N]: none, note N says why"),
+    ("vs control", "the variant it is measured against (same kernel, same arena)"),
+    ("check", "what:status of each check on the variant (timing, reference, events, runs); [N]: note N"),
+    ("@4k, @2m", "the arena: the buffer's page size (4 KiB, 2 MiB or 1 GiB pages)"),
+    ("iqr", "image line: interquartile range of the kept samples (q3 - q1), cycles per iteration"),
+    ("n=", "image line: samples kept for the figure (`reps` wanted)"),
+    ("out=", "image line: of those, outliers (more than about 5.2 median absolute deviations from the median); "
+             "[min..max] leaves them out"),
+    ("rej=", "image line: samples rejected as impossible (negative, the 2N run not near twice the N run, "
+             "below the chain's floor, a clock step) and taken again"),
+    ("drop=", "image line: samples thrown away because the ledger saw a disturbance (SMI, NMI, a frequency or "
+              "thermal event; on a host a context switch or interrupt) and taken again"),
+    ("it=", "image line: iterations per run used for this variant (adaptive: at least bench_setup's)"),
+    ("disturbed: ...", "image line under a result: N samples thrown away (by source: smi_count, smi_event, nmi, "
+                       "frequency, thermal; on a host context switches and interrupts) and M taken again in their "
+                       "place; the first disturbance, as the ledger saw it"),
+)
+
+
+# The legend wraps at this many characters (a terminal's).
+LEGEND_COLUMNS = 100
+
+
+def write_legend(out):
+    width = max(len(k) for k, _ in LEGEND)
+    out.write("legend:\n")
+    for k, v in LEGEND:
+        lines = textwrap.wrap(v, LEGEND_COLUMNS - width - 4)
+        out.write(f"  {k:<{width}}  {lines[0]}\n" + "".join(f"  {'':<{width}}  {l}\n" for l in lines[1:]))
 
 
 def num(v):
@@ -62,7 +115,8 @@ def build_rows(run):
     for c in capture.run_records(run, "check"):
         checks.setdefault(capture.variant_key(c, multi), []).append(c)
     notes, tallies, rows = [], {}, []
-    for key, bench in capture.bench_table(run).items():
+    benches = capture.bench_table(run)
+    for key, bench in benches.items():
         if ladder.is_ladder(bench):
             continue	# the memory ladder has a short table of its own (write_ladder)
         cyc = capture.figure(bench, "cycles")
@@ -103,7 +157,38 @@ def build_rows(run):
             "retaken": get(bench, "retaken", INT),
             "disturbed": {k: v for k, v in (get(bench, "disturbed", DICT) or {}).items() if isinstance(v, int) and v},
         })
+    _add_skipped(rows, checks, benches, notes, tallies)
     return rows, notes, tallies
+
+
+def _kernel_of(key):
+    """The kernel of a variant key ("3:split.load_line@4k" -> "split")."""
+    return key.split(":", 1)[-1].split(".", 1)[0]
+
+
+def _add_skipped(rows, checks, benches, notes, tallies):
+    """A row for each variant that has check records but no bench record (the image did not run it:
+    "runs: skip", e.g. needs avx512f), placed after its kernel's last row."""
+    for key, cs in checks.items():
+        if key in benches or any(get(c, "kernel", STR) in ladder.KERNELS for c in cs):
+            continue
+        verdicts = []
+        for c in cs:
+            status = get(c, "status", STR, "?")
+            tallies[status] = tallies.get(status, 0) + 1
+            reason = get(c, "reason", STR)
+            text = f"{get(c, 'what', STR, 'check')}:{status}"
+            if reason:
+                if reason not in notes:
+                    notes.append(reason)
+                text += f"[{notes.index(reason) + 1}]"
+            verdicts.append(text)
+        kernel = get(cs[0], "kernel", STR)
+        row = {"variant": key, "median": "not run", "unstable": None, "range": "", "penalty": "-",
+               "control": get(cs[0], "control", STR) or "-", "events": "-", "check": " ".join(verdicts),
+               "dropped": 0, "retaken": None, "disturbed": {}}
+        at = max((i + 1 for i, r in enumerate(rows) if _kernel_of(r["variant"]) == kernel), default=len(rows))
+        rows.insert(at, row)
 
 
 COLUMNS = (("variant", "variant", "<"), ("median", "cycles", ">"), ("range", "[min..max]", "<"),
@@ -111,13 +196,29 @@ COLUMNS = (("variant", "variant", "<"), ("median", "cycles", ">"), ("range", "[m
            ("check", "check", "<"))
 
 
-def render(run, path, total_runs, out):
+def iterations_text(floor, adaptive, used):
+    """The iterations per run as the rows used them: "1000 iterations" when every row used bench_setup's,
+    else their range beside it ("336..28704 iterations per run (bench_setup: at least 1000, adaptive)")."""
+    said = "?" if floor is None else str(floor)
+    if not used or used == [floor]:
+        return f"{said} iterations"
+    rng = f"{used[0]}..{used[-1]}" if len(used) > 1 else str(used[0])
+    return f"{rng} iterations per run (bench_setup: {'at least ' if adaptive else ''}{said}" \
+        + (", adaptive" if adaptive else "") + ")"
+
+
+def render(run, path, total_runs, out, legend=False, whole_ladder=False, iterations=None):
     out.write(f"{path} run {run.number} of {total_runs}: {capture.describe_run(run)}\n")
     setup = capture.first_record(run, "bench_setup") or {}
     first = next(iter(capture.bench_table(run).values()), {})
     src = get(first, "cycles_source", STR)
+    # The iterations the rows used: gathered as the records went by (run), or read off the records.
+    if iterations is None:
+        iterations = [b.get("iterations") for _, b in run.records if b.get("type") == "bench"]
+    its = sorted({i for i in iterations if isinstance(i, int) and not isinstance(i, bool)})
     if setup:
-        line = f"{get(setup, 'iterations', INT, '?')} iterations x {get(setup, 'reps', INT, '?')} reps"
+        line = iterations_text(get(setup, "iterations", INT), get(setup, ("adaptive", "on"), BOOL), its) \
+            + f" x {get(setup, 'reps', INT, '?')} reps"
         if src:
             line += f"; cycles per iteration from {src}"
         get(setup, "counting", DICT)
@@ -144,23 +245,30 @@ def render(run, path, total_runs, out):
     if td.any:
         out.write(topdown.summary(td) + "\n")
     end = run.end or {}
-    out.write("\nchecks: " + (", ".join(f"{n} {s}" for s, n in sorted(tallies.items())) or "none")
-              + f"; run status {get(end, 'status', STR, 'unknown (no end record)')}"
-              + (f", {get(end, 'errors', INT)} error(s)" if get(end, "errors", INT) is not None else "") + "\n")
     for i, n in enumerate(notes, 1):
         out.write(f"[{i}] {n}\n")
     write_disturbances(rows, out)
-    verdict, reasons = run.verdict()
-    out.write(f"verdict: {verdict}" + (": " + "; ".join(reasons) if reasons else "") + "\n")
-    write_ladder(run, out)
+    write_ladder(run, out, whole_ladder)
+    if legend:
+        out.write("\n")
+        write_legend(out)
+    else:
+        out.write("\n(pmucap table --legend explains every abbreviation)\n")
+    # The count of every check record: the image's own summary line ("bench: checks ...") counts the same.
+    out.write("checks: " + (run.tally.checks_in_words() if run.tally.checks else "none")
+              + f"; run status {get(end, 'status', STR, 'unknown (no end record)')}"
+              + (f", {get(end, 'errors', INT)} error(s)" if get(end, "errors", INT) is not None else "") + "\n")
+    verdict, reasons, words = _verdict.shown(run)
+    out.write(f"verdict: {words}" + (": " + "; ".join(reasons) if reasons else "") + "\n")
 
 
 def _med(fig, unstable=None):
     return "-" if fig is None else f"{fig['median']:.2f}" + ("~" if unstable else "")
 
 
-def write_ladder(run, out):
-    """The memory ladder in a few lines: latency by size (cycles, ns, 4 KiB pages), bandwidth by level."""
+def write_ladder(run, out, whole=False):
+    """The memory ladder in a few lines: latency by size (cycles, ns, 4 KiB pages), bandwidth by level.
+    Under an emulator (unless whole) one line per kernel: its sizes and range, no figure to read as silicon's."""
     lat, tlb, bw = (ladder.points(run, k) for k in ladder.KERNELS)
     if not (lat or tlb or bw):
         return
@@ -168,6 +276,18 @@ def write_ladder(run, out):
     emulated = any(p.emulated for p in lat + tlb + bw)
     out.write("\nmemory ladder" + (" (EMULATED: times are not any silicon's)" if emulated else "") + "; cache: "
               + (", ".join(lv.label() for lv in levels) or "no cache record") + "\n")
+    if emulated and not whole:
+        for kern, pts in zip(ladder.KERNELS, (lat, tlb, bw)):
+            if kern == "bandwidth":
+                meds, unit = [p.bpc for p in pts if p.bpc is not None], "bytes per cycle"
+            else:
+                meds, unit = [p.cycles["median"] for p in pts if p.cycles], "cycles per load"
+            if pts:
+                sizes = sorted(p.size for p in pts)
+                out.write(f"  {kern}: {len(pts)} point(s), {ladder.size_text(sizes[0])}..{ladder.size_text(sizes[-1])}"
+                          + (f", {min(meds):.2f}..{max(meds):.2f} {unit}" if meds else "")
+                          + " (emulated: --ladder shows each)\n")
+        return
     if lat or tlb:
         by_size = {}
         for p in lat:
@@ -253,10 +373,22 @@ TABLE_FIELDS = {
 
 
 def run(args):
+    if args.capture is None:
+        if not args.legend:
+            raise capture.InputError("table: give a capture (a serial log or results .jsonl), or --legend alone")
+        write_legend(sys.stdout)
+        return 0
+    # Each run's iterations per row, gathered as its bench records go by: a field not kept on each of them.
+    iterations = {}
+
+    def note_iterations(run_, rec):
+        it = rec.get("iterations")
+        if rec.get("type") == "bench" and run_.kept and isinstance(it, int) and not isinstance(it, bool):
+            iterations.setdefault(run_.number, set()).add(it)
     cap = capture.Capture(args.capture, keep=TABLE_TYPES, only_run=args.run if args.run is not None else "last",
-                          keep_texts=False, fields=TABLE_FIELDS)
+                          keep_texts=False, fields=TABLE_FIELDS, on_record=note_iterations)
     r = cap.pick(args.run)
     for w in cap.verify([r], args.allow_incomplete):
         capture.warn(w)
-    render(r, args.capture, len(cap.runs), sys.stdout)
+    render(r, args.capture, len(cap.runs), sys.stdout, args.legend, args.ladder, iterations.get(r.number, set()))
     return 0

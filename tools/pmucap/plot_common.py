@@ -46,15 +46,32 @@ def _fmt(v):
     return f"{v:.0f}" if a >= 1000 else f"{v:.1f}" if a >= 100 else f"{v:.2f}" if a >= 1 else f"{v:.3f}"
 
 
+def umask():
+    """The process's umask, read without changing it (os.umask sets it, which a threaded collector drawing
+    plots must not do even for an instant): /proc/self/status on Linux, else set and put back."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    m = os.umask(0o022)
+    os.umask(m)
+    return m
+
+
 def write_picture(fig, path, fmt):
     """Draw into a temporary file beside path, then put it in place: a failure leaves no half picture.
-    The temporary name is ours, not the user's: an error names path."""
+    The temporary name is ours, not the user's: an error names path.  The picture gets the mode any new
+    file gets (0666 less the umask), not the temporary file's private 0600."""
     directory = os.path.dirname(os.path.abspath(path))
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(prefix=".pmucap-plot-", suffix="." + fmt, dir=directory)
         os.close(fd)
         fig.savefig(tmp, format=fmt)
+        os.chmod(tmp, 0o666 & ~umask())
         os.replace(tmp, path)
     except OSError as e:
         raise capture.InputError(f"{path}: cannot write the picture: {e.strerror or e}") from None
@@ -73,17 +90,26 @@ def output_format(path):
     return ext
 
 
-class Bar:
-    """One run's figure for one row: the figure, its penalty against the control, or None."""
+# What marks a figure that is no plain measurement (unstable), and a variant the image did not run.
+UNSTABLE_COLOUR = "#b07aa1"
+SKIP_COLOUR = "#888888"
+# The word drawn across every axis of an emulated run's picture.
+EMULATED_MARK = "EMULATED: times are the emulator's, not any silicon's"
 
-    def __init__(self, fig, penalty):
-        self.fig, self.penalty = fig, penalty
+
+class Bar:
+    """One run's figure for one row: the figure, its penalty against the control, or None; unstable:
+    why the figure is not a plain measurement (the bench record's `unstable`), or None."""
+
+    def __init__(self, fig, penalty, unstable=None):
+        self.fig, self.penalty, self.unstable = fig, penalty, unstable
 
 
 class Row:
-    def __init__(self, key, label, is_control, bars):
+    def __init__(self, key, label, is_control, bars, skipped=None):
         self.key, self.label, self.is_control, self.bars = key, label, is_control, bars
         self.flag = ""
+        self.skipped = skipped   # why the image did not run this variant (its check record), or None
 
 
 class Panel:
@@ -116,6 +142,32 @@ def _ordered(keys, recs):
         out.append(k)
         out += [v for v in keys if v not in out and controls[v] == k and v != k]
     return out + [k for k in keys if k not in out]
+
+
+def mark_emulated(ax):
+    """The EMULATED mark across an axis, inside it, so no figure of the picture is read as silicon's."""
+    ax.text(0.5, 0.5, "EMULATED", transform=ax.transAxes, ha="center", va="center", fontsize=40,
+            color=FLAG_COLOUR, alpha=0.12, fontweight="bold", zorder=0)
+
+
+def run_emulated(run):
+    """True when the run was emulated: its cpu record says so, or a bench record does."""
+    cpu = capture.first_record(run, "cpu") or {}
+    if get(cpu, "execution", STR) == "emulated":
+        return True
+    return any(get(r, "emulated", capture.BOOL) is True for r in capture.run_records(run, "bench"))
+
+
+def skipped_variants(run):
+    """{variant key: why} of the variants the image did not run (a `check` record `runs` skipped, no bench)."""
+    multi = capture.per_cpu(run)
+    benches = capture.bench_table(run)
+    out = {}
+    for c in capture.run_records(run, "check"):
+        key = capture.variant_key(c, multi)
+        if get(c, "what", STR) == "runs" and get(c, "status", STR) == "skip" and key not in benches:
+            out[key] = get(c, "reason", STR, "not run")
+    return out
 
 
 def variants_drawn(panels):

@@ -18,6 +18,14 @@ failed makes the run FAIL without counting in `errors`.
 
 The counts are taken as the records go by (Tally.note), so the rule keeps the capture reader's
 streaming design: nothing is held but a few descriptions.
+
+What a PASS verified (shown): the stored verdict stays one of the four words (the collector's API
+and its queries use them), but wherever a verdict is shown to a person (`table`'s last line, the
+junit suite's `verdict` case, the collector's run page) a PASS says what it rests on: "PASS (15 of
+19 checks passed; 2 skipped, 2 unstable)", or, when no check, audit check or self-test passed,
+"PASS (nothing verified: emulated, no PMU counting; 0 of 21 checks ran)".  The check counts are
+those of every `check` record of the run, the ones the image's own summary line counts
+(bench/suite.c: "bench: checks P passed, F failed, S skipped, U unstable").
 """
 
 PASS, FAIL, INCOMPLETE, INVALID = "PASS", "FAIL", "INCOMPLETE", "INVALID"
@@ -30,6 +38,11 @@ STATUS_OK, STATUS_ERROR = "ok", "error"
 MAX_DESCRIBED, ERRORS_NAMED = 8, 3
 # A quoted value is cut to this many characters.
 QUOTE_CHARS = 80
+# A check record's statuses (bench/check.c status_name), in the order the image's summary line names them,
+# with its words for them.
+CHECK_STATUSES = (("pass", "passed"), ("fail", "failed"), ("skip", "skipped"), ("unstable", "unstable"))
+# The cpu record's `execution` of a run under an emulator (QEMU TCG): no timing check means anything there.
+EXEC_EMULATED = "emulated"
 
 
 def _text(v):
@@ -77,15 +90,60 @@ def failed_check(rec):
 
 class Tally:
     """The run errors and failed checks of one run, counted as its records go by."""
-    __slots__ = ("errors", "failed_checks", "described", "error_words")   # one per run: there may be thousands
+    # one per run: there may be thousands
+    __slots__ = ("errors", "failed_checks", "described", "error_words", "_checks", "audits_passed",
+                 "selftests_passed", "emulated", "no_counting")
 
     def __init__(self):
         self.errors = 0          # records the image counts in end.errors
         self.failed_checks = 0
         self.described = []      # every failure in words: the first MAX_DESCRIBED, in record order
         self.error_words = []    # the run errors in words: the first ERRORS_NAMED
+        # Check records by status (every one: the image's summary counts them all); made at the first, as
+        # a capture may hold thousands of runs without one.
+        self._checks = None
+        self.audits_passed = 0
+        self.selftests_passed = 0
+        self.emulated = False    # the cpu record says the run was emulated
+        self.no_counting = False  # the bench_setup record says no event could be counted
+
+    def _count(self, rec):
+        t = rec.get("type")
+        if t == "check":
+            status = rec.get("status")
+            key = status if isinstance(status, str) else "?"
+            if self._checks is None:
+                self._checks = {}
+            self._checks[key] = self._checks.get(key, 0) + 1
+        elif t == "audit" and rec.get("status") == "pass":
+            self.audits_passed += 1
+        elif t == "selftest" and rec.get("status") == "pass":
+            self.selftests_passed += 1
+        elif t == "cpu" and rec.get("execution") == EXEC_EMULATED:
+            self.emulated = True
+        elif t == "bench_setup":
+            counting = rec.get("counting")
+            if isinstance(counting, dict) and counting.get("available") is False:
+                self.no_counting = True
+
+    @property
+    def checks(self):
+        """{status: check records} of the run."""
+        return self._checks or {}
+
+    def checks_in_words(self):
+        """The check records counted as the image's summary line counts them: "15 passed, 0 failed, 2 skipped,
+        2 unstable" (a status the image does not write is added by name)."""
+        known = [s for s, _ in CHECK_STATUSES]
+        return ", ".join([f"{self.checks.get(s, 0)} {w}" for s, w in CHECK_STATUSES]
+                         + [f"{n} {s}" for s, n in sorted(self.checks.items()) if s not in known])
+
+    def verified(self):
+        """True when something was verified: a check, an audit check or a self-test passed."""
+        return bool(self.checks.get("pass") or self.audits_passed or self.selftests_passed)
 
     def note(self, rec):
+        self._count(rec)
         why = run_error(rec)
         if why is not None:
             self.errors += 1
@@ -132,6 +190,34 @@ def contradictions(end, tally):
     elif errors is not None and errors != found:
         out.append(f"end record counts {errors} error(s), the records hold {found}: {tally.errors_in_words()}")
     return out
+
+
+def what_passed(tally):
+    """What a PASS rests on, in words for beside it: "15 of 19 checks passed; 2 skipped, 2 unstable", or
+    "nothing verified: emulated, no PMU counting; 0 of 21 checks ran"."""
+    total = sum(tally.checks.values())
+    passed = tally.checks.get("pass", 0)
+    others = ", ".join(f"{tally.checks[s]} {w}" for s, w in CHECK_STATUSES[1:] if tally.checks.get(s))
+    if tally.verified():
+        checks = f"{passed} of {total} checks passed" + (f"; {others}" if others else "") if total \
+            else "no benchmark check ran"
+        if passed:
+            return checks
+        # Only the audit or the self-tests verified something: they say so first.
+        what = [f"{tally.audits_passed} audit check(s) passed" if tally.audits_passed else "",
+                f"{tally.selftests_passed} self-test(s) passed" if tally.selftests_passed else ""]
+        return "; ".join([w for w in what if w] + [checks])
+    why = [w for w, on in (("emulated", tally.emulated), ("no PMU counting", tally.no_counting)) if on]
+    ran = total - tally.checks.get("skip", 0)
+    return "nothing verified" + (": " + ", ".join(why) if why else "") + f"; {ran} of {total} checks ran" \
+        + (f" ({others})" if others and ran else "")
+
+
+def shown(run, stray=()):
+    """(VERDICT, [reasons], words): the verdict as a person reads it: a PASS followed by what it rests on
+    ("PASS (nothing verified: ...)"), any other verdict as it is."""
+    v, reasons = verdict(run, stray)
+    return v, reasons, (f"{v} ({what_passed(run.tally)})" if v == PASS else v)
 
 
 def verdict(run, stray=()):

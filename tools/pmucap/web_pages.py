@@ -17,8 +17,12 @@ import threading
 
 from flask import Response, abort, render_template, request
 
-from . import capture, cmd_plot, cmd_table, fleet, web, web_api
-from .verdict import INTACT
+from . import capture, cmd_plot, cmd_table, fleet, ladder, plot_common, web, web_api
+from .verdict import INTACT, shown as _shown
+
+
+def verdict_shown(run):
+    return _shown(run)[2]
 
 # Runs shown on the front page (the newest), and per machine.
 FRONT_RUNS, RUNS_PER_MACHINE = 1000, 12
@@ -76,8 +80,17 @@ def draw_plot(run, metric):
     left_out = [k for k, rec in table.items() if not _drawable(rec)]
     for k in left_out:
         del table[k]
-    panels = cmd_plot.build_panels([table], metric)
-    if not panels:
+    panels = cmd_plot.build_panels([table], metric, plot_common.skipped_variants(run))
+    memory = None
+    if metric == "cycles":
+        try:
+            # The ladder is drawn as pmucap plot draws it: curves, not bars; only of figures that can be drawn.
+            memory = cmd_plot.Memory([run])
+            if any(not _drawable(p.rec) for k in ladder.KERNELS for p in ladder.points(run, k)):
+                memory = None
+        except capture.FieldError:
+            memory = None
+    if not panels and not (memory and memory.panels()):
         return None, f"no {'event counts' if metric == 'events' else 'bench figures'} to plot" + \
             (f" ({len(left_out)} variant(s) left out: a figure beyond {fleet.MAX_FIGURE:g})" if left_out else "")
     if len(panels) > cmd_plot.MAX_PANELS:
@@ -89,7 +102,7 @@ def draw_plot(run, metric):
     with tempfile.TemporaryDirectory(prefix="pmucap-serve-") as d:
         path = os.path.join(d, "plot.png")
         try:
-            cmd_plot.render(panels, [name], path, "png")
+            cmd_plot.render(panels, [name], path, "png", memory, plot_common.run_emulated(run))
         except capture.CaptureError as e:   # no matplotlib
             return None, str(e)
         except (ValueError, OverflowError, RuntimeError) as e:   # what matplotlib refuses to draw
@@ -107,7 +120,10 @@ def results(run):
         return {"error": str(e)}
     audits = capture.run_records(run, "audit")
     tally = collections.Counter(capture.get(a, "status", capture.STR, "?") for a in audits)
-    return {"rows": rows, "notes": notes, "checks": dict(sorted(tallies.items())),
+    # The counts of every check record (the image's own summary counts the same) and the verdict as a
+    # person reads it: a PASS says what it rests on, "nothing verified" included (verdict.shown).
+    return {"rows": rows, "notes": notes, "checks": run.tally.checks_in_words() if run.tally.checks else "none",
+            "verdict_shown": verdict_shown(run),
             "audit": dict(tally), "audit_failed": [a for a in audits if a.get("status") == "fail"],
             "events": any(m != "cycles" for r in capture.run_records(run, "bench") for m in capture.figures(r))}
 
