@@ -82,7 +82,21 @@ def py_cases(path):
     return cases
 
 
+# Seconds each Python test took (a QEMU boot shared by several is charged to the first that asks).
+DURATIONS = {}
+# How many of the slowest are named at the end, for whoever keeps `make test` within its budget.
+SLOWEST_SHOWN = 12
+
+
 def run_py(name, fn, ctx):
+    t0 = time.monotonic()
+    try:
+        return _run_py(name, fn, ctx)
+    finally:
+        DURATIONS[name] = time.monotonic() - t0
+
+
+def _run_py(name, fn, ctx):
     try:
         fn(ctx)
         return name, "PASS", ""
@@ -143,6 +157,12 @@ def main():
     passed = sum(1 for _, s, _ in results if s == "PASS")
     failed = sum(1 for _, s, _ in results if s == "FAIL")
     skipped = sum(1 for _, s, _ in results if s == "SKIP")
+    if os.environ.get("PMUBOOT_TEST_TIMES"):
+        with open(os.environ["PMUBOOT_TEST_TIMES"], "w") as f:
+            f.writelines(f"{d:.2f} {n}\n" for n, d in sorted(DURATIONS.items(), key=lambda kv: -kv[1]))
+    slow = sorted(DURATIONS.items(), key=lambda kv: -kv[1])[:SLOWEST_SHOWN]
+    if slow:
+        print("slowest: " + ", ".join(f"{n} {d:.0f} s" for n, d in slow))
     print(f"({time.monotonic() - start:.0f} s)")
     print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
     return 1 if failed or not results else 0

@@ -71,3 +71,33 @@ def describe(res):
     """A short account of a boot for assertion messages."""
     tail = res.log[-1500:] if res.log else "(empty capture)"
     return f"status {res.status} ({res.reason}), qemu rc {res.qemu_rc}; serial tail:\n{tail}"
+
+
+def reframe(records, summary=None):
+    """A valid capture (fresh count and CRC) from a list of record dicts, begin first, end excluded.
+    Its end record counts the run errors the records hold, as the image does (pmucap/verdict.py);
+    summary, a text line, stands just before the last record when given (where the image prints its
+    summary line)."""
+    import json
+    import zlib
+    from pmucap import verdict
+    lines, crc = [], 0
+    for r in records:
+        t = json.dumps(r, separators=(",", ":"))
+        crc = zlib.crc32((t + "\n").encode("latin-1"), crc)
+        lines.append("@pmuboot " + t)
+    if summary:
+        lines.insert(len(lines) - 1, summary)
+    errors = sum(1 for r in records if verdict.run_error(r))
+    end = {"type": "end", "status": "error" if errors else "ok", "errors": errors, "records": len(records),
+           "crc32": f"{crc:08x}"}
+    return "\r\n".join(lines + ["@pmuboot " + json.dumps(end, separators=(",", ":"))]) + "\r\n"
+
+
+def reframe_file(records, prefix, summary=None):
+    """reframe() written to a temporary file; its path (the caller removes it)."""
+    import tempfile
+    fd, path = tempfile.mkstemp(prefix=prefix, suffix=".log")
+    with os.fdopen(fd, "w", encoding="latin-1", newline="") as f:
+        f.write(reframe(records, summary))
+    return path

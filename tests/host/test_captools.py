@@ -12,13 +12,11 @@ import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
-import zlib
 
 import pmucap
 from pmucap import cmd_compare as pmucap_compare
 from pmucap import cmd_plot as pmucap_plot
-from pmucap import verdict
-from testlib import plot_python
+from testlib import plot_python, reframe
 
 FIX = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "captures")
 SERIAL = os.path.join(FIX, "qemu-usb-serial.log")
@@ -51,20 +49,6 @@ def record_lines(text):
     """Indices of the record lines of a capture split on CRLF."""
     lines = text.split("\r\n")
     return lines, [i for i, l in enumerate(lines) if l.startswith("@pmuboot {")]
-
-
-def reframe(records):
-    """A valid capture (fresh count and CRC) from a list of record dicts, begin first, end excluded.
-    Its end record counts the run errors the records hold, as the image does (pmucap/verdict.py)."""
-    lines, crc = [], 0
-    for r in records:
-        t = json.dumps(r, separators=(",", ":"))
-        crc = zlib.crc32((t + "\n").encode("latin-1"), crc)
-        lines.append("@pmuboot " + t)
-    errors = sum(1 for r in records if verdict.run_error(r))
-    end = {"type": "end", "status": "error" if errors else "ok", "errors": errors, "records": len(records),
-           "crc32": f"{crc:08x}"}
-    return "\r\n".join(lines + ["@pmuboot " + json.dumps(end, separators=(",", ":"))]) + "\r\n"
 
 
 def real_records():

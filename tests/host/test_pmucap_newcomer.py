@@ -5,17 +5,16 @@ has a row saying why, the header's iterations are the rows', and every abbreviat
 The captures: tests/fixtures/captures/qemu-usb-serial.log (a QEMU boot), copies of its records with
 records added (reframed: a fresh count and CRC), and a pmuboot-host run made here.
 """
-import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
-import zlib
 
 import pmucap
 from pmucap import capture, verdict
+from testlib import reframe_file
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SERIAL = os.path.join(ROOT, "tests", "fixtures", "captures", "qemu-usb-serial.log")
@@ -40,22 +39,8 @@ def real_records():
 
 
 def written(records, summary=None):
-    """A capture of records (fresh count and CRC, an end record counting their run errors), with the
-    image's summary line among them when given."""
-    lines, crc = [], 0
-    for r in records:
-        t = json.dumps(r, separators=(",", ":"))
-        crc = zlib.crc32((t + "\n").encode("latin-1"), crc)
-        lines.append("@pmuboot " + t)
-    if summary:
-        lines.insert(len(lines) - 1, summary)
-    errors = sum(1 for r in records if verdict.run_error(r))
-    end = {"type": "end", "status": "error" if errors else "ok", "errors": errors, "records": len(records),
-           "crc32": f"{crc:08x}"}
-    fd, path = tempfile.mkstemp(prefix="pmucap-newcomer-", suffix=".log")
-    with os.fdopen(fd, "w", encoding="latin-1", newline="") as f:
-        f.write("\r\n".join(lines + ["@pmuboot " + json.dumps(end, separators=(",", ":"))]) + "\r\n")
-    return path
+    """A capture of records in a temporary file, with the image's summary line among them when given."""
+    return reframe_file(records, "pmucap-newcomer-", summary)
 
 
 def image_summary(text):

@@ -5,17 +5,14 @@ figures and skipped variants, keeps its labels inside the axes, and writes files
 What is drawn is asserted without matplotlib where it can be (build_panels, Memory); the picture
 itself through the command, with an interpreter that has matplotlib (else the test skips).
 """
-import json
 import os
 import stat
 import subprocess
-import sys
 import tempfile
-import zlib
 
 import pmucap
-from pmucap import capture, cmd_plot, ladder, plot_common, plot_ladder, verdict
-from testlib import plot_python
+from pmucap import capture, cmd_plot, ladder, plot_common
+from testlib import plot_python, reframe_file
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SERIAL = os.path.join(ROOT, "tests", "fixtures", "captures", "qemu-usb-serial.log")
@@ -34,18 +31,7 @@ def ladder_run(ctx):
 
 
 def written(records):
-    lines, crc = [], 0
-    for r in records:
-        t = json.dumps(r, separators=(",", ":"))
-        crc = zlib.crc32((t + "\n").encode("latin-1"), crc)
-        lines.append("@pmuboot " + t)
-    errors = sum(1 for r in records if verdict.run_error(r))
-    end = {"type": "end", "status": "error" if errors else "ok", "errors": errors, "records": len(records),
-           "crc32": f"{crc:08x}"}
-    fd, path = tempfile.mkstemp(prefix="pmucap-plot-newcomer-", suffix=".log")
-    with os.fdopen(fd, "w", encoding="latin-1", newline="") as f:
-        f.write("\r\n".join(lines + ["@pmuboot " + json.dumps(end, separators=(",", ":"))]) + "\r\n")
-    return path
+    return reframe_file(records, "pmucap-plot-newcomer-")
 
 
 def test_the_ladder_is_a_curve_and_bandwidth_bytes_per_cycle(ctx):
