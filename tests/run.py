@@ -114,7 +114,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-k", default="", help="only tests whose name contains this")
     ap.add_argument("--kind", default="unit,host,qemu")
-    ap.add_argument("-j", type=int, default=max(2, os.cpu_count() or 2))
+    # One job more than CPUs: many tests wait on QEMU's network, servers or a subprocess starting, and
+    # the extra job keeps the CPUs busy then (2 CPUs: 538 s at -j 2, 423 s at -j 3, nothing failing).
+    ap.add_argument("-j", type=int, default=max(3, (os.cpu_count() or 2) + 1))
     ap.add_argument("-v", action="store_true")
     a = ap.parse_args()
     kinds = set(a.kind.split(","))
