@@ -12,6 +12,7 @@
  */
 #include "kernel/vec.h"
 #include "kernel/hw_regs.h"
+#include "lib/libc.h"
 
 static const struct vec_state *current;
 
@@ -34,8 +35,12 @@ bool vec_osxsave_write_hangs(uint32_t max_leaf, uint32_t l1_ecx)
 	struct cpuid_regs hv, ext;
 	if (!(l1_ecx & CPUID1_ECX_HYPERVISOR) || !(l1_ecx & CPUID1_ECX_XSAVE) || max_leaf < CPUID_LEAF_XSAVE)
 		return false;
+	char sig[CPUID_HV_SIG_LEN];
 	hw_cpuid(CPUID_LEAF_HYPERVISOR, 0, &hv);
-	if (hv.ebx != CPUID_HV_TCG_EBX || hv.ecx != CPUID_HV_TCG_ECX || hv.edx != CPUID_HV_TCG_EDX)
+	memcpy(sig, &hv.ebx, 4);
+	memcpy(sig + 4, &hv.ecx, 4);
+	memcpy(sig + 8, &hv.edx, 4);
+	if (memcmp(sig, CPUID_HV_SIG_TCG, CPUID_HV_SIG_LEN))
 		return false;
 	hw_cpuid(CPUID_LEAF_XSAVE, CPUID_XSAVE_SUBLEAF_EXT, &ext);
 	return ext.eax == 0;

@@ -49,13 +49,6 @@
  * Steamroller (30h, Kaveri) has XSAVEOPT.
  */
 #define CPUID_XSAVE_SUBLEAF_EXT	1u
-/*
- * QEMU's TCG names itself in leaf 4000_0000h EBX:ECX:EDX "TCGTCGTCGTCG"
- * (see lib/x86/cpuid.h [HV]; pmu/cpu/cpu.c's hypervisor table).
- */
-#define CPUID_HV_TCG_EBX	0x54474354u	/* "TCGT" */
-#define CPUID_HV_TCG_ECX	0x43544743u	/* "CGTC" */
-#define CPUID_HV_TCG_EDX	0x47435447u	/* "GTCG" */
 
 /* Vector extensions the code may execute (bits of vec_extensions()). */
 enum vec_ext {

@@ -29,6 +29,9 @@
 #define CPUID_LEAF_ARCH_PERFMON		0x0000000Au	/* Intel architectural performance monitoring */
 #define CPUID_LEAF_NATIVE_MODEL		0x0000001Au	/* Intel hybrid: core type, native model ID */
 #define CPUID_LEAF_HYPERVISOR		0x40000000u	/* [HV] hypervisor vendor; valid when CPUID1_ECX_HYPERVISOR */
+/* QEMU's TCG names itself so in leaf 4000_0000h EBX:ECX:EDX [HV]: the one spelling of it. */
+#define CPUID_HV_SIG_TCG		"TCGTCGTCGTCG"
+#define CPUID_HV_SIG_LEN		12u
 #define CPUID_LEAF_POWER		0x00000006u	/* thermal and power management */
 #define CPUID_LEAF_EXT_TOPOLOGY		0x0000000Bu	/* Intel extended topology (x2APIC ID, SMT and core levels) */
 #define CPUID_LEAF_PERFMON_EXT		0x00000023u	/* Intel architectural PerfMon extended leaf */

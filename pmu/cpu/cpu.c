@@ -58,7 +58,7 @@ static const struct hypervisor {
 	enum cpu_exec exec;
 	bool qemu;
 } hypervisors[] = {
-	{ "TCGTCGTCGTCG", "QEMU TCG", EXEC_EMULATED, true },
+	{ CPUID_HV_SIG_TCG, "QEMU TCG", EXEC_EMULATED, true },
 	{ "KVMKVMKVM", "KVM", EXEC_VIRTUALISED, true },
 	{ "Microsoft Hv", "Hyper-V", EXEC_VIRTUALISED, false },
 	{ "VMwareVMware", "VMware", EXEC_VIRTUALISED, false },

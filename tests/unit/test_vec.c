@@ -201,7 +201,8 @@ static void family15h(uint32_t ecx1, uint64_t supported, uint32_t xsave_ext, uin
 	fake_cpuid_set(CPUID_LEAF_XSAVE, CPUID_XSAVE_SUBLEAF_EXT, xsave_ext, 0, 0, 0);
 	fake_cpuid_set(CPUID_LEAF_HYPERVISOR, 0, CPUID_LEAF_HYPERVISOR, hv_ebx, hv_ecx, hv_edx);
 }
-#define TCG_SIG CPUID_HV_TCG_EBX, CPUID_HV_TCG_ECX, CPUID_HV_TCG_EDX
+/* "TCGTCGTCGTCG" as leaf 4000_0000h returns it in EBX, ECX, EDX (little-endian words of lib/x86/cpuid.h CPUID_HV_SIG_TCG). */
+#define TCG_SIG 0x54474354u, 0x43544743u, 0x47435447u
 #define KVM_SIG 0x4b4d564bu, 0x564b4d56u, 0x0000004du	/* "KVMKVMKVM\0\0\0" */
 
 static void tcg_without_xsave_ext_leaves_osxsave_clear(void **state)
