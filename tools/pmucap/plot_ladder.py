@@ -158,7 +158,7 @@ def render_ladder(series, levels, names, emulated, path, fmt, unstable=()):
     if emulated:
         title += " (EMULATED: times are the emulator's, not any silicon's)"
     top.set_title("\n".join(textwrap.wrap(title, TITLE_CHARS)), loc="left", fontsize=9, fontweight="bold")
-    top.legend(handles=handles, loc="upper left", fontsize=8, frameon=False)
+    top.legend(handles=handles, loc="center left", fontsize=8, frameon=False)
     write_picture(fig, path, fmt)
 
 
