@@ -144,7 +144,8 @@ static void put_table_head(unsigned row)
 {
 	int td_w = topdown_w(), ev_w = (int)cols - 1 - 2 - NAME_W - 2 * NUM_W - CHECK_W - 4 - td_w;
 	char name[48];
-	snprintf(name, sizeof(name), "%svariant (%u figure%s)", ssp->multi ? "cpu:" : "", ssp->nrows,
+	/* Rows, not figures: a variant not run here (its vector extension absent) has a row and no figure. */
+	snprintf(name, sizeof(name), "%svariant (%u row%s)", ssp->multi ? "cpu:" : "", ssp->nrows,
 		 ssp->nrows == 1 ? "" : "s");
 	put(row, ATTR_TABLE, "  %-*s %*s %*s  %-*.*s %-*.*s%s", NAME_W, name, NUM_W, "cycles/it", NUM_W, "penalty",
 	    ev_w < 1 ? 1 : ev_w, ev_w < 1 ? 1 : ev_w, "key events per iteration (checked)", td_w, td_w,
