@@ -13,10 +13,11 @@
 # Sources are found by directory.  A folder may add generated sources or
 # rules in its own module.mk (included below), so most changes need no edit
 # here.  Which build a file goes into is a property of its folder: portable
-# code (lib/, pmu/, events/, bench/, run/ and kernel/ itself) is compiled
-# twice, freestanding for the image and hosted for pmuboot-host and the unit
-# tests; kernel/metal/ and boot/ are the image's alone; linux/ (the seam on
-# Linux) and tools/host/ are pmuboot-host's alone.
+# code (lib/, platform/ itself, cpu/, events/, pmu/, bench/, run/, net/,
+# fwtables/ and output/) is compiled twice, freestanding for the image and
+# hosted for pmuboot-host and the unit tests; platform/metal/ and boot/ are
+# the image's alone; linux/ (the seam on Linux) and host/ are pmuboot-host's
+# alone.
 
 B := build
 # V=1 shows the full commands.
@@ -53,15 +54,15 @@ GEN_DEPS :=
 
 # Rooms (docs/architecture.md).  A file named *_host.c is host-only: it is
 # built into pmuboot-host and the unit tests, never into the image.
-ALL_PORTABLE_C := $(filter-out lib/libc_min.c,$(wildcard lib/*.c)) $(wildcard pmu/*/*.c) \
-	$(wildcard events/*.c) $(wildcard bench/*.c) $(wildcard run/*.c) $(wildcard kernel/*.c)
+PORTABLE_ROOMS := platform cpu events pmu/* bench run net fwtables output
+ALL_PORTABLE_C := $(filter-out lib/libc_min.c,$(wildcard lib/*.c)) $(foreach r,$(PORTABLE_ROOMS),$(wildcard $(r)/*.c))
 HOSTED_C := $(filter %_host.c,$(ALL_PORTABLE_C))
 PORTABLE_C := $(filter-out %_host.c,$(ALL_PORTABLE_C))
-PORTABLE_ASM := $(wildcard bench/*.asm) $(wildcard pmu/*/*.asm) $(wildcard kernel/*.asm)
-IMAGE_ONLY_C := lib/libc_min.c $(wildcard boot/*.c) $(wildcard kernel/metal/*.c)
-IMAGE_ONLY_ASM := $(wildcard kernel/metal/*.asm)
-HOST_ONLY_C := $(wildcard linux/*.c) $(wildcard tools/host/*.c)
-# The unit tests' executable memory is the host's (kernel/guard.h: mmap on Linux either way).
+PORTABLE_ASM := $(foreach r,$(PORTABLE_ROOMS),$(wildcard $(r)/*.asm))
+IMAGE_ONLY_C := lib/libc_min.c $(wildcard boot/*.c) $(wildcard platform/metal/*.c)
+IMAGE_ONLY_ASM := $(wildcard platform/metal/*.asm)
+HOST_ONLY_C := $(wildcard linux/*.c) $(wildcard host/*.c)
+# The unit tests' executable memory is the host's (platform/guard.h: mmap on Linux either way).
 FAKE_C := $(wildcard tests/fake/*.c) linux/xmem_linux.c
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
 
@@ -77,7 +78,7 @@ FAKE_OBJS := $(patsubst %.c,$(B)/host/%.o,$(FAKE_C))
 # The build id is a hash of the sources, so it changes exactly when they do (not the
 # generated version.h, which holds the id: hashing it changed the id on every make).
 ID_SOURCES := $(sort $(PORTABLE_C) $(HOSTED_C) $(IMAGE_ONLY_C) $(PORTABLE_ASM) $(IMAGE_ONLY_ASM) $(HOST_ONLY_C) \
-	$(filter-out $(B)/% %/gen/version.h,$(wildcard */*.h */*/*.h)) $(wildcard events/*.csv pmu/*/*.csv) linker.ld VERSION)
+	$(filter-out $(B)/% %/gen/version.h,$(wildcard */*.h */*/*.h)) $(wildcard events/*.csv cpu/*.csv pmu/*/*.csv) linker.ld VERSION)
 BUILD_ID := $(shell cat $(ID_SOURCES) 2>/dev/null | sha256sum | cut -c1-12)
 VERSION := $(shell cat VERSION)
 
@@ -186,7 +187,7 @@ FAKE_CLOCK_OBJ := $(B)/host/tests/fake/measure_fake.o
 $(B)/tests/%: tests/unit/%.c $(FAKE_CLOCK_OBJ) $(B)/libpmuboot.a $(B)/libfake.a $(B)/gen/version.h $(GEN_DEPS)
 	@mkdir -p $(@D)
 	@$(if $(Q),echo '  TEST   $@')
-	@# libfake.a again after the library: fakes only library code calls (kernel/guard.h) are found too.
+	@# libfake.a again after the library: fakes only library code calls (platform/guard.h) are found too.
 	$(Q)$(CC) $(HOST_CFLAGS) -MMD -MP -o $@ $< $(FAKE_CLOCK_OBJ) $(B)/libfake.a $(B)/libpmuboot.a $(B)/libfake.a -lcmocka
 
 unit: $(UNIT_TESTS)

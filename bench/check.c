@@ -106,7 +106,7 @@ static void check_reference(const struct check_input *in, struct check_tally *t)
 		status = CHECK_UNSTABLE;
 	} else {
 		status = (v >= in->d->ref_lo && v <= in->d->ref_hi) ? CHECK_PASS : CHECK_FAIL;
-		/* The reference add chain is the calibration's own kind of chain (kernel/calib.asm). */
+		/* The reference add chain is the calibration's own kind of chain (platform/calib.asm). */
 		if (in->d->fn == bk_add_chain && f->cycles_source == BENCH_CYCLES_TSC_CALIBRATED &&
 		    f->calibration.source == BENCH_CALIB_HARNESS)
 			reason = "cycles were calibrated on an add chain: this checks their stability only";

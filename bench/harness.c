@@ -1,8 +1,8 @@
 /* bench/harness.c - measuring one variant; see harness.h. */
 #include "bench/harness.h"
 #include "events/events.h"
-#include "kernel/calib.h"
-#include "kernel/hw.h"
+#include "platform/calib.h"
+#include "platform/hw.h"
 #include "lib/strbuf.h"
 
 /* bench/measure.asm reads these offsets. */
@@ -64,7 +64,7 @@ struct sample_verdict {
 };
 
 /*
- * The calibration kernel is kernel/calib.asm's add chain, the one kernel/
+ * The calibration kernel is platform/calib.asm's add chain, the one platform/
  * timing calibrates with: called as a benchmark kernel (trips in RDI; it
  * ignores p and q and touches only caller-saved registers).
  */
@@ -666,7 +666,7 @@ static uint32_t fit_window(const struct bench_setup *s, const struct bench_def *
  * CLOCK_DRIFT_MILLI between the calibrations before and after, or too few
  * samples survived, the variant is measured again (at most MAX_REMEASURE
  * times; the figures say how often and carry both calibrations).  Without per-sample calibrations (the harness's failed, the
- * fallback is kernel/timing's) the figure converts with the mean of the two.
+ * fallback is platform/timing's) the figure converts with the mean of the two.
  */
 #define MAX_REMEASURE 2
 static bool measure_bracketed(struct bench_setup *s, const struct bench_def *d, uint8_t *window,

@@ -3,7 +3,7 @@
  * figures (struct bench_figures) that the record writer, the checks and the
  * on-screen summary all read.
  *
- * A sample is one pass through the interrupts-off window (kernel/hw.h) in
+ * A sample is one pass through the interrupts-off window (platform/hw.h) in
  * which the kernel runs `iterations` times and then 2 x `iterations` times
  * (bench/measure.asm around each run: counter start list, TSC, kernel,
  * TSC, stop list).  The sample's value is the difference of the two runs
@@ -55,8 +55,8 @@ const char *bench_cycles_source_name(enum bench_cycles_source s);
 /* Where a TSC-to-core-cycles calibration came from. */
 enum bench_calib_source {
 	BENCH_CALIB_NONE,
-	BENCH_CALIB_HARNESS,	/* the harness's own add chain (kernel/calib.asm), right around the variant */
-	BENCH_CALIB_TIMING,	/* kernel/timing's once-per-run figure (when the harness's failed) */
+	BENCH_CALIB_HARNESS,	/* the harness's own add chain (platform/calib.asm), right around the variant */
+	BENCH_CALIB_TIMING,	/* platform/timing's once-per-run figure (when the harness's failed) */
 };
 /* "harness_add_chain", "timing", or NULL for none. */
 const char *bench_calib_source_name(enum bench_calib_source s);
@@ -163,7 +163,7 @@ struct bench_setup {
 	int64_t *pool;			/* sample storage */
 	size_t pool_cap;		/* in samples */
 	struct bench_calibration clock;	/* the calibration in force (bench_settle, bench_measure_variant) */
-	struct bench_calibration fallback;	/* kernel/timing's, used when the harness's fails (ppm 0: none) */
+	struct bench_calibration fallback;	/* platform/timing's, used when the harness's fails (ppm 0: none) */
 	/*
 	 * Tests only (NULL in the image and on the host): apply the counters'
 	 * start/stop lists from C (count_toggle_apply) instead of in
@@ -196,7 +196,7 @@ bool bench_measure_variant(struct bench_setup *s, const struct bench_def *d, uin
 			   struct count_set *set, struct bench_figures *f);
 
 /*
- * TSC ticks to core cycles from kernel/calib.asm's add chain (1 cycle per
+ * TSC ticks to core cycles from platform/calib.asm's add chain (1 cycle per
  * add), or s->fallback when the TSC does not advance.  False with source
  * NONE when neither exists.
  */

@@ -4,7 +4,7 @@
 ; ref.add_chain: one dependent `add rax, rcx` per iteration.  Every core since
 ; the P6 runs a register add in 1 cycle, so this reads 1.00 cycles/iteration
 ; when cycles are right.  TSC ticks are calibrated to core cycles on the same
-; kind of chain, kernel/calib.asm (the one calibration kernel), so where cycles
+; kind of chain, platform/calib.asm (the one calibration kernel), so where cycles
 ; come from that calibration this row checks its stability.
 ;   body: add rax, rcx
 KERNEL bk_add_chain

@@ -144,7 +144,7 @@ KERNEL_END bk_sf_late_data
 ; register is the next store's data.  A VEX or EVEX load into xmm0/ymm0
 ; zeroes the register above it (SDM Vol. 1 §14.1.3), so a narrower load
 ; still feeds the next wider store and the chain holds.  These run only
-; where the run has the state enabled (kernel/vec.h; the kernel table's
+; where the run has the state enabled (platform/vec.h; the kernel table's
 ; `needs`), and end with VZEROUPPER so that no dirty upper state follows
 ; them into SSE or firmware code (Intel optimization manual, "Mixing AVX
 ; code with SSE code").

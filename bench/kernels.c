@@ -14,7 +14,7 @@
  */
 #include "bench/kernels.h"
 #include "events/events.h"
-#include "kernel/vec.h"
+#include "platform/vec.h"
 
 #define K(fn) fn, fn##_end
 
@@ -149,7 +149,7 @@ const struct bench_def *bench_def_control(const struct bench_def *d)
 	return d->control ? bench_def_find(d->kernel, d->control) : NULL;
 }
 
-/* Kernels whose bodies use vector registers beyond SSE, and what they need (kernel/vec.h). */
+/* Kernels whose bodies use vector registers beyond SSE, and what they need (platform/vec.h). */
 static const struct {
 	bench_kernel_fn fn;
 	uint32_t needs;

@@ -121,7 +121,7 @@ size_t bench_def_count(void);
 const struct bench_def *bench_def_at(size_t i);
 /* The row for kernel.variant, or NULL. */
 const struct bench_def *bench_def_find(const char *kernel, const char *variant);
-/* The vector extensions d's body executes (kernel/vec.h enum vec_ext bits; 0: none): skipped without them. */
+/* The vector extensions d's body executes (platform/vec.h enum vec_ext bits; 0: none): skipped without them. */
 uint32_t bench_def_needs(const struct bench_def *d);
 /* Its control's row, or NULL. */
 const struct bench_def *bench_def_control(const struct bench_def *d);

@@ -1,6 +1,6 @@
 /*
  * bench/ladder.h - the sizes of the memory ladder, from the cache geometry
- * (pmu/cpu/cache.h): which `latency.<size>`, `tlb.<size>` and
+ * (cpu/cache.h): which `latency.<size>`, `tlb.<size>` and
  * `bandwidth.<op>_<level>` variants the benchmark stage generates
  * (bench/suite_sweep.c), and their names.  Pure functions: unit-tested.
  *
@@ -19,7 +19,7 @@
 #define PMUBOOT_BENCH_LADDER_H
 
 #include "lib/libc.h"
-#include "pmu/cpu/cache.h"
+#include "cpu/cache.h"
 
 #define LADDER_GRAIN 4096ull			/* every size is a multiple of this (the ring's page) */
 #define LADDER_BYTES_MAX (1ull << 40)		/* 1 TiB: a size past this is no arena's (and its product cannot wrap) */

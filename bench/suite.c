@@ -1,7 +1,7 @@
 /* bench/suite.c - the benchmark stage; see suite.h (and suite_int.h for how it is split). */
 #include "bench/suite_int.h"
 #include "bench/select.h"
-#include "kernel/arena.h"
+#include "platform/arena.h"
 #include "lib/heap.h"
 #include "lib/out.h"
 #include "lib/strbuf.h"

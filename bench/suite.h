@@ -12,10 +12,10 @@
 #include "bench/harness.h"
 #include "bench/observer.h"
 #include "bench/ukernel.h"
-#include "pmu/cpu/cpu.h"
+#include "cpu/cpu.h"
 #include "pmu/audit/audit.h"
 #include "pmu/audit/ledger.h"
-#include "pmu/cpu/topo.h"
+#include "cpu/topo.h"
 
 /* Which arena page sizes the split kernels run in (arena_page=). */
 #define BENCH_PAGES_4K (1u << 0)

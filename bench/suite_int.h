@@ -99,7 +99,7 @@ void suite_setup_extra_events(void);
 void suite_setup_arenas(char *notes, size_t cap);
 void suite_setup_clock(void);
 void suite_setup_record(const char *arena_notes);
-/* False, with a skipped `check` saying why, when d's vector instructions cannot run here (kernel/vec.h). */
+/* False, with a skipped `check` saying why, when d's vector instructions cannot run here (platform/vec.h). */
 bool suite_runnable(const struct bench_def *d, const char *arena);
 
 /* suite_events.c */

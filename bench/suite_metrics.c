@@ -14,11 +14,11 @@
  * why, and a readable line.  A metric whose inputs came from different passes says so (`split`).
  */
 #include "bench/suite_int.h"
-#include "kernel/timing.h"
+#include "platform/timing.h"
 #include "lib/heap.h"
 #include "lib/out.h"
 #include "lib/strbuf.h"
-#include "pmu/cpu/topo.h"
+#include "cpu/topo.h"
 #include "pmu/metrics/metrics.h"
 
 #define INPUTS_MAX 256		/* inputs of one table: the largest (Granite Rapids) has 228 */

@@ -1,6 +1,6 @@
 /* bench/suite_record.c - the `bench` record and its readable line; see suite_int.h. */
 #include "bench/suite_int.h"
-#include "kernel/arena.h"
+#include "platform/arena.h"
 #include "lib/out.h"
 
 /* Why a figure is null although it was measured: every sample was disturbed or impossible (the record's problem). */

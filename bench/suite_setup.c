@@ -1,9 +1,9 @@
 /* bench/suite_setup.c - what the benchmark stage sets up before measuring; see suite_int.h. */
 #include "bench/suite_int.h"
-#include "kernel/arena.h"
-#include "kernel/hw.h"
-#include "kernel/timing.h"
-#include "kernel/vec.h"
+#include "platform/arena.h"
+#include "platform/hw.h"
+#include "platform/timing.h"
+#include "platform/vec.h"
 #include "lib/out.h"
 #include "lib/strbuf.h"
 #include "lib/x86/msr_intel.h"
@@ -17,7 +17,7 @@
  * EffFreq).  A cycle source where no cycles event can be counted.
  */
 
-/* The event set identification named for this core (pmu/cpu/cpu.h), or NULL when it named none. */
+/* The event set identification named for this core (cpu/cpu.h), or NULL when it named none. */
 const struct event_set *suite_core_event_set(const struct cpu_info *ci)
 {
 	return ci->event_set ? events_set_find(ci->event_set) : NULL;
@@ -122,7 +122,7 @@ void suite_setup_extra_events(void)
 }
 
 /*
- * TSC ticks to core cycles.  The harness calibrates on kernel/calib.asm's
+ * TSC ticks to core cycles.  The harness calibrates on platform/calib.asm's
  * add chain right around every variant (bench_measure_variant), because the
  * core clock moves under a fixed TSC (turbo, power limits, a busy host:
  * 1.287 to 1.302 cycles per tick between runs on the development machine),
@@ -332,7 +332,7 @@ void suite_setup_record(const char *arena_notes)
 
 /*
  * A variant whose body executes vector instructions the run cannot use here
- * (kernel/vec.h: CPUID and XCR0) is not run: it would raise #UD.  Its
+ * (platform/vec.h: CPUID and XCR0) is not run: it would raise #UD.  Its
  * `check` says skip and why, and the stage goes on.
  */
 bool suite_runnable(const struct bench_def *d, const char *arena)

@@ -1,7 +1,7 @@
 /*
  * bench/suite_sweep.c - the memory ladder of the benchmark stage: the
  * variants of the `latency`, `tlb` and `bandwidth` rows, made at run time
- * from the cache geometry (pmu/cpu/cache.h) and the arenas (kernel/arena.h
+ * from the cache geometry (cpu/cache.h) and the arenas (platform/arena.h
  * arena_get_large); see bench/ladder.h for the sizes, bench/ring.h for the
  * ring and docs/benchmarks.md for the method.
  *
@@ -18,9 +18,9 @@
  */
 #include "bench/suite_sweep_int.h"
 #include "bench/ring.h"
-#include "kernel/hw.h"
-#include "kernel/timing.h"
-#include "kernel/vec.h"
+#include "platform/hw.h"
+#include "platform/timing.h"
+#include "platform/vec.h"
 #include "lib/heap.h"
 #include "lib/out.h"
 #include "lib/strbuf.h"
@@ -159,7 +159,7 @@ static void choose_width(void)
 		return;
 	}
 	if (!(ext & VEC_AVX)) {
-		/* kernel/vec.h enables the state where the CPU has it; this is the state it could not reach. */
+		/* platform/vec.h enables the state where the CPU has it; this is the state it could not reach. */
 		ladder_state->width_why = !v.known ? "AVX state not known (XCR0 not readable)"
 						   : "AVX state not enabled in XCR0";
 		return;

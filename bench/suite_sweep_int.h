@@ -8,8 +8,8 @@
 
 #include "bench/suite_int.h"
 #include "bench/ladder.h"
-#include "kernel/arena.h"
-#include "pmu/cpu/cache.h"
+#include "platform/arena.h"
+#include "cpu/cache.h"
 
 #define NS_PER_S 1000000000ull
 #define MILLI 1000

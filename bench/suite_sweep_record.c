@@ -1,7 +1,7 @@
 /* bench/suite_sweep_record.c - the memory ladder's record fields and its bench=list lines; see suite_sweep.c. */
 #include "bench/suite_sweep_int.h"
 #include "bench/ring.h"
-#include "kernel/timing.h"
+#include "platform/timing.h"
 #include "lib/heap.h"
 #include "lib/out.h"
 

@@ -3,7 +3,7 @@
  *
  * Each chosen kernel (`bench=user.NAME`, `user`, `all`) is placed in
  * executable memory with the harness's frame (bench/ukernel_code.c), tried
- * once under the guard (kernel/guard.h) with the trip counts the
+ * once under the guard (platform/guard.h) with the trip counts the
  * measurement will use, and only then measured like a built-in: same
  * harness, window, differential, counters, statistics and record.  A
  * kernel that faults in the trial gets a `fault` record, one that runs past
@@ -12,8 +12,8 @@
  */
 #include "bench/suite_int.h"
 #include "bench/ukernel_code.h"
-#include "kernel/guard.h"
-#include "kernel/hw.h"
+#include "platform/guard.h"
+#include "platform/hw.h"
 #include "lib/heap.h"
 #include "lib/out.h"
 #include "lib/strbuf.h"

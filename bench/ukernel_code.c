@@ -1,6 +1,6 @@
 /* bench/ukernel_code.c - see ukernel_code.h. */
 #include "bench/ukernel_code.h"
-#include "kernel/vec.h"
+#include "platform/vec.h"
 
 extern const uint8_t bk_uk_prologue[], bk_uk_prologue_end[], bk_uk_epilogue[], bk_uk_epilogue_end[];
 

@@ -1,7 +1,7 @@
 /*
  * bench/ukernel_code.h - a user kernel made callable: the harness's frame
  * (bench/uk_frame.asm) around its init and `unroll` copies of its body,
- * written into executable memory the platform provides (kernel/guard.h).
+ * written into executable memory the platform provides (platform/guard.h).
  * The register contract is in docs/kernels.md.
  */
 #ifndef PMUBOOT_BENCH_UKERNEL_CODE_H

@@ -7,7 +7,7 @@
 #include <efi.h>
 #include "lib/libc.h"
 #include "run/config.h"
-#include "kernel/firmware.h"
+#include "platform/firmware.h"
 
 struct cpu_info;
 
@@ -17,7 +17,7 @@ extern EFI_LOADED_IMAGE *fw_loaded_image;
 
 void fw_init(EFI_HANDLE image, EFI_SYSTEM_TABLE *st);
 
-/* True while another processor runs our code: the services of kernel/firmware.h refuse (boot/fw.c). */
+/* True while another processor runs our code: the services of platform/firmware.h refuse (boot/fw.c). */
 extern volatile bool fw_elsewhere;
 /* RFLAGS.IF: false on a fault path or inside a measuring window, where the firmware must not be called. */
 bool fw_interrupts_on(void);

@@ -3,7 +3,7 @@
  * options win).  From a disk, pmuboot.cfg is the file beside the image.
  * Loaded over the network there is no disk: the image asks the server it
  * came from, in the boot file's directory, for pmuboot-<UUID>.cfg, then
- * pmuboot-<MAC>.cfg, then pmuboot.cfg (lib/netcfg.h), and uses the first
+ * pmuboot-<MAC>.cfg, then pmuboot.cfg (net/netcfg.h), and uses the first
  * that exists; the begin record lists what was asked and what came back.
  */
 #include "boot/boot.h"
@@ -11,7 +11,7 @@
 #include "boot/net_fetch.h"
 #include "boot/platform.h"
 #include "lib/heap.h"
-#include "lib/netcfg.h"
+#include "net/netcfg.h"
 
 #define CONFIG_FILE_NAME "pmuboot.cfg"
 /*

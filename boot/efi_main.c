@@ -3,7 +3,7 @@
  *
  * pmuboot stays in boot services for the whole run (docs/architecture.md
  * says why): the firmware keeps the screen, the file system for saved
- * results, and its timer, while kernel/ masks everything for each
+ * results, and its timer, while platform/ masks everything for each
  * measurement window.
  */
 #include "boot/boot.h"
@@ -15,7 +15,7 @@
 #include "boot/serial_setup.h"
 #include "boot/upload.h"
 #include "run/run.h"
-#include "kernel/metal/runtime.h"
+#include "platform/metal/runtime.h"
 #include "lib/heap.h"
 #include "lib/out.h"
 #include "lib/record.h"

@@ -61,7 +61,7 @@ struct efi_http_request_data {
 };
 
 struct efi_http_response_data {
-	UINT32 status_code;		/* EFI_HTTP_STATUS_CODE: an index, lib/http.h http_status_from_efi */
+	UINT32 status_code;		/* EFI_HTTP_STATUS_CODE: an index, net/http.h http_status_from_efi */
 };
 
 struct efi_http_header {

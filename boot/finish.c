@@ -1,10 +1,10 @@
 /* boot/finish.c - the end of a run: countdown, QEMU exit status, then on_finish. */
 #include "boot/boot.h"
 #include "boot/screen.h"
-#include "kernel/metal/io.h"
+#include "platform/metal/io.h"
 #include "lib/out.h"
 #include "lib/record.h"
-#include "pmu/cpu/cpu.h"
+#include "cpu/cpu.h"
 
 /*
  * QEMU's isa-debug-exit device (hw/misc/debugexit.c): a write of v to its

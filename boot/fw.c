@@ -1,8 +1,8 @@
 /* boot/fw.c - firmware services: firmware.h and the loaded-image helpers of boot.h. */
 #include "boot/boot.h"
-#include "kernel/hw.h"
-#include "kernel/timing.h"
-#include "kernel/trap.h"
+#include "platform/hw.h"
+#include "platform/timing.h"
+#include "platform/trap.h"
 #include "lib/heap.h"
 
 EFI_SYSTEM_TABLE *fw_st;
@@ -21,7 +21,7 @@ volatile bool fw_elsewhere;
 /*
  * Boot services are not MP-safe: while another processor runs our code
  * (boot/mp_pass.c) every service below refuses or does its job without the
- * firmware.  The records that processor writes go to the spool (boot/spool.c).
+ * firmware.  The records that processor writes go to the spool (output/spool.c).
  */
 #define REFUSED_ELSEWHERE(value) \
 	do { \

@@ -2,7 +2,7 @@
  * boot/http_call.h - one HTTP request and its response through the
  * firmware's network stack.
  *
- * Two ways, the same request (lib/http.h builds its headers):
+ * Two ways, the same request (net/http.h builds its headers):
  *   "http"  EFI_HTTP_PROTOCOL (boot/http_efi.c): the firmware's own HTTP
  *           client, where the NIC has its service binding (edk2's HttpDxe;
  *           Debian's OVMF has it);
@@ -22,7 +22,7 @@
 #define PMUBOOT_BOOT_HTTP_CALL_H
 
 #include "boot/boot.h"
-#include "lib/http.h"
+#include "net/http.h"
 
 enum http_via { HTTP_VIA_AUTO, HTTP_VIA_EFI, HTTP_VIA_TCP4 };
 

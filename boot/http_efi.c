@@ -6,14 +6,14 @@
  *
  * What edk2's HttpDxe does that shapes this (NetworkPkg/HttpDxe):
  * - it adds no header of its own: Host and Content-Length are ours
- *   (lib/http.c puts them in);
+ *   (net/http.c puts them in);
  * - Request() opens the TCP connection itself and waits for it, up to
  *   60 s (HTTP_CONNECTION_TIMEOUT) when a host never answers: that wait is
  *   the firmware's, inside the call, and our deadline cannot cut it short;
  * - Configure()'s time-out is stored but not used: every later wait is
  *   ours, and a token still pending at the deadline is cancelled;
  * - the response's status arrives as an index into EFI_HTTP_STATUS_CODE
- *   (lib/http.h, http_status_from_efi), codes outside that list as 0;
+ *   (net/http.h, http_status_from_efi), codes outside that list as 0;
  * - http:// is refused (EFI_ACCESS_DENIED) when edk2 is built without
  *   PcdAllowHttpConnections: *refused then lets the TCP4 client try.
  */

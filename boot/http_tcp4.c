@@ -1,7 +1,7 @@
 /*
  * boot/http_tcp4.c - the project's HTTP/1.1 client over EFI_TCP4_PROTOCOL
  * (UEFI 2.10 ch. 28): one connection per request ("Connection: close"),
- * the request written by lib/http.c, the response read by its parser.
+ * the request written by net/http.c, the response read by its parser.
  *
  * Each token's event sets a flag (EVT_NOTIFY_SIGNAL); the waits poll the
  * protocol (Poll moves packets sooner than the NIC's 10 ms timer would)

@@ -1,6 +1,6 @@
 /*
  * boot/mp.c - the processors through EFI_MP_SERVICES_PROTOCOL
- * (kernel/firmware.h: fw_cpu_count, fw_cpu_info, fw_run_on_cpu; boot/mp.h).
+ * (platform/firmware.h: fw_cpu_count, fw_cpu_info, fw_run_on_cpu; boot/mp.h).
  */
 #include "boot/mp.h"
 #include "run/run.h"

@@ -13,10 +13,10 @@
  * record says where the boot CPU waited.
  */
 #include "boot/mp.h"
-#include "boot/spool.h"
-#include "kernel/metal/ap.h"
-#include "kernel/hw.h"
-#include "kernel/timing.h"
+#include "output/spool.h"
+#include "platform/metal/ap.h"
+#include "platform/hw.h"
+#include "platform/timing.h"
 #include "lib/out.h"
 #include "lib/strbuf.h"
 #include "run/run.h"
@@ -39,7 +39,7 @@ static size_t nparked;
 
 static void EFIAPI park_entry(void *s) { kernel_park(s); }
 
-/* park= as kernel/metal/ap.h's modes. */
+/* park= as platform/metal/ap.h's modes. */
 static enum park_mode want_of(enum park_sel sel)
 {
 	static const enum park_mode modes[] = { [PARK_SEL_AUTO] = PARK_NONE, [PARK_SEL_MWAIT] = PARK_MWAIT,

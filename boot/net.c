@@ -1,8 +1,8 @@
 /* boot/net.c - see net.h. */
 #include "boot/net.h"
 #include "boot/efi_net.h"
-#include "lib/dhcp.h"
-#include "lib/netcfg.h"
+#include "net/dhcp.h"
+#include "net/netcfg.h"
 #include "lib/out.h"
 
 #define ETHERNET_IF_TYPE 1	/* RFC 1700 hardware type 1: Ethernet, 6-byte addresses */

@@ -23,7 +23,7 @@
 #define PMUBOOT_BOOT_NET_H
 
 #include "boot/boot.h"
-#include "lib/http.h"
+#include "net/http.h"
 #include "lib/record.h"
 
 enum net_boot { NET_BOOT_NONE, NET_BOOT_PXE, NET_BOOT_HTTP };

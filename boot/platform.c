@@ -4,7 +4,7 @@
 #include "boot/net.h"
 #include "lib/out.h"
 #include "lib/record.h"
-#include "lib/smbios.h"
+#include "fwtables/smbios.h"
 
 #define PAGE_SIZE_4K 4096u
 #define MIB (1024u * 1024u)

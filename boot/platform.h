@@ -10,11 +10,11 @@
 #ifndef PMUBOOT_BOOT_PLATFORM_H
 #define PMUBOOT_BOOT_PLATFORM_H
 
-#include "lib/smbios.h"
+#include "fwtables/smbios.h"
 
 /* Emit the platform record and a one-line summary. */
 void platform_report(void);
-/* The SMBIOS system UUID as text (lib/smbios.h); false when the machine has none.  Reads the tables once. */
+/* The SMBIOS system UUID as text (fwtables/smbios.h); false when the machine has none.  Reads the tables once. */
 bool platform_uuid(char out[SMBIOS_UUID_TEXT]);
 
 #endif

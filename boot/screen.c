@@ -1,6 +1,6 @@
 /* boot/screen.c - the readable screen's layout and drawing; see screen.h. */
 #include "boot/screen.h"
-#include "boot/screen_state.h"
+#include "output/screen_state.h"
 #include "boot/boot.h"
 #include "run/run.h"
 

@@ -6,7 +6,7 @@
  * in one block, a progress line (stage n of m, benchmark n of m), the
  * results as a table, and at the end a summary that stays.  It is fed the
  * lines every sink gets (lib/out.c), so it needs no hooks in the stages:
- * records are read back with boot/screen_json.h.
+ * records are read back with output/screen_json.h.
  *
  * The layout is drawn into a character frame and only rows that changed
  * are written to the firmware console, with the cursor placed explicitly,

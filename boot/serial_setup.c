@@ -8,7 +8,7 @@
  */
 #include "boot/boot.h"
 #include "boot/serial_setup.h"
-#include "kernel/metal/serial.h"
+#include "platform/metal/serial.h"
 #include "lib/out.h"
 #include "lib/record.h"
 

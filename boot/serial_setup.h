@@ -4,7 +4,7 @@
 
 #include "run/config.h"
 #include "lib/record.h"
-#include "lib/spcr.h"
+#include "fwtables/spcr.h"
 
 struct serial_choice {
 	bool active;		/* a UART answered and is an output sink */

@@ -3,10 +3,10 @@
 #include "boot/boot.h"
 #include "boot/http_call.h"
 #include "boot/net.h"
-#include "lib/netcfg.h"
+#include "net/netcfg.h"
 #include "lib/out.h"
-#include "lib/retry.h"
-#include "lib/upload_spec.h"
+#include "net/retry.h"
+#include "net/upload_spec.h"
 #include "version.h"
 
 #define BODY_FIRST (1u << 20)	/* a default run is some 100 KiB; raw IBS samples grow it */

@@ -1,6 +1,6 @@
 /*
  * boot/upload.h - the run's records POSTed to a collector (upload=,
- * upload_token=; lib/upload_spec.h).
+ * upload_token=; net/upload_spec.h).
  *
  * From the begin record on, every record's JSON text and a '\n' is kept in
  * memory exactly as the results file saves it (boot/results_file.c), so
@@ -8,7 +8,7 @@
  * with its CRC, even when the medium has no file system (a network boot)
  * or is read-only.  After the end record the whole run goes out; with
  * `live`, the records so far also go after each stage.  Each upload is
- * tried a bounded number of times with doubling waits (lib/retry.h), all
+ * tried a bounded number of times with doubling waits (net/retry.h), all
  * within the spec's time-out, through the firmware's network stack while
  * boot services are up (boot/http_call.h).
  *

@@ -26,7 +26,7 @@ struct out_sink {
 	/*
 	 * write_line calls no firmware service, so it may run on whichever
 	 * processor is running the run (the others wait): our own UART.  Such a
-	 * sink stays live during a pass on another processor (boot/spool.c).
+	 * sink stays live during a pass on another processor (output/spool.c).
 	 */
 	bool any_cpu;
 };
@@ -40,7 +40,7 @@ void out_reset(void);
 
 /*
  * The sink table as it is, and back.  While another processor runs a
- * measuring pass the boot CPU swaps in a memory sink (boot/spool.c: the
+ * measuring pass the boot CPU swaps in a memory sink (output/spool.c: the
  * real sinks call firmware services, which are not MP-safe) and replays
  * what it caught through out_line once the pass is over.
  */

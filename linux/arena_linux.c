@@ -1,5 +1,5 @@
 /*
- * linux/arena_linux.c - kernel/arena.h under Linux, for pmuboot-host.
+ * linux/arena_linux.c - platform/arena.h under Linux, for pmuboot-host.
  *
  * A process cannot build page tables, so it asks and then checks:
  *   4 KiB: anonymous mmap with MADV_NOHUGEPAGE;
@@ -20,7 +20,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "kernel/arena.h"
+#include "platform/arena.h"
 
 #ifndef MAP_HUGE_SHIFT
 #define MAP_HUGE_SHIFT 26

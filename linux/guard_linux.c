@@ -1,5 +1,5 @@
 /*
- * linux/guard_linux.c - kernel/guard.h in pmuboot-host.
+ * linux/guard_linux.c - platform/guard.h in pmuboot-host.
  *
  * A fault in the guarded code arrives as SIGSEGV, SIGBUS, SIGILL, SIGFPE or
  * SIGTRAP; the handler jumps back (siglongjmp) to hw_guarded_call, which
@@ -19,8 +19,8 @@
 #include <sys/time.h>
 #include <ucontext.h>
 
-#include "kernel/guard.h"
-#include "kernel/trap.h"
+#include "platform/guard.h"
+#include "platform/trap.h"
 
 #ifndef VEC_BP
 #define VEC_BP 3	/* #BP, breakpoint (int3): Intel SDM Vol. 3A §6.3.1, Table 6-1 */

@@ -1,5 +1,5 @@
 /*
- * linux/hw_linux.c - kernel/hw.h under Linux, for pmuboot-host.
+ * linux/hw_linux.c - platform/hw.h under Linux, for pmuboot-host.
  *
  * CPUID is the instruction itself unless a CPUID source (a dump file) is
  * installed.  MSRs go through /dev/cpu/N/msr when the msr driver is loaded
@@ -19,7 +19,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "kernel/hw.h"
+#include "platform/hw.h"
 #include "lib/x86/cpuid.h"
 #include "linux/cpuinfo_linux.h"
 #include "linux/hw_linux.h"

@@ -1,7 +1,7 @@
 /*
  * linux/hw_linux.h - host-only controls of the Linux hw implementation.
  *
- * pmuboot-host's kernel/hw.h answers for one machine: the one it runs on,
+ * pmuboot-host's platform/hw.h answers for one machine: the one it runs on,
  * or a described one (a CPUID dump, and for `program` a model of the
  * dump's PMU).  These select which; nothing above hw.h knows the
  * difference (docs/architecture.md, "The seam").
@@ -9,7 +9,7 @@
 #ifndef PMUBOOT_LINUX_HW_LINUX_H
 #define PMUBOOT_LINUX_HW_LINUX_H
 
-#include "kernel/hw.h"
+#include "platform/hw.h"
 
 typedef void (*hw_cpuid_source_fn)(void *ctx, uint32_t leaf, uint32_t subleaf, struct cpuid_regs *out);
 

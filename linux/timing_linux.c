@@ -1,9 +1,9 @@
 /*
- * linux/timing_linux.c - kernel/timing.h under Linux, for pmuboot-host.
+ * linux/timing_linux.c - platform/timing.h under Linux, for pmuboot-host.
  *
  * The same figures as the image: CPUID 15h/16h where the CPU gives them,
  * checked against a measurement, and the add-chain calibration
- * (kernel/timing_common.c).  The independent clock here is
+ * (platform/timing_common.c).  The independent clock here is
  * clock_gettime(CLOCK_MONOTONIC_RAW); when the kernel's clocksource is the
  * TSC itself, that clock is the TSC scaled by the kernel's own calibration,
  * and the record says so.
@@ -13,9 +13,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "kernel/timing.h"
-#include "kernel/timing_common.h"
-#include "kernel/hw.h"
+#include "platform/timing.h"
+#include "platform/timing_common.h"
+#include "platform/hw.h"
 
 #define NS_PER_S 1000000000ull
 #define MEASURE_RUNS 5

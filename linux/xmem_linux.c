@@ -1,5 +1,5 @@
 /*
- * linux/xmem_linux.c - kernel/guard.h's executable memory on Linux, for
+ * linux/xmem_linux.c - platform/guard.h's executable memory on Linux, for
  * pmuboot-host and the unit tests alike (the Makefile links it into both):
  * an anonymous mapping, written while PROT_READ|PROT_WRITE and sealed
  * PROT_READ|PROT_EXEC.
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "kernel/guard.h"
+#include "platform/guard.h"
 
 #define PAGE 4096u
 

@@ -17,7 +17,7 @@ enum on_finish { FINISH_AUTO, FINISH_SHUTDOWN, FINISH_REBOOT, FINISH_HALT, FINIS
 enum tristate { TRI_AUTO, TRI_ON, TRI_OFF };
 enum serial_kind { SERIAL_AUTO, SERIAL_OFF, SERIAL_IO, SERIAL_MMIO8, SERIAL_MMIO32 };
 enum arena_sel { ARENA_BOTH, ARENA_4K, ARENA_2M };
-/* How the processors that are not measuring wait (kernel/metal/ap.h); the order is kernel/metal/ap.h's enum park_mode. */
+/* How the processors that are not measuring wait (platform/metal/ap.h); the order is platform/metal/ap.h's enum park_mode. */
 enum park_sel { PARK_SEL_AUTO, PARK_SEL_MWAIT, PARK_SEL_HLT, PARK_SEL_PAUSE };
 enum ibs_mode { IBS_MODE_BOTH, IBS_MODE_OFF, IBS_MODE_FETCH, IBS_MODE_OP };
 enum screen_mode { SCREEN_READABLE, SCREEN_RECORDS };
@@ -82,7 +82,7 @@ struct config {
 	uint32_t kernel_timeout_ms;	/* a user kernel's trial run is stopped after this */
 	struct config_hex_kernel hex_kernels[CONFIG_HEX_KERNELS];
 	uint32_t n_hex_kernels;
-	/* The collector the image POSTs its records to (lib/upload_spec.h), "" = none; a bearer token for it. */
+	/* The collector the image POSTs its records to (net/upload_spec.h), "" = none; a bearer token for it. */
 	char upload[CONFIG_STR_MAX];
 	char upload_token[CONFIG_STR_MAX];
 };

@@ -3,10 +3,10 @@
 #include "bench/kernels.h"
 #include "bench/select.h"
 #include "bench/ukernel.h"
-#include "kernel/selftest.h"
+#include "platform/selftest.h"
 #include "lib/heap.h"
 #include "lib/strbuf.h"
-#include "lib/upload_spec.h"
+#include "net/upload_spec.h"
 #include "run/cpus.h"
 
 /* The value as given, cut to what fits (an over-long value was already refused or is checked later). */
@@ -90,7 +90,7 @@ static bool check_bench(const char *v, size_t len, char *out, size_t out_cap, ch
 _Static_assert(CONFIG_KERNEL_NAME_MAX == UK_NAME_MAX, "kernel names: config and kernel files agree");
 
 /*
- * A value that must parse whole (cpus=: run/cpus.c, upload=: lib/upload_spec.c); a bad one keeps the
+ * A value that must parse whole (cpus=: run/cpus.c, upload=: net/upload_spec.c); a bad one keeps the
  * previous value.  The parsers' own spec types differ, so each is wrapped to drop its result.
  */
 typedef bool (*whole_parser)(const char *v, size_t len, char *why, size_t cap);
@@ -117,7 +117,7 @@ static bool check_whole(whole_parser parse, const char *v, size_t len, char *out
 	return true;
 }
 
-/* selftest=: a word must name a self-test (kernel/selftest.h). */
+/* selftest=: a word must name a self-test (platform/selftest.h). */
 static bool selftest_word_ok(const char *one, char *why, size_t cap)
 {
 	unsigned mask;

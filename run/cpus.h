@@ -10,13 +10,13 @@
  *   LIST         processor numbers, ranges N-M and apic:ID, comma-separated
  *
  * Parsing and selection are pure functions of the text and a topology
- * table (pmu/cpu/topo.h), so they are tested on fake machines.
+ * table (cpu/topo.h), so they are tested on fake machines.
  */
 #ifndef PMUBOOT_RUN_CPUS_H
 #define PMUBOOT_RUN_CPUS_H
 
 #include "lib/libc.h"
-#include "pmu/cpu/topo.h"
+#include "cpu/topo.h"
 
 enum cpus_mode { CPUS_BSP, CPUS_ALL, CPUS_TYPES, CPUS_LIST };
 

@@ -11,7 +11,7 @@
 #include "run/ibs_stage.h"
 #include "pmu/ibs/ibs.h"
 #include "pmu/ibs/ibs_regs.h"
-#include "kernel/hw.h"
+#include "platform/hw.h"
 #include "lib/out.h"
 
 /*

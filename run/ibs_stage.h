@@ -13,7 +13,7 @@
 
 #include "bench/observer.h"
 #include "run/config.h"
-#include "pmu/cpu/cpu.h"
+#include "cpu/cpu.h"
 #include "pmu/caps/pmu_caps.h"
 
 bool ibs_setup(const struct cpu_info *ci, const struct pmu_caps *caps, const struct config *cfg,

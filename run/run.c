@@ -1,20 +1,20 @@
 /* run/run.c - the stage table; see run.h. */
 #include "run/run.h"
 #include "bench/suite.h"
-#include "kernel/activity.h"
-#include "kernel/selftest.h"
-#include "kernel/timing.h"
+#include "platform/activity.h"
+#include "platform/selftest.h"
+#include "platform/timing.h"
 #include "lib/out.h"
 #include "run/ibs_stage.h"
 #include "pmu/count/count.h"
-#include "kernel/firmware.h"
+#include "platform/firmware.h"
 #include "lib/record.h"
 #include "run/cpus.h"
-#include "kernel/arena.h"
-#include "kernel/guard.h"
+#include "platform/arena.h"
+#include "platform/guard.h"
 #include "pmu/ibs/ibs.h"
 #include "pmu/freq/freq.h"
-#include "pmu/cpu/cache.h"
+#include "cpu/cache.h"
 #include "lib/heap.h"
 #include "events/events.h"
 #include "pmu/metrics/metrics.h"
@@ -260,7 +260,7 @@ static void pass_cleanup(void *arg)
  * The benchmark arenas and the code pages of user kernels exist before a
  * pass elsewhere: another processor may not ask the firmware for memory,
  * and it runs on the page tables the boot CPU built for the arenas
- * (kernel/metal/ap.h).  Once made, they serve every later pass.
+ * (platform/metal/ap.h).  Once made, they serve every later pass.
  */
 static void prepare_elsewhere(const struct config *c)
 {

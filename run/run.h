@@ -4,7 +4,7 @@
  * A run is a fixed list of stages (identify, PMU, time, self-tests,
  * benchmarks, ...), each emitting its records as it goes.  The image and
  * the host call run_stages() with the same config, so both print the same
- * records; what differs is a capability of the platform (kernel/hw.h's
+ * records; what differs is a capability of the platform (platform/hw.h's
  * hw_platform: ring 0, owning the machine), never a flag of the run.
  */
 #ifndef PMUBOOT_RUN_RUN_H
@@ -14,23 +14,23 @@
 #include "bench/observer.h"
 #include "bench/ukernel.h"
 #include "run/config.h"
-#include "pmu/cpu/cpu.h"
+#include "cpu/cpu.h"
 #include "pmu/caps/pmu_caps.h"
-#include "pmu/cpu/topo.h"
+#include "cpu/topo.h"
 #include "pmu/audit/audit.h"
 #include "pmu/audit/ledger.h"
 
 /*
  * A measuring pass run by struct run_mp's measure_on: body(arg) on the
  * chosen processor with the others parked, and cleanup(arg) on that same
- * processor after a fault in body (image: kernel/metal/ap.h, boot/mp_pass.c).
+ * processor after a fault in body (image: platform/metal/ap.h, boot/mp_pass.c).
  */
 struct run_pass {
 	void (*body)(void *arg);
 	void (*cleanup)(void *arg);
 	void *arg;
 	const char *who;		/* "processor 2 (APIC ID 1)" */
-	enum cpu_exec exec;		/* identification's, for how to park the others (kernel/metal/ap.h) */
+	enum cpu_exec exec;		/* identification's, for how to park the others (platform/metal/ap.h) */
 	enum park_sel park;		/* the park= option */
 	/* Filled by measure_on. */
 	bool faulted;			/* body faulted; its `fault` record is written */
@@ -41,7 +41,7 @@ struct run_pass {
 /*
  * The processors, for the topology stage (run/topology_stage.c).  The image
  * lists them through the firmware (boot/mp.c), pmuboot-host through Linux
- * (tools/host/mp_linux.c); NULL means this processor alone.
+ * (host/mp_linux.c); NULL means this processor alone.
  */
 struct run_mp {
 	const char *source;		/* "uefi mp services", "linux" */
@@ -49,7 +49,7 @@ struct run_mp {
 	size_t (*count)(const char **why);
 	/* The lister's fields of processor n (apic_id, bsp, enabled, healthy, location); false when unknown. */
 	bool (*info)(size_t n, struct topo_cpu *c);
-	/* Run fn(arg) on processor n, waiting at most timeout_us: FW_RUN_* of kernel/firmware.h. */
+	/* Run fn(arg) on processor n, waiting at most timeout_us: FW_RUN_* of platform/firmware.h. */
 	int (*run_on)(size_t n, void (*fn)(void *arg), void *arg, uint64_t timeout_us, const char **why);
 	/*
 	 * A measuring pass on processor n, the boot CPU included (in the image the

@@ -4,7 +4,7 @@
  * ones cpus= asks for (run/cpus.h).
  */
 #include "run/run.h"
-#include "kernel/firmware.h"
+#include "platform/firmware.h"
 #include "lib/out.h"
 #include "lib/heap.h"
 #include "lib/record.h"

@@ -122,7 +122,7 @@ def check_keys(root=ROOT):
 
 
 def core_key(cpu):
-    """The PUBLISHED key for this cpu record, or None: identification's event set (pmu/cpu/uarch.csv)
+    """The PUBLISHED key for this cpu record, or None: identification's event set (cpu/uarch.csv)
     names the core, so the figure follows what the record says this CPU is."""
     key = cpu.get("event_set")
     key = SAME_CORE.get(key, key)

@@ -3,10 +3,10 @@
 
 The InstLatx64 dumps in ../shared/cpuid-dumps/ (AIDA64/EVEREST text, layout
 variants A-G of that folder's README) may not be copied into the repository.
-The tests need only the register values that identification (pmu/cpu),
+The tests need only the register values that identification (cpu),
 the PMU description (pmu/caps) and the IBS code (pmu/ibs, run/ibs_stage)
 read - LEAVES below.  This tool answers each of those questions exactly as
-pmuboot's dump reader (pmu/cpu/cpuid_dump_host.c) answers them from the
+pmuboot's dump reader (cpu/cpuid_dump_host.c) answers them from the
 full dump, for every CPU block, and writes the answers in pmuboot's compact
 fixture format (docs/cpuid-dumps.md):
 
@@ -34,7 +34,7 @@ MAGIC = "# pmuboot cpuid fixture 1"
 
 # (leaf, subleaf) pairs pmuboot reads through hw_cpuid from a CPU or a dump, and who reads them.
 LEAVES = [
-    (0x00000000, 0),     # pmu/cpu/cpu.c: maximum leaf, vendor string
+    (0x00000000, 0),     # cpu/cpu.c: maximum leaf, vendor string
     (0x00000001, 0),     # cpu.c, pmu/caps/pmu_caps.c: signature, CPUID.1:ECX[31] hypervisor
     (0x00000006, 0),     # pmu_caps.c: thermal and power (APERF/MPERF)
     (0x00000007, 0),     # cpu.c: CPUID.07H:EDX[15] hybrid
@@ -42,7 +42,7 @@ LEAVES = [
     (0x0000000A, 0),     # cpu.c, pmu_caps.c: architectural PMU
     (0x00000015, 0),     # pmu/count/pmu_model_host.c: TSC/crystal ratio and crystal (the reference clocks)
     (0x00000016, 0),     # pmu_model_host.c: base and bus frequency
-    (0x0000000B, 0),     # pmu/cpu/topo.c: x2APIC ID and the SMT level of the extended topology
+    (0x0000000B, 0),     # cpu/topo.c: x2APIC ID and the SMT level of the extended topology
     (0x0000000B, 1),     # topo.c: the core level
     (0x0000001A, 0),     # cpu.c: hybrid core type and native model
     (0x00000023, 0),     # pmu_caps.c: architectural PerfMon extended leaf
@@ -55,7 +55,7 @@ LEAVES = [
     (0x80000004, 0),
     (0x8000001B, 0),     # pmu_caps.c: AMD IBS capability flags
     (0x80000022, 0),     # pmu_caps.c: AMD PerfMonV2 counter counts
-    (0x00000002, 0),     # pmu/cpu/cache.c: Intel cache and TLB descriptors
+    (0x00000002, 0),     # cpu/cache.c: Intel cache and TLB descriptors
     *[(0x00000004, s) for s in range(8)],    # cache.c: deterministic cache parameters (CACHE_MAX_SUBLEAVES)
     *[(0x00000018, s) for s in range(16)],   # cache.c: address translation parameters (CACHE_MAX_TLB_SUBLEAVES)
     (0x80000005, 0),     # cache.c: AMD L1 caches and TLBs

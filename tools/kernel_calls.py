@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""tools/kernel_calls.py - no circle of calls between kernel/ files.
+"""tools/kernel_calls.py - no circle of calls between platform/ files.
 
 tools/layering.py reads the #include graph.  This reads the call graph the
-linker sees: for every object file of kernel/ in the image build
-(build/image/kernel/*.o and kernel/metal/*.o), `nm` lists the symbols it defines and the ones it
+linker sees: for every object file of platform/ in the image build
+(build/image/kernel/*.o and platform/metal/*.o), `nm` lists the symbols it defines and the ones it
 leaves undefined.  File A uses file B when A leaves undefined a symbol B
-defines.  The rule (docs/architecture.md, "Inside kernel/"): those uses
+defines.  The rule (docs/architecture.md, "Inside platform/"): those uses
 form no circle.  Where a lower file must reach a higher one at run time
 (trap.c's fatal path, the NMI callbacks), the higher one registers a hook,
 which is a pointer, not a symbol, and so is no edge here.
@@ -22,8 +22,8 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_OBJS = os.path.join(ROOT, os.environ.get("PMUBOOT_BUILD", "build"), "image", "kernel")
-DEFAULT_SRC = os.path.join(ROOT, "kernel")
+DEFAULT_OBJS = os.path.join(ROOT, os.environ.get("PMUBOOT_BUILD", "build"), "image", "platform")
+DEFAULT_SRC = os.path.join(ROOT, "platform")
 # nm letters of symbols an object defines for others (text, data, read-only, bss, common, weak).
 DEFINED = set("TDRBCGSVWi")
 
@@ -98,12 +98,12 @@ def describe(graph, comp):
         for b, syms in sorted(graph[a].items()):
             if b in members:
                 ties.append(f"{a} -> {b} ({', '.join(syms[:3])}{', ...' if len(syms) > 3 else ''})")
-    return "kernel/ files call each other in a circle: " + "; ".join(ties)
+    return "platform/ files call each other in a circle: " + "; ".join(ties)
 
 
 def objects_in(objdir, srcdir):
     """{source name: object path} for the objects whose source is in srcdir or a folder under it
-    (kernel/metal/), named by their path from srcdir ("metal/trap.c"); a stale object is left out."""
+    (platform/metal/), named by their path from srcdir ("metal/trap.c"); a stale object is left out."""
     if not os.path.isdir(objdir):
         return {}
     objs = {}
@@ -133,7 +133,7 @@ def check(objdir, srcdir=DEFAULT_SRC):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--objs", default=DEFAULT_OBJS, help="directory of kernel/ object files (%(default)s)")
+    ap.add_argument("--objs", default=DEFAULT_OBJS, help="directory of platform/ object files (%(default)s)")
     ap.add_argument("--src", default=DEFAULT_SRC, help="directory of their sources (%(default)s)")
     ap.add_argument("--graph", action="store_true", help="print every edge")
     a = ap.parse_args()
@@ -148,7 +148,7 @@ def main():
     for p in problems:
         print(p)
     if not problems:
-        print(f"kernel_calls: {len(graph)} kernel/ files, {sum(len(v) for v in graph.values())} uses, no circle")
+        print(f"kernel_calls: {len(graph)} platform/ files, {sum(len(v) for v in graph.values())} uses, no circle")
     return 1 if problems else 0
 
 

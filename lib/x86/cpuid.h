@@ -13,7 +13,7 @@
  *           arch/x86/include/asm/cpufeatures.h X86_FEATURE_HYPERVISOR and
  *           each vendor's documentation give the convention).
  *
- * Header-only and freestanding: kernel/ (timing, the window) and pmu/cpu/
+ * Header-only and freestanding: platform/ (timing, the window) and cpu/
  * (identification) decode the signature with the same code.
  */
 #ifndef PMUBOOT_LIB_X86_CPUID_H
@@ -141,7 +141,7 @@ static inline struct cpuid_signature cpuid_decode_signature(uint32_t eax, bool a
 }
 
 /*
- * How this code runs, decided once, by identification (pmu/cpu/cpu.c),
+ * How this code runs, decided once, by identification (cpu/cpu.c),
  * from CPUID.1:ECX[31] and the hypervisor's vendor signature:
  *   bare metal   no hypervisor bit: times are the silicon's;
  *   virtualised  hardware virtualisation (KVM, Hyper-V, VMware, Xen, ...):

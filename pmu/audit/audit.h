@@ -42,7 +42,7 @@
 
 #include "pmu/caps/pmu_caps.h"
 #include "pmu/count/count.h"
-#include "pmu/cpu/cpu.h"
+#include "cpu/cpu.h"
 #include "pmu/audit/ledger.h"
 
 /* What one trip of the known-answer loop retires (pmu/audit/audit_loop.asm, which says why). */

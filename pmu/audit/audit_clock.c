@@ -4,7 +4,7 @@
  * the next), and Intel's top-down metrics register against its slots.
  */
 #include "pmu/audit/audit_int.h"
-#include "kernel/hw.h"
+#include "platform/hw.h"
 #include "lib/strbuf.h"
 #include "lib/x86/cpuid.h"
 #include "lib/x86/msr_intel.h"

@@ -4,7 +4,7 @@
  */
 #include "pmu/audit/audit_int.h"
 #include "pmu/count/count_sched.h"
-#include "kernel/hw.h"
+#include "platform/hw.h"
 #include "lib/strbuf.h"
 
 /* pmu/audit/audit_loop.asm reads these offsets (pmu/count/count.c checks the lists' for toggles.inc). */

@@ -5,7 +5,7 @@
  */
 #include "pmu/audit/audit_int.h"
 #include "pmu/caps/pmu_flavour.h"
-#include "kernel/hw.h"
+#include "platform/hw.h"
 #include "lib/x86/msr_intel.h"
 #include "pmu/count/msr_save.h"
 #include "lib/strbuf.h"

@@ -2,7 +2,7 @@
  * pmu/audit/ledger.h - the quiet-machine ledger: was a measuring window
  * disturbed, and by what?
  *
- * Around each interrupts-off window (kernel/hw.h) the ledger reads every
+ * Around each interrupts-off window (platform/hw.h) the ledger reads every
  * source this processor has that can say the window was disturbed:
  *   smi_count        Intel MSR_SMI_COUNT (34H), SMIs since reset (32 bits);
  *   smi_event        where there is no such MSR, the event set's `smi` event
@@ -14,11 +14,11 @@
  *   nmi              the window's unclaimed NMIs (pmuboot-host: context
  *                    switches and interrupts, struct hw_window's nmi_what).
  * It also reports whether IA32_DEBUGCTL.FREEZE_WHILE_SMM was in force in
- * the windows (kernel/window.c sets it where IA32_PERF_CAPABILITIES[12]
+ * the windows (platform/window.c sets it where IA32_PERF_CAPABILITIES[12]
  * says it exists): a property of the counts, not a source of disturbance.
  * docs/benchmarks.md ("The quiet-machine ledger") gives the rules.
  *
- * Everything goes through kernel/hw.h's hw_rdmsr/hw_wrmsr, which never
+ * Everything goes through platform/hw.h's hw_rdmsr/hw_wrmsr, which never
  * fault; a source whose probe fails is absent with the reason.  Integers
  * only.  One struct ledger per processor, initialised on that processor.
  *
@@ -33,11 +33,11 @@
 #define PMUBOOT_PMU_AUDIT_LEDGER_H
 
 #include "events/events.h"
-#include "kernel/hw.h"
+#include "platform/hw.h"
 #include "lib/libc.h"
 #include "lib/record.h"
 #include "pmu/caps/pmu_caps.h"
-#include "pmu/cpu/cpu.h"
+#include "cpu/cpu.h"
 
 enum ledger_source {
 	LEDGER_SMI_COUNT,
@@ -99,7 +99,7 @@ struct ledger {
 	enum ledger_ref ref;
 	uint64_t ref_ppm;
 	const char *ref_source;		/* for pinned references: who pinned it */
-	const char *nmi_what;		/* what the last window's NMI count counted (kernel/hw.h) */
+	const char *nmi_what;		/* what the last window's NMI count counted (platform/hw.h) */
 };
 
 /* Readings taken by ledger_open. */
@@ -152,7 +152,7 @@ bool ledger_close(struct ledger *l, const struct ledger_mark *m, struct hw_windo
 
 /*
  * After hw_window_leave, for a caller without a ledger (v zeroed): the
- * window alone judges, by its NMIs and the SMIs kernel/window.c counted
+ * window alone judges, by its NMIs and the SMIs platform/window.c counted
  * from enter to leave.  On a ledger's v it folds those in too (a stricter
  * verdict than the sample needs).  Returns whether v says disturbed.
  */

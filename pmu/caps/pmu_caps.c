@@ -8,7 +8,7 @@
  * 8000_0001h, 8000_001Bh, 8000_0022h).
  */
 #include "pmu/caps/pmu_caps.h"
-#include "kernel/hw.h"
+#include "platform/hw.h"
 #include "lib/out.h"
 #include "lib/x86/msr_intel.h"
 #include "lib/x86/msr_amd.h"
@@ -125,7 +125,7 @@ static const char *msr_reason(int rc, const char *gp)
 	return rc == HW_ENODEV ? R_NOMSR : rc == HW_FAULT_GP ? gp : R_FAULT;
 }
 
-/* Identification decided it (pmu/cpu/cpu.c); the one emulator it knows is QEMU's TCG, which the reasons name. */
+/* Identification decided it (cpu/cpu.c); the one emulator it knows is QEMU's TCG, which the reasons name. */
 static bool is_tcg(const struct cpu_info *ci) { return ci->exec == EXEC_EMULATED; }
 
 /*
@@ -278,7 +278,7 @@ static void detect_intel(const struct cpu_info *ci, struct pmu_caps *c)
 	if (ci->max_leaf >= CPUID_LEAF_ARCH_PERFMON) {
 		detect_intel_arch(ci, c);
 	} else if (ci->uarch_pmu == UARCH_PMU_P6) {
-		/* The P6 family (Pentium Pro, II, III, M: identification's pmu column, pmu/cpu/uarch.csv). */
+		/* The P6 family (Pentium Pro, II, III, M: identification's pmu column, cpu/uarch.csv). */
 		c->kind = PMU_INTEL_P6;
 		c->n_gp = P6_COUNTERS;
 		c->gp_width = P6_COUNTER_WIDTH;

@@ -10,7 +10,7 @@
 
 #include "lib/libc.h"
 #include "lib/record.h"
-#include "pmu/cpu/cpu.h"
+#include "cpu/cpu.h"
 
 enum pmu_kind {
 	PMU_NONE,		/* no usable counters (see absent_reason) */

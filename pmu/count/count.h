@@ -11,7 +11,7 @@
  * as few instructions as possible are counted that are not the kernel's.
  *
  * Backends: pmu/count/count_msr.c drives the MSRs (image, unit tests against the
- * fake PMU); tools/host/count_perf.c uses perf_event_open on Linux, where
+ * fake PMU); host/count_perf.c uses perf_event_open on Linux, where
  * start/stop lists are empty and the enable/disable hooks are used instead.
  * Every MSR the driver writes is saved first and restored by count_restore()
  * on every exit path.
@@ -20,7 +20,7 @@
 #define PMUBOOT_PMU_COUNT_COUNT_H
 
 #include "events/events.h"
-#include "pmu/cpu/cpu.h"
+#include "cpu/cpu.h"
 #include "pmu/caps/pmu_caps.h"
 #include "lib/x86/msr_intel.h"
 
@@ -104,7 +104,7 @@ struct count_backend {
 };
 
 /* The backend in use: set once at start-up by the image or the host program
- * (pmuboot-host selects the perf backend from tools/host/count_perf.c). */
+ * (pmuboot-host selects the perf backend from host/count_perf.c). */
 void count_use_backend(const struct count_backend *b);
 const struct count_backend *count_backend(void);
 extern const struct count_backend count_backend_msr;

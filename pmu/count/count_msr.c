@@ -16,7 +16,7 @@
  */
 #include "pmu/count/count_msr_int.h"
 #include "pmu/count/pmu_encode.h"
-#include "pmu/cpu/uarch.h"
+#include "cpu/uarch.h"
 #include "lib/x86/msr_intel.h"
 #include "lib/x86/msr_amd.h"
 #include "lib/out.h"

@@ -11,7 +11,7 @@
 #include "pmu/count/count_sched.h"
 #include "pmu/count/msr_save.h"
 #include "pmu/caps/pmu_flavour.h"
-#include "kernel/hw.h"
+#include "platform/hw.h"
 
 #define MAX_GP COUNT_SCHED_MAX_GP
 #define MAX_FIXED COUNT_SCHED_MAX_FIXED

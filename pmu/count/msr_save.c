@@ -1,6 +1,6 @@
 /* pmu/count/msr_save.c - see msr_save.h. */
 #include "pmu/count/msr_save.h"
-#include "kernel/hw.h"
+#include "platform/hw.h"
 
 /* The counting code's list. */
 static struct msr_save_list counting;

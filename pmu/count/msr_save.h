@@ -10,7 +10,7 @@
  * Every write is also appended to a small log with the phase that made it,
  * which the `program` record and `pmuboot-host program` print.
  *
- * MSRs are reached through kernel/hw.h only, so what answers is whatever
+ * MSRs are reached through platform/hw.h only, so what answers is whatever
  * implements it in this program (docs/architecture.md, "The seam"): the
  * real CPU, the fake one of the unit tests, or, in `pmuboot-host program`,
  * the PMU model (pmu/count/pmu_model.h) of a dump's CPU.

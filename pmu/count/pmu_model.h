@@ -36,7 +36,7 @@
 #ifndef PMUBOOT_PMU_COUNT_PMU_MODEL_H
 #define PMUBOOT_PMU_COUNT_PMU_MODEL_H
 
-#include "pmu/cpu/cpu.h"
+#include "cpu/cpu.h"
 #include "pmu/caps/pmu_caps.h"
 #include "events/events.h"
 
@@ -137,7 +137,7 @@ bool pmu_model_fault_parse(const char *word, struct pmu_model_faults *f, char *w
 bool pmu_model_rdmsr(struct pmu_model *m, uint32_t msr, uint64_t *val, int *result);
 bool pmu_model_wrmsr(struct pmu_model *m, uint32_t msr, uint64_t val, int *result);
 
-/* The same as kernel/hw.h results (HW_OK, or the fault): what the model does not answer faults as an
+/* The same as platform/hw.h results (HW_OK, or the fault): what the model does not answer faults as an
  * absent MSR would.  For a host's MSR source over a model (pmuboot-host program and audit). */
 int pmu_model_msr_read(void *model, uint32_t msr, uint64_t *val);
 int pmu_model_msr_write(void *model, uint32_t msr, uint64_t val);

@@ -2,10 +2,10 @@
 #include "pmu/count/pmu_model.h"
 #include "lib/x86/msr_amd.h"
 #include "lib/x86/msr_intel.h"
-#include "kernel/hw.h"
-#include "pmu/cpu/uarch.h"
+#include "platform/hw.h"
+#include "cpu/uarch.h"
 #include "lib/x86/cpuid.h"
-#include "kernel/tsc_math.h"
+#include "platform/tsc_math.h"
 #include "pmu/count/pmu_oracle.h"
 
 /* The architectural ranges the model answers for (SDM Vol. 4 Table 2-2: IA32_PMC0-7,

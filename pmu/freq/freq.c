@@ -1,7 +1,7 @@
 /* pmu/freq/freq.c - the level chosen, the result, its record fields and line; see freq.h. */
 #include "pmu/freq/freq_int.h"
-#include "kernel/hw.h"
-#include "kernel/timing.h"
+#include "platform/hw.h"
+#include "platform/timing.h"
 #include "lib/out.h"
 #include "lib/strbuf.h"
 #include "lib/x86/cpuid.h"

@@ -32,7 +32,7 @@
 
 #include "lib/libc.h"
 #include "lib/record.h"
-#include "pmu/cpu/cpu.h"
+#include "cpu/cpu.h"
 
 enum freq_ask { FREQ_ASK_KEEP, FREQ_ASK_BASE, FREQ_ASK_MAX, FREQ_ASK_MHZ };
 enum freq_boost { FREQ_BOOST_KEEP, FREQ_BOOST_ON, FREQ_BOOST_OFF };

@@ -26,7 +26,7 @@
  * LowestFrequency.
  */
 #include "pmu/freq/freq_int.h"
-#include "kernel/hw.h"
+#include "platform/hw.h"
 #include "lib/strbuf.h"
 #include "lib/x86/cpuid.h"
 #include "lib/x86/msr_amd.h"

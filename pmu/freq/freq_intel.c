@@ -12,7 +12,7 @@
  * PERF_CTL[32], and a package-wide "BIOS only" bit is not ours to flip.
  */
 #include "pmu/freq/freq_int.h"
-#include "kernel/hw.h"
+#include "platform/hw.h"
 #include "lib/x86/cpuid.h"
 #include "lib/x86/msr_intel.h"
 

@@ -17,8 +17,8 @@
  * figure is not reported.
  */
 #include "pmu/freq/freq_int.h"
-#include "kernel/hw.h"
-#include "kernel/tsc_math.h"
+#include "platform/hw.h"
+#include "platform/tsc_math.h"
 #include "lib/x86/cpuid.h"
 #include "lib/x86/msr_intel.h"
 

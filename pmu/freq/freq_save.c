@@ -1,6 +1,6 @@
 /* pmu/freq/freq_save.c - the clock's MSR save list; see freq_int.h. */
 #include "pmu/freq/freq_int.h"
-#include "kernel/hw.h"
+#include "platform/hw.h"
 
 /* The clock's own list (pmu/count/msr_save.h): a counter restore never puts the clock back, nor the other way. */
 static struct msr_save_list clock;

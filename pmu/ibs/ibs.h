@@ -24,7 +24,7 @@
 #define PMUBOOT_PMU_IBS_IBS_H
 
 #include "lib/libc.h"
-#include "pmu/cpu/cpu.h"
+#include "cpu/cpu.h"
 #include "pmu/caps/pmu_caps.h"
 
 /* ---- Samples ---------------------------------------------------------------- */

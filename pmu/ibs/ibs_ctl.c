@@ -3,7 +3,7 @@
  *
  * One sampler per logical CPU, driven on the CPU that runs the benchmarks.
  * Per kernel variant: variant_begin routes the IBS interrupt as an NMI
- * through the APIC extended LVT entry IBS_CTL names (kernel/hw.h), or falls
+ * through the APIC extended LVT entry IBS_CTL names (platform/hw.h), or falls
  * back to polling; each slice (one kernel run inside the interrupts-off
  * window) is bracketed by arm and disarm.  In NMI mode the handler copies a
  * valid sample into the buffer and re-arms at once; disarm disables the
@@ -26,7 +26,7 @@
  */
 #include "pmu/ibs/ibs.h"
 #include "pmu/ibs/ibs_regs.h"
-#include "kernel/hw.h"
+#include "platform/hw.h"
 
 enum state { ST_OFF, ST_DISARMED, ST_ARMED };
 

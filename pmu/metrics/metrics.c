@@ -1,6 +1,6 @@
 /* pmu/metrics/metrics.c - the tables and the evaluator; see metrics.h and metrics_table.h. */
 #include "pmu/metrics/metrics_table.h"
-#include "pmu/cpu/uarch.h"
+#include "cpu/uarch.h"
 #include "lib/heap.h"
 #include "lib/record.h"
 

@@ -14,7 +14,7 @@
 #define PMUBOOT_PMU_METRICS_METRICS_H
 
 #include "lib/libc.h"
-#include "pmu/cpu/cpu.h"
+#include "cpu/cpu.h"
 #include "pmu/metrics/num.h"
 #include "pmu/count/count.h"
 

@@ -1,5 +1,5 @@
 /*
- * tests/fake/arena_fake.h - kernel/arena.h for unit tests.
+ * tests/fake/arena_fake.h - platform/arena.h for unit tests.
  *
  * arena_get hands out ARENA_SIZE bytes aligned to 2 MiB from the C heap and
  * says they are mapped with the page size asked for (its `how` is "fake"),
@@ -11,7 +11,7 @@
 #ifndef PMUBOOT_TESTS_FAKE_ARENA_FAKE_H
 #define PMUBOOT_TESTS_FAKE_ARENA_FAKE_H
 
-#include "kernel/arena.h"
+#include "platform/arena.h"
 
 #define FAKE_ARENA_MAX 4
 

@@ -1,7 +1,7 @@
 /* tests/fake/cpus_fake.c - see cpus_fake.h. */
 #include "tests/fake/cpus_fake.h"
 #include "lib/x86/cpuid.h"
-#include "pmu/cpu/uarch.h"
+#include "cpu/uarch.h"
 #include "tests/fake/hw_fake.h"
 
 /* CPUID.0BH:ECX[15:8] level types [SDM2 CPUID leaf 0BH]. */

@@ -4,7 +4,7 @@
 
 #include "tests/fake/fake_pmu.h"
 #include "pmu/count/msr_save.h"
-#include "pmu/cpu/uarch.h"
+#include "cpu/uarch.h"
 
 static struct pmu_model model;
 static bool installed;

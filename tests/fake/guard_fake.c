@@ -1,12 +1,12 @@
 /*
- * tests/fake/guard_fake.c - kernel/guard.h for the unit tests: a plain call
+ * tests/fake/guard_fake.c - platform/guard.h for the unit tests: a plain call
  * (the tests run only kernels that finish).  Executable memory is the
  * host's own (linux/xmem_linux.c, linked into libfake.a).
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/guard.h"
+#include "platform/guard.h"
 
 const char *hw_guard_watchdog(char *why, size_t why_cap)
 {

@@ -1,6 +1,6 @@
 /*
- * tests/fake/hw_fake.h - kernel/hw.h and kernel/hw_regs.h for unit tests:
- * a modelled CPU, linked in place of the image's kernel/metal/hw_metal.c (the
+ * tests/fake/hw_fake.h - platform/hw.h and platform/hw_regs.h for unit tests:
+ * a modelled CPU, linked in place of the image's platform/metal/hw_metal.c (the
  * one way hardware is substituted: docs/architecture.md, "The seam").
  *
  * CPUID answers come from a table of leaves (set by hand, or loaded from a
@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/hw.h"
-#include "kernel/hw_regs.h"
+#include "platform/hw.h"
+#include "platform/hw_regs.h"
 
 #define FAKE_MAX_LEAVES 256
 #define FAKE_MAX_MSRS 512
@@ -69,7 +69,7 @@ struct fake_msr_hook {
 void fake_set_hook(const struct fake_msr_hook *hook);
 
 /*
- * Platform registers (kernel/hw_regs.h).  One 4 KiB MMIO page is modelled
+ * Platform registers (platform/hw_regs.h).  One 4 KiB MMIO page is modelled
  * (an xAPIC): fake_mmio_page returns its registers, by byte offset / 4,
  * for the test to set and inspect.  An access outside it aborts the test:
  * the code under test touched memory it had no business with.
@@ -95,7 +95,7 @@ size_t fake_event_count(void);
 const struct fake_event *fake_event_at(size_t i);
 
 /*
- * CR4 and XCR0 (kernel/hw_regs.h, kernel/vec.c).  At reset both are 0.  A CR4
+ * CR4 and XCR0 (platform/hw_regs.h, platform/vec.c).  At reset both are 0.  A CR4
  * write setting OSXSAVE #GPs unless CPUID.01H:ECX.XSAVE is set; XGETBV #UDs
  * while CR4.OSXSAVE is clear; XSETBV refuses (#GP) what SDM Vol. 2B XSETBV and
  * Vol. 1 §13.3 say a processor refuses, judged against the fake's CPUID.0DH.0

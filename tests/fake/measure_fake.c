@@ -1,8 +1,8 @@
 /* tests/fake/measure_fake.c - see measure_fake.h. */
 #include "tests/fake/measure_fake.h"
 #include "tests/fake/hw_fake.h"
-#include "kernel/calib.h"
-#include "kernel/hw.h"
+#include "platform/calib.h"
+#include "platform/hw.h"
 
 /* Thousandths of a cycle per cycle: bench_def.chain_min's unit. */
 #define MILLI 1000u

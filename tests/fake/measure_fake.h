@@ -15,7 +15,7 @@
  *
  * (and the fake TSC's own step between the two reads: hw_fake.h fake_tsc_set)
  *
- * at one core clock per TSC tick: kernel/calib.asm's chain one tick per add,
+ * at one core clock per TSC tick: platform/calib.asm's chain one tick per add,
  * a variant of bench/kernels.c its dependency chain (chain_min, at least one
  * tick an iteration), any other kernel (the memory ladder's, a user's) one
  * tick an iteration of BENCH_UNROLL.  The cycles MSR (c->cycles_msr) is read

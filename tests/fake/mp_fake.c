@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel/firmware.h"
+#include "platform/firmware.h"
 
 static struct {
 	const struct fake_cpu *cpus;

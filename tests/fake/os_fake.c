@@ -1,5 +1,5 @@
-/* tests/fake/os_fake.c - kernel/hw.h's word from an operating system: the fake CPU runs under none. */
-#include "kernel/hw.h"
+/* tests/fake/os_fake.c - platform/hw.h's word from an operating system: the fake CPU runs under none. */
+#include "platform/hw.h"
 
 bool hw_os_microcode(uint32_t *rev, char *source, unsigned long source_cap)
 {

@@ -1,8 +1,8 @@
-/* Fuzz target: CPUID dump files (pmu/cpu/cpuid_dump_host.c), then identification from what they say. */
+/* Fuzz target: CPUID dump files (cpu/cpuid_dump_host.c), then identification from what they say. */
 #include "tests/fuzz/fuzz.h"
 #include "lib/record.h"
-#include "pmu/cpu/cpu.h"
-#include "pmu/cpu/cpuid_dump.h"
+#include "cpu/cpu.h"
+#include "cpu/cpuid_dump.h"
 #include "tests/fake/hw_fake.h"
 
 #define FLAT_MAX 64	/* tests/fake/hw_fake.c keeps this many ECX-independent leaves */

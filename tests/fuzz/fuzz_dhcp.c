@@ -1,10 +1,10 @@
 /*
- * Fuzz target: DHCPv4 options (lib/dhcp.c), as the PXE base code keeps the
+ * Fuzz target: DHCPv4 options (net/dhcp.c), as the PXE base code keeps the
  * answer that booted the machine.  Every option found lies inside the
  * packet, and the boot file name is printable and terminated.
  */
 #include "tests/fuzz/fuzz.h"
-#include "lib/dhcp.h"
+#include "net/dhcp.h"
 
 #define OPTION_CODES 256
 

@@ -1,5 +1,5 @@
 /*
- * Fuzz target: the HTTP response parser (lib/http.c), fed as boot/http_tcp4.c
+ * Fuzz target: the HTTP response parser (net/http.c), fed as boot/http_tcp4.c
  * feeds it what the network brings: the first byte chooses how the bytes
  * are cut into pieces, whether the peer then closes, and whether the body
  * goes to a small caller's buffer; the rest is the response.  The same
@@ -11,8 +11,8 @@
  * written back as text that parses to the same URL.
  */
 #include "tests/fuzz/fuzz.h"
-#include "lib/http.h"
-#include "lib/upload_spec.h"
+#include "net/http.h"
+#include "net/upload_spec.h"
 
 #define STEP_MASK 0x3f
 #define EOF_BIT 0x40

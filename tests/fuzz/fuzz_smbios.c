@@ -1,10 +1,10 @@
 /*
- * Fuzz target: SMBIOS (lib/smbios.c).  The first byte splits the input
+ * Fuzz target: SMBIOS (fwtables/smbios.c).  The first byte splits the input
  * into an entry point and a structure table, as boot/platform.c reads them;
  * the strings found are printed the way the platform line prints them.
  */
 #include "tests/fuzz/fuzz.h"
-#include "lib/smbios.h"
+#include "fwtables/smbios.h"
 
 #define EP_READ 0x20	/* boot/platform.c reads this much of an entry point */
 

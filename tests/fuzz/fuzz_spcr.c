@@ -1,6 +1,6 @@
-/* Fuzz target: the ACPI SPCR table (lib/spcr.c), as firmware hands it over. */
+/* Fuzz target: the ACPI SPCR table (fwtables/spcr.c), as firmware hands it over. */
 #include "tests/fuzz/fuzz.h"
-#include "lib/spcr.h"
+#include "fwtables/spcr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -24,7 +24,7 @@ fuzz-replay: $(patsubst %,$(B)/fuzz/replay_%,$(FUZZ_NAMES))
 $(B)/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay_main.c tests/fuzz/fuzz.h $(B)/libpmuboot.a $(B)/libfake.a
 	@mkdir -p $(@D)
 	@$(if $(Q),echo '  FUZZ   $@')
-	@# libfake.a again after the library: fakes only library code calls (kernel/hw.h's OS word) are found too.
+	@# libfake.a again after the library: fakes only library code calls (platform/hw.h's OS word) are found too.
 	$(Q)$(CC) $(HOST_CFLAGS) -o $@ $< tests/fuzz/replay_main.c $(B)/libfake.a $(B)/libpmuboot.a $(B)/libfake.a
 
 # libFuzzer binaries: the library is compiled again with clang's fuzzer coverage.

@@ -25,7 +25,7 @@ def bench_table(ctx):
 def test_every_key_is_a_set(ctx):
     bt = bench_table(ctx)
     assert bt.check_keys() == []
-    assert not hasattr(bt, "CORES"), "a family/model table of its own would be a second copy of pmu/cpu/uarch.csv"
+    assert not hasattr(bt, "CORES"), "a family/model table of its own would be a second copy of cpu/uarch.csv"
 
 
 def test_a_key_sets_csv_lacks_is_named(ctx):

@@ -75,7 +75,7 @@ def _make_var(ctx, name):
 
 def test_folders_decide_the_build(ctx):
     """Which build a source goes into follows from its folder alone (issue 26): every file directly in
-    kernel/ is portable, kernel/metal/ is the image's only, linux/ is pmuboot-host's only, and a new
+    platform/ is portable, platform/metal/ is the image's only, linux/ is pmuboot-host's only, and a new
     file in any of them is picked up with no list to edit."""
     image = _make_var(ctx, "IMAGE_OBJS")
     host = _make_var(ctx, "HOST_LIB_OBJS") | _make_var(ctx, "HOST_ONLY_OBJS")
@@ -86,7 +86,7 @@ def test_folders_decide_the_build(ctx):
         return sorted(f"{folder}/{n}" for n in os.listdir(d) if n.endswith(ext))
 
     kernel = sources("kernel", ".c") + sources("kernel", ".asm")
-    metal = sources("kernel/metal", ".c") + sources("kernel/metal", ".asm")
+    metal = sources("platform/metal", ".c") + sources("platform/metal", ".asm")
     linux = sources("linux", ".c")
     assert len(kernel) >= 10 and len(metal) >= 10 and len(linux) >= 5, (kernel, metal, linux)
     obj = lambda where, src: f"{b}/{where}/{os.path.splitext(src)[0]}.o"  # noqa: E731

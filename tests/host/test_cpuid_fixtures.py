@@ -111,7 +111,7 @@ def test_tool_on_the_hand_written_dumps(ctx):
         assert "[" not in text.split("\n", 4)[4], f"{c}: an annotation was kept"
         same_answers(ctx, os.path.join(HAND, c), os.path.join(out, c), spec_for("GenuineIntel" if "intel" in c else c))
     # The hybrid fixture keeps its core types; the Core 2 report's untagged leaf-4 lines (subleaves 0, 1, 2 by
-    # their order: pmu/cpu/cache.c reads them) are kept.
+    # their order: cpu/cache.c reads them) are kept.
     with open(os.path.join(out, "intel_hybrid_ecore_first.txt"), encoding="ascii") as f:
         hybrid = f.read()
     with open(os.path.join(out, "intel_core2_report.txt"), encoding="ascii") as f:

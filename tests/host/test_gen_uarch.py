@@ -1,4 +1,4 @@
-"""tools/gen_uarch.py: the microarchitecture table compiled from pmu/cpu/uarch.csv.
+"""tools/gen_uarch.py: the microarchitecture table compiled from cpu/uarch.csv.
 
 The committed data compiles to the very file the build uses, byte for byte on every run; every
 line names a set of events/sets.csv (the one list of keys); and each kind of bad line stops the
@@ -10,7 +10,7 @@ import subprocess
 import sys
 import tempfile
 
-DATA = (("pmu", "cpu", "uarch.csv"), ("pmu", "cpu", "uarch_notes.csv"), ("events", "sets.csv"))
+DATA = (("cpu", "uarch.csv"), ("cpu", "uarch_notes.csv"), ("events", "sets.csv"))
 
 
 def gen(ctx, root, out):
@@ -62,7 +62,7 @@ def test_every_line_names_a_set_of_sets_csv(ctx):
             return list(csv.DictReader(l for l in f if l.strip() and not l.startswith("#")))
     sets = rows("events", "sets.csv")
     keys = {r["key"]: r["vendor"] for r in sets}
-    lines = rows("pmu", "cpu", "uarch.csv")
+    lines = rows("cpu", "uarch.csv")
     assert len(lines) > 100
     for r in lines:
         if r["event_set"]:
@@ -134,7 +134,7 @@ def test_bad_lines_are_refused_by_file_and_line(ctx):
 def test_a_set_no_cpu_reaches_is_refused(ctx):
     with tempfile.TemporaryDirectory() as d:
         copy_tree(ctx, d)
-        path = os.path.join(d, "pmu", "cpu", "uarch.csv")
+        path = os.path.join(d, "cpu", "uarch.csv")
         # Arctic Wolf is the only core whose set is arcticwolf: give its lines Skymont's set instead.
         edit(path, "arcticwolf,vendor,", "skymont,vendor,", count=2)
         p = gen(ctx, d, os.path.join(d, "out.c"))

@@ -1,4 +1,4 @@
-"""No circle of calls between kernel/ files (tools/kernel_calls.py, on the image's objects), and
+"""No circle of calls between platform/ files (tools/kernel_calls.py, on the image's objects), and
 the checker shown to catch one on objects compiled here."""
 import os
 import subprocess
@@ -11,7 +11,7 @@ import kernel_calls  # noqa: E402
 
 
 def _objdir(ctx):
-    return os.path.join(ctx.build, "image", "kernel")
+    return os.path.join(ctx.build, "image", "platform")
 
 
 def _compile(files):
@@ -40,7 +40,7 @@ def test_kernel_files_call_in_no_circle(ctx):
 
 
 def test_graph_is_the_real_one(ctx):
-    """The check read the kernel/ objects, not an empty directory: the known uses are there."""
+    """The check read the platform/ objects, not an empty directory: the known uses are there."""
     problems, graph = kernel_calls.check(_objdir(ctx))
     assert problems == [], problems
     assert len(graph) >= 15, sorted(graph)
@@ -56,7 +56,7 @@ def test_trap_calls_only_below_it(ctx):
 
 
 def test_platform_is_passed_down(ctx):
-    """No file fetches the platform from runtime.c: nothing but efi_main (outside kernel/) calls into it."""
+    """No file fetches the platform from runtime.c: nothing but efi_main (outside platform/) calls into it."""
     _, graph = kernel_calls.check(_objdir(ctx))
     callers = sorted(f for f, uses in graph.items() if "metal/runtime.c" in uses)
     assert callers == [], callers

@@ -30,7 +30,7 @@ BODIES = {
     "div_lat": ["xor edx,edx", "div rcx"],
     "vaddps_chain": ["vaddps ymm0,ymm0,ymm1"],
 }
-# Examples that need a vector extension (kernel/vec.h names) the host may lack.
+# Examples that need a vector extension (platform/vec.h names) the host may lack.
 NEEDS = {"vaddps_chain": "avx"}
 
 

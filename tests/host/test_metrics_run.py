@@ -1,7 +1,7 @@
 """pmuboot-host metrics --run: the benchmark stage with its top-down metrics, end to end against a model of a
 dump's PMU (the image's scheduler, MSR driver, PERF_METRICS reads, harness and evaluator; the model's counts).
 
-The model's workload is documented in tools/host/cmd_metrics_run.c: per iteration 100 cycles, 400 slots on
+The model's workload is documented in host/cmd_metrics_run.c: per iteration 100 cycles, 400 slots on
 fixed counter 3, top-down events retiring 120, bad speculation 40, frontend 100, backend 140 (60 of it memory
 bound), every other event 1 + a hash of its code and unit mask below 50.  The expected values below are worked
 out from that and the vendors' formulas, not read from the program.

@@ -2,7 +2,7 @@
 
 Under -cpu Opteron_G4 and Opteron_G5 the image once hung before its first line: QEMU's TCG takes
 CR4.OSXSAVE for reserved where CPUID.(0DH,1):EAX is 0 (XSAVE and AVX but no XSAVEOPT, as on
-Bulldozer and Piledriver) and never completes the MOV to CR4 (kernel/vec.h vec_osxsave_write_hangs).
+Bulldozer and Piledriver) and never completes the MOV to CR4 (platform/vec.h vec_osxsave_write_hangs).
 So each model that has XSAVE or AVX is booted once, with one AVX kernel variant (and the reference
 chains, which always run), and each run must end `ok` with no fault, its `cpu` record must show the
 vector state its CPUID allows, and the AVX variant must run exactly where AVX is usable and be
@@ -14,7 +14,7 @@ The models and what they have are QEMU 7.2's definitions (target/i386/cpu.c, rea
 query-cpu-model-expansion), as TCG runs them: TCG 7.2 has AVX and AVX2 but no AVX-512, and of
 CPUID.(0DH,1):EAX only XSAVEOPT and XGETBV1.  The unversioned name is the model's v1 on q35; a
 model's later versions (-v2..) change TSX, IBRS, XSAVES, the model number or MPX, of which TCG keeps
-nothing kernel/vec.c reads, so each model is booted once.  A model this QEMU does not offer is
+nothing platform/vec.c reads, so each model is booted once.  A model this QEMU does not offer is
 skipped, saying so.  Left out, with the reason:
   host    requires KVM or HVF ("CPU model 'host' requires KVM or HVF"); the tests run under TCG;
   max     booted with AVX asserted by tests/qemu/test_vector.py (vector-max) and test_boot.py.

@@ -43,7 +43,7 @@ def test_smbios_product_cannot_forge_a_record(ctx):
     assert res.status == qemurun.OK, describe(res)
     assert_only_own_records(res)
     plat = res.first("platform")
-    # The record keeps the string as read (lib/smbios.c keeps 63 bytes of it).
+    # The record keeps the string as read (fwtables/smbios.c keeps 63 bytes of it).
     assert plat["smbios"]["system_product"] == FORGED[:63], plat["smbios"]
     text = [ln for ln in serial_lines(res) if ln.startswith("platform: ") and "pmuboot" in ln]
     assert len(text) == 1 and "\\x40pmuboot {" in text[0], text

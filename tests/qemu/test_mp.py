@@ -3,7 +3,7 @@ application processors and parking.
 
 Under -smp the topology record lists every processor with its own APIC ID,
 probed on that processor (CPUID via StartupThisAP).  cpus=all runs the
-measuring stages on each processor in turn (kernel/metal/ap.h, boot/mp_pass.c):
+measuring stages on each processor in turn (platform/metal/ap.h, boot/mp_pass.c):
 every record of a pass carries that processor's cpu object, and its `pass`
 record says how it ended and what the other processors did meanwhile.
 """

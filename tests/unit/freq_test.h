@@ -20,7 +20,7 @@
 #include "lib/x86/cpuid.h"
 #include "lib/x86/msr_amd.h"
 #include "lib/x86/msr_intel.h"
-#include "pmu/cpu/cpu.h"
+#include "cpu/cpu.h"
 #include "pmu/freq/freq.h"
 #include "tests/fake/capture.h"
 #include "tests/fake/hw_fake.h"

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "tests/fake/hw_fake.h"
-#include "pmu/cpu/cpuid_dump.h"
+#include "cpu/cpuid_dump.h"
 
 #define FAKE_FLAT_MAX 64	/* hw_fake.c's table of ECX-independent leaves */
 

@@ -1,12 +1,12 @@
-/* kernel/activity.c: the current activity and a fault declared on purpose. */
+/* platform/activity.c: the current activity and a fault declared on purpose. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "kernel/activity.h"
-#include "kernel/trap.h"
+#include "platform/activity.h"
+#include "platform/trap.h"
 
 static void set_returns_the_previous(void **state)
 {

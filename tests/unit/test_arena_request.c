@@ -1,5 +1,5 @@
 /*
- * tests/unit/test_arena_request.c - kernel/arena_common.c: the large-arena
+ * tests/unit/test_arena_request.c - platform/arena_common.c: the large-arena
  * request both implementations of arena_get_large check the same way.
  */
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "kernel/arena.h"
+#include "platform/arena.h"
 
 static void each_page_size_has_its_kind_and_unit(void **state)
 {

@@ -1,5 +1,5 @@
 /*
- * Cache and TLB geometry (pmu/cpu/cache.c) over the real CPUID dumps of
+ * Cache and TLB geometry (cpu/cache.c) over the real CPUID dumps of
  * tests/fixtures/cpuid-real/.
  *
  * Every CPU block of every dump that has leaf 04H (Intel) or Fn8000_001D
@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmu/cpu/cache.h"
-#include "pmu/cpu/cpu.h"
+#include "cpu/cache.h"
+#include "cpu/cpu.h"
 #include "lib/out.h"
 #include "tests/unit/identify_dump_load.h"
 #include "tests/unit/record_asserts.h"

@@ -19,8 +19,8 @@
 #include "pmu/count/count.h"
 #include "pmu/count/msr_save.h"
 #include "pmu/count/pmu_model.h"
-#include "pmu/cpu/cpu.h"
-#include "pmu/cpu/uarch.h"
+#include "cpu/cpu.h"
+#include "cpu/uarch.h"
 
 #include "tests/unit/count_test.h"
 #include "tests/unit/identify_dump_load.h"

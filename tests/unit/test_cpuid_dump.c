@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmu/cpu/cpuid_dump.h"
+#include "cpu/cpuid_dump.h"
 
 #define CAP 512
 

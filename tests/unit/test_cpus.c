@@ -12,8 +12,8 @@
 #include <string.h>
 #include <stdio.h>
 
-#include "pmu/cpu/topo.h"
-#include "pmu/cpu/uarch.h"
+#include "cpu/topo.h"
+#include "cpu/uarch.h"
 #include "run/config.h"
 #include "run/cpus.h"
 #include "tests/fake/cpus_fake.h"
@@ -21,7 +21,7 @@
 #include "tests/fake/mp_fake.h"
 #include "tests/fake/capture.h"
 #include "run/run.h"
-#include "kernel/firmware.h"
+#include "platform/firmware.h"
 
 static struct topology topo;
 

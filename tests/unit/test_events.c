@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "events/events.h"
-#include "pmu/cpu/uarch.h"
+#include "cpu/uarch.h"
 
 #define MAX_SEED_EVENTS 128
 #define MAX_LINES 2048
@@ -376,7 +376,7 @@ static void seed_ibs(void **state)
 
 /* ---- the tables ---- */
 
-/* Every set: the keys identification may map CPUs to (pmu/cpu/uarch.h: tools/gen_uarch.py's list,
+/* Every set: the keys identification may map CPUs to (cpu/uarch.h: tools/gen_uarch.py's list,
  * read from events/sets.csv, the one table of keys), each with a set here, in the same order and
  * the same encoding, and nothing more. */
 static void every_key_has_a_set(void **state)

@@ -1,5 +1,5 @@
 /*
- * The exception-fixup table (kernel/fixup.c): self-relative entries as
+ * The exception-fixup table (platform/fixup.c): self-relative entries as
  * EX_ENTRY emits them, lookup, and the table check the self-test runs.
  */
 #include <stdarg.h>
@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "kernel/fixup.h"
+#include "platform/fixup.h"
 
 /*
  * Two fake "instructions" and their fixups, and a two-entry table built by

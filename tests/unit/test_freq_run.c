@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/firmware.h"
+#include "platform/firmware.h"
 #include "lib/x86/cpuid.h"
 #include "lib/x86/msr_intel.h"
 #include "pmu/count/count.h"

@@ -1,4 +1,4 @@
-/* lib/http.c: upload URLs, the request head byte for byte, and the response parser on canned bytes. */
+/* net/http.c: upload URLs, the request head byte for byte, and the response parser on canned bytes. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -6,7 +6,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "lib/http.h"
+#include "net/http.h"
 
 static bool url(const char *s, struct http_url *u, char *why)
 {

@@ -22,7 +22,7 @@
 #include "tests/unit/identify_dump_load.h"
 #include "run/config.h"
 #include "run/ibs_stage.h"
-#include "pmu/cpu/cpu.h"
+#include "cpu/cpu.h"
 #include "pmu/caps/pmu_caps.h"
 #include "tests/unit/test_ibs_fake.h"
 

@@ -16,9 +16,9 @@
 #include "tests/fake/capture.h"
 #include "tests/fake/hw_fake.h"
 #include "lib/record.h"
-#include "pmu/cpu/cpu.h"
+#include "cpu/cpu.h"
 #include "pmu/caps/pmu_caps.h"
-#include "pmu/cpu/uarch.h"
+#include "cpu/uarch.h"
 #include "events/events.h"
 #include "tests/unit/identify_dump_load.h"
 

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmu/cpu/cpu.h"
+#include "cpu/cpu.h"
 #include "lib/record.h"
 #include "pmu/caps/pmu_caps.h"
 #include "tests/fake/capture.h"

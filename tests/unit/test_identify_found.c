@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pmu/cpu/cpu.h"
-#include "pmu/cpu/topo.h"
+#include "cpu/cpu.h"
+#include "cpu/topo.h"
 #include "pmu/caps/pmu_caps.h"
 #include "tests/unit/identify_dump_load.h"
 

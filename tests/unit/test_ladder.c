@@ -19,7 +19,7 @@
 #include "bench/ladder.h"
 #include "bench/kernels.h"
 #include "bench/suite_sweep_int.h"
-#include "pmu/cpu/cache.h"
+#include "cpu/cache.h"
 #include "tests/unit/identify_dump_load.h"
 #include "tests/unit/record_asserts.h"
 #include "tests/unit/suite_test.h"

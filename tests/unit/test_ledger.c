@@ -5,7 +5,7 @@
  * event's count, APERF/MPERF against a learned or pinned reference, thermal
  * and package log bits, the window's NMIs), the log bits cleared at init
  * being only those CPUID enumerates, FREEZE_WHILE_SMM as read inside the
- * windows, the verdict in words, and the records.  Also kernel/window.c's
+ * windows, the verdict in words, and the records.  Also platform/window.c's
  * poll, which lets a window be judged before it is left.
  */
 #include <stdarg.h>
@@ -16,8 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/nmi.h"
-#include "kernel/window.h"
+#include "platform/nmi.h"
+#include "platform/window.h"
 #include "lib/record.h"
 #include "lib/x86/cpuid.h"
 #include "lib/x86/msr_intel.h"
@@ -543,7 +543,7 @@ static void verdict_text_joins_and_fits(void **state)
 	assert_string_equal(ledger_source_name(LEDGER_PACKAGE_THERMAL), "package_thermal");
 }
 
-/* kernel/window.c: a poll brings the NMI count up to date while the window stays open. */
+/* platform/window.c: a poll brings the NMI count up to date while the window stays open. */
 static void window_poll_reads_before_leaving(void **state)
 {
 	(void)state;

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "pmu/cpu/uarch.h"
+#include "cpu/uarch.h"
 #include "pmu/metrics/metrics.h"
 #include "tests/unit/nomem_test.h"
 

@@ -1,5 +1,5 @@
 /*
- * The readable screen's top-down column (boot/screen_state.c, image-only, compiled in here): fed a bench
+ * The readable screen's top-down column (output/screen_state.c, image-only, compiled in here): fed a bench
  * record and the metrics record after it, the variant's row shows the level 1 nodes in whole percent, in the
  * record's order, and the level 2 node with the most; a null node shows as "-"; without a metrics record
  * there is no column.
@@ -16,8 +16,8 @@
 /* Image code built here at -O2, where gcc warns of truncation the image's -Os build does not: the fixed
  * buffers' cutting is intended (a long name is shown cut). */
 #pragma GCC diagnostic ignored "-Wformat-truncation"
-#include "boot/screen_json.c"
-#include "boot/screen_state.c"
+#include "output/screen_json.c"
+#include "output/screen_state.c"
 
 static void feed(const char *line)
 {

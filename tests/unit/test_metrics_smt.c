@@ -19,8 +19,8 @@
 
 #include "bench/suite.h"
 #include "pmu/count/count.h"
-#include "pmu/cpu/topo.h"
-#include "pmu/cpu/uarch.h"
+#include "cpu/topo.h"
+#include "cpu/uarch.h"
 #include "pmu/metrics/metrics.h"
 #include "tests/fake/arena_fake.h"
 #include "tests/fake/capture.h"

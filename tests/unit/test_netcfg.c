@@ -1,4 +1,4 @@
-/* lib/netcfg.c and lib/dhcp.c: which config files a network boot asks for, in which order, and the DHCP answer. */
+/* net/netcfg.c and net/dhcp.c: which config files a network boot asks for, in which order, and the DHCP answer. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -6,8 +6,8 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "lib/dhcp.h"
-#include "lib/netcfg.h"
+#include "net/dhcp.h"
+#include "net/netcfg.h"
 
 static const uint8_t mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0xab };
 

@@ -1,11 +1,11 @@
-/* NMI dispatch (kernel/nmi.c): every callback runs, claims are counted, a stray NMI is survived. */
+/* NMI dispatch (platform/nmi.c): every callback runs, claims are counted, a stray NMI is survived. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "kernel/nmi.h"
+#include "platform/nmi.h"
 
 struct src {
 	unsigned calls;

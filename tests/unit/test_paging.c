@@ -1,5 +1,5 @@
 /*
- * Page tables (kernel/paging.c) on fake physical memory: a firmware-like
+ * Page tables (platform/paging.c) on fake physical memory: a firmware-like
  * hierarchy with a 1 GiB page, 2 MiB pages and a 4 KiB table; an identity
  * range remapped with 4 KiB and with 2 MiB pages in a clone; everything
  * else translating exactly as before; the firmware's tables untouched.
@@ -11,7 +11,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "kernel/paging.h"
+#include "platform/paging.h"
 
 #define POOL 64
 #define PHYS_BASE 0x7000000000ull	/* where the fake table pages "live" physically */

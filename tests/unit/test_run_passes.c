@@ -19,13 +19,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/firmware.h"
+#include "platform/firmware.h"
 #include "lib/record.h"
 #include "lib/x86/cpuid.h"
 #include "lib/x86/msr_intel.h"
 #include "pmu/count/count.h"
 #include "pmu/count/msr_save.h"
-#include "pmu/cpu/uarch.h"
+#include "cpu/uarch.h"
 #include "run/run.h"
 #include "tests/fake/arena_fake.h"
 #include "tests/fake/capture.h"

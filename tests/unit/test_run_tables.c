@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "events/events.h"
-#include "kernel/firmware.h"
+#include "platform/firmware.h"
 #include "lib/heap.h"
 #include "lib/x86/cpuid.h"
 #include "lib/x86/msr_intel.h"

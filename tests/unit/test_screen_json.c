@@ -1,5 +1,5 @@
 /*
- * The screen's JSON field reader (boot/screen_json.c, image-only, compiled in here): every accessor on
+ * The screen's JSON field reader (output/screen_json.c, image-only, compiled in here): every accessor on
  * real records, and on malformed and hostile text.  Each text is held in a heap block of exactly its
  * length (tests/unit/screen_lines.h), so the ASan build of this test (build/asan/tests, run by
  * tests/host/test_sanitizers.py) reports any read past the length the reader was given; a malformed
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "boot/screen_json.c"
+#include "output/screen_json.c"
 #include "tests/unit/screen_lines.h"
 #include "tests/unit/screen_records.h"
 

@@ -1,5 +1,5 @@
 /*
- * The readable screen's model (boot/screen_state.c, image-only, compiled in here) fed real record lines
+ * The readable screen's model (output/screen_state.c, image-only, compiled in here) fed real record lines
  * (tests/unit/screen_records.h, tests/fixtures/captures): the header lines, the rows with their figures
  * and check status, and the counts the summary shows, for a whole run on one processor and on two; the
  * row table overflowing; a record cut in the middle; records after the run's end; the hostile captures.
@@ -18,8 +18,8 @@
 /* Image code built here at -O2, where gcc warns of truncation the image's -Os build does not: the fixed
  * buffers' cutting is intended (a long name is shown cut). */
 #pragma GCC diagnostic ignored "-Wformat-truncation"
-#include "boot/screen_json.c"
-#include "boot/screen_state.c"
+#include "output/screen_json.c"
+#include "output/screen_state.c"
 #include "tests/unit/screen_lines.h"
 #include "tests/unit/screen_records.h"
 
@@ -290,7 +290,7 @@ static void errors_and_an_end_with_errors(void **state)
 	assert_string_equal(ssp->end_status, "error");
 }
 
-/* kernel/metal/runtime.c's fault record: a fault the self-test asked for is shown apart, not as an error. */
+/* platform/metal/runtime.c's fault record: a fault the self-test asked for is shown apart, not as an error. */
 static void faults_of_the_run(void **state)
 {
 	(void)state;

@@ -1,4 +1,4 @@
-/* The self-test list option and the `selftest` record (kernel/selftest_common.c). */
+/* The self-test list option and the `selftest` record (platform/selftest_common.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "tests/fake/capture.h"
-#include "kernel/selftest.h"
+#include "platform/selftest.h"
 
 static void parse_lists(void **state)
 {

@@ -6,7 +6,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "lib/smbios.h"
+#include "fwtables/smbios.h"
 
 static size_t add(uint8_t *t, size_t at, const void *bytes, size_t n)
 {

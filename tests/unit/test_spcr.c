@@ -6,7 +6,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "lib/spcr.h"
+#include "fwtables/spcr.h"
 
 #define SPCR_LEN_REV2 80
 #define SPCR_LEN_REV4 88

@@ -1,5 +1,5 @@
 /*
- * The spool (boot/spool.c, image-only, compiled in here): while another processor runs a measuring pass,
+ * The spool (output/spool.c, image-only, compiled in here): while another processor runs a measuring pass,
  * the sinks that call firmware (screen, results file) are swapped for a buffer and the UART (any_cpu)
  * stays live; spool_end replays every held line, in order, to the sinks that did not see it, and says
  * how many did not fit.  The real output table (lib/out.c) is used; the firmware's page allocator is
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "boot/spool.c"
+#include "output/spool.c"
 
 /* ---- the firmware's page allocator ---- */
 

@@ -23,7 +23,7 @@
 #include "bench/harness.h"
 #include "bench/kernels.h"
 #include "bench/observer.h"
-#include "kernel/calib.h"
+#include "platform/calib.h"
 #include "bench/select.h"
 #include "events/events.h"
 #include "lib/x86/cpuid.h"
@@ -514,7 +514,7 @@ static void calibrated_ticks_and_the_bracket(void **state)
 	assert_int_equal(r.cycles.median, 2 * TICKS_PER_ITER_MILLI);
 	assert_int_equal(r.calibration.ppm, 2000000);
 
-	/* The harness's own calibration on kernel/calib.asm: one add per fake tick, every run alike. */
+	/* The harness's own calibration on platform/calib.asm: one add per fake tick, every run alike. */
 	struct bench_calibration c;
 	assert_true(bench_calibrate(&s, window, &c));
 	assert_int_equal(c.source, BENCH_CALIB_HARNESS);

@@ -1,5 +1,5 @@
 /*
- * TSC arithmetic (kernel/tsc_math.c): 128-bit mul-div, CPUID 15h/16h
+ * TSC arithmetic (platform/tsc_math.c): 128-bit mul-div, CPUID 15h/16h
  * figures, a measurement against a fake reference clock (with wrap and a
  * dead clock), combining samples, choosing between figures, the add-chain
  * ratio, and the `timing` record.
@@ -13,7 +13,7 @@
 
 #include "tests/fake/capture.h"
 #include "tests/fake/hw_fake.h"
-#include "kernel/tsc_math.h"
+#include "platform/tsc_math.h"
 #include "lib/record.h"
 
 static void muldiv_is_exact_beyond_64_bits(void **state)

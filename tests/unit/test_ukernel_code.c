@@ -7,7 +7,7 @@
 
 #include "bench/ukernel_code.h"
 #include "bench/kernels.h"
-#include "kernel/guard.h"
+#include "platform/guard.h"
 
 static struct ukernel k;
 

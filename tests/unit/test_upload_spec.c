@@ -1,4 +1,4 @@
-/* lib/upload_spec.c (the upload= option) and lib/retry.c (when an upload is tried again). */
+/* net/upload_spec.c (the upload= option) and net/retry.c (when an upload is tried again). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -6,8 +6,8 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "lib/retry.h"
-#include "lib/upload_spec.h"
+#include "net/retry.h"
+#include "net/upload_spec.h"
 
 static bool parse(const char *v, struct upload_spec *s, char *why)
 {

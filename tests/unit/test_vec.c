@@ -1,5 +1,5 @@
 /*
- * kernel/vec.c against the fake CPU: which XCR0 the run sets (CPUID.0DH's
+ * platform/vec.c against the fake CPU: which XCR0 the run sets (CPUID.0DH's
  * supported mask, AVX, AVX-512F), CR4.OSXSAVE set only where XSAVE exists,
  * nothing touched without it nor where QEMU's TCG would hang on the CR4 write
  * (-cpu Opteron_G4/G5, issue 30), a refused XSETBV, and the restore (XCR0 back
@@ -13,7 +13,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "kernel/vec.h"
+#include "platform/vec.h"
 #include "tests/fake/hw_fake.h"
 
 #define CR4_FIRMWARE 0x668ull	/* OSFXSR, OSXMMEXCPT and a few others, as EDK2 leaves it: no OSXSAVE */
@@ -24,7 +24,7 @@ static void cpu(uint32_t ecx1, uint32_t ebx7, uint64_t supported)
 {
 	fake_reset();
 	fake_cpuid_set(CPUID_LEAF_VENDOR, 0, CPUID_LEAF_XSAVE, 0, 0, 0);
-	/* CPUID.01H:ECX.OSXSAVE follows CR4 on a real CPU; kernel/vec.c never reads it, vec_extensions does. */
+	/* CPUID.01H:ECX.OSXSAVE follows CR4 on a real CPU; platform/vec.c never reads it, vec_extensions does. */
 	fake_cpuid_set(CPUID_LEAF_SIGNATURE, 0, 0, 0, ecx1, 0);
 	fake_cpuid_set(CPUID_LEAF_EXT_FEATURES, 0, 0, ebx7, 0, 0);
 	fake_cpuid_set(CPUID_LEAF_XSAVE, 0, (uint32_t)supported, 0, 0, (uint32_t)(supported >> 32));

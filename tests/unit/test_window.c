@@ -1,5 +1,5 @@
 /*
- * The interrupts-off window (kernel/window.c) against the fake CPU's register file:
+ * The interrupts-off window (platform/window.c) against the fake CPU's register file:
  * every source masked after cli, each register restored bit for bit in the
  * right order, xAPIC and x2APIC, TSC-deadline and one-shot timers, SMI and
  * NMI bookkeeping, refusal to nest.
@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "tests/fake/hw_fake.h"
-#include "kernel/apic.h"
-#include "kernel/nmi.h"
-#include "kernel/window.h"
+#include "platform/apic.h"
+#include "platform/nmi.h"
+#include "platform/window.h"
 
 #define APIC_BASE 0xFEE00000ull
 #define RFLAGS_IF (1ull << 9)
@@ -369,7 +369,7 @@ static void interrupts_turned_on_inside_are_reported(void **state)
 	assert_false(w.if_verified_clear);
 }
 
-/* The wake-up NMI of a parked processor (kernel/metal/ap.c): to another APIC ID, destination before command. */
+/* The wake-up NMI of a parked processor (platform/metal/ap.c): to another APIC ID, destination before command. */
 static void nmi_ipi_goes_to_the_named_processor(void **state)
 {
 	(void)state;

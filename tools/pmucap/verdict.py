@@ -10,7 +10,7 @@
 - PASS: intact, and nothing failed (a skipped or absent check is not a failure).
 
 The image counts a run error in `end.errors` for exactly these records (lib/record.c: rec_error and
-rec_stream_note_error, called by pmu/audit/audit.c, kernel/selftest_common.c, kernel/runtime.c):
+rec_stream_note_error, called by pmu/audit/audit.c, platform/selftest_common.c, platform/runtime.c):
 every `error` record, an `audit` record with status `fail`, a `selftest` record with status `fail`,
 and a `fault` record that ended the run or a processor's pass and was not asked for (`expected`
 false; a user kernel's fault, which names its `kernel`, is not a run error).  A `check` record that

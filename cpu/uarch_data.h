@@ -1,0 +1,32 @@
+/*
+ * cpu/uarch_data.h - the microarchitecture table as tools/gen_uarch.py
+ * generates it from cpu/uarch.csv, cpu/uarch_notes.csv and
+ * events/sets.csv into $(B)/gen/uarch_table.c.  Private to cpu/uarch.c
+ * (everyone else uses cpu/uarch.h).  Strings are offsets into
+ * uarch_strings, so the tables hold no pointers.
+ */
+#ifndef PMUBOOT_CPU_UARCH_DATA_H
+#define PMUBOOT_CPU_UARCH_DATA_H
+
+#include "lib/libc.h"
+#include "cpu/uarch.h"
+
+/* An event set of events/sets.csv, in that file's order: its index is the set's id. */
+struct uarch_set {
+	uint16_t key;		/* offset of its key */
+	bool amd;		/* an AMD set (events/sets.csv vendor) */
+};
+
+extern const struct uarch_set uarch_sets[];
+extern const size_t uarch_sets_count;
+/* Indexed by enum cpu_vendor: the vendor's family-level fallback set, or UARCH_NO_EVENT_SET. */
+extern const uint8_t uarch_fallback_sets[];
+/* Offsets of the notes' texts; a descriptor's note n > 0 is uarch_notes[n - 1]. */
+extern const uint16_t uarch_notes[];
+extern const size_t uarch_notes_count;
+extern const struct uarch_desc uarch_descs[];
+extern const struct uarch_row uarch_rows[];
+extern const size_t uarch_rows_count;
+extern const char uarch_strings[];
+
+#endif

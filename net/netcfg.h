@@ -1,0 +1,42 @@
+/*
+ * net/netcfg.h - which config files a network-booted image asks its boot
+ * server for, in order.
+ *
+ * A machine loaded over the network reads its options from the server it
+ * was loaded from, from the directory of its boot file: first
+ * pmuboot-<SMBIOS system UUID>.cfg, then pmuboot-<MAC>.cfg, then
+ * pmuboot.cfg; the first that exists is used (docs/lab.md).  One spelling
+ * of each, since TFTP names are case-sensitive: the UUID in lower-case hex
+ * with dashes (fwtables/smbios.h), the MAC as twelve lower-case hex digits with
+ * no separators.  Pure text: boot/config_read.c fetches the files.
+ */
+#ifndef PMUBOOT_NET_NETCFG_H
+#define PMUBOOT_NET_NETCFG_H
+
+#include "lib/libc.h"
+
+#define NETCFG_NAMES 3
+#define NETCFG_NAME_MAX 160
+#define NETCFG_MAC_MAX 32	/* bytes of a hardware address (UEFI EFI_MAC_ADDRESS) */
+
+struct netcfg_try {
+	const char *kind;		/* "uuid", "mac", "default" */
+	char name[NETCFG_NAME_MAX];	/* the path asked for; "" when skipped */
+	const char *skipped;		/* why this one is not asked for, or NULL */
+};
+
+/*
+ * The three names in the order they are tried.  dir: the boot file's
+ * directory ("" or ending in '/', netcfg_dir); uuid: the canonical text or
+ * NULL when the machine has none; mac: its bytes (mac_len 0: unknown).
+ */
+void netcfg_names(const char *dir, const char *uuid, const uint8_t *mac, size_t mac_len,
+		  struct netcfg_try out[NETCFG_NAMES]);
+
+/* The directory part of a boot file path, separator kept: "pxe/BOOTX64.EFI" -> "pxe/", "BOOTX64.EFI" -> "". */
+size_t netcfg_dir(const char *boot_file, char *out, size_t cap);
+
+/* A MAC as text: "52:54:00:12:34:56" with sep ':', "525400123456" with sep 0. */
+void netcfg_mac_text(const uint8_t *mac, size_t mac_len, char sep, char *out, size_t cap);
+
+#endif

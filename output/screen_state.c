@@ -1,0 +1,480 @@
+/* output/screen_state.c - see screen_state.h.  One handler per record type the screen shows. */
+#include "output/screen_state.h"
+#include "output/screen_json.h"
+#include "bench/kernels.h"
+#include "bench/select.h"
+#include "platform/activity.h"
+
+struct screen_state *ssp;
+
+/*
+ * A field of record o as text, in the caller's char tmp[6][SS_LINE]: each
+ * use in a function takes the next of the six buffers, so up to six can be
+ * passed to one snprintf.
+ */
+#define T(path) sj_text(o, path, tmp[__COUNTER__ % 6], sizeof(tmp[0]))
+
+/* True when the comma-separated list already holds word. */
+static bool list_has(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *p = list; *p;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len == n && !strncmp(p, word, n))
+			return true;
+		p = end ? end + (end[1] == ' ' ? 2 : 1) : p + len;	/* ", " between items */
+	}
+	return false;
+}
+
+/* Appends ", word" (or "word") to a fixed buffer, marking a cut with "...". */
+static void list_add(char *list, size_t cap, const char *word)
+{
+	size_t k = strlen(list);
+	if (k + 4 >= cap)
+		return;
+	if (k + strlen(word) + 6 >= cap) {
+		snprintf(list + k, cap - k, "%s...", k ? ", " : "");
+		list[cap - 1] = 0;
+		return;
+	}
+	snprintf(list + k, cap - k, "%s%s", k ? ", " : "", word);
+}
+
+static void on_begin(const struct sj *o)
+{
+	char tmp[6][SS_LINE];
+	snprintf(ssp->title, sizeof(ssp->title), "pmuboot %s (build %s)", T("version"), T("build"));
+	const char *file = T("results.file");
+	if (file[0])
+		snprintf(ssp->saved, sizeof(ssp->saved), "%s on the boot medium", file);
+	else
+		snprintf(ssp->saved, sizeof(ssp->saved), "not saved: %s", T("results.why"));
+}
+
+static void on_platform(const struct sj *o)
+{
+	char tmp[6][SS_LINE];
+	const char *cpus = T("cpus");
+	snprintf(ssp->machine, sizeof(ssp->machine), "%s %s, %s MiB, %s CPU%s%s", T("smbios.system_manufacturer"),
+		 T("smbios.system_product"), T("memory_mib"), cpus[0] && strcmp(cpus, "null") ? cpus : "?",
+		 strcmp(cpus, "1") ? "s" : "", sj_is(o, "secure_boot", "true") ? ", Secure Boot on" : "");
+}
+
+/* The CPU block shows the first processor identified (the boot one); a pass elsewhere has its own line in Passes. */
+static void on_cpu(const struct sj *o)
+{
+	char tmp[6][SS_LINE];
+	if (ssp->cpu[0])
+		return;
+	snprintf(ssp->cpu, sizeof(ssp->cpu), "%s family %s model %s stepping %s, %s", T("vendor_string"), T("family"),
+		 T("model"), T("stepping"), T("brand"));
+	const char *mc = T("microcode");
+	snprintf(ssp->cpu2, sizeof(ssp->cpu2), "%s, microcode %s%s%s", T("uarch"), mc[0] && strcmp(mc, "null") ? mc : "unknown",
+		 sj_is(o, "hypervisor", "true") ? ", under " : "", sj_is(o, "hypervisor", "true") ? T("hypervisor_name") : "");
+}
+
+/* "48K", "2M", "37.5M": short sizes for the one screen line. */
+static void short_size(char *buf, size_t cap, uint64_t b)
+{
+	if (b >= 1024 * 1024 && b % (1024 * 1024) == 0)
+		snprintf(buf, cap, "%lluM", (unsigned long long)(b >> 20));
+	else if (b >= 1024 * 1024)
+		snprintf(buf, cap, "%llu.%lluM", (unsigned long long)(b >> 20),
+			 (unsigned long long)((b & 0xfffff) * 10 >> 20));
+	else
+		snprintf(buf, cap, "%lluK", (unsigned long long)(b >> 10));
+}
+
+/* One line for the cache record (the first: the boot processor's, or the first pass's). */
+static void on_cache(const struct sj *o)
+{
+	char tmp[6][SS_LINE], sz[24];
+	struct sj levels, lv;
+	size_t k = 0;
+	if (ssp->cache[0])
+		return;
+	if (!sj_get(o, "levels", &levels) || !sj_count(&levels)) {
+		snprintf(ssp->cache, sizeof(ssp->cache), "not known: %s", T("why"));
+		return;
+	}
+	for (size_t i = 0; sj_element(&levels, i, &lv) && k < sizeof(ssp->cache); i++) {
+		char lt[6][SS_LINE];
+		const char *type = sj_text(&lv, "type", lt[0], sizeof(lt[0]));
+		uint64_t size = 0;
+		const char *s = sj_text(&lv, "size", lt[1], sizeof(lt[1]));
+		if (!lc_parse_u64(s, strlen(s), &size))
+			continue;
+		short_size(sz, sizeof(sz), size);
+		k += (size_t)snprintf(ssp->cache + k, sizeof(ssp->cache) - k, "%sL%s%s %s %s-way", k ? ", " : "",
+				      sj_text(&lv, "level", lt[2], sizeof(lt[2])),
+				      !strcmp(type, "data") ? "d" : !strcmp(type, "instruction") ? "i" : "", sz,
+				      sj_text(&lv, "ways", lt[3], sizeof(lt[3])));
+	}
+}
+
+static void on_timing(const struct sj *o)
+{
+	char tmp[6][SS_LINE];
+	uint64_t hz = 0;
+	struct sj cpu;
+	const char *s = T("tsc_hz");
+	if (sj_get(o, "cpu", &cpu))
+		return;	/* a pass's own calibration: the TSC is the run's */
+	if (!lc_parse_u64(s, strlen(s), &hz) || !hz)
+		return;
+	size_t k = strlen(ssp->cpu2);
+	snprintf(ssp->cpu2 + k, sizeof(ssp->cpu2) - k, ", TSC %llu MHz", (unsigned long long)(hz / 1000000));
+}
+
+static void on_pmu(const struct sj *o)
+{
+	char tmp[6][SS_LINE];
+	if (ssp->pmu[0])
+		return;	/* the first pass's; each pass's own is in its pmu record */
+	if (!sj_is(o, "present", "true")) {
+		snprintf(ssp->pmu, sizeof(ssp->pmu), "none: %s", T("absent_reason"));
+		return;
+	}
+	snprintf(ssp->pmu, sizeof(ssp->pmu), "%s version %s: %s general counters x %s bits, %s fixed", T("kind"),
+		 T("version"), T("gp.count"), T("gp.width"), T("fixed.count"));
+}
+
+static void on_ibs(const struct sj *o)
+{
+	char tmp[6][SS_LINE];
+	if (ssp->ibs[0])
+		return;	/* one per variant when IBS is used: the first says enough */
+	if (sj_is(o, "available", "true"))
+		snprintf(ssp->ibs, sizeof(ssp->ibs), "sampling beside each benchmark");
+	else
+		snprintf(ssp->ibs, sizeof(ssp->ibs), "not used: %s", T("reason"));
+}
+
+/* Figures to run: split variants once per arena (bench/suite.c runs them so). */
+static void on_bench_setup(const struct sj *o)
+{
+	static bool sel[SS_ROWS];
+	struct sj arenas;
+	size_t narenas = sj_get(o, "arenas", &arenas) ? sj_count(&arenas) : 1;
+	size_t n = bench_def_count();
+	char tmp[6][SS_LINE];
+	uint64_t v = 0;
+	const char *s = T("variants");
+
+	ssp->variants = lc_parse_u64(s, strlen(s), &v) ? (unsigned)v : 0;
+	ssp->bench_total = ssp->variants;
+	if (n <= SS_ROWS && ssp->cfg && bench_select(ssp->cfg->bench, sel, NULL, NULL)) {
+		ssp->bench_total = 0;
+		for (size_t i = 0; i < n; i++)
+			if (sel[i] && bench_def_ladder(bench_def_at(i)) == BENCH_LADDER_NONE)
+				ssp->bench_total += bench_def_at(i)->per_arena ? (unsigned)(narenas ? narenas : 1) : 1;
+		/* The memory ladder's variants are made at run time: bench_setup.ladder says how many. */
+		static const char *const kinds[] = { "ladder.latency.points", "ladder.tlb.points", "ladder.bandwidth.points" };
+		for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
+			const char *pts = T(kinds[i]);
+			if (lc_parse_u64(pts, strlen(pts), &v))
+				ssp->bench_total += (unsigned)v;
+		}
+	}
+}
+
+#define SS_WHO 12	/* "4294967295:" */
+
+/* "3:" when several processors are measured and the record is one processor's, else "". */
+static const char *who_of(const struct sj *o, char who[SS_WHO])
+{
+	char n[SS_WHO];
+	sj_text(o, "cpu.n", n, sizeof(n));
+	who[0] = 0;
+	if (ssp->multi && n[0] && strcmp(n, "null"))
+		snprintf(who, SS_WHO, "%.*s:", SS_WHO - 2, n);
+	return who;
+}
+
+/* The row's name: [cpu:]kernel.variant[ @arena]. */
+static void row_name(const struct sj *o, char name[SS_NAME])
+{
+	char tmp[6][SS_LINE], who[SS_WHO];
+	const char *arena = T("arena");
+	snprintf(name, SS_NAME, "%s%s.%s%s%s", who_of(o, who), T("kernel"), T("variant"),
+		 arena[0] && strcmp(arena, "null") ? " @" : "", arena[0] && strcmp(arena, "null") ? arena : "");
+}
+
+/* The row called name, made when new; NULL when the table is full (the caller counts what is dropped). */
+static struct ss_row *row_named(const char *name)
+{
+	for (unsigned i = ssp->nrows; i-- > 0;)
+		if (!strcmp(ssp->rows[i].name, name))
+			return &ssp->rows[i];
+	if (ssp->nrows == SS_ROWS)
+		return NULL;
+	struct ss_row *r = &ssp->rows[ssp->nrows++];
+	memset(r, 0, sizeof(*r));
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	return r;
+}
+
+static struct ss_row *row_for(const struct sj *o)
+{
+	char name[SS_NAME];
+	row_name(o, name);
+	return row_named(name);
+}
+
+static void on_bench(const struct sj *o)
+{
+	char tmp[6][SS_LINE];
+	struct ss_row *r = row_for(o);
+	ssp->bench_done++;
+	const char *k = T("kernel");
+	/* Kernels run one after another (and again on each processor): list each once. */
+	if (strcmp(ssp->last_kernel, k) && !list_has(ssp->kernels, k)) {
+		snprintf(ssp->last_kernel, sizeof(ssp->last_kernel), "%s", k);
+		list_add(ssp->kernels, sizeof(ssp->kernels), k);
+	}
+	if (!r) {
+		ssp->rows_dropped++;	/* one bench record per row */
+		return;
+	}
+	snprintf(ssp->bench_last, sizeof(ssp->bench_last), "%s", r->name);
+	/* A figure that could not be measured stably is never shown as a plain one (docs/benchmarks.md). */
+	const char *unstable = T("unstable");
+	bool shaky = unstable[0] && strcmp(unstable, "null");
+	ssp->bench_unstable += shaky;
+	/* A cycles figure the audit refused is not printed (the bench record's cycles_invalid says why). */
+	const char *refused = T("cycles_invalid");
+	if (refused[0] && strcmp(refused, "null"))
+		snprintf(r->cycles, sizeof(r->cycles), "invalid");
+	else
+		snprintf(r->cycles, sizeof(r->cycles), "%s%s", T("cycles.median"), shaky ? "~" : "");
+	const char *pen = T("penalty.median");
+	if (pen[0] && strcmp(pen, "null"))
+		snprintf(r->penalty, sizeof(r->penalty), "%s%s", pen[0] == '-' ? "" : "+", pen);
+}
+
+/* Far above any share in percent, and low enough that v * 10 + 9 cannot overflow a long. */
+#define WHOLE_MAX 100000000L
+
+/* A record's "12.345" as whole percent, rounded; -1 for null or anything else (1e999, a 30-digit number). */
+static long whole(const char *s)
+{
+	long v = 0, neg = *s == '-', up = 0;
+	if (neg)
+		s++;
+	if (!lc_isdigit((unsigned char)*s))
+		return -1;
+	while (lc_isdigit((unsigned char)*s)) {
+		if (v > WHOLE_MAX)
+			return -1;
+		v = v * 10 + (*s++ - '0');
+	}
+	if (*s == '.') {
+		up = s[1] >= '5' && s[1] <= '9';
+		for (s++; lc_isdigit((unsigned char)*s); s++)
+			;
+	}
+	if (*s)
+		return -1;
+	v += up;
+	return neg ? -v : v;
+}
+
+/* The top-down column: the level 1 nodes in percent, and the level 2 node with the most ("25/18/27/30 Memory_Bound 60"). */
+static void on_metrics(const struct sj *o)
+{
+	char tmp[6][SS_LINE], key[64], path[80];
+	struct sj levels, lv;
+	struct ss_row *r = row_for(o);
+	long best = -1;
+	char best_name[32] = "";
+	size_t len = 0;
+
+	if (!r || !sj_get(o, "levels", &levels))
+		return;
+	ssp->topdown = true;
+	r->topdown[0] = 0;
+	for (size_t i = 0; i < sj_count(&levels) && sj_member(&levels, i, key, sizeof(key), &lv); i++) {
+		snprintf(path, sizeof(path), "values.%s", key);
+		long v = whole(T(path));
+		if (lv.len == 1 && lv.p[0] == '1') {
+			len += (size_t)snprintf(r->topdown + len, len < sizeof(r->topdown) ? sizeof(r->topdown) - len : 0,
+						"%s", len ? "/" : "");
+			if (len < sizeof(r->topdown))
+				len += (size_t)snprintf(r->topdown + len, sizeof(r->topdown) - len, v < 0 ? "-" : "%ld", v);
+		} else if (v > best) {
+			best = v;
+			snprintf(best_name, sizeof(best_name), "%.*s", (int)sizeof(best_name) - 1, key);
+		}
+	}
+	if (best >= 0 && len < sizeof(r->topdown))
+		snprintf(r->topdown + len, sizeof(r->topdown) - len, " %s %ld", best_name, best);
+}
+
+static enum ss_check status_of(const char *s)
+{
+	static const char *const names[] = { [SS_PASS] = "pass", [SS_SKIP] = "skip", [SS_UNSTABLE] = "unstable",
+					      [SS_FAIL] = "fail" };
+	for (size_t i = SS_PASS; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(s, names[i]))
+			return (enum ss_check)i;
+	return SS_NONE;
+}
+
+static void on_check(const struct sj *o)
+{
+	char tmp[6][SS_LINE], name[SS_NAME];
+	row_name(o, name);
+	struct ss_row *r = row_named(name);
+	const char *st = T("status");
+	enum ss_check c = status_of(st);
+
+	ssp->checks[c]++;
+	if (c == SS_SKIP) {
+		const char *why = T("reason");
+		if (!ssp->skip_reason[0])
+			snprintf(ssp->skip_reason, sizeof(ssp->skip_reason), "%s", why);
+		else if (strcmp(ssp->skip_reason, why))
+			ssp->skip_reasons_differ = true;
+	}
+	/* Named in the summary even when its row did not fit in the table. */
+	if (c == SS_FAIL)
+		list_add(ssp->failed, sizeof(ssp->failed), name);
+	if (c == SS_UNSTABLE)
+		list_add(ssp->unstable, sizeof(ssp->unstable), name);
+	if (!r)
+		return;
+	if (c == SS_NONE)
+		snprintf(r->status_text, sizeof(r->status_text), "%s", st);
+	if (c > r->check)
+		r->check = c;
+	if (!strcmp(T("what"), "events")) {
+		size_t k = strlen(r->events);
+		snprintf(r->events + k, sizeof(r->events) - k, "%s%s %s", k ? " " : "", T("role"), T("value"));
+	}
+}
+
+static void add_error(const char *text)
+{
+	if (ssp->nerrors < SS_ERRORS)
+		snprintf(ssp->errors[ssp->nerrors], SS_LINE, "%s", text);
+	ssp->nerrors++;
+}
+
+static void on_error(const struct sj *o)
+{
+	char tmp[6][SS_LINE], e[SS_LINE];
+	snprintf(e, sizeof(e), "%s: %s: %s", T("source"), T("what"), T("message"));
+	add_error(e);
+}
+
+static void on_fault(const struct sj *o)
+{
+	char tmp[6][SS_LINE], e[SS_LINE], who[SS_WHO];
+	struct sj kernel;
+	/* A user kernel's fault (bench/suite_user.c): it is not measured and the run goes on; not a run error. */
+	if (sj_get(o, "kernel", &kernel)) {
+		snprintf(e, SS_NAME, "%s%s", who_of(o, who), T("kernel"));	/* "user.NAME", its bench rows' name */
+		struct ss_row *r = row_named(e);
+		if (r)
+			snprintf(r->cycles, sizeof(r->cycles), "fault");
+		return;
+	}
+	/* A fault a self-test asks for is shown apart: it is not a run error. */
+	snprintf(e, sizeof(e), "%s at %s during %s", T("name"), T("rip"), T("activity"));
+	if (sj_is(o, "expected", "true")) {
+		if (!ssp->nexpected++)
+			snprintf(ssp->expected, sizeof(ssp->expected), "%s", e);
+		return;
+	}
+	snprintf(e, sizeof(e), "fault: %s at %s during %s", T("name"), T("rip"), T("activity"));
+	add_error(e);
+}
+
+static void on_selftest(const struct sj *o)
+{
+	if (sj_is(o, "status", "\"pass\""))
+		ssp->selftests_pass++;
+	else if (sj_is(o, "status", "\"fail\""))
+		ssp->selftests_fail++;
+}
+
+/* The self-audit's checks: tallied, the failed ones listed with the counter they name. */
+static void on_audit(const struct sj *o)
+{
+	char tmp[6][SS_LINE], item[48];
+	if (sj_is(o, "status", "\"pass\""))
+		ssp->audit_pass++;
+	else if (sj_is(o, "status", "\"absent\""))
+		ssp->audit_absent++;
+	else if (sj_is(o, "status", "\"fail\"")) {
+		ssp->audit_fail++;
+		const char *counter = T("counter");
+		snprintf(item, sizeof(item), "%s%s%s", T("check"), strcmp(counter, "null") ? " " : "",
+			 strcmp(counter, "null") ? counter : "");
+		list_add(ssp->audit_failed, sizeof(ssp->audit_failed), item);
+	}
+}
+
+static void on_topology(const struct sj *o)
+{
+	char tmp[6][SS_LINE];
+	uint64_t v = 0;
+	const char *s = T("chosen_count");
+	ssp->multi = lc_parse_u64(s, strlen(s), &v) && v > 1;
+}
+
+/* "1 fault": how each processor's pass ended. */
+static void on_pass(const struct sj *o)
+{
+	char tmp[6][SS_LINE], item[48];
+	const char *expected = T("expected_because");
+	snprintf(item, sizeof(item), "%s %s%s", T("cpu.n"), T("outcome"),
+		 expected[0] && strcmp(expected, "null") ? " (expected)" : "");
+	list_add(ssp->passes, sizeof(ssp->passes), item);
+}
+
+static void on_end(const struct sj *o)
+{
+	char tmp[6][SS_LINE];
+	const char *status = T("status");
+	snprintf(ssp->end_status, sizeof(ssp->end_status), "%s", status[0] ? status : "?");
+}
+
+static const struct {
+	const char *type;
+	void (*fn)(const struct sj *o);
+} handlers[] = {
+	{ "begin", on_begin },	 { "platform", on_platform },	{ "cpu", on_cpu },	   { "timing", on_timing },
+	{ "cache", on_cache },
+	{ "pmu", on_pmu },	 { "ibs", on_ibs },		{ "bench_setup", on_bench_setup },
+	{ "bench", on_bench },	 { "check", on_check },		{ "error", on_error },	   { "fault", on_fault },
+	{ "selftest", on_selftest }, { "end", on_end },		{ "topology", on_topology }, { "pass", on_pass },
+	{ "audit", on_audit },	 { "metrics", on_metrics },
+};
+
+void ss_feed(enum out_kind kind, const char *line, size_t len)
+{
+	if (!ssp)
+		return;
+	const char *act = activity_get();
+	snprintf(ssp->activity, sizeof(ssp->activity), "%s", act ? act : "");
+	if (kind == OUT_TEXT) {
+		/* The benchmark table's own text rows would only flicker past: the table shows them. */
+		if (len > 2 && line[0] == ' ' && line[1] == ' ')
+			return;
+		snprintf(ssp->message, sizeof(ssp->message), "%.*s", (int)len, line);
+		ssp->message_after_summary = ssp->finished;
+		return;
+	}
+	struct sj o;
+	char type[24];
+	/* The run is over at its end record: only the upload trailer follows, which the screen does not show. */
+	if (ssp->end_status[0] || !sj_record(line, len, &o))
+		return;
+	sj_text(&o, "type", type, sizeof(type));
+	for (size_t i = 0; i < ARRAY_SIZE(handlers); i++)
+		if (!strcmp(type, handlers[i].type))
+			handlers[i].fn(&o);
+}

@@ -1,0 +1,23 @@
+/*
+ * platform/calib.h - the add chain that calibrates core cycles against the
+ * TSC (platform/calib.asm): the project's one calibration kernel, used by
+ * platform/timing_common.c once per run and by the benchmark harness around
+ * every variant (bench/harness.c).  Portable: the same code runs in the
+ * image and on the host.
+ */
+#ifndef PMUBOOT_PLATFORM_CALIB_H
+#define PMUBOOT_PLATFORM_CALIB_H
+
+#include <stdint.h>
+
+/* Dependent adds per iteration; platform/calib.asm says the same (its return value shows it). */
+#define CALIB_ADDS_PER_ITER 64
+
+/*
+ * Runs iterations x CALIB_ADDS_PER_ITER dependent one-cycle adds; returns
+ * the number of adds run.  Touches only RAX, RCX, RDX and no memory, so it
+ * may also be called as a benchmark kernel k(trips, p, q) (bench/kernel.inc).
+ */
+uint64_t calib_add_chain(uint64_t iterations);
+
+#endif
