@@ -85,7 +85,7 @@ def test_folders_decide_the_build(ctx):
         d = os.path.join(ctx.root, folder)
         return sorted(f"{folder}/{n}" for n in os.listdir(d) if n.endswith(ext))
 
-    kernel = sources("kernel", ".c") + sources("kernel", ".asm")
+    kernel = sources("platform", ".c") + sources("platform", ".asm")
     metal = sources("platform/metal", ".c") + sources("platform/metal", ".asm")
     linux = sources("linux", ".c")
     assert len(kernel) >= 10 and len(metal) >= 10 and len(linux) >= 5, (kernel, metal, linux)
