@@ -76,7 +76,7 @@ def test_every_room_in_the_table_exists(ctx):
 def test_kernel_includes_no_boot_or_bench(ctx):
     """The issue's grep, as a test: platform/ names no boot/ or bench/ header, pmu/ no bench/ header."""
     bad = []
-    for top, forbidden in (("platform", ("boot/, "bench/", "run/")), ("pmu", ("bench/", "run/", "boot/"))):
+    for top, forbidden in (("platform", ("boot/", "bench/", "run/")), ("pmu", ("bench/", "run/", "boot/"))):
         for dirpath, _, names in os.walk(os.path.join(ctx.root, top)):
             for n in names:
                 path = os.path.join(dirpath, n)
