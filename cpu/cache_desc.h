@@ -16,7 +16,7 @@ enum cache_desc_kind {
 	DESC_OTHER,		/* prefetch sizes, trace caches (micro-ops, not bytes): no geometry */
 };
 
-/* Ways as the table gives them when the SDM names none ("Instruction TLB: 4 KByte pages, 32 entries"). */
+/* Ways when SDM Vol. 2A Table 3-12 (leaf 02H) names none ("Instruction TLB: 4 KByte pages, 32 entries"). */
 #define DESC_WAYS_NOT_GIVEN 0xffffu
 
 struct cache_desc {

@@ -37,7 +37,7 @@
 #define APIC_EILVT_STRIDE 0x10
 #define APIC_EILVT_MAX 4
 
-#define APIC_VERSION_MAX_LVT(v) (((v) >> 16) & 0xFF)	/* entries minus one (SDM §11.4.8) */
+#define APIC_VERSION_MAX_LVT(v) (((v) >> 16) & 0xFF)	/* entries minus one (SDM Vol. 3A §11.4.8) */
 #define APIC_VERSION_EXT_SPACE (1u << 31)		/* AMD APM Vol. 2 §16.3.2: extended space present */
 #define APIC_EXT_FEATURE_LVT_COUNT(v) (((v) >> 16) & 0xFF)
 

@@ -35,7 +35,7 @@ struct tsc_figure {
 
 /*
  * CPUID 15h: TSC = crystal * EBX / EAX (Intel SDM Vol. 3B §20.7.3).  When
- * ECX (the crystal) is 0, the crystal comes from the SDM's table for the
+ * ECX (the crystal) is 0, the crystal comes from that section's table for the
  * few models it lists, else from CPUID 16h's base frequency.  False when
  * the leaf gives no ratio.
  */

@@ -129,7 +129,7 @@ void vec_enable(struct vec_state *s);
  * (hypervisor bit and signature "TCGTCGTCGTCG") with XSAVE but
  * CPUID.(0DH,1):EAX = 0, as -cpu Opteron_G4 and Opteron_G5 are.  QEMU (6.1
  * and later, target/i386 cr4_reserved_bits) takes CR4.OSXSAVE for reserved
- * unless that word is non-zero, where the SDM and APM make it depend on
+ * unless that word is non-zero, where [SDM3 §2.5] and APM Vol. 2 §3.1.3 make it depend on
  * CPUID.01H:ECX.XSAVE alone, and answers a reserved CR4 bit outside any
  * guest with an SVM #VMEXIT (SVM_EXIT_ERR) instead of #GP: no fault arrives
  * for hw_write_cr4 to absorb, and QEMU 7.2 retries the MOV for ever (RIP

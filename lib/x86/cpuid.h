@@ -9,7 +9,7 @@
  *           the CPUID Instruction": E.3.1 (Fn0000_0000), E.3.2 (Fn0000_0001).
  *   [HV]    the hypervisor range 4000_0000h: CPUID.1:ECX[31] is set by every
  *           hypervisor and leaf 4000_0000h EBX:ECX:EDX names its vendor
- *           (SDM Table 3-10 lists bit 31 as reserved; Linux's
+ *           ([SDM2] Table 3-10 lists bit 31 as reserved; Linux's
  *           arch/x86/include/asm/cpufeatures.h X86_FEATURE_HYPERVISOR and
  *           each vendor's documentation give the convention).
  *
@@ -126,7 +126,7 @@ struct cpuid_signature {
 /*
  * The display family, model and stepping.  Family: base + extended family
  * when the base is 0Fh.  Model: extended model << 4 added when the base
- * family is 0Fh, and on Intel (and by the SDM's rule for others) also when
+ * family is 0Fh, and on Intel (and by [SDM2] Figure 3-6's rule for others) also when
  * it is 06h; AMD and Hygon apply it only with 0Fh [APM3 E.3.2].
  */
 static inline struct cpuid_signature cpuid_decode_signature(uint32_t eax, bool amd_like)

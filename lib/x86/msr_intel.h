@@ -4,8 +4,8 @@
  * Sources:
  *   [SDM4]  Intel SDM Vol. 4, Table 2-2 "IA-32 Architectural MSRs" (addresses),
  *           and "MSRs in the P6 Family Processors" (P6 addresses).
- *   [ARCH]  Intel SDM Vol. 3B, chapter "Performance Monitoring" (ch. 20 in the
- *           2023 editions, ch. 18 before): §"Architectural Performance
+ *   [ARCH]  Intel SDM Vol. 3B, chapter "Performance Monitoring" (ch. 20 from the
+ *           December 2022 edition, 325462-078, on; ch. 18 before): §20.2 "Architectural Performance
  *           Monitoring Version 1" .. "Version 5" and their figures.
  *   [FW]    same chapter, §"Full-Width Writes to Performance Counter Registers".
  *   [P6]    same chapter, §"Performance Monitoring (P6 Family Processor)":
@@ -68,8 +68,8 @@
 #define THERM_STATUS_CROSS_DOMAIN	(1ull << 14)	/* another domain limits the core */
 #define THERM_LOG_OF(status_bit)	((status_bit) << 1)	/* each status bit's log is the bit above it */
 #define PKG_THERM_STATUS_HFI		(1ull << 26)	/* HFI structure changed: R/WC0, not ours to clear */
-#define DEBUGCTL_FREEZE_LBRS_ON_PMI	(1ull << 11)	/* LBR recording freezes when a PMI is requested (SDM Vol. 3B §17.4.1) */
-#define DEBUGCTL_FREEZE_PERFMON_ON_PMI	(1ull << 12)	/* counters freeze when a PMI is requested (SDM Vol. 3B §17.4.1) */
+#define DEBUGCTL_FREEZE_LBRS_ON_PMI	(1ull << 11)	/* LBR recording freezes when a PMI is requested (SDM Vol. 3B §18.4.1) */
+#define DEBUGCTL_FREEZE_PERFMON_ON_PMI	(1ull << 12)	/* counters freeze when a PMI is requested (SDM Vol. 3B §18.4.1) */
 #define DEBUGCTL_FREEZE_WHILE_SMM	(1ull << 14)	/* SDM Vol. 3B §18.4.1 / §20.8.1 */
 #define MSR_IA32_TSC_DEADLINE		0x6E0u	/* SDM Vol. 3A §11.5.4.1 */
 #define MSR_IA32_PKRS			0x6E1u	/* CPUID.(7,0):ECX[31]; bits 63:32 reserved */
@@ -147,8 +147,8 @@
 /* Top-down metrics (Ice Lake and later P-cores; IA32_PERF_CAPABILITIES[15] PERF_METRICS):
  * IA32_PERF_METRICS holds 8-bit fractions of fixed counter 3 (TOPDOWN.SLOTS); GLOBAL_CTRL bit 48
  * enables it.  SDM Vol. 4 Table 2-2 (IA32_PERF_METRICS, IA32_PERF_GLOBAL_CTRL), Vol. 3B
- * "Performance Metrics"; Linux msr-index.h MSR_PERF_METRICS.  Both start at 0; to reset them
- * write fixed counter 3 first, then PERF_METRICS (SDM; Linux icl_set_topdown_event_period). */
+ * §20.3.9.3 "Performance Metrics"; Linux msr-index.h MSR_PERF_METRICS.  Both start at 0; to reset them
+ * write fixed counter 3 first, then PERF_METRICS (SDM Vol. 3B §20.3.9.3; Linux icl_set_topdown_event_period). */
 #define MSR_IA32_PERF_METRICS		0x329u
 #define GLOBAL_CTRL_EN_PERF_METRICS	(1ull << 48)
 #define FIXED_TOPDOWN_SLOTS		3	/* the fixed counter PERF_METRICS derives from */
@@ -169,7 +169,7 @@
 /* Golden Cove and later P-cores add bytes 4-7, level 2: heavy operations, branch mispredicts, fetch latency,
  * memory bound (Linux INTEL_TD_METRIC_HEAVY_OPS .. INTEL_TD_METRIC_MEM_BOUND; likwid TMA4..TMA7). */
 #define PERF_METRICS_FIELDS		8
-/* Each field's byte (SDM Vol. 3B "Performance Metrics"; Linux INTEL_TD_METRIC_*): level 2 bytes 4-7 are
+/* Each field's byte (SDM Vol. 3B §20.3.9.3 "Performance Metrics"; Linux INTEL_TD_METRIC_*): level 2 bytes 4-7 are
  * parts of level 1 bytes 0-3 in that order. */
 #define PERF_METRICS_RETIRING		0
 #define PERF_METRICS_BAD_SPEC		1

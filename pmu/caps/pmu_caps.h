@@ -33,7 +33,7 @@ struct pmu_caps {
 	uint32_t arch_events_absent;	/* EBX: a set bit means that event is NOT available */
 	uint32_t fixed_bitmap;		/* ECX (v5+): fixed counters supported, bit per counter */
 	bool any_thread_deprecated;	/* EDX[15] */
-	uint32_t fixed_mask;		/* fixed counters usable: bit i = ECX[i] || EDX[4:0] > i (SDM) */
+	uint32_t fixed_mask;		/* fixed counters usable: bit i = ECX[i] || EDX[4:0] > i (SDM Vol. 2A, 0AH) */
 	bool fixed_assumed;		/* n_fixed/fixed_width not from CPUID: see fixed_note */
 	const char *fixed_note;
 	bool arch_ext;			/* CPUID.23H present (CPUID.(07H,1):EAX[8]) */

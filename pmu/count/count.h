@@ -65,7 +65,7 @@ struct count_set {
 	 * OFFCORE_RSP MSR always change together. */
 	int8_t form_of[COUNT_MAX_EVENTS];
 	/* Filled by count_schedule: an AMD large-increment event, on the even counter counter_of[i]
-	 * merged with the odd counter after it (which holds the Merge event, PPR 2.1.15.3). */
+	 * merged with the odd counter after it (which holds the Merge event: PPR 56176 §2.1.15.3, msr_amd.h). */
 	bool merged_of[COUNT_MAX_EVENTS];
 	/* Asked by the caller (the audit stage): */
 	bool pmi;	/* every counter of a pass gets its interrupt-on-overflow bit (select INT bit 20,
@@ -145,7 +145,7 @@ static inline uint64_t count_delta(uint64_t start, uint64_t end, unsigned width)
  * No counter counts one: the scheduler puts it in the pass of the set's TOPDOWN.SLOTS (fixed counter 3,
  * IA32_PERF_METRICS derives from it), and each read gives the slots it stands for over the same runs,
  * TOPDOWN.SLOTS x field / 0xFF, after which the MSR backend clears fixed counter 3 then PERF_METRICS
- * (the SDM's order) so that the next run's bytes are its own.
+ * (the order of Intel SDM Vol. 3B §20.3.9.3) so that the next run's bytes are its own.
  */
 #define COUNT_TD_UMASK_BASE 0x80
 /* The PERF_METRICS field (0..7) a spec stands for, or -1. */
