@@ -1,8 +1,10 @@
 /*
- * pmu/count/count_msr_int.h - what the MSR backend's files share (internal to pmu/count/count_msr*.c):
+ * pmu/count/count_msr_int.h - what the MSR backend's files share (internal to pmu/count/count_msr*.c),
+ * each calling only the ones below it:
  *   count_msr.c         the backend: init (read what is there), scheduling, the queries for tools
  *   count_msr_pass.c    one pass: planning, programming, the start/stop lists, reading, ending it
  *   count_msr_report.c  restoring, and the records (pmu fields, restore, program)
+ *   count_msr_state.c   the state (msr_st) and the primitives below: notes, msr_put, the stop list
  */
 #ifndef PMUBOOT_PMU_COUNT_COUNT_MSR_INT_H
 #define PMUBOOT_PMU_COUNT_COUNT_MSR_INT_H
