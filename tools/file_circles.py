@@ -19,7 +19,8 @@ gone (a renamed file) is left out.
     tools/file_circles.py [--build DIR]  exit 0 when there is no circle,
                                          1 printing each circle as a chain
                                          of files, 2 when a build holds no
-                                         objects (run make all first)
+                                         objects (run make all first) or
+                                         nm cannot read one
     tools/file_circles.py --objs DIR --src DIR
                                          one directory of objects, whose
                                          sources are under the other
@@ -44,8 +45,10 @@ def symbols(paths):
     table = {path: (set(), set()) for path in paths}
     if not paths:
         return table
-    out = subprocess.run(["nm", "-g", "-A", *paths], capture_output=True, text=True, check=True).stdout
-    for line in out.splitlines():
+    p = subprocess.run(["nm", "-g", "-A", *paths], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise ValueError(f"nm could not read every object: {p.stderr.strip()}")
+    for line in p.stdout.splitlines():
         path, _, rest = line.partition(":")
         parts = rest.split()
         if len(parts) == 2 and parts[0] == "U":
@@ -196,7 +199,11 @@ def main():
     # A circle of portable files shows in both builds: print it once, naming both.
     found, sizes = {}, []
     for label, objdir, skip in links:
-        problems, graph = check(objdir, a.src if a.objs else ROOT, skip)
+        try:
+            problems, graph = check(objdir, a.src if a.objs else ROOT, skip)
+        except ValueError as e:
+            print(f"file_circles: {objdir}: {e}", file=sys.stderr)
+            return 2
         if problems is None:
             print(f"file_circles: no object files in {objdir} (run make all first)", file=sys.stderr)
             return 2

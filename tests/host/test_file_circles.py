@@ -143,6 +143,19 @@ def test_tool_exits_1_naming_the_circle(ctx):
         subprocess.run(["rm", "-rf", d])
 
 
+def test_unreadable_object_is_named(ctx):
+    """An object nm cannot read is an error naming it, not a traceback."""
+    d = _compile({"a.c": "void a(void) { }\n"})
+    try:
+        with open(os.path.join(d, "a.o"), "wb") as f:
+            f.write(b"not an object file\n")
+        p = subprocess.run([sys.executable, "tools/file_circles.py", "--objs", d, "--src", d], cwd=ctx.root,
+                           capture_output=True, text=True)
+        assert p.returncode == 2 and "a.o" in p.stderr and "Traceback" not in p.stderr, (p.returncode, p.stderr)
+    finally:
+        subprocess.run(["rm", "-rf", d])
+
+
 def test_hook_is_no_edge(ctx):
     """A lower file that calls a registered pointer does not depend on who registered it."""
     problems, graph = _check({
