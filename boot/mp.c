@@ -1,9 +1,9 @@
 /*
  * boot/mp.c - the processors through EFI_MP_SERVICES_PROTOCOL
  * (platform/firmware.h: fw_cpu_count, fw_cpu_info, fw_run_on_cpu; boot/mp.h).
+ * The run's view of them (boot_mp) is mp_pass.c's, which builds on these.
  */
 #include "boot/mp.h"
-#include "run/run.h"
 
 static struct mp_services *mp;
 static bool looked;
@@ -113,31 +113,3 @@ int fw_run_on_cpu(size_t n, void (*fn)(void *arg), void *arg, uint64_t timeout_u
 	*why = mp_status_text(st);
 	return st == EFI_TIMEOUT ? FW_RUN_TIMEOUT : FW_RUN_FAILED;
 }
-
-/* The run sequence's view of the processors (run/run.h). */
-static bool boot_cpu_info(size_t n, struct topo_cpu *c)
-{
-	struct fw_cpu f;
-	if (!fw_cpu_info(n, &f))
-		return false;
-	c->apic_id = (uint32_t)f.apic_id;
-	c->bsp = f.bsp;
-	c->enabled = f.enabled;
-	c->healthy = f.healthy;
-	c->package = f.package;
-	c->die = f.die;
-	c->core = f.core;
-	c->thread = f.thread;
-	return true;
-}
-
-const struct run_mp boot_mp = {
-	.source = "uefi mp services",
-	.count = fw_cpu_count,
-	.info = boot_cpu_info,
-	.run_on = fw_run_on_cpu,
-	.measure_on = mp_measure_on,
-	.neighbours = "parked by pmuboot for each pass, interrupts off (MWAIT on a flag where MONITOR exists, "
-		      "else HLT woken by an NMI, else PAUSE); the boot processor waits with MWAIT or HLT; each pass "
-		      "record says what they did",
-};

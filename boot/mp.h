@@ -47,10 +47,10 @@ const char *mp_status_text(EFI_STATUS st);
 /* The protocol, or NULL with *why. */
 struct mp_services *mp_services(const char **why);
 
-/* boot/mp_pass.c: the measuring pass elsewhere (struct run_mp's measure_on), and parking. */
-struct run_pass;
-int mp_measure_on(size_t n, struct run_pass *p, uint64_t timeout_us);
-/* Let every processor still parked go (after a fault ended the run on the boot CPU). */
+/*
+ * boot/mp_pass.c, which also defines the run's view of the processors (boot_mp, boot/boot.h):
+ * let every processor still parked go (after a fault ended the run on the boot CPU).
+ */
 void mp_release_parked(void);
 
 #endif

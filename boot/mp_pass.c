@@ -1,6 +1,8 @@
 /*
  * boot/mp_pass.c - a measuring pass on a chosen processor with the others
- * parked (struct run_mp's measure_on; docs/runtime.md "Other processors").
+ * parked (struct run_mp's measure_on; docs/runtime.md "Other processors"),
+ * and the run's view of the processors (boot_mp, boot/boot.h), which joins
+ * it to boot/mp.c's protocol calls below.
  *
  * The boot CPU is the only one that calls the firmware.  For a pass on an
  * application processor it parks every other AP (StartupThisAP in
@@ -201,7 +203,7 @@ static int pass_elsewhere(struct mp_services *mp, size_t count, size_t n, struct
 	return rc;
 }
 
-int mp_measure_on(size_t n, struct run_pass *p, uint64_t timeout_us)
+static int mp_measure_on(size_t n, struct run_pass *p, uint64_t timeout_us)
 {
 	const char *why = NULL;
 	struct mp_services *mp = mp_services(&why);
@@ -224,3 +226,31 @@ int mp_measure_on(size_t n, struct run_pass *p, uint64_t timeout_us)
 	mp_release_parked();
 	return FW_RUN_OK;
 }
+
+/* The run sequence's view of the processors (run/run.h). */
+static bool boot_cpu_info(size_t n, struct topo_cpu *c)
+{
+	struct fw_cpu f;
+	if (!fw_cpu_info(n, &f))
+		return false;
+	c->apic_id = (uint32_t)f.apic_id;
+	c->bsp = f.bsp;
+	c->enabled = f.enabled;
+	c->healthy = f.healthy;
+	c->package = f.package;
+	c->die = f.die;
+	c->core = f.core;
+	c->thread = f.thread;
+	return true;
+}
+
+const struct run_mp boot_mp = {
+	.source = "uefi mp services",
+	.count = fw_cpu_count,
+	.info = boot_cpu_info,
+	.run_on = fw_run_on_cpu,
+	.measure_on = mp_measure_on,
+	.neighbours = "parked by pmuboot for each pass, interrupts off (MWAIT on a flag where MONITOR exists, "
+		      "else HLT woken by an NMI, else PAUSE); the boot processor waits with MWAIT or HLT; each pass "
+		      "record says what they did",
+};

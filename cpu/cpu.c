@@ -10,7 +10,6 @@
 #include "lib/out.h"
 #include "lib/record.h"
 #include "lib/x86/cpuid.h"
-#include "cpu/topo.h"
 #include "cpu/uarch.h"
 #include "lib/x86/msr_intel.h"
 
@@ -166,7 +165,7 @@ static void identify_uarch(struct cpu_info *ci)
 	/* The native model ID means something only beside a core type (leaf 1AH enumerated). */
 	struct uarch_query q = {
 		.vendor = ci->vendor, .family = ci->family, .model = ci->model, .stepping = ci->stepping,
-		.core_type = topo_effective_core_type(ci->vendor == VENDOR_INTEL, ci->hybrid, ci->core_type),
+		.core_type = uarch_core_type(ci->vendor == VENDOR_INTEL, ci->hybrid, ci->core_type),
 		.native_model = ci->core_type ? ci->native_model : UARCH_NATIVE_ANY,
 		.arch_pmu = ci->arch_pmu_version > 0,
 	};

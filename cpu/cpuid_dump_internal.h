@@ -1,8 +1,8 @@
 /*
  * cpu/cpuid_dump_internal.h - helpers shared by the CPUID dump readers
  * (cpuid_dump_host.c: the AIDA64/EVEREST text; cpuid_dump_tagged_host.c:
- * pmuboot's compact fixtures and Debian `cpuid -r` output).  Not for use
- * outside cpu/cpuid_dump*.
+ * pmuboot's compact fixtures and Debian `cpuid -r` output), defined below
+ * both in cpuid_dump_text_host.c.  Not for use outside cpu/cpuid_dump*.
  */
 #ifndef PMUBOOT_CPU_CPUID_DUMP_INTERNAL_H
 #define PMUBOOT_CPU_CPUID_DUMP_INTERNAL_H

@@ -86,13 +86,6 @@ void topo_locate_from_cpuid(struct topo_cpu *c)
 		c->package = id >> c->core_shift;
 }
 
-uint8_t topo_effective_core_type(bool intel, bool hybrid, uint8_t core_type)
-{
-	/* CPUID.07H:EDX[15] clear on a model the table knows as hybrid (i5-12400, Pentium G7400):
-	 * every core is the model's P-core, so that row is exact, not an assumption. */
-	return intel && !hybrid && core_type == 0 ? CORE_TYPE_CORE : core_type;
-}
-
 void topo_classify(struct topology *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
@@ -110,7 +103,7 @@ void topo_classify(struct topology *t)
 		cpu_decode_signature(v, c->signature, &fam, &model, &step);
 		struct uarch_query q = {
 			.vendor = v, .family = fam, .model = model, .stepping = step,
-			.core_type = topo_effective_core_type(v == VENDOR_INTEL, c->hybrid, c->core_type),
+			.core_type = uarch_core_type(v == VENDOR_INTEL, c->hybrid, c->core_type),
 			.native_model = c->core_type ? c->native_model : UARCH_NATIVE_ANY,
 			.arch_pmu = CPUID0A_VERSION(c->pmu_eax) != 0,
 		};

@@ -58,8 +58,6 @@ void topo_probe(struct topo_cpu *c);
 void topo_locate_from_cpuid(struct topo_cpu *c);
 /* Name each probed CPU's microarchitecture and event set. */
 void topo_classify(struct topology *t);
-/* The core type a lookup should use: a hybrid model's CPU with the Hybrid bit clear is a P-core. */
-uint8_t topo_effective_core_type(bool intel, bool hybrid, uint8_t core_type);
 
 /* Distinct core types (by uarch key) in the table: index of the first CPU of each, returns the count. */
 size_t topo_types(const struct topology *t, size_t *first, size_t cap);

@@ -161,6 +161,13 @@ static void unlisted_native(const struct uarch_query *q, const struct uarch_row 
 
 #define MODEL_ROWS_MAX 16
 
+uint8_t uarch_core_type(bool intel, bool hybrid, uint8_t core_type)
+{
+	/* CPUID.07H:EDX[15] clear on a model the table knows as hybrid (i5-12400, Pentium G7400):
+	 * every core is the model's P-core, so that row is exact, not an assumption. */
+	return intel && !hybrid && core_type == 0 ? CORE_TYPE_CORE : core_type;
+}
+
 void uarch_identify(const struct uarch_query *q, struct uarch_match *m)
 {
 	const struct uarch_row *model_rows[MODEL_ROWS_MAX], *typed[MODEL_ROWS_MAX];

@@ -95,6 +95,11 @@ struct uarch_match {
 };
 
 void uarch_identify(const struct uarch_query *q, struct uarch_match *m);
+/*
+ * The core type a query should carry: a hybrid model's CPU with the Hybrid bit clear is a P-core.
+ * Here, below both cpu.c (the boot CPU) and topo.c (every CPU), which ask the same question.
+ */
+uint8_t uarch_core_type(bool intel, bool hybrid, uint8_t core_type);
 /* The same for a CPU whose native model ID is not known (UARCH_NATIVE_ANY). */
 void uarch_lookup(enum cpu_vendor vendor, uint32_t family, uint32_t model, uint32_t stepping, uint8_t core_type,
 		  bool arch_pmu, struct uarch_match *m);

@@ -3,8 +3,6 @@
 #include <string.h>
 
 #include "host/host.h"
-#include "lib/out.h"
-#include "lib/record.h"
 #include "version.h"
 
 struct command {
@@ -24,29 +22,6 @@ static const struct command commands[] = {
 	{ "options", cmd_options, "options [KEY]                   print the option reference (--markdown: docs/options.md)" },
 	{ "run", cmd_run, "run [key=value ...]             run the image's stages on this machine" },
 };
-
-static void stdout_line(void *ctx, enum out_kind kind, const char *line, size_t len)
-{
-	(void)ctx;
-	(void)kind;
-	fwrite(line, 1, len, stdout);
-	fputc('\n', stdout);
-	fflush(stdout);
-}
-
-void host_output_stdout(void)
-{
-	struct out_sink s = { .name = "stdout", .write_line = stdout_line };
-	out_reset();
-	out_add_sink(&s);
-}
-
-void host_stream_begin(const char *command)
-{
-	struct rec_stream_info info = { PMUBOOT_VERSION, PMUBOOT_BUILD_ID, "host" };
-	(void)command;
-	rec_stream_begin(&info, NULL, NULL);
-}
 
 static int usage(FILE *f)
 {

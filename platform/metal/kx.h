@@ -2,7 +2,7 @@
  * platform/metal/kx.h - what the image-only kernel files give each other.
  *
  * Calls go one way, down (docs/architecture.md, "Inside platform/";
- * tools/kernel_calls.py checks it on the objects): runtime.c owns the
+ * tools/file_circles.py checks it on the objects): runtime.c owns the
  * platform it finds at kernel_init and passes it down to the files that
  * need it; nothing calls back up to fetch it.
  */

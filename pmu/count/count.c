@@ -1,4 +1,4 @@
-/* pmu/count/count.c - backend selection and the conveniences of count.h. */
+/* pmu/count/count.c - backend selection and the conveniences of count.h (the PERF_METRICS arithmetic: count_td.c). */
 #include "pmu/count/count.h"
 #include "pmu/count/msr_save.h"
 #include "lib/out.h"
@@ -59,22 +59,4 @@ void count_toggle_apply(const struct count_toggle *t)
 {
 	for (uint32_t i = 0; i < t->n && i < COUNT_TOGGLE_MAX; i++)
 		msr_save_write(t->w[i].msr, t->w[i].value);
-}
-
-void count_td_spec(unsigned field, const char *name, struct event_spec *out)
-{
-	memset(out, 0, sizeof(*out));
-	snprintf(out->name, sizeof(out->name), "%s", name);
-	out->event = 0;
-	out->umask = (uint8_t)(COUNT_TD_UMASK_BASE + (field < PERF_METRICS_FIELDS ? field : 0));
-	out->fixed = EV_NO_FIXED;
-}
-
-uint64_t count_td_slots(uint64_t perf_metrics, unsigned field, uint64_t slots)
-{
-	if (field >= PERF_METRICS_FIELDS)
-		return 0;
-	uint64_t byte = (perf_metrics >> (field * PERF_METRICS_FIELD_BITS)) & PERF_METRICS_FULL;
-	/* slots x byte may pass 2^64 for a long run: divide first, then the remainder's share (exact). */
-	return slots / PERF_METRICS_FULL * byte + slots % PERF_METRICS_FULL * byte / PERF_METRICS_FULL;
 }

@@ -24,28 +24,6 @@
 
 #define OFFCORE_MIN_ARCH_VERSION 3
 
-struct count_msr_state msr_st;
-
-void msr_note(const char *s)
-{
-	if (msr_st.nnotes < MAX_NOTES)
-		msr_st.notes[msr_st.nnotes++] = s;
-}
-
-int msr_put(uint32_t msr, uint64_t val)
-{
-	uint64_t cur;
-	if (hw_rdmsr(msr, &cur) == HW_OK && cur == val)
-		return HW_OK;
-	return msr_save_write(msr, val);
-}
-
-const char *msr_fault_text(int r)
-{
-	return r == HW_FAULT_GP ? "#GP" : r == HW_FAULT_UD ? "#UD" : r == HW_ENODEV ? "no MSR access" :
-	       r == MSR_SAVE_EUNSAVED ? "could not save its value first" : "error";
-}
-
 /* ---- init: read what is there ---- */
 
 /* One past the highest set bit. */

@@ -1,8 +1,10 @@
 /*
- * pmu/count/count_msr_int.h - what the MSR backend's files share (internal to pmu/count/count_msr*.c):
+ * pmu/count/count_msr_int.h - what the MSR backend's files share (internal to pmu/count/count_msr*.c),
+ * each calling only the ones below it:
  *   count_msr.c         the backend: init (read what is there), scheduling, the queries for tools
  *   count_msr_pass.c    one pass: planning, programming, the start/stop lists, reading, ending it
  *   count_msr_report.c  restoring, and the records (pmu fields, restore, program)
+ *   count_msr_state.c   the state (msr_st) and the primitives below: notes, msr_put, the stop list
  */
 #ifndef PMUBOOT_PMU_COUNT_COUNT_MSR_INT_H
 #define PMUBOOT_PMU_COUNT_COUNT_MSR_INT_H
@@ -55,7 +57,7 @@ struct count_msr_state {
 	uint32_t recorded;
 	char why[192];
 };
-extern struct count_msr_state msr_st;
+extern struct count_msr_state msr_st;	/* count_msr_state.c */
 
 /* Population count without libgcc (the image links none). */
 static inline unsigned bits(uint32_t v)
@@ -76,6 +78,7 @@ static inline uint64_t field_mask(void) { return (1ull << msr_st.fl->fixed_field
 static inline uint64_t gp_global_bit(unsigned c) { return 1ull << c; }
 static inline uint64_t fixed_global_bit(unsigned f) { return 1ull << (msr_st.fl->global_fixed_shift + f); }
 
+/* ---- the primitives below every other file (count_msr_state.c) ---- */
 
 /* A note for the pmu record (at most MAX_NOTES). */
 void msr_note(const char *s);
@@ -85,6 +88,7 @@ int msr_put(uint32_t msr, uint64_t val);
 const char *msr_fault_text(int r);
 /* Run the stop list now (phase: the log's label). */
 void msr_apply_stop(const struct count_set *set, const char *phase);
+
 /* The `program` record (verbose=on): once per pass of a set (count_msr_report.c). */
 void msr_emit_program(const struct count_set *set, unsigned p, uint64_t mark);
 

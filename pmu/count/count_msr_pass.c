@@ -456,14 +456,6 @@ bool msr_read_pass(struct count_set *set, unsigned pass, uint64_t *values, char 
 	return !msr_st.pass_td || read_td(set, pass, values, err, err_cap);
 }
 
-void msr_apply_stop(const struct count_set *set, const char *phase)
-{
-	msr_log_phase(phase);
-	for (uint32_t i = 0; i < set->stop.n; i++)
-		msr_put(set->stop.w[i].msr, set->stop.w[i].value);
-	msr_log_phase("");
-}
-
 void msr_pass_end(struct count_set *set, unsigned pass)
 {
 	if (msr_st.set != set || msr_st.pass != (int)pass)

@@ -2,10 +2,12 @@
  * pmu/count/pmu_model.h - a software model of a CPU's performance counters.
  *
  * Used where no real PMU may be touched: the unit tests plug it into the
- * fake CPU (tests/fake/fake_pmu.h), and `pmuboot-host program` drives it to
- * show the MSR writes the driver would make on the CPU of a CPUID dump.
- * It lives in pmu/ because both of those link it; the image carries it
- * unused (a few KiB).
+ * fake CPU (tests/fake/fake_pmu.h), and pmuboot-host drives it to show the
+ * MSR writes the driver would make on the CPU of a CPUID dump (`program`)
+ * and to run the audit and the metrics against a dump's PMU (`audit`,
+ * `metrics --run`, pmu/audit/audit_model_host.c).  It lives in pmu/
+ * because both of those link it; its code is pmu_model_host.c, a *_host.c
+ * file, so the image does not carry it.
  *
  * The model is written from the manuals independently of the driver's
  * flavour tables (msr_intel.h and msr_amd.h give the sources), so a wrong

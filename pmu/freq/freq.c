@@ -20,14 +20,6 @@ static const struct {
 	{ "hwp", "HWP level" }, { "perf_ctl", "ratio" }, { "amd_cppc", "CPPC level" }, { "amd_pstate", "P-state" },
 };
 
-bool freq_level_add(struct freq_plat *p, uint32_t value, uint32_t mhz)
-{
-	if (p->nlevels == FREQ_LEVELS_MAX)
-		return false;
-	p->level[p->nlevels++] = (struct freq_level){ value, mhz };
-	return true;
-}
-
 static const char *value_name(const char *control)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(value_names); i++)

@@ -63,8 +63,18 @@ struct freq_plat {
 bool freq_intel_probe(const struct cpu_info *ci, struct freq_plat *p, char *why, size_t cap);
 bool freq_amd_probe(const struct cpu_info *ci, struct freq_plat *p, char *why, size_t cap);
 
-/* Append a level (ascending order is the caller's); false when the list is full. */
-bool freq_level_add(struct freq_plat *p, uint32_t value, uint32_t mhz);
+/*
+ * Append a level (ascending order is the caller's); false when the list is full.
+ * Here and not in freq.c: the probes below freq.c fill the list, and calling up
+ * into it would make the two depend on each other.
+ */
+static inline bool freq_level_add(struct freq_plat *p, uint32_t value, uint32_t mhz)
+{
+	if (p->nlevels == FREQ_LEVELS_MAX)
+		return false;
+	p->level[p->nlevels++] = (struct freq_level){ value, mhz };
+	return true;
+}
 
 /* ---- the save list (freq_save.c) ---- */
 
