@@ -22,7 +22,7 @@ static bool select_word(const char *w, size_t len, bool *sel)
 		if (!word_is(w, klen, d->kernel))
 			continue;
 		/* A ladder row stands for variants made at run time: bench/suite_sweep.c checks the variant word. */
-		if (dot && !word_is(dot + 1, len - klen - 1, d->variant) && bench_def_ladder(d) == BENCH_LADDER_NONE)
+		if (dot && !word_is(dot + 1, len - klen - 1, d->variant) && d->ladder == BENCH_LADDER_NONE)
 			continue;
 		sel[i] = true;
 		hit = true;

@@ -35,7 +35,7 @@ void bench_list(void)
 	for (size_t i = 0; i < bench_def_count(); i++) {
 		const struct bench_def *d = bench_def_at(i);
 		char name[64], what[64];
-		if (bench_def_ladder(d) != BENCH_LADDER_NONE) {
+		if (d->ladder != BENCH_LADDER_NONE) {
 			suite_sweep_list(d);	/* the variants this processor's cache geometry makes */
 			continue;
 		}
@@ -230,20 +230,20 @@ void bench_stage(const struct bench_params *p)
 	/* The memory ladder's rows stand for variants made from the cache geometry and the arena it gets. */
 	size_t points = suite_sweep_prepare();
 	for (size_t i = 0; i < n; i++)
-		if (suite.sel[i] && bench_def_ladder(bench_def_at(i)) != BENCH_LADDER_NONE)
+		if (suite.sel[i] && bench_def_at(i)->ladder != BENCH_LADDER_NONE)
 			suite.measured--;
 	suite.measured += (unsigned)(points + user);
 	suite_setup_clock();
 	suite_setup_record(arena_notes);
 	suite_metrics_setup();
 	for (size_t i = 0; i < n; i++)
-		if (suite.sel[i] && bench_def_ladder(bench_def_at(i)) == BENCH_LADDER_NONE)
+		if (suite.sel[i] && bench_def_at(i)->ladder == BENCH_LADDER_NONE)
 			suite.rows += bench_def_at(i)->per_arena ? (unsigned)suite.nslots : 1;
 	suite.rows += (unsigned)(user + points);
 
 	for (size_t i = 0; i < n;) {
 		const struct bench_def *d = bench_def_at(i);
-		if (bench_def_ladder(d) != BENCH_LADDER_NONE) {
+		if (d->ladder != BENCH_LADDER_NONE) {
 			i++;	/* its variants are made and measured by suite_sweep_run, below */
 			continue;
 		}

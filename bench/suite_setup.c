@@ -337,7 +337,7 @@ void suite_setup_record(const char *arena_notes)
  */
 bool suite_runnable(const struct bench_def *d, const char *arena)
 {
-	uint32_t needs = bench_def_needs(d), have = needs ? vec_extensions() : 0, missing = needs & ~have;
+	uint32_t needs = d->needs, have = needs ? vec_extensions() : 0, missing = needs & ~have;
 	struct hw_vector_state vs;
 	char why[200], names[48];
 	size_t k = 0;

@@ -51,7 +51,7 @@ static void choose(const char *spec)
 	size_t len;
 	for (size_t i = 0; i < bench_def_count(); i++) {
 		const struct bench_def *d = bench_def_at(i);
-		enum bench_ladder k = bench_def_ladder(d);
+		enum bench_ladder k = d->ladder;
 		if (k != BENCH_LADDER_NONE && suite.sel[i])
 			by_kind[k]->chosen = true;
 	}
@@ -67,7 +67,7 @@ static void choose(const char *spec)
 		}
 		for (size_t i = 0; i < bench_def_count(); i++) {
 			const struct bench_def *d = bench_def_at(i);
-			enum bench_ladder k = bench_def_ladder(d);
+			enum bench_ladder k = d->ladder;
 			size_t kl = strlen(d->kernel);
 			if (k == BENCH_LADDER_NONE || len < kl || strncmp(w, d->kernel, kl))
 				continue;
@@ -461,7 +461,7 @@ void suite_sweep_run(void)
 		return;
 	for (size_t i = 0; i < bench_def_count(); i++) {
 		const struct bench_def *d = bench_def_at(i);
-		enum bench_ladder k = bench_def_ladder(d);
+		enum bench_ladder k = d->ladder;
 		struct ladder *l = k == BENCH_LADDER_LATENCY ? &ladder_state->lat : k == BENCH_LADDER_TLB ? &ladder_state->tlb : &ladder_state->bw;
 		if (k == BENCH_LADDER_NONE || !l->chosen)
 			continue;

@@ -136,7 +136,7 @@ void suite_sweep_list(const struct bench_def *d)
 	uint64_t sizes[LADDER_MAX_POINTS];
 	struct ladder_level sets[BW_LEVELS];
 	char name[48], sz[LADDER_NAME_MAX];
-	enum bench_ladder k = bench_def_ladder(d);
+	enum bench_ladder k = d->ladder;
 	size_t n;
 
 	static struct cpu_info *self;	/* bench=list from pmuboot-host's command line comes before any stage */

@@ -168,7 +168,7 @@ static void on_bench_setup(const struct sj *o)
 	if (n <= SS_ROWS && ssp->cfg && bench_select(ssp->cfg->bench, sel, NULL, NULL)) {
 		ssp->bench_total = 0;
 		for (size_t i = 0; i < n; i++)
-			if (sel[i] && bench_def_ladder(bench_def_at(i)) == BENCH_LADDER_NONE)
+			if (sel[i] && bench_def_at(i)->ladder == BENCH_LADDER_NONE)
 				ssp->bench_total += bench_def_at(i)->per_arena ? (unsigned)(narenas ? narenas : 1) : 1;
 		/* The memory ladder's variants are made at run time: bench_setup.ladder says how many. */
 		static const char *const kinds[] = { "ladder.latency.points", "ladder.tlb.points", "ladder.bandwidth.points" };

@@ -252,7 +252,7 @@ def check_every_record(recs):
             assert b["sample_ticks"] > 0, b
 
 
-# bench/kernels.c: the store-forward variants whose bodies name zmm need AVX-512F (bench_def_needs).
+# bench/kernels.c: the store-forward variants whose bodies name zmm need AVX-512F (bench_def.needs).
 NEEDS_AVX512 = "zmm"
 
 

@@ -353,7 +353,7 @@ static void list_and_unknown_words(void **state)
 	/* One line per row, but the memory ladder's rows list the variants this CPU's geometry makes. */
 	size_t ladder_rows = 0, ladder_lines = 0;
 	for (size_t i = 0; i < bench_def_count(); i++)
-		ladder_rows += bench_def_ladder(bench_def_at(i)) != BENCH_LADDER_NONE;
+		ladder_rows += bench_def_at(i)->ladder != BENCH_LADDER_NONE;
 	for (size_t i = 0; i < cap.n; i++)
 		ladder_lines += !strncmp(cap.lines[i], "latency.", 8) || !strncmp(cap.lines[i], "tlb.", 4) ||
 				!strncmp(cap.lines[i], "bandwidth.", 10);
