@@ -5,8 +5,9 @@
  * a loop of BENCH_UNROLL copies of a fixed body, called as
  * k(trips, p, q).  A variant is a row of data: which kernel, where p and q
  * point inside the three-page scratch window, which variant is its control,
- * which event roles matter and what is expected.  Adding a variant is adding
- * a row; the harness, the records and the checks follow from the row.
+ * which event roles matter, what is expected, which vector extensions it needs
+ * and whether it stands for the memory ladder's variants.  Adding a variant is
+ * adding a row; the harness, the records and the checks follow from the row.
  */
 #ifndef PMUBOOT_BENCH_KERNELS_H
 #define PMUBOOT_BENCH_KERNELS_H

@@ -7,6 +7,15 @@ static bool word_is(const char *w, size_t len, const char *s)
 	return strlen(s) == len && !strncmp(w, s, len);
 }
 
+/* The kernel part of a word: up to its first dot. */
+static size_t kernel_len(const char *w, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (w[i] == '.')
+			return i;
+	return len;
+}
+
 /* Mark the table rows w names; false when it names none.  The source is the rows' (a ladder's or the variants'). */
 static bool table_word(struct bench_plan *pl, struct bench_plan_word *w)
 {
@@ -85,12 +94,7 @@ bool bench_plan_parse(struct bench_plan *pl, const char *bench, char *why, size_
 		return true;
 	}
 	while (lc_next_item(&p, ',', &text, &len)) {
-		struct bench_plan_word w = { .text = text, .len = len, .klen = len };
-		for (size_t i = 0; i < len; i++)
-			if (text[i] == '.') {
-				w.klen = i;
-				break;
-			}
+		struct bench_plan_word w = { .text = text, .len = len, .klen = kernel_len(text, len) };
 		if (word_is(text, len, "all")) {
 			pl->all = true;
 			for (size_t i = 0; i < bench_def_count(); i++)
@@ -112,6 +116,22 @@ bool bench_plan_parse(struct bench_plan *pl, const char *bench, char *why, size_
 	}
 	add_controls(pl);
 	return !pl->nbad;
+}
+
+bool bench_plan_add_words(struct bench_plan *pl, enum bench_source_kind k, const char *value, char *why, size_t cap)
+{
+	const char *p = value, *text;
+	size_t len, dropped = pl->dropped;
+
+	while (lc_next_item(&p, ',', &text, &len)) {
+		struct bench_plan_word w = { .text = text, .len = len, .klen = kernel_len(text, len), .source = k };
+		keep(pl, &w);
+	}
+	if (pl->dropped == dropped)
+		return true;
+	if (why)
+		snprintf(why, cap, "more than %u words in all: %zu left out", BENCH_PLAN_WORDS, pl->dropped - dropped);
+	return false;
 }
 
 bool bench_plan_word_is(const struct bench_plan_word *w, enum bench_source_kind k, const char *kernel)

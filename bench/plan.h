@@ -8,9 +8,9 @@
  *   BENCH_SRC_LADDER    latency, tlb, bandwidth, or kernel.<variant> of them: the memory ladder checks
  *                       the variant word against the cache geometry and the arena it gets
  *   BENCH_SRC_USER      user or user.NAME: the user kernels check the name against those loaded
- * A word no source knows is the parse's error.  A source of rows added later (instruction forms, from
- * instr=) takes its own words: one more kind here and its words in the plan; the other sources are not
- * touched.
+ * A word no source knows is the parse's error.  A source of rows with an option of its own (instruction
+ * forms, from instr=) is one more kind here; the stage adds that option's words to the plan
+ * (bench_plan_add_words) and the source reads them as the others read theirs: no other source is touched.
  *
  * The stage completes the plan once its sources are prepared: `variants` and `rows` are what the
  * bench_setup record reports and what the screen's progress counts to (output/screen_state.c).
@@ -66,6 +66,12 @@ struct bench_plan {
  * (pl is filled all the same: the known words stand) or the table is larger than the plan can mark.
  */
 bool bench_plan_parse(struct bench_plan *pl, const char *bench, char *why, size_t cap);
+
+/*
+ * Add the words of an option that belongs to one source (kind k: every word is its to check) after
+ * those of bench=.  False, with why, when there is no room for them all (those that fit are kept).
+ */
+bool bench_plan_add_words(struct bench_plan *pl, enum bench_source_kind k, const char *value, char *why, size_t cap);
 
 /* Does the word belong to source kind k, and does its kernel part say `kernel`?  (Sources read their words so.) */
 bool bench_plan_word_is(const struct bench_plan_word *w, enum bench_source_kind k, const char *kernel);

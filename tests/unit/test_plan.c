@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "bench/kernels.h"
@@ -141,6 +142,30 @@ static void unknown_words_named(void **state)
 	assert_memory_equal(pl.bad[BENCH_PLAN_BAD - 1].text, "h", 1);
 }
 
+/* An option of one source's own (instr=, later) adds its words after bench='s, each that source's to check. */
+static void words_of_a_source_option(void **state)
+{
+	(void)state;
+	size_t len;
+	assert_true(parse("ref"));
+	assert_true(bench_plan_add_words(&pl, BENCH_SRC_USER, "add.r64,nope", why, sizeof(why)));
+	assert_int_equal(pl.nwords, 3);
+	assert_true(bench_plan_word_is(&pl.word[1], BENCH_SRC_USER, "add"));
+	assert_memory_equal(bench_plan_variant(&pl.word[1], &len), "r64", 3);
+	assert_true(bench_plan_word_is(&pl.word[2], BENCH_SRC_USER, "nope"));
+	assert_int_equal(pl.nbad, 0);
+	/* The table's choice is bench='s alone. */
+	assert_int_equal(pl.table_chosen, 2);
+	/* More words than the plan holds: the error says how many were left out. */
+	char many[4 * BENCH_PLAN_WORDS + 8];
+	size_t k = 0;
+	for (size_t i = 0; i < BENCH_PLAN_WORDS + 2; i++)
+		k += (size_t)snprintf(many + k, sizeof(many) - k, "%sx", i ? "," : "");
+	assert_false(bench_plan_add_words(&pl, BENCH_SRC_USER, many, why, sizeof(why)));
+	assert_int_equal(pl.nwords, BENCH_PLAN_WORDS);
+	assert_string_equal(why, "more than 128 words in all: 5 left out");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -149,6 +174,7 @@ int main(void)
 		cmocka_unit_test(words_sorted_to_sources),
 		cmocka_unit_test(none_undoes_what_came_before),
 		cmocka_unit_test(unknown_words_named),
+		cmocka_unit_test(words_of_a_source_option),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
