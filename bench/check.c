@@ -16,7 +16,6 @@ static const char *status_name(enum check_status s)
 	return names[s];
 }
 
-/* Start a check record with the fields every check has. */
 /* A figure's median as a check's value; null when no sample of it was kept (the figure is null too). */
 static void rec_fig_value(struct rec *r, const char *key, const struct bench_figure *f)
 {
@@ -26,6 +25,7 @@ static void rec_fig_value(struct rec *r, const char *key, const struct bench_fig
 		rec_null(r, key);
 }
 
+/* Start a check record with the fields every check has. */
 static void check_start(struct rec *r, const struct check_input *in, const char *what)
 {
 	rec_start(r, "check");

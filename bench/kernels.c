@@ -16,7 +16,8 @@
 #include "events/events.h"
 #include "platform/vec.h"
 
-#define K(fn) fn, fn##_end
+/* A kernel's entry and end (the harness checks the body fits between them). */
+#define K(f) .fn = f, .fn_end = f##_end
 
 #define SF_P 0x200u
 #define ALIAS_P 0x400u
@@ -35,103 +36,108 @@
 
 static const struct bench_def defs[] = {
 	/* Reference kernels first: a broken set-up is obvious from these two lines. */
-	{ "ref", "add_chain", NULL, K(bk_add_chain), 0, 0, false, false, 0, BENCH_REFERENCE, 950, 1050,
-	  "add rax, rcx", ONE_CYCLE, 0 },
+	{ .kernel = "ref", .variant = "add_chain", K(bk_add_chain), .expect = BENCH_REFERENCE,
+	  .ref_lo = 950, .ref_hi = 1050, .chain_min = ONE_CYCLE, .body = "add rax, rcx" },
 	/* Every x86 core's L1 load-to-use latency lies in 2..8 cycles; outside that the set-up is broken. */
-	{ "ref", "load_chain", NULL, K(bk_load_chain), 0x000, 0, false, false, 0, BENCH_REFERENCE, 2000, 8000,
-	  "mov rax, [rax]", ONE_CYCLE, 0 },
+	{ .kernel = "ref", .variant = "load_chain", K(bk_load_chain), .expect = BENCH_REFERENCE,
+	  .ref_lo = 2000, .ref_hi = 8000, .chain_min = ONE_CYCLE, .body = "mov rax, [rax]" },
 
-	{ "store_forward", "forward", NULL, K(bk_sf_forward), SF_P, 0, false, false, EV_ROLE_STLF_OK,
-	  BENCH_CONTROL, 0, 0, "mov [rsi], rax / mov rax, [rsi]", 0, 0 },
-	{ "store_forward", "size_mismatch", "forward", K(bk_sf_size_mismatch), SF_P, 0, false, false,
-	  EV_ROLE_STLF_BLOCK, BENCH_PROVOKES, 0, 0, "mov [rsi], eax / mov rax, [rsi]", 0, 0 },
-	{ "store_forward", "partial_overlap", "forward", K(bk_sf_partial_overlap), SF_P, SF_P + 4, false, false,
-	  EV_ROLE_STLF_BLOCK, BENCH_PROVOKES, 0, 0, "mov [rsi], rax / mov rax, [rdx=rsi+4]", 0, 0 },
-	{ "store_forward", "two_stores", "forward", K(bk_sf_two_stores), SF_P, 0, false, false,
-	  EV_ROLE_STLF_BLOCK, BENCH_PROVOKES, 0, 0, "mov [rsi], eax / mov [rsi+4], eax / mov rax, [rsi]", 0, 0 },
-	{ "store_forward", "forward_tput", NULL, K(bk_sf_forward_tput), SF_P, 0, false, false, EV_ROLE_STLF_OK,
-	  BENCH_CONTROL, 0, 0, "mov [rsi], rcx / mov rax, [rsi]", 0, 0 },
-	{ "store_forward", "size_mismatch_tput", "forward_tput", K(bk_sf_size_mismatch_tput), SF_P, 0, false,
-	  false, EV_ROLE_STLF_BLOCK, BENCH_PROVOKES, 0, 0, "mov [rsi], ecx / mov rax, [rsi]", 0, 0 },
-	{ "store_forward", "late_control", NULL, K(bk_sf_late_data), SF_P, SF_P + 64, false, false, 0,
-	  BENCH_CONTROL, 0, 0, "mov rcx, r9 / imul rcx, r8 (x3) / mov [rdx=rsi+64], ecx / mov eax, [rsi]", 0, 0 },
-	{ "store_forward", "sta_unknown", "late_control", K(bk_sf_late_addr), SF_P, SF_P + 64, false, false,
-	  EV_ROLE_STA_BLOCK, BENCH_PROVOKES_EVENTS, 0, 0,
-	  "mov rdx, r9 / imul rdx, r8 (x3) / mov [rdx=rsi+64], ecx / mov eax, [rsi]", 0, 0 },
-	{ "store_forward", "std_unknown", "late_control", K(bk_sf_late_data), SF_P, SF_P, false, false,
-	  EV_ROLE_STD_BLOCK, BENCH_PROVOKES_EVENTS, 0, 0,
-	  "mov rcx, r9 / imul rcx, r8 (x3) / mov [rdx=rsi], ecx / mov eax, [rsi]", 0, 0 },
+	{ .kernel = "store_forward", .variant = "forward", K(bk_sf_forward), .p_off = SF_P, .roles = EV_ROLE_STLF_OK,
+	  .expect = BENCH_CONTROL, .body = "mov [rsi], rax / mov rax, [rsi]" },
+	{ .kernel = "store_forward", .variant = "size_mismatch", .control = "forward", K(bk_sf_size_mismatch),
+	  .p_off = SF_P, .roles = EV_ROLE_STLF_BLOCK, .expect = BENCH_PROVOKES,
+	  .body = "mov [rsi], eax / mov rax, [rsi]" },
+	{ .kernel = "store_forward", .variant = "partial_overlap", .control = "forward", K(bk_sf_partial_overlap),
+	  .p_off = SF_P, .q_off = SF_P + 4, .roles = EV_ROLE_STLF_BLOCK, .expect = BENCH_PROVOKES,
+	  .body = "mov [rsi], rax / mov rax, [rdx=rsi+4]" },
+	{ .kernel = "store_forward", .variant = "two_stores", .control = "forward", K(bk_sf_two_stores),
+	  .p_off = SF_P, .roles = EV_ROLE_STLF_BLOCK, .expect = BENCH_PROVOKES,
+	  .body = "mov [rsi], eax / mov [rsi+4], eax / mov rax, [rsi]" },
+	{ .kernel = "store_forward", .variant = "forward_tput", K(bk_sf_forward_tput), .p_off = SF_P,
+	  .roles = EV_ROLE_STLF_OK, .expect = BENCH_CONTROL, .body = "mov [rsi], rcx / mov rax, [rsi]" },
+	{ .kernel = "store_forward", .variant = "size_mismatch_tput", .control = "forward_tput",
+	  K(bk_sf_size_mismatch_tput), .p_off = SF_P, .roles = EV_ROLE_STLF_BLOCK, .expect = BENCH_PROVOKES,
+	  .body = "mov [rsi], ecx / mov rax, [rsi]" },
+	{ .kernel = "store_forward", .variant = "late_control", K(bk_sf_late_data), .p_off = SF_P, .q_off = SF_P + 64,
+	  .expect = BENCH_CONTROL,
+	  .body = "mov rcx, r9 / imul rcx, r8 (x3) / mov [rdx=rsi+64], ecx / mov eax, [rsi]" },
+	{ .kernel = "store_forward", .variant = "sta_unknown", .control = "late_control", K(bk_sf_late_addr),
+	  .p_off = SF_P, .q_off = SF_P + 64, .roles = EV_ROLE_STA_BLOCK, .expect = BENCH_PROVOKES_EVENTS,
+	  .body = "mov rdx, r9 / imul rdx, r8 (x3) / mov [rdx=rsi+64], ecx / mov eax, [rsi]" },
+	{ .kernel = "store_forward", .variant = "std_unknown", .control = "late_control", K(bk_sf_late_data),
+	  .p_off = SF_P, .q_off = SF_P, .roles = EV_ROLE_STD_BLOCK, .expect = BENCH_PROVOKES_EVENTS,
+	  .body = "mov rcx, r9 / imul rcx, r8 (x3) / mov [rdx=rsi], ecx / mov eax, [rsi]" },
 	/* Vector forwarding (issue 24): each beside the same-width forward that succeeds. */
-	{ "store_forward", "ymm_forward", NULL, K(bk_sf_ymm_forward), SF_P, 0, false, false, EV_ROLE_STLF_OK,
-	  BENCH_CONTROL, 0, 0, "vmovdqu [rsi], ymm0 / vmovdqu ymm0, [rsi]", 0, 0 },
-	{ "store_forward", "ymm_upper", "ymm_forward", K(bk_sf_ymm_upper), SF_P, SF_P + 16, false, false, 0,
-	  BENCH_SWEEP, 0, 0, "vmovdqu [rsi], ymm0 / vmovdqu xmm0, [rdx=rsi+16]", 0, 0 },
-	{ "store_forward", "xmm_ymm", "ymm_forward", K(bk_sf_xmm_ymm), SF_P, 0, false, false, EV_ROLE_STLF_BLOCK,
-	  BENCH_PROVOKES, 0, 0, "vmovdqu [rsi], xmm0 / vmovdqu ymm0, [rsi]", 0, 0 },
-	{ "store_forward", "zmm_forward", NULL, K(bk_sf_zmm_forward), SF_P, 0, false, false, EV_ROLE_STLF_OK,
-	  BENCH_CONTROL, 0, 0, "vmovdqu64 [rsi], zmm0 / vmovdqu64 zmm0, [rsi]", 0, 0 },
-	{ "store_forward", "zmm_upper", "zmm_forward", K(bk_sf_zmm_upper), SF_P, SF_P + 32, false, false, 0,
-	  BENCH_SWEEP, 0, 0, "vmovdqu64 [rsi], zmm0 / vmovdqu ymm0, [rdx=rsi+32]", 0, 0 },
-	{ "store_forward", "ymm_zmm", "zmm_forward", K(bk_sf_ymm_zmm), SF_P, 0, false, false, EV_ROLE_STLF_BLOCK,
-	  BENCH_PROVOKES, 0, 0, "vmovdqu [rsi], ymm0 / vmovdqu64 zmm0, [rsi]", 0, 0 },
+	{ .kernel = "store_forward", .variant = "ymm_forward", K(bk_sf_ymm_forward), .p_off = SF_P,
+	  .roles = EV_ROLE_STLF_OK, .expect = BENCH_CONTROL, .needs = VEC_AVX,
+	  .body = "vmovdqu [rsi], ymm0 / vmovdqu ymm0, [rsi]" },
+	{ .kernel = "store_forward", .variant = "ymm_upper", .control = "ymm_forward", K(bk_sf_ymm_upper),
+	  .p_off = SF_P, .q_off = SF_P + 16, .expect = BENCH_SWEEP, .needs = VEC_AVX,
+	  .body = "vmovdqu [rsi], ymm0 / vmovdqu xmm0, [rdx=rsi+16]" },
+	{ .kernel = "store_forward", .variant = "xmm_ymm", .control = "ymm_forward", K(bk_sf_xmm_ymm), .p_off = SF_P,
+	  .roles = EV_ROLE_STLF_BLOCK, .expect = BENCH_PROVOKES, .needs = VEC_AVX,
+	  .body = "vmovdqu [rsi], xmm0 / vmovdqu ymm0, [rsi]" },
+	{ .kernel = "store_forward", .variant = "zmm_forward", K(bk_sf_zmm_forward), .p_off = SF_P,
+	  .roles = EV_ROLE_STLF_OK, .expect = BENCH_CONTROL, .needs = VEC_AVX512F,
+	  .body = "vmovdqu64 [rsi], zmm0 / vmovdqu64 zmm0, [rsi]" },
+	{ .kernel = "store_forward", .variant = "zmm_upper", .control = "zmm_forward", K(bk_sf_zmm_upper),
+	  .p_off = SF_P, .q_off = SF_P + 32, .expect = BENCH_SWEEP, .needs = VEC_AVX512F,
+	  .body = "vmovdqu64 [rsi], zmm0 / vmovdqu ymm0, [rdx=rsi+32]" },
+	{ .kernel = "store_forward", .variant = "ymm_zmm", .control = "zmm_forward", K(bk_sf_ymm_zmm), .p_off = SF_P,
+	  .roles = EV_ROLE_STLF_BLOCK, .expect = BENCH_PROVOKES, .needs = VEC_AVX512F,
+	  .body = "vmovdqu [rsi], ymm0 / vmovdqu64 zmm0, [rsi]" },
 
-	{ "alias_4k", "line_offset", NULL, K(bk_alias_chain), ALIAS_P, ALIAS_Q + 64, false, false, 0,
-	  BENCH_CONTROL, 0, 0, "mov [rdx+rax], rcx (rdx = rsi+4096+64) / mov rax, [rsi+rax] (rax = 0)", ONE_CYCLE, 0 },
-	{ "alias_4k", "same_offset", "line_offset", K(bk_alias_chain), ALIAS_P, ALIAS_Q, false, false,
-	  EV_ROLE_ALIAS_4K, BENCH_PROVOKES, 0, 0, "mov [rdx+rax], rcx (rdx = rsi+4096) / mov rax, [rsi+rax] (rax = 0)", ONE_CYCLE, 0 },
-	{ "alias_4k", "offset_4", "line_offset", K(bk_alias_chain), ALIAS_P, ALIAS_Q + 4, false, false,
-	  EV_ROLE_ALIAS_4K, BENCH_SWEEP, 0, 0, "mov [rdx+rax], rcx (rdx = rsi+4096+4) / mov rax, [rsi+rax] (rax = 0)", ONE_CYCLE, 0 },
-	{ "alias_4k", "offset_8", "line_offset", K(bk_alias_chain), ALIAS_P, ALIAS_Q + 8, false, false,
-	  EV_ROLE_ALIAS_4K, BENCH_SWEEP, 0, 0, "mov [rdx+rax], rcx (rdx = rsi+4096+8) / mov rax, [rsi+rax] (rax = 0)", ONE_CYCLE, 0 },
-	{ "alias_4k", "offset_16", "line_offset", K(bk_alias_chain), ALIAS_P, ALIAS_Q + 16, false, false,
-	  EV_ROLE_ALIAS_4K, BENCH_SWEEP, 0, 0, "mov [rdx+rax], rcx (rdx = rsi+4096+16) / mov rax, [rsi+rax] (rax = 0)", ONE_CYCLE, 0 },
-	{ "alias_4k", "offset_32", "line_offset", K(bk_alias_chain), ALIAS_P, ALIAS_Q + 32, false, false,
-	  EV_ROLE_ALIAS_4K, BENCH_SWEEP, 0, 0, "mov [rdx+rax], rcx (rdx = rsi+4096+32) / mov rax, [rsi+rax] (rax = 0)", ONE_CYCLE, 0 },
+	{ .kernel = "alias_4k", .variant = "line_offset", K(bk_alias_chain), .p_off = ALIAS_P, .q_off = ALIAS_Q + 64,
+	  .expect = BENCH_CONTROL, .chain_min = ONE_CYCLE,
+	  .body = "mov [rdx+rax], rcx (rdx = rsi+4096+64) / mov rax, [rsi+rax] (rax = 0)" },
+	{ .kernel = "alias_4k", .variant = "same_offset", .control = "line_offset", K(bk_alias_chain),
+	  .p_off = ALIAS_P, .q_off = ALIAS_Q, .roles = EV_ROLE_ALIAS_4K, .expect = BENCH_PROVOKES,
+	  .chain_min = ONE_CYCLE, .body = "mov [rdx+rax], rcx (rdx = rsi+4096) / mov rax, [rsi+rax] (rax = 0)" },
+	{ .kernel = "alias_4k", .variant = "offset_4", .control = "line_offset", K(bk_alias_chain), .p_off = ALIAS_P,
+	  .q_off = ALIAS_Q + 4, .roles = EV_ROLE_ALIAS_4K, .expect = BENCH_SWEEP, .chain_min = ONE_CYCLE,
+	  .body = "mov [rdx+rax], rcx (rdx = rsi+4096+4) / mov rax, [rsi+rax] (rax = 0)" },
+	{ .kernel = "alias_4k", .variant = "offset_8", .control = "line_offset", K(bk_alias_chain), .p_off = ALIAS_P,
+	  .q_off = ALIAS_Q + 8, .roles = EV_ROLE_ALIAS_4K, .expect = BENCH_SWEEP, .chain_min = ONE_CYCLE,
+	  .body = "mov [rdx+rax], rcx (rdx = rsi+4096+8) / mov rax, [rsi+rax] (rax = 0)" },
+	{ .kernel = "alias_4k", .variant = "offset_16", .control = "line_offset", K(bk_alias_chain), .p_off = ALIAS_P,
+	  .q_off = ALIAS_Q + 16, .roles = EV_ROLE_ALIAS_4K, .expect = BENCH_SWEEP, .chain_min = ONE_CYCLE,
+	  .body = "mov [rdx+rax], rcx (rdx = rsi+4096+16) / mov rax, [rsi+rax] (rax = 0)" },
+	{ .kernel = "alias_4k", .variant = "offset_32", .control = "line_offset", K(bk_alias_chain), .p_off = ALIAS_P,
+	  .q_off = ALIAS_Q + 32, .roles = EV_ROLE_ALIAS_4K, .expect = BENCH_SWEEP, .chain_min = ONE_CYCLE,
+	  .body = "mov [rdx+rax], rcx (rdx = rsi+4096+32) / mov rax, [rsi+rax] (rax = 0)" },
 
-	{ "split", "load_aligned", NULL, K(bk_load_chain), SPLIT_ALIGNED, 0, true, false, 0, BENCH_CONTROL, 0, 0,
-	  "mov rax, [rax] (rax 8-byte aligned)", ONE_CYCLE, 0 },
-	{ "split", "load_line", "load_aligned", K(bk_load_chain), SPLIT_LINE, 0, true, false, EV_ROLE_SPLIT_LOAD,
-	  BENCH_PROVOKES, 0, 0, "mov rax, [rax] (rax = line end - 4)", ONE_CYCLE, 0 },
-	{ "split", "load_page", "load_aligned", K(bk_load_chain), SPLIT_PAGE, 0, true, true,
-	  EV_ROLE_SPLIT_LOAD | EV_ROLE_PAGE_SPLIT_LOAD, BENCH_PROVOKES, 0, 0, "mov rax, [rax] (rax = 4 KiB boundary - 4)", ONE_CYCLE, 0 },
-	{ "split", "store_aligned", NULL, K(bk_store_tput), SPLIT_ALIGNED, 0, true, false, 0, BENCH_CONTROL, 0, 0,
-	  "mov [rsi], rcx (rsi 8-byte aligned)", 0, 0 },
-	{ "split", "store_line", "store_aligned", K(bk_store_tput), SPLIT_LINE, 0, true, false, EV_ROLE_SPLIT_STORE,
-	  BENCH_PROVOKES, 0, 0, "mov [rsi], rcx (rsi = line end - 4)", 0, 0 },
-	{ "split", "store_page", "store_aligned", K(bk_store_tput), SPLIT_PAGE, 0, true, true,
-	  EV_ROLE_SPLIT_STORE | EV_ROLE_PAGE_SPLIT_STORE, BENCH_PROVOKES, 0, 0,
-	  "mov [rsi], rcx (rsi = 4 KiB boundary - 4)", 0, 0 },
+	{ .kernel = "split", .variant = "load_aligned", K(bk_load_chain), .p_off = SPLIT_ALIGNED, .per_arena = true,
+	  .expect = BENCH_CONTROL, .chain_min = ONE_CYCLE, .body = "mov rax, [rax] (rax 8-byte aligned)" },
+	{ .kernel = "split", .variant = "load_line", .control = "load_aligned", K(bk_load_chain), .p_off = SPLIT_LINE,
+	  .per_arena = true, .roles = EV_ROLE_SPLIT_LOAD, .expect = BENCH_PROVOKES, .chain_min = ONE_CYCLE,
+	  .body = "mov rax, [rax] (rax = line end - 4)" },
+	{ .kernel = "split", .variant = "load_page", .control = "load_aligned", K(bk_load_chain), .p_off = SPLIT_PAGE,
+	  .per_arena = true, .crosses_4k = true, .roles = EV_ROLE_SPLIT_LOAD | EV_ROLE_PAGE_SPLIT_LOAD,
+	  .expect = BENCH_PROVOKES, .chain_min = ONE_CYCLE, .body = "mov rax, [rax] (rax = 4 KiB boundary - 4)" },
+	{ .kernel = "split", .variant = "store_aligned", K(bk_store_tput), .p_off = SPLIT_ALIGNED, .per_arena = true,
+	  .expect = BENCH_CONTROL, .body = "mov [rsi], rcx (rsi 8-byte aligned)" },
+	{ .kernel = "split", .variant = "store_line", .control = "store_aligned", K(bk_store_tput),
+	  .p_off = SPLIT_LINE, .per_arena = true, .roles = EV_ROLE_SPLIT_STORE, .expect = BENCH_PROVOKES,
+	  .body = "mov [rsi], rcx (rsi = line end - 4)" },
+	{ .kernel = "split", .variant = "store_page", .control = "store_aligned", K(bk_store_tput),
+	  .p_off = SPLIT_PAGE, .per_arena = true, .crosses_4k = true,
+	  .roles = EV_ROLE_SPLIT_STORE | EV_ROLE_PAGE_SPLIT_STORE, .expect = BENCH_PROVOKES,
+	  .body = "mov [rsi], rcx (rsi = 4 KiB boundary - 4)" },
 
 	/*
-	 * The memory ladder: each row stands for the variants bench/suite_sweep.c makes from the cache
+	 * The memory ladder: each row stands for the variants bench/src_ladder.c makes from the cache
 	 * geometry and the arena it gets (bench/ladder.h), measured after the rows above.  The fn and
 	 * body here are the latency rows'; the bandwidth variants choose their kernel by vector width.
 	 */
-	{ "latency", "<size>", NULL, K(bk_chase), 0, 0, false, false, 0, BENCH_SWEEP, 0, 0,
-	  "mov rax, [rax] (a random ring of every 64-byte line of <size> bytes, largest pages)", ONE_CYCLE, 0 },
-	{ "tlb", "<size>", NULL, K(bk_chase), 0, 0, false, false, 0, BENCH_SWEEP, 0, 0,
-	  "mov rax, [rax] (the same ring on 4 KiB pages)", ONE_CYCLE, 0 },
-	{ "bandwidth", "<op>_<level>", NULL, K(bk_bw_read_sse), 0, 0, false, false, 0, BENCH_SWEEP, 0, 0,
-	  "read, write, write_nt or copy 256 bytes per stream, widest vectors (l1, l2, l3, dram)", 0, 0 },
+	{ .kernel = "latency", .variant = "<size>", K(bk_chase), .expect = BENCH_SWEEP, .chain_min = ONE_CYCLE,
+	  .ladder = BENCH_LADDER_LATENCY,
+	  .body = "mov rax, [rax] (a random ring of every 64-byte line of <size> bytes, largest pages)" },
+	{ .kernel = "tlb", .variant = "<size>", K(bk_chase), .expect = BENCH_SWEEP, .chain_min = ONE_CYCLE,
+	  .ladder = BENCH_LADDER_TLB, .body = "mov rax, [rax] (the same ring on 4 KiB pages)" },
+	{ .kernel = "bandwidth", .variant = "<op>_<level>", K(bk_bw_read_sse), .expect = BENCH_SWEEP,
+	  .ladder = BENCH_LADDER_BANDWIDTH,
+	  .body = "read, write, write_nt or copy 256 bytes per stream, widest vectors (l1, l2, l3, dram)" },
 };
-
-/* The rows that stand for variants made at run time, by kernel. */
-static const struct {
-	const char *kernel;
-	enum bench_ladder kind;
-} ladders[] = {
-	{ "latency", BENCH_LADDER_LATENCY },
-	{ "tlb", BENCH_LADDER_TLB },
-	{ "bandwidth", BENCH_LADDER_BANDWIDTH },
-};
-
-enum bench_ladder bench_def_ladder(const struct bench_def *d)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(ladders); i++)
-		if (!strcmp(d->kernel, ladders[i].kernel))
-			return ladders[i].kind;
-	return BENCH_LADDER_NONE;
-}
 
 size_t bench_def_count(void) { return ARRAY_SIZE(defs); }
 const struct bench_def *bench_def_at(size_t i) { return i < ARRAY_SIZE(defs) ? &defs[i] : NULL; }
@@ -147,21 +153,4 @@ const struct bench_def *bench_def_find(const char *kernel, const char *variant)
 const struct bench_def *bench_def_control(const struct bench_def *d)
 {
 	return d->control ? bench_def_find(d->kernel, d->control) : NULL;
-}
-
-/* Kernels whose bodies use vector registers beyond SSE, and what they need (platform/vec.h). */
-static const struct {
-	bench_kernel_fn fn;
-	uint32_t needs;
-} vector_kernels[] = {
-	{ bk_sf_ymm_forward, VEC_AVX }, { bk_sf_ymm_upper, VEC_AVX },     { bk_sf_xmm_ymm, VEC_AVX },
-	{ bk_sf_zmm_forward, VEC_AVX512F }, { bk_sf_zmm_upper, VEC_AVX512F }, { bk_sf_ymm_zmm, VEC_AVX512F },
-};
-
-uint32_t bench_def_needs(const struct bench_def *d)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(vector_kernels); i++)
-		if (vector_kernels[i].fn == d->fn)
-			return vector_kernels[i].needs;
-	return 0;
 }

@@ -5,8 +5,9 @@
  * a loop of BENCH_UNROLL copies of a fixed body, called as
  * k(trips, p, q).  A variant is a row of data: which kernel, where p and q
  * point inside the three-page scratch window, which variant is its control,
- * which event roles matter and what is expected.  Adding a variant is adding
- * a row; the harness, the records and the checks follow from the row.
+ * which event roles matter, what is expected, which vector extensions it needs
+ * and whether it stands for the memory ladder's variants.  Adding a variant is
+ * adding a row; the harness, the records and the checks follow from the row.
  */
 #ifndef PMUBOOT_BENCH_KERNELS_H
 #define PMUBOOT_BENCH_KERNELS_H
@@ -82,7 +83,7 @@ enum bench_expect {
 };
 
 /*
- * A row that stands for variants made at run time (bench/suite_sweep.c), from
+ * A row that stands for variants made at run time (bench/src_ladder.c), from
  * the cache geometry and the arena: `latency.<size>`, `tlb.<size>`,
  * `bandwidth.<op>_<level>`.  bench= may name the kernel, or kernel.<variant>
  * with a variant of those (a size: latency.16k).
@@ -115,17 +116,16 @@ struct bench_def {
 	 */
 	int32_t chain_min;
 	uint32_t unroll;	/* body copies per loop trip; 0: BENCH_UNROLL */
+	/* The vector extensions the body executes (platform/vec.h enum vec_ext bits; 0: none): skipped without them. */
+	uint32_t needs;
+	enum bench_ladder ladder;	/* BENCH_LADDER_NONE, or the kind of variants the row stands for */
 };
 
 size_t bench_def_count(void);
 const struct bench_def *bench_def_at(size_t i);
 /* The row for kernel.variant, or NULL. */
 const struct bench_def *bench_def_find(const char *kernel, const char *variant);
-/* The vector extensions d's body executes (platform/vec.h enum vec_ext bits; 0: none): skipped without them. */
-uint32_t bench_def_needs(const struct bench_def *d);
 /* Its control's row, or NULL. */
 const struct bench_def *bench_def_control(const struct bench_def *d);
-/* BENCH_LADDER_NONE, or the kind of variants row d stands for. */
-enum bench_ladder bench_def_ladder(const struct bench_def *d);
 
 #endif

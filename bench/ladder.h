@@ -2,7 +2,7 @@
  * bench/ladder.h - the sizes of the memory ladder, from the cache geometry
  * (cpu/cache.h): which `latency.<size>`, `tlb.<size>` and
  * `bandwidth.<op>_<level>` variants the benchmark stage generates
- * (bench/suite_sweep.c), and their names.  Pure functions: unit-tested.
+ * (bench/src_ladder.c), and their names.  Pure functions: unit-tested.
  *
  *   latency  a power-of-two ladder from 4 KiB to the first power of two at or
  *            above 4 x the last-level cache, plus for every data-side cache

@@ -10,7 +10,7 @@
  *          Fn8000_0005 (L1), Fn8000_0006 (L2) and Fn8000_0019 (1 GiB pages).
  * A hybrid part's core types differ: the answer is the calling core's.
  * The `cache` record (docs/results-format.md) and its text lines come from
- * cache_report; the benchmark stage's memory ladder (bench/suite_sweep.c)
+ * cache_report; the benchmark stage's memory ladder (bench/src_ladder.c)
  * takes its sizes from the same struct.
  */
 #ifndef PMUBOOT_CPU_CACHE_H

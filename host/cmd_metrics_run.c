@@ -18,7 +18,7 @@
 #include "host/cmd_metrics.h"
 #include "host/host.h"
 #include "linux/hw_linux.h"
-#include "bench/suite.h"
+#include "bench/stage.h"
 #include "platform/timing.h"
 #include "lib/out.h"
 #include "lib/record.h"

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench/suite.h"
+#include "bench/stage.h"
 #include "run/run.h"
 #include "host/host.h"
 #include "linux/hw_linux.h"

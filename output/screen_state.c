@@ -1,8 +1,6 @@
 /* output/screen_state.c - see screen_state.h.  One handler per record type the screen shows. */
 #include "output/screen_state.h"
 #include "output/screen_json.h"
-#include "bench/kernels.h"
-#include "bench/select.h"
 #include "platform/activity.h"
 
 struct screen_state *ssp;
@@ -152,32 +150,16 @@ static void on_ibs(const struct sj *o)
 		snprintf(ssp->ibs, sizeof(ssp->ibs), "not used: %s", T("reason"));
 }
 
-/* Figures to run: split variants once per arena (bench/suite.c runs them so). */
+/* Figures to run: the rows the stage planned (bench/plan.h: split variants once per arena, ladder points, user
+ * kernels); a record without them (an older build's) gives its variants. */
 static void on_bench_setup(const struct sj *o)
 {
-	static bool sel[SS_ROWS];
-	struct sj arenas;
-	size_t narenas = sj_get(o, "arenas", &arenas) ? sj_count(&arenas) : 1;
-	size_t n = bench_def_count();
 	char tmp[6][SS_LINE];
 	uint64_t v = 0;
-	const char *s = T("variants");
+	const char *s = T("variants"), *rows = T("rows");
 
 	ssp->variants = lc_parse_u64(s, strlen(s), &v) ? (unsigned)v : 0;
-	ssp->bench_total = ssp->variants;
-	if (n <= SS_ROWS && ssp->cfg && bench_select(ssp->cfg->bench, sel, NULL, NULL)) {
-		ssp->bench_total = 0;
-		for (size_t i = 0; i < n; i++)
-			if (sel[i] && bench_def_ladder(bench_def_at(i)) == BENCH_LADDER_NONE)
-				ssp->bench_total += bench_def_at(i)->per_arena ? (unsigned)(narenas ? narenas : 1) : 1;
-		/* The memory ladder's variants are made at run time: bench_setup.ladder says how many. */
-		static const char *const kinds[] = { "ladder.latency.points", "ladder.tlb.points", "ladder.bandwidth.points" };
-		for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
-			const char *pts = T(kinds[i]);
-			if (lc_parse_u64(pts, strlen(pts), &v))
-				ssp->bench_total += (unsigned)v;
-		}
-	}
+	ssp->bench_total = lc_parse_u64(rows, strlen(rows), &v) ? (unsigned)v : ssp->variants;
 }
 
 #define SS_WHO 12	/* "4294967295:" */

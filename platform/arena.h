@@ -33,7 +33,7 @@ struct arena {
 /* A 4 MiB arena; page_size: ARENA_PAGE_4K or ARENA_PAGE_2M.  False with a reason when it cannot be had. */
 bool arena_get(uint32_t page_size, struct arena *a, char *why, size_t why_cap);
 /*
- * A large arena, for the memory ladder (bench/suite_sweep.c): `want` bytes
+ * A large arena, for the memory ladder (bench/src_ladder.c): `want` bytes
  * with page_size pages (4 KiB, 2 MiB or 1 GiB), or as much as the memory
  * there is allows: the image sizes it by the largest free range of the
  * firmware's memory map, the host by the memory Linux says is available.

@@ -1,7 +1,6 @@
 /* run/config_opts.c - the options as data, and the checks their words get as they are read; see config_int.h. */
 #include "run/config_int.h"
-#include "bench/kernels.h"
-#include "bench/select.h"
+#include "bench/plan.h"
 #include "bench/ukernel.h"
 #include "platform/selftest.h"
 #include "lib/heap.h"
@@ -56,30 +55,11 @@ static bool check_words(word_check word_ok, const char *v, size_t len, char *out
 	return ok;
 }
 
-struct bad_bench {
-	char *why;
-	size_t cap;
-	bool bad;
-};
-
-static void note_bad_bench(const char *w, size_t len, void *ctx)
-{
-	struct bad_bench *b = ctx;
-	if (!b->bad)
-		snprintf(b->why, b->cap, "unknown benchmark '%.*s' (a kernel, kernel.variant, all, none or list)",
-			 (int)(len > 60 ? 60 : len), w);
-	b->bad = true;
-}
-
-/* bench=: a word must name a kernel or variant (bench/select.c decides); `list` is a request, not a name. */
+/* bench=: a word must name a kernel or variant (bench/plan.c decides); `list` is a request, not a name. */
 static bool bench_word_ok(const char *one, char *why, size_t cap)
 {
-	static bool sel[128];
-	struct bad_bench b = { why, cap, false };
-	if (bench_def_count() > ARRAY_SIZE(sel) || !strcmp(one, "list"))
-		return true;	/* more kernels than sel holds: the stage checks again */
-	bench_select(one, sel, note_bad_bench, &b);
-	return !b.bad;
+	static struct bench_plan plan;	/* BENCH_PLAN_WORDS words: kept off the stack */
+	return bench_plan_parse(&plan, one, why, cap);
 }
 
 static bool check_bench(const char *v, size_t len, char *out, size_t out_cap, char *why, size_t cap)

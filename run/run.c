@@ -1,6 +1,6 @@
 /* run/run.c - the stage table; see run.h. */
 #include "run/run.h"
-#include "bench/suite.h"
+#include "bench/stage.h"
 #include "platform/activity.h"
 #include "platform/selftest.h"
 #include "platform/timing.h"

@@ -10,7 +10,7 @@
 #ifndef PMUBOOT_RUN_RUN_H
 #define PMUBOOT_RUN_RUN_H
 
-#include "bench/suite.h"
+#include "bench/stage.h"
 #include "bench/observer.h"
 #include "bench/ukernel.h"
 #include "run/config.h"

@@ -7,7 +7,7 @@
  * parent and unit, the inputs it needs (events as the vendor spells them, PERF_METRICS fields,
  * constants the run supplies) and its formula, evaluated here from counts in the integer number
  * type of num.h.  A metric with a missing input or a division by zero is null with the reason,
- * never NaN.  The benchmark stage (bench/suite_metrics.c) counts the inputs beside each variant;
+ * never NaN.  The benchmark stage (bench/stage_metrics.c) counts the inputs beside each variant;
  * `pmuboot-host metrics --eval` evaluates counts given to it.  docs/topdown.md.
  */
 #ifndef PMUBOOT_PMU_METRICS_METRICS_H

@@ -40,7 +40,7 @@ OUTLIER_Z = 3.5
 MAD_FLOOR = 0.01
 ROUNDING = 0.0005       # records print figures to three decimals (docs/results-format.md)
 CYCLES_SOURCES = {"fixed_counter", "pmc", "aperf", "tsc_calibrated", "tsc"}
-# The memory ladder's kernels (bench/suite_sweep.c): variants made at run time, in arenas of their own.
+# The memory ladder's kernels (bench/src_ladder.c): variants made at run time, in arenas of their own.
 MEMORY_KERNELS = {"latency", "tlb", "bandwidth"}
 # The built-in kernels (bench/kernels.c), beside the memory ladder's kinds.
 BUILT_IN = ("ref", "store_forward", "alias_4k", "split")
@@ -252,13 +252,13 @@ def check_every_record(recs):
             assert b["sample_ticks"] > 0, b
 
 
-# bench/kernels.c: the store-forward variants whose bodies name zmm need AVX-512F (bench_def_needs).
+# bench/kernels.c: the store-forward variants whose bodies name zmm need AVX-512F (bench_def.needs).
 NEEDS_AVX512 = "zmm"
 
 
 def without_avx512(recs):
     """The records as a host without AVX-512 (a Zen 3) gives them: its zmm variants skipped with a `runs` check
-    each (bench/suite_setup.c suite_runnable), their own checks gone, and the cpu record's vector list without
+    each (bench/row.c runnable), their own checks gone, and the cpu record's vector list without
     avx512f."""
     out = []
     gone = set()

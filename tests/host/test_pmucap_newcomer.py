@@ -18,7 +18,7 @@ from testlib import reframe_file
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SERIAL = os.path.join(ROOT, "tests", "fixtures", "captures", "qemu-usb-serial.log")
-# The image's summary line (bench/suite.c): "bench: checks P passed, F failed, S skipped[, U unstable]".
+# The image's summary line (bench/stage.c): "bench: checks P passed, F failed, S skipped[, U unstable]".
 SUMMARY_RE = re.compile(r"^bench: checks (\d+) passed, (\d+) failed, (\d+) skipped(?:, (\d+) unstable)?", re.M)
 AVX512_WHY = "needs avx512f, not usable here: this processor does not have it (CPUID)"
 
@@ -169,7 +169,7 @@ def test_header_iterations_are_the_rows(ctx):
     assert re.match(r"\d+ iterations x \d+ reps", head), head
 
 
-# The abbreviations of a result line (bench/suite_record.c) and of the table.
+# The abbreviations of a result line (bench/bench_record.c) and of the table.
 ABBREVIATIONS = ("iqr", "n=", "out=", "rej=", "drop=", "it=", "~", "disturbed")
 
 

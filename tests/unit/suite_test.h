@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench/suite.h"
+#include "bench/stage.h"
 #include "events/events.h"
 #include "lib/x86/msr_intel.h"
 #include "pmu/count/count.h"

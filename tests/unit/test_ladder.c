@@ -1,7 +1,7 @@
 /*
  * The memory ladder: its sizes from a cache geometry (bench/ladder.c),
  * their names, and the benchmark stage making and measuring its variants
- * (bench/suite_sweep.c) against the fakes of tests/unit/suite_test.h, with
+ * (bench/src_ladder.c) against the fakes of tests/unit/suite_test.h, with
  * the real kernels and rings on this CPU.
  *
  * Geometries come from real dumps (tests/fixtures/cpuid-real), whose caches
@@ -18,7 +18,7 @@
 
 #include "bench/ladder.h"
 #include "bench/kernels.h"
-#include "bench/suite_sweep_int.h"
+#include "bench/src_ladder.h"
 #include "cpu/cache.h"
 #include "tests/unit/identify_dump_load.h"
 #include "tests/unit/record_asserts.h"
@@ -195,6 +195,7 @@ static void stage_measures_the_chosen_sizes(void **state)
 	record_has(s[0], "\"ladder\":{\"latency\":{\"arena\":\"2m\",\"page\":2097152,\"size\":16777216");
 	record_has(s[0], "\"tlb\":{\"arena\":\"4k\",\"page\":4096,");
 	record_has(s[0], "\"bandwidth\":null");
+	record_has(s[0], "\"variants\":6,\"rows\":6,");
 	/* Two reference kernels, three latency sizes in order, then tlb. */
 	size_t n = records_of_type(&cap, "bench", b, 16);
 	assert_int_equal(n, 6);
@@ -256,7 +257,7 @@ static void stage_refuses_write_nt_at_a_cache_level(void **state)
 	assert_true(records_of_type(&cap, "bench", b, 8) >= 2);
 }
 
-/* "none" undoes what came before it, for the ladder as for every kernel (bench/select.c). */
+/* "none" undoes what came before it, for the ladder as for every kernel (bench/plan.c). */
 static void none_undoes_the_ladder_too(void **state)
 {
 	(void)state;

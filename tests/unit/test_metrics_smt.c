@@ -1,6 +1,6 @@
 /*
  * HYPERTHREADING_ON for counts of one thread (pmu/metrics/metrics.h metrics_smt_form) and the metrics stage
- * (bench/suite_metrics.c) that applies it, end to end against the modelled Skylake PMU (tests/fake/fake_pmu.h)
+ * (bench/stage_metrics.c) that applies it, end to end against the modelled Skylake PMU (tests/fake/fake_pmu.h)
  * behind the real MSR counting backend, on a core whose two threads are enabled.
  *
  * The model counts one thread and ignores the AnyThread bit, which is what a parked sibling makes of a real
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/suite.h"
+#include "bench/stage.h"
 #include "pmu/count/count.h"
 #include "cpu/topo.h"
 #include "cpu/uarch.h"

@@ -10,8 +10,8 @@
  * and re-taken (a count that went backwards, a run the window did not see
  * disturbed, a calibration whose clock moved), counter passes and the
  * per-iteration differential through a scripted counting backend, where
- * cycles come from, the calibration bracket, adaptive iterations, `bench=`
- * selection and the kernel table's invariants.
+ * cycles come from, the calibration bracket, adaptive iterations
+ * and the kernel table's invariants (bench= is tests/unit/test_plan.c's).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,7 +24,6 @@
 #include "bench/kernels.h"
 #include "bench/observer.h"
 #include "platform/calib.h"
-#include "bench/select.h"
 #include "events/events.h"
 #include "lib/x86/cpuid.h"
 #include "lib/x86/msr_intel.h"
@@ -948,46 +947,6 @@ static void thermal_log_in_a_sample_is_retaken(void **state)
 	assert_int_equal(fake_msr_get(MSR_IA32_THERM_STATUS) & THERM_LOG_OF(THERM_STATUS_THERMAL), 0);
 }
 
-static void selection(void **state)
-{
-	(void)state;
-	bool sel[64];
-	size_t n = bench_def_count();
-	assert_true(n <= 64);
-	assert_int_equal(bench_select("all", sel, NULL, NULL), n);
-	assert_int_equal(bench_select("none", sel, NULL, NULL), 0);
-	assert_int_equal(bench_select("", sel, NULL, NULL), 0);
-	/* One variant brings its control and the two reference kernels. */
-	assert_int_equal(bench_select(" split.load_page ", sel, NULL, NULL), 4);
-	assert_true(sel[bench_def_find("split", "load_aligned") - bench_def_at(0)]);
-	assert_true(sel[bench_def_find("ref", "add_chain") - bench_def_at(0)]);
-	assert_false(sel[bench_def_find("split", "load_line") - bench_def_at(0)]);
-	/* A whole kernel. */
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		k += !strcmp(bench_def_at(i)->kernel, "alias_4k");
-	assert_int_equal(bench_select("alias_4k", sel, NULL, NULL), k + 2);
-}
-
-static unsigned bad_count;
-static char bad_last[32];
-static void bad(const char *w, size_t len, void *ctx)
-{
-	(void)ctx;
-	bad_count++;
-	snprintf(bad_last, sizeof(bad_last), "%.*s", (int)len, w);
-}
-
-static void selection_reports_unknown_words(void **state)
-{
-	(void)state;
-	bool sel[64];
-	bad_count = 0;
-	assert_int_equal(bench_select("store_forward.size_mismatch,warp,split.nope", sel, bad, NULL), 4);
-	assert_int_equal(bad_count, 2);
-	assert_string_equal(bad_last, "split.nope");
-}
-
 static void table_invariants(void **state)
 {
 	(void)state;
@@ -1048,8 +1007,6 @@ int main(void)
 		cmocka_unit_test(storage_limits_reps),
 		cmocka_unit_test(observers_run_slices_inside_windows),
 		cmocka_unit_test(msr_backend_against_modelled_pmu),
-		cmocka_unit_test(selection),
-		cmocka_unit_test(selection_reports_unknown_words),
 		cmocka_unit_test(table_invariants),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench/suite.h"
+#include "bench/stage.h"
 #include "bench/kernels.h"
 #include "events/events.h"
 #include "pmu/count/count.h"
@@ -133,6 +133,8 @@ static void split_rows_run_arena_by_arena_with_observers(void **state)
 	bench_stage(&p);
 
 	assert_int_equal(records_of_type(&cap, "bench_setup", s, 2), 1);
+	/* The plan's count: split variants once, but their rows once per arena (the screen's progress counts rows). */
+	record_has(s[0], "\"variants\":4,\"rows\":6,");
 	record_has(s[0], "\"counting\":{\"available\":false,\"backend\":\"fake\",\"reason\":\"fake: no counters\"}");
 	record_has(s[0], "\"arenas\":[{\"name\":\"4k\",\"page\":4096,\"how\":\"fake\"},{\"name\":\"2m\",\"page\":2097152");
 	record_has(s[0], "\"samples_in\":\"arena\"");
@@ -353,7 +355,7 @@ static void list_and_unknown_words(void **state)
 	/* One line per row, but the memory ladder's rows list the variants this CPU's geometry makes. */
 	size_t ladder_rows = 0, ladder_lines = 0;
 	for (size_t i = 0; i < bench_def_count(); i++)
-		ladder_rows += bench_def_ladder(bench_def_at(i)) != BENCH_LADDER_NONE;
+		ladder_rows += bench_def_at(i)->ladder != BENCH_LADDER_NONE;
 	for (size_t i = 0; i < cap.n; i++)
 		ladder_lines += !strncmp(cap.lines[i], "latency.", 8) || !strncmp(cap.lines[i], "tlb.", 4) ||
 				!strncmp(cap.lines[i], "bandwidth.", 10);

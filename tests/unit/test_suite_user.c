@@ -1,5 +1,5 @@
 /*
- * User kernels in the benchmark stage (bench/suite_user.c) end to end
+ * User kernels in the benchmark stage (bench/src_user.c) end to end
  * against fakes: arenas and timing (tests/fake), a counting backend whose
  * counts follow each event's role, the guard of tests/fake/guard_fake.c (a
  * plain call, no watchdog) - and the kernels' generated code really runs on
@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench/suite.h"
+#include "bench/stage.h"
 #include "bench/ukernel.h"
 #include "events/events.h"
 #include "pmu/count/count.h"
@@ -74,7 +74,7 @@ static void user_kernels_measured_after_builtins_controls_first(void **state)
 	/* The setup's count is every variant the stage measures, the user's included. */
 	const char *setup[1];
 	assert_int_equal(records_of_type(&cap, "bench_setup", setup, 1), 1);
-	record_has(setup[0], "\"variants\":5,");
+	record_has(setup[0], "\"variants\":5,\"rows\":5,");
 	record_has(r[0], "\"kernel\":\"ref\",\"variant\":\"add_chain\"");
 	record_has(r[2], "\"kernel\":\"user\",\"variant\":\"inc_a\",\"control\":null");
 	record_has(r[3], "\"kernel\":\"user\",\"variant\":\"inc_b\",\"control\":\"inc_a\"");

@@ -48,7 +48,7 @@ def add_parser(sub):
     p.set_defaults(func=run)
 
 
-# What each abbreviation means: the table's and those of the image's result lines (bench/suite_record.c).
+# What each abbreviation means: the table's and those of the image's result lines (bench/bench_record.c).
 # docs/results-format.md ("Reading a result line") says the same.
 LEGEND = (
     ("cycles", "median cycles per iteration of the variant's samples"),

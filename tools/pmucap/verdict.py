@@ -25,7 +25,7 @@ junit suite's `verdict` case, the collector's run page) a PASS says what it rest
 19 checks passed; 2 skipped, 2 unstable)", or, when no check, audit check or self-test passed,
 "PASS (nothing verified: emulated, no PMU counting; 0 of 21 checks ran)".  The check counts are
 those of every `check` record of the run, the ones the image's own summary line counts
-(bench/suite.c: "bench: checks P passed, F failed, S skipped, U unstable").
+(bench/stage.c: "bench: checks P passed, F failed, S skipped, U unstable").
 """
 
 PASS, FAIL, INCOMPLETE, INVALID = "PASS", "FAIL", "INCOMPLETE", "INVALID"

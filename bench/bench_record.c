@@ -1,5 +1,5 @@
-/* bench/suite_record.c - the `bench` record and its readable line; see suite_int.h. */
-#include "bench/suite_int.h"
+/* bench/bench_record.c - the `bench` record and its readable line; see stage_int.h. */
+#include "bench/stage_int.h"
 #include "platform/arena.h"
 #include "lib/out.h"
 
@@ -61,10 +61,13 @@ static const char *penalty_why(const struct bench_def *d, const struct bench_fig
 	return buf;
 }
 
-void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const struct bench_figures *f,
-		      const struct bench_figures *ctl, const char *ctl_missing)
+void stage_emit_bench(struct stage *st, const struct bench_row *row, const struct bench_figures *f)
 {
-	struct rec *r = &suite.rec;
+	const struct bench_def *d = row->d;
+	const struct slot *sl = row->sl;
+	const struct bench_figures *ctl = row->ctl;
+	const char *ctl_missing = row->ctl_missing;
+	struct rec *r = &st->rec;
 	char a[32], b[32], c[32], e[32], pen[64 + 256], unst[48], why_buf[256];
 	const char *why = penalty_why(d, f, ctl, ctl_missing, why_buf, sizeof(why_buf));
 
@@ -85,7 +88,7 @@ void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const st
 		rec_bool(r, "page_crossed", sl->page == ARENA_PAGE_4K);
 	else
 		rec_null(r, "page_crossed");
-	rec_hex(r, "page_offset", ((uintptr_t)(sl ? sl->window : suite.scratch) + d->p_off) & 0xfff);
+	rec_hex(r, "page_offset", ((uintptr_t)(sl ? sl->window : st->scratch) + d->p_off) & 0xfff);
 	rec_u64(r, "iterations", f->iterations);
 	rec_u64(r, "iterations_min", f->iterations_min);
 	rec_bool(r, "iterations_capped", f->iterations_capped);
@@ -113,13 +116,13 @@ void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const st
 	rec_bool(r, "exhausted", f->exhausted);
 	rec_bool(r, "interrupts_off", f->windowed);
 	rec_obj(r, "ledger");
-	ledger_sources_fields(r, suite.ledger);
+	ledger_sources_fields(r, st->ledger);
 	rec_obj_end(r);
-	if (!suite.hs.smi_event) {
+	if (!st->hs.smi_event) {
 		rec_null(r, "smi_event");
 	} else {
 		rec_obj(r, "smi_event");
-		rec_str(r, "event", suite.hs.smi_event->name);
+		rec_str(r, "event", st->hs.smi_event->name);
 		rec_u64(r, "passes", f->smi_event_passes);
 		rec_str(r, "missing", f->smi_event_missing[0] ? f->smi_event_missing : NULL);
 		rec_obj_end(r);
@@ -194,13 +197,13 @@ void suite_emit_bench(const struct bench_def *d, const struct slot *sl, const st
 		rec_null(r, "penalty");
 	}
 	rec_str(r, "penalty_why", why);
-	if (suite.memory)
-		suite_sweep_fields(r, f);
+	if (row->src && row->src->fields)
+		row->src->fields(st, row, r, f);
 	rec_str(r, "expect", expect_name(d->expect));
-	rec_bool(r, "emulated", suite.ci->exec == EXEC_EMULATED);
+	rec_bool(r, "emulated", st->ci->exec == EXEC_EMULATED);
 	rec_str(r, "body", d->body);
-	if (suite_user_body_hex(d))
-		rec_str(r, "body_hex", suite_user_body_hex(d));
+	if (row->body_hex)
+		rec_str(r, "body_hex", row->body_hex);
 	rec_str(r, "problem", f->problem[0] ? f->problem : NULL);
 	rec_emit(r);
 

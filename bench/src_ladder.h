@@ -1,12 +1,13 @@
 /*
- * bench/suite_sweep_int.h - what the memory ladder's files share (internal to
- * bench/suite_sweep*.c): suite_sweep.c chooses, gets the arenas and measures,
- * suite_sweep_record.c writes the records' ladder fields and bench=list.
+ * bench/src_ladder.h - what the memory ladder's files share (internal to
+ * bench/src_ladder*.c): src_ladder.c chooses, gets the arenas and makes the
+ * rows, src_ladder_record.c writes the records' ladder fields and bench=list.
+ * The ladder's state is the stage's st->state[BENCH_SRC_LADDER].
  */
-#ifndef PMUBOOT_BENCH_SUITE_SWEEP_INT_H
-#define PMUBOOT_BENCH_SUITE_SWEEP_INT_H
+#ifndef PMUBOOT_BENCH_SRC_LADDER_H
+#define PMUBOOT_BENCH_SRC_LADDER_H
 
-#include "bench/suite_int.h"
+#include "bench/stage_int.h"
 #include "bench/ladder.h"
 #include "platform/arena.h"
 #include "cpu/cache.h"
@@ -33,6 +34,7 @@ struct sweep_point {
 	uint32_t bytes_per_iteration;	/* bandwidth */
 	bool versus;			/* tlb: latency.<size> was measured */
 	int64_t versus_median;		/* its cycles median */
+	size_t index;			/* latency, tlb: the point's place in its ladder's sizes */
 };
 
 /* One ladder kind: was it chosen, which variants, in which arena. */
@@ -59,8 +61,12 @@ struct sweep_state {
 	unsigned width;			/* index into width_names */
 	const char *width_why;		/* why not wider, or NULL */
 	size_t points;
+	/* Where ladder_next is: the table row of the kind, whether its lines were printed, the point (set), op. */
+	size_t at;
+	bool entered;
+	size_t s;
+	unsigned op;
 };
-extern struct sweep_state *ladder_state;	/* allocated once (suite_sweep_prepare), kept for later passes */
 
 /* Whether op at a level (0: DRAM) is a variant: non-temporal stores bypass the caches, so a cache level's
  * "write_nt" would be a DRAM figure. */
@@ -78,5 +84,10 @@ static inline bool sweep_cycles_valid(const struct bench_figures *f)
 void bw_name(char *out, size_t cap, enum bw_op op, unsigned level);
 /* bytes per (thousandths of a unit), as thousandths: bytes x 10^6 / v; 0 when v is not positive. */
 int64_t bw_rate(uint64_t bytes, int64_t v_milli);
+
+/* src_ladder_record.c: the source's bench_setup fields ("ladder"), a row's "memory" object, bench=list. */
+void ladder_setup_fields(const struct stage *st, struct rec *r);
+void ladder_fields(const struct stage *st, const struct bench_row *row, struct rec *r, const struct bench_figures *f);
+void ladder_list(const struct cpu_info *ci);
 
 #endif

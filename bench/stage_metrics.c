@@ -1,5 +1,5 @@
 /*
- * bench/suite_metrics.c - the top-down metrics of every measured variant (docs/topdown.md).
+ * bench/stage_metrics.c - the top-down metrics of every measured row (docs/topdown.md).
  *
  * Once per stage: the core's table (pmu/metrics/metrics.h) and the inputs its formulas need, each turned
  * into what counts it (an event of the core's catalogue with its modifiers, a PERF_METRICS field) and put
@@ -13,7 +13,7 @@
  * one iteration), every metric is evaluated, and one `metrics` record is emitted, with the constants and
  * why, and a readable line.  A metric whose inputs came from different passes says so (`split`).
  */
-#include "bench/suite_int.h"
+#include "bench/stage_int.h"
 #include "platform/timing.h"
 #include "lib/heap.h"
 #include "lib/out.h"
@@ -108,11 +108,11 @@ static void build_set(unsigned g)
 }
 
 /* Does group g with input i added still schedule?  (The schedulers only plan: nothing is written.) */
-static bool fits(unsigned g, size_t i, char *err, size_t cap)
+static bool fits(const struct stage *st, unsigned g, size_t i, char *err, size_t cap)
 {
 	ms.in[i].group = (int8_t)g;
 	build_set(g);
-	if (suite.hs.cb->schedule(ms.cs, err, cap))
+	if (st->hs.cb->schedule(ms.cs, err, cap))
 		return true;
 	ms.in[i].group = NO_GROUP;
 	return false;
@@ -127,7 +127,7 @@ static unsigned group_size(unsigned g)
 }
 
 /* The PERF_METRICS fields and the TOPDOWN.SLOTS they derive from: group 0, counted on their own. */
-static void group_perf_metrics(void)
+static void group_perf_metrics(const struct stage *st)
 {
 	char err[192];
 	bool any = false;
@@ -146,7 +146,7 @@ static void group_perf_metrics(void)
 		ms.in[slots].group = 0;
 	} else {
 		struct event_def d;
-		const struct event_set *set = suite_core_event_set(suite.ci);
+		const struct event_set *set = stage_core_event_set(st->ci);
 		ms.extra_slots = set && events_find(set, "TOPDOWN.SLOTS", &d);
 		if (ms.extra_slots)
 			event_spec_parse(set, false, "TOPDOWN.SLOTS", 13, &ms.slots, err, sizeof(err));
@@ -154,7 +154,7 @@ static void group_perf_metrics(void)
 	for (size_t i = 0; i < ms.n; i++) {
 		if (count_td_field(&ms.spec[i]) < 0 || ms.in[i].why)
 			continue;
-		if (!fits(0, i, err, sizeof(err)))
+		if (!fits(st, 0, i, err, sizeof(err)))
 			ms.in[i].why = keep(err);
 	}
 	if (!group_size(0) || (slots < ms.n && group_size(0) == 1)) {
@@ -177,14 +177,14 @@ static void group_perf_metrics(void)
 			if (i < 0 || ms.in[i].why || ms.in[i].group != NO_GROUP || !ms.spec[i].name[0] ||
 			    ms.in[i].priv != COUNT_PRIV_ALL || group_size(0) >= GROUP_EVENTS)
 				continue;
-			if (fits(0, (size_t)i, err, sizeof(err)) && ms.cs->passes > 1)
+			if (fits(st, 0, (size_t)i, err, sizeof(err)) && ms.cs->passes > 1)
 				ms.in[i].group = NO_GROUP;	/* it would need a second pass: it goes with the others */
 		}
 	}
 }
 
 /* The other events, ring by ring, GROUP_EVENTS to a set, each set one the scheduler accepts. */
-static void group_events(void)
+static void group_events(const struct stage *st)
 {
 	static const enum count_priv rings[] = { COUNT_PRIV_ALL, COUNT_PRIV_KERNEL, COUNT_PRIV_USER };
 	char err[192];
@@ -195,7 +195,7 @@ static void group_events(void)
 			if (x->why || x->group != NO_GROUP || x->priv != rings[r] || count_td_field(&ms.spec[i]) >= 0 ||
 			    !ms.spec[i].name[0])
 				continue;
-			if (g >= 0 && group_size((unsigned)g) < GROUP_EVENTS && fits((unsigned)g, i, err, sizeof(err)))
+			if (g >= 0 && group_size((unsigned)g) < GROUP_EVENTS && fits(st, (unsigned)g, i, err, sizeof(err)))
 				continue;
 			if (ms.ngroups == GROUPS_MAX) {
 				x->why = "not counted: more count sets than the stage keeps";
@@ -203,7 +203,7 @@ static void group_events(void)
 			}
 			unsigned ng = ms.ngroups;
 			ms.gpriv[ng] = rings[r];
-			if (fits(ng, i, err, sizeof(err))) {
+			if (fits(st, ng, i, err, sizeof(err))) {
 				ms.ngroups++;
 				g = (int)ng;
 			} else {
@@ -229,11 +229,11 @@ static const char *constant_why(unsigned arg)
 	}
 }
 
-static bool prepare_inputs(void)
+static bool prepare_inputs(const struct stage *st)
 {
 	static uint16_t ins[INPUTS_MAX];
 	char buf[192];
-	const struct event_set *set = suite_core_event_set(suite.ci);
+	const struct event_set *set = stage_core_event_set(st->ci);
 	size_t n = metrics_inputs(ms.t, METRICS_ALL, ins, INPUTS_MAX);
 	size_t total = metrics_input_total();
 
@@ -273,29 +273,29 @@ static bool prepare_inputs(void)
 		if (!metrics_input_spec(set, &mi, &ms.spec[i], &x->priv, buf, sizeof(buf), &why))
 			x->why = keep(why);
 	}
-	group_perf_metrics();
-	group_events();
+	group_perf_metrics(st);
+	group_events(st);
 	return true;
 }
 
-void suite_metrics_setup(void)
+void stage_metrics_setup(struct stage *st)
 {
 	const char *why;
 	memset(&ms, 0, sizeof(ms));
-	ms.t = metrics_for_cpu(suite.ci, &why);
+	ms.t = metrics_for_cpu(st->ci, &why);
 	if (!ms.t) {
-		out_text("metrics: no top-down formulas for %s: %s", suite.ci->uarch ? suite.ci->uarch : "this core", why);
+		out_text("metrics: no top-down formulas for %s: %s", st->ci->uarch ? st->ci->uarch : "this core", why);
 		return;
 	}
 	metrics_table_key(ms.t, ms.key);
 	metrics_table_source(ms.t, ms.source);
-	if (!suite.hs.cb) {
+	if (!st->hs.cb) {
 		out_text("metrics: top-down analysis needs counters, and there are none here (%s): no metrics records",
-			 suite.count_why[0] ? suite.count_why : "counting is not available");
+			 st->count_why[0] ? st->count_why : "counting is not available");
 		return;
 	}
-	metrics_smt_form(threads_of_this_core(suite.p->topology), suite.p->siblings_busy, &ms.smt);
-	if (!prepare_inputs())
+	metrics_smt_form(threads_of_this_core(st->p->topology), st->p->siblings_busy, &ms.smt);
+	if (!prepare_inputs(st))
 		return;
 	unsigned counted = 0;
 	char err[160];
@@ -303,7 +303,7 @@ void suite_metrics_setup(void)
 		counted += ms.in[i].group != NO_GROUP;
 	for (unsigned g = 0; g < ms.ngroups; g++) {
 		build_set(g);
-		if (suite.hs.cb->schedule(ms.cs, err, sizeof(err)))
+		if (st->hs.cb->schedule(ms.cs, err, sizeof(err)))
 			ms.passes += ms.cs->passes;
 	}
 	ms.on = true;
@@ -369,10 +369,10 @@ static const char *input_why(size_t i)
 }
 
 /* Measure group g on the variant: each of its inputs' figure, or why there is none. */
-static void measure_group(unsigned g, const struct bench_def *d, uint8_t *window, const struct bench_figures *f)
+static void measure_group(struct stage *st, unsigned g, const struct bench_def *d, uint8_t *window, const struct bench_figures *f)
 {
-	struct bench_setup s = suite.hs;
-	const struct audit_verdict *v = suite.p->audit;
+	struct bench_setup s = st->hs;
+	const struct audit_verdict *v = st->p->audit;
 	const char *audit_why = NULL;
 
 	/* The variant as measured, but judged without its chain floor: the floor guards the cycles figure, which
@@ -380,12 +380,12 @@ static void measure_group(unsigned g, const struct bench_def *d, uint8_t *window
 	 * throw away samples whose counts are sound.  The ledger and the counts' own checks still judge each. */
 	struct bench_def dd = *d;
 	dd.chain_min = 0;
-	s.iterations = f->iterations ? f->iterations : suite.hs.iterations;
+	s.iterations = f->iterations ? f->iterations : st->hs.iterations;
 	s.target_ticks = 0;	/* the variant's own iterations: no second pilot */
 	s.calib_per_sample = false;
 	build_set(g);
 	bool ran = bench_run_variant(&s, &dd, window, ms.cs, ms.gf);
-	suite_apply_audit(ms.cs, ms.gf);
+	stage_apply_audit(st, ms.cs, ms.gf);
 	/* PERF_METRICS fields derive from fixed counter 3: the audit's verdict on it is theirs. */
 	bool td_ok = !v || !v->ran || audit_counter_ok(v, true, FIXED_TOPDOWN_SLOTS, 0, &audit_why);
 	size_t k = g == 0 && ms.extra_slots ? 1 : 0;
@@ -530,10 +530,10 @@ struct line {
 	char best_name[METRIC_NAME_MAX];
 };
 
-static void emit(const struct bench_def *d, const struct slot *sl, const struct bench_figures *f)
+static void emit(struct stage *st, const struct bench_def *d, const struct slot *sl, const struct bench_figures *f)
 {
 	static struct metric_info mi;
-	struct rec *r = &suite.rec;
+	struct rec *r = &st->rec;
 	struct line ln = { .best = INT64_MIN };
 	struct metric_result res;
 	char why[160];
@@ -607,8 +607,8 @@ static void emit(const struct bench_def *d, const struct slot *sl, const struct 
 			 ln.len ? ln.text : "no level 1 node");
 }
 
-void suite_metrics_variant(const struct bench_def *d, const struct slot *sl, uint8_t *window,
-			   const struct bench_figures *f)
+void stage_metrics_row(struct stage *st, const struct bench_def *d, const struct slot *sl, uint8_t *window,
+		       const struct bench_figures *f)
 {
 	if (!ms.on)
 		return;
@@ -617,6 +617,6 @@ void suite_metrics_variant(const struct bench_def *d, const struct slot *sl, uin
 		ms.in[i].why_now = NULL;
 	}
 	for (unsigned g = 0; g < ms.ngroups; g++)
-		measure_group(g, d, window, f);
-	emit(d, sl, f);
+		measure_group(st, g, d, window, f);
+	emit(st, d, sl, f);
 }

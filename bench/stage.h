@@ -1,16 +1,17 @@
 /*
- * bench/suite.h - the benchmark stage: choose the variants (`bench=`), set up
- * counting, time and memory, measure every variant in table order, and emit
- * `bench_setup`, one `bench` record per variant (as soon as it is measured)
- * and its `check` records.  docs/benchmarks.md describes the kernels and
- * docs/results-format.md the records.
+ * bench/stage.h - the benchmark stage: read `bench=` into a plan (bench/plan.h), set up counting, time
+ * and memory, measure the rows of each source of the plan (the table's variants, the memory ladder,
+ * user kernels) and emit `bench_setup`, one `bench` record per row (as soon as it is measured) and its
+ * `check` records.  docs/benchmarks.md describes the kernels and docs/results-format.md the records;
+ * bench/stage_int.h how the stage is built.
  */
-#ifndef PMUBOOT_BENCH_SUITE_H
-#define PMUBOOT_BENCH_SUITE_H
+#ifndef PMUBOOT_BENCH_STAGE_H
+#define PMUBOOT_BENCH_STAGE_H
 
 #include "bench/check.h"
 #include "bench/harness.h"
 #include "bench/observer.h"
+#include "bench/plan.h"
 #include "bench/ukernel.h"
 #include "cpu/cpu.h"
 #include "pmu/audit/audit.h"
@@ -36,7 +37,7 @@ struct bench_params {
 	struct ledger *ledger;
 	/* What the audit stage found (NULL: no audit): figures on the counters it blamed are not printed. */
 	const struct audit_verdict *audit;
-	/* User kernels (docs/kernels.md, bench/suite_user.c): files as read, kernel.NAME=HEX options. */
+	/* User kernels (docs/kernels.md, bench/src_user.c): files as read, kernel.NAME=HEX options. */
 	const struct ukernel_file *kernel_files;
 	size_t nkernel_files;
 	const struct ukernel_hex *kernel_hex;
@@ -46,7 +47,7 @@ struct bench_params {
 	/* Host only: a one-line disassembly of bytes (ndisasm), NULL in the image (records give the hex). */
 	bool (*disasm)(const uint8_t *bytes, size_t n, char *out, size_t cap);
 	/* The topology stage's table (NULL: none): whether this core's sibling thread is enabled, which the
-	 * top-down formulas need (HYPERTHREADING_ON; bench/suite_metrics.c). */
+	 * top-down formulas need (HYPERTHREADING_ON; bench/stage_metrics.c). */
 	const struct topology *topology;
 	/* What the other threads of the measured core may run while it measures, when that is work of their own
 	 * (pmuboot-host run: what Linux schedules); NULL where they run none: the image parks every other
@@ -62,7 +63,7 @@ struct bench_params {
 void bench_stage(const struct bench_params *p);
 
 /* bench=list: every kernel.variant, one line each (text, not records), with what it provokes. */
-#define BENCH_LIST_WORD "list"
+#define BENCH_LIST_WORD BENCH_PLAN_LIST
 void bench_list(void);
 
 #endif

@@ -1,5 +1,6 @@
 /*
- * bench/suite_user.c - user kernels in the benchmark stage (docs/kernels.md).
+ * bench/src_user.c - user kernels as a source of rows of the benchmark stage
+ * (docs/kernels.md, bench/stage_int.h).
  *
  * Each chosen kernel (`bench=user.NAME`, `user`, `all`) is placed in
  * executable memory with the harness's frame (bench/ukernel_code.c), tried
@@ -10,7 +11,7 @@
  * the bound a `timeout` record; the window is restored and the stage goes
  * on with the next kernel.
  */
-#include "bench/suite_int.h"
+#include "bench/stage_int.h"
 #include "bench/ukernel_code.h"
 #include "platform/guard.h"
 #include "platform/hw.h"
@@ -18,7 +19,7 @@
 #include "lib/out.h"
 #include "lib/strbuf.h"
 
-#define USER_KERNEL "user"
+#define USER_KERNEL BENCH_USER_KERNEL
 #define US_PER_MS 1000u
 #define DISASM_MAX 512
 
@@ -31,6 +32,7 @@ struct uk_row {
 	char control[2 * UK_NAME_MAX + 2];
 	char hex[2 * UK_BODY_MAX + 1];
 	char body[DISASM_MAX];
+	char ctl_why[160];		/* why its control has no figures, for the record */
 	bool chosen, done, failed;
 	const struct bench_figures *figs;	/* kept when it is some kernel's control (heap) */
 };
@@ -41,6 +43,11 @@ static struct {
 	const char *watchdog;
 	char watchdog_why[128];
 	uint64_t bound_us;
+	size_t chosen;
+	/* Where user_next is: started (the user_kernels record is out), the pass (controls first), the kernel. */
+	bool started;
+	int pass;
+	size_t i;
 } us;
 
 static void bad_file(const char *where, const char *why, void *ctx)
@@ -49,43 +56,38 @@ static void bad_file(const char *where, const char *why, void *ctx)
 	rec_error("kernels", where, "%s", why);
 }
 
-static bool word_is(const char *w, size_t len, const char *s)
+/* Mark the user kernels the plan chooses; unknown user.NAME words are errors naming what is loaded. */
+static size_t choose(const struct bench_plan *pl)
 {
-	return strlen(s) == len && !strncmp(w, s, len);
-}
+	size_t n = 0;
 
-/* Mark the user kernels bench= chooses; unknown user.NAME words are errors naming what is loaded. */
-static size_t choose(const char *spec)
-{
-	const char *p = spec, *w;
-	size_t len, prefix = sizeof(USER_KERNEL), n = 0;
-
-	while (lc_next_item(&p, ',', &w, &len)) {
-		bool all = word_is(w, len, "all") || word_is(w, len, USER_KERNEL);
-		if (word_is(w, len, "none")) {
-			for (size_t i = 0; i < us.setp->n; i++)
-				us.rows[i].chosen = false;
+	for (size_t i = 0; i < us.setp->n; i++)
+		us.rows[i].chosen = pl->all;
+	for (size_t w = 0; w < pl->nwords; w++) {
+		const struct bench_plan_word *pw = &pl->word[w];
+		size_t len;
+		const char *name = bench_plan_variant(pw, &len);
+		if (!bench_plan_word_is(pw, BENCH_SRC_USER, NULL))
 			continue;
-		}
-		if (!all && (len <= prefix || strncmp(w, USER_KERNEL ".", prefix)))
-			continue;
-		if (all) {
+		if (pw->len == pw->klen && !pw->undone) {	/* `user`: every one */
 			for (size_t i = 0; i < us.setp->n; i++)
 				us.rows[i].chosen = true;
 			continue;
 		}
-		const struct ukernel *k = ukernel_set_find(us.setp, w + prefix, len - prefix);
+		if (!len)
+			continue;
+		const struct ukernel *k = ukernel_set_find(us.setp, name, len);
 		if (!k) {
 			char known[160];
 			size_t kk = 0;
 			known[0] = 0;
 			for (size_t i = 0; i < us.setp->n; i++)
 				kk = str_appendf(known, sizeof(known), kk, "%s%s", i ? ", " : "", us.setp->k[i]->name);
-			rec_error("bench", "bench", "no user kernel '%.*s' (loaded: %s)", (int)(len > 60 ? 60 : len), w,
-				  us.setp->n ? known : "none; kernel files go in \\pmuboot\\kernels\\ or kernels=DIR");
+			rec_error("bench", "bench", "no user kernel '%.*s' (loaded: %s)", (int)(pw->len > 60 ? 60 : pw->len),
+				  pw->text, us.setp->n ? known : "none; kernel files go in \\pmuboot\\kernels\\ or kernels=DIR");
 			continue;
 		}
-		for (size_t i = 0; i < us.setp->n; i++)
+		for (size_t i = 0; i < us.setp->n && !pw->undone; i++)
 			if (us.setp->k[i] == k)
 				us.rows[i].chosen = true;
 	}
@@ -104,9 +106,9 @@ static size_t choose(const char *spec)
 	return n;
 }
 
-static unsigned unroll_for(const struct ukernel *k)
+static unsigned unroll_for(const struct stage *st, const struct ukernel *k)
 {
-	return suite.p->kernel_unroll ? suite.p->kernel_unroll : ukernel_unroll(k);
+	return st->p->kernel_unroll ? st->p->kernel_unroll : ukernel_unroll(k);
 }
 
 /* Where in the generated code rip lies, for the records. */
@@ -139,9 +141,9 @@ static const char *vector_name(unsigned v)
 	return v < ARRAY_SIZE(names) ? names[v] : "?";
 }
 
-static void emit_stopped(const struct uk_row *u, const struct hw_guard_result *g)
+static void emit_stopped(struct stage *st, const struct uk_row *u, const struct hw_guard_result *g)
 {
-	struct rec *r = &suite.rec;
+	struct rec *r = &st->rec;
 	char name[UK_NAME_MAX + 8];
 
 	snprintf(name, sizeof(name), USER_KERNEL ".%s", u->k->name);
@@ -176,9 +178,9 @@ static void emit_stopped(const struct uk_row *u, const struct hw_guard_result *g
 }
 
 /* The set-up record: which user kernels there are, the watchdog, the bound. */
-static void emit_setup(size_t chosen)
+static void emit_setup(struct stage *st, size_t chosen)
 {
-	struct rec *r = &suite.rec;
+	struct rec *r = &st->rec;
 	rec_start(r, "user_kernels");
 	rec_arr(r, "loaded");
 	for (size_t i = 0; i < us.setp->n; i++) {
@@ -210,7 +212,7 @@ static void trial_fn(void *p)
 }
 
 /* The runs the measurement will make (1 trip, N, 2N), under the guard, in a window. */
-static bool try_kernel(struct uk_row *u, uint32_t iterations)
+static bool try_kernel(struct stage *st, struct uk_row *u, uint32_t iterations)
 {
 	const uint64_t trips[] = { 1, iterations / u->def.unroll, 2ull * iterations / u->def.unroll };
 	struct trial t;
@@ -218,8 +220,8 @@ static bool try_kernel(struct uk_row *u, uint32_t iterations)
 
 	memset(&t, 0, sizeof(t));
 	t.call.kernel = u->def.fn;
-	t.call.p = suite.scratch + u->def.p_off;
-	t.call.q = suite.scratch + u->def.q_off;
+	t.call.p = st->scratch + u->def.p_off;
+	t.call.q = st->scratch + u->def.q_off;
 	for (size_t i = 0; i < ARRAY_SIZE(trips); i++) {
 		struct hw_window w;
 		memset(&w, 0, sizeof(w));
@@ -229,7 +231,7 @@ static bool try_kernel(struct uk_row *u, uint32_t iterations)
 		if (windowed)
 			hw_window_leave(&w);
 		if (g.outcome != HW_GUARD_OK) {
-			emit_stopped(u, &g);
+			emit_stopped(st, u, &g);
 			return false;
 		}
 	}
@@ -237,10 +239,10 @@ static bool try_kernel(struct uk_row *u, uint32_t iterations)
 }
 
 /* Put k's code in executable memory and describe it as a row of the table. */
-static bool place(struct uk_row *u)
+static bool place(const struct stage *st, struct uk_row *u)
 {
 	char why[128];
-	unsigned unroll = unroll_for(u->k);
+	unsigned unroll = unroll_for(st, u->k);
 
 	if ((uint32_t)unroll * u->k->body_len > UK_UNROLLED_MAX) {
 		rec_error("kernels", u->where, "%u copies of %s's %u-byte body exceed %u bytes", unroll, u->k->name,
@@ -258,7 +260,7 @@ static bool place(struct uk_row *u)
 		return false;
 	}
 	ukernel_hex(u->k->body, u->k->body_len, u->hex, sizeof(u->hex));
-	if (!suite.p->disasm || !suite.p->disasm(u->k->body, u->k->body_len, u->body, sizeof(u->body)))
+	if (!st->p->disasm || !st->p->disasm(u->k->body, u->k->body_len, u->body, sizeof(u->body)))
 		snprintf(u->body, sizeof(u->body), "bytes %.*s", (int)(sizeof(u->body) - 16), u->hex);
 	if (u->k->control[0])
 		snprintf(u->control, sizeof(u->control), "%s", u->k->control);
@@ -282,7 +284,7 @@ static bool place(struct uk_row *u)
  * measured here for the purpose.  NULL with why (for the record's
  * penalty_why) when there are none.
  */
-static const struct bench_figures *control_figs(const struct uk_row *u, char *why, size_t cap)
+static const struct bench_figures *control_figs(struct stage *st, const struct uk_row *u, char *why, size_t cap)
 {
 	const char *c = u->k->control;
 	if (!c[0])
@@ -328,67 +330,19 @@ static const struct bench_figures *control_figs(const struct uk_row *u, char *wh
 		return NULL;
 	}
 	struct count_set *csp = NULL;
-	if (suite.hs.cb) {
-		suite_build_set(suite.cs, suite_roles_for(d));
-		csp = suite.cs->n ? suite.cs : NULL;
+	if (st->hs.cb) {
+		stage_build_set(st, st->cs, stage_roles_for(st, d));
+		csp = st->cs->n ? st->cs : NULL;
 	}
-	if (bench_measure_variant(&suite.hs, d, suite.scratch, csp, f))
+	if (bench_measure_variant(&st->hs, d, st->scratch, csp, f))
 		return f;
 	str_appendf(why, cap, 0, "%s was not measured: %s", c, f->problem);
 	return NULL;
 }
 
-static void run_user(struct uk_row *u)
+static size_t user_choose(struct stage *st)
 {
-	struct bench_figures *f = suite.figs;
-	struct count_set *csp = NULL;
-	uint32_t saved = suite.hs.iterations, unroll = u->def.unroll;
-
-	/* Iterations: a whole number of trips of this kernel's unroll. */
-	suite.hs.iterations = (suite.p->iterations + unroll - 1) / unroll * unroll;
-	if (try_kernel(u, suite.hs.iterations)) {
-		char ctl_why[160] = "";
-		const struct bench_figures *ctl = control_figs(u, ctl_why, sizeof(ctl_why));
-		if (suite.hs.cb) {
-			suite_build_set(suite.cs, 0);
-			csp = suite.cs->n ? suite.cs : NULL;
-		}
-		if (!bench_measure_variant(&suite.hs, &u->def, suite.scratch, csp, f)) {
-			rec_error("bench", USER_KERNEL, "user.%s not measured: %s", u->k->name, f->problem);
-		} else {
-			for (size_t i = 0; i < f->nev; i++)
-				f->ev[i].name = suite_static_name(&suite.cs->ev[i]);
-			suite_apply_audit(csp, f);
-			/* No checks (nothing is expected of a user kernel). */
-			suite_emit_bench(&u->def, NULL, f, ctl, ctl_why[0] ? ctl_why : NULL);
-			suite_metrics_variant(&u->def, NULL, suite.scratch, f);
-			suite.row++;
-			struct bench_figures *keep = heap_alloc(sizeof(*keep), sizeof(int64_t));
-			if (keep) {
-				*keep = *f;
-				u->figs = keep;
-			}
-			if (suite.p->nobservers)
-				bench_observe(&suite.hs, &u->def, suite.scratch, 0, suite.p->observers, suite.p->nobservers);
-		}
-	} else {
-		u->failed = true;
-	}
-	u->done = true;
-	suite.hs.iterations = saved;
-}
-
-const char *suite_user_body_hex(const struct bench_def *d)
-{
-	for (size_t i = 0; us.rows && i < us.setp->n; i++)
-		if (d == &us.rows[i].def)
-			return us.rows[i].hex;
-	return NULL;
-}
-
-size_t suite_user_prepare(void)
-{
-	const struct bench_params *p = suite.p;
+	const struct bench_params *p = st->p;
 
 	memset(&us, 0, sizeof(us));
 	if (!(us.setp = heap_alloc(sizeof(*us.setp), sizeof(int64_t)))) {
@@ -397,7 +351,7 @@ size_t suite_user_prepare(void)
 	}
 	ukernel_set_build(us.setp, p->kernel_files, p->nkernel_files, p->kernel_hex, p->nkernel_hex, bad_file, NULL);
 	if (!us.setp->n)
-		return choose(p->bench);	/* none loaded: user.NAME words are still errors */
+		return us.chosen = choose(st->plan);	/* none loaded: user.NAME words are still errors */
 	if (!(us.rows = heap_alloc(us.setp->n * sizeof(*us.rows), sizeof(int64_t)))) {
 		rec_error("kernels", "memory", "no room for %zu user kernels", us.setp->n);
 		us.setp->n = 0;
@@ -407,34 +361,105 @@ size_t suite_user_prepare(void)
 		us.rows[i].k = us.setp->k[i];
 		us.rows[i].where = us.setp->where[i];
 	}
-	return choose(p->bench);
+	return us.chosen = choose(st->plan);
 }
 
-void suite_user_run(size_t chosen)
+static void user_prepare(struct stage *st, unsigned *variants, unsigned *rows)
 {
-	if (!chosen)
-		return;
-	us.bound_us = (uint64_t)suite.p->kernel_timeout_ms * US_PER_MS;
-	us.watchdog = hw_guard_watchdog(us.watchdog_why, sizeof(us.watchdog_why));
-	emit_setup(chosen);
-	/* Controls first: a kernel's penalty needs its control's figures. */
-	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < us.setp->n; i++) {
-			struct uk_row *u = &us.rows[i];
-			bool is_control = false;
-			for (size_t j = 0; j < us.setp->n; j++)
-				if (us.rows[j].chosen && !strcmp(us.setp->k[j]->control, u->k->name))
-					is_control = true;
-			if (!u->chosen || u->done || (pass == 0 && !is_control))
-				continue;
-			if (!place(u)) {
-				u->done = u->failed = true;
-				continue;
-			}
-			run_user(u);
-		}
+	(void)st;
+	*variants += (unsigned)us.chosen;
+	*rows += (unsigned)us.chosen;
+}
+
+/*
+ * Kernel u as a row: placed in executable memory, tried once under the guard with the trip counts
+ * the measurement will use (the iterations a whole number of trips of its unroll), its control's
+ * figures found.  False when it cannot run (its fault, timeout or error record says why).
+ */
+static bool user_row(struct stage *st, struct uk_row *u, struct bench_row *row)
+{
+	uint32_t saved = st->hs.iterations;
+	const struct bench_figures *ctl;
+
+	if (!place(st, u)) {
+		u->done = u->failed = true;
+		return false;
 	}
+	uint32_t unroll = u->def.unroll, iterations = (st->p->iterations + unroll - 1) / unroll * unroll;
+	/* A built-in control is measured with this kernel's iterations, as the kernel is. */
+	st->hs.iterations = iterations;
+	if (!try_kernel(st, u, iterations)) {
+		u->done = u->failed = true;
+		st->hs.iterations = saved;
+		return false;
+	}
+	u->ctl_why[0] = 0;
+	ctl = control_figs(st, u, u->ctl_why, sizeof(u->ctl_why));
+	st->hs.iterations = saved;
+	u->done = true;
+	*row = (struct bench_row){
+		.d = &u->def,
+		.slot = NO_SLOT,
+		.iterations = iterations,
+		.checked = false,	/* nothing is expected of a user kernel */
+		.ctl = ctl,
+		.ctl_missing = u->ctl_why[0] ? u->ctl_why : NULL,
+		.body_hex = u->hex,
+		.point = u,
+	};
+	return true;
+}
+
+/* Is u the control of a chosen kernel? */
+static bool is_control(const struct uk_row *u)
+{
+	for (size_t j = 0; j < us.setp->n; j++)
+		if (us.rows[j].chosen && !strcmp(us.setp->k[j]->control, u->k->name))
+			return true;
+	return false;
+}
+
+/* The chosen kernels, controls first: a kernel's penalty needs its control's figures. */
+static bool user_next(struct stage *st, struct bench_row *row)
+{
+	if (!us.chosen)
+		return false;
+	if (!us.started) {
+		us.started = true;
+		us.bound_us = (uint64_t)st->p->kernel_timeout_ms * US_PER_MS;
+		us.watchdog = hw_guard_watchdog(us.watchdog_why, sizeof(us.watchdog_why));
+		emit_setup(st, us.chosen);
+	}
+	for (; us.pass < 2; us.pass++, us.i = 0)
+		while (us.i < us.setp->n) {
+			struct uk_row *u = &us.rows[us.i++];
+			if (!u->chosen || u->done || (us.pass == 0 && !is_control(u)))
+				continue;
+			if (user_row(st, u, row))
+				return true;
+		}
 	for (size_t i = 0; i < us.setp->n; i++)
 		if (us.rows[i].code)
 			hw_xmem_free(us.rows[i].code, us.rows[i].code_len);
+	us.chosen = 0;	/* freed once */
+	return false;
 }
+
+static void user_done(struct stage *st, const struct bench_row *row, bool measured)
+{
+	struct uk_row *u = (struct uk_row *)(uintptr_t)row->point;	/* ours: user_row made it */
+	struct bench_figures *keep;
+
+	if (measured && (keep = heap_alloc(sizeof(*keep), sizeof(int64_t)))) {
+		*keep = *st->figs;
+		u->figs = keep;
+	}
+}
+
+const struct bench_source bench_src_user = {
+	.kind = BENCH_SRC_USER,
+	.choose = user_choose,
+	.prepare = user_prepare,
+	.next = user_next,
+	.done = user_done,
+};

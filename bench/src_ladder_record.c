@@ -1,5 +1,5 @@
-/* bench/suite_sweep_record.c - the memory ladder's record fields and its bench=list lines; see suite_sweep.c. */
-#include "bench/suite_sweep_int.h"
+/* bench/src_ladder_record.c - the memory ladder's record fields and its bench=list lines; see src_ladder.c. */
+#include "bench/src_ladder.h"
 #include "bench/ring.h"
 #include "platform/timing.h"
 #include "lib/heap.h"
@@ -23,7 +23,7 @@ int64_t bw_rate(uint64_t bytes, int64_t v_milli)
 
 /* ---- bench_setup and the bench record ---- */
 
-static void arena_fields(struct rec *r, const char *key, const struct ladder *l)
+static void arena_fields(const struct sweep_state *ls, struct rec *r, const char *key, const struct ladder *l)
 {
 	if (!l->chosen) {
 		rec_null(r, key);
@@ -43,31 +43,33 @@ static void arena_fields(struct rec *r, const char *key, const struct ladder *l)
 		rec_null(r, "arena");
 	}
 	rec_str(r, "note", l->why[0] ? l->why : NULL);
-	rec_u64(r, "points", l == &ladder_state->bw ? ladder_state->points - ladder_state->lat.n - ladder_state->tlb.n : l->n);
+	rec_u64(r, "points", l == &ls->bw ? ls->points - ls->lat.n - ls->tlb.n : l->n);
 	rec_obj_end(r);
 }
 
-void suite_sweep_setup_fields(struct rec *r)
+void ladder_setup_fields(const struct stage *st, struct rec *r)
 {
-	if (!ladder_state) {
+	const struct sweep_state *ls = st->state[BENCH_SRC_LADDER];
+	if (!ls) {
 		rec_null(r, "ladder");
 		return;
 	}
 	rec_obj(r, "ladder");
-	arena_fields(r, "latency", &ladder_state->lat);
-	arena_fields(r, "tlb", &ladder_state->tlb);
-	arena_fields(r, "bandwidth", &ladder_state->bw);
-	if (ladder_state->bw.chosen) {
-		rec_str(r, "vector", width_names[ladder_state->width]);
-		rec_u64(r, "vector_bytes", 16u << ladder_state->width);
-		rec_str(r, "vector_why", ladder_state->width_why);
+	arena_fields(ls, r, "latency", &ls->lat);
+	arena_fields(ls, r, "tlb", &ls->tlb);
+	arena_fields(ls, r, "bandwidth", &ls->bw);
+	if (ls->bw.chosen) {
+		rec_str(r, "vector", width_names[ls->width]);
+		rec_u64(r, "vector_bytes", 16u << ls->width);
+		rec_str(r, "vector_why", ls->width_why);
 	}
 	rec_obj_end(r);
 }
 
-void suite_sweep_fields(struct rec *r, const struct bench_figures *f)
+void ladder_fields(const struct stage *st, const struct bench_row *row, struct rec *r, const struct bench_figures *f)
 {
-	const struct sweep_point *m = suite.memory;
+	const struct sweep_state *ls = st->state[BENCH_SRC_LADDER];
+	const struct sweep_point *m = row->point;
 	const struct timing_info *t = timing_get();
 	struct bench_figure ns = f->tsc;
 	bool have_ns = t && t->tsc_hz && f->tsc.n;
@@ -92,7 +94,7 @@ void suite_sweep_fields(struct rec *r, const struct bench_figures *f)
 			rec_u64(r, "cache_level", m->level);
 		else
 			rec_null(r, "cache_level");
-		rec_str(r, "vector", width_names[ladder_state->width]);
+		rec_str(r, "vector", width_names[ls->width]);
 		rec_u64(r, "bytes_per_iteration", m->bytes_per_iteration);
 		rec_obj(r, "bytes_per_cycle");
 		if (sweep_cycles_valid(f)) {
@@ -130,17 +132,16 @@ void suite_sweep_fields(struct rec *r, const struct bench_figures *f)
 
 /* ---- bench=list ---- */
 
-void suite_sweep_list(const struct bench_def *d)
+static void list_kind(const struct bench_def *d, const struct cpu_info *ci)
 {
 	static struct cache_info *cp;	/* heap: the image's static storage is file bytes, its stack the firmware's */
 	uint64_t sizes[LADDER_MAX_POINTS];
 	struct ladder_level sets[BW_LEVELS];
 	char name[48], sz[LADDER_NAME_MAX];
-	enum bench_ladder k = bench_def_ladder(d);
+	enum bench_ladder k = d->ladder;
 	size_t n;
 
 	static struct cpu_info *self;	/* bench=list from pmuboot-host's command line comes before any stage */
-	const struct cpu_info *ci = suite.ci;
 	if (!cp && !(cp = heap_alloc(sizeof(*cp), sizeof(uint64_t))))
 		return;
 	if (!ci) {
@@ -170,4 +171,11 @@ void suite_sweep_list(const struct bench_def *d)
 		snprintf(name, sizeof(name), "%s.%s", d->kernel, ladder_name(sizes[i], sz));
 		out_text("%-33s %-38s %s", name, "ladder point", d->body);
 	}
+}
+
+void ladder_list(const struct cpu_info *ci)
+{
+	for (size_t i = 0; i < bench_def_count(); i++)
+		if (bench_def_at(i)->ladder != BENCH_LADDER_NONE)
+			list_kind(bench_def_at(i), ci);	/* the variants this processor's cache geometry makes */
 }
