@@ -32,21 +32,6 @@ static struct {
 	char result[NETCFG_NAMES][TRY_RESULT_MAX];
 } tried;
 
-/* The shell passes the program's own path as the first word; it has no '='. */
-static size_t skip_program_word(const char *s, size_t len)
-{
-	size_t i = 0;
-	while (i < len && s[i] == ' ')
-		i++;
-	size_t w = i;
-	while (i < len && s[i] != ' ')
-		i++;
-	for (size_t k = w; k < i; k++)
-		if (s[k] == '=')
-			return 0;
-	return i;
-}
-
 static void config_error(void (*report)(const struct config_error *e, void *ctx), void *ctx, const char *source,
 			 const char *message)
 {
@@ -153,7 +138,7 @@ void boot_read_config(struct config *cfg, void (*report)(const struct config_err
 	bs->FreePool(file);
 	long m = fw_load_options(opts, LOAD_OPTIONS_MAX, &note);
 	if (m > 0) {
-		size_t skip = skip_program_word(opts, (size_t)m);
+		size_t skip = netcfg_skip_program_word(opts, (size_t)m);
 		config_apply_text(cfg, "load-options", false, opts + skip, (size_t)m - skip, report, ctx);
 		if (k < sources_cap)
 			k += (size_t)snprintf(sources + k, sources_cap - k, "%sload options", k ? ", " : "");

@@ -69,3 +69,17 @@ void netcfg_names(const char *dir, const char *uuid, const uint8_t *mac, size_t 
 	}
 	name(&out[2], "default", dir, CFG_DEFAULT);
 }
+
+size_t netcfg_skip_program_word(const char *s, size_t len)
+{
+	size_t i = 0;
+	while (i < len && s[i] == ' ')
+		i++;
+	size_t w = i;
+	while (i < len && s[i] != ' ')
+		i++;
+	for (size_t k = w; k < i; k++)
+		if (s[k] == '=')
+			return 0;
+	return i;
+}

@@ -39,4 +39,11 @@ size_t netcfg_dir(const char *boot_file, char *out, size_t cap);
 /* A MAC as text: "52:54:00:12:34:56" with sep ':', "525400123456" with sep 0. */
 void netcfg_mac_text(const uint8_t *mac, size_t mac_len, char sep, char *out, size_t cap);
 
+/*
+ * Where the options start in a load-options string: the UEFI shell passes
+ * the program's own path as the first word, which has no '=' (an option
+ * always has one); 0 when the first word is an option.
+ */
+size_t netcfg_skip_program_word(const char *s, size_t len);
+
 #endif
