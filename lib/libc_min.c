@@ -8,7 +8,6 @@
  * returns the length the full output would have had, like C99.
  */
 #include "lib/libc.h"
-#include "lib/decimal.h"
 
 void *memcpy(void *dst, const void *src, size_t n)
 {
@@ -123,21 +122,6 @@ static char *render(char *end, uint64_t v, unsigned base, bool upper)
 	return p;
 }
 
-/* Wider than any line the image prints: a larger width or precision in a format is taken as this. */
-#define FIELD_MAX 4096u
-
-/* A width or precision written in the format, else `given` (from '*' or the default); *fmt moves past it. */
-static int field_number(const char **fmt, int given)
-{
-	uint64_t v = FIELD_MAX;
-	size_t used;
-	enum dec_result r = dec_parse(*fmt, SIZE_MAX, FIELD_MAX, &v, &used);
-	while (lc_isdigit((*fmt)[used]))
-		used++;
-	*fmt += used;
-	return r == DEC_NO_DIGIT ? given : (int)v;
-}
-
 int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 {
 	struct sink o = { buf, size, 0 };
@@ -159,7 +143,8 @@ int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 			width = va_arg(ap, int);
 			fmt++;
 		}
-		width = field_number(&fmt, width);
+		for (; lc_isdigit(*fmt); fmt++)
+			width = width * 10 + (*fmt - '0');
 		if (*fmt == '.') {
 			prec = 0;
 			fmt++;
@@ -167,7 +152,8 @@ int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 				prec = va_arg(ap, int);
 				fmt++;
 			}
-			prec = field_number(&fmt, prec);
+			for (; lc_isdigit(*fmt); fmt++)
+				prec = prec * 10 + (*fmt - '0');
 		}
 		for (;; fmt++) {
 			if (*fmt == 'l')
