@@ -33,10 +33,8 @@
  * (and may have filled the message) - in memory that must still be ours.
  */
 struct child {
-	EFI_SERVICE_BINDING *sb;
-	EFI_HANDLE handle;
+	struct http_child ch;
 	struct efi_http *http;
-	struct http_token_wait wait;
 	struct efi_http_token tok;
 	struct efi_http_message msg;
 	struct efi_http_request_data req;
@@ -53,27 +51,11 @@ static bool open_child(struct child *c, struct http_call *call, bool *refused)
 {
 	static EFI_GUID sb_guid = EFI_HTTP_SB_GUID;
 	static EFI_GUID http_guid = EFI_HTTP_GUID;
-	c->sb = net_service_binding(&sb_guid);
-	if (!c->sb) {
+	if (!http_child_open(&c->ch, call, &sb_guid, &http_guid, "EFI_HTTP_PROTOCOL", poll_http)) {
 		*refused = true;
-		http_call_fail(call, EFI_UNSUPPORTED, false, "the firmware has no EFI_HTTP_PROTOCOL on this network interface");
 		return false;
 	}
-	EFI_STATUS st = c->sb->CreateChild(c->sb, &c->handle);
-	if (st != EFI_SUCCESS) {
-		*refused = true;
-		c->handle = NULL;
-		http_call_fail(call, st, false, "the firmware made no HTTP instance");
-		return false;
-	}
-	st = fw_st->BootServices->HandleProtocol(c->handle, &http_guid, (void **)&c->http);
-	if (st == EFI_SUCCESS)
-		st = http_token_wait_open(&c->wait, poll_http, c->http);
-	if (st != EFI_SUCCESS) {
-		*refused = true;
-		http_call_fail(call, st, false, "the HTTP instance cannot be used");
-		return false;
-	}
+	c->http = c->ch.proto;
 	const struct net_state *n = net_probe();
 	struct efi_http_v4_access_point ap;
 	memset(&ap, 0, sizeof(ap));
@@ -83,7 +65,7 @@ static bool open_child(struct child *c, struct http_call *call, bool *refused)
 		memcpy(ap.local_subnet.Addr, n->mask, 4);
 	}
 	struct efi_http_config cfg = { EFI_HTTP_VERSION_11, (UINT32)call->timeout_ms, FALSE, { &ap } };
-	st = c->http->configure(c->http, &cfg);
+	EFI_STATUS st = c->http->configure(c->http, &cfg);
 	if (st != EFI_SUCCESS) {
 		*refused = true;
 		http_call_fail(call, st, false, "the HTTP instance could not be configured");
@@ -98,9 +80,7 @@ static void close_child(struct child *c)
 		c->http->cancel(c->http, NULL);	/* every token still pending is aborted and signalled */
 		c->http->configure(c->http, NULL);
 	}
-	if (c->handle)
-		c->sb->DestroyChild(c->sb, c->handle);
-	http_token_wait_close(&c->wait);
+	http_child_close(&c->ch);
 }
 
 /*
@@ -154,9 +134,9 @@ static bool send_request(struct child *c, struct http_call *call, EFI_EVENT dead
 	c->msg = (struct efi_http_message){ { .request = &c->req }, rq->nheaders, hdr,
 					    rq->method == HTTP_POST ? rq->body_len : 0,
 					    rq->method == HTTP_POST ? (void *)call->body : NULL };
-	c->tok = (struct efi_http_token){ c->wait.ev, EFI_SUCCESS, &c->msg };
+	c->tok = (struct efi_http_token){ c->ch.wait.ev, EFI_SUCCESS, &c->msg };
 	EFI_STATUS st;
-	http_token_wait_arm(&c->wait);
+	http_token_wait_arm(&c->ch.wait);
 	/* EFI_NO_MAPPING: the station address is still being configured. */
 	while ((st = c->http->request(c->http, &c->tok)) == EFI_NO_MAPPING && !fw_deadline_passed(deadline))
 		fw_stall_us(NO_MAPPING_RETRY_US);
@@ -166,7 +146,7 @@ static bool send_request(struct child *c, struct http_call *call, EFI_EVENT dead
 		     st == EFI_ACCESS_DENIED ? "the firmware refuses http:// requests" : "the request could not be made");
 		return false;
 	}
-	if (!http_token_wait(&c->wait, deadline)) {
+	if (!http_token_wait(&c->ch.wait, deadline)) {
 		http_call_fail(call, EFI_TIMEOUT, true, "the request was not sent before the time-out");
 		return false;
 	}
@@ -183,11 +163,11 @@ static bool read_response(struct child *c, struct http_call *call, EFI_EVENT dea
 	size_t cap = call->resp_body ? call->resp_cap : sizeof(call->keep);
 	c->resp = (struct efi_http_response_data){ 0 };
 	c->msg = (struct efi_http_message){ { .response = &c->resp }, 0, NULL, cap, buf };
-	c->tok = (struct efi_http_token){ c->wait.ev, EFI_SUCCESS, &c->msg };
+	c->tok = (struct efi_http_token){ c->ch.wait.ev, EFI_SUCCESS, &c->msg };
 
-	http_token_wait_arm(&c->wait);
+	http_token_wait_arm(&c->ch.wait);
 	EFI_STATUS st = c->http->response(c->http, &c->tok);
-	if (st == EFI_SUCCESS && !http_token_wait(&c->wait, deadline)) {
+	if (st == EFI_SUCCESS && !http_token_wait(&c->ch.wait, deadline)) {
 		http_call_fail(call, EFI_TIMEOUT, true, "no response before the time-out");
 		return false;
 	}
@@ -216,10 +196,10 @@ static bool read_response(struct child *c, struct http_call *call, EFI_EVENT dea
 	/* More body: Response again with no status to fill (UEFI 2.10 ch. 29, EFI_HTTP_PROTOCOL.Response). */
 	while (want > 0 && got < (uint64_t)want && got < cap) {
 		c->msg = (struct efi_http_message){ { .response = NULL }, 0, NULL, cap - got, buf + got };
-		c->tok = (struct efi_http_token){ c->wait.ev, EFI_SUCCESS, &c->msg };
-		http_token_wait_arm(&c->wait);
+		c->tok = (struct efi_http_token){ c->ch.wait.ev, EFI_SUCCESS, &c->msg };
+		http_token_wait_arm(&c->ch.wait);
 		st = c->http->response(c->http, &c->tok);
-		if (st == EFI_SUCCESS && !http_token_wait(&c->wait, deadline)) {
+		if (st == EFI_SUCCESS && !http_token_wait(&c->ch.wait, deadline)) {
 			http_call_fail(call, EFI_TIMEOUT, true, "the response body did not arrive before the time-out");
 			return false;
 		}

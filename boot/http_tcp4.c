@@ -20,11 +20,9 @@
 #define HEAD_MAX 2048
 
 struct conn {
-	EFI_SERVICE_BINDING *sb;
-	EFI_HANDLE child;
+	struct http_child ch;
 	EFI_TCP4 *tcp;
 	EFI_EVENT deadline;
-	struct http_token_wait wait;
 };
 
 static void poll_tcp(void *proto)
@@ -37,47 +35,26 @@ static bool open_conn(struct conn *c, struct http_call *call)
 {
 	static EFI_GUID sb_guid = EFI_TCP4_SERVICE_BINDING_PROTOCOL;
 	static EFI_GUID tcp_guid = EFI_TCP4_PROTOCOL;
-	c->sb = net_service_binding(&sb_guid);
-	if (!c->sb) {
-		http_call_fail(call, EFI_UNSUPPORTED, false, "the network interface has no TCP4 service");
+	if (!http_child_open(&c->ch, call, &sb_guid, &tcp_guid, "EFI_TCP4_PROTOCOL", poll_tcp))
 		return false;
-	}
-	EFI_STATUS st = c->sb->CreateChild(c->sb, &c->child);
-	if (st != EFI_SUCCESS) {
-		http_call_fail(call, st, false, "the firmware made no TCP4 instance");
-		c->child = NULL;
-		return false;
-	}
-	st = fw_st->BootServices->HandleProtocol(c->child, &tcp_guid, (void **)&c->tcp);
-	if (st != EFI_SUCCESS) {
-		http_call_fail(call, st, false, "the TCP4 instance has no protocol");
-		c->tcp = NULL;
-		return false;
-	}
-	st = http_token_wait_open(&c->wait, poll_tcp, c->tcp);
-	if (st != EFI_SUCCESS) {
-		http_call_fail(call, st, false, "no event for the connection");
-		return false;
-	}
+	c->tcp = c->ch.proto;
 	return true;
 }
 
 static void close_conn(struct conn *c, bool polite)
 {
 	if (c->tcp && polite) {
-		EFI_TCP4_CLOSE_TOKEN close = { { c->wait.ev, EFI_SUCCESS }, FALSE };
-		http_token_wait_arm(&c->wait);
+		EFI_TCP4_CLOSE_TOKEN close = { { c->ch.wait.ev, EFI_SUCCESS }, FALSE };
+		http_token_wait_arm(&c->ch.wait);
 		if (c->tcp->Close(c->tcp, &close) == EFI_SUCCESS) {
 			EFI_EVENT d = fw_deadline(CLOSE_WAIT_MS);
-			http_token_wait(&c->wait, d);
+			http_token_wait(&c->ch.wait, d);
 			fw_deadline_end(d);
 		}
 	}
 	if (c->tcp)
 		c->tcp->Configure(c->tcp, NULL);	/* aborts every token still pending, signalling it */
-	if (c->child)
-		c->sb->DestroyChild(c->sb, c->child);
-	http_token_wait_close(&c->wait);
+	http_child_close(&c->ch);
 }
 
 static bool configure(struct conn *c, struct http_call *call)
@@ -114,14 +91,14 @@ static bool configure(struct conn *c, struct http_call *call)
 
 static bool tcp_connect(struct conn *c, struct http_call *call)
 {
-	EFI_TCP4_CONNECTION_TOKEN tok = { { c->wait.ev, EFI_SUCCESS } };
-	http_token_wait_arm(&c->wait);
+	EFI_TCP4_CONNECTION_TOKEN tok = { { c->ch.wait.ev, EFI_SUCCESS } };
+	http_token_wait_arm(&c->ch.wait);
 	EFI_STATUS st = c->tcp->Connect(c->tcp, &tok);
 	if (st != EFI_SUCCESS) {
 		http_call_fail(call, st, true, "connect refused by the firmware");
 		return false;
 	}
-	if (!http_token_wait(&c->wait, c->deadline)) {
+	if (!http_token_wait(&c->ch.wait, c->deadline)) {
 		http_call_fail(call, EFI_TIMEOUT, true, "no connection before the time-out");
 		return false;
 	}
@@ -143,14 +120,14 @@ static bool send_bytes(struct conn *c, struct http_call *call, const uint8_t *p,
 		tx.FragmentCount = 1;
 		tx.FragmentTable[0].FragmentLength = k;
 		tx.FragmentTable[0].FragmentBuffer = (void *)p;
-		EFI_TCP4_IO_TOKEN tok = { { c->wait.ev, EFI_SUCCESS }, { .TxData = &tx } };
-		http_token_wait_arm(&c->wait);
+		EFI_TCP4_IO_TOKEN tok = { { c->ch.wait.ev, EFI_SUCCESS }, { .TxData = &tx } };
+		http_token_wait_arm(&c->ch.wait);
 		EFI_STATUS st = c->tcp->Transmit(c->tcp, &tok);
 		if (st != EFI_SUCCESS) {
 			http_call_fail(call, st, true, "sending the request failed");
 			return false;
 		}
-		if (!http_token_wait(&c->wait, c->deadline)) {
+		if (!http_token_wait(&c->ch.wait, c->deadline)) {
 			http_call_fail(call, EFI_TIMEOUT, true, "the request was not sent before the time-out");
 			return false;
 		}
@@ -174,10 +151,10 @@ static bool receive(struct conn *c, struct http_call *call, struct http_response
 		rx.FragmentCount = 1;
 		rx.FragmentTable[0].FragmentLength = sizeof(buf);
 		rx.FragmentTable[0].FragmentBuffer = buf;
-		EFI_TCP4_IO_TOKEN tok = { { c->wait.ev, EFI_SUCCESS }, { .RxData = &rx } };
-		http_token_wait_arm(&c->wait);
+		EFI_TCP4_IO_TOKEN tok = { { c->ch.wait.ev, EFI_SUCCESS }, { .RxData = &rx } };
+		http_token_wait_arm(&c->ch.wait);
 		EFI_STATUS st = c->tcp->Receive(c->tcp, &tok);
-		if (st == EFI_SUCCESS && !http_token_wait(&c->wait, c->deadline)) {
+		if (st == EFI_SUCCESS && !http_token_wait(&c->ch.wait, c->deadline)) {
 			http_call_fail(call, EFI_TIMEOUT, true, "no complete response before the time-out");
 			return false;
 		}
