@@ -9,8 +9,8 @@ enum dec_result dec_parse(const char *s, size_t len, uint64_t max, uint64_t *val
 	size_t i = 0;
 	for (; i < len && lc_isdigit(s[i]); i++) {
 		uint64_t d = (uint64_t)(s[i] - '0');
-		/* v * 10 + d > max, asked without computing it (it may not fit 64 bits). */
-		if (v > max / DEC_BASE || v * DEC_BASE > max - d) {
+		/* Would this digit take the number past max?  Asked without forming it (it may not fit 64 bits). */
+		if (d > max || v > (max - d) / DEC_BASE) {
 			*end = i;
 			return DEC_TOO_BIG;
 		}

@@ -62,6 +62,14 @@ static void never_wraps_and_names_the_digit_too_many(void **state)
 	assert_int_equal(end, 5);
 	assert_int_equal(parse("256", 255, &v, &end), DEC_TOO_BIG);
 	assert_int_equal(end, 2);
+	/* A limit below one digit: the first digit alone can pass it. */
+	assert_int_equal(parse("5", 3, &v, &end), DEC_TOO_BIG);
+	assert_int_equal(end, 0);
+	assert_int_equal(parse("3", 3, &v, &end), DEC_OK);
+	assert_int_equal(parse("00", 0, &v, &end), DEC_OK);
+	assert_int_equal(v, 0);
+	assert_int_equal(parse("01", 0, &v, &end), DEC_TOO_BIG);
+	assert_int_equal(end, 1);
 }
 
 static void whole_means_every_character(void **state)
