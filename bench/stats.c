@@ -1,5 +1,6 @@
 /* bench/stats.c - see stats.h. */
 #include "bench/stats.h"
+#include "lib/muldiv.h"
 
 /* Shell sort (Ciura's gaps): no recursion, no allocation, fine for the few thousand samples a figure holds. */
 static void sort_i64(int64_t *s, size_t n)
@@ -103,32 +104,12 @@ void stats_summarise(int64_t *s, size_t n, struct bench_figure *out)
 	}
 }
 
-/*
- * 128-bit product divided by a 64-bit divisor.  The image has no libgcc
- * (__udivti3), so the division is the CPU's own 128/64 div, made safe by
- * reducing the high half first (quotient = q1 * 2^64 + q0 is kept only when
- * it fits, otherwise saturated).
- */
-static uint64_t mul_div_u64(uint64_t a, uint64_t mul, uint64_t div, bool round)
-{
-	unsigned __int128 p = (unsigned __int128)a * mul;
-	if (round)
-		p += div / 2;
-	uint64_t hi = (uint64_t)(p >> 64), lo = (uint64_t)p;
-	if (hi >= div)
-		return UINT64_MAX;
-	uint64_t q, r;
-	__asm__("divq %4" : "=a"(q), "=d"(r) : "a"(lo), "d"(hi), "rm"(div));
-	(void)r;
-	return q;
-}
-
 int64_t stats_scale(int64_t a, uint64_t mul, uint64_t div)
 {
 	if (div == 0)
 		return 0;
 	uint64_t mag = a < 0 ? (uint64_t)0 - (uint64_t)a : (uint64_t)a;
-	uint64_t r = mul_div_u64(mag, mul, div, true);
+	uint64_t r = muldiv64_round(mag, mul, div);
 	if (r > (uint64_t)INT64_MAX)
 		r = (uint64_t)INT64_MAX;
 	return a < 0 ? -(int64_t)r : (int64_t)r;
@@ -204,7 +185,7 @@ uint32_t stats_fit_window(uint32_t iters, uint32_t unroll, uint64_t ticks, uint6
 		unroll = 1;
 	if (!max_ticks || ticks <= max_ticks)
 		return iters;
-	uint64_t fit = mul_div_u64(iters, max_ticks, ticks, false) / unroll * unroll;
+	uint64_t fit = muldiv64(iters, max_ticks, ticks) / unroll * unroll;
 	return (uint32_t)(fit < unroll ? unroll : fit);
 }
 
@@ -217,11 +198,11 @@ uint32_t stats_choose_iterations(uint32_t min_iters, uint32_t unroll, uint64_t p
 	if (hi < lo)
 		hi = lo;
 	if (pilot_ticks && max_ticks) {
-		uint64_t by_budget = mul_div_u64(pilot_iters, max_ticks, pilot_ticks, false) / unroll * unroll;
+		uint64_t by_budget = muldiv64(pilot_iters, max_ticks, pilot_ticks) / unroll * unroll;
 		if (by_budget < hi)
 			hi = by_budget < lo ? lo : by_budget;
 	}
-	uint64_t want = pilot_ticks ? mul_div_u64(pilot_iters, target_ticks, pilot_ticks, false) : UINT64_MAX;
+	uint64_t want = pilot_ticks ? muldiv64(pilot_iters, target_ticks, pilot_ticks) : UINT64_MAX;
 	if (want != UINT64_MAX && pilot_ticks && (unsigned __int128)want * pilot_ticks < (unsigned __int128)pilot_iters * target_ticks)
 		want++;	/* rounded up: at least the target */
 	if (want < UINT64_MAX - unroll)

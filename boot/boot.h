@@ -57,6 +57,9 @@ void fw_clock_start(void);
 uint64_t fw_clock_ms(void);
 void fw_clock_stop(void);
 
+/* A firmware string as ASCII ('?' for what is not), cut to fit cap; NULL gives "". */
+void fw_ascii(char *dst, size_t cap, const CHAR16 *src);
+
 /* The root directory of the volume the image was loaded from, or NULL (no file system there). */
 EFI_FILE_HANDLE fw_open_boot_volume(void);
 

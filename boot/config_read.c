@@ -22,30 +22,11 @@
 #define CONFIG_FILE_MAX (1024u * 1024u)
 #define LOAD_OPTIONS_MAX 2048
 
-#define TRY_RESULT_MAX 160
-
 /* What a network boot asked its server for, for the begin record. */
 static struct {
 	bool network;
-	struct netcfg_try tries[NETCFG_NAMES];
-	char where[NETCFG_NAMES][NETCFG_NAME_MAX + 32];
-	char result[NETCFG_NAMES][TRY_RESULT_MAX];
+	struct netcfg_asked asked;
 } tried;
-
-/* The shell passes the program's own path as the first word; it has no '='. */
-static size_t skip_program_word(const char *s, size_t len)
-{
-	size_t i = 0;
-	while (i < len && s[i] == ' ')
-		i++;
-	size_t w = i;
-	while (i < len && s[i] != ' ')
-		i++;
-	for (size_t k = w; k < i; k++)
-		if (s[k] == '=')
-			return 0;
-	return i;
-}
 
 static void config_error(void (*report)(const struct config_error *e, void *ctx), void *ctx, const char *source,
 			 const char *message)
@@ -57,44 +38,38 @@ static void config_error(void (*report)(const struct config_error *e, void *ctx)
 	report(&e, ctx);
 }
 
+static long fetch_from_server(void *ctx, const char *name, char *buf, size_t cap, char *where, size_t where_cap,
+			      char *why, size_t why_cap)
+{
+	(void)ctx;
+	return net_fetch(name, buf, cap, where, where_cap, why, why_cap);
+}
+
 /* The first of the names the server has; 0, or the bytes written to sources. */
 static size_t read_from_server(struct config *cfg, void (*report)(const struct config_error *e, void *ctx), void *ctx,
 			       char *file, char *sources, size_t sources_cap)
 {
 	const struct net_state *n = net_probe();
-	char dir[NETCFG_NAME_MAX], uuid[SMBIOS_UUID_TEXT], why[128];
-	bool used = false;
+	struct netcfg_asked *a = &tried.asked;
+	char dir[NETCFG_NAME_MAX], uuid[SMBIOS_UUID_TEXT];
 	size_t k = 0;
+	long len = 0;
 
 	tried.network = true;
 	netcfg_dir(n->boot == NET_BOOT_PXE ? n->boot_file : "", dir, sizeof(dir));
-	netcfg_names(dir, platform_uuid(uuid) ? uuid : NULL, n->mac, n->mac_len, tried.tries);
+	netcfg_names(dir, platform_uuid(uuid) ? uuid : NULL, n->mac, n->mac_len, a->tries);
+	int used = netcfg_fetch_first(a, fetch_from_server, NULL, file, CONFIG_FILE_MAX, &len);
 	for (int i = 0; i < NETCFG_NAMES; i++) {
-		struct netcfg_try *t = &tried.tries[i];
-		if (t->skipped) {
-			snprintf(tried.result[i], TRY_RESULT_MAX, "skipped: %s", t->skipped);
+		if (a->outcome[i] != NETCFG_FAILED)
 			continue;
-		}
-		if (used) {
-			snprintf(tried.result[i], TRY_RESULT_MAX, "not asked: an earlier file was used");
-			continue;
-		}
-		long len = net_fetch(t->name, file, CONFIG_FILE_MAX, tried.where[i], sizeof(tried.where[i]), why,
-				     sizeof(why));
-		if (len >= 0) {
-			/* Errors name the file as the server knows it: short enough for a source (CONFIG_SOURCE_MAX). */
-			config_apply_file(cfg, t->name, file, (size_t)len, report, ctx);
-			k = (size_t)snprintf(sources, sources_cap, "file %s", tried.where[i]);
-			snprintf(tried.result[i], TRY_RESULT_MAX, "used");
-			used = true;
-		} else if (len == NET_FETCH_ABSENT) {
-			snprintf(tried.result[i], TRY_RESULT_MAX, "not found");
-		} else {
-			snprintf(tried.result[i], TRY_RESULT_MAX, "not read: %s", why);
-			char msg[sizeof(((struct config_error *)0)->message)];
-			snprintf(msg, sizeof(msg), "not read from the boot server: %s", why);
-			config_error(report, ctx, t->name, msg);
-		}
+		char msg[sizeof(((struct config_error *)0)->message)];
+		snprintf(msg, sizeof(msg), "not read from the boot server: %s", a->why[i]);
+		config_error(report, ctx, a->tries[i].name, msg);
+	}
+	if (used >= 0) {
+		/* Errors name the file as the server knows it: short enough for a source (CONFIG_SOURCE_MAX). */
+		config_apply_file(cfg, a->tries[used].name, file, (size_t)len, report, ctx);
+		k = (size_t)snprintf(sources, sources_cap, "file %s", a->where[used]);
 	}
 	return k < sources_cap ? k : sources_cap;
 }
@@ -106,9 +81,9 @@ void boot_config_tried_record(struct rec *r)
 	rec_arr(r, "config_tried");
 	for (int i = 0; i < NETCFG_NAMES; i++) {
 		rec_obj(r, NULL);
-		rec_str(r, "kind", tried.tries[i].kind);
-		rec_str(r, "file", tried.where[i][0] ? tried.where[i] : NULL);
-		rec_str(r, "result", tried.result[i]);
+		rec_str(r, "kind", tried.asked.tries[i].kind);
+		rec_str(r, "file", tried.asked.where[i][0] ? tried.asked.where[i] : NULL);
+		rec_str(r, "result", tried.asked.result[i]);
 		rec_obj_end(r);
 	}
 	rec_arr_end(r);
@@ -153,7 +128,7 @@ void boot_read_config(struct config *cfg, void (*report)(const struct config_err
 	bs->FreePool(file);
 	long m = fw_load_options(opts, LOAD_OPTIONS_MAX, &note);
 	if (m > 0) {
-		size_t skip = skip_program_word(opts, (size_t)m);
+		size_t skip = netcfg_skip_program_word(opts, (size_t)m);
 		config_apply_text(cfg, "load-options", false, opts + skip, (size_t)m - skip, report, ctx);
 		if (k < sources_cap)
 			k += (size_t)snprintf(sources + k, sources_cap - k, "%sload options", k ? ", " : "");

@@ -13,6 +13,7 @@
 #define PMUBOOT_BOOT_EFI_NET_H
 
 #include <efi.h>
+#include "net/efi_status.h"
 
 #define EFI_HTTP_SB_GUID \
 	{ 0xbdc8e6af, 0xd9bc, 0x4379, { 0xa7, 0x2a, 0xe0, 0xc4, 0xe7, 0x5d, 0xae, 0x1c } }
@@ -21,17 +22,10 @@
 #define EFI_IP4_CONFIG2_GUID \
 	{ 0x5b446ed1, 0xe30b, 0x4faa, { 0x87, 0x1a, 0x36, 0x54, 0xec, 0xa3, 0x60, 0x80 } }
 
-/* Device path (UEFI 2.10 ch. 10; edk2 MdePkg/Include/Protocol/DevicePath.h): the messaging type, its MAC,
- * IPv4 and URI subtypes, and the end node. */
-#define EFI_DP_MESSAGING 0x03
-#define EFI_DP_MSG_MAC 0x0b
-#define EFI_DP_MSG_IPV4 0x0c
-#define EFI_DP_MSG_URI 0x18
-#define EFI_DP_END 0x7f
-#define EFI_DP_HEADER 4		/* Type, SubType, Length[2] */
-
 /* UEFI 2.10 appendix D: the HTTP protocol's status for a response that carries an HTTP error. */
 #define EFI_NET_HTTP_ERROR EFIERR(35)
+_Static_assert(EFI_NET_HTTP_ERROR == EFI_STATUS_ERR(35) && EFI_CONNECTION_REFUSED == EFI_STATUS_ERR(106),
+	       "net/efi_status.c names the statuses by the numbers gnu-efi uses");
 
 /* EFI_HTTP_VERSION, EFI_HTTP_METHOD: only the values used. */
 #define EFI_HTTP_VERSION_11 1

@@ -1,18 +1,17 @@
 /* boot/fw.c - firmware services: firmware.h and the loaded-image helpers of boot.h. */
 #include "boot/boot.h"
 #include "platform/hw.h"
-#include "platform/timing.h"
 #include "platform/trap.h"
 #include "lib/heap.h"
+#include "lib/muldiv.h"
+#include "net/devpath.h"
 
 EFI_SYSTEM_TABLE *fw_st;
 EFI_HANDLE fw_image;
 EFI_LOADED_IMAGE *fw_loaded_image;
 
 #define PAGE_SIZE_4K 4096u
-#define DP_TYPE_MEDIA 0x04		/* UEFI 2.10 §10.3.5 */
-#define DP_SUBTYPE_FILE_PATH 0x04
-#define DP_TYPE_END 0x7f
+#define US_PER_S 1000000u
 #define PATH_MAX_CHARS 256
 #define FILE_INFO_BUF (sizeof(EFI_FILE_INFO) + PATH_MAX_CHARS * sizeof(CHAR16))	/* the info and its name */
 
@@ -48,11 +47,19 @@ void fw_init(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 	heap_init(fw_alloc_pages(HEAP_IMAGE_SIZE, PAGE_SIZE_4K), HEAP_IMAGE_SIZE);
 }
 
+/* The TSC's rate for a wait on another processor (fw_stall_tsc_hz); 0 until platform/ knows it. */
+static uint64_t stall_tsc_hz;
+
+void fw_stall_tsc_hz(uint64_t hz)
+{
+	stall_tsc_hz = hz;
+}
+
 void fw_stall_us(uint64_t us)
 {
 	if (fw_elsewhere) {
-		/* The TSC instead: calibrated by then, and invariant on every CPU the suite measures. */
-		uint64_t ticks = timing_us_to_tsc(us), end = hw_tsc() + ticks;
+		/* The TSC instead (invariant on every CPU the suite measures); no wait while its rate is unknown. */
+		uint64_t ticks = muldiv64(stall_tsc_hz, us, US_PER_S), end = hw_tsc() + ticks;
 		while (ticks && hw_tsc() < end)
 			__asm__ volatile("pause");
 		return;
@@ -341,18 +348,15 @@ static void image_dir(CHAR16 *dir, size_t cap)
 	dir[0] = 0;
 	if (!fw_loaded_image || !fw_loaded_image->FilePath)
 		return;
-	EFI_DEVICE_PATH *dp = fw_loaded_image->FilePath;
-	for (unsigned guard = 0; guard < 64 && dp->Type != DP_TYPE_END; guard++) {
-		unsigned nlen = (unsigned)dp->Length[0] | ((unsigned)dp->Length[1] << 8);
-		if (nlen < 4)
-			break;
-		if (dp->Type == DP_TYPE_MEDIA && dp->SubType == DP_SUBTYPE_FILE_PATH) {
-			const CHAR16 *p = (const CHAR16 *)((uint8_t *)dp + 4);
-			size_t chars = (nlen - 4) / 2;
-			for (size_t i = 0; i < chars && p[i] && len + 2 < cap; i++)
-				dir[len++] = p[i];
-		}
-		dp = (EFI_DEVICE_PATH *)((uint8_t *)dp + nlen);
+	struct devpath_walk w;
+	struct devpath_node n;
+	devpath_begin(&w, fw_loaded_image->FilePath, SIZE_MAX);
+	while (devpath_next(&w, &n)) {
+		if (n.type != DEVPATH_MEDIA || n.subtype != DEVPATH_MEDIA_FILE_PATH)
+			continue;
+		const CHAR16 *p = (const CHAR16 *)n.data;
+		for (size_t i = 0; i < n.len / sizeof(CHAR16) && p[i] && len + 2 < cap; i++)
+			dir[len++] = p[i];
 	}
 	while (len && dir[len - 1] != '\\')
 		len--;
@@ -374,10 +378,10 @@ EFI_FILE_HANDLE fw_open_boot_volume(void)
 	return root;
 }
 
-static void to_ascii(char *dst, size_t cap, const CHAR16 *src)
+void fw_ascii(char *dst, size_t cap, const CHAR16 *src)
 {
 	size_t i = 0;
-	for (; src[i] && i + 1 < cap; i++)
+	for (; src && src[i] && i + 1 < cap; i++)
 		dst[i] = src[i] < 0x80 ? (char)src[i] : '?';
 	dst[i] = '\0';
 }
@@ -417,7 +421,7 @@ long fw_read_beside_image(const char *name, char *buf, size_t cap, char *where, 
 		EFI_FILE_HANDLE f = NULL;
 		if (root->Open(root, &f, path, EFI_FILE_MODE_READ, 0) != EFI_SUCCESS)
 			continue;
-		to_ascii(where, where_cap, path);
+		fw_ascii(where, where_cap, path);
 		if (is_directory(f)) {
 			/* Reading it would give directory entries (UEFI 2.10 §13.5.5), not the file's bytes. */
 			result = -3;

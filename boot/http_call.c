@@ -10,12 +10,10 @@ bool http_call(enum http_via via, struct http_call *call)
 	}
 	bool refused = false;
 	bool whole = http_efi_call(call, &refused);
-	/* A GET is asked again without harm; its body must be whole to be used (a config file). */
 	bool unsized = whole && call->body_unsized && call->rq->method == HTTP_GET;
-	if (whole && !(unsized && via == HTTP_VIA_AUTO))
-		return true;
-	if (!whole && (!refused || via == HTTP_VIA_EFI))
-		return false;	/* a failure part-way (a body cut short) is no response, whatever its status line said */
+	enum http_route next = http_route_after_firmware(via, whole, refused, unsized);
+	if (next != HTTP_ROUTE_TCP4)
+		return next == HTTP_ROUTE_DONE;
 	/* The same request through our own client, with the firmware's reason kept. */
 	static char why[HTTP_CALL_WHY];
 	snprintf(why, sizeof(why), "%s", unsized ? "http: the firmware's HTTP got no Content-Length and cannot show the "

@@ -24,8 +24,6 @@
 #include "boot/boot.h"
 #include "net/http.h"
 
-enum http_via { HTTP_VIA_AUTO, HTTP_VIA_EFI, HTTP_VIA_TCP4 };
-
 #define HTTP_CALL_WHY 192
 
 struct http_call {

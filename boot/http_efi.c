@@ -18,10 +18,10 @@
  *   PcdAllowHttpConnections: *refused then lets the TCP4 client try.
  */
 #include "boot/http_call.h"
+#include "boot/http_wait.h"
 #include "boot/efi_net.h"
 #include "boot/net.h"
 
-#define POLL_US 1000
 #define NO_MAPPING_RETRY_US 100000
 #define URL_CHARS HTTP_URL_TEXT_MAX
 
@@ -33,67 +33,29 @@
  * (and may have filled the message) - in memory that must still be ours.
  */
 struct child {
-	EFI_SERVICE_BINDING *sb;
-	EFI_HANDLE handle;
+	struct http_child ch;
 	struct efi_http *http;
-	EFI_EVENT ev;
-	volatile BOOLEAN done;
 	struct efi_http_token tok;
 	struct efi_http_message msg;
 	struct efi_http_request_data req;
 	struct efi_http_response_data resp;
 };
 
-static VOID EFIAPI set_done(EFI_EVENT ev, VOID *ctx)
+static void poll_http(void *proto)
 {
-	(void)ev;
-	*(volatile BOOLEAN *)ctx = TRUE;
-}
-
-static bool wait_done(struct child *c, EFI_EVENT deadline)
-{
-	while (!c->done) {
-		if (fw_deadline_passed(deadline))
-			return false;
-		c->http->poll(c->http);
-		fw_stall_us(POLL_US);
-	}
-	return true;
-}
-
-static void fail(struct http_call *call, EFI_STATUS st, bool retryable, const char *what)
-{
-	call->efi_status = st;
-	call->retryable = retryable;
-	snprintf(call->why, sizeof(call->why), "http: %s (%s)", what, net_status_name(st));
+	struct efi_http *http = proto;
+	http->poll(http);
 }
 
 static bool open_child(struct child *c, struct http_call *call, bool *refused)
 {
 	static EFI_GUID sb_guid = EFI_HTTP_SB_GUID;
 	static EFI_GUID http_guid = EFI_HTTP_GUID;
-	c->sb = net_service_binding(&sb_guid);
-	if (!c->sb) {
+	if (!http_child_open(&c->ch, call, &sb_guid, &http_guid, "EFI_HTTP_PROTOCOL", poll_http)) {
 		*refused = true;
-		fail(call, EFI_UNSUPPORTED, false, "the firmware has no EFI_HTTP_PROTOCOL on this network interface");
 		return false;
 	}
-	EFI_STATUS st = c->sb->CreateChild(c->sb, &c->handle);
-	if (st != EFI_SUCCESS) {
-		*refused = true;
-		c->handle = NULL;
-		fail(call, st, false, "the firmware made no HTTP instance");
-		return false;
-	}
-	st = fw_st->BootServices->HandleProtocol(c->handle, &http_guid, (void **)&c->http);
-	if (st == EFI_SUCCESS)
-		st = fw_st->BootServices->CreateEvent(EVT_NOTIFY_SIGNAL, TPL_CALLBACK, set_done, (void *)&c->done, &c->ev);
-	if (st != EFI_SUCCESS) {
-		*refused = true;
-		c->ev = NULL;
-		fail(call, st, false, "the HTTP instance cannot be used");
-		return false;
-	}
+	c->http = c->ch.proto;
 	const struct net_state *n = net_probe();
 	struct efi_http_v4_access_point ap;
 	memset(&ap, 0, sizeof(ap));
@@ -103,10 +65,10 @@ static bool open_child(struct child *c, struct http_call *call, bool *refused)
 		memcpy(ap.local_subnet.Addr, n->mask, 4);
 	}
 	struct efi_http_config cfg = { EFI_HTTP_VERSION_11, (UINT32)call->timeout_ms, FALSE, { &ap } };
-	st = c->http->configure(c->http, &cfg);
+	EFI_STATUS st = c->http->configure(c->http, &cfg);
 	if (st != EFI_SUCCESS) {
 		*refused = true;
-		fail(call, st, false, "the HTTP instance could not be configured");
+		http_call_fail(call, st, false, "the HTTP instance could not be configured");
 		return false;
 	}
 	return true;
@@ -118,10 +80,7 @@ static void close_child(struct child *c)
 		c->http->cancel(c->http, NULL);	/* every token still pending is aborted and signalled */
 		c->http->configure(c->http, NULL);
 	}
-	if (c->handle)
-		c->sb->DestroyChild(c->sb, c->handle);
-	if (c->ev)
-		fw_st->BootServices->CloseEvent(c->ev);
+	http_child_close(&c->ch);
 }
 
 /*
@@ -150,14 +109,8 @@ static int64_t content_length(const struct efi_http_message *m)
 		const char *name = (const char *)m->headers[i].name, *v = (const char *)m->headers[i].value;
 		if (!name || !v || lc_strcasecmp(name, "Content-Length"))
 			continue;
-		uint64_t n = 0;
-		size_t len = strlen(v);
-		bool ok = len > 0;
-		for (size_t k = 0; ok && k < len; k++) {
-			ok = lc_isdigit(v[k]) && n < (1ull << 40);
-			n = n * 10 + (uint64_t)(v[k] - '0');
-		}
-		return ok ? (int64_t)n : -1;
+		uint64_t n;
+		return http_content_length(v, strlen(v), &n) ? (int64_t)n : -1;
 	}
 	return -1;
 }
@@ -181,24 +134,24 @@ static bool send_request(struct child *c, struct http_call *call, EFI_EVENT dead
 	c->msg = (struct efi_http_message){ { .request = &c->req }, rq->nheaders, hdr,
 					    rq->method == HTTP_POST ? rq->body_len : 0,
 					    rq->method == HTTP_POST ? (void *)call->body : NULL };
-	c->tok = (struct efi_http_token){ c->ev, EFI_SUCCESS, &c->msg };
+	c->tok = (struct efi_http_token){ c->ch.wait.ev, EFI_SUCCESS, &c->msg };
 	EFI_STATUS st;
-	c->done = FALSE;
+	http_token_wait_arm(&c->ch.wait);
 	/* EFI_NO_MAPPING: the station address is still being configured. */
 	while ((st = c->http->request(c->http, &c->tok)) == EFI_NO_MAPPING && !fw_deadline_passed(deadline))
 		fw_stall_us(NO_MAPPING_RETRY_US);
 	if (st != EFI_SUCCESS) {
 		/* Refused before the request went out: connection refused or reset count as the server's answer. */
-		fail(call, st, st != EFI_ACCESS_DENIED && st != EFI_UNSUPPORTED && st != EFI_INVALID_PARAMETER,
+		http_call_fail(call, st, st != EFI_ACCESS_DENIED && st != EFI_UNSUPPORTED && st != EFI_INVALID_PARAMETER,
 		     st == EFI_ACCESS_DENIED ? "the firmware refuses http:// requests" : "the request could not be made");
 		return false;
 	}
-	if (!wait_done(c, deadline)) {
-		fail(call, EFI_TIMEOUT, true, "the request was not sent before the time-out");
+	if (!http_token_wait(&c->ch.wait, deadline)) {
+		http_call_fail(call, EFI_TIMEOUT, true, "the request was not sent before the time-out");
 		return false;
 	}
 	if (c->tok.status != EFI_SUCCESS) {
-		fail(call, c->tok.status, true, "sending the request failed");
+		http_call_fail(call, c->tok.status, true, "sending the request failed");
 		return false;
 	}
 	return true;
@@ -210,12 +163,12 @@ static bool read_response(struct child *c, struct http_call *call, EFI_EVENT dea
 	size_t cap = call->resp_body ? call->resp_cap : sizeof(call->keep);
 	c->resp = (struct efi_http_response_data){ 0 };
 	c->msg = (struct efi_http_message){ { .response = &c->resp }, 0, NULL, cap, buf };
-	c->tok = (struct efi_http_token){ c->ev, EFI_SUCCESS, &c->msg };
+	c->tok = (struct efi_http_token){ c->ch.wait.ev, EFI_SUCCESS, &c->msg };
 
-	c->done = FALSE;
+	http_token_wait_arm(&c->ch.wait);
 	EFI_STATUS st = c->http->response(c->http, &c->tok);
-	if (st == EFI_SUCCESS && !wait_done(c, deadline)) {
-		fail(call, EFI_TIMEOUT, true, "no response before the time-out");
+	if (st == EFI_SUCCESS && !http_token_wait(&c->ch.wait, deadline)) {
+		http_call_fail(call, EFI_TIMEOUT, true, "no response before the time-out");
 		return false;
 	}
 	if (st == EFI_SUCCESS)
@@ -223,11 +176,11 @@ static bool read_response(struct child *c, struct http_call *call, EFI_EVENT dea
 	/* EFI_HTTP_ERROR: a whole response whose status is an error; the status says which. */
 	if (st == EFI_TIMEOUT) {
 		/* HttpDxe gives up on a silent server itself (PcdHttpIoTimeout, 5 s in edk2). */
-		fail(call, st, true, "no response before the firmware's own time-out");
+		http_call_fail(call, st, true, "no response before the firmware's own time-out");
 		return false;
 	}
 	if (st != EFI_SUCCESS && st != EFI_NET_HTTP_ERROR) {
-		fail(call, st, true, "reading the response failed");
+		http_call_fail(call, st, true, "reading the response failed");
 		return false;
 	}
 	call->status = http_status_from_efi(c->resp.status_code);
@@ -243,17 +196,17 @@ static bool read_response(struct child *c, struct http_call *call, EFI_EVENT dea
 	/* More body: Response again with no status to fill (UEFI 2.10 ch. 29, EFI_HTTP_PROTOCOL.Response). */
 	while (want > 0 && got < (uint64_t)want && got < cap) {
 		c->msg = (struct efi_http_message){ { .response = NULL }, 0, NULL, cap - got, buf + got };
-		c->tok = (struct efi_http_token){ c->ev, EFI_SUCCESS, &c->msg };
-		c->done = FALSE;
+		c->tok = (struct efi_http_token){ c->ch.wait.ev, EFI_SUCCESS, &c->msg };
+		http_token_wait_arm(&c->ch.wait);
 		st = c->http->response(c->http, &c->tok);
-		if (st == EFI_SUCCESS && !wait_done(c, deadline)) {
-			fail(call, EFI_TIMEOUT, true, "the response body did not arrive before the time-out");
+		if (st == EFI_SUCCESS && !http_token_wait(&c->ch.wait, deadline)) {
+			http_call_fail(call, EFI_TIMEOUT, true, "the response body did not arrive before the time-out");
 			return false;
 		}
 		if (st == EFI_SUCCESS)
 			st = c->tok.status;
 		if (st != EFI_SUCCESS || c->msg.body_length == 0) {
-			fail(call, st != EFI_SUCCESS ? st : EFI_END_OF_FILE, true, "the response body was cut short");
+			http_call_fail(call, st != EFI_SUCCESS ? st : EFI_END_OF_FILE, true, "the response body was cut short");
 			return false;
 		}
 		got += c->msg.body_length <= cap - got ? c->msg.body_length : cap - got;

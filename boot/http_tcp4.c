@@ -3,17 +3,16 @@
  * (UEFI 2.10 ch. 28): one connection per request ("Connection: close"),
  * the request written by net/http.c, the response read by its parser.
  *
- * Each token's event sets a flag (EVT_NOTIFY_SIGNAL); the waits poll the
- * protocol (Poll moves packets sooner than the NIC's 10 ms timer would)
- * until the flag is set or the call's deadline passes.  Whatever happens,
+ * Each token is waited for by http_token_wait (boot/http_call.h), until
+ * it completes or the call's deadline passes.  Whatever happens,
  * Configure(NULL) aborts what is still pending before the child goes, so
  * no token of ours outlives this call.
  */
 #include "boot/http_call.h"
+#include "boot/http_wait.h"
 #include "boot/net.h"
 
 #define TCP_TTL 64		/* RFC 1700's recommended default TTL */
-#define POLL_US 1000
 #define NO_MAPPING_RETRY_US 100000	/* the station address is still being configured */
 #define RECV_CHUNK 4096
 #define SEND_CHUNK (64u * 1024u)
@@ -21,86 +20,41 @@
 #define HEAD_MAX 2048
 
 struct conn {
-	EFI_SERVICE_BINDING *sb;
-	EFI_HANDLE child;
+	struct http_child ch;
 	EFI_TCP4 *tcp;
 	EFI_EVENT deadline;
-	EFI_EVENT ev;
-	volatile BOOLEAN done;
 };
 
-static VOID EFIAPI set_done(EFI_EVENT ev, VOID *ctx)
+static void poll_tcp(void *proto)
 {
-	(void)ev;
-	*(volatile BOOLEAN *)ctx = TRUE;
-}
-
-/* Wait for the pending token; false when the deadline passed first. */
-static bool wait_done(struct conn *c, EFI_EVENT deadline)
-{
-	while (!c->done) {
-		if (fw_deadline_passed(deadline))
-			return false;
-		c->tcp->Poll(c->tcp);
-		fw_stall_us(POLL_US);
-	}
-	return true;
-}
-
-static void fail(struct http_call *call, EFI_STATUS st, bool retryable, const char *what)
-{
-	call->efi_status = st;
-	call->retryable = retryable;
-	snprintf(call->why, sizeof(call->why), "tcp4: %s (%s)", what, net_status_name(st));
+	EFI_TCP4 *tcp = proto;
+	tcp->Poll(tcp);
 }
 
 static bool open_conn(struct conn *c, struct http_call *call)
 {
 	static EFI_GUID sb_guid = EFI_TCP4_SERVICE_BINDING_PROTOCOL;
 	static EFI_GUID tcp_guid = EFI_TCP4_PROTOCOL;
-	c->sb = net_service_binding(&sb_guid);
-	if (!c->sb) {
-		fail(call, EFI_UNSUPPORTED, false, "the network interface has no TCP4 service");
+	if (!http_child_open(&c->ch, call, &sb_guid, &tcp_guid, "EFI_TCP4_PROTOCOL", poll_tcp))
 		return false;
-	}
-	EFI_STATUS st = c->sb->CreateChild(c->sb, &c->child);
-	if (st != EFI_SUCCESS) {
-		fail(call, st, false, "the firmware made no TCP4 instance");
-		c->child = NULL;
-		return false;
-	}
-	st = fw_st->BootServices->HandleProtocol(c->child, &tcp_guid, (void **)&c->tcp);
-	if (st != EFI_SUCCESS) {
-		fail(call, st, false, "the TCP4 instance has no protocol");
-		c->tcp = NULL;
-		return false;
-	}
-	st = fw_st->BootServices->CreateEvent(EVT_NOTIFY_SIGNAL, TPL_CALLBACK, set_done, (void *)&c->done, &c->ev);
-	if (st != EFI_SUCCESS) {
-		fail(call, st, false, "no event for the connection");
-		c->ev = NULL;
-		return false;
-	}
+	c->tcp = c->ch.proto;
 	return true;
 }
 
 static void close_conn(struct conn *c, bool polite)
 {
 	if (c->tcp && polite) {
-		EFI_TCP4_CLOSE_TOKEN close = { { c->ev, EFI_SUCCESS }, FALSE };
-		c->done = FALSE;
+		EFI_TCP4_CLOSE_TOKEN close = { { c->ch.wait.ev, EFI_SUCCESS }, FALSE };
+		http_token_wait_arm(&c->ch.wait);
 		if (c->tcp->Close(c->tcp, &close) == EFI_SUCCESS) {
 			EFI_EVENT d = fw_deadline(CLOSE_WAIT_MS);
-			wait_done(c, d);
+			http_token_wait(&c->ch.wait, d);
 			fw_deadline_end(d);
 		}
 	}
 	if (c->tcp)
 		c->tcp->Configure(c->tcp, NULL);	/* aborts every token still pending, signalling it */
-	if (c->child)
-		c->sb->DestroyChild(c->sb, c->child);
-	if (c->ev)
-		fw_st->BootServices->CloseEvent(c->ev);
+	http_child_close(&c->ch);
 }
 
 static bool configure(struct conn *c, struct http_call *call)
@@ -123,7 +77,7 @@ static bool configure(struct conn *c, struct http_call *call)
 	while ((st = c->tcp->Configure(c->tcp, &cfg)) == EFI_NO_MAPPING && !fw_deadline_passed(c->deadline))
 		fw_stall_us(NO_MAPPING_RETRY_US);
 	if (st != EFI_SUCCESS) {
-		fail(call, st, st == EFI_NO_MAPPING, "the TCP4 instance could not be configured");
+		http_call_fail(call, st, st == EFI_NO_MAPPING, "the TCP4 instance could not be configured");
 		return false;
 	}
 	/* An explicit (PXE) address has no routes of its own: the DHCP answer's router reaches other subnets. */
@@ -137,19 +91,19 @@ static bool configure(struct conn *c, struct http_call *call)
 
 static bool tcp_connect(struct conn *c, struct http_call *call)
 {
-	EFI_TCP4_CONNECTION_TOKEN tok = { { c->ev, EFI_SUCCESS } };
-	c->done = FALSE;
+	EFI_TCP4_CONNECTION_TOKEN tok = { { c->ch.wait.ev, EFI_SUCCESS } };
+	http_token_wait_arm(&c->ch.wait);
 	EFI_STATUS st = c->tcp->Connect(c->tcp, &tok);
 	if (st != EFI_SUCCESS) {
-		fail(call, st, true, "connect refused by the firmware");
+		http_call_fail(call, st, true, "connect refused by the firmware");
 		return false;
 	}
-	if (!wait_done(c, c->deadline)) {
-		fail(call, EFI_TIMEOUT, true, "no connection before the time-out");
+	if (!http_token_wait(&c->ch.wait, c->deadline)) {
+		http_call_fail(call, EFI_TIMEOUT, true, "no connection before the time-out");
 		return false;
 	}
 	if (tok.CompletionToken.Status != EFI_SUCCESS) {
-		fail(call, tok.CompletionToken.Status, true, "could not connect");
+		http_call_fail(call, tok.CompletionToken.Status, true, "could not connect");
 		return false;
 	}
 	return true;
@@ -166,19 +120,19 @@ static bool send_bytes(struct conn *c, struct http_call *call, const uint8_t *p,
 		tx.FragmentCount = 1;
 		tx.FragmentTable[0].FragmentLength = k;
 		tx.FragmentTable[0].FragmentBuffer = (void *)p;
-		EFI_TCP4_IO_TOKEN tok = { { c->ev, EFI_SUCCESS }, { .TxData = &tx } };
-		c->done = FALSE;
+		EFI_TCP4_IO_TOKEN tok = { { c->ch.wait.ev, EFI_SUCCESS }, { .TxData = &tx } };
+		http_token_wait_arm(&c->ch.wait);
 		EFI_STATUS st = c->tcp->Transmit(c->tcp, &tok);
 		if (st != EFI_SUCCESS) {
-			fail(call, st, true, "sending the request failed");
+			http_call_fail(call, st, true, "sending the request failed");
 			return false;
 		}
-		if (!wait_done(c, c->deadline)) {
-			fail(call, EFI_TIMEOUT, true, "the request was not sent before the time-out");
+		if (!http_token_wait(&c->ch.wait, c->deadline)) {
+			http_call_fail(call, EFI_TIMEOUT, true, "the request was not sent before the time-out");
 			return false;
 		}
 		if (tok.CompletionToken.Status != EFI_SUCCESS) {
-			fail(call, tok.CompletionToken.Status, true, "sending the request failed");
+			http_call_fail(call, tok.CompletionToken.Status, true, "sending the request failed");
 			return false;
 		}
 		p += k;
@@ -197,11 +151,11 @@ static bool receive(struct conn *c, struct http_call *call, struct http_response
 		rx.FragmentCount = 1;
 		rx.FragmentTable[0].FragmentLength = sizeof(buf);
 		rx.FragmentTable[0].FragmentBuffer = buf;
-		EFI_TCP4_IO_TOKEN tok = { { c->ev, EFI_SUCCESS }, { .RxData = &rx } };
-		c->done = FALSE;
+		EFI_TCP4_IO_TOKEN tok = { { c->ch.wait.ev, EFI_SUCCESS }, { .RxData = &rx } };
+		http_token_wait_arm(&c->ch.wait);
 		EFI_STATUS st = c->tcp->Receive(c->tcp, &tok);
-		if (st == EFI_SUCCESS && !wait_done(c, c->deadline)) {
-			fail(call, EFI_TIMEOUT, true, "no complete response before the time-out");
+		if (st == EFI_SUCCESS && !http_token_wait(&c->ch.wait, c->deadline)) {
+			http_call_fail(call, EFI_TIMEOUT, true, "no complete response before the time-out");
 			return false;
 		}
 		if (st == EFI_SUCCESS)
@@ -211,7 +165,7 @@ static bool receive(struct conn *c, struct http_call *call, struct http_response
 			break;
 		}
 		if (st != EFI_SUCCESS) {
-			fail(call, st, true, "reading the response failed");
+			http_call_fail(call, st, true, "reading the response failed");
 			return false;
 		}
 		size_t got = rx.DataLength <= sizeof(buf) ? rx.DataLength : sizeof(buf);

@@ -1,23 +1,18 @@
 /* boot/net.c - see net.h. */
 #include "boot/net.h"
 #include "boot/efi_net.h"
+#include "net/devpath.h"
 #include "net/dhcp.h"
 #include "net/netcfg.h"
 #include "lib/out.h"
 
 #define ETHERNET_IF_TYPE 1	/* RFC 1700 hardware type 1: Ethernet, 6-byte addresses */
 #define ETHERNET_ADDR_LEN 6
-#define DP_WALK_MAX 64		/* nodes: a device path longer than this is not one we can use */
 #define IP4_INFO_BUF 512	/* the interface info and a short route table after it */
 #define DHCP_POLL_MS 100
 
 static struct net_state ns;
 static bool probed;
-
-static unsigned node_len(const EFI_DEVICE_PATH *dp)
-{
-	return (unsigned)dp->Length[0] | ((unsigned)dp->Length[1] << 8);
-}
 
 static EFI_DEVICE_PATH *device_path_of(EFI_HANDLE h)
 {
@@ -31,26 +26,23 @@ static EFI_DEVICE_PATH *device_path_of(EFI_HANDLE h)
 /* The MAC and URI nodes of a device path. */
 static void walk_path(EFI_DEVICE_PATH *dp, uint8_t *if_type, char *uri, size_t uri_cap)
 {
+	struct devpath_walk w;
+	struct devpath_node n;
 	uri[0] = '\0';
-	for (unsigned guard = 0; dp && guard < DP_WALK_MAX && dp->Type != EFI_DP_END; guard++) {
-		unsigned len = node_len(dp);
-		if (len < EFI_DP_HEADER)
-			return;
-		if (dp->Type == EFI_DP_MESSAGING && dp->SubType == EFI_DP_MSG_MAC &&
-		    len >= sizeof(MAC_ADDR_DEVICE_PATH)) {
-			const MAC_ADDR_DEVICE_PATH *m = (const void *)dp;
+	devpath_begin(&w, dp, SIZE_MAX);
+	while (devpath_next(&w, &n)) {
+		if (n.type == DEVPATH_MESSAGING && n.subtype == DEVPATH_MSG_MAC &&
+		    n.len + DEVPATH_HEADER >= sizeof(MAC_ADDR_DEVICE_PATH)) {
+			const MAC_ADDR_DEVICE_PATH *m = (const void *)(n.data - DEVPATH_HEADER);
 			memcpy(ns.mac, m->MacAddress.Addr, NET_MAC_MAX);
 			*if_type = m->IfType;
 			ns.mac_len = NET_MAC_MAX;
-		} else if (dp->Type == EFI_DP_MESSAGING && dp->SubType == EFI_DP_MSG_URI) {
-			size_t n = len - EFI_DP_HEADER;
-			const char *s = (const char *)dp + EFI_DP_HEADER;
+		} else if (n.type == DEVPATH_MESSAGING && n.subtype == DEVPATH_MSG_URI) {
 			size_t k = 0;
-			for (size_t i = 0; i < n && s[i] && k + 1 < uri_cap; i++)
-				uri[k++] = s[i];
+			for (size_t i = 0; i < n.len && n.data[i] && k + 1 < uri_cap; i++)
+				uri[k++] = (char)n.data[i];
 			uri[k] = '\0';
 		}
-		dp = (EFI_DEVICE_PATH *)((uint8_t *)dp + len);
 	}
 }
 
@@ -283,7 +275,7 @@ bool net_ready(uint64_t timeout_ms, char *why, size_t cap)
 		EFI_STATUS st = c->set_data(c, EFI_IP4_CONFIG2_POLICY, sizeof(dhcp), &dhcp);
 		if (st != EFI_SUCCESS && st != EFI_NOT_READY) {
 			snprintf(why, cap, "the firmware refused to start DHCP on the network interface (%s)",
-				 net_status_name(st));
+				 efi_status_name(st));
 			return false;
 		}
 		ns.policy_changed = true;
@@ -398,41 +390,4 @@ void net_announce(void)
 			 ns.have_station ? ip : "(no address)", out_clean(shown, sizeof(shown), ns.boot_file));
 	else
 		out_text("network: loaded by UEFI HTTP boot on %s", ns.mac_len ? mac : "(MAC unknown)");
-}
-
-/* UEFI 2.10 appendix D: the statuses the network protocols return, by name. */
-static const struct {
-	EFI_STATUS st;
-	const char *name;
-} statuses[] = {
-	{ EFI_SUCCESS, "EFI_SUCCESS" },
-	{ EFI_INVALID_PARAMETER, "EFI_INVALID_PARAMETER" },
-	{ EFI_UNSUPPORTED, "EFI_UNSUPPORTED" },
-	{ EFI_BUFFER_TOO_SMALL, "EFI_BUFFER_TOO_SMALL" },
-	{ EFI_NOT_READY, "EFI_NOT_READY" },
-	{ EFI_DEVICE_ERROR, "EFI_DEVICE_ERROR" },
-	{ EFI_OUT_OF_RESOURCES, "EFI_OUT_OF_RESOURCES" },
-	{ EFI_NOT_FOUND, "EFI_NOT_FOUND" },
-	{ EFI_ACCESS_DENIED, "EFI_ACCESS_DENIED" },
-	{ EFI_NO_RESPONSE, "EFI_NO_RESPONSE" },
-	{ EFI_NO_MAPPING, "EFI_NO_MAPPING" },
-	{ EFI_TIMEOUT, "EFI_TIMEOUT" },
-	{ EFI_NOT_STARTED, "EFI_NOT_STARTED" },
-	{ EFI_ALREADY_STARTED, "EFI_ALREADY_STARTED" },
-	{ EFI_ABORTED, "EFI_ABORTED" },
-	{ EFI_ICMP_ERROR, "EFI_ICMP_ERROR" },
-	{ EFI_TFTP_ERROR, "EFI_TFTP_ERROR" },
-	{ EFI_PROTOCOL_ERROR, "EFI_PROTOCOL_ERROR" },
-	{ EFI_NET_HTTP_ERROR, "EFI_HTTP_ERROR" },
-	{ EFI_CONNECTION_FIN, "EFI_CONNECTION_FIN" },
-	{ EFI_CONNECTION_RESET, "EFI_CONNECTION_RESET" },
-	{ EFI_CONNECTION_REFUSED, "EFI_CONNECTION_REFUSED" },
-};
-
-const char *net_status_name(EFI_STATUS st)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(statuses); i++)
-		if (statuses[i].st == st)
-			return statuses[i].name;
-	return "another EFI error";
 }

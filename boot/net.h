@@ -23,6 +23,7 @@
 #define PMUBOOT_BOOT_NET_H
 
 #include "boot/boot.h"
+#include "net/efi_status.h"
 #include "net/http.h"
 #include "lib/record.h"
 
@@ -68,8 +69,6 @@ void net_record(struct rec *r);
 void net_announce(void);
 /* "a.b.c.d" */
 void net_ip_text(const uint8_t ip[4], char *out, size_t cap);
-/* A firmware status in words: "EFI_CONNECTION_REFUSED". */
-const char *net_status_name(EFI_STATUS st);
 const char *net_addr_name(enum net_addr a);
 
 #endif

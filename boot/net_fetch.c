@@ -4,39 +4,13 @@
 #include "boot/net.h"
 #include "version.h"
 
-#define TFTP_ERROR_UNDEFINED 0	/* RFC 1350 §5, error code 0: "Not defined, see error message" */
-#define TFTP_ERROR_NOT_FOUND 1	/* RFC 1350 §5, error code 1: "File not found" */
 #define FETCH_TIMEOUT_MS 10000u
 
-static bool has_ci(const char *s, const char *word)
-{
-	size_t n = strlen(word);
-	for (; *s; s++) {
-		size_t i = 0;
-		while (i < n && s[i] && lc_tolower((unsigned char)s[i]) == word[i])
-			i++;
-		if (i == n)
-			return true;
-	}
-	return false;
-}
-
-/*
- * The server said the file is not there.  edk2's PXE base code keeps only
- * the low byte of the error code as it arrived in network order
- * (UefiPxeBcDxe: (UINT8) Packet->Error.ErrorCode), so every code below 256
- * reads 0 there: the server's message says the rest.
- */
+/* The server said the file is not there (net/fetch.h says how that is told). */
 static bool tftp_absent(const EFI_PXE_BASE_CODE_MODE *m)
 {
-	if (!m->TftpErrorReceived)
-		return false;
-	if (m->TftpError.ErrorCode == TFTP_ERROR_NOT_FOUND)
-		return true;
-	char msg[sizeof(m->TftpError.ErrorString) + 1];
-	memcpy(msg, m->TftpError.ErrorString, sizeof(m->TftpError.ErrorString));
-	msg[sizeof(m->TftpError.ErrorString)] = '\0';
-	return m->TftpError.ErrorCode == TFTP_ERROR_UNDEFINED && (has_ci(msg, "not found") || has_ci(msg, "no such"));
+	return m->TftpErrorReceived && fetch_tftp_absent(m->TftpError.ErrorCode, (const char *)m->TftpError.ErrorString,
+							 sizeof(m->TftpError.ErrorString));
 }
 
 static long tftp(const struct net_state *n, const char *name, char *buf, size_t cap, char *why, size_t why_cap)
@@ -66,7 +40,7 @@ static long tftp(const struct net_state *n, const char *name, char *buf, size_t 
 		if (st == EFI_TFTP_ERROR && pxe->Mode->TftpErrorReceived)
 			snprintf(why, why_cap, "the TFTP server answered: %.80s", pxe->Mode->TftpError.ErrorString);
 		else
-			snprintf(why, why_cap, "TFTP failed (%s)", net_status_name(st));
+			snprintf(why, why_cap, "TFTP failed (%s)", efi_status_name(st));
 		return NET_FETCH_FAILED;
 	}
 	/* iPXE's PXE base code has no size query (EFI_UNSUPPORTED) and reports the buffer's size on a read. */
@@ -77,7 +51,7 @@ static long tftp(const struct net_state *n, const char *name, char *buf, size_t 
 	if (st == EFI_NOT_FOUND || (st == EFI_TFTP_ERROR && tftp_absent(pxe->Mode)))
 		return NET_FETCH_ABSENT;
 	if (st != EFI_SUCCESS) {
-		snprintf(why, why_cap, "TFTP read failed (%s)", net_status_name(st));
+		snprintf(why, why_cap, "TFTP read failed (%s)", efi_status_name(st));
 		return NET_FETCH_FAILED;
 	}
 	if (!sized || len > cap - 1)
@@ -118,23 +92,10 @@ static long http_get(const struct net_state *n, const char *name, char *buf, siz
 		snprintf(why, why_cap, "%s", call.why);
 		return NET_FETCH_FAILED;
 	}
-	if (http_status_absent(call.status))
-		return NET_FETCH_ABSENT;
-	if (!http_status_ok(call.status)) {
-		snprintf(why, why_cap, "the server answered HTTP %u", call.status);
-		return NET_FETCH_FAILED;
-	}
-	if (call.body_unsized) {	/* only where the firmware's HTTP was the one way (http_call falls back for a GET) */
-		snprintf(why, why_cap, "the server gave no Content-Length: the firmware's HTTP cannot show the file "
-			 "arrived whole");
-		return NET_FETCH_FAILED;
-	}
-	if (call.body_cut) {
-		snprintf(why, why_cap, "the file is more than the %zu KiB pmuboot reads", cap / 1024);
-		return NET_FETCH_FAILED;
-	}
-	buf[call.body_len] = '\0';
-	return (long)call.body_len;
+	long len = fetch_http_result(call.status, call.body_unsized, call.body_cut, call.body_len, cap, why, why_cap);
+	if (len >= 0)
+		buf[len] = '\0';
+	return len;
 }
 
 long net_fetch(const char *name, char *buf, size_t cap, char *where, size_t where_cap, char *why, size_t why_cap)

@@ -6,14 +6,11 @@
 #ifndef PMUBOOT_BOOT_NET_FETCH_H
 #define PMUBOOT_BOOT_NET_FETCH_H
 
-#include "lib/libc.h"
-
-#define NET_FETCH_ABSENT (-1)	/* the server has no such file */
-#define NET_FETCH_FAILED (-2)	/* anything else: *why says what */
+#include "net/fetch.h"
 
 /*
  * Read name (a path relative to the boot server's root, as the boot file's
- * is) into buf.  Returns its length, NET_FETCH_ABSENT or NET_FETCH_FAILED.
+ * is) into buf.  Returns its length, NET_FETCH_ABSENT or NET_FETCH_FAILED (net/fetch.h).
  * where: how it was asked for ("tftp://10.0.2.2/pmuboot.cfg").
  */
 long net_fetch(const char *name, char *buf, size_t cap, char *where, size_t where_cap, char *why, size_t why_cap);

@@ -46,14 +46,6 @@ struct platform {
 	int secure_boot, setup_mode;	/* 1, 0, or -1 when the variable is absent */
 };
 
-static void ascii_from_ucs2(char *dst, size_t cap, const CHAR16 *src)
-{
-	size_t i = 0;
-	for (; src && src[i] && i + 1 < cap; i++)
-		dst[i] = src[i] < 0x80 ? (char)src[i] : '?';
-	dst[i] = '\0';
-}
-
 /* The SMBIOS tables, read once: config_read.c wants the UUID before the platform record is written. */
 static struct {
 	bool read, have;
@@ -260,7 +252,7 @@ void platform_report(void)
 	static struct platform p;
 
 	memset(&p, 0, sizeof(p));
-	ascii_from_ucs2(p.fw_vendor, sizeof(p.fw_vendor), fw_st->FirmwareVendor);
+	fw_ascii(p.fw_vendor, sizeof(p.fw_vendor), fw_st->FirmwareVendor);
 	p.fw_revision = fw_st->FirmwareRevision;
 	p.uefi_revision = fw_st->Hdr.Revision;
 	read_smbios(&p);

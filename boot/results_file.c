@@ -1,7 +1,9 @@
 /* boot/results_file.c - see results_file.h. */
 #include "boot/boot.h"
 #include "boot/results_file.h"
+#include "lib/decimal.h"
 #include "lib/heap.h"
+#include "net/efi_status.h"
 #include "lib/out.h"
 
 #define RESULTS_DIR L"\\pmuboot"
@@ -32,36 +34,28 @@ static struct {
 } rf;
 
 
-/* UEFI 2.10 appendix D: the statuses a file system reports, in words. */
+/* UEFI 2.10 appendix D: what the statuses a file system reports mean here (their names: net/efi_status.h). */
 static const struct {
 	EFI_STATUS status;
-	const char *name, *meaning;
-} statuses[] = {
-	{ EFI_WRITE_PROTECTED, "EFI_WRITE_PROTECTED", "the boot medium is read-only" },
-	{ EFI_VOLUME_FULL, "EFI_VOLUME_FULL", "the boot medium is full" },
-	{ EFI_ACCESS_DENIED, "EFI_ACCESS_DENIED", "the firmware refused write access to the boot medium" },
-	{ EFI_MEDIA_CHANGED, "EFI_MEDIA_CHANGED", "the boot medium was changed" },
-	{ EFI_NO_MEDIA, "EFI_NO_MEDIA", "the boot medium was removed" },
-	{ EFI_DEVICE_ERROR, "EFI_DEVICE_ERROR", "the boot medium reported a device error" },
-	{ EFI_VOLUME_CORRUPTED, "EFI_VOLUME_CORRUPTED", "the file system on the boot medium is damaged" },
-	{ EFI_UNSUPPORTED, "EFI_UNSUPPORTED", "the boot medium's file system does not support writing" },
-	{ EFI_OUT_OF_RESOURCES, "EFI_OUT_OF_RESOURCES", "the firmware ran out of memory" },
-	{ EFI_NOT_FOUND, "EFI_NOT_FOUND", "the firmware could not find the file system" },
+	const char *meaning;
+} meanings[] = {
+	{ EFI_WRITE_PROTECTED, "the boot medium is read-only" },
+	{ EFI_VOLUME_FULL, "the boot medium is full" },
+	{ EFI_ACCESS_DENIED, "the firmware refused write access to the boot medium" },
+	{ EFI_MEDIA_CHANGED, "the boot medium was changed" },
+	{ EFI_NO_MEDIA, "the boot medium was removed" },
+	{ EFI_DEVICE_ERROR, "the boot medium reported a device error" },
+	{ EFI_VOLUME_CORRUPTED, "the file system on the boot medium is damaged" },
+	{ EFI_UNSUPPORTED, "the boot medium's file system does not support writing" },
+	{ EFI_OUT_OF_RESOURCES, "the firmware ran out of memory" },
+	{ EFI_NOT_FOUND, "the firmware could not find the file system" },
 };
-
-static const char *status_name(EFI_STATUS st)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(statuses); i++)
-		if (statuses[i].status == st)
-			return statuses[i].name;
-	return "another EFI error";
-}
 
 static const char *status_meaning(EFI_STATUS st)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(statuses); i++)
-		if (statuses[i].status == st)
-			return statuses[i].meaning;
+	for (size_t i = 0; i < ARRAY_SIZE(meanings); i++)
+		if (meanings[i].status == st)
+			return meanings[i].meaning;
 	return "the firmware could not write to the boot medium";
 }
 
@@ -106,26 +100,16 @@ static bool volume_info(EFI_FILE_HANDLE root, bool *read_only, uint64_t *free_by
 }
 
 /* The number in "results-NNNN.jsonl" (any case), or 0 when the name is not one of ours. */
-static uint32_t results_number(const CHAR16 *name)
+static uint32_t results_number(const CHAR16 *wname)
 {
-	size_t n = 0, plen = sizeof(NAME_PREFIX) - 1, slen = sizeof(NAME_SUFFIX) - 1;
-	while (name[n])
-		n++;
-	if (n <= plen + slen)
+	char name[PATH_CHARS];
+	size_t plen = sizeof(NAME_PREFIX) - 1, slen = sizeof(NAME_SUFFIX) - 1;
+	fw_ascii(name, sizeof(name), wname);
+	size_t n = strlen(name);
+	uint64_t v;
+	if (n <= plen + slen || !lc_eq_ci_n(name, plen, NAME_PREFIX) || !lc_eq_ci_n(name + n - slen, slen, NAME_SUFFIX))
 		return 0;
-	for (size_t i = 0; i < plen; i++)
-		if (lc_tolower(name[i]) != NAME_PREFIX[i])
-			return 0;
-	for (size_t i = 0; i < slen; i++)
-		if (lc_tolower(name[n - slen + i]) != NAME_SUFFIX[i])
-			return 0;
-	uint64_t v = 0;
-	for (size_t i = plen; i < n - slen; i++) {
-		if (!lc_isdigit(name[i]) || v > NAME_MAX_NUMBER)
-			return 0;
-		v = v * 10 + (uint64_t)(name[i] - '0');
-	}
-	return v <= NAME_MAX_NUMBER ? (uint32_t)v : 0;
+	return dec_whole(name + plen, n - plen - slen, NAME_MAX_NUMBER, &v) ? (uint32_t)v : 0;
 }
 
 static uint32_t highest_number(EFI_FILE_HANDLE dir)
@@ -292,10 +276,10 @@ static void fail_midrun(EFI_STATUS st, bool after_end)
 	close_all();
 	if (rf.records == 0)
 		out_text("warning: results file %s: %s (%s); nothing was saved%s, the serial capture has all", rf.path,
-			 rf.why, status_name(st), removed ? " and the empty file was removed" : " (an empty file is left)");
+			 rf.why, efi_status_name(st), removed ? " and the empty file was removed" : " (an empty file is left)");
 	else
 		out_text("warning: results file %s: %s (%s); it holds the first %u records, the serial capture has all",
-			 rf.path, rf.why, status_name(st), rf.records);
+			 rf.path, rf.why, efi_status_name(st), rf.records);
 	if (after_end || !rec_stream_open())
 		return;
 	rec_start(r, "results_file");
@@ -304,7 +288,7 @@ static void fail_midrun(EFI_STATUS st, bool after_end)
 	rec_u64(r, "records_saved", rf.records);
 	rec_bool(r, "removed", removed);
 	rec_str(r, "why", rf.why);
-	rec_str(r, "efi_status", status_name(st));
+	rec_str(r, "efi_status", efi_status_name(st));
 	rec_emit(r);
 }
 
@@ -383,7 +367,7 @@ void results_file_record(struct rec *r)
 		rec_null(r, "file");
 		rec_str(r, "why", rf.why);
 		if (rf.status != EFI_SUCCESS)
-			rec_str(r, "efi_status", status_name(rf.status));
+			rec_str(r, "efi_status", efi_status_name(rf.status));
 	}
 	rec_obj_end(r);
 }
@@ -394,7 +378,7 @@ void results_file_announce(void)
 		out_text("results: saving the records to %s on the boot medium", rf.path);
 	else if (rf.status != EFI_SUCCESS)
 		out_text("note: the records are not saved on the boot medium: %s (%s); the serial capture has them",
-			 rf.why, status_name(rf.status));
+			 rf.why, efi_status_name(rf.status));
 	else
 		out_text("note: the records are not saved on the boot medium: %s", rf.why);
 }

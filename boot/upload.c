@@ -5,29 +5,17 @@
 #include "boot/net.h"
 #include "net/netcfg.h"
 #include "lib/out.h"
-#include "net/retry.h"
-#include "net/upload_spec.h"
+#include "net/upload_attempt.h"
 #include "version.h"
 
 #define BODY_FIRST (1u << 20)	/* a default run is some 100 KiB; raw IBS samples grow it */
 #define BODY_ALIGN 4096u
-#define ATTEMPT_MAX_MS 10000u	/* one attempt: connect, send, the answer */
-#define MIN_ATTEMPT_MS 2000u	/* less left than this: no further attempt (our own client) */
-/*
- * The firmware's HTTP waits up to 5 s for a silent server's answer inside Response() itself (edk2
- * NetworkPkg PcdHttpIoTimeout), where our deadline cannot cut it: an attempt through it is not
- * started with less than that left.
- */
-#define MIN_FIRMWARE_ATTEMPT_MS 5500u
-#define FIRST_WAIT_MS 1000u	/* waits 1, 2, 4 s */
-#define MAX_WAIT_MS 4000u
 #define FINAL_ATTEMPTS 4
 #define LIVE_BUDGET_MS 10000u	/* a live upload may hold a stage's end this long at most */
 #define LIVE_ATTEMPTS 2
 #define RESPONSE_SHOWN 160
 #define MS_PER_S 1000u
-#define CONTENT_TYPE "application/x-ndjson"
-#define KIND_HEADER "X-Pmuboot-Upload"
+#define USER_AGENT "pmuboot/" PMUBOOT_VERSION " (build " PMUBOOT_BUILD_ID ")"
 #define URL_TEXT HTTP_URL_TEXT_MAX
 
 static struct {
@@ -119,26 +107,10 @@ void upload_begin_record(struct rec *r)
 	rec_obj(r, "upload");
 	rec_str(r, "url", url);
 	rec_bool(r, "live", up.spec.live);
-	rec_str(r, "via", upload_via_name(up.spec.via));
+	rec_str(r, "via", http_via_name(up.spec.via));
 	rec_u64(r, "timeout_s", up.spec.timeout_s);
 	rec_bool(r, "token", up.token && up.token[0]);
 	rec_obj_end(r);
-}
-
-static enum http_via http_via_of(enum upload_via v)
-{
-	return v == UPLOAD_VIA_HTTP ? HTTP_VIA_EFI : v == UPLOAD_VIA_TCP4 ? HTTP_VIA_TCP4 : HTTP_VIA_AUTO;
-}
-
-/* What the collector said, printable ASCII only, for the record and the line. */
-static void shown_response(const uint8_t *p, size_t n, char *out, size_t cap)
-{
-	size_t k = 0;
-	for (size_t i = 0; i < n && k + 1 < cap; i++)
-		out[k++] = (p[i] >= 0x20 && p[i] < 0x7f) ? (char)p[i] : ' ';
-	while (k && out[k - 1] == ' ')
-		k--;
-	out[k] = '\0';
 }
 
 static void send_run(bool final, uint64_t budget_ms, unsigned max_attempts, struct outcome *o)
@@ -159,19 +131,10 @@ static void send_run(bool final, uint64_t budget_ms, unsigned max_attempts, stru
 		o->ms = fw_clock_ms() - t0;
 		return;
 	}
-	memset(&rq, 0, sizeof(rq));
-	rq.method = HTTP_POST;
-	rq.url = &up.spec.url;
-	rq.user_agent = "pmuboot/" PMUBOOT_VERSION " (build " PMUBOOT_BUILD_ID ")";
-	rq.content_type = CONTENT_TYPE;
-	rq.token = up.token;
-	rq.extra_name = KIND_HEADER;
-	rq.extra_value = final ? "final" : "live";
-	rq.body_len = up.len;
+	upload_request(&rq, &up.spec, up.token, final, up.len, USER_AGENT);
 	if (!http_request_prepare(&rq, o->why, sizeof(o->why)))
 		return;
-	struct retry_policy policy = { max_attempts, FIRST_WAIT_MS, MAX_WAIT_MS, budget_ms,
-				       up.spec.via == UPLOAD_VIA_TCP4 ? MIN_ATTEMPT_MS : MIN_FIRMWARE_ATTEMPT_MS };
+	struct retry_policy policy = upload_policy(&up.spec, budget_ms, max_attempts);
 	/*
 	 * The budget covers the network's set-up too (DHCP can take most of it): the first attempt gets the rest,
 	 * at least our own client's least (the firmware's own connect wait may then end it; later attempts
@@ -179,7 +142,7 @@ static void send_run(bool final, uint64_t budget_ms, unsigned max_attempts, stru
 	 */
 	uint64_t ready_ms = fw_clock_ms() - t0;
 	uint64_t attempt_ms = budget_ms > ready_ms ? budget_ms - ready_ms : 0;
-	if (attempt_ms < MIN_ATTEMPT_MS) {
+	if (attempt_ms < UPLOAD_MIN_ATTEMPT_MS) {
 		snprintf(o->why, sizeof(o->why), "setting up the network took %llu ms of the %llu ms the upload may take: "
 			 "no time left for an attempt", (unsigned long long)ready_ms, (unsigned long long)budget_ms);
 		o->ms = ready_ms;
@@ -190,25 +153,18 @@ static void send_run(bool final, uint64_t budget_ms, unsigned max_attempts, stru
 		memset(&call, 0, sizeof(call));
 		call.rq = &rq;
 		call.body = up.body;
-		call.timeout_ms = attempt_ms < ATTEMPT_MAX_MS ? attempt_ms : ATTEMPT_MAX_MS;
+		call.timeout_ms = attempt_ms < UPLOAD_ATTEMPT_MAX_MS ? attempt_ms : UPLOAD_ATTEMPT_MAX_MS;
 		o->attempts++;
-		bool answered = http_call(http_via_of(up.spec.via), &call);
+		bool answered = http_call(up.spec.via, &call);
 		o->via = call.via;
 		o->fallback = call.fallback;
 		o->status = call.status;
 		o->efi_status = call.efi_status;
 		if (answered)
-			shown_response(call.body_out, call.body_len, o->response, sizeof(o->response));
-		if (answered && http_status_ok(call.status)) {
-			o->ok = true;
-			o->why[0] = '\0';
-			break;
-		}
-		if (answered)
-			snprintf(o->why, sizeof(o->why), "the collector answered HTTP %u", call.status);
-		else
-			snprintf(o->why, sizeof(o->why), "%s", call.why);
-		if (answered ? !http_status_retryable(call.status) : !call.retryable)
+			upload_shown_response(call.body_out, call.body_len, o->response, sizeof(o->response));
+		enum upload_verdict v = upload_judge(answered, call.status, call.retryable, call.why, o->why, sizeof(o->why));
+		o->ok = v == UPLOAD_STORED;
+		if (v != UPLOAD_TRY_AGAIN)
 			break;
 		uint64_t spent = fw_clock_ms() - t0;
 		int64_t wait = retry_next(&policy, o->attempts, spent, &attempt_ms);
@@ -220,11 +176,6 @@ static void send_run(bool final, uint64_t budget_ms, unsigned max_attempts, stru
 		fw_stall_us((uint64_t)wait * US_PER_MS);
 	}
 	o->ms = fw_clock_ms() - t0;
-}
-
-static const char *protocol_name(const char *via)
-{
-	return !via ? NULL : via[0] == 't' ? "EFI_TCP4_PROTOCOL" : "EFI_HTTP_PROTOCOL";
 }
 
 static void report(const struct outcome *o, bool final, const char *after)
@@ -241,7 +192,7 @@ static void report(const struct outcome *o, bool final, const char *after)
 	rec_bool(rp, "ok", o->ok);
 	rec_str(rp, "url", url);
 	rec_str(rp, "via", o->via);
-	rec_str(rp, "protocol", protocol_name(o->via));
+	rec_str(rp, "protocol", upload_protocol_name(o->via));
 	rec_str(rp, "fallback", o->fallback);
 	rec_str(rp, "address", n->addr != NET_ADDR_NONE ? net_addr_name(n->addr) : NULL);
 	net_ip_text(n->station, ip, sizeof(ip));
@@ -259,14 +210,14 @@ static void report(const struct outcome *o, bool final, const char *after)
 	rec_u64(rp, "elapsed_ms", o->ms);
 	rec_u64(rp, "timeout_ms", o->budget_ms);
 	rec_str(rp, "why", o->ok ? NULL : o->why);
-	rec_str(rp, "efi_status", !o->ok && o->efi_status != EFI_SUCCESS ? net_status_name(o->efi_status) : NULL);
+	rec_str(rp, "efi_status", !o->ok && o->efi_status != EFI_SUCCESS ? efi_status_name(o->efi_status) : NULL);
 	if (!final)
 		rec_bool(rp, "live_stopped", up.live_stopped);
 	rec_emit(rp);
 
 	if (o->ok)
 		out_text("upload: %u lines (%zu bytes) to %s: HTTP %u via %s, %u attempt%s, %llu ms", o->records,
-			 o->bytes, out_clean(shown, sizeof(shown), url), o->status, protocol_name(o->via), o->attempts,
+			 o->bytes, out_clean(shown, sizeof(shown), url), o->status, upload_protocol_name(o->via), o->attempts,
 			 o->attempts == 1 ? "" : "s", (unsigned long long)o->ms);
 	else
 		out_text("upload: not stored%s after %u attempt%s: %s; the serial capture and results file keep the "

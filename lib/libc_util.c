@@ -1,5 +1,6 @@
 /* lib/libc_util.c - locale-free helpers shared by the image and host builds. */
 #include "lib/libc.h"
+#include "lib/decimal.h"
 
 int lc_strcasecmp(const char *a, const char *b)
 {
@@ -30,7 +31,9 @@ bool lc_eq_ci_n(const char *a, size_t alen, const char *b)
 	return true;
 }
 
-static int digit_value(int c)
+#define HEX_DIGIT_BITS 4
+
+static int hex_digit_value(int c)
 {
 	if (lc_isdigit(c))
 		return c - '0';
@@ -42,23 +45,18 @@ static int digit_value(int c)
 
 bool lc_parse_u64(const char *s, size_t len, uint64_t *out)
 {
-	unsigned base = 10;
+	if (!(len >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')))
+		return dec_whole(s, len, UINT64_MAX, out);
+	s += 2;
+	len -= 2;
 	uint64_t v = 0;
-
-	if (len >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		s += 2;
-		len -= 2;
-	}
 	if (len == 0)
 		return false;
 	for (size_t i = 0; i < len; i++) {
-		int d = digit_value((unsigned char)s[i]);
-		if (d < 0 || (unsigned)d >= base)
+		int d = hex_digit_value((unsigned char)s[i]);
+		if (d < 0 || v > (UINT64_MAX >> HEX_DIGIT_BITS))
 			return false;
-		if (v > (UINT64_MAX - (uint64_t)d) / base)
-			return false;
-		v = v * base + (uint64_t)d;
+		v = (v << HEX_DIGIT_BITS) | (uint64_t)d;
 	}
 	*out = v;
 	return true;

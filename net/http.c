@@ -1,18 +1,22 @@
 /* net/http.c - see http.h. */
 #include "net/http.h"
+#include "lib/decimal.h"
 #include "lib/strbuf.h"
 
 #define SCHEME "http://"
 #define SCHEME_LEN 7
 #define PORT_MAX 65535u
 #define IPV4_OCTET_MAX 255u
+#define IPV4_OCTET_DIGITS 3
+#define PORT_DIGITS 5
 #define STATUS_MIN 100u		/* RFC 9110 §15: three digits, 1xx..5xx */
 #define STATUS_MAX 599u
+#define STATUS_DIGITS 3
 #define STATUS_NO_CONTENT 204u	/* RFC 9110 §15.3.5: never a body */
 #define STATUS_NOT_MODIFIED 304u	/* RFC 9110 §15.4.5: never a body */
 #define STATUS_REQUEST_TIMEOUT 408u
 #define STATUS_TOO_MANY 429u	/* RFC 6585 §4 */
-#define CONTENT_LENGTH_DIGITS 15	/* beyond this a length is no response of ours */
+#define CONTENT_LENGTH_MAX 999999999999999ull	/* 15 digits: beyond this a length is no response of ours */
 #define CHUNK_SIZE_DIGITS 15
 
 static bool host_char(char c)
@@ -26,24 +30,21 @@ static bool visible(char c)
 	return c > ' ' && c < 0x7f;
 }
 
+/* Dotted quad: four decimal parts of one to three digits, each 0..255. */
 static bool parse_ipv4(const char *s, size_t len, uint8_t out[4])
 {
-	unsigned part = 0, digits = 0, v = 0;
-	for (size_t i = 0; i <= len; i++) {
-		if (i == len || s[i] == '.') {
-			if (!digits || part > 3)
-				return false;
-			out[part++] = (uint8_t)v;
-			v = digits = 0;
-			continue;
-		}
-		if (!lc_isdigit(s[i]) || ++digits > 3)
+	size_t i = 0;
+	for (unsigned part = 0; part < 4; part++) {
+		uint64_t v;
+		size_t end;
+		if (part && (i >= len || s[i++] != '.'))
 			return false;
-		v = v * 10 + (unsigned)(s[i] - '0');
-		if (v > IPV4_OCTET_MAX)
+		if (dec_parse(s + i, len - i, IPV4_OCTET_MAX, &v, &end) != DEC_OK || end > IPV4_OCTET_DIGITS)
 			return false;
+		out[part] = (uint8_t)v;
+		i += end;
 	}
-	return part == 4;
+	return i == len;
 }
 
 bool http_url_parse(const char *text, size_t len, struct http_url *u, char *why, size_t cap)
@@ -82,13 +83,12 @@ bool http_url_parse(const char *text, size_t len, struct http_url *u, char *why,
 	memcpy(u->host, h, hlen);
 	u->is_ipv4 = parse_ipv4(h, hlen, u->ipv4);
 	if (p < end && *p == ':') {
-		unsigned port = 0, digits = 0;
-		for (p++; p < end && lc_isdigit(*p); p++) {
-			port = port * 10 + (unsigned)(*p - '0');
-			if (++digits > 5 || port > PORT_MAX)
-				break;
-		}
-		if (!digits || digits > 5 || port == 0 || port > PORT_MAX || (p < end && *p != '/')) {
+		uint64_t port = 0;
+		size_t used = 0;
+		p++;
+		enum dec_result r = dec_parse(p, (size_t)(end - p), PORT_MAX, &port, &used);
+		p += used;
+		if (r != DEC_OK || used > PORT_DIGITS || port == 0 || (p < end && *p != '/')) {
 			snprintf(why, cap, "bad port (expected a number 1..65535 after the host's ':')");
 			return false;
 		}
@@ -135,6 +135,24 @@ bool http_url_sibling(const struct http_url *u, const char *name, struct http_ur
 		return false;
 	memcpy(out->path + dir, name, n + 1);
 	return true;
+}
+
+static const char *const via_names[] = { [HTTP_VIA_AUTO] = "auto", [HTTP_VIA_FIRMWARE] = "http",
+					 [HTTP_VIA_TCP4] = "tcp4" };
+
+const char *http_via_name(enum http_via v)
+{
+	return via_names[v];
+}
+
+enum http_route http_route_after_firmware(enum http_via via, bool whole, bool refused, bool unsized_get)
+{
+	if (whole && !(unsized_get && via == HTTP_VIA_AUTO))
+		return HTTP_ROUTE_DONE;
+	/* A failure part-way (a body cut short) is no response, whatever its status line said. */
+	if (!whole && (!refused || via == HTTP_VIA_FIRMWARE))
+		return HTTP_ROUTE_FAILED;
+	return HTTP_ROUTE_TCP4;
 }
 
 const char *http_method_name(enum http_method m)
@@ -237,35 +255,20 @@ static void status_line(struct http_response *r, const char *s, size_t n)
 		fail(r, "the response does not start with an HTTP/1.x status line");
 		return;
 	}
-	unsigned code = 0;
-	for (size_t i = plen + 2; i < plen + 5; i++) {
-		if (!lc_isdigit(s[i])) {
-			fail(r, "the status line has no three-digit status code");
-			return;
-		}
-		code = code * 10 + (unsigned)(s[i] - '0');
-	}
-	if (code < STATUS_MIN || code > STATUS_MAX || (n > plen + 5 && s[plen + 5] != ' ')) {
+	uint64_t code = 0;
+	if (!dec_whole(s + plen + 2, STATUS_DIGITS, STATUS_MAX, &code) || code < STATUS_MIN ||
+	    (n > plen + 5 && s[plen + 5] != ' ')) {
 		fail(r, "the status line has no three-digit status code");
 		return;
 	}
 	r->minor_version = (unsigned)(s[plen] - '0');
-	r->status = code;
+	r->status = (unsigned)code;
 	r->state = HTTP_R_HEADERS;
 }
 
-static bool parse_decimal(const char *s, size_t n, uint64_t *out)
+bool http_content_length(const char *v, size_t n, uint64_t *out)
 {
-	uint64_t v = 0;
-	if (n == 0 || n > CONTENT_LENGTH_DIGITS)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		if (!lc_isdigit(s[i]))
-			return false;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
-	*out = v;
-	return true;
+	return dec_whole(v, n, CONTENT_LENGTH_MAX, out);
 }
 
 /* True when the last coding of a Transfer-Encoding list is chunked (RFC 9112 §6.1). */
@@ -327,7 +330,7 @@ static void header_line(struct http_response *r, const char *s, size_t n)
 		vn--;
 	if (lc_eq_ci_n(s, colon, "Content-Length")) {
 		uint64_t len;
-		if (!parse_decimal(v, vn, &len)) {
+		if (!http_content_length(v, vn, &len)) {
 			fail(r, "the response's Content-Length is not a number");
 			return;
 		}

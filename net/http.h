@@ -50,6 +50,25 @@ bool http_url_sibling(const struct http_url *u, const char *name, struct http_ur
 
 enum http_method { HTTP_GET, HTTP_POST };
 
+/*
+ * Which client carries a request (boot/http_call.h): the firmware's
+ * EFI_HTTP_PROTOCOL where it serves, else the project's own over
+ * EFI_TCP4_PROTOCOL (auto); or only one of them (upload=...,http|tcp4).
+ */
+enum http_via { HTTP_VIA_AUTO, HTTP_VIA_FIRMWARE, HTTP_VIA_TCP4 };
+/* "auto", "http", "tcp4": the words of the upload= option. */
+const char *http_via_name(enum http_via v);
+
+/*
+ * After the firmware's HTTP tried a request: whole, a whole response came;
+ * refused, it was missing or refused before anything was sent;
+ * unsized_get, the request was a GET whose response gave no
+ * Content-Length (the firmware's HTTP cannot show such a body is whole;
+ * a GET is asked again without harm).  What to do next.
+ */
+enum http_route { HTTP_ROUTE_DONE, HTTP_ROUTE_FAILED, HTTP_ROUTE_TCP4 };
+enum http_route http_route_after_firmware(enum http_via via, bool whole, bool refused, bool unsized_get);
+
 struct http_header {
 	const char *name, *value;
 };
@@ -114,6 +133,9 @@ size_t http_response_feed(struct http_response *r, const uint8_t *p, size_t n);
 void http_response_eof(struct http_response *r);
 static inline bool http_response_done(const struct http_response *r) { return r->state == HTTP_R_DONE; }
 static inline bool http_response_failed(const struct http_response *r) { return r->state == HTTP_R_ERROR; }
+
+/* A Content-Length value (RFC 9110 §8.6: digits only), at most 15 digits; false for anything else. */
+bool http_content_length(const char *v, size_t n, uint64_t *out);
 
 /* A status worth another try later: 408, 429 and every 5xx (RFC 9110 §15.5.9, RFC 6585 §4, §15.6). */
 bool http_status_retryable(unsigned status);

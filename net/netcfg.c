@@ -69,3 +69,46 @@ void netcfg_names(const char *dir, const char *uuid, const uint8_t *mac, size_t 
 	}
 	name(&out[2], "default", dir, CFG_DEFAULT);
 }
+
+size_t netcfg_skip_program_word(const char *s, size_t len)
+{
+	size_t i = 0;
+	while (i < len && s[i] == ' ')
+		i++;
+	size_t w = i;
+	while (i < len && s[i] != ' ')
+		i++;
+	for (size_t k = w; k < i; k++)
+		if (s[k] == '=')
+			return 0;
+	return i;
+}
+
+int netcfg_fetch_first(struct netcfg_asked *a, netcfg_fetch_fn *fetch, void *ctx, char *buf, size_t cap, long *len)
+{
+	static const char *const said[] = {
+		[NETCFG_SKIPPED] = "skipped: %s", [NETCFG_NOT_ASKED] = "not asked: an earlier file was used",
+		[NETCFG_USED] = "used", [NETCFG_ABSENT] = "not found", [NETCFG_FAILED] = "not read: %s",
+	};
+	int used = -1;
+	for (int i = 0; i < NETCFG_NAMES; i++) {
+		const struct netcfg_try *t = &a->tries[i];
+		char *why = a->why[i];
+		a->where[i][0] = why[0] = '\0';
+		if (t->skipped) {
+			a->outcome[i] = NETCFG_SKIPPED;
+			snprintf(why, NETCFG_WHY_MAX, "%s", t->skipped);
+		} else if (used >= 0) {
+			a->outcome[i] = NETCFG_NOT_ASKED;
+		} else {
+			long n = fetch(ctx, t->name, buf, cap, a->where[i], sizeof(a->where[i]), why, NETCFG_WHY_MAX);
+			a->outcome[i] = n >= 0 ? NETCFG_USED : n == NET_FETCH_ABSENT ? NETCFG_ABSENT : NETCFG_FAILED;
+			if (n >= 0) {
+				*len = n;
+				used = i;
+			}
+		}
+		snprintf(a->result[i], NETCFG_RESULT_MAX, said[a->outcome[i]], why);
+	}
+	return used;
+}

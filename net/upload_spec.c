@@ -1,16 +1,9 @@
 /* net/upload_spec.c - see upload_spec.h. */
 #include "net/upload_spec.h"
+#include "lib/decimal.h"
 
 #define TIMEOUT_KEY "timeout="
 #define TIMEOUT_KEY_LEN 8
-
-static const char *const via_names[] = { [UPLOAD_VIA_AUTO] = "auto", [UPLOAD_VIA_HTTP] = "http",
-					 [UPLOAD_VIA_TCP4] = "tcp4" };
-
-const char *upload_via_name(enum upload_via v)
-{
-	return via_names[v];
-}
 
 bool upload_spec_parse(const char *v, size_t len, struct upload_spec *s, char *why, size_t cap)
 {
@@ -36,15 +29,11 @@ bool upload_spec_parse(const char *v, size_t len, struct upload_spec *s, char *w
 		if (lc_eq_ci_n(w, n, "live")) {
 			out.live = true;
 		} else if (lc_eq_ci_n(w, n, "http") || lc_eq_ci_n(w, n, "tcp4")) {
-			out.via = lc_eq_ci_n(w, n, "http") ? UPLOAD_VIA_HTTP : UPLOAD_VIA_TCP4;
+			out.via = lc_eq_ci_n(w, n, "http") ? HTTP_VIA_FIRMWARE : HTTP_VIA_TCP4;
 		} else if (n > TIMEOUT_KEY_LEN && lc_eq_ci_n(w, TIMEOUT_KEY_LEN, TIMEOUT_KEY)) {
 			uint64_t t = 0;
-			bool ok = n - TIMEOUT_KEY_LEN <= 3;
-			for (size_t k = TIMEOUT_KEY_LEN; ok && k < n; k++) {
-				ok = lc_isdigit(w[k]);
-				t = t * 10 + (uint64_t)(w[k] - '0');
-			}
-			if (!ok || t < 1 || t > UPLOAD_TIMEOUT_MAX_S) {
+			bool ok = dec_whole(w + TIMEOUT_KEY_LEN, n - TIMEOUT_KEY_LEN, UPLOAD_TIMEOUT_MAX_S, &t);
+			if (!ok || t < 1) {
 				snprintf(why, cap, "timeout= takes seconds, 1..%d", UPLOAD_TIMEOUT_MAX_S);
 				return false;
 			}

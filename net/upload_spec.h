@@ -20,19 +20,15 @@
 #define UPLOAD_TIMEOUT_DEFAULT_S 30
 #define UPLOAD_TIMEOUT_MAX_S 600
 
-enum upload_via { UPLOAD_VIA_AUTO, UPLOAD_VIA_HTTP, UPLOAD_VIA_TCP4 };
-
 struct upload_spec {
 	bool on;
 	struct http_url url;
 	bool live;
-	enum upload_via via;
+	enum http_via via;
 	uint32_t timeout_s;
 };
 
 /* Parse the option's value; false with why (the spec is then off). */
 bool upload_spec_parse(const char *v, size_t len, struct upload_spec *s, char *why, size_t cap);
-/* "auto", "http", "tcp4". */
-const char *upload_via_name(enum upload_via v);
 
 #endif

@@ -12,8 +12,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Busy-wait through the firmware's Stall service (an independent clock for TSC calibration). */
+/*
+ * Busy-wait through the firmware's Stall service (an independent clock for
+ * TSC calibration).  On another processor, where boot services must not be
+ * called, it spins on the TSC at the rate fw_stall_tsc_hz gave (platform/
+ * tells it once the rate is known, so the firmware seam never calls up
+ * into platform/ for it).
+ */
 void fw_stall_us(uint64_t us);
+void fw_stall_tsc_hz(uint64_t hz);
 
 /*
  * Physically contiguous, identity-mapped pages from the firmware's page

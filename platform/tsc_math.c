@@ -10,27 +10,6 @@
 #define HZ_PER_MHZ 1000000u
 #define MILLI 1000
 
-uint64_t muldiv64(uint64_t a, uint64_t b, uint64_t c)
-{
-	if (!c)
-		return 0;
-	unsigned __int128 p = (unsigned __int128)a * b;
-	uint64_t hi = (uint64_t)(p >> 64), lo = (uint64_t)p;
-	if (hi >= c)
-		return UINT64_MAX;
-	/* 128 / 64 long division, one bit at a time (no __udivti3 in the freestanding image). */
-	uint64_t q = 0, r = hi;
-	for (int i = 63; i >= 0; i--) {
-		bool carry = r >> 63;
-		r = (r << 1) | ((lo >> i) & 1);
-		if (carry || r >= c) {
-			r -= c;
-			q |= 1ull << i;
-		}
-	}
-	return q;
-}
-
 uint32_t ppm_diff(uint64_t a, uint64_t b)
 {
 	if (!b)

@@ -15,11 +15,10 @@
 #include <stdint.h>
 
 #include "platform/timing.h"
+#include "lib/muldiv.h"
 
 #define PPM 1000000u
 
-/* a * b / c, rounded down, with a 128-bit intermediate; c == 0 gives 0; saturates at UINT64_MAX. */
-uint64_t muldiv64(uint64_t a, uint64_t b, uint64_t c);
 /* |a - b| / b in ppm (saturating). */
 uint32_t ppm_diff(uint64_t a, uint64_t b);
 /* Sorts v in place and returns the median (the lower middle for even n); 0 for n == 0. */

@@ -46,7 +46,7 @@ static bool measure_against(const struct ref_clock *c)
 	return tsc_combine(s, n, c->tolerance_ppm, c->name, &detail->measured, &detail->measured_spread_ppm);
 }
 
-void timing_measure_tsc(struct timing_detail *d)
+static void measure(struct timing_detail *d)
 {
 	detail = d;
 	struct ref_clock c;
@@ -78,4 +78,11 @@ void timing_measure_tsc(struct timing_detail *d)
 	}
 	snprintf(why_all, sizeof(why_all), "PM timer: %s; HPET: %s; Stall: TSC did not advance", why_pm, why_hpet);
 	detail->measure_problem = why_all;
+}
+
+void timing_measure_tsc(struct timing_detail *d)
+{
+	measure(d);
+	/* The firmware seam's wait on another processor needs the rate; it is given, never asked for. */
+	fw_stall_tsc_hz(d->measured.hz ? d->measured.hz : d->have_c15 ? d->c15.hz : d->have_c16 ? d->c16.hz : 0);
 }

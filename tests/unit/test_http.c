@@ -325,6 +325,40 @@ static void statuses(void **state)
 	assert_true(http_status_absent(404) && http_status_absent(410) && !http_status_absent(403));
 }
 
+/* The numbers in URLs and headers (lib/decimal.h): bounded, never wrapped. */
+static void numbers_in_urls_and_headers(void **state)
+{
+	(void)state;
+	struct http_url u;
+	char why[160];
+	uint64_t n = 0;
+	assert_true(url("http://255.0.10.1:65535/", &u, why));
+	assert_true(u.is_ipv4);
+	assert_memory_equal(u.ipv4, "\xff\x00\x0a\x01", 4);
+	assert_int_equal(u.port, 65535);
+	/* Not dotted quads: a name then, for the firmware's DNS. */
+	const char *names[] = { "http://1.2.3.256/", "http://1.2.3/", "http://1.2.3.4.5/", "http://0001.2.3.4/",
+				"http://1..3.4/", "http://1.2.3.4./" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		assert_true(url(names[i], &u, why));
+		if (u.is_ipv4)
+			fail_msg("%s read as an IPv4 address", names[i]);
+	}
+	const char *bad_ports[] = { "http://h:0/", "http://h:65536/", "http://h:/", "http://h:18446744073709551697/",
+				    "http://h:80x/" };
+	for (size_t i = 0; i < sizeof(bad_ports) / sizeof(bad_ports[0]); i++) {
+		assert_false(url(bad_ports[i], &u, why));
+		assert_non_null(strstr(why, "bad port"));
+	}
+	assert_true(http_content_length("0", 1, &n));
+	assert_int_equal(n, 0);
+	assert_true(http_content_length("999999999999999", 15, &n));
+	assert_false(http_content_length("1000000000000000", 16, &n));
+	assert_false(http_content_length("18446744073709551617", 20, &n));
+	assert_false(http_content_length("12 ", 3, &n));
+	assert_false(http_content_length("", 0, &n));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -337,6 +371,7 @@ int main(void)
 		cmocka_unit_test(response_to_the_close_and_interim),
 		cmocka_unit_test(bad_responses_say_why),
 		cmocka_unit_test(statuses),
+		cmocka_unit_test(numbers_in_urls_and_headers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

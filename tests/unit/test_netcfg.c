@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "net/dhcp.h"
@@ -129,6 +130,78 @@ static void dhcp_options(void **state)
 	assert_false(dhcp_option(p, 100, DHCP_OPT_ROUTER, &v, &vlen));
 }
 
+/* A canned server: which names it has, which it fails on; what it was asked, in order. */
+struct server {
+	const char *has, *fails;
+	char asked[4][NETCFG_NAME_MAX];
+	int n;
+};
+
+static long serve(void *ctx, const char *name, char *buf, size_t cap, char *where, size_t where_cap, char *why,
+		  size_t why_cap)
+{
+	struct server *s = ctx;
+	snprintf(s->asked[s->n++], NETCFG_NAME_MAX, "%s", name);
+	snprintf(where, where_cap, "tftp://10.0.2.2/%s", name);
+	if (s->fails && strcmp(name, s->fails) == 0) {
+		snprintf(why, why_cap, "TFTP read failed (EFI_TIMEOUT)");
+		return NET_FETCH_FAILED;
+	}
+	if (!s->has || strcmp(name, s->has) != 0)
+		return NET_FETCH_ABSENT;
+	return snprintf(buf, cap, "suite=quick\n");
+}
+
+static void first_file_the_server_has_is_used(void **state)
+{
+	(void)state;
+	struct netcfg_asked a;
+	struct server srv = { .has = "pmuboot-5254001234ab.cfg", .fails = NULL };
+	char buf[64];
+	long len = -9;
+	memset(&a, 0x55, sizeof(a));
+	netcfg_names("", "00112233-4455-6677-8899-aabbccddeeff", mac, sizeof(mac), a.tries);
+	assert_int_equal(netcfg_fetch_first(&a, serve, &srv, buf, sizeof(buf), &len), 1);
+	assert_int_equal(len, 12);
+	assert_string_equal(buf, "suite=quick\n");
+	assert_int_equal(srv.n, 2);	/* the default is not asked for */
+	assert_int_equal(a.outcome[0], NETCFG_ABSENT);
+	assert_string_equal(a.result[0], "not found");
+	assert_string_equal(a.where[0], "tftp://10.0.2.2/pmuboot-00112233-4455-6677-8899-aabbccddeeff.cfg");
+	assert_int_equal(a.outcome[1], NETCFG_USED);
+	assert_string_equal(a.result[1], "used");
+	assert_int_equal(a.outcome[2], NETCFG_NOT_ASKED);
+	assert_string_equal(a.result[2], "not asked: an earlier file was used");
+	assert_string_equal(a.where[2], "");
+}
+
+static void failures_and_skips_are_kept_and_the_search_goes_on(void **state)
+{
+	(void)state;
+	struct netcfg_asked a;
+	struct server srv = { .has = NULL, .fails = "pmuboot-5254001234ab.cfg" };
+	char buf[64];
+	long len = -9;
+	netcfg_names("pxe/", NULL, mac, sizeof(mac), a.tries);
+	assert_int_equal(netcfg_fetch_first(&a, serve, &srv, buf, sizeof(buf), &len), -1);
+	assert_int_equal(len, -9);
+	assert_int_equal(srv.n, 2);
+	assert_string_equal(srv.asked[0], "pxe/pmuboot-5254001234ab.cfg");
+	assert_int_equal(a.outcome[0], NETCFG_SKIPPED);
+	assert_non_null(strstr(a.result[0], "skipped: "));
+	assert_string_equal(a.where[0], "");
+	assert_int_equal(a.outcome[1], NETCFG_ABSENT);	/* "pxe/..." is not the name that fails */
+	assert_int_equal(a.outcome[2], NETCFG_ABSENT);
+
+	srv = (struct server){ .has = "pmuboot.cfg", .fails = "pmuboot-5254001234ab.cfg" };
+	netcfg_names("", NULL, mac, sizeof(mac), a.tries);
+	assert_int_equal(netcfg_fetch_first(&a, serve, &srv, buf, sizeof(buf), &len), 2);
+	assert_int_equal(a.outcome[1], NETCFG_FAILED);
+	assert_string_equal(a.why[1], "TFTP read failed (EFI_TIMEOUT)");
+	assert_string_equal(a.result[1], "not read: TFTP read failed (EFI_TIMEOUT)");
+	assert_int_equal(a.outcome[2], NETCFG_USED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -136,6 +209,8 @@ int main(void)
 		cmocka_unit_test(missing_identity_is_skipped_with_a_reason),
 		cmocka_unit_test(directory_and_mac_text),
 		cmocka_unit_test(dhcp_options),
+		cmocka_unit_test(first_file_the_server_has_is_used),
+		cmocka_unit_test(failures_and_skips_are_kept_and_the_search_goes_on),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,17 +26,17 @@ static void specs(void **state)
 	assert_true(parse("http://10.0.2.2:8080/api/runs", &s, why));
 	assert_true(s.on);
 	assert_false(s.live);
-	assert_int_equal(s.via, UPLOAD_VIA_AUTO);
+	assert_int_equal(s.via, HTTP_VIA_AUTO);
 	assert_int_equal(s.timeout_s, UPLOAD_TIMEOUT_DEFAULT_S);
 	assert_int_equal(s.url.port, 8080);
 	assert_true(parse("live,TCP4,http://c.lab/r,timeout=5", &s, why));
 	assert_true(s.on && s.live);
-	assert_int_equal(s.via, UPLOAD_VIA_TCP4);
+	assert_int_equal(s.via, HTTP_VIA_TCP4);
 	assert_int_equal(s.timeout_s, 5);
 	assert_string_equal(s.url.host, "c.lab");
 	assert_true(parse("http://c.lab/r,http", &s, why));
-	assert_int_equal(s.via, UPLOAD_VIA_HTTP);
-	assert_string_equal(upload_via_name(s.via), "http");
+	assert_int_equal(s.via, HTTP_VIA_FIRMWARE);
+	assert_string_equal(http_via_name(s.via), "http");
 
 	const struct {
 		const char *v, *why;
