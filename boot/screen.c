@@ -2,6 +2,7 @@
 #include "boot/screen.h"
 #include "output/screen_layout.h"
 #include "boot/boot.h"
+#include "run/run.h"
 
 /* The layout's looks in the console's colours (UEFI 2.10 §12.4.7, EFI_TEXT_ATTR). */
 static const UINTN attr_of[SL_ATTRS] = {
@@ -109,9 +110,10 @@ static void draw_row(SIMPLE_TEXT_OUTPUT_INTERFACE *con, unsigned r)
 static void redraw(void)
 {
 	struct screen_frame *f = &mem->frame;
+	struct sl_stages stages = { run_stage_name, run_stage_count() };
 	f->cols = cols;
 	f->rows = rows;
-	screen_compose(f, ssp);
+	screen_compose(f, ssp, &stages);
 	for (unsigned r = 0; r < rows; r++) {
 		if (drawn_once && mem->shown_attr[r] == f->attr[r] && !strcmp(mem->shown[r], f->text[r]))
 			continue;

@@ -504,12 +504,13 @@ bool rec_milli_of(const struct rec *r, int f, int64_t *milli)
 			decimals = 0;
 			continue;
 		}
-		if (!lc_isdigit((unsigned char)*s) || decimals == 3 || v > (uint64_t)(INT64_MAX - 9) / 10)
+		uint64_t d = (uint64_t)(*s - '0');
+		if (!lc_isdigit((unsigned char)*s) || decimals == 3 || v > ((uint64_t)INT64_MAX - d) / 10)
 			return false;
-		v = v * 10 + (uint64_t)(*s - '0');
+		v = v * 10 + d;
 		decimals += decimals >= 0;
 	}
-	for (; decimals < 3; decimals++) {
+	for (decimals = decimals < 0 ? 0 : decimals; decimals < 3; decimals++) {
 		if (v > (uint64_t)INT64_MAX / 10)
 			return false;
 		v *= 10;
@@ -528,11 +529,6 @@ bool rec_get_u64(const struct rec *r, const char *path, uint64_t *v)
 	return rec_u64_of(r, rec_find(r, REC_ROOT, path), v);
 }
 
-bool rec_get_milli(const struct rec *r, const char *path, int64_t *milli)
-{
-	return rec_milli_of(r, rec_find(r, REC_ROOT, path), milli);
-}
-
 bool rec_is(const struct rec *r, const char *path, const char *word)
 {
 	const struct rec_field *fl = field_of(r, rec_find(r, REC_ROOT, path));
@@ -542,7 +538,7 @@ bool rec_is(const struct rec *r, const char *path, const char *word)
 bool rec_is_true(const struct rec *r, const char *path)
 {
 	const struct rec_field *fl = field_of(r, rec_find(r, REC_ROOT, path));
-	return fl && fl->type == REC_BOOL && text_of(r)[fl->at] == 't';
+	return fl && fl->type == REC_BOOL && fl->len == strlen("true");
 }
 
 bool rec_is_null(const struct rec *r, const char *path)

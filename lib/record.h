@@ -113,10 +113,9 @@ bool rec_u64_of(const struct rec *r, int f, uint64_t *v);	/* an integer that fit
 /* A number in thousandths (14.023 -> 14023): at most three decimals, within int64_t. */
 bool rec_milli_of(const struct rec *r, int f, int64_t *milli);
 
-/* The same from the record's top: rec_get_str(r, "cycles.median", buf, cap). */
+/* The same from the record's top: rec_get_str(r, "cycles.median", buf, cap); else rec_find(r, REC_ROOT, path). */
 const char *rec_get_str(const struct rec *r, const char *path, char *buf, size_t cap);
 bool rec_get_u64(const struct rec *r, const char *path, uint64_t *v);
-bool rec_get_milli(const struct rec *r, const char *path, int64_t *milli);
 /* A string that is word, a plain word ("bench", "pass": compared as written, so nothing escaped). */
 bool rec_is(const struct rec *r, const char *path, const char *word);
 bool rec_is_true(const struct rec *r, const char *path);

@@ -1,6 +1,5 @@
 /* output/screen_layout.c - see screen_layout.h. */
 #include "output/screen_layout.h"
-#include "run/run.h"
 
 #define LABEL_W 10
 #define NAME_W 36	/* the longest built-in name, store_forward.size_mismatch_tput, is 32; "12:" before it */
@@ -104,12 +103,12 @@ static void put_table(unsigned top, unsigned height)
 static unsigned summary_lines(char out[][SL_SUMMARY_LINE], uint8_t *attr, unsigned cap)
 {
 	unsigned k = 0;
-#define LINE(a, ...)                                                   \
-	do {                                                           \
-		if (k < cap) {                                         \
-			snprintf(out[k], SL_SUMMARY_LINE, __VA_ARGS__);   \
-			attr[k++] = (uint8_t)(a);                               \
-		}                                                      \
+#define LINE(a, ...)                                                    \
+	do {                                                            \
+		if (k < cap) {                                          \
+			snprintf(out[k], SL_SUMMARY_LINE, __VA_ARGS__); \
+			attr[k++] = (uint8_t)(a);                       \
+		}                                                       \
 	} while (0)
 	const struct config *c = ss->cfg;
 	if (ss->bench_done)
@@ -154,13 +153,13 @@ static unsigned summary_lines(char out[][SL_SUMMARY_LINE], uint8_t *attr, unsign
 	return k;
 }
 
-/* "bench (stage 6 of 7)": the stage is the first word of the activity the run last named. */
-static void stage_text(char *buf, size_t cap)
+/* "stage 6 of 7, bench ref": the stage is the first word of the activity the run last named. */
+static void stage_text(char *buf, size_t cap, const struct sl_stages *stages)
 {
 	const char *a = ss->activity;
-	size_t n = run_stage_count();
+	size_t n = stages ? stages->count : 0;
 	for (size_t i = 0; i < n; i++) {
-		const char *name = run_stage_name(i);
+		const char *name = stages->name(i);
 		size_t l = strlen(name);
 		if (!strncmp(a, name, l) && (a[l] == 0 || a[l] == ' ')) {
 			snprintf(buf, cap, "stage %zu of %zu, %s", i + 1, n, a);
@@ -170,7 +169,7 @@ static void stage_text(char *buf, size_t cap)
 	snprintf(buf, cap, "%s", a[0] ? a : "starting");
 }
 
-void screen_compose(struct screen_frame *f, const struct screen_state *state)
+void screen_compose(struct screen_frame *f, const struct screen_state *state, const struct sl_stages *stages)
 {
 	char status[48], stage[128];	/* "stage 6 of 7, " and the activity */
 	fr = f;
@@ -209,7 +208,7 @@ void screen_compose(struct screen_frame *f, const struct screen_state *state)
 			put(first + i, (enum sl_attr)fr->sum_attr[i], "%s", fr->sum[i]);
 		bottom = first;
 	} else {
-		stage_text(stage, sizeof(stage));
+		stage_text(stage, sizeof(stage), stages);
 		if (ss->bench_total)
 			put(top, SL_HEAD, "Progress: %s; benchmark %u of %u done%s%s", stage, ss->bench_done,
 			    ss->bench_total, ss->bench_last[0] ? ", last " : "", ss->bench_last);

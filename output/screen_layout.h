@@ -32,7 +32,13 @@ struct screen_frame {
 	bool keep[SS_ROWS];
 };
 
+/* The run's stages in order, for "stage 6 of 9" (boot/screen.c gives run/run.h's). */
+struct sl_stages {
+	const char *(*name)(size_t i);
+	size_t count;
+};
+
 /* Lay ss out in f (f->cols and f->rows set by the caller). */
-void screen_compose(struct screen_frame *f, const struct screen_state *ss);
+void screen_compose(struct screen_frame *f, const struct screen_state *ss, const struct sl_stages *stages);
 
 #endif

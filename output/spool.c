@@ -37,8 +37,6 @@ size_t spool_entry_bytes(size_t len, size_t nfields)
 	return round_up(sizeof(struct spool_head) + len) + round_up(nfields * sizeof(struct rec_field));
 }
 
-size_t spool_used(void) { return sp.used; }
-
 static void hold(enum out_kind kind, const char *line, size_t len, const struct rec_field *f, size_t nfields)
 {
 	struct spool_head h = { (uint32_t)len, (uint16_t)nfields, (uint8_t)kind };
@@ -134,13 +132,4 @@ size_t spool_end(void)
 			  "the %u KiB spool and are lost", sp.lost_records, sp.lost_text, SPOOL_BYTES / 1024);
 	}
 	return n;
-}
-
-void spool_release(void)
-{
-	if (sp.on)
-		spool_end();
-	if (sp.buf)
-		fw_free_pages(sp.buf, SPOOL_BYTES, SPOOL_ALIGN);
-	sp.buf = NULL;
 }

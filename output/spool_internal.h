@@ -12,9 +12,5 @@
 
 /* The bytes a held line of len bytes takes, with its record's nfields (0 for a text line). */
 size_t spool_entry_bytes(size_t len, size_t nfields);
-/* The bytes held now. */
-size_t spool_used(void);
-/* Give the buffer back (fw_free_pages); the next spool_begin asks for one again. */
-void spool_release(void);
 
 #endif
