@@ -32,17 +32,17 @@
 #define REC_MAX_DEPTH 8
 #define REC_POOL 8	/* records under construction at once */
 /*
- * Values indexed per record (the record's own object is the first).  Each
- * takes at least two bytes of text ("1,"), so REC_MAX / 4 covers every
- * record but one made of long runs of one-digit numbers; values past it
- * are written but not indexed (struct rec.index_short), and a reader finds
- * them absent.
+ * Values indexed per record (the record's own object is the first).  A
+ * value takes at least two bytes of text ("1,"), most far more: REC_MAX / 4
+ * covers any record whose values average four bytes.  Values past it are
+ * written but not indexed (struct rec.index_short) and read as absent.  With
+ * the text, a pool buffer is 32 KiB; REC_POOL of them at most, from the heap.
  */
 #define REC_FIELDS (REC_MAX / 4)
 
 enum rec_type { REC_ABSENT, REC_NULL, REC_BOOL, REC_NUMBER, REC_STRING, REC_OBJECT, REC_ARRAY };
 
-/* One value of a record.  Offsets are into the record's JSON text (rec_json), which is below REC_MAX. */
+/* One value of a record.  Offsets are into the record's JSON text (rec_line after the prefix), below REC_MAX. */
 struct rec_field {
 	uint16_t parent;	/* the object or array it is in (field 0, the record, is its own) */
 	uint16_t key, key_len;	/* the key as written, escaped, without quotes; key_len 0 in an array */
