@@ -4,7 +4,7 @@
 #include "boot/boot.h"
 #include "run/run.h"
 
-/* The layout's looks in the console's colours (UEFI 2.10 §12.4.7, EFI_TEXT_ATTR). */
+/* The layout's looks in the console's colours (SIMPLE_TEXT_OUTPUT SetAttribute, EFI_TEXT_ATTR). */
 static const UINTN attr_of[SL_ATTRS] = {
 	[SL_NORMAL] = EFI_TEXT_ATTR(EFI_LIGHTGRAY, EFI_BLACK),
 	[SL_TITLE] = EFI_TEXT_ATTR(EFI_WHITE, EFI_BLUE),

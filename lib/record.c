@@ -492,12 +492,13 @@ bool rec_u64_of(const struct rec *r, int f, uint64_t *v)
 
 bool rec_milli_of(const struct rec *r, int f, int64_t *milli)
 {
-	size_t len;
-	const char *s = number_of(r, f, &len), *end = s + len;
+	size_t len = 0;
+	const char *s = number_of(r, f, &len), *end;
 	uint64_t v = 0;
 	int decimals = -1;	/* digits after the point, -1 before it */
 	if (!s)
 		return false;
+	end = s + len;
 	bool neg = *s == '-';
 	for (s += neg; s < end; s++) {
 		if (*s == '.' && decimals < 0) {

@@ -51,7 +51,8 @@ static void hold(enum out_kind kind, const char *line, size_t len, const struct 
 	uint8_t *p = sp.buf + sp.used;
 	memcpy(p, &h, sizeof(h));
 	memcpy(p + sizeof(h), line, len);
-	memcpy(p + round_up(sizeof(h) + len), f, nfields * sizeof(*f));
+	if (nfields)
+		memcpy(p + round_up(sizeof(h) + len), f, nfields * sizeof(*f));
 	sp.used += need;
 }
 
