@@ -123,7 +123,8 @@ unsigned console_attach(EFI_SYSTEM_TABLE *st, bool own_uart_active, bool serial_
 	wanted_readable = cfg->screen == SCREEN_READABLE;
 	if (nscreens) {
 		readable = split && cfg->screen == SCREEN_READABLE && screen_start(screens, nscreens, cfg);
-		struct out_sink sink = { .name = "screen", .write_line = readable ? screen_sink : screen_lines };
+		struct out_sink sink = { .name = "screen", .write_line = readable ? screen_sink : screen_lines,
+					 .write_record = readable ? screen_record : NULL };
 		out_add_sink(&sink);
 	}
 	fw_serial = split && !own_uart_active && !serial_off && nserials;

@@ -1,5 +1,6 @@
 /* lib/out.c - line fan-out to the registered sinks. */
 #include "lib/out.h"
+#include "lib/record.h"
 
 static struct out_sink sinks[OUT_MAX_SINKS];
 static size_t nsinks;
@@ -112,18 +113,16 @@ bool out_text_is_clean(const char *line, size_t len)
 	return true;
 }
 
-static void fan_out(enum out_kind kind, const char *line, size_t len)
+static void fan_out(const char *line, size_t len)
 {
-	for (size_t i = 0; i < nsinks; i++) {
-		if (kind == OUT_TEXT && sinks[i].records_only)
-			continue;
-		sinks[i].write_line(sinks[i].ctx, kind, line, len);
-	}
+	for (size_t i = 0; i < nsinks; i++)
+		if (!sinks[i].records_only)
+			sinks[i].write_line(sinks[i].ctx, OUT_TEXT, line, len);
 }
 
-void out_line(enum out_kind kind, const char *line, size_t len)
+void out_line(const char *line, size_t len)
 {
-	if (kind == OUT_TEXT && !out_text_is_clean(line, len)) {
+	if (!out_text_is_clean(line, len)) {
 		/*
 		 * A text line never carries a record or a line break: whatever
 		 * reached it from outside (firmware strings, file names, option
@@ -131,10 +130,28 @@ void out_line(enum out_kind kind, const char *line, size_t len)
 		 */
 		char clean[OUT_CLEAN_LINE];
 		escape(clean, sizeof(clean), line, len, true);
-		fan_out(kind, clean, strlen(clean));
+		fan_out(clean, strlen(clean));
 		return;
 	}
-	fan_out(kind, line, len);
+	fan_out(line, len);
+}
+
+void out_sink_record(const struct out_sink *s, const struct rec *r)
+{
+	size_t len;
+	const char *line;
+	if (s->write_record) {
+		s->write_record(s->ctx, r);
+		return;
+	}
+	line = rec_line(r, &len);
+	s->write_line(s->ctx, OUT_RECORD, line, len);
+}
+
+void out_record(const struct rec *r)
+{
+	for (size_t i = 0; i < nsinks; i++)
+		out_sink_record(&sinks[i], r);
 }
 
 void out_text(const char *fmt, ...)
@@ -156,5 +173,5 @@ void out_text(const char *fmt, ...)
 	if (len && buf[len - 1] == '\n')
 		len--;
 	if (len)
-		out_line(OUT_TEXT, buf, len);
+		out_line(buf, len);
 }

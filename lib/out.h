@@ -5,11 +5,15 @@
  * medium, stdout on the host).  Each line is handed to every sink as soon
  * as it is complete, so nothing already printed can be lost to a later
  * crash.  Text is ASCII with '\n' line ends; a sink that needs CRLF adds it.
+ * A record goes to a sink as its line, or, to a sink that reads fields
+ * (the screen), as the record itself with its index (lib/record.h).
  */
 #ifndef PMUBOOT_LIB_OUT_H
 #define PMUBOOT_LIB_OUT_H
 
 #include "lib/libc.h"
+
+struct rec;
 
 enum out_kind {
 	OUT_TEXT,	/* human-readable line */
@@ -20,6 +24,12 @@ struct out_sink {
 	const char *name;
 	/* Write one complete line (without its '\n'). */
 	void (*write_line)(void *ctx, enum out_kind kind, const char *line, size_t len);
+	/*
+	 * Optional: takes each record in place of its line, fields indexed
+	 * (rec_get_str, rec_line ...), valid for the call.  Text lines still
+	 * come through write_line.
+	 */
+	void (*write_record)(void *ctx, const struct rec *r);
 	void *ctx;
 	/* Text lines go only to sinks that want them (a results file wants records only). */
 	bool records_only;
@@ -58,7 +68,11 @@ void out_restore_sinks(const struct out_sink_table *t);
  * \xNN (tab excepted), so strings from outside cannot forge a record.
  */
 void out_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void out_line(enum out_kind kind, const char *line, size_t len);
+void out_line(const char *line, size_t len);
+/* A record, complete (rec_emit): to every sink, as the sink takes it. */
+void out_record(const struct rec *r);
+/* The same to one sink (output/spool.c replays held records so). */
+void out_sink_record(const struct out_sink *s, const struct rec *r);
 
 /*
  * A string from outside (firmware tables, CPUID brand, file names, option

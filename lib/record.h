@@ -14,6 +14,12 @@
  * The text buffer comes from a small pool (lib/heap.c) taken at rec_start
  * and given back by rec_emit, so a struct rec is small and may live on the
  * stack; records may be built while another is under construction.
+ *
+ * Beside the text, every value is indexed as it is written (struct
+ * rec_field: where its key and value sit in the text, its type, the
+ * object or array it is in), so a sink that reads fields (the screen)
+ * gets them by path without parsing JSON: rec_get_str(r, "cycles.median").
+ * Sinks that want the text get the line bytes, exactly as before.
  */
 #ifndef PMUBOOT_LIB_RECORD_H
 #define PMUBOOT_LIB_RECORD_H
@@ -25,6 +31,24 @@
 #define REC_MAX 8192
 #define REC_MAX_DEPTH 8
 #define REC_POOL 8	/* records under construction at once */
+/*
+ * Values indexed per record (the record's own object is the first).  A
+ * value takes at least two bytes of text ("1,"), most far more: REC_MAX / 4
+ * covers any record whose values average four bytes.  Values past it are
+ * written but not indexed (struct rec.index_short) and read as absent.  With
+ * the text, a pool buffer is 32 KiB; REC_POOL of them at most, from the heap.
+ */
+#define REC_FIELDS (REC_MAX / 4)
+
+enum rec_type { REC_ABSENT, REC_NULL, REC_BOOL, REC_NUMBER, REC_STRING, REC_OBJECT, REC_ARRAY };
+
+/* One value of a record.  Offsets are into the record's JSON text (rec_line after the prefix), below REC_MAX. */
+struct rec_field {
+	uint16_t parent;	/* the object or array it is in (field 0, the record, is its own) */
+	uint16_t key, key_len;	/* the key as written, escaped, without quotes; key_len 0 in an array */
+	uint16_t at, len;	/* the value as written: a string without its quotes, an object or array whole */
+	uint8_t type;		/* enum rec_type */
+};
 
 struct rec {
 	char *buf;	/* from the pool between rec_start and rec_emit */
@@ -34,6 +58,12 @@ struct rec {
 	bool comma[REC_MAX_DEPTH];
 	char closer[REC_MAX_DEPTH];
 	bool overflow;
+	/* The index, from the pool with the text. */
+	struct rec_field *field;
+	uint16_t nfields, field_cap;
+	uint16_t open[REC_MAX_DEPTH];	/* the field of the object or array open at each depth */
+	bool index_short;		/* values past field_cap are not indexed */
+	const char *json;		/* the JSON text once emitted (or as a sink was given it), else NULL */
 };
 
 void rec_start(struct rec *r, const char *type);
@@ -56,6 +86,51 @@ void rec_emit(struct rec *r);
  * processor the measurement ran on (run/run.c, cpus=).
  */
 void rec_set_cpu(bool on, uint32_t n, uint32_t apic_id);
+
+/*
+ * Reading a record a sink was given (struct out_sink.write_record).  A
+ * field is named by its index: 0 is the record's own object, -1 absent;
+ * every reader takes -1 and answers "absent".  A path is keys joined by
+ * dots, from field `in` ("cycles.median"; "" is `in` itself); array
+ * elements are reached with rec_child.  Valid while the sink call lasts.
+ */
+#define REC_ROOT 0
+int rec_find(const struct rec *r, int in, const char *path);
+enum rec_type rec_type_of(const struct rec *r, int f);
+/* The i-th member of an object or element of an array, in order (-1 past the last), and how many. */
+int rec_child(const struct rec *r, int f, size_t i);
+size_t rec_count(const struct rec *r, int f);
+/* A member's key, unescaped into buf as rec_text does (always terminated; "" for an element). */
+const char *rec_key(const struct rec *r, int f, char *buf, size_t cap);
+/*
+ * A value as text in buf (always terminated when cap > 0), cut to the
+ * buffer: a string unescaped for showing (a byte written \u00XX as '?',
+ * a line break or tab as a space), a number or boolean as written; ""
+ * when absent, null, an object or an array.
+ */
+const char *rec_text(const struct rec *r, int f, char *buf, size_t cap);
+bool rec_u64_of(const struct rec *r, int f, uint64_t *v);	/* an integer that fits */
+/* A number in thousandths (14.023 -> 14023): at most three decimals, within int64_t. */
+bool rec_milli_of(const struct rec *r, int f, int64_t *milli);
+
+/* The same from the record's top: rec_get_str(r, "cycles.median", buf, cap); else rec_find(r, REC_ROOT, path). */
+const char *rec_get_str(const struct rec *r, const char *path, char *buf, size_t cap);
+bool rec_get_u64(const struct rec *r, const char *path, uint64_t *v);
+/* A string that is word, a plain word ("bench", "pass": compared as written, so nothing escaped). */
+bool rec_is(const struct rec *r, const char *path, const char *word);
+bool rec_is_true(const struct rec *r, const char *path);
+bool rec_is_null(const struct rec *r, const char *path);	/* null, not absent */
+bool rec_has(const struct rec *r, const char *path);		/* present, null included */
+
+/* The record's line, "@pmuboot {...}" without its '\n', once emitted ("" before). */
+const char *rec_line(const struct rec *r, size_t *len);
+/* Its index: *f gets the fields, the count is returned (output/spool.c keeps them). */
+size_t rec_fields(const struct rec *r, const struct rec_field **f);
+/*
+ * A record again from a line and index rec_line and rec_fields gave, held
+ * elsewhere (output/spool.c replays them): v reads as the original did.
+ */
+void rec_view(struct rec *v, const char *line, size_t len, const struct rec_field *f, size_t n);
 
 /* Stream bookkeeping. */
 struct rec_stream_info {

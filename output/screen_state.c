@@ -1,16 +1,16 @@
 /* output/screen_state.c - see screen_state.h.  One handler per record type the screen shows. */
 #include "output/screen_state.h"
-#include "output/screen_json.h"
+#include "lib/record.h"
 #include "platform/activity.h"
 
 struct screen_state *ssp;
 
 /*
- * A field of record o as text, in the caller's char tmp[6][SS_LINE]: each
- * use in a function takes the next of the six buffers, so up to six can be
- * passed to one snprintf.
+ * A field of record o as text ("" when absent or null), in the caller's
+ * char tmp[6][SS_LINE]: each use in a function takes the next of the six
+ * buffers, so up to six can be passed to one snprintf.
  */
-#define T(path) sj_text(o, path, tmp[__COUNTER__ % 6], sizeof(tmp[0]))
+#define T(path) rec_get_str(o, path, tmp[__COUNTER__ % 6], sizeof(tmp[0]))
 
 /* True when the comma-separated list already holds word. */
 static bool list_has(const char *list, const char *word)
@@ -40,7 +40,7 @@ static void list_add(char *list, size_t cap, const char *word)
 	snprintf(list + k, cap - k, "%s%s", k ? ", " : "", word);
 }
 
-static void on_begin(const struct sj *o)
+static void on_begin(const struct rec *o)
 {
 	char tmp[6][SS_LINE];
 	snprintf(ssp->title, sizeof(ssp->title), "pmuboot %s (build %s)", T("version"), T("build"));
@@ -51,17 +51,17 @@ static void on_begin(const struct sj *o)
 		snprintf(ssp->saved, sizeof(ssp->saved), "not saved: %s", T("results.why"));
 }
 
-static void on_platform(const struct sj *o)
+static void on_platform(const struct rec *o)
 {
 	char tmp[6][SS_LINE];
 	const char *cpus = T("cpus");
 	snprintf(ssp->machine, sizeof(ssp->machine), "%s %s, %s MiB, %s CPU%s%s", T("smbios.system_manufacturer"),
-		 T("smbios.system_product"), T("memory_mib"), cpus[0] && strcmp(cpus, "null") ? cpus : "?",
-		 strcmp(cpus, "1") ? "s" : "", sj_is(o, "secure_boot", "true") ? ", Secure Boot on" : "");
+		 T("smbios.system_product"), T("memory_mib"), cpus[0] ? cpus : "?", strcmp(cpus, "1") ? "s" : "",
+		 rec_is_true(o, "secure_boot") ? ", Secure Boot on" : "");
 }
 
 /* The CPU block shows the first processor identified (the boot one); a pass elsewhere has its own line in Passes. */
-static void on_cpu(const struct sj *o)
+static void on_cpu(const struct rec *o)
 {
 	char tmp[6][SS_LINE];
 	if (ssp->cpu[0])
@@ -69,8 +69,9 @@ static void on_cpu(const struct sj *o)
 	snprintf(ssp->cpu, sizeof(ssp->cpu), "%s family %s model %s stepping %s, %s", T("vendor_string"), T("family"),
 		 T("model"), T("stepping"), T("brand"));
 	const char *mc = T("microcode");
-	snprintf(ssp->cpu2, sizeof(ssp->cpu2), "%s, microcode %s%s%s", T("uarch"), mc[0] && strcmp(mc, "null") ? mc : "unknown",
-		 sj_is(o, "hypervisor", "true") ? ", under " : "", sj_is(o, "hypervisor", "true") ? T("hypervisor_name") : "");
+	bool hv = rec_is_true(o, "hypervisor");
+	snprintf(ssp->cpu2, sizeof(ssp->cpu2), "%s, microcode %s%s%s", T("uarch"), mc[0] ? mc : "unknown",
+		 hv ? ", under " : "", hv ? T("hypervisor_name") : "");
 }
 
 /* "48K", "2M", "37.5M": short sizes for the one screen line. */
@@ -86,52 +87,48 @@ static void short_size(char *buf, size_t cap, uint64_t b)
 }
 
 /* One line for the cache record (the first: the boot processor's, or the first pass's). */
-static void on_cache(const struct sj *o)
+static void on_cache(const struct rec *o)
 {
 	char tmp[6][SS_LINE], sz[24];
-	struct sj levels, lv;
+	int levels = rec_find(o, REC_ROOT, "levels"), lv;
 	size_t k = 0;
 	if (ssp->cache[0])
 		return;
-	if (!sj_get(o, "levels", &levels) || !sj_count(&levels)) {
+	if (!rec_count(o, levels)) {
 		snprintf(ssp->cache, sizeof(ssp->cache), "not known: %s", T("why"));
 		return;
 	}
-	for (size_t i = 0; sj_element(&levels, i, &lv) && k < sizeof(ssp->cache); i++) {
-		char lt[6][SS_LINE];
-		const char *type = sj_text(&lv, "type", lt[0], sizeof(lt[0]));
+	for (size_t i = 0; (lv = rec_child(o, levels, i)) >= 0 && k < sizeof(ssp->cache); i++) {
+		char lt[3][SS_LINE];
+		const char *type = rec_text(o, rec_find(o, lv, "type"), lt[0], sizeof(lt[0]));
 		uint64_t size = 0;
-		const char *s = sj_text(&lv, "size", lt[1], sizeof(lt[1]));
-		if (!lc_parse_u64(s, strlen(s), &size))
+		if (!rec_u64_of(o, rec_find(o, lv, "size"), &size))
 			continue;
 		short_size(sz, sizeof(sz), size);
 		k += (size_t)snprintf(ssp->cache + k, sizeof(ssp->cache) - k, "%sL%s%s %s %s-way", k ? ", " : "",
-				      sj_text(&lv, "level", lt[2], sizeof(lt[2])),
+				      rec_text(o, rec_find(o, lv, "level"), lt[1], sizeof(lt[1])),
 				      !strcmp(type, "data") ? "d" : !strcmp(type, "instruction") ? "i" : "", sz,
-				      sj_text(&lv, "ways", lt[3], sizeof(lt[3])));
+				      rec_text(o, rec_find(o, lv, "ways"), lt[2], sizeof(lt[2])));
 	}
 }
 
-static void on_timing(const struct sj *o)
+static void on_timing(const struct rec *o)
 {
-	char tmp[6][SS_LINE];
 	uint64_t hz = 0;
-	struct sj cpu;
-	const char *s = T("tsc_hz");
-	if (sj_get(o, "cpu", &cpu))
+	if (rec_has(o, "cpu"))
 		return;	/* a pass's own calibration: the TSC is the run's */
-	if (!lc_parse_u64(s, strlen(s), &hz) || !hz)
+	if (!rec_get_u64(o, "tsc_hz", &hz) || !hz)
 		return;
 	size_t k = strlen(ssp->cpu2);
 	snprintf(ssp->cpu2 + k, sizeof(ssp->cpu2) - k, ", TSC %llu MHz", (unsigned long long)(hz / 1000000));
 }
 
-static void on_pmu(const struct sj *o)
+static void on_pmu(const struct rec *o)
 {
 	char tmp[6][SS_LINE];
 	if (ssp->pmu[0])
 		return;	/* the first pass's; each pass's own is in its pmu record */
-	if (!sj_is(o, "present", "true")) {
+	if (!rec_is_true(o, "present")) {
 		snprintf(ssp->pmu, sizeof(ssp->pmu), "none: %s", T("absent_reason"));
 		return;
 	}
@@ -139,12 +136,12 @@ static void on_pmu(const struct sj *o)
 		 T("version"), T("gp.count"), T("gp.width"), T("fixed.count"));
 }
 
-static void on_ibs(const struct sj *o)
+static void on_ibs(const struct rec *o)
 {
 	char tmp[6][SS_LINE];
 	if (ssp->ibs[0])
 		return;	/* one per variant when IBS is used: the first says enough */
-	if (sj_is(o, "available", "true"))
+	if (rec_is_true(o, "available"))
 		snprintf(ssp->ibs, sizeof(ssp->ibs), "sampling beside each benchmark");
 	else
 		snprintf(ssp->ibs, sizeof(ssp->ibs), "not used: %s", T("reason"));
@@ -152,7 +149,7 @@ static void on_ibs(const struct sj *o)
 
 /* Figures to run: the rows the stage planned (bench/plan.h: split variants once per arena, ladder points, user
  * kernels); a record without them (an older build's) gives its variants. */
-static void on_bench_setup(const struct sj *o)
+static void on_bench_setup(const struct rec *o)
 {
 	char tmp[6][SS_LINE];
 	uint64_t v = 0;
@@ -165,23 +162,22 @@ static void on_bench_setup(const struct sj *o)
 #define SS_WHO 12	/* "4294967295:" */
 
 /* "3:" when several processors are measured and the record is one processor's, else "". */
-static const char *who_of(const struct sj *o, char who[SS_WHO])
+static const char *who_of(const struct rec *o, char who[SS_WHO])
 {
 	char n[SS_WHO];
-	sj_text(o, "cpu.n", n, sizeof(n));
+	rec_get_str(o, "cpu.n", n, sizeof(n));
 	who[0] = 0;
-	if (ssp->multi && n[0] && strcmp(n, "null"))
+	if (ssp->multi && n[0])
 		snprintf(who, SS_WHO, "%.*s:", SS_WHO - 2, n);
 	return who;
 }
 
 /* The row's name: [cpu:]kernel.variant[ @arena]. */
-static void row_name(const struct sj *o, char name[SS_NAME])
+static void row_name(const struct rec *o, char name[SS_NAME])
 {
 	char tmp[6][SS_LINE], who[SS_WHO];
 	const char *arena = T("arena");
-	snprintf(name, SS_NAME, "%s%s.%s%s%s", who_of(o, who), T("kernel"), T("variant"),
-		 arena[0] && strcmp(arena, "null") ? " @" : "", arena[0] && strcmp(arena, "null") ? arena : "");
+	snprintf(name, SS_NAME, "%s%s.%s%s%s", who_of(o, who), T("kernel"), T("variant"), arena[0] ? " @" : "", arena);
 }
 
 /* The row called name, made when new; NULL when the table is full (the caller counts what is dropped). */
@@ -198,14 +194,14 @@ static struct ss_row *row_named(const char *name)
 	return r;
 }
 
-static struct ss_row *row_for(const struct sj *o)
+static struct ss_row *row_for(const struct rec *o)
 {
 	char name[SS_NAME];
 	row_name(o, name);
 	return row_named(name);
 }
 
-static void on_bench(const struct sj *o)
+static void on_bench(const struct rec *o)
 {
 	char tmp[6][SS_LINE];
 	struct ss_row *r = row_for(o);
@@ -222,65 +218,52 @@ static void on_bench(const struct sj *o)
 	}
 	snprintf(ssp->bench_last, sizeof(ssp->bench_last), "%s", r->name);
 	/* A figure that could not be measured stably is never shown as a plain one (docs/benchmarks.md). */
-	const char *unstable = T("unstable");
-	bool shaky = unstable[0] && strcmp(unstable, "null");
+	bool shaky = rec_has(o, "unstable") && !rec_is_null(o, "unstable");
 	ssp->bench_unstable += shaky;
 	/* A cycles figure the audit refused is not printed (the bench record's cycles_invalid says why). */
-	const char *refused = T("cycles_invalid");
-	if (refused[0] && strcmp(refused, "null"))
+	if (rec_has(o, "cycles_invalid") && !rec_is_null(o, "cycles_invalid"))
 		snprintf(r->cycles, sizeof(r->cycles), "invalid");
 	else
 		snprintf(r->cycles, sizeof(r->cycles), "%s%s", T("cycles.median"), shaky ? "~" : "");
 	const char *pen = T("penalty.median");
-	if (pen[0] && strcmp(pen, "null"))
+	if (pen[0])
 		snprintf(r->penalty, sizeof(r->penalty), "%s%s", pen[0] == '-' ? "" : "+", pen);
 }
 
-/* Far above any share in percent, and low enough that v * 10 + 9 cannot overflow a long. */
+/* Far above any share in percent: a node beyond it is shown as not known. */
 #define WHOLE_MAX 100000000L
 
-/* A record's "12.345" as whole percent, rounded; -1 for null or anything else (1e999, a 30-digit number). */
-static long whole(const char *s)
+/* A share in thousandths of a percent (the metrics record's 12.345) as whole percent, rounded; -1 when not one. */
+static long whole(const struct rec *o, int f)
 {
-	long v = 0, neg = *s == '-', up = 0;
-	if (neg)
-		s++;
-	if (!lc_isdigit((unsigned char)*s))
+	int64_t m;
+	if (!rec_milli_of(o, f, &m))
 		return -1;
-	while (lc_isdigit((unsigned char)*s)) {
-		if (v > WHOLE_MAX)
-			return -1;
-		v = v * 10 + (*s++ - '0');
-	}
-	if (*s == '.') {
-		up = s[1] >= '5' && s[1] <= '9';
-		for (s++; lc_isdigit((unsigned char)*s); s++)
-			;
-	}
-	if (*s)
+	uint64_t mag = m < 0 ? 0 - (uint64_t)m : (uint64_t)m, v = (mag + 500) / 1000;
+	if (v > WHOLE_MAX)
 		return -1;
-	v += up;
-	return neg ? -v : v;
+	return m < 0 ? -(long)v : (long)v;
 }
 
 /* The top-down column: the level 1 nodes in percent, and the level 2 node with the most ("25/18/27/30 Memory_Bound 60"). */
-static void on_metrics(const struct sj *o)
+static void on_metrics(const struct rec *o)
 {
-	char tmp[6][SS_LINE], key[64], path[80];
-	struct sj levels, lv;
+	char key[64];
+	int levels = rec_find(o, REC_ROOT, "levels"), values = rec_find(o, REC_ROOT, "values"), lv;
 	struct ss_row *r = row_for(o);
 	long best = -1;
 	char best_name[32] = "";
 	size_t len = 0;
+	uint64_t level;
 
-	if (!r || !sj_get(o, "levels", &levels))
+	if (!r || rec_type_of(o, levels) != REC_OBJECT)
 		return;
 	ssp->topdown = true;
 	r->topdown[0] = 0;
-	for (size_t i = 0; i < sj_count(&levels) && sj_member(&levels, i, key, sizeof(key), &lv); i++) {
-		snprintf(path, sizeof(path), "values.%s", key);
-		long v = whole(T(path));
-		if (lv.len == 1 && lv.p[0] == '1') {
+	for (size_t i = 0; (lv = rec_child(o, levels, i)) >= 0; i++) {
+		rec_key(o, lv, key, sizeof(key));
+		long v = whole(o, rec_find(o, values, key));
+		if (rec_u64_of(o, lv, &level) && level == 1) {
 			len += (size_t)snprintf(r->topdown + len, len < sizeof(r->topdown) ? sizeof(r->topdown) - len : 0,
 						"%s", len ? "/" : "");
 			if (len < sizeof(r->topdown))
@@ -304,7 +287,7 @@ static enum ss_check status_of(const char *s)
 	return SS_NONE;
 }
 
-static void on_check(const struct sj *o)
+static void on_check(const struct rec *o)
 {
 	char tmp[6][SS_LINE], name[SS_NAME];
 	row_name(o, name);
@@ -344,19 +327,18 @@ static void add_error(const char *text)
 	ssp->nerrors++;
 }
 
-static void on_error(const struct sj *o)
+static void on_error(const struct rec *o)
 {
 	char tmp[6][SS_LINE], e[SS_LINE];
 	snprintf(e, sizeof(e), "%s: %s: %s", T("source"), T("what"), T("message"));
 	add_error(e);
 }
 
-static void on_fault(const struct sj *o)
+static void on_fault(const struct rec *o)
 {
 	char tmp[6][SS_LINE], e[SS_LINE], who[SS_WHO];
-	struct sj kernel;
-	/* A user kernel's fault (bench/suite_user.c): it is not measured and the run goes on; not a run error. */
-	if (sj_get(o, "kernel", &kernel)) {
+	/* A user kernel's fault (bench/src_user.c): it is not measured and the run goes on; not a run error. */
+	if (rec_has(o, "kernel")) {
 		snprintf(e, SS_NAME, "%s%s", who_of(o, who), T("kernel"));	/* "user.NAME", its bench rows' name */
 		struct ss_row *r = row_named(e);
 		if (r)
@@ -365,7 +347,7 @@ static void on_fault(const struct sj *o)
 	}
 	/* A fault a self-test asks for is shown apart: it is not a run error. */
 	snprintf(e, sizeof(e), "%s at %s during %s", T("name"), T("rip"), T("activity"));
-	if (sj_is(o, "expected", "true")) {
+	if (rec_is_true(o, "expected")) {
 		if (!ssp->nexpected++)
 			snprintf(ssp->expected, sizeof(ssp->expected), "%s", e);
 		return;
@@ -374,50 +356,46 @@ static void on_fault(const struct sj *o)
 	add_error(e);
 }
 
-static void on_selftest(const struct sj *o)
+static void on_selftest(const struct rec *o)
 {
-	if (sj_is(o, "status", "\"pass\""))
+	if (rec_is(o, "status", "pass"))
 		ssp->selftests_pass++;
-	else if (sj_is(o, "status", "\"fail\""))
+	else if (rec_is(o, "status", "fail"))
 		ssp->selftests_fail++;
 }
 
 /* The self-audit's checks: tallied, the failed ones listed with the counter they name. */
-static void on_audit(const struct sj *o)
+static void on_audit(const struct rec *o)
 {
 	char tmp[6][SS_LINE], item[48];
-	if (sj_is(o, "status", "\"pass\""))
+	if (rec_is(o, "status", "pass"))
 		ssp->audit_pass++;
-	else if (sj_is(o, "status", "\"absent\""))
+	else if (rec_is(o, "status", "absent"))
 		ssp->audit_absent++;
-	else if (sj_is(o, "status", "\"fail\"")) {
+	else if (rec_is(o, "status", "fail")) {
 		ssp->audit_fail++;
 		const char *counter = T("counter");
-		snprintf(item, sizeof(item), "%s%s%s", T("check"), strcmp(counter, "null") ? " " : "",
-			 strcmp(counter, "null") ? counter : "");
+		snprintf(item, sizeof(item), "%s%s%s", T("check"), counter[0] ? " " : "", counter);
 		list_add(ssp->audit_failed, sizeof(ssp->audit_failed), item);
 	}
 }
 
-static void on_topology(const struct sj *o)
+static void on_topology(const struct rec *o)
 {
-	char tmp[6][SS_LINE];
 	uint64_t v = 0;
-	const char *s = T("chosen_count");
-	ssp->multi = lc_parse_u64(s, strlen(s), &v) && v > 1;
+	ssp->multi = rec_get_u64(o, "chosen_count", &v) && v > 1;
 }
 
 /* "1 fault": how each processor's pass ended. */
-static void on_pass(const struct sj *o)
+static void on_pass(const struct rec *o)
 {
 	char tmp[6][SS_LINE], item[48];
-	const char *expected = T("expected_because");
 	snprintf(item, sizeof(item), "%s %s%s", T("cpu.n"), T("outcome"),
-		 expected[0] && strcmp(expected, "null") ? " (expected)" : "");
+		 T("expected_because")[0] ? " (expected)" : "");
 	list_add(ssp->passes, sizeof(ssp->passes), item);
 }
 
-static void on_end(const struct sj *o)
+static void on_end(const struct rec *o)
 {
 	char tmp[6][SS_LINE];
 	const char *status = T("status");
@@ -426,7 +404,7 @@ static void on_end(const struct sj *o)
 
 static const struct {
 	const char *type;
-	void (*fn)(const struct sj *o);
+	void (*fn)(const struct rec *o);
 } handlers[] = {
 	{ "begin", on_begin },	 { "platform", on_platform },	{ "cpu", on_cpu },	   { "timing", on_timing },
 	{ "cache", on_cache },
@@ -436,27 +414,33 @@ static const struct {
 	{ "audit", on_audit },	 { "metrics", on_metrics },
 };
 
-void ss_feed(enum out_kind kind, const char *line, size_t len)
+static void note_activity(void)
+{
+	const char *act = activity_get();
+	snprintf(ssp->activity, sizeof(ssp->activity), "%s", act ? act : "");
+}
+
+void ss_text(const char *line, size_t len)
 {
 	if (!ssp)
 		return;
-	const char *act = activity_get();
-	snprintf(ssp->activity, sizeof(ssp->activity), "%s", act ? act : "");
-	if (kind == OUT_TEXT) {
-		/* The benchmark table's own text rows would only flicker past: the table shows them. */
-		if (len > 2 && line[0] == ' ' && line[1] == ' ')
-			return;
-		snprintf(ssp->message, sizeof(ssp->message), "%.*s", (int)len, line);
-		ssp->message_after_summary = ssp->finished;
+	note_activity();
+	/* The benchmark table's own text rows would only flicker past: the table shows them. */
+	if (len > 2 && line[0] == ' ' && line[1] == ' ')
 		return;
-	}
-	struct sj o;
-	char type[24];
+	snprintf(ssp->message, sizeof(ssp->message), "%.*s", (int)len, line);
+	ssp->message_after_summary = ssp->finished;
+}
+
+void ss_record(const struct rec *o)
+{
+	if (!ssp)
+		return;
+	note_activity();
 	/* The run is over at its end record: only the upload trailer follows, which the screen does not show. */
-	if (ssp->end_status[0] || !sj_record(line, len, &o))
+	if (ssp->end_status[0])
 		return;
-	sj_text(&o, "type", type, sizeof(type));
 	for (size_t i = 0; i < ARRAY_SIZE(handlers); i++)
-		if (!strcmp(type, handlers[i].type))
-			handlers[i].fn(&o);
+		if (rec_is(o, "type", handlers[i].type))
+			handlers[i].fn(o);
 }

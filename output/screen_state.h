@@ -1,15 +1,22 @@
 /*
  * output/screen_state.h - what the readable screen knows about the run so far,
- * gathered from the text lines and records every sink receives.
+ * gathered from the text lines and records every sink receives.  Records are
+ * read by their fields (lib/record.h), never parsed back out of their text.
  */
 #ifndef PMUBOOT_OUTPUT_SCREEN_STATE_H
 #define PMUBOOT_OUTPUT_SCREEN_STATE_H
 
-#include "lib/out.h"
+#include "lib/record.h"
 #include "run/config.h"
 
 #define SS_LINE 160
-#define SS_ROWS 512	/* result rows kept (29 per processor with bench=all; cpus=all on 16 processors) */
+/*
+ * Result rows kept: one per kernel.variant[@arena] and processor.  bench=all
+ * makes about 80 on one processor (the split variants once per arena, the
+ * memory ladder's points), so with cpus=all the rows of about six processors
+ * fit; the rest are counted (rows_dropped), and a failed one is still named.
+ */
+#define SS_ROWS 512
 #define SS_ERRORS 4
 #define SS_LIST 120	/* names of failed / unstable variants */
 
@@ -69,7 +76,8 @@ struct screen_state {
 /* Allocated by screen_start. */
 extern struct screen_state *ssp;
 
-/* Fold one output line into ss. */
-void ss_feed(enum out_kind kind, const char *line, size_t len);
+/* Fold one text line, or one record, into *ssp (nothing before screen_start). */
+void ss_text(const char *line, size_t len);
+void ss_record(const struct rec *r);
 
 #endif

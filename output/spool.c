@@ -1,18 +1,23 @@
 /* output/spool.c - see spool.h. */
 #include "output/spool.h"
+#include "output/spool_internal.h"
 #include "platform/firmware.h"
 #include "lib/out.h"
 #include "lib/record.h"
 
-/* A full suite on one processor writes about 150 KiB; room for a verbose one with raw IBS samples. */
-#define SPOOL_BYTES (8u * 1024 * 1024)
 #define SPOOL_ALIGN 4096u
 
-/* Each line: its kind, its length, its bytes. */
+/*
+ * Each line: its head, its bytes, and for a record its field index (so the
+ * screen reads the replayed record as it would have read it live).  Every
+ * entry starts aligned for the head and the index.
+ */
 struct spool_head {
-	uint8_t kind;
 	uint32_t len;
-} __attribute__((packed));
+	uint16_t nfields;
+	uint8_t kind;
+};
+#define ENTRY_ALIGN 8u
 
 static struct {
 	uint8_t *buf;
@@ -22,25 +27,53 @@ static struct {
 	struct out_sink_table real;
 } sp;
 
-static void spool_line(void *ctx, enum out_kind kind, const char *line, size_t len)
+static size_t round_up(size_t n)
 {
-	struct spool_head h = { (uint8_t)kind, (uint32_t)len };
-	(void)ctx;
-	if (sp.used + sizeof(h) + len > SPOOL_BYTES) {
+	return (n + ENTRY_ALIGN - 1) & ~(size_t)(ENTRY_ALIGN - 1);
+}
+
+size_t spool_entry_bytes(size_t len, size_t nfields)
+{
+	return round_up(sizeof(struct spool_head) + len) + round_up(nfields * sizeof(struct rec_field));
+}
+
+static void hold(enum out_kind kind, const char *line, size_t len, const struct rec_field *f, size_t nfields)
+{
+	struct spool_head h = { (uint32_t)len, (uint16_t)nfields, (uint8_t)kind };
+	size_t need = spool_entry_bytes(len, nfields);
+	if (len > UINT32_MAX || need > SPOOL_BYTES - sp.used) {
 		if (kind == OUT_RECORD)
 			sp.lost_records++;
 		else
 			sp.lost_text++;
 		return;
 	}
-	memcpy(sp.buf + sp.used, &h, sizeof(h));
-	memcpy(sp.buf + sp.used + sizeof(h), line, len);
-	sp.used += sizeof(h) + len;
+	uint8_t *p = sp.buf + sp.used;
+	memcpy(p, &h, sizeof(h));
+	memcpy(p + sizeof(h), line, len);
+	if (nfields)
+		memcpy(p + round_up(sizeof(h) + len), f, nfields * sizeof(*f));
+	sp.used += need;
+}
+
+static void spool_text(void *ctx, enum out_kind kind, const char *line, size_t len)
+{
+	(void)ctx;
+	hold(kind, line, len, NULL, 0);
+}
+
+static void spool_record(void *ctx, const struct rec *r)
+{
+	const struct rec_field *f;
+	size_t n = rec_fields(r, &f), len;
+	const char *line = rec_line(r, &len);
+	(void)ctx;
+	hold(OUT_RECORD, line, len, f, n);
 }
 
 bool spool_begin(char *why, size_t why_cap)
 {
-	static const struct out_sink sink = { .name = "spool", .write_line = spool_line };
+	static const struct out_sink sink = { .name = "spool", .write_line = spool_text, .write_record = spool_record };
 
 	if (!sp.buf)
 		sp.buf = fw_alloc_pages(SPOOL_BYTES, SPOOL_ALIGN);
@@ -61,6 +94,23 @@ bool spool_begin(char *why, size_t why_cap)
 	return true;
 }
 
+/* One held line to the sinks that did not see it live. */
+static void replay(const struct spool_head *h, const char *line, const struct rec_field *f)
+{
+	struct rec view;
+	if (h->kind == OUT_RECORD)
+		rec_view(&view, line, h->len, f, h->nfields);
+	for (size_t i = 0; i < sp.real.n; i++) {
+		const struct out_sink *s = &sp.real.sink[i];
+		if (s->any_cpu)
+			continue;
+		if (h->kind == OUT_RECORD)
+			out_sink_record(s, &view);
+		else if (!s->records_only)
+			s->write_line(s->ctx, OUT_TEXT, line, h->len);
+	}
+}
+
 size_t spool_end(void)
 {
 	size_t n = 0;
@@ -69,17 +119,13 @@ size_t spool_end(void)
 		return 0;
 	sp.on = false;
 	out_restore_sinks(&sp.real);
-	/* The lines were cleaned on their way in (out_line): each goes to the sinks that did not see it live. */
-	for (size_t at = 0; at + sizeof(struct spool_head) <= sp.used; n++) {
-		struct spool_head h;
-		memcpy(&h, sp.buf + at, sizeof(h));
-		const char *line = (const char *)sp.buf + at + sizeof(h);
-		for (size_t i = 0; i < sp.real.n; i++) {
-			const struct out_sink *s = &sp.real.sink[i];
-			if (!s->any_cpu && !(h.kind == OUT_TEXT && s->records_only))
-				s->write_line(s->ctx, (enum out_kind)h.kind, line, h.len);
-		}
-		at += sizeof(h) + h.len;
+	/* The lines were cleaned on their way in (out_line), the records built whole: each is replayed as it came. */
+	for (size_t at = 0; at < sp.used; n++) {
+		const struct spool_head *h = (const struct spool_head *)(sp.buf + at);
+		const char *line = (const char *)(h + 1);
+		const struct rec_field *f = (const struct rec_field *)(sp.buf + at + round_up(sizeof(*h) + h->len));
+		replay(h, line, f);
+		at += spool_entry_bytes(h->len, h->nfields);
 	}
 	if (sp.lost_records || sp.lost_text) {
 		/* Counted and CRC'd when written: the end record will not match the capture, and says so here. */

@@ -1,7 +1,8 @@
 /*
- * Lines for the screen's tests (test_screen_json.c, test_screen_state.c): each held in a heap block of
- * exactly its length with no NUL after it, so under the ASan build (build/asan) a read one byte past
- * the length the caller gave is reported; and the lines of a capture file, CR and LF removed.
+ * Lines for the tests of the screen and of the record index (test_screen_state.c, test_record_fields.c):
+ * each held in a heap block of exactly its length with no NUL after it, so under the ASan build
+ * (build/asan) a read one byte past the length the caller gave is reported; and the lines of a capture
+ * file, CR and LF removed.
  */
 #ifndef PMUBOOT_TESTS_UNIT_SCREEN_LINES_H
 #define PMUBOOT_TESTS_UNIT_SCREEN_LINES_H

@@ -1,5 +1,5 @@
 /*
- * The readable screen's top-down column (output/screen_state.c, image-only, compiled in here): fed a bench
+ * The readable screen's top-down column (output/screen_state.c): fed, through the builder, a bench
  * record and the metrics record after it, the variant's row shows the level 1 nodes in whole percent, in the
  * record's order, and the level 2 node with the most; a null node shows as "-"; without a metrics record
  * there is no column.
@@ -13,15 +13,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Image code built here at -O2, where gcc warns of truncation the image's -Os build does not: the fixed
- * buffers' cutting is intended (a long name is shown cut). */
-#pragma GCC diagnostic ignored "-Wformat-truncation"
-#include "output/screen_json.c"
-#include "output/screen_state.c"
+#include "output/screen_state.h"
+#include "tests/unit/rec_rebuild.h"
+
+static void screen_record(void *ctx, const struct rec *r)
+{
+	(void)ctx;
+	ss_record(r);
+}
 
 static void feed(const char *line)
 {
-	ss_feed(OUT_RECORD, line, strlen(line));
+	static const struct out_sink sink = { .name = "screen", .write_line = NULL, .write_record = screen_record };
+	out_reset();
+	assert_true(out_add_sink(&sink));
+	assert_true(rebuild_emit(line, strlen(line)));
+	out_reset();
 }
 
 static struct ss_row *row(const char *name)
