@@ -86,10 +86,11 @@ VERSION := $(shell cat VERSION)
 # IMAGE_MAX: the whole file, 512 KiB (issue 26; the way on is to 384 KiB).  IMAGE_BUDGETS:
 # each initialised PE section's file bytes, a little above what it holds, so that growth is
 # a decision and not an accident:
-#   .text  264 KiB: the code (257 KiB: 30 KiB of it the memory ladder: cache geometry, the ring,
+#   .text  268 KiB: the code (265 KiB: 30 KiB of it the memory ladder: cache geometry, the ring,
 #          the latency and bandwidth kernels in SSE/AVX/AVX-512 forms, the sweep stage; 12 KiB the
 #          top-down metrics' evaluator and stage; 20 KiB the network: boot, config from the server
-#          and the upload, issue 25).
+#          and the upload, issue 25; about 1 KiB the records' field index, which the screen reads
+#          instead of parsing JSON back, and the benchmark stage's plan of sources).
 #   .data  188 KiB (it holds 177.5 KiB): the event catalogue (61 KiB, every event of every core,
 #          stored compressed: 158 KiB inflated into the heap at first use), strings (63 KiB), the
 #          top-down metric tables (21 KiB, issue 23, stored compressed the same way: 36 KiB
@@ -99,7 +100,7 @@ VERSION := $(shell cat VERSION)
 #          pointers show here; the catalogue holds none).
 #   others   4 KiB each (.reloc, .dynamic: a few hundred bytes).
 IMAGE_MAX := 524288
-IMAGE_BUDGETS := --budget .text=270336 --budget .data=192512 --budget .rela=24576 --other-budget 4096
+IMAGE_BUDGETS := --budget .text=274432 --budget .data=192512 --budget .rela=24576 --other-budget 4096
 
 .PHONY: all image host test unit run bench clean deps usb iso netboot size FORCE
 .DEFAULT_GOAL := all
