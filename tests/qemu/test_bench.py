@@ -5,14 +5,9 @@ records must be complete and well-formed, marked emulated, and the timing
 checks skipped rather than failed.  Option handling (bench=, reps=,
 iterations=, a bad benchmark name) is checked on one boot.
 """
-import os
-import sys
-
 from testlib import describe
+from testlib.bench import check_bench, CHECK_KEYS
 import qemurun
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "host"))
-from test_bench import check_bench, CHECK_KEYS  # noqa: E402
 
 # The foundation's clean boot (tests/qemu/test_boot.py, key "default") is -cpu max; the others cover an
 # old Intel core, a client Skylake and an AMD Zen 3 model.

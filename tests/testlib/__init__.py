@@ -24,7 +24,8 @@ def plot_python():
     raise Skip("matplotlib is not installed (tools/deps.sh installs python3-matplotlib)")
 
 
-SHARED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "..", "shared")
+# ../shared beside the checkout (this file is tests/testlib/__init__.py).
+SHARED = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "..", "shared")
 
 
 class Context:
@@ -65,6 +66,24 @@ class Context:
         if not os.path.exists(p):
             raise Skip(f"{p} is not present (../shared is not beside the checkout)")
         return p
+
+
+def run_lines(text):
+    """The JSON texts of the last run's records on a capture, begin to end, as the image wrote them."""
+    import pmucap
+    from pmucap import capture
+    lines, cur = [], None
+    for _, line in capture.clean_lines(text):
+        if not line.startswith(pmucap.PREFIX):
+            continue
+        js = line[len(pmucap.PREFIX):].rstrip()
+        if js.startswith('{"type":"begin"'):
+            cur = []
+        if cur is not None:
+            cur.append(js)
+            if js.startswith('{"type":"end"'):
+                lines, cur = cur, None
+    return lines
 
 
 def describe(res):
