@@ -5,6 +5,7 @@ import sys
 import threading
 
 import qemurun
+from testlib import matrix
 
 
 # The build directory: PMUBOOT_BUILD lets several builds (make B=dir) share one checkout.
@@ -43,7 +44,14 @@ class Context:
         self._guard = threading.Lock()
 
     def boot(self, key=None, **kw):
-        """Boot the image (qemurun.boot keywords); the same key returns the same Result."""
+        """Boot the image (qemurun.boot keywords); the same key returns the same Result.  A key that
+        names a boot of tests/qemu/matrix.cfg takes no keywords: its row has them."""
+        if key is not None and key in matrix.rows():
+            # A boot of tests/qemu/matrix.cfg is asked for by its name alone: its row says how it boots.
+            if kw:
+                raise matrix.MatrixError(f"boot {key} is declared in tests/qemu/matrix.cfg: ask for it by name "
+                                         f"alone, not with {', '.join(sorted(kw))}")
+            kw = matrix.row(key).boot_args()
         kw.setdefault("efi", self.efi)
         kw.setdefault("timeout", 90)
         if key is None:
