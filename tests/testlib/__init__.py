@@ -1,4 +1,9 @@
-"""tests/testlib.py - shared helpers for the host and QEMU tests."""
+"""tests/testlib/ - the test library: what the host and QEMU tests share (docs/testing.md).
+
+Here Skip, Context (handed to every test), describe, run_lines, reframe; beside it bench (the bench
+records' shape), collector (a pmucap serve of a test's own), cpuid_dumps (the real dumps' table),
+matrix (tests/qemu/matrix.cfg) and tiers (tests/tiers.cfg).  A test module imports these, never
+another test module."""
 import os
 import subprocess
 import sys
@@ -47,7 +52,6 @@ class Context:
         """Boot the image (qemurun.boot keywords); the same key returns the same Result.  A key that
         names a boot of tests/qemu/matrix.cfg takes no keywords: its row has them."""
         if key is not None and key in matrix.rows():
-            # A boot of tests/qemu/matrix.cfg is asked for by its name alone: its row says how it boots.
             if kw:
                 raise matrix.MatrixError(f"boot {key} is declared in tests/qemu/matrix.cfg: ask for it by name "
                                          f"alone, not with {', '.join(sorted(kw))}")
