@@ -3,7 +3,10 @@
 #   make            the UEFI image build/pmuboot.efi (+ build/pmuboot.debug)
 #   make host       build/pmuboot-host, the same code on Linux
 #   make run        set up, build, boot in QEMU/OVMF, show the results
-#   make test       every test; ends with "N passed, M failed"
+#   make test       the tests (check's and the QEMU boots); ends with "N passed, M failed"
+#   make check      the unit tests and the fast host tests, in about a minute
+#   make test-slow  what make test leaves out: sanitizers, other compilers, reproducible builds,
+#                   fuzzing, media (tests/tiers.cfg; docs/testing.md)
 #   make fuzz       libFuzzer sessions over every parser of outside bytes (docs/fuzzing.md)
 #   make bench      the host benchmark table for this machine
 #   make size       the image's size by part (docs/architecture.md "Sizes")
@@ -102,7 +105,7 @@ VERSION := $(shell cat VERSION)
 IMAGE_MAX := 524288
 IMAGE_BUDGETS := --budget .text=274432 --budget .data=192512 --budget .rela=24576 --other-budget 4096
 
-.PHONY: all image host test unit run bench clean deps usb iso netboot size FORCE
+.PHONY: all image host test check test-slow unit run bench clean deps usb iso netboot size FORCE
 .DEFAULT_GOAL := all
 all: image host
 
@@ -206,10 +209,22 @@ run:
 		{ $(if $(V),,tail -n 40 $(B)/build.log;) echo "build: failed$(if $(V),, (all of it in $(B)/build.log))"; exit 2; }
 	@tools/run-qemu --table --efi $(B)/pmuboot.efi --keep $(B)/run $(RUN_ARGS)
 
+# The tests in three tiers (tests/tiers.cfg, tests/qemu/matrix.cfg; docs/testing.md): make test runs
+# the first two, CI runs make test, and make test-slow the third.
+check:
+	@tools/deps.sh --quiet --for test
+	@$(MAKE) --no-print-directory all unit
+	@PMUBOOT_BUILD=$(B) $(PYTHON) tests/run.py --tier check $(TEST_ARGS)
+
 test:
 	@tools/deps.sh --quiet --for test
+	@$(MAKE) --no-print-directory all unit
+	@PMUBOOT_BUILD=$(B) $(PYTHON) tests/run.py --tier check,test $(TEST_ARGS)
+
+test-slow:
+	@tools/deps.sh --quiet --for test
 	@$(MAKE) --no-print-directory all unit test-builds
-	@PMUBOOT_BUILD=$(B) $(PYTHON) tests/run.py $(TEST_ARGS)
+	@PMUBOOT_BUILD=$(B) $(PYTHON) tests/run.py --tier slow $(TEST_ARGS)
 
 bench:
 	@tools/deps.sh --quiet --for bench

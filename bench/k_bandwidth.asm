@@ -126,7 +126,7 @@ BW_KERNEL bk_bw_write_avx512, 64, OP_WRITE
 BW_KERNEL bk_bw_write_nt_avx512, 64, OP_WRITE_NT
 BW_KERNEL bk_bw_copy_avx512, 64, OP_COPY
 
-; The bytes one iteration moves per stream, checked by bench/suite_sweep.c against BENCH_BW_ITER.
+; The bytes one iteration moves per stream, checked by bench/src_ladder.c against BENCH_BW_ITER.
 	section .rodata
 	align 4
 	global bench_asm_bw_iter:data hidden

@@ -1,11 +1,11 @@
 # tests/module.mk - test builds beyond build/tests: sanitizers, a second compiler, fuzzing.
 #
-#   make test-builds    what make test needs besides `all unit`: the unit tests and the
+#   make test-builds    what make test-slow needs besides `all unit`: the unit tests and the
 #                       fuzz corpus replayers built with ASan+UBSan in $(B)/asan
 #   make fuzz           libFuzzer sessions, one per harness (tests/fuzz/module.mk)
 #
 # tests/host/test_sanitizers.py runs those binaries and compiles the host build with
-# clang and with gcc -O2 -Wformat-truncation=2, each as a counted test.
+# clang and with gcc -O2 -Wformat-truncation=2, each as a counted test of the slow tier.
 
 # Extra flags for the hosted build, for the builds below (e.g. sanitizers).
 HOST_EXTRA_CFLAGS ?=

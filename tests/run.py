@@ -6,10 +6,14 @@ Three kinds of test, all counted in one summary:
   host   tests/host/test_*.py (pmuboot-host and the host tools);
   qemu   tests/qemu/test_*.py (boot the real image under QEMU/OVMF).
 A Python test module defines functions test_*(ctx) and/or a list CASES of
-(name, function) pairs for parametrised cases; a test fails by raising
-(assert), skips by raising Skip.  QEMU boots run in parallel.
+(name, function) or (name, function, tier) entries for parametrised cases; a
+test fails by raising (assert), skips by raising Skip.  Tests run in parallel.
 
-    tests/run.py [-k SUBSTRING] [--kind unit,host,qemu] [-j N] [-v]
+Every test is in one tier (docs/testing.md): check (make check), test (make
+test adds these) or slow (make test-slow).  tests/tiers.cfg says which, by
+name; a boot of tests/qemu/matrix.cfg carries its tier in its row.
+
+    tests/run.py [-k SUBSTRING] [--kind unit,host,qemu] [--tier check,test,slow] [-j N] [-v]
 """
 import argparse
 import concurrent.futures as cf
@@ -29,6 +33,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests"))
 os.chdir(ROOT)
 
 from testlib import Skip, Context, BUILD  # noqa: E402
+from testlib import tiers  # noqa: E402
 
 TAP_RE = re.compile(r"^(not ok|ok) \d+\b(.*)$")
 # cmocka 1.1 writes a skipped test as "not ok N # SKIP name" (or "ok N - name # SKIP ...").
@@ -75,10 +80,11 @@ def load_module(path):
 
 
 def py_cases(path):
+    """[(name, function, tier or None)]: a CASES entry may carry its own tier (a matrix boot's)."""
     mod = load_module(path)
     base = os.path.relpath(path, ROOT)
-    cases = [(f"{base}::{n}", f) for n, f in vars(mod).items() if n.startswith("test_") and callable(f)]
-    cases += [(f"{base}::{n}", f) for n, f in getattr(mod, "CASES", [])]
+    cases = [(f"{base}::{n}", f, None) for n, f in vars(mod).items() if n.startswith("test_") and callable(f)]
+    cases += [(f"{base}::{c[0]}", c[1], c[2] if len(c) > 2 else None) for c in getattr(mod, "CASES", [])]
     return cases
 
 
@@ -114,12 +120,19 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("-k", default="", help="only tests whose name contains this")
     ap.add_argument("--kind", default="unit,host,qemu")
+    ap.add_argument("--tier", default=",".join(tiers.TIERS),
+                    help="tiers to run, comma-separated: check (make check), test (make test adds), slow")
     # One job more than CPUs: many tests wait on QEMU's network, servers or a subprocess starting, and
     # the extra job keeps the CPUs busy then (2 CPUs: 538 s at -j 2, 423 s at -j 3, nothing failing).
     ap.add_argument("-j", type=int, default=max(3, (os.cpu_count() or 2) + 1))
     ap.add_argument("-v", action="store_true")
+    ap.add_argument("--list", action="store_true", help="print each chosen test's tier and name; run nothing")
     a = ap.parse_args()
     kinds = set(a.kind.split(","))
+    chosen = set(a.tier.split(","))
+    if not chosen <= set(tiers.TIERS):
+        ap.error(f"--tier {a.tier}: the tiers are {', '.join(tiers.TIERS)}")
+    table = tiers.Table(os.path.join("tests", "tiers.cfg"))
     start = time.monotonic()
     results = []
     lock = threading.Lock()
@@ -136,12 +149,18 @@ def main():
         for b in sorted(glob.glob(os.path.join(ROOT, BUILD, "tests", "test_*"))):
             if b.endswith(".d") or not os.access(b, os.X_OK):
                 continue
+            # A unit binary is in one tier, that of its name with any case (test_x::*).
+            if table.tier_of(f"{os.path.basename(b)}::*", None) not in chosen:
+                continue
+            if a.list:
+                print(f"{table.tier_of(os.path.basename(b) + '::*')} {os.path.basename(b)}::*")
+                continue
             for r in run_unit(b):
-                if a.k in r[0]:
+                if a.k in r[0] and table.tier_of(r[0], None) in chosen:
                     report(r)
 
     ctx = Context(ROOT)
-    jobs = []
+    jobs, every = [], []
     for kind in ("host", "qemu"):
         if kind not in kinds:
             continue
@@ -151,7 +170,17 @@ def main():
             except Exception:
                 report((os.path.relpath(path, ROOT), "FAIL", traceback.format_exc(limit=4)))
                 continue
-            jobs += [(n, f) for n, f in cases if a.k in n]
+            every += cases
+            jobs += [(n, f) for n, f, t in cases if a.k in n and table.tier_of(n, t) in chosen]
+    # Stale tier lines are errors once every Python test is known (each line must still name one).
+    if not a.k and {"host", "qemu"} <= kinds:
+        for where in table.unmatched([(n, t) for n, f, t in every]):
+            report((where, "FAIL", "this tests/tiers.cfg line matches no test: remove it or fix its pattern"))
+    if a.list:
+        for n, f, t in every:
+            if a.k in n and table.tier_of(n, t) in chosen:
+                print(f"{table.tier_of(n, t)} {n}")
+        return 0
     with cf.ThreadPoolExecutor(max_workers=a.j) as ex:
         for fut in cf.as_completed([ex.submit(run_py, n, f, ctx) for n, f in jobs]):
             report(fut.result())

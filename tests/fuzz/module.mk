@@ -7,7 +7,7 @@
 #       to its budget and is reported (tests/fuzz/sessions.py); a finding never stops the others.
 #   make fuzz-replay
 #       $(B)/fuzz/replay_<name>: the harness with a plain main() (any compiler) that
-#       replays files; make test builds these with ASan+UBSan and runs every corpus.
+#       replays files; make test-slow builds these with ASan+UBSan and runs every corpus.
 
 FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_TARGETS ?= $(FUZZ_NAMES)

@@ -1,7 +1,7 @@
 """The collector (`pmucap serve`) with SQLite: where it listens, every status code of the upload API,
 idempotency, the read API's filters, compare and the SKU comparison, 20 uploads at once, and a
 collector killed in the middle of an upload.  Each test starts its own collector on 127.0.0.1 and a
-free port (tests/host/collector_lib.py); nothing is sent anywhere else."""
+free port (tests/testlib/collector.py); nothing is sent anywhere else."""
 import concurrent.futures as cf
 import datetime
 import json
@@ -15,9 +15,8 @@ import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import collector_lib as cl  # noqa: E402
-from collector_lib import TOKEN, Collector, upload_text  # noqa: E402
+import testlib.collector as cl
+from testlib.collector import TOKEN, Collector, upload_text
 
 mk = cl.make_uploads
 

@@ -14,16 +14,14 @@ import shutil
 import socket
 import struct
 import subprocess
-import sys
 import tempfile
 import time
 import urllib.error
 import urllib.request
 import zlib
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from collector_lib import Collector, upload_text  # noqa: E402
-from testlib import Skip  # noqa: E402
+from testlib.collector import Collector, upload_text
+from testlib import Skip
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 # The machine notes' flags for a quiet headless Chromium (../shared/reference/fleet.md), and a new

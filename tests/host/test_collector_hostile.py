@@ -2,7 +2,7 @@
 text, the image's own trailer and live uploads, odd queries, plots of odd names and figures, strict
 JSON, errors as JSON, the log, cross-site requests, damaged re-uploads, slow clients, large runs,
 deleting runs and the read token.  Each test starts its own collector on 127.0.0.1 and a free port
-(collector_lib.py); every load is bounded in count and time."""
+(tests/testlib/collector.py); every load is bounded in count and time."""
 import base64
 import concurrent.futures as cf
 import json
@@ -17,9 +17,8 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import collector_lib as cl  # noqa: E402
-from collector_lib import TOKEN, Collector, upload_text  # noqa: E402
+import testlib.collector as cl
+from testlib.collector import TOKEN, TRAILER, Collector, live_stages, upload_text, with_cpu
 
 mk = cl.make_uploads
 ADMIN = "admin-token-0123456789abcdef"
@@ -31,10 +30,6 @@ def strict(raw):
     def refuse(name):
         raise ValueError(f"{name} is not JSON")
     return json.loads(raw, parse_constant=refuse)
-
-
-def with_cpu(recs, **fields):
-    return [dict(r, **fields) if r["type"] == "cpu" else r for r in recs]
 
 
 def tmpdb(d):
@@ -72,25 +67,6 @@ def test_strings_that_are_not_text_are_refused_and_pages_stay_up(ctx):
         log = "\n".join(c.lines)
         assert "LAB-ESC" in log and "\x1b" not in log and "\x07" not in log and "\x85" not in log, log[-600:]
         assert "\\u001b[2J" in log, log[-600:]
-
-
-def live_stages(serial):
-    """A run as the image sends it with upload=URL,live: after each stage the records so far (no
-    end), each later body holding the live `upload` records before it; then the final body."""
-    recs = mk.machine_run(serial)
-    cuts = [3, 6, len(recs)]
-    sent, bodies, done = [], [], 0
-    for n, cut in enumerate(cuts[:-1]):
-        sent += recs[done:cut]
-        done = cut
-        bodies.append("".join(mk.dumps(r) + "\n" for r in sent))
-        sent.append({"type": "upload", "final": False, "after": f"stage{n}", "ok": True, "status": 202})
-    sent += recs[done:]
-    return bodies, mk.frame(sent)
-
-
-TRAILER = mk.dumps({"type": "upload", "final": True, "after": None, "ok": False, "status": None,
-                    "why": "the collector did not answer"}) + "\n"
 
 
 def test_the_images_own_uploads_are_whole_runs(ctx):
@@ -389,7 +365,6 @@ def test_operators_delete_runs_and_reading_can_need_a_token(ctx):
 
 def test_a_schema_1_database_is_migrated(ctx):
     """A database of before issue 32 (schema 1): migrated at start, its runs read as before."""
-    sys.path.insert(0, os.path.join(cl.ROOT, "tools"))
     from pmucap import store
     with tempfile.TemporaryDirectory() as d:
         text = upload_text("machine-a.jsonl")

@@ -9,16 +9,13 @@ import pwd
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import collector_lib as cl  # noqa: E402
-from collector_lib import Collector, upload_text  # noqa: E402
-from testlib import Skip  # noqa: E402
-import test_collector_hostile as hostile  # noqa: E402
+import testlib.collector as cl
+from testlib.collector import Collector, upload_text
+from testlib import Skip
 
 mk = cl.make_uploads
 PG_USER = "pmu"
@@ -132,14 +129,14 @@ def test_collector_on_postgresql(ctx):
         # Issue 32, as on SQLite: strings that are not text are refused by the reader (never a 500 from
         # the database), the trailer is the run's, live uploads are one row, far dates and pages answer.
         base = mk.machine_run("PG-TEXT")
-        for recs, words in ((hostile.with_cpu(base, brand="CPU \udc00"), "field 'brand' holds U+DC00"),
-                            (hostile.with_cpu(base, brand="CPU \x00"), "field 'brand' holds U+0000")):
+        for recs, words in ((cl.with_cpu(base, brand="CPU \udc00"), "field 'brand' holds U+DC00"),
+                            (cl.with_cpu(base, brand="CPU \x00"), "field 'brand' holds U+0000")):
             status, body = c.post(mk.frame(recs))
             assert status == 400 and body["verdict"] == "INVALID" and words in " ".join(body["reasons"]), body
             assert c.get(f"/runs/{body['id']}")[0] == 200
-        status, body = c.post(mk.frame(mk.machine_run("PG-TRAIL")) + hostile.TRAILER)
+        status, body = c.post(mk.frame(mk.machine_run("PG-TRAIL")) + cl.TRAILER)
         assert status == 201 and body["verdict"] == "PASS", (status, body)
-        bodies, final = hostile.live_stages("PG-LIVE")
+        bodies, final = cl.live_stages("PG-LIVE")
         for b in bodies:
             assert c.request("POST", "/api/runs", b, headers={"X-Pmuboot-Upload": "live"})[0] == 202
         status, body = c.post(final)

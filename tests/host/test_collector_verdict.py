@@ -9,8 +9,7 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import collector_lib as cl  # noqa: E402
+import testlib.collector as cl
 from pmucap import capture  # noqa: E402
 
 mk = cl.make_uploads

@@ -14,8 +14,7 @@ import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import test_identify  # noqa: E402  (its README_TABLE and readme_table)
+from testlib import cpuid_dumps
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOOL = os.path.join(ROOT, "tools", "cpuid_fixture.py")
@@ -93,7 +92,7 @@ def test_fixtures_answer_as_the_dumps_do(ctx):
 
 def test_readme_table_is_the_dumps_readme(ctx):
     path = ctx.shared_path("cpuid-dumps", "README.md")
-    assert test_identify.readme_table(path) == test_identify.README_TABLE
+    assert cpuid_dumps.readme_table(path) == cpuid_dumps.README_TABLE
 
 
 def test_tool_on_the_hand_written_dumps(ctx):

@@ -47,11 +47,6 @@ def image(ctx):
         return pe_image.Image(f.read(), ctx.efi)
 
 
-def test_image_has_no_zero_run_over_4k(ctx):
-    img = image(ctx)
-    assert pe_image.zero_runs(bytes(img.buf), 4096) == [], pe_image.check(img, 4096, {}, None)
-
-
 def test_image_bss_is_zero_filled_by_the_loader_not_stored(ctx):
     """The ELF's .bss is large (every static buffer); the PE has no .bss section and .data's
     virtual size reaches exactly to the end of the ELF's .bss, past its file bytes."""

@@ -16,8 +16,6 @@ import re
 import subprocess
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
 EXAMPLES = "docs/kernels"
 
 # What each example's body must disassemble to (ndisasm syntax), one copy.
@@ -171,7 +169,7 @@ def run_kernels_measured(ctx, kdir, needed, *opts):
 
 def test_every_example_is_measured(ctx):
     """Each docs/kernels.md example runs through the harness and shows what the doc says it shows."""
-    from test_bench import check_bench
+    from testlib.bench import check_bench
     with tempfile.TemporaryDirectory() as d:
         build_all(ctx, d)
         p, recs = run_kernels_measured(ctx, d, None, "bench=user", "iterations=2000", "reps=11")

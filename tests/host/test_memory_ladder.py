@@ -27,9 +27,8 @@ import sys
 import tempfile
 
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_bench import records, run as run_host  # noqa: E402
-from testlib import Skip  # noqa: E402
+from testlib import Skip
+from testlib.bench import records, run as run_host
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PROBE_SRC = os.path.join(ROOT, "tools", "probe", "chase_probe.c")
@@ -278,7 +277,6 @@ def test_pmucap_plot_draws_the_ladder_with_its_levels(ctx):
     from testlib import plot_python
     exe = plot_python()
     path, recs = short_ladder(ctx)
-    sys.path.insert(0, os.path.join(ROOT, "tools"))
     from pmucap import capture, ladder, plot_ladder
     run = capture.load_run(path)[0]
     series = plot_ladder.ladder_series(run)

@@ -1,6 +1,6 @@
 """Sanitizers, a second compiler and the fuzz corpora, as counted tests.
 
-`make test` builds the unit tests and the fuzz corpus replayers a second
+`make test-slow` builds the unit tests and the fuzz corpus replayers a second
 time with ASan+UBSan in <build>/asan (make test-builds).  Here each of those
 unit binaries is one test, each harness's corpus replay is one test, and the
 host build is compiled with clang and with gcc -O2 -Wformat-truncation=2

@@ -5,49 +5,39 @@ records must be complete and well-formed, marked emulated, and the timing
 checks skipped rather than failed.  Option handling (bench=, reps=,
 iterations=, a bad benchmark name) is checked on one boot.
 """
-import os
-import sys
-
-from testlib import describe
+from testlib import describe, matrix
+from testlib.bench import check_bench, CHECK_KEYS
 import qemurun
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "host"))
-from test_bench import check_bench, CHECK_KEYS  # noqa: E402
 
-# The foundation's clean boot (tests/qemu/test_boot.py, key "default") is -cpu max; the others cover an
-# old Intel core, a client Skylake and an AMD Zen 3 model.
-MATRIX = [("default", "max"), ("bench-conroe", "Conroe"), ("bench-skylake", "Skylake-Client"),
-          ("bench-milan", "EPYC-Milan")]
-
-
-def suite_on(key, cpu):
-    def test(ctx):
-        res = ctx.boot(key, cpu=cpu)
-        assert res.status == qemurun.OK, describe(res)
-        setup = res.first("bench_setup")
-        assert setup is not None, describe(res)
-        assert setup["emulated"] is True and setup["emulator"] is True, setup
-        benches = res.records("bench")
-        for b in benches:
-            check_bench(b, setup)
-            assert b["emulated"] is True, b
-        kernels = {b["kernel"] for b in benches}
-        assert {"ref", "store_forward", "alias_4k", "split"} <= kernels, kernels
-        split = [b for b in benches if b["kernel"] == "split"]
-        # Vector variants the emulated CPU cannot run are chosen but skipped, each with a `runs` check.
-        skipped = [c for c in res.records("check") if c["what"] == "runs"]
-        assert all(c["status"] == "skip" and "not usable here" in c["reason"] for c in skipped), skipped
-        assert len(benches) + len(skipped) == setup["variants"] - len({b["variant"] for b in split}) + len(split), setup
-        for c in res.records("check"):
-            assert CHECK_KEYS <= set(c), c
-            # Timing under TCG is never judged: no pass or fail from it.
-            if c["what"] in ("timing", "reference"):
-                assert c["status"] == "skip", c
-        assert "bench: checks" in res.log, describe(res)
-    return test
+def suite_completes(ctx, row):
+    """A boot of the group `bench` of tests/qemu/matrix.cfg: the foundation's clean boot (tests/qemu/test_boot.py,
+    "default", -cpu max), an old Intel core, a client Skylake and an AMD Zen 3 model."""
+    res = ctx.boot(row.name)
+    assert res.status == qemurun.OK, describe(res)
+    setup = res.first("bench_setup")
+    assert setup is not None, describe(res)
+    assert setup["emulated"] is True and setup["emulator"] is True, setup
+    benches = res.records("bench")
+    for b in benches:
+        check_bench(b, setup)
+        assert b["emulated"] is True, b
+    kernels = {b["kernel"] for b in benches}
+    assert {"ref", "store_forward", "alias_4k", "split"} <= kernels, kernels
+    split = [b for b in benches if b["kernel"] == "split"]
+    # Vector variants the emulated CPU cannot run are chosen but skipped, each with a `runs` check.
+    skipped = [c for c in res.records("check") if c["what"] == "runs"]
+    assert all(c["status"] == "skip" and "not usable here" in c["reason"] for c in skipped), skipped
+    assert len(benches) + len(skipped) == setup["variants"] - len({b["variant"] for b in split}) + len(split), setup
+    for c in res.records("check"):
+        assert CHECK_KEYS <= set(c), c
+        # Timing under TCG is never judged: no pass or fail from it.
+        if c["what"] in ("timing", "reference"):
+            assert c["status"] == "skip", c
+    assert "bench: checks" in res.log, describe(res)
 
 
-CASES = [(f"suite_completes_on_{cpu.replace('-', '_').lower()}", suite_on(key, cpu)) for key, cpu in MATRIX]
+CASES = matrix.cases("bench", suite_completes, "suite_completes")
 
 
 def test_options_choose_and_size_the_runs(ctx):

@@ -4,7 +4,7 @@ import qemurun
 
 
 def clean(ctx):
-    return ctx.boot("default", cpu="max")
+    return ctx.boot("default")
 
 
 def test_clean_run_is_complete_and_ok(ctx):

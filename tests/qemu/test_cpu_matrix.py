@@ -6,9 +6,10 @@ Bulldozer and Piledriver) and never completes the MOV to CR4 (platform/vec.h vec
 So each model that has XSAVE or AVX is booted once, with one AVX kernel variant (and the reference
 chains, which always run), and each run must end `ok` with no fault, its `cpu` record must show the
 vector state its CPUID allows, and the AVX variant must run exactly where AVX is usable and be
-skipped with the reason elsewhere.  The models tests/qemu/test_identify.py boots already (benchmarks
-off) are not booted again: their boots are shared (same keys and options) and judged on all but the
-variant, which tests/qemu/test_bench.py runs under Skylake-Client and EPYC-Milan.
+skipped with the reason elsewhere.  The boots are the group `vector` of tests/qemu/matrix.cfg; the
+models tests/qemu/test_identify.py boots already (benchmarks off) are not booted again: those boots
+are judged on all but the variant, which tests/qemu/test_bench.py runs under Skylake-Client and
+EPYC-Milan.
 
 The models and what they have are QEMU 7.2's definitions (target/i386/cpu.c, read back through
 query-cpu-model-expansion), as TCG runs them: TCG 7.2 has AVX and AVX2 but no AVX-512, and of
@@ -22,41 +23,38 @@ TCG timings mean nothing: no figure is judged.
 """
 import subprocess
 
-from testlib import Skip, describe
+from testlib import Skip, describe, matrix
 import qemurun
 
-# One AVX variant, as short as a run gets: the reference chains run too (kernel `ref`).
-CFG = "bench=store_forward.ymm_forward reps=3 iterations=64 warmup=0 ibs=off\n"
-# tests/qemu/test_identify.py's boots: its keys and its options exactly, so a full run boots once.
-IDENTIFY_CFG = "bench=none\n"
-IDENTIFY_KEYS = {"Skylake-Client": "id-skylake", "Icelake-Server": "id-icelake-server",
-                 "Denverton": "id-denverton", "EPYC": "id-epyc", "EPYC-Milan": "id-epyc-milan"}
+# The AVX variant the boots of their own run (tests/qemu/matrix.cfg config avx-variant).
+VARIANT = "ymm_forward"
+
 XCR0_X87_SSE, XCR0_AVX, XCR0_AVX512 = 0x3, 0x4, 0xE0     # SDM Vol. 1 §13.1
 TCG_OSXSAVE_WHY = "QEMU TCG takes CR4.OSXSAVE for reserved"
 
 AVX2, AVX, XSAVE_ONLY, TCG_NO_OSXSAVE = "avx2", "avx", "xsave", "tcg-no-osxsave"
-# (-cpu model, vendor, what the run may use, the model defines AVX-512F)
-MATRIX = [
-    ("SandyBridge", "intel", AVX, False),
-    ("IvyBridge", "intel", AVX, False),
-    ("Haswell", "intel", AVX2, False),
-    ("Broadwell", "intel", AVX2, False),
-    ("Skylake-Client", "intel", AVX2, False),
-    ("Skylake-Server", "intel", AVX2, True),
-    ("Cascadelake-Server", "intel", AVX2, True),
-    ("Cooperlake", "intel", AVX2, True),
-    ("Icelake-Server", "intel", AVX2, True),
-    ("KnightsMill", "intel", AVX2, True),
-    ("Denverton", "intel", XSAVE_ONLY, False),
-    ("Snowridge", "intel", XSAVE_ONLY, False),
+# -cpu model -> (vendor, what the run may use, the model defines AVX-512F)
+VECTOR = {
+    "SandyBridge": ("intel", AVX, False),
+    "IvyBridge": ("intel", AVX, False),
+    "Haswell": ("intel", AVX2, False),
+    "Broadwell": ("intel", AVX2, False),
+    "Skylake-Client": ("intel", AVX2, False),
+    "Skylake-Server": ("intel", AVX2, True),
+    "Cascadelake-Server": ("intel", AVX2, True),
+    "Cooperlake": ("intel", AVX2, True),
+    "Icelake-Server": ("intel", AVX2, True),
+    "KnightsMill": ("intel", AVX2, True),
+    "Denverton": ("intel", XSAVE_ONLY, False),
+    "Snowridge": ("intel", XSAVE_ONLY, False),
     # XSAVE and AVX, CPUID.(0DH,1):EAX = 0: the run must leave CR4.OSXSAVE alone and say why.
-    ("Opteron_G4", "amd", TCG_NO_OSXSAVE, False),
-    ("Opteron_G5", "amd", TCG_NO_OSXSAVE, False),
-    ("EPYC", "amd", AVX2, False),
-    ("EPYC-Rome", "amd", AVX2, False),
-    ("EPYC-Milan", "amd", AVX2, False),
-    ("Dhyana", "hygon", AVX2, False),
-]
+    "Opteron_G4": ("amd", TCG_NO_OSXSAVE, False),
+    "Opteron_G5": ("amd", TCG_NO_OSXSAVE, False),
+    "EPYC": ("amd", AVX2, False),
+    "EPYC-Rome": ("amd", AVX2, False),
+    "EPYC-Milan": ("amd", AVX2, False),
+    "Dhyana": ("hygon", AVX2, False),
+}
 
 _offered = None
 
@@ -88,33 +86,35 @@ def check_vector_state(cpu, has, avx512_defined):
         assert avx512_defined and x & XCR0_AVX512 == XCR0_AVX512, cpu
 
 
-def finishes_clean(model, vendor, has, avx512_defined):
-    def test(ctx):
-        if model not in offered():
-            raise Skip(f"this QEMU offers no -cpu {model}")
-        shared = model in IDENTIFY_KEYS
-        if shared:
-            res = ctx.boot(IDENTIFY_KEYS[model], cpu=model, cfg_text=IDENTIFY_CFG)
-        else:
-            res = ctx.boot(f"matrix-{model.lower()}", cpu=model, cfg_text=CFG, timeout=120)
-        assert res.status == qemurun.OK, describe(res)
-        assert res.run.end["status"] == "ok", res.run.end
-        assert not res.records("fault"), res.records("fault")
-        cpu = res.first("cpu")
-        assert cpu is not None and cpu["vendor"] == vendor, describe(res)
-        check_vector_state(cpu, has, avx512_defined)
-        if shared:
-            return
-        ran = [b for b in res.records("bench") if b["variant"] == "ymm_forward"]
-        skipped = [c for c in res.records("check") if c.get("what") == "runs" and c["variant"] == "ymm_forward"]
-        if has in (AVX, AVX2):
-            assert len(ran) == 1 and ran[0]["cycles"]["n"] >= 1 and not skipped, (ran, skipped)
-        else:
-            assert not ran and len(skipped) == 1, (ran, skipped)
-            assert skipped[0]["status"] == "skip" and "needs avx" in skipped[0]["reason"], skipped[0]
-            if has == TCG_NO_OSXSAVE:
-                assert TCG_OSXSAVE_WHY in skipped[0]["reason"], skipped[0]
-    return test
+def finishes_clean(ctx, row):
+    model = row.cpu
+    assert model in VECTOR, f"{row.name} (tests/qemu/matrix.cfg) boots -cpu {model}: what vector state has it?"
+    vendor, has, avx512_defined = VECTOR[model]
+    if model not in offered():
+        raise Skip(f"this QEMU offers no -cpu {model}")
+    res = ctx.boot(row.name)
+    assert res.status == qemurun.OK, describe(res)
+    assert res.run.end["status"] == "ok", res.run.end
+    assert not res.records("fault"), res.records("fault")
+    cpu = res.first("cpu")
+    assert cpu is not None and cpu["vendor"] == vendor, describe(res)
+    check_vector_state(cpu, has, avx512_defined)
+    if VARIANT not in (row.config or ""):
+        return      # an identification boot (bench=none): judged on all but the variant
+    ran = [b for b in res.records("bench") if b["variant"] == VARIANT]
+    skipped = [c for c in res.records("check") if c.get("what") == "runs" and c["variant"] == VARIANT]
+    if has in (AVX, AVX2):
+        assert len(ran) == 1 and ran[0]["cycles"]["n"] >= 1 and not skipped, (ran, skipped)
+    else:
+        assert not ran and len(skipped) == 1, (ran, skipped)
+        assert skipped[0]["status"] == "skip" and "needs avx" in skipped[0]["reason"], skipped[0]
+        if has == TCG_NO_OSXSAVE:
+            assert TCG_OSXSAVE_WHY in skipped[0]["reason"], skipped[0]
 
 
-CASES = [(f"finishes_clean_{m.lower().replace('-', '_')}", finishes_clean(m, v, h, a)) for m, v, h, a in MATRIX]
+CASES = matrix.cases("vector", finishes_clean, "finishes_clean")
+
+
+def test_every_model_is_booted_once(ctx):
+    booted = [r.cpu for r in matrix.group("vector")]
+    assert sorted(booted) == sorted(VECTOR), set(booted) ^ set(VECTOR)

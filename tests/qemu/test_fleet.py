@@ -19,7 +19,7 @@ import pmucap
 import qemurun
 import upload_server
 from pmucap.capture import clean_lines
-from testlib import describe
+from testlib import describe, run_lines
 
 UUID_A = "4c4c4544-0042-3510-8056-b8c04f4e3532"
 UUID_B = "00112233-4455-6677-8899-aabbccddeeff"
@@ -46,22 +46,6 @@ def _tmpdir(prefix):
     d = tempfile.mkdtemp(prefix=prefix)
     atexit.register(shutil.rmtree, d, True)
     return d
-
-
-def run_lines(text):
-    """The JSON texts of the last run's records on a capture, begin to end, as the image wrote them."""
-    lines, cur = [], None
-    for _, line in clean_lines(text):
-        if not line.startswith(pmucap.PREFIX):
-            continue
-        js = line[len(pmucap.PREFIX):].rstrip()
-        if js.startswith('{"type":"begin"'):
-            cur = []
-        if cur is not None:
-            cur.append(js)
-            if js.startswith('{"type":"end"'):
-                lines, cur = cur, None
-    return lines
 
 
 def trailer(text):

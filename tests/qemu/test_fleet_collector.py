@@ -21,12 +21,9 @@ import threading
 import pmucap
 import qemurun
 from pmucap.capture import clean_lines
+from testlib import run_lines as run_text  # the serial run's record lines, begin to end
+from testlib.collector import Collector, server_python
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "host"))
-from collector_lib import Collector, server_python  # noqa: E402
-from test_fleet import run_lines as run_text  # noqa: E402  (the serial run's record lines, begin to end)
 
 GUEST_HOST = "10.0.2.2"      # the host, seen from inside QEMU's user network
 MACHINES = {"RIG-E2E-1": "6b1f0a52-1d3e-4c55-9a61-0f2b3c4d5e61", "RIG-E2E-2": "6b1f0a52-1d3e-4c55-9a61-0f2b3c4d5e62"}

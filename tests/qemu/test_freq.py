@@ -8,11 +8,8 @@ nothing was written; the run ends with status ok (docs/runtime.md, "A pinned clo
 from testlib import describe
 import qemurun
 
-CFG = "bench=none freq=base boost=off\n"
-
-
 def test_freq_under_tcg_pins_nothing_and_says_why(ctx):
-    res = ctx.boot("freq-tcg", cfg_text=CFG)
+    res = ctx.boot("freq-tcg")
     assert res.status == qemurun.OK, describe(res)
     timing = res.records("timing")
     assert len(timing) == 1, describe(res)

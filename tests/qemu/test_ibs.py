@@ -7,15 +7,12 @@ an Intel model IBS is not even attempted.
 from testlib import describe
 import qemurun
 
-CFG = "bench=ref\nibs_raw=on\n"
-
-
 def ibs_records(res):
     return res.records("ibs"), res.records("ibs_sample")
 
 
 def test_epyc_reports_ibs_absent_and_completes(ctx):
-    res = ctx.boot("ibs-epyc", cpu="EPYC", cfg_text=CFG)
+    res = ctx.boot("ibs-epyc")
     assert res.status == qemurun.OK, describe(res)
     assert res.run.end["status"] == "ok", res.run.end
     cpu = res.first("cpu")
@@ -32,7 +29,7 @@ def test_epyc_reports_ibs_absent_and_completes(ctx):
 
 
 def test_intel_model_does_not_attempt_ibs(ctx):
-    res = ctx.boot("ibs-skylake", cpu="Skylake-Client", cfg_text=CFG)
+    res = ctx.boot("ibs-skylake")
     assert res.status == qemurun.OK, describe(res)
     ibs, samples = ibs_records(res)
     assert len(ibs) == 1, ibs

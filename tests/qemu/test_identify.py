@@ -6,11 +6,8 @@ say plainly that there is no PMU, and why, and the run must still end cleanly.
 Expected family/model values are QEMU's own CPU model definitions (QEMU 7.2
 target/i386/cpu.c), read back through query-cpu-model-expansion.
 """
-from testlib import describe
+from testlib import describe, matrix
 import qemurun
-
-# Benchmarks off: these boots are about identification, and each costs ~5 s.
-CFG = "bench=none\n"
 
 R_INTEL_TCG = "CPUID.0AH reports version 0: no architectural PMU (QEMU TCG exposes none)"
 # AMD counters have no CPUID "version 0": the first counter is checked (a value written to it must
@@ -20,36 +17,32 @@ R_AMD_TCG = ("no working PMU: the counters CPUID implies do not keep a value wri
              "QEMU TCG emulates none")
 R_AMD_TCG_UNCHECKED = "no working PMU: QEMU TCG emulates no performance counters"
 
-# (boot key, -cpu argument, vendor, family, model, uarch_key, event_set, fallback, no-PMU reason)
-BOOTS = [
-    ("id-conroe", "Conroe", "intel", 0x6, 0x0F, "merom", "core", False, R_INTEL_TCG),
-    ("id-penryn", "Penryn", "intel", 0x6, 0x17, "penryn", "core", False, R_INTEL_TCG),
-    ("id-nehalem", "Nehalem", "intel", 0x6, 0x1A, "nehalem", "nehalem", False, R_INTEL_TCG),
-    ("id-skylake", "Skylake-Client", "intel", 0x6, 0x5E, "skylake", "skylake", False, R_INTEL_TCG),
+# What each boot of the group `identify` (tests/qemu/matrix.cfg: its -cpu model, benchmarks off) must
+# identify: boot -> (vendor, family, model, uarch_key, event_set, fallback, no-PMU reason)
+EXPECT = {
+    "id-conroe": ("intel", 0x6, 0x0F, "merom", "core", False, R_INTEL_TCG),
+    "id-penryn": ("intel", 0x6, 0x17, "penryn", "core", False, R_INTEL_TCG),
+    "id-nehalem": ("intel", 0x6, 0x1A, "nehalem", "nehalem", False, R_INTEL_TCG),
+    "id-skylake": ("intel", 0x6, 0x5E, "skylake", "skylake", False, R_INTEL_TCG),
     # QEMU's Icelake-Server model reports model 0x86 (134), which Intel's numbering (SDM Vol. 4
     # Table 2-1) gives to Snow Ridge/Jacobsville, a Tremont part: identification follows CPUID,
     # not QEMU's model name.
-    ("id-icelake-server", "Icelake-Server", "intel", 0x6, 0x86, "tremont", "tremont", False, R_INTEL_TCG),
-    ("id-denverton", "Denverton", "intel", 0x6, 0x5F, "goldmont", "goldmont", False, R_INTEL_TCG),
-    ("id-opteron-g3", "Opteron_G3", "amd", 0x10, 0x02, "k10", "fam10h", False, R_AMD_TCG),
-    ("id-epyc", "EPYC", "amd", 0x17, 0x01, "zen", "zen1", False, R_AMD_TCG),
-    ("id-epyc-milan", "EPYC-Milan", "amd", 0x19, 0x01, "zen3", "zen3", False, R_AMD_TCG),
+    "id-icelake-server": ("intel", 0x6, 0x86, "tremont", "tremont", False, R_INTEL_TCG),
+    "id-denverton": ("intel", 0x6, 0x5F, "goldmont", "goldmont", False, R_INTEL_TCG),
+    "id-opteron-g3": ("amd", 0x10, 0x02, "k10", "fam10h", False, R_AMD_TCG),
+    "id-epyc": ("amd", 0x17, 0x01, "zen", "zen1", False, R_AMD_TCG),
+    "id-epyc-milan": ("amd", 0x19, 0x01, "zen3", "zen3", False, R_AMD_TCG),
     # Families QEMU has no model of, through -cpu max with explicit identification properties.
-    ("id-max-graniterapids", "max,vendor=GenuineIntel,family=6,model=173,stepping=1",
-     "intel", 0x6, 0xAD, "graniterapids", "graniterapids", False, R_INTEL_TCG),
-    ("id-max-zen4", "max,vendor=AuthenticAMD,family=25,model=97,stepping=2",
-     "amd", 0x19, 0x61, "zen4", "zen4", False, R_AMD_TCG),
-    ("id-max-zen5", "max,vendor=AuthenticAMD,family=26,model=68,stepping=0",
-     "amd", 0x1A, 0x44, "zen5", "zen5", False, R_AMD_TCG),
-]
+    "id-max-graniterapids": ("intel", 0x6, 0xAD, "graniterapids", "graniterapids", False, R_INTEL_TCG),
+    "id-max-zen4": ("amd", 0x19, 0x61, "zen4", "zen4", False, R_AMD_TCG),
+    "id-max-zen5": ("amd", 0x1A, 0x44, "zen5", "zen5", False, R_AMD_TCG),
+}
 
 
-def _boot(ctx, key, cpu):
-    return ctx.boot(key, cpu=cpu, cfg_text=CFG)
-
-
-def _check(ctx, key, cpu, vendor, family, model, ukey, eset, fallback, reason):
-    res = _boot(ctx, key, cpu)
+def identifies(ctx, row):
+    assert row.name in EXPECT, f"{row.name} (tests/qemu/matrix.cfg) is in group identify: what must it identify?"
+    vendor, family, model, ukey, eset, fallback, reason = EXPECT[row.name]
+    res = ctx.boot(row.name)
     assert res.status == qemurun.OK, describe(res)
     rec = res.first("cpu")
     assert rec is not None, describe(res)
@@ -84,15 +77,16 @@ def _check(ctx, key, cpu, vendor, family, model, ukey, eset, fallback, reason):
     assert types.index("cpu") < types.index("pmu"), types
 
 
-def _case(args):
-    return lambda ctx: _check(ctx, *args)
+CASES = matrix.cases("identify", identifies, "identifies")
 
 
-CASES = [(f"test_cpu_{b[0][3:].replace('-', '_')}", _case(b)) for b in BOOTS]
+def test_every_expectation_has_its_boot(ctx):
+    booted = {r.name for r in matrix.group("identify")}
+    assert set(EXPECT) == booted, set(EXPECT) ^ booted
 
 
 def test_amd_ibs_absent_reason_under_qemu(ctx):
-    res = _boot(ctx, "id-epyc", "EPYC")
+    res = ctx.boot("id-epyc")
     ibs = res.first("pmu")["ibs"]
     # EPYC is Family 17h model 01h: the reason mentions the firmware that may hide IBS on Zen.
     assert ibs["present"] is False and ibs["absent_reason"].startswith("CPUID 8000_0001h:ECX[10] (IBS) is clear"), ibs

@@ -9,12 +9,9 @@ ladder's variants (latency on 2 MiB pages in the image's own page tables, tlb on
 from testlib import describe
 import qemurun
 
-CFG = ("bench=latency.16k,latency.1m,latency.16m,tlb.1m,tlb.16m,bandwidth.read_l1,bandwidth.write_nt_dram "
-       "reps=3 warmup=1\n")
-
 
 def ladder_boot(ctx):
-    return ctx.boot("memory-ladder", cfg_text=CFG, timeout=120)
+    return ctx.boot("memory-ladder")
 
 
 def test_cache_record_follows_cpu(ctx):

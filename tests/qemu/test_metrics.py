@@ -10,7 +10,7 @@ import qemurun
 
 
 def test_skylake_client_says_top_down_needs_counters_and_goes_on(ctx):
-    res = ctx.boot("bench-skylake", cpu="Skylake-Client")
+    res = ctx.boot("bench-skylake")
     assert res.status == qemurun.OK, describe(res)
     said = [line for line in res.log.splitlines() if "top-down analysis needs counters" in line]
     assert len(said) == 1, said

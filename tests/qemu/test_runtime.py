@@ -10,21 +10,20 @@ import subprocess
 from testlib import Skip, describe
 import qemurun
 
-SELFTESTS = "selftest=fixup,window,nmi,paging\nbench=none\n"
 SOURCES = {"cpuid_15h", "cpuid_16h", "acpi_pm_timer", "hpet", "firmware_stall"}
 VEC_UD, VEC_GP = 6, 13
 
 
 def intel(ctx):
-    return ctx.boot("runtime-skylake", cpu="Skylake-Client", cfg_text=SELFTESTS)
+    return ctx.boot("runtime-skylake")
 
 
 def amd(ctx):
-    return ctx.boot("runtime-epyc", cpu="EPYC", cfg_text=SELFTESTS)
+    return ctx.boot("runtime-epyc")
 
 
 def fault(ctx):
-    return ctx.boot("runtime-fault", cpu="max", cfg_text="selftest=fault\nbench=none\n")
+    return ctx.boot("runtime-fault")
 
 
 def selftest(res, name):

@@ -1,4 +1,4 @@
-"""Helpers for the collector tests (tests/host/test_collector*.py): a `pmucap serve` of their own on
+"""Helpers for the collector tests (tests/host/test_collector*.py, tests/qemu/test_fleet_collector.py): a `pmucap serve` of their own on
 127.0.0.1 and a free port, requests to it (urllib: nothing else is contacted), and the uploads of
 tests/fixtures/uploads (make_uploads.py, whose functions also make runs on the fly)."""
 import importlib.util
@@ -15,8 +15,7 @@ import urllib.request
 
 from testlib import Skip
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 UPLOADS = os.path.join(ROOT, "tests", "fixtures", "uploads")
 PMUCAP = os.path.join(ROOT, "tools", "pmucap")
 SERVING_RE = re.compile(r"serving on http://([^/]+):(\d+)/")
@@ -144,3 +143,27 @@ def wait_for(cond, timeout=10.0, step=0.05):
             return True
         time.sleep(step)
     return cond()
+
+
+# Runs made on the fly, for the hostile-input tests against SQLite and PostgreSQL.
+def with_cpu(recs, **fields):
+    return [dict(r, **fields) if r["type"] == "cpu" else r for r in recs]
+
+
+def live_stages(serial):
+    """A run as the image sends it with upload=URL,live: after each stage the records so far (no
+    end), each later body holding the live `upload` records before it; then the final body."""
+    recs = make_uploads.machine_run(serial)
+    cuts = [3, 6, len(recs)]
+    sent, bodies, done = [], [], 0
+    for n, cut in enumerate(cuts[:-1]):
+        sent += recs[done:cut]
+        done = cut
+        bodies.append("".join(make_uploads.dumps(r) + "\n" for r in sent))
+        sent.append({"type": "upload", "final": False, "after": f"stage{n}", "ok": True, "status": 202})
+    sent += recs[done:]
+    return bodies, make_uploads.frame(sent)
+
+
+TRAILER = make_uploads.dumps({"type": "upload", "final": True, "after": None, "ok": False, "status": None,
+                              "why": "the collector did not answer"}) + "\n"

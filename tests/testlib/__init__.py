@@ -1,10 +1,16 @@
-"""tests/testlib.py - shared helpers for the host and QEMU tests."""
+"""tests/testlib/ - the test library: what the host and QEMU tests share (docs/testing.md).
+
+Here Skip, Context (handed to every test), describe, run_lines, reframe; beside it bench (the bench
+records' shape), collector (a pmucap serve of a test's own), cpuid_dumps (the real dumps' table),
+matrix (tests/qemu/matrix.cfg) and tiers (tests/tiers.cfg).  A test module imports these, never
+another test module."""
 import os
 import subprocess
 import sys
 import threading
 
 import qemurun
+from testlib import matrix
 
 
 # The build directory: PMUBOOT_BUILD lets several builds (make B=dir) share one checkout.
@@ -24,7 +30,8 @@ def plot_python():
     raise Skip("matplotlib is not installed (tools/deps.sh installs python3-matplotlib)")
 
 
-SHARED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "..", "shared")
+# ../shared beside the checkout (this file is tests/testlib/__init__.py).
+SHARED = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "..", "shared")
 
 
 class Context:
@@ -42,7 +49,13 @@ class Context:
         self._guard = threading.Lock()
 
     def boot(self, key=None, **kw):
-        """Boot the image (qemurun.boot keywords); the same key returns the same Result."""
+        """Boot the image (qemurun.boot keywords); the same key returns the same Result.  A key that
+        names a boot of tests/qemu/matrix.cfg takes no keywords: its row has them."""
+        if key is not None and key in matrix.rows():
+            if kw:
+                raise matrix.MatrixError(f"boot {key} is declared in tests/qemu/matrix.cfg: ask for it by name "
+                                         f"alone, not with {', '.join(sorted(kw))}")
+            kw = matrix.row(key).boot_args()
         kw.setdefault("efi", self.efi)
         kw.setdefault("timeout", 90)
         if key is None:
@@ -65,6 +78,24 @@ class Context:
         if not os.path.exists(p):
             raise Skip(f"{p} is not present (../shared is not beside the checkout)")
         return p
+
+
+def run_lines(text):
+    """The JSON texts of the last run's records on a capture, begin to end, as the image wrote them."""
+    import pmucap
+    from pmucap import capture
+    lines, cur = [], None
+    for _, line in capture.clean_lines(text):
+        if not line.startswith(pmucap.PREFIX):
+            continue
+        js = line[len(pmucap.PREFIX):].rstrip()
+        if js.startswith('{"type":"begin"'):
+            cur = []
+        if cur is not None:
+            cur.append(js)
+            if js.startswith('{"type":"end"'):
+                lines, cur = cur, None
+    return lines
 
 
 def describe(res):
