@@ -1,6 +1,5 @@
 /* lib/out.c - line fan-out to the registered sinks. */
 #include "lib/out.h"
-#include "lib/record.h"
 
 static struct out_sink sinks[OUT_MAX_SINKS];
 static size_t nsinks;
@@ -136,22 +135,19 @@ void out_line(const char *line, size_t len)
 	fan_out(line, len);
 }
 
-void out_sink_record(const struct out_sink *s, const struct rec *r)
+void out_sink_record(const struct out_sink *s, const struct rec *r, const char *line, size_t len)
 {
-	size_t len;
-	const char *line;
 	if (s->write_record) {
 		s->write_record(s->ctx, r);
 		return;
 	}
-	line = rec_line(r, &len);
 	s->write_line(s->ctx, OUT_RECORD, line, len);
 }
 
-void out_record(const struct rec *r)
+void out_record(const struct rec *r, const char *line, size_t len)
 {
 	for (size_t i = 0; i < nsinks; i++)
-		out_sink_record(&sinks[i], r);
+		out_sink_record(&sinks[i], r, line, len);
 }
 
 void out_text(const char *fmt, ...)

@@ -69,10 +69,15 @@ void out_restore_sinks(const struct out_sink_table *t);
  */
 void out_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void out_line(const char *line, size_t len);
-/* A record, complete (rec_emit): to every sink, as the sink takes it. */
-void out_record(const struct rec *r);
+/*
+ * A record, complete (rec_emit): to every sink, as the sink takes it -- the
+ * structure, or its line ("@pmuboot {...}", len bytes).  The caller hands
+ * both so that output never reaches back into the record builder (no circle
+ * of files: lib/record.c calls down into lib/out.c, never the reverse).
+ */
+void out_record(const struct rec *r, const char *line, size_t len);
 /* The same to one sink (output/spool.c replays held records so). */
-void out_sink_record(const struct out_sink *s, const struct rec *r);
+void out_sink_record(const struct out_sink *s, const struct rec *r, const char *line, size_t len);
 
 /*
  * A string from outside (firmware tables, CPUID brand, file names, option

@@ -345,7 +345,7 @@ void rec_emit(struct rec *r)
 	memmove(r->buf + PREFIX_LEN, r->buf, r->len);
 	memcpy(r->buf, REC_PREFIX, PREFIX_LEN);
 	r->json = r->buf + PREFIX_LEN;
-	out_record(r);
+	out_record(r, r->buf, PREFIX_LEN + r->len);
 	pool_put(r->buf);
 	r->buf = NULL;
 	r->json = NULL;

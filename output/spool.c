@@ -105,7 +105,7 @@ static void replay(const struct spool_head *h, const char *line, const struct re
 		if (s->any_cpu)
 			continue;
 		if (h->kind == OUT_RECORD)
-			out_sink_record(s, &view);
+			out_sink_record(s, &view, line, h->len);
 		else if (!s->records_only)
 			s->write_line(s->ctx, OUT_TEXT, line, h->len);
 	}
