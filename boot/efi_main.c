@@ -65,7 +65,7 @@ static void begin_extra(struct rec *r, void *p)
 	rec_obj_end(r);
 }
 
-/* Everything between kernel_init and kernel_teardown, run so that a fatal exception ends it cleanly. */
+/* Everything between platform_init and platform_teardown, run so that a fatal exception ends it cleanly. */
 struct main_ctx {
 	struct config cfg;
 	struct deferred errs;
@@ -99,8 +99,8 @@ static void run_body(void *p)
 	platform_report();
 
 	m->env.cfg = &m->cfg;
-	m->env.selftest = kernel_selftest;
-	m->env.pass_selftest = kernel_pass_selftest;
+	m->env.selftest = platform_selftest;
+	m->env.pass_selftest = platform_pass_selftest;
 	/* User kernels from \pmuboot\kernels\ (docs/kernels.md), handed to the run as data. */
 	struct ukernel_file *kfiles = heap_alloc(KERNELS_FILES_MAX * sizeof(*kfiles), 16);
 	char knote[96];
@@ -125,18 +125,18 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 
 	fw_init(image, st);
 	/* Our exception handlers before anything touches an MSR (docs/runtime.md). */
-	kernel_init();
+	platform_init();
 	/* UEFI 2.10 §7.5.1: the boot manager arms a 5-minute watchdog; a run may be longer. */
 	st->BootServices->SetWatchdogTimer(0, 0, 0, NULL);
 	config_defaults(&m.cfg);
 
-	/* After a fatal exception kernel_run has written the `fault` record; the stream still ends. */
-	if (!kernel_run(run_body, &m)) {
+	/* After a fatal exception platform_run has written the `fault` record; the stream still ends. */
+	if (!platform_run(run_body, &m)) {
 		/* Guarded too: the fault may have left the counters and IBS in any state. */
 		mp_release_parked();
-		kernel_run(after_fault, NULL);
+		platform_run(after_fault, NULL);
 	}
-	kernel_teardown();
+	platform_teardown();
 	rec_stream_end();
 	/* The whole run, end record included, to the collector; its outcome follows the end record. */
 	upload_final();

@@ -6,9 +6,9 @@
  *
  * The boot CPU is the only one that calls the firmware.  For a pass on an
  * application processor it parks every other AP (StartupThisAP in
- * non-blocking mode with kernel_park), swaps the output for the spool,
- * starts the pass (kernel_ap_run) non-blocking too, and waits for it with
- * kernel_wait_flag instead of in the firmware's polling loop; then it lets
+ * non-blocking mode with platform_park), swaps the output for the spool,
+ * starts the pass (platform_ap_run) non-blocking too, and waits for it with
+ * platform_wait_flag instead of in the firmware's polling loop; then it lets
  * the firmware take the AP back, replays the spool and releases the parked.
  * Where the firmware refuses non-blocking mode (the PI specification
  * allows that after ReadyToBoot) the pass runs in blocking mode and the
@@ -31,15 +31,15 @@
 #define PARK_MARGIN_US 60000000ull
 #define US_PER_S 1000000u
 
-static struct kernel_ap ap;
-static struct kernel_ap_call call;
-static struct kernel_park park;
-static struct kernel_park_slot slot[TOPO_MAX_CPUS];
+static struct platform_ap ap;
+static struct platform_ap_call call;
+static struct platform_park park;
+static struct platform_park_slot slot[TOPO_MAX_CPUS];
 /* The firmware signals each parked processor's event when it has taken it back. */
 static EFI_EVENT parked[TOPO_MAX_CPUS];
 static size_t nparked;
 
-static void EFIAPI park_entry(void *s) { kernel_park(s); }
+static void EFIAPI park_entry(void *s) { platform_park(s); }
 
 /* park= as platform/metal/ap.h's modes. */
 static enum park_mode want_of(enum park_sel sel)
@@ -48,7 +48,7 @@ static enum park_mode want_of(enum park_sel sel)
 						[PARK_SEL_HLT] = PARK_HLT, [PARK_SEL_PAUSE] = PARK_PAUSE };
 	return (size_t)sel < ARRAY_SIZE(modes) ? modes[sel] : PARK_NONE;
 }
-static void EFIAPI measure_entry(void *c) { kernel_ap_run(&ap, c); }
+static void EFIAPI measure_entry(void *c) { platform_ap_run(&ap, c); }
 
 static uint64_t tsc_after(uint64_t us)
 {
@@ -82,7 +82,7 @@ static size_t park_others(struct mp_services *mp, size_t count, size_t except, c
 		struct fw_cpu c;
 		if (i == except || !fw_cpu_info(i, &c) || c.bsp || !c.enabled)
 			continue;
-		struct kernel_park_slot *s = &slot[nparked];
+		struct platform_park_slot *s = &slot[nparked];
 		memset(s, 0, sizeof(*s));
 		s->k = &park;
 		s->apic_id = (uint32_t)c.apic_id;
@@ -123,7 +123,7 @@ void mp_release_parked(void)
 {
 	if (!nparked)
 		return;
-	size_t left = kernel_unpark(&park, slot, nparked, COLLECT_US);
+	size_t left = platform_unpark(&park, slot, nparked, COLLECT_US);
 	for (size_t i = 0; i < nparked; i++) {
 		/* An event the firmware has not signalled stays open: it still holds it. */
 		if (collect(parked[i]))
@@ -142,7 +142,7 @@ static int pass_elsewhere(struct mp_services *mp, size_t count, size_t n, struct
 	EFI_EVENT ev = NULL;
 	const char *bsp_how = "";
 
-	if (!kernel_ap_prepare(&ap, why, sizeof(why))) {
+	if (!platform_ap_prepare(&ap, why, sizeof(why))) {
 		p->why = why;
 		return FW_RUN_FAILED;
 	}
@@ -163,7 +163,7 @@ static int pass_elsewhere(struct mp_services *mp, size_t count, size_t n, struct
 	EFI_STATUS st = nonblocking ? mp->startup_this_ap(mp, measure_entry, n, ev, timeout_us, &call, NULL)
 				    : EFI_UNSUPPORTED;
 	if (st == EFI_SUCCESS && nonblocking) {
-		if (!kernel_wait_flag(&call.done, tsc_after(timeout_us), p->exec, want_of(p->park), &bsp_how))
+		if (!platform_wait_flag(&call.done, tsc_after(timeout_us), p->exec, want_of(p->park), &bsp_how))
 			bsp_how = "with MWAIT or PAUSE until the bound";
 	} else if (st == EFI_UNSUPPORTED) {
 		if (nonblocking)
@@ -185,7 +185,7 @@ static int pass_elsewhere(struct mp_services *mp, size_t count, size_t n, struct
 		p->why = why;
 		if (nonblocking && collect(ev))
 			fw_st->BootServices->CloseEvent(ev);
-		kernel_ap_reclaim();
+		platform_ap_reclaim();
 	} else {
 		if (!call.ran) {
 			rc = FW_RUN_FAILED;
@@ -219,7 +219,7 @@ static int mp_measure_on(size_t n, struct run_pass *p, uint64_t timeout_us)
 	}
 	if (!me.bsp)
 		return pass_elsewhere(mp, count, n, p, timeout_us);
-	/* On this CPU: a fault in body ends the run (kernel_run), and boot/efi_main.c releases the parked. */
+	/* On this CPU: a fault in body ends the run (platform_run), and boot/efi_main.c releases the parked. */
 	size_t k = str_appendf(p->neighbours, sizeof(p->neighbours), 0, "others: ");
 	park_others(mp, count, n, p, timeout_us, p->neighbours, sizeof(p->neighbours), k);
 	p->body(p->arg);

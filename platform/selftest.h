@@ -30,7 +30,7 @@ enum {
 	ST_PAGING = 1u << 3,
 	ST_FAULT = 1u << 4,	/* always run last: it ends the run */
 	ST_ALL = (1u << 5) - 1,
-	/* Not in `all`: at the start of each measuring pass on an application processor (kernel_pass_selftest). */
+	/* Not in `all`: at the start of each measuring pass on an application processor (platform_pass_selftest). */
 	ST_AP_FAULT = 1u << 5,
 	ST_AP_HANG = 1u << 6,
 };

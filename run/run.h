@@ -66,9 +66,9 @@ struct run_mp {
 struct run_env {
 	const struct config *cfg;
 	struct cpu_info cpu;
-	/* Image only: the runtime record and self-tests (kernel_selftest); NULL on the host. */
+	/* Image only: the runtime record and self-tests (platform_selftest); NULL on the host. */
 	void (*selftest)(const char *list);
-	/* Image only: the self-tests that act in a pass on another processor (kernel_pass_selftest); NULL on the host. */
+	/* Image only: the self-tests that act in a pass on another processor (platform_pass_selftest); NULL on the host. */
 	void (*pass_selftest)(const char *list);
 	struct pmu_caps caps;
 	/* Filled by the stages before `bench` (the IBS stage), passed to it in struct bench_params. */

@@ -19,7 +19,7 @@
 /* MWAIT hint EAX[7:4] = 0: C1, the shallowest state (SDM Vol. 2B MWAIT, Table 4-11). */
 #define MWAIT_HINT_C1 0u
 
-bool kernel_ap_prepare(struct kernel_ap *a, char *why, size_t why_cap)
+bool platform_ap_prepare(struct platform_ap *a, char *why, size_t why_cap)
 {
 	if (!idt_get()->installed) {
 		snprintf(why, why_cap, "the runtime has no IDT of its own");
@@ -68,7 +68,7 @@ static void cpu_relax(void) { __asm__ volatile("pause" : : : "memory"); }
 static void irq_off(void) { __asm__ volatile("cli" : : : "memory"); }
 static void irq_on(void) { __asm__ volatile("sti" : : : "memory"); }
 
-bool ap_enter(const struct kernel_ap *a, struct ap_saved *sv, struct win_platform *p)
+bool ap_enter(const struct platform_ap *a, struct ap_saved *sv, struct win_platform *p)
 {
 	sv->rflags = kx_read_rflags();
 	irq_off();
@@ -88,7 +88,7 @@ bool ap_enter(const struct kernel_ap *a, struct ap_saved *sv, struct win_platfor
 	return true;
 }
 
-void ap_leave(const struct kernel_ap *a, struct ap_saved *sv)
+void ap_leave(const struct platform_ap *a, struct ap_saved *sv)
 {
 	vec_restore(&sv->vec);	/* before the IDT goes: a refused write lands in our fixups */
 	if (sv->cr3 != a->cr3)
@@ -116,9 +116,9 @@ static uint64_t us_to_tsc(uint64_t us)
 	return t ? t : us * GUESS_TSC_PER_US;
 }
 
-void kernel_park(struct kernel_park_slot *s)
+void platform_park(struct platform_park_slot *s)
 {
-	struct kernel_park *k = s->k;
+	struct platform_park *k = s->k;
 	struct idt_reg fw_idt;
 	uint64_t flags = kx_read_rflags();
 	irq_off();
@@ -147,7 +147,7 @@ void kernel_park(struct kernel_park_slot *s)
 		irq_on();
 }
 
-size_t ap_unpark(const struct apic *boot, struct kernel_park *k, struct kernel_park_slot *slots, size_t n,
+size_t ap_unpark(const struct apic *boot, struct platform_park *k, struct platform_park_slot *slots, size_t n,
 		  uint64_t limit_us)
 {
 	uint64_t end = hw_tsc() + us_to_tsc(limit_us), step = us_to_tsc(WAKE_RETRY_US);
@@ -172,7 +172,7 @@ size_t ap_unpark(const struct apic *boot, struct kernel_park *k, struct kernel_p
 	}
 }
 
-bool kernel_wait_flag(volatile uint32_t *flag, uint64_t deadline_tsc, enum cpu_exec exec, enum park_mode want,
+bool platform_wait_flag(volatile uint32_t *flag, uint64_t deadline_tsc, enum cpu_exec exec, enum park_mode want,
 		      const char **how)
 {
 	/* With interrupts on, the firmware's periodic timer ends every HLT: the flag is looked at each tick. */

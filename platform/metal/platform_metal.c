@@ -4,8 +4,8 @@
  * routing of AMD extended LVT entries as NMIs for IBS.
  *
  * Both need the platform's interrupt sources, which platform/metal/runtime.c finds
- * at kernel_init and passes down with platform_attach; until then (and
- * after kernel_teardown) hw_window_enter refuses and routing says why.
+ * at platform_init and passes down with platform_attach; until then (and
+ * after platform_teardown) hw_window_enter refuses and routing says why.
  */
 #include "platform/hw.h"
 #include "platform/apic.h"

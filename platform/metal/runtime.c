@@ -1,9 +1,9 @@
 /*
- * platform/metal/runtime.c - kernel_init, kernel_run, kernel_teardown and the
+ * platform/metal/runtime.c - platform_init, platform_run, platform_teardown and the
  * `fault` record; see runtime.h and docs/runtime.md.
  *
  * The top of platform/: it owns the platform (the interrupt sources found
- * at kernel_init) and passes it down to the files that work on it
+ * at platform_init) and passes it down to the files that work on it
  * (platform_metal.c, selftest.c); trap.c reaches back only through the
  * hooks registered here.
  */
@@ -68,7 +68,7 @@ static void emergency_restore(void)
 
 static const struct kx_trap_hooks trap_hooks = { capture_window, emergency_restore };
 
-void kernel_init(void)
+void platform_init(void)
 {
 	idt_install();
 	/*
@@ -86,8 +86,8 @@ void kernel_init(void)
 	kx_trap_set_hooks(&trap_hooks, &guard);
 }
 
-void kernel_selftest(const char *list) { selftest_run(platform_ready ? &platform : NULL, list); }
-void kernel_pass_selftest(const char *list) { selftest_in_pass(list); }
+void platform_selftest(const char *list) { selftest_run(platform_ready ? &platform : NULL, list); }
+void platform_pass_selftest(const char *list) { selftest_in_pass(list); }
 
 /* Back on the guarded call's stack after a fault: undo the window, then interrupts as they were. */
 static void recover(void)
@@ -185,7 +185,7 @@ static void fault_report(void *unused)
 		rec_stream_note_error();
 }
 
-bool kernel_run(void (*body)(void *), void *arg)
+bool platform_run(void (*body)(void *), void *arg)
 {
 	guard.active = true;
 	int faulted = kx_guarded_call(body, arg, &guard);
@@ -262,7 +262,7 @@ static bool run_here(const struct win_platform *p, void (*body)(void *), void (*
 
 /* One AP at a time runs a pass (platform/metal/ap.h): these belong to it. */
 static struct win_platform ap_plat;
-static struct kernel_ap_call *ap_call;
+static struct platform_ap_call *ap_call;
 
 static void ap_on_stack(void *unused)
 {
@@ -270,7 +270,7 @@ static void ap_on_stack(void *unused)
 	ap_call->faulted = !run_here(&ap_plat, ap_call->body, ap_call->cleanup, ap_call->arg, ap_call->who);
 }
 
-void kernel_ap_run(const struct kernel_ap *a, struct kernel_ap_call *c)
+void platform_ap_run(const struct platform_ap *a, struct platform_ap_call *c)
 {
 	struct ap_saved sv;
 
@@ -285,19 +285,19 @@ void kernel_ap_run(const struct kernel_ap *a, struct kernel_ap_call *c)
 	__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
 }
 
-void kernel_ap_reclaim(void)
+void platform_ap_reclaim(void)
 {
 	ap_forget();
 	vec_reclaim(&boot_vec);
 	runtime_rejoin();
 }
 
-size_t kernel_unpark(struct kernel_park *k, struct kernel_park_slot *slots, size_t n, uint64_t limit_us)
+size_t platform_unpark(struct platform_park *k, struct platform_park_slot *slots, size_t n, uint64_t limit_us)
 {
 	return ap_unpark(&platform.apic, k, slots, n, limit_us);
 }
 
-void kernel_teardown(void)
+void platform_teardown(void)
 {
 	platform_attach(NULL);	/* unroutes every EILVT entry */
 	guard_attach(NULL);

@@ -2,10 +2,10 @@
  * platform/metal/runtime.h - the no-OS runtime, as boot/efi_main.c sees it.
  *
  * pmuboot stays in UEFI boot services for the whole run (docs/runtime.md):
- * kernel_init installs the project's IDT (the firmware's, with our
- * exception and NMI handlers) before anything touches an MSR; kernel_run
+ * platform_init installs the project's IDT (the firmware's, with our
+ * exception and NMI handlers) before anything touches an MSR; platform_run
  * runs the body of the program so that an unexpected exception ends it
- * with a `fault` record instead of a hang; kernel_teardown gives the
+ * with a `fault` record instead of a hang; platform_teardown gives the
  * firmware back its IDT, page tables and APIC routing.
  */
 #ifndef PMUBOOT_PLATFORM_METAL_RUNTIME_H
@@ -13,7 +13,7 @@
 
 #include <stdbool.h>
 
-void kernel_init(void);
+void platform_init(void);
 
 /*
  * Run body(arg).  Returns true when it returned normally.  After a fatal
@@ -21,15 +21,15 @@ void kernel_init(void);
  * interrupts are back as they were, the `fault` record is written, and
  * false is returned: the caller ends the record stream and finishes.
  */
-bool kernel_run(void (*body)(void *), void *arg);
+bool platform_run(void (*body)(void *), void *arg);
 
 /* The firmware's IDT, CR3 and APIC routing back; safe to call more than once. */
-void kernel_teardown(void);
+void platform_teardown(void);
 
 /* The `runtime` record and the self-tests named in `list` (see platform/selftest.h). */
-void kernel_selftest(const char *list);
+void platform_selftest(const char *list);
 
 /* The self-tests of `list` that act in a measuring pass on an application processor (apfault, aphang). */
-void kernel_pass_selftest(const char *list);
+void platform_pass_selftest(const char *list);
 
 #endif

@@ -386,7 +386,7 @@ void __attribute__((noinline)) selftest_fault_ud(void)
 
 /*
  * At the start of a measuring pass on an application processor
- * (kernel_pass_selftest): the run must go on after a fault there, and
+ * (platform_pass_selftest): the run must go on after a fault there, and
  * after a pass that never comes back.
  */
 void selftest_in_pass(const char *list)
