@@ -459,6 +459,17 @@ static void therm_status_follows_cpuid1_acpi(void **state)
 /* faults=WORD:N: N is digits within the fault's range, and a wrong one is named (audit shows why). */
 static void fault_numbers_are_checked(void **state)
 {
+	static const struct {
+		const char *word, *why;
+	} refused[] = {
+		{ "smi:1001", "fault 'smi:1001': 1001 is out of range (a number of SMIs, 0-1000)" },
+		{ "smi:9999", "fault 'smi:9999': 9999 is out of range (a number of SMIs, 0-1000)" },
+		{ "smi:1x", "fault 'smi:1x': '1x' is not a number (a number of SMIs, 0-1000)" },
+		{ "freq-drift:-1", "fault 'freq-drift:-1': '-1' is not a number (a percentage, 0-90)" },
+		{ "smi:10000", "fault 'smi:10000' wants smi:N (N a number of SMIs, 0-1000)" },
+		{ "smi:", "fault 'smi:' wants smi:N (N a number of SMIs, 0-1000)" },
+		{ "throttle:1", "fault 'throttle' takes no number" },
+	};
 	struct pmu_model_faults f;
 	char why[160];
 	(void)state;
@@ -466,20 +477,10 @@ static void fault_numbers_are_checked(void **state)
 	assert_true(pmu_model_fault_parse("smi:1000", &f, why, sizeof(why)));
 	assert_true(pmu_model_fault_parse("freq-drift:0", &f, why, sizeof(why)));
 	assert_int_equal(f.smi, 1000);
-	assert_false(pmu_model_fault_parse("smi:1001", &f, why, sizeof(why)));
-	assert_string_equal(why, "fault 'smi:1001': 1001 is out of range (a number of SMIs, 0-1000)");
-	assert_false(pmu_model_fault_parse("smi:9999", &f, why, sizeof(why)));
-	assert_string_equal(why, "fault 'smi:9999': 9999 is out of range (a number of SMIs, 0-1000)");
-	assert_false(pmu_model_fault_parse("smi:1x", &f, why, sizeof(why)));
-	assert_string_equal(why, "fault 'smi:1x': '1x' is not a number (a number of SMIs, 0-1000)");
-	assert_false(pmu_model_fault_parse("freq-drift:-1", &f, why, sizeof(why)));
-	assert_string_equal(why, "fault 'freq-drift:-1': '-1' is not a number (a percentage, 0-90)");
-	assert_false(pmu_model_fault_parse("smi:10000", &f, why, sizeof(why)));
-	assert_string_equal(why, "fault 'smi:10000' wants smi:N (N a number of SMIs, 0-1000)");
-	assert_false(pmu_model_fault_parse("smi:", &f, why, sizeof(why)));
-	assert_string_equal(why, "fault 'smi:' wants smi:N (N a number of SMIs, 0-1000)");
-	assert_false(pmu_model_fault_parse("throttle:1", &f, why, sizeof(why)));
-	assert_string_equal(why, "fault 'throttle' takes no number");
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		assert_false(pmu_model_fault_parse(refused[i].word, &f, why, sizeof(why)));
+		assert_string_equal(why, refused[i].why);
+	}
 	assert_int_equal(f.smi, 1000);	/* no refused word applied */
 }
 
