@@ -3,13 +3,12 @@
 #include "lib/libc.h"
 #include "boot/screen.h"
 #include "lib/out.h"
+#include "net/devpath.h"
 
 /* UEFI 2.10 §10.3.4.2 (UART messaging node) and §10.3.3 (ACPI node, EISA PNP0501). */
 #define DP_TYPE_ACPI 0x02
 #define DP_SUBTYPE_ACPI 0x01
-#define DP_TYPE_MESSAGING 0x03
 #define DP_SUBTYPE_UART 0x0e
-#define DP_TYPE_END 0x7f
 #define EISA_PNP_UART_HID 0x050141d0u	/* EISA_PNP_ID(0x0501): 16550-compatible COM port */
 
 #define MAX_SCREENS 4
@@ -23,19 +22,18 @@ static bool fw_serial;	/* the lines also go to the firmware's serial consoles */
 
 static bool is_serial_path(EFI_DEVICE_PATH *dp)
 {
-	for (unsigned guard = 0; guard < 64 && dp->Type != DP_TYPE_END; guard++) {
-		unsigned len = (unsigned)dp->Length[0] | ((unsigned)dp->Length[1] << 8);
-		if (dp->Type == DP_TYPE_MESSAGING && dp->SubType == DP_SUBTYPE_UART)
+	struct devpath_walk w;
+	struct devpath_node n;
+	devpath_begin(&w, dp, SIZE_MAX);
+	while (devpath_next(&w, &n)) {
+		if (n.type == DEVPATH_MESSAGING && n.subtype == DP_SUBTYPE_UART)
 			return true;
-		if (dp->Type == DP_TYPE_ACPI && dp->SubType == DP_SUBTYPE_ACPI && len >= 8) {
+		if (n.type == DP_TYPE_ACPI && n.subtype == DP_SUBTYPE_ACPI && n.len >= sizeof(uint32_t)) {
 			uint32_t hid;
-			memcpy(&hid, (uint8_t *)dp + 4, sizeof(hid));
+			memcpy(&hid, n.data, sizeof(hid));
 			if (hid == EISA_PNP_UART_HID)
 				return true;
 		}
-		if (len < 4)
-			break;
-		dp = (EFI_DEVICE_PATH *)((uint8_t *)dp + len);
 	}
 	return false;
 }

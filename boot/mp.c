@@ -4,6 +4,7 @@
  * The run's view of them (boot_mp) is mp_pass.c's, which builds on these.
  */
 #include "boot/mp.h"
+#include "net/efi_status.h"
 
 static struct mp_services *mp;
 static bool looked;
@@ -63,25 +64,29 @@ bool fw_cpu_info(size_t n, struct fw_cpu *out)
 	return true;
 }
 
-/* StartupThisAP's failures (PI 1.8 Vol. 2 §13.4.4). */
+/* What StartupThisAP's failures mean (PI 1.8 Vol. 2 §13.4.4); the status's name is efi_status_name's. */
 static const struct {
 	EFI_STATUS st;
-	const char *text;
+	const char *means;
 } startup_failures[] = {
-	{ EFI_NOT_READY, "the processor is busy (StartupThisAP: EFI_NOT_READY)" },
-	{ EFI_INVALID_PARAMETER, "not an enabled application processor (StartupThisAP: EFI_INVALID_PARAMETER)" },
-	{ EFI_NOT_FOUND, "no such processor (StartupThisAP: EFI_NOT_FOUND)" },
-	{ EFI_DEVICE_ERROR, "called from an AP (StartupThisAP: EFI_DEVICE_ERROR)" },
-	{ EFI_UNSUPPORTED, "the firmware refused (StartupThisAP: EFI_UNSUPPORTED)" },
-	{ EFI_TIMEOUT, "the processor did not return before the timeout (StartupThisAP: EFI_TIMEOUT)" },
+	{ EFI_NOT_READY, "the processor is busy" },
+	{ EFI_INVALID_PARAMETER, "not an enabled application processor" },
+	{ EFI_NOT_FOUND, "no such processor" },
+	{ EFI_DEVICE_ERROR, "called from an AP" },
+	{ EFI_UNSUPPORTED, "the firmware refused" },
+	{ EFI_TIMEOUT, "the processor did not return before the timeout" },
 };
 
+/* The text lasts until the next call (one boot processor asks, one failure at a time). */
 const char *mp_status_text(EFI_STATUS st)
 {
+	static char text[96];
+	const char *means = "StartupThisAP failed";
 	for (size_t i = 0; i < ARRAY_SIZE(startup_failures); i++)
 		if (startup_failures[i].st == st)
-			return startup_failures[i].text;
-	return "StartupThisAP failed";
+			means = startup_failures[i].means;
+	snprintf(text, sizeof(text), "%s (StartupThisAP: %s)", means, efi_status_name(st));
+	return text;
 }
 
 /* StartupThisAP calls an EFIAPI procedure with one argument; ours are plain C. */

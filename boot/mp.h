@@ -42,7 +42,7 @@ struct mp_services {
 	void *switch_bsp, *enable_disable_ap, *who_am_i;
 };
 
-/* Why StartupThisAP failed, for a record. */
+/* Why StartupThisAP failed, for a record (the text lasts until the next call). */
 const char *mp_status_text(EFI_STATUS st);
 /* The protocol, or NULL with *why. */
 struct mp_services *mp_services(const char **why);

@@ -11,6 +11,7 @@
  * use it there.
  */
 #include "cpu/cpuid_dump_internal.h"
+#include "lib/decimal.h"
 
 
 #define LEAF_VENDOR 0x00000000u
@@ -90,14 +91,13 @@ static bool alnum(char c)
 static bool parse_dec(const char *p, const char *e, uint32_t *v, const char **end, bool *range)
 {
 	uint64_t x = 0;
-	const char *s = p;
-	for (; p < e && lc_isdigit(*p); p++)
-		if (!*range) {
-			x = x * 10 + (uint64_t)(*p - '0');
-			*range = x > CPU_NUMBER_MAX;
-		}
-	if (p == s)
+	size_t n;
+	enum dec_result r = dec_parse(p, (size_t)(e - p), CPU_NUMBER_MAX, &x, &n);
+	if (r == DEC_NO_DIGIT)
 		return false;
+	*range = *range || r == DEC_TOO_BIG;
+	for (p += n; p < e && lc_isdigit(*p); p++)
+		;	/* the rest of a number too big */
 	*v = (uint32_t)x;
 	*end = p;
 	return true;

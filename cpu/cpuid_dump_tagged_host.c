@@ -21,6 +21,7 @@
  * else is an error naming its line.
  */
 #include "cpu/cpuid_dump_internal.h"
+#include "lib/decimal.h"
 
 #define LEAF_VENDOR 0x00000000u
 #define LEAF_SIGNATURE 0x00000001u
@@ -61,25 +62,21 @@ static bool hex(struct cursor *c, size_t min, size_t max, uint32_t *v)
 }
 
 /*
- * A CPU number: decimal digits, all of them consumed.  DEC_RANGE when they
- * do not fit 32 bits: an error for the caller to report, never a wrapped
- * number or a header read as having none.
+ * A CPU number: decimal digits, all of them consumed.  DEC_TOO_BIG when
+ * they do not fit 32 bits: an error for the caller to report, never a
+ * wrapped number or a header read as having none.
  */
-enum dec_result { DEC_NONE, DEC_OK, DEC_RANGE };
 #define CPU_NUMBER_MAX 0xffffffffull	/* the labels are uint32_t (cpuid_dump.h) */
 
 static enum dec_result dec(struct cursor *c, uint32_t *v)
 {
 	uint64_t x = 0;
-	bool big = false;
-	const char *s = c->p;
-	for (; c->p < c->e && lc_isdigit(*c->p); c->p++)
-		if (!big) {
-			x = x * 10 + (uint64_t)(*c->p - '0');
-			big = x > CPU_NUMBER_MAX;
-		}
+	size_t n;
+	enum dec_result r = dec_parse(c->p, (size_t)(c->e - c->p), CPU_NUMBER_MAX, &x, &n);
+	for (c->p += n; c->p < c->e && lc_isdigit(*c->p); c->p++)
+		;	/* the rest of a number too big */
 	*v = (uint32_t)x;
-	return c->p == s ? DEC_NONE : big ? DEC_RANGE : DEC_OK;
+	return r;
 }
 
 static bool range_error(struct cpuid_dump *d, const struct cpuid_dump_line *l)
@@ -109,11 +106,11 @@ static enum header raw_header(const struct cpuid_dump_line *l, uint32_t *label, 
 	struct cursor c = { l->p, l->p + l->n };
 	if (!lit(&c, "CPU"))
 		return HDR_NO;
-	enum dec_result r = blanks(&c) ? dec(&c, label) : DEC_NONE;
+	enum dec_result r = blanks(&c) ? dec(&c, label) : DEC_NO_DIGIT;
 	*labelled = r == DEC_OK;
 	if (!lit(&c, ":") || !at_end(&c))
 		return HDR_NO;
-	return r == DEC_RANGE ? HDR_RANGE : HDR_OK;
+	return r == DEC_TOO_BIG ? HDR_RANGE : HDR_OK;
 }
 
 static bool raw_register_start(const char *p, const char *e)
@@ -263,10 +260,10 @@ static bool fixture_line(struct cpuid_dump *d, struct block_state *b, const stru
 
 	if (l->n && l->p[0] == '#')
 		return true;
-	enum dec_result r = lit(&c, "CPU ") ? dec(&c, &n) : DEC_NONE;
-	if (r == DEC_RANGE)
+	enum dec_result r = lit(&c, "CPU ") ? dec(&c, &n) : DEC_NO_DIGIT;
+	if (r == DEC_TOO_BIG)
 		return range_error(d, l);
-	if (r == DEC_NONE || !lit(&c, ": "))
+	if (r == DEC_NO_DIGIT || !lit(&c, ": "))
 		return cpuid_dump_fail(d, l->no, "expected \"CPU n: ...\" or a '#' comment, found %s",
 				       cpuid_dump_excerpt(l->p, l->p + l->n, ex));
 	if (!b->open || n != b->label) {

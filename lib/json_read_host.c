@@ -1,5 +1,6 @@
 /* lib/json_read_host.c - see json_read.h.  Grammar references are RFC 8259 sections. */
 #include "lib/json_read.h"
+#include "lib/decimal.h"
 #include "lib/strbuf.h"
 
 #include <stdlib.h>
@@ -391,17 +392,8 @@ const char *json_text(const struct json_value *v)
 
 bool json_u64(const struct json_value *v, uint64_t *out)
 {
-	uint64_t x = 0;
-	if (!v || v->type != JSON_NUMBER || v->str[0] == '-')
-		return false;
-	for (size_t i = 0; i < v->len; i++) {
-		unsigned d = (unsigned)(v->str[i] - '0');
-		if (d > 9 || x > (UINT64_MAX - d) / 10)
-			return false;
-		x = x * 10 + d;
-	}
-	*out = x;
-	return true;
+	/* Digits only: a sign, a fraction or an exponent is not a u64 (the grammar was checked by the parser). */
+	return v && v->type == JSON_NUMBER && dec_whole(v->str, v->len, UINT64_MAX, out);
 }
 
 const char *json_type_name(enum json_type t)

@@ -143,6 +143,7 @@ int vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 			width = va_arg(ap, int);
 			fmt++;
 		}
+		/* Not dec_parse: these are our own format strings, not outside text, and inline costs fewer image bytes. */
 		for (; lc_isdigit(*fmt); fmt++)
 			width = width * 10 + (*fmt - '0');
 		if (*fmt == '.') {

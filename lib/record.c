@@ -1,6 +1,7 @@
 /* lib/record.c - see record.h. */
 #include "lib/record.h"
 #include "lib/crc32.h"
+#include "lib/decimal.h"
 #include "lib/heap.h"
 #include "lib/json.h"
 #include "lib/out.h"
@@ -490,32 +491,32 @@ bool rec_u64_of(const struct rec *r, int f, uint64_t *v)
 	return s && lc_isdigit((unsigned char)s[len - 1]) && s[0] != '-' && lc_parse_u64(s, len, v);
 }
 
+#define MILLI_DIGITS 3		/* rec_milli writes at most three decimals */
+#define MILLI_PER_UNIT 1000u
+
 bool rec_milli_of(const struct rec *r, int f, int64_t *milli)
 {
-	size_t len = 0;
-	const char *s = number_of(r, f, &len), *end;
-	uint64_t v = 0;
-	int decimals = -1;	/* digits after the point, -1 before it */
+	size_t len = 0, n, k = 0;
+	const char *s = number_of(r, f, &len);
+	uint64_t whole, frac = 0;
 	if (!s)
 		return false;
-	end = s + len;
 	bool neg = *s == '-';
-	for (s += neg; s < end; s++) {
-		if (*s == '.' && decimals < 0) {
-			decimals = 0;
-			continue;
-		}
-		uint64_t d = (uint64_t)(*s - '0');
-		if (!lc_isdigit((unsigned char)*s) || decimals == 3 || v > ((uint64_t)INT64_MAX - d) / 10)
-			return false;
-		v = v * 10 + d;
-		decimals += decimals >= 0;
-	}
-	for (decimals = decimals < 0 ? 0 : decimals; decimals < 3; decimals++) {
-		if (v > (uint64_t)INT64_MAX / 10)
-			return false;
-		v *= 10;
-	}
+	s += neg;
+	len -= neg;
+	/* The milli value's own limit is checked below, once the fraction is known. */
+	if (dec_parse(s, len, (uint64_t)INT64_MAX / MILLI_PER_UNIT, &whole, &n) != DEC_OK)
+		return false;
+	if (n < len && s[n] == '.' && (dec_parse(s + n + 1, len - n - 1, UINT64_MAX, &frac, &k) != DEC_OK ||
+				       k > MILLI_DIGITS))
+		return false;
+	if (n + (k ? k + 1 : 0) != len)
+		return false;	/* an exponent after the digits */
+	for (size_t i = k; i < MILLI_DIGITS; i++)
+		frac *= 10;
+	if (frac > (uint64_t)INT64_MAX - whole * MILLI_PER_UNIT)
+		return false;
+	uint64_t v = whole * MILLI_PER_UNIT + frac;
 	*milli = neg ? -(int64_t)v : (int64_t)v;
 	return true;
 }

@@ -1,6 +1,7 @@
 /* output/screen_state.c - see screen_state.h.  One handler per record type the screen shows. */
 #include "output/screen_state.h"
 #include "lib/record.h"
+#include "lib/strbuf.h"
 #include "platform/activity.h"
 
 struct screen_state *ssp;
@@ -32,12 +33,10 @@ static void list_add(char *list, size_t cap, const char *word)
 	size_t k = strlen(list);
 	if (k + 4 >= cap)
 		return;
-	if (k + strlen(word) + 6 >= cap) {
-		snprintf(list + k, cap - k, "%s...", k ? ", " : "");
-		list[cap - 1] = 0;
-		return;
-	}
-	snprintf(list + k, cap - k, "%s%s", k ? ", " : "", word);
+	if (k + strlen(word) + 6 >= cap)
+		str_appendf(list, cap, k, "%s...", k ? ", " : "");	/* cut to the room left */
+	else
+		str_appendf(list, cap, k, "%s%s", k ? ", " : "", word);
 }
 
 static void on_begin(const struct rec *o)
@@ -105,10 +104,10 @@ static void on_cache(const struct rec *o)
 		if (!rec_u64_of(o, rec_find(o, lv, "size"), &size))
 			continue;
 		short_size(sz, sizeof(sz), size);
-		k += (size_t)snprintf(ssp->cache + k, sizeof(ssp->cache) - k, "%sL%s%s %s %s-way", k ? ", " : "",
-				      rec_text(o, rec_find(o, lv, "level"), lt[1], sizeof(lt[1])),
-				      !strcmp(type, "data") ? "d" : !strcmp(type, "instruction") ? "i" : "", sz,
-				      rec_text(o, rec_find(o, lv, "ways"), lt[2], sizeof(lt[2])));
+		k = str_appendf(ssp->cache, sizeof(ssp->cache), k, "%sL%s%s %s %s-way", k ? ", " : "",
+				rec_text(o, rec_find(o, lv, "level"), lt[1], sizeof(lt[1])),
+				!strcmp(type, "data") ? "d" : !strcmp(type, "instruction") ? "i" : "", sz,
+				rec_text(o, rec_find(o, lv, "ways"), lt[2], sizeof(lt[2])));
 	}
 }
 
@@ -264,17 +263,14 @@ static void on_metrics(const struct rec *o)
 		rec_key(o, lv, key, sizeof(key));
 		long v = whole(o, rec_find(o, values, key));
 		if (rec_u64_of(o, lv, &level) && level == 1) {
-			len += (size_t)snprintf(r->topdown + len, len < sizeof(r->topdown) ? sizeof(r->topdown) - len : 0,
-						"%s", len ? "/" : "");
-			if (len < sizeof(r->topdown))
-				len += (size_t)snprintf(r->topdown + len, sizeof(r->topdown) - len, v < 0 ? "-" : "%ld", v);
+			len = str_appendf(r->topdown, sizeof(r->topdown), len, v < 0 ? "%s-" : "%s%ld", len ? "/" : "", v);
 		} else if (v > best) {
 			best = v;
 			snprintf(best_name, sizeof(best_name), "%.*s", (int)sizeof(best_name) - 1, key);
 		}
 	}
-	if (best >= 0 && len < sizeof(r->topdown))
-		snprintf(r->topdown + len, sizeof(r->topdown) - len, " %s %ld", best_name, best);
+	if (best >= 0)
+		str_appendf(r->topdown, sizeof(r->topdown), len, " %s %ld", best_name, best);
 }
 
 static enum ss_check status_of(const char *s)
@@ -428,7 +424,9 @@ void ss_text(const char *line, size_t len)
 	/* The benchmark table's own text rows would only flicker past: the table shows them. */
 	if (len > 2 && line[0] == ' ' && line[1] == ' ')
 		return;
-	snprintf(ssp->message, sizeof(ssp->message), "%.*s", (int)len, line);
+	len = len < sizeof(ssp->message) ? len : sizeof(ssp->message) - 1;	/* the screen shows what fits */
+	memcpy(ssp->message, line, len);
+	ssp->message[len] = '\0';
 	ssp->message_after_summary = ssp->finished;
 }
 

@@ -1,5 +1,6 @@
 /* platform/tsc_math.c - see tsc_math.h. */
 #include "platform/tsc_math.h"
+#include "lib/muldiv.h"
 #include "platform/hw.h"
 #include "lib/out.h"
 #include "lib/record.h"

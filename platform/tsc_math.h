@@ -15,7 +15,6 @@
 #include <stdint.h>
 
 #include "platform/timing.h"
-#include "lib/muldiv.h"
 
 #define PPM 1000000u
 

@@ -14,6 +14,7 @@
 #include "platform/hw.h"
 #include "platform/firmware.h"
 #include "lib/libc.h"
+#include "lib/muldiv.h"
 
 #define MEASURE_RUNS 3
 #define MEASURE_MS 40

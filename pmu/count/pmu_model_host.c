@@ -6,6 +6,7 @@
 #include "cpu/uarch.h"
 #include "lib/x86/cpuid.h"
 #include "platform/tsc_math.h"
+#include "lib/decimal.h"
 #include "pmu/count/pmu_oracle.h"
 
 /* The architectural ranges the model answers for (SDM Vol. 4 Table 2-2: IA32_PMC0-7,
@@ -121,22 +122,32 @@ void pmu_model_cfg_from_caps(struct pmu_model_cfg *cfg, const struct cpu_info *c
 	cfg->events = ci && ci->event_set ? events_set_find(ci->event_set) : NULL;
 }
 
-/* "... @ 2.20GHz" at the end of a brand string: the nominal frequency, 0 when it says none. */
+#define MODEL_MHZ_PER_GHZ 1000u
+#define BRAND_FRAC_DIGITS 3	/* a GHz figure to the MHz */
+/* The largest whole figure whose Hz, fraction added, fit 64 bits. */
+#define BRAND_WHOLE_MAX (UINT64_MAX / MODEL_HZ_PER_MHZ / MODEL_MHZ_PER_GHZ - 1)
+
+/* "... @ 2.20GHz" at the end of a brand string: the nominal frequency, 0 when it says none (or one past 64 bits). */
 static uint64_t brand_hz(const char *brand)
 {
 	const char *at = brand ? strchr(brand, '@') : NULL;
 	uint64_t whole = 0, frac = 0, scale = 1;
+	size_t n;
 	if (!at)
 		return 0;
 	const char *p = at + 1;
 	while (*p == ' ')
 		p++;
-	for (; lc_isdigit((unsigned char)*p); p++)
-		whole = whole * 10 + (uint64_t)(*p - '0');
-	if (*p == '.')
-		for (p++; lc_isdigit((unsigned char)*p) && scale < 1000; p++, scale *= 10)
-			frac = frac * 10 + (uint64_t)(*p - '0');
-	uint64_t mhz = whole * 1000 + frac * 1000 / scale;
+	if (dec_parse(p, SIZE_MAX, BRAND_WHOLE_MAX, &whole, &n) == DEC_TOO_BIG)
+		return 0;
+	p += n;
+	if (*p == '.') {
+		p++;
+		dec_parse(p, BRAND_FRAC_DIGITS, UINT64_MAX, &frac, &n);	/* no digit: n is 0, frac stays 0 */
+		for (p += n; n; n--)
+			scale *= 10;
+	}
+	uint64_t mhz = whole * MODEL_MHZ_PER_GHZ + frac * MODEL_MHZ_PER_GHZ / scale;
 	return !strncmp(p, "GHz", 3) ? mhz * MODEL_HZ_PER_MHZ : !strncmp(p, "MHz", 3) ? whole * MODEL_HZ_PER_MHZ : 0;
 }
 
@@ -814,6 +825,8 @@ static const struct fault_word fault_words[] = {
 	{ "stray-nmi", 0, NULL, f_stray },
 };
 
+#define FAULT_N_DIGITS_MAX 4	/* enough for every fault's max (smi: 1000) */
+
 bool pmu_model_fault_parse(const char *word, struct pmu_model_faults *f, char *why, size_t why_cap)
 {
 	const char *colon = strchr(word, ':');
@@ -822,30 +835,30 @@ bool pmu_model_fault_parse(const char *word, struct pmu_model_faults *f, char *w
 		const struct fault_word *w = &fault_words[i];
 		if (strlen(w->name) != len || strncmp(w->name, word, len))
 			continue;
-		unsigned long n = 0;
+		unsigned n = 0;
 		if (w->max) {
 			const char *p = colon ? colon + 1 : "";
-			if (!*p || strlen(p) > 4) {
+			if (!*p || strlen(p) > FAULT_N_DIGITS_MAX) {
 				snprintf(why, why_cap, "fault '%s' wants %s:N (N %s, 0-%u)", word, w->name, w->n_means, w->max);
 				return false;
 			}
-			for (; *p; p++) {
-				if (!lc_isdigit((unsigned char)*p)) {
-					snprintf(why, why_cap, "fault '%s': '%s' is not a number (%s, 0-%u)", word, colon + 1,
-						 w->n_means, w->max);
-					return false;
-				}
-				n = n * 10 + (unsigned long)(*p - '0');
-			}
-			if (n > w->max) {
-				snprintf(why, why_cap, "fault '%s': %lu is out of range (%s, 0-%u)", word, n, w->n_means, w->max);
+			uint64_t v;	/* read unbounded (FAULT_N_DIGITS_MAX keeps it small) to name it when above max */
+			if (!dec_whole(p, strlen(p), UINT64_MAX, &v)) {
+				snprintf(why, why_cap, "fault '%s': '%s' is not a number (%s, 0-%u)", word, colon + 1,
+					 w->n_means, w->max);
 				return false;
 			}
+			if (v > w->max) {
+				snprintf(why, why_cap, "fault '%s': %llu is out of range (%s, 0-%u)", word,
+					 (unsigned long long)v, w->n_means, w->max);
+				return false;
+			}
+			n = (unsigned)v;
 		} else if (colon) {
 			snprintf(why, why_cap, "fault '%s' takes no number", w->name);
 			return false;
 		}
-		w->apply(f, (unsigned)n);
+		w->apply(f, n);
 		return true;
 	}
 	snprintf(why, why_cap, "unknown fault '%s' (stuck:N, narrow:N, ignore-umask, no-pmi, fixed-off:N, smi:K, "

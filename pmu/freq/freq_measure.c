@@ -18,7 +18,7 @@
  */
 #include "pmu/freq/freq_int.h"
 #include "platform/hw.h"
-#include "platform/tsc_math.h"
+#include "lib/muldiv.h"
 #include "lib/x86/cpuid.h"
 #include "lib/x86/msr_intel.h"
 

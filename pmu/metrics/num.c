@@ -1,5 +1,6 @@
 /* pmu/metrics/num.c - see num.h.  Integer only: the image has no floating point. */
 #include "pmu/metrics/num.h"
+#include "lib/decimal.h"
 
 typedef unsigned __int128 u128;
 
@@ -283,6 +284,7 @@ void mnum_to_decimal(struct mnum a, unsigned digits, int64_t *mant, int32_t *exp
 
 /* Decimal exponents beyond these are out of any count's or formula's range (10^400 > 2^1300). */
 #define PARSE_EXP10_MAX 400
+#define PARSE_EXP10_EXP_MAX (PARSE_EXP10_MAX * 2)	/* an exponent's digits are read up to this */
 
 bool mnum_parse(const char *text, size_t len, struct mnum *out)
 {
@@ -320,19 +322,21 @@ bool mnum_parse(const char *text, size_t len, struct mnum *out)
 			return false;
 	}
 	if (i < len && (text[i] == 'e' || text[i] == 'E')) {
-		bool eneg = false, edig = false;
-		int64_t e = 0;
+		bool eneg = false;
+		uint64_t e = 0;
+		size_t n;
 		i++;
 		if (i < len && (text[i] == '+' || text[i] == '-'))
 			eneg = text[i++] == '-';
-		for (; i < len && lc_isdigit((unsigned char)text[i]); i++) {
-			edig = true;
-			if (e < PARSE_EXP10_MAX * 2)
-				e = e * 10 + (text[i] - '0');
-		}
-		if (!edig)
+		/* An exponent past PARSE_EXP10_EXP_MAX is past every limit below, whatever the mantissa. */
+		enum dec_result r = dec_parse(text + i, len - i, PARSE_EXP10_EXP_MAX, &e, &n);
+		if (r == DEC_NO_DIGIT)
 			return false;
-		exp10 += eneg ? -e : e;
+		if (r == DEC_TOO_BIG)
+			e = PARSE_EXP10_EXP_MAX + 1;
+		for (i += n; i < len && lc_isdigit((unsigned char)text[i]); i++)
+			;	/* the rest of an exponent too big */
+		exp10 += eneg ? -(int64_t)e : (int64_t)e;
 	}
 	if (i != len || exp10 > PARSE_EXP10_MAX || exp10 < -PARSE_EXP10_MAX * 2)
 		return false;

@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <string.h>
 
 #include "tests/fake/fake_pmu.h"
 #include "tests/fake/hw_fake.h"
@@ -455,6 +456,34 @@ static void therm_status_follows_cpuid1_acpi(void **state)
 	assert_false(cfg.therm);
 }
 
+/* faults=WORD:N: N is digits within the fault's range, and a wrong one is named (audit shows why). */
+static void fault_numbers_are_checked(void **state)
+{
+	static const struct {
+		const char *word, *why;
+	} refused[] = {
+		{ "smi:1001", "fault 'smi:1001': 1001 is out of range (a number of SMIs, 0-1000)" },
+		{ "smi:9999", "fault 'smi:9999': 9999 is out of range (a number of SMIs, 0-1000)" },
+		{ "smi:1x", "fault 'smi:1x': '1x' is not a number (a number of SMIs, 0-1000)" },
+		{ "freq-drift:-1", "fault 'freq-drift:-1': '-1' is not a number (a percentage, 0-90)" },
+		{ "smi:10000", "fault 'smi:10000' wants smi:N (N a number of SMIs, 0-1000)" },
+		{ "smi:", "fault 'smi:' wants smi:N (N a number of SMIs, 0-1000)" },
+		{ "throttle:1", "fault 'throttle' takes no number" },
+	};
+	struct pmu_model_faults f;
+	char why[160];
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	assert_true(pmu_model_fault_parse("smi:1000", &f, why, sizeof(why)));
+	assert_true(pmu_model_fault_parse("freq-drift:0", &f, why, sizeof(why)));
+	assert_int_equal(f.smi, 1000);
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		assert_false(pmu_model_fault_parse(refused[i].word, &f, why, sizeof(why)));
+		assert_string_equal(why, refused[i].why);
+	}
+	assert_int_equal(f.smi, 1000);	/* no refused word applied */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -473,6 +502,7 @@ int main(void)
 		cmocka_unit_test(frozen_clock_stops_every_core_clock),
 		cmocka_unit_test(stray_nmi_has_no_overflow_behind_it),
 		cmocka_unit_test(therm_status_follows_cpuid1_acpi),
+		cmocka_unit_test(fault_numbers_are_checked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

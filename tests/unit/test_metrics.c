@@ -182,10 +182,16 @@ static void decimal_text(void **state)
 	assert_int_equal(e10, -17);
 	mnum_to_decimal(U(0), 17, &mant, &e10);
 	assert_int_equal(mant, 0);
-	static const char *const bad[] = { "", "-", "01", "1.", ".5", "+1", "1e", "1e+", "0x10", "1 ", "NaN", "1e999" };
+	static const char *const bad[] = { "", "-", "01", "1.", ".5", "+1", "1e", "1e+", "0x10", "1 ", "NaN", "1e999",
+					   "1e801", "1e-801", "1e99999999999999999999999", "1e-99999999999999999999999" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		if (mnum_parse(bad[i], strlen(bad[i]), &r))
 			fail_msg("'%s' was read as a number", bad[i]);
+	/* An exponent's leading zeros do not count against its limit. */
+	assert_true(mnum_parse("25e-000000000000000000000001", 28, &r));
+	mnum_to_decimal(r, 17, &mant, &e10);
+	assert_int_equal(mant, 25000000000000000);
+	assert_int_equal(e10, -16);
 }
 
 /* ---- the evaluator, over hand-built DAGs ---- */

@@ -401,6 +401,65 @@ static void a_view_reads_as_the_record(void **state)
 	assert_false(rec_is(&v, "type", "cache"));
 }
 
+/* ---- milli values read back ---- */
+
+static int64_t milli(const struct rec *r, const char *key, bool *ok)
+{
+	int64_t m = 0;
+	*ok = rec_milli_of(r, rec_find(r, REC_ROOT, key), &m);
+	return m;
+}
+
+/* In the kept copy, the number after "key": becomes text (as long as the old, so the index still fits). */
+static void replace_number(const char *key_colon, const char *text)
+{
+	char *at = strstr(copy_line, key_colon);
+	assert_non_null(at);
+	memcpy(at + strlen(key_colon), text, strlen(text));
+}
+
+/*
+ * Numbers rec_milli would not write (a fourth decimal, an exponent, one
+ * past INT64_MAX milli) come from other writers through a view: refused,
+ * never wrapped or cut.
+ */
+static void milli_values_read_back_or_refuse(void **state)
+{
+	struct rec r = { 0 }, v;
+	bool ok;
+	(void)state;
+	check = keep_copy;
+	rec_start(&r, "t");
+	rec_milli(&r, "max", INT64_MAX);
+	rec_milli(&r, "min", -INT64_MAX);
+	rec_i64(&r, "quarter", -1234);
+	rec_milli(&r, "past", INT64_MAX);
+	rec_u64(&r, "huge", UINT64_MAX);
+	rec_milli(&r, "fine", 10000);
+	rec_milli(&r, "exp", 1500);
+	rec_emit(&r);
+	copy_line[copy_len] = '\0';	/* for strstr */
+	replace_number("\"quarter\":", "-0.25");
+	replace_number("\"past\":", "9223372036854775.808");
+	replace_number("\"huge\":", "99999999999999999999");
+	replace_number("\"fine\":", "1.0001");
+	replace_number("\"exp\":", "2.5e3");
+	rec_view(&v, copy_line, copy_len, copy_fields, copy_n);
+	assert_true(milli(&v, "max", &ok) == INT64_MAX && ok);
+	assert_true(milli(&v, "min", &ok) == -INT64_MAX && ok);
+	assert_true(milli(&v, "quarter", &ok) == -250 && ok);
+	milli(&v, "past", &ok);
+	assert_false(ok);
+	milli(&v, "huge", &ok);
+	assert_false(ok);
+	milli(&v, "fine", &ok);
+	assert_false(ok);
+	milli(&v, "exp", &ok);
+	assert_false(ok);
+	milli(&v, "type", &ok);
+	assert_false(ok);	/* a string */
+}
+
 /* ---- every value of the real records ---- */
 
 static size_t values_compared;
@@ -502,6 +561,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(nesting_too_deep, setup, teardown),
 		cmocka_unit_test_setup_teardown(more_values_than_the_index_holds, setup, teardown),
 		cmocka_unit_test_setup_teardown(more_records_at_once_than_the_pool, setup, teardown),
+		cmocka_unit_test_setup_teardown(milli_values_read_back_or_refuse, setup, teardown),
 		cmocka_unit_test_setup_teardown(a_view_reads_as_the_record, setup, teardown),
 		cmocka_unit_test_setup_teardown(every_value_of_the_real_records, setup, teardown),
 		cmocka_unit_test_setup_teardown(the_hostile_captures, setup, teardown),
