@@ -180,12 +180,8 @@ int cmd_audit(int argc, char **argv)
 		if (!strcmp(opt, "--cpuid-dump")) {
 			dump = argv[++i];
 		} else if (!strcmp(opt, "--cpu")) {
-			char *end;
-			cpu = strtol(argv[++i], &end, 10);
-			if (!*argv[i] || *end || cpu < 0 || cpu > 65535) {
-				fprintf(stderr, "pmuboot-host audit: --cpu wants a CPU number, not '%s'\n", argv[i]);
+			if (!host_cpu_arg("audit", argv[++i], &cpu))
 				return 2;
-			}
 		} else if (!strcmp(opt, "--perf-caps")) {
 			char *end;
 			perf_caps_value = strtoull(argv[++i], &end, 16);

@@ -99,12 +99,8 @@ int cmd_identify(int argc, char **argv)
 		if (!strcmp(argv[i], "--cpuid-dump") && i + 1 < argc) {
 			dump = argv[++i];
 		} else if (!strcmp(argv[i], "--cpu") && i + 1 < argc) {
-			char *end;
-			cpu = strtol(argv[++i], &end, 10);
-			if (*argv[i] == '\0' || *end || cpu < 0 || cpu > 65535) {
-				fprintf(stderr, "pmuboot-host identify: --cpu wants a CPU number, not '%s'\n", argv[i]);
+			if (!host_cpu_arg("identify", argv[++i], &cpu))
 				return 2;
-			}
 		} else {
 			fprintf(stderr, "pmuboot-host identify: unexpected argument '%s'\n", argv[i]);
 			return usage(stderr);

@@ -365,12 +365,8 @@ int cmd_metrics(int argc, char **argv)
 		} else if (!strcmp(opt, "--eval")) {
 			counts = argv[++i];
 		} else if (!strcmp(opt, "--cpu")) {
-			char *end;
-			cpu = strtol(argv[++i], &end, 10);
-			if (!*argv[i] || *end || cpu < 0 || cpu > 65535) {
-				fprintf(stderr, "pmuboot-host metrics: --cpu wants a CPU number, not '%s'\n", argv[i]);
+			if (!host_cpu_arg("metrics", argv[++i], &cpu))
 				return 2;
-			}
 		} else {
 			fprintf(stderr, "pmuboot-host metrics: unexpected argument '%s'\n", opt);
 			return usage(stderr);

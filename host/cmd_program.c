@@ -116,12 +116,9 @@ int cmd_program(int argc, char **argv)
 		if (!strcmp(argv[i], "--cpuid-dump") && i + 1 < argc) {
 			dump = argv[++i];
 		} else if (!strcmp(argv[i], "--cpu") && i + 1 < argc) {
-			char *end;
-			long n = strtol(argv[++i], &end, 10);
-			if (!*argv[i] || *end || n < 0 || n > 65535) {
-				fprintf(stderr, "pmuboot-host program: --cpu wants a CPU block number, not '%s'\n", argv[i]);
+			long n;
+			if (!host_cpu_arg("program", argv[++i], &n))
 				return 2;
-			}
 			block = n;
 		} else if (!strcmp(argv[i], "--user")) {
 			priv = COUNT_PRIV_USER;

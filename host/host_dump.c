@@ -11,6 +11,7 @@
 
 #include "host/host_dump.h"
 #include "linux/hw_linux.h"
+#include "lib/decimal.h"
 
 const char *host_file_error(int err)
 {
@@ -130,5 +131,16 @@ bool host_pin_cpu(const char *cmd, long cpu)
 		fprintf(stderr, "pmuboot-host %s: cannot run on CPU %ld: %s\n", cmd, cpu, strerror(errno));
 		return false;
 	}
+	return true;
+}
+
+bool host_cpu_arg(const char *cmd, const char *arg, long *cpu)
+{
+	uint64_t n;
+	if (!dec_whole(arg, strlen(arg), HOST_CPU_ARG_MAX, &n)) {
+		fprintf(stderr, "pmuboot-host %s: --cpu wants a CPU number, not '%s'\n", cmd, arg);
+		return false;
+	}
+	*cpu = (long)n;
 	return true;
 }

@@ -37,6 +37,15 @@ struct host_dump {
  */
 bool host_dump_load(const char *cmd, const char *path, size_t cpu, struct host_dump *s);
 
+/* The largest CPU number `--cpu` takes: far past any dump's block count or any host's CPUs. */
+#define HOST_CPU_ARG_MAX 65535
+/*
+ * `--cpu N` as every subcommand reads it (a dump's block, or the CPU to run
+ * on): all digits, at most HOST_CPU_ARG_MAX.  False after printing
+ * "pmuboot-host CMD: --cpu wants a CPU number, not 'ARG'".
+ */
+bool host_cpu_arg(const char *cmd, const char *arg, long *cpu);
+
 /* Run this thread on CPU `cpu` only; false with "pmuboot-host CMD: cannot run on CPU N: why" printed. */
 bool host_pin_cpu(const char *cmd, long cpu);
 
