@@ -53,11 +53,14 @@ HOST_NASMFLAGS := $(NASMFLAGS) -DPMUBOOT_HOSTED
 # Filled in by module.mk files.
 GEN_C :=
 GEN_DEPS :=
+# Generated C for pmuboot-host and the unit tests only (instr/module.mk: the instruction catalogue, far
+# larger than the image's room).
+HOST_GEN_C :=
 -include $(sort $(wildcard */module.mk))
 
 # Rooms (docs/architecture.md).  A file named *_host.c is host-only: it is
 # built into pmuboot-host and the unit tests, never into the image.
-PORTABLE_ROOMS := platform cpu events pmu/* bench run net fwtables output
+PORTABLE_ROOMS := platform cpu events instr pmu/* bench run net fwtables output
 ALL_PORTABLE_C := $(filter-out lib/libc_min.c,$(wildcard lib/*.c)) $(foreach r,$(PORTABLE_ROOMS),$(wildcard $(r)/*.c))
 HOSTED_C := $(filter %_host.c,$(ALL_PORTABLE_C))
 PORTABLE_C := $(filter-out %_host.c,$(ALL_PORTABLE_C))
@@ -73,7 +76,7 @@ IMAGE_OBJS := $(patsubst %.c,$(B)/image/%.o,$(PORTABLE_C) $(IMAGE_ONLY_C)) \
 	$(patsubst %,$(B)/image/%.o,$(GEN_C)) \
 	$(patsubst %.asm,$(B)/image/%.o,$(PORTABLE_ASM) $(IMAGE_ONLY_ASM))
 HOST_LIB_OBJS := $(patsubst %.c,$(B)/host/%.o,$(PORTABLE_C) $(HOSTED_C)) \
-	$(patsubst %,$(B)/host/%.o,$(GEN_C)) \
+	$(patsubst %,$(B)/host/%.o,$(GEN_C) $(HOST_GEN_C)) \
 	$(patsubst %.asm,$(B)/host/%.o,$(PORTABLE_ASM))
 HOST_ONLY_OBJS := $(patsubst %.c,$(B)/host/%.o,$(HOST_ONLY_C))
 FAKE_OBJS := $(patsubst %.c,$(B)/host/%.o,$(FAKE_C))
