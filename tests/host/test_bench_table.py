@@ -427,3 +427,74 @@ def test_the_probe_runs_each_access_and_says_why_when_it_cannot(ctx):
         assert got.startswith("exited 2: chase_probe: want"), got
     assert bt.run_probe(os.path.join(ctx.root, "no-such-probe"), 0, bt.ProbeRequest("chase", "2m", MIB, 100)) \
         .startswith("did not run")
+
+
+def canned_takes(ctx, bt, d, takes):
+    """Run the whole tool over a stand-in pmuboot-host whose main run prints takes[i] on its i-th call (the last
+    one after that): each take a (zmm spread, chain_min of ref.add_chain) pair.  (returncode, stdout)."""
+    paths = []
+    for i, (zmm, chain) in enumerate(takes):
+        recs = [{"type": "cpu", "vendor_string": "GenuineIntel", "family": "0x6", "model": "0xcf",
+                 "event_set": "emeraldrapids"}, {"type": "end", "status": "ok"}] + table(bt, zmm_spread=zmm)
+        recs += [scalar("store_forward", "forward", figure(0.5)),
+                 dict(scalar("store_forward", "size_mismatch", figure(20.0)), penalty={"median": 19.5})]
+        for r in recs:
+            r.setdefault("cycles_source", "tsc_calibrated")
+            if (r.get("kernel"), r.get("variant")) == ("ref", "add_chain") and chain:
+                r["chain_min"] = chain
+        paths.append(os.path.join(d, f"take{i}.jsonl"))
+        with open(paths[-1], "w", encoding="utf-8") as f:
+            f.write("".join("@pmuboot " + json.dumps(r) + "\n" for r in recs))
+    user = os.path.join(d, "user.jsonl")
+    with open(user, "w", encoding="utf-8") as f:
+        f.write("".join("@pmuboot " + json.dumps(dict(r, cycles_source="tsc_calibrated")) + "\n"
+                        for r in user_run(**GOOD)))
+    count = os.path.join(d, "count")
+    host = os.path.join(d, "host")
+    # Only the main run (bench=all) moves to the next take; the run that reads the cache record does not.
+    write_exe(host, f"#!{sys.executable}\nimport os, sys\n"
+              "if sys.argv[1] == 'kernel':\n    open(sys.argv[-1], 'w').close()\n    sys.exit(0)\n"
+              f"if any(a.startswith('kernels=') for a in sys.argv):\n    sys.stdout.write(open({user!r}).read())\n"
+              "    sys.exit(0)\n"
+              f"paths = {paths!r}\n"
+              f"n = int(open({count!r}).read()) if os.path.exists({count!r}) else 0\n"
+              "if 'bench=all' in sys.argv:\n"
+              f"    open({count!r}, 'w').write(str(n + 1))\n"
+              "sys.stdout.write(open(paths[min(n, len(paths) - 1)]).read())\n")
+    probe = os.path.join(d, "probe")
+    write_exe(probe, f"#!{sys.executable}\nimport sys\n"
+              "m = {16384: 5.0, 524288: 17.8}.get(int(sys.argv[2]), 480.0)\n"
+              "print(150.0, m, 0.1, 100.0, 1.0)\n"
+              "print('differential 21 0', *(m * (0.85 + i * 0.015) for i in range(1, 22)))\n")
+    p = subprocess.run([sys.executable, os.path.join(ctx.root, "tools", "bench-table.py"), host, f"probe={probe}"],
+                       capture_output=True, text=True, timeout=120)
+    runs = int(open(count).read()) if os.path.exists(count) else 0
+    return p.returncode, p.stdout, runs
+
+
+def test_a_disturbed_take_is_retaken_and_a_persistent_miss_stays_a_miss(ctx):
+    """The take rule: a spread missed in one take and met in the next is met (and says which take); missed in all
+    three takes, it is a miss after exactly three; a take that meets everything ends the retakes; a figure below
+    its dependency chain in any take is a miss even when another take is clean."""
+    bt = bench_table(ctx)
+    cases = (
+        ("met at once", [(0.01, None)], 0, 1),
+        ("met on the second take", [(0.05, None), (0.01, None)], 0, 2),
+        ("missed in every take", [(0.05, None)], 2, 3),
+        ("below its chain once", [(0.05, 1.2), (0.01, None)], 2, 2),
+    )
+    for name, takes, want, runs in cases:
+        with tempfile.TemporaryDirectory() as d:
+            rc, out, n = canned_takes(ctx, bt, d, takes)
+        assert (rc, n) == (want, runs), (name, rc, n, out[-3000:])
+        targets = out[out.index("Targets"):]
+        spread_line = next(x for x in targets.splitlines() if "variants in the core" in x)
+        if name == "met on the second take":
+            assert "[met ]" in spread_line and "store_forward.zmm_upper (5.00% > 2.00%) -> take 2" in spread_line, \
+                spread_line
+        if name == "missed in every take":
+            assert "[MISS]" in spread_line and "over in every take for store_forward.zmm_upper" in spread_line
+            assert out.count("missed 1 target(s) a disturbance can miss") == 3, out
+        if name == "below its chain once":
+            line = next(x for x in targets.splitlines() if "dependency chain" in x)
+            assert "[MISS]" in line and "ref.add_chain min" in line and "(take 1)" in line, line
