@@ -147,7 +147,8 @@ def _figure(obj, what, path):
 class Form:
     """One instr record, checked."""
     __slots__ = ("cpu", "asm", "iform", "extension", "isa_set", "latency", "throughput", "uops", "ports",
-                 "why", "emulated", "line", "run", "fault", "idiom", "values", "kinds", "key", "label")
+                 "why", "emulated", "line", "run", "fault", "idiom", "values", "kinds", "key", "label", "uops_why",
+                 "ports_why")
 
     def largest_register_pair(self):
         """The latency pair marked in the table: the largest figure between two registers, or None."""
@@ -230,7 +231,7 @@ def check(rec):
     f.asm = asm
     f.kinds = operand_kinds(asm)
     f.cpu = _cpu(rec)
-    for k in ("iform", "extension", "isa_set", "why", "fault", "idiom"):
+    for k in ("iform", "extension", "isa_set", "why", "fault", "idiom", "uops_why", "ports_why"):
         setattr(f, k, _text(rec, k, k))
     f.emulated = bool(_opt(rec, "emulated", lambda v: isinstance(v, bool), "true or false", "emulated"))
     f.values = _opt(rec, "values", lambda v: isinstance(v, dict), "an object", "values")
@@ -462,10 +463,15 @@ def rows(table):
         why = [w for w in (f.why, f"idiom: {f.idiom}" if f.idiom else None,
                            "values: " + ", ".join(f"{k}={v}" for k, v in f.values.items()) if f.values else None,
                            "emulated" if f.emulated else None) if w]
+        uops, ports = f.uops_text(), f.ports_text()
+        if f.uops is None and f.uops_why:
+            uops += _note(notes, f.uops_why)
+        if f.ports is None and f.ports_why:
+            ports += _note(notes, f.ports_why)
         out.append({"form": f.label, "pairs": pairs,
                     "latency": ", ".join(f"{p['pair']} {p['figure']}{'*' if p['largest'] else ''}{p['note']}"
                                          for p in pairs) or "-",
-                    "throughput": thr, "uops": f.uops_text(), "ports": f.ports_text(), "why": "; ".join(why),
+                    "throughput": thr, "uops": uops, "ports": ports, "why": "; ".join(why),
                     "emulated": f.emulated})
     return out, notes, shaky
 
