@@ -259,3 +259,54 @@ def test_forms_on_several_processors_and_parse_type(ctx):
         assert p.returncode == 0 and [json.loads(l)["cpu"]["n"] for l in p.stdout.splitlines()] == [0, 1], p.stderr
     finally:
         os.unlink(path)
+
+
+ODD_VALUES = (None, True, 0, -1, 1.5, "", "x", [], [1], ["op1"], {}, {"a": 1}, {"cycles": "x"}, [{}], [None])
+
+
+def paths(v, prefix=()):
+    """Every path into a JSON value (keys and list indices)."""
+    yield prefix
+    if isinstance(v, dict):
+        for k, x in v.items():
+            yield from paths(x, prefix + (k,))
+    elif isinstance(v, list):
+        for i, x in enumerate(v):
+            yield from paths(x, prefix + (i,))
+
+
+def replaced(v, path, new):
+    if not path:
+        return new
+    out = dict(v) if isinstance(v, dict) else list(v)
+    out[path[0]] = replaced(v[path[0]], path[1:], new)
+    return out
+
+
+def test_any_value_anywhere_is_a_form_or_a_named_problem(ctx):
+    """Every field of a few records replaced by values of every JSON type: the reader keeps the record or names
+    what is wrong, and the table, the CSV and the comparison are made of what it kept, never an exception."""
+    from pmucap import cmd_export
+    base = [r for _, r in capture.Capture(A).pick().records if r["type"] == "instr"]
+    picked = [r for r in base if r["asm"] in ("ADD r64, m64", mk.FAULTED, "MUL r64")]
+    made = []
+    for rec in picked:
+        for path in paths(dict(rec)):
+            if path in ((), ("type",)):
+                continue
+            for v in ODD_VALUES:
+                r = capture.Record(replaced(dict(rec), path, v))
+                r.line, r.run = 9, 1
+                if isinstance(r.get("iform"), str):
+                    r["iform"] += f"#{len(made)}"   # a form of its own: each one kept goes into the table
+                made.append(r)
+
+    class FakeRun:
+        records = [(r.line, r) for r in made]
+    table = instr.read(FakeRun())
+    assert table.forms and table.problems, (len(table.forms), len(table.problems))
+    assert all(p.startswith("run 1, line 9: instr record") for p in table.problems), table.problems[:3]
+    instr.rows(table)
+    cmd_export.write(cmd_export.form_rows(table), io.StringIO())
+    instr.compare(table, instr.read(capture.Capture(A).pick()))
+    instr.compare_fleet([("a", table), ("b", table)])
