@@ -130,7 +130,8 @@ def results(run):
     tally = collections.Counter(capture.get(a, "status", capture.STR, "?") for a in audits)
     # The counts of every check record (the image's own summary counts the same) and the verdict as a
     # person reads it: a PASS says what it rests on, "nothing verified" included (verdict.shown).
-    return {"rows": rows, "notes": notes, "instr": ishown, "checks": run.tally.checks_in_words() if run.tally.checks else "none",
+    return {"rows": rows, "notes": notes, "instr": ishown,
+            "checks": run.tally.checks_in_words() if run.tally.checks else "none",
             "verdict_shown": verdict_shown(run),
             "audit": dict(tally), "audit_failed": [a for a in audits if a.get("status") == "fail"],
             "events": any(m != "cycles" for r in capture.run_records(run, "bench") for m in capture.figures(r))}
