@@ -4,10 +4,11 @@ noise (tools/pmucap/instr.py's rule), and every name from a record is escaped.  
 tests/fixtures/instr-captures (make_instr.py), uploaded to a collector of the test's own
 (tests/testlib/collector.py)."""
 import html.parser
-import importlib.util
 import json
 import os
+import runpy
 import tempfile
+import types
 import urllib.parse
 
 import testlib.collector as cl
@@ -16,14 +17,8 @@ from testlib.collector import Collector
 FIX = os.path.join(cl.ROOT, "tests", "fixtures", "instr-captures")
 
 
-def _load_make_instr():
-    spec = importlib.util.spec_from_file_location("make_instr", os.path.join(FIX, "make_instr.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-mk = _load_make_instr()
+# The fixtures' own script: what they hold (FORMS, B_CHANGES, BAD...) is read from it, not written again here.
+mk = types.SimpleNamespace(**runpy.run_path(os.path.join(FIX, "make_instr.py")))
 
 
 def fixture(name):
@@ -69,15 +64,20 @@ def page(c, path):
     return body.decode("utf-8")
 
 
+def posted_page(c, text):
+    """(the answer to uploading text, its run page's HTML); the run must be stored as PASS."""
+    status, up = c.post(text)
+    assert status == 201 and up["verdict"] == "PASS", up
+    return up, page(c, f"/runs/{up['id']}")
+
+
 def sku_path(api=False):
     return ("/api/sku" if api else "/sku") + "?cpu=" + urllib.parse.quote(mk.BRAND, safe="")
 
 
 def test_run_page_shows_the_instruction_table(ctx):
     with tempfile.TemporaryDirectory() as d, Collector(os.path.join(d, "runs.sqlite")) as c:
-        status, a = c.post(fixture("instr-a.jsonl"))
-        assert status == 201 and a["verdict"] == "PASS", a
-        html_a = page(c, f"/runs/{a['id']}")
+        _, html_a = posted_page(c, fixture("instr-a.jsonl"))
         t = Tables(html_a)
         rows = {r[0]: r for r in t.tables["instr"][1:]}
         want = [f[0] for f in mk.FORMS if f[0] != mk.ONLY_B]
@@ -90,17 +90,13 @@ def test_run_page_shows_the_instruction_table(ctx):
         bold = [r for r in html_a.split("<tr>") if r.startswith("<td class=\"nowrap\">IMUL r64, r64<")][0]
         assert "op2->op1 <strong>3.30</strong>" in bold.replace("&gt;", ">"), bold
         # A run of bench records only keeps its page as it was: no instruction table.
-        status, plain = c.post(cl.upload_text("machine-a.jsonl"))
-        assert status == 201, plain
-        t = Tables(page(c, f"/runs/{plain['id']}"))
+        t = Tables(posted_page(c, cl.upload_text("machine-a.jsonl"))[1])
         assert "instr" not in t.tables and "results" in t.tables, sorted(t.tables)
 
 
 def test_bad_records_are_named_and_the_rest_shown(ctx):
     with tempfile.TemporaryDirectory() as d, Collector(os.path.join(d, "runs.sqlite")) as c:
-        status, bad = c.post(fixture("instr-bad.jsonl"))
-        assert status == 201 and bad["verdict"] == "PASS", bad
-        text = page(c, f"/runs/{bad['id']}")
+        _, text = posted_page(c, fixture("instr-bad.jsonl"))
         t = Tables(text)
         assert len(t.tables["instr"]) - 1 == len(mk.FORMS) - 1, len(t.tables["instr"])
         assert "instr-problems" in t.ids
@@ -121,9 +117,7 @@ def test_names_from_records_are_escaped(ctx):
                      "emulated": False})
     recs.append({"type": "instr", "asm": "<svg onload=alert(1)>", "latency": "<not a list>"})
     with tempfile.TemporaryDirectory() as d, Collector(os.path.join(d, "runs.sqlite")) as c:
-        status, up = c.post(mk.frame(recs))
-        assert status == 201, up
-        text = page(c, f"/runs/{up['id']}")
+        _, text = posted_page(c, mk.frame(recs))
         for raw in ("<script>", "<img", "<i>", "<u>", "<p0>", "<svg", "<b>IFORM"):
             assert raw not in text, raw
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text and "{{ 7*7 }} r64, r64" in text

@@ -3,14 +3,16 @@
 difference), `export --instr` writes CSV that the csv module reads back, and a malformed instr record is
 named by its line while the rest of the capture is used.  The captures are tests/fixtures/instr-captures
 (make_instr.py: two invented machines; no figure there is any core's)."""
+import contextlib
 import csv
-import importlib.util
 import io
 import json
 import os
+import runpy
 import subprocess
 import sys
 import tempfile
+import types
 
 from pmucap import capture, instr  # noqa: E402
 
@@ -21,25 +23,22 @@ A, B, BAD = (os.path.join(FIX, f"instr-{n}.jsonl") for n in ("a", "b", "bad"))
 BENCH_ONLY = os.path.join(ROOT, "tests", "fixtures", "captures", "qemu-usb-results.jsonl")
 
 
-def _load_make_instr():
-    spec = importlib.util.spec_from_file_location("make_instr", os.path.join(FIX, "make_instr.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-mk = _load_make_instr()
+# The fixtures' own script: what they hold (FORMS, B_CHANGES, BAD...) is read from it, not written again here.
+mk = types.SimpleNamespace(**runpy.run_path(os.path.join(FIX, "make_instr.py")))
 
 
 def tool(*args):
     return subprocess.run([sys.executable, PMUCAP, *args], capture_output=True, text=True, timeout=60)
 
 
-def written(text):
-    fd, path = tempfile.mkstemp(prefix="pmucap-instr-", suffix=".jsonl")
-    with os.fdopen(fd, "w", encoding="latin-1", newline="") as f:
-        f.write(text)
-    return path
+@contextlib.contextmanager
+def capture_of(records):
+    """The path of a saved results file holding records (framed: count and CRC), for the with block."""
+    with tempfile.TemporaryDirectory(prefix="pmucap-instr-") as d:
+        path = os.path.join(d, "run.jsonl")
+        with open(path, "w", encoding="latin-1", newline="") as f:
+            f.write(mk.frame(records))
+        yield path
 
 
 def table_lines(stdout):
@@ -187,14 +186,11 @@ def test_export_csv_parses_back(ctx):
     assert {g["line"] for g in got if g["asm"] == "ADD r64, r64"} == {str(recs[0].line)}
     # Names that need quoting (a quote, a comma, a line break) come back as they were, on stdout too.
     odd = "ODD \"r64\", r64\nnext line"
-    path = written(mk.frame(mk.head("X") + [{"type": "instr", "asm": odd, "latency": [], "throughput": None}]))
-    try:
+    with capture_of(mk.head("X") + [{"type": "instr", "asm": odd, "latency": [], "throughput": None}]) as path:
         p = tool("export", "--instr", path)
-        assert p.returncode == 0, p.stderr
-        rows = list(csv.reader(io.StringIO(p.stdout, newline="")))
-        assert rows[1][1] == odd and len(rows) == 2, rows
-    finally:
-        os.unlink(path)
+    assert p.returncode == 0, p.stderr
+    rows = list(csv.reader(io.StringIO(p.stdout, newline="")))
+    assert rows[1][1] == odd and len(rows) == 2, rows
 
 
 def test_export_misuse_and_nothing_to_export(ctx):
@@ -249,16 +245,13 @@ def test_forms_on_several_processors_and_parse_type(ctx):
         recs.append({"type": "instr", "cpu": {"n": n}, "asm": "ADD r64, r64", "iform": "ADD_GPRv_GPRv_01",
                      "latency": [{"from": "op2", "to": "op1", "cycles": 1.0, "bound": "exact", "via": None}],
                      "throughput": None})
-    path = written(mk.frame(recs))
-    try:
-        p = tool("table", path)
-        assert p.returncode == 0, p.stderr
-        lines = table_lines(p.stdout)
-        assert [l.split("  ")[0] for l in lines] == ["0:ADD r64, r64", "1:ADD r64, r64"], lines
-        p = tool("parse", "--type", "instr", path)
-        assert p.returncode == 0 and [json.loads(l)["cpu"]["n"] for l in p.stdout.splitlines()] == [0, 1], p.stderr
-    finally:
-        os.unlink(path)
+    with capture_of(recs) as path:
+        table, parsed = tool("table", path), tool("parse", "--type", "instr", path)
+    assert table.returncode == 0, table.stderr
+    lines = table_lines(table.stdout)
+    assert [l.split("  ")[0] for l in lines] == ["0:ADD r64, r64", "1:ADD r64, r64"], lines
+    assert parsed.returncode == 0 and [json.loads(l)["cpu"]["n"] for l in parsed.stdout.splitlines()] == [0, 1], \
+        parsed.stderr
 
 
 ODD_VALUES = (None, True, 0, -1, 1.5, "", "x", [], [1], ["op1"], {}, {"a": 1}, {"cycles": "x"}, [{}], [None])

@@ -20,10 +20,10 @@ the rule symmetric (A against B lists what B against A lists).  A figure that is
 side is reported as unstable, never as a difference; two figures whose `bound` differs (exact against
 upper) are reported as such, not as a difference; a figure measured in one run only says so.
 """
-import json
 import re
 
-from .capture import type_name
+from .capture import _is_int, type_name
+from .capture import _short as short_json
 
 RECORD_TYPE = "instr"
 BOUNDS = ("exact", "upper", "lower")
@@ -47,19 +47,11 @@ class Bad(Exception):
 
 
 def _short(v, limit=24):
-    try:
-        r = json.dumps(v)
-    except (TypeError, ValueError):
-        r = repr(v)
-    return r if len(r) <= limit else r[:limit] + "..."
+    return short_json(v, limit)
 
 
 def _is_num(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
-def _is_int(v):
-    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _wrong(path, v, expected):
@@ -430,6 +422,21 @@ def _note(notes, text):
     return f"[{notes.index(text) + 1}]"
 
 
+def _marks(fig, label, notes, shaky):
+    """The notes a figure points to ([N]: its connecting instruction, the implicit operand that chains it, why
+    it has no figure); an unstable figure goes on the unstable list."""
+    marks = ""
+    if fig.via:
+        marks += _note(notes, f"through {fig.via}, its latency measured apart and subtracted")
+    if fig.chain:
+        marks += _note(notes, f"an implicit operand chains the instances: {fig.chain}")
+    if fig.cycles is None and fig.why:
+        marks += _note(notes, fig.why)
+    if fig.unstable:
+        shaky.append(f"{label} {fig.what} ({fig.unstable})")
+    return marks
+
+
 def rows(table):
     """(rows, notes, unstable) of a Table as the instruction table shows it.
 
@@ -442,24 +449,13 @@ def rows(table):
         largest = f.largest_register_pair()
         pairs = []
         for p in f.latency:
-            note = ""
-            if p.via:
-                note += _note(notes, f"through {p.via}, its latency measured apart and subtracted")
-            if p.cycles is None and p.why:
-                note += _note(notes, p.why)
-            if p.unstable:
-                shaky.append(f"{f.label} {p.what} ({p.unstable})")
-            pairs.append({"pair": f"{p.src}->{p.dst}", "figure": p.text(), "largest": p is largest, "note": note})
+            pairs.append({"pair": f"{p.src}->{p.dst}", "figure": p.text(), "largest": p is largest,
+                          "note": _marks(p, f.label, notes, shaky)})
         tp = f.throughput
         thr = "-"
         if tp is not None:
-            thr = tp.text() + (f" {tp.how}" if tp.how and tp.cycles is not None else "")
-            if tp.chain:
-                thr += _note(notes, f"an implicit operand chains the instances: {tp.chain}")
-            if tp.cycles is None and tp.why:
-                thr += _note(notes, tp.why)
-            if tp.unstable:
-                shaky.append(f"{f.label} throughput ({tp.unstable})")
+            thr = tp.text() + (f" {tp.how}" if tp.how and tp.cycles is not None else "") \
+                + _marks(tp, f.label, notes, shaky)
         why = [w for w in (f.why, f"idiom: {f.idiom}" if f.idiom else None,
                            "values: " + ", ".join(f"{k}={v}" for k, v in f.values.items()) if f.values else None,
                            "emulated" if f.emulated else None) if w]
