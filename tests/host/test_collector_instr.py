@@ -129,9 +129,11 @@ def test_names_from_records_are_escaped(ctx):
 
 def test_sku_page_lists_the_forms_that_differ_beyond_noise(ctx):
     with tempfile.TemporaryDirectory() as d, Collector(os.path.join(d, "runs.sqlite")) as c:
+        ids = []
         for name in ("instr-a.jsonl", "instr-b.jsonl"):
             status, up = c.post(fixture(name))
             assert status == 201, (name, up)
+            ids.append(up["id"])
         t = Tables(page(c, sku_path()))
         rows = t.tables["instr-fleet"]
         head, body = rows[0], rows[1:]
@@ -148,3 +150,10 @@ def test_sku_page_lists_the_forms_that_differ_beyond_noise(ctx):
         unstable = next(r for r in sku["instr"]["rows"] if r["status"] == "unstable")
         assert sorted(f["unstable"] or "" for f in unstable["machines"].values()) == ["", "spread"], unstable
         json.dumps(sku, allow_nan=False)
+        # The two runs compared (the compare page and /api/compare): the same forms, and those in one run only.
+        t = Tables(page(c, f"/compare?a={ids[0]}&b={ids[1]}"))
+        listed = {(r[0], r[1]): r[4] for r in t.tables["instr-compare"][1:]}
+        assert {k: v for k, v in listed.items() if v in ("differs", "unstable")} == want, listed
+        assert listed[(mk.ONLY_A, "(all)")] == "only in A" and listed[(mk.ONLY_B, "(all)")] == "only in B", listed
+        status, cmp_ = c.get(f"/api/compare?a={ids[0]}&b={ids[1]}")
+        assert status == 200 and cmp_["instr"]["counts"]["differs"] == len(mk.DIFFERENT), cmp_.get("instr")

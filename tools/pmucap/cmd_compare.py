@@ -151,6 +151,13 @@ def compare_instr(run_a, run_b):
     return res
 
 
+def instr_json(res):
+    """compare_instr's answer as JSON (--format json, the collector's /api/compare)."""
+    return {"counts": res["counts"], "problems": res["problems"],
+            "rows": [{"form": r["form"], "figure": r["what"], "status": r["status"],
+                      "a": instr.fig_json(r["a"]), "b": instr.fig_json(r["b"])} for r in res["rows"]]}
+
+
 def _instr_fig(f):
     if f is None:
         return "-"
@@ -245,9 +252,7 @@ def run(args):
         out = {"a": args.a, "b": args.b, "run_a": run_a.number, "run_b": run_b.number,
                "differences": notes, "rows": rows}
         if ires is not None:
-            out["instr"] = {"counts": ires["counts"], "problems": ires["problems"],
-                            "rows": [{"form": r["form"], "figure": r["what"], "status": r["status"],
-                                      "a": instr.fig_json(r["a"]), "b": instr.fig_json(r["b"])} for r in ires["rows"]]}
+            out["instr"] = instr_json(ires)
         json.dump(out, sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:

@@ -8,7 +8,8 @@
     GET  /api/runs                 runs stored, newest first: ?machine=&cpu=&since=&until=&verdict=&limit=&offset=
     GET  /api/runs/ID              one run: what is known of it, its verdict and its records
     GET  /api/runs/ID/capture      the upload as received (a capture every pmucap command reads)
-    GET  /api/compare?a=ID&b=ID    two runs side by side (pmucap compare): &min_change=PCT&floor=X
+    GET  /api/compare?a=ID&b=ID    two runs side by side (pmucap compare): &min_change=PCT&floor=X (and "instr",
+                                   the instruction forms that differ beyond noise, when the runs have instr records)
     GET  /api/sku?cpu=MODEL        every machine of one CPU model against the fleet median: &bios=&microcode=&margin=&floor=
                                    (and, when their runs have instr records, the instruction forms whose figures
                                    differ between the machines beyond their noise: "instr")
@@ -269,8 +270,12 @@ def compare_runs(st, a, b, min_change, floor, settings=None):
     ra, _ = web.load_run(rows["a"], settings)
     rb, _ = web.load_run(rows["b"], settings)
     cmp_rows, notes = cmd_compare.compare_runs(ra, rb, min_change, floor)
-    return {"a": run_summary(rows["a"]), "b": run_summary(rows["b"]), "differences": notes, "rows": cmp_rows,
-            "changed": sum(1 for r in cmp_rows if r.get("flag"))}
+    out = {"a": run_summary(rows["a"]), "b": run_summary(rows["b"]), "differences": notes, "rows": cmp_rows,
+           "changed": sum(1 for r in cmp_rows if r.get("flag"))}
+    ires = cmd_compare.compare_instr(ra, rb)
+    if ires is not None:
+        out["instr"] = cmd_compare.instr_json(ires)   # as `pmucap compare --format json` gives it
+    return out
 
 
 def sku_comparison(st, cpu, bios, microcode, margin_pct, floor, settings=None):

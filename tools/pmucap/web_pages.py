@@ -6,7 +6,7 @@
     GET /runs/ID/plot.png        its plot (pmucap plot): ?metric=cycles|events
     GET /sku?cpu=MODEL           every machine of one CPU model against the fleet median (&bios=&microcode=);
                                  with instr records, the instruction forms whose figures differ between them
-    GET /compare?a=ID&b=ID       two runs side by side
+    GET /compare?a=ID&b=ID       two runs side by side (and their instruction forms that differ, as pmucap compare)
 
 A run that is not intact (INCOMPLETE, INVALID) shows its verdict and reasons but no table and no
 plot: a figure from records that do not hold is never shown as a measurement.
