@@ -303,3 +303,17 @@ def test_any_value_anywhere_is_a_form_or_a_named_problem(ctx):
     cmd_export.write(cmd_export.form_rows(table), io.StringIO())
     instr.compare(table, instr.read(capture.Capture(A).pick()))
     instr.compare_fleet([("a", table), ("b", table)])
+
+
+def test_a_bench_figure_in_place_of_the_number_is_read(ctx):
+    rec = capture.Record({"type": "instr", "asm": "ADD r64, r64", "latency": [
+        {"from": "op2", "to": "op1", "cycles": {"median": 1.0, "q1": 0.99, "q3": 1.01, "n": 11}, "bound": "exact"}],
+        "throughput": {"cycles": {"min": 0.2}, "how": "loop"}})
+    try:
+        instr.check(rec)
+        raise AssertionError("a figure without its median was read")
+    except instr.Bad as e:
+        assert str(e) == "field throughput.cycles has no median", e
+    rec["throughput"] = None
+    f = instr.check(rec).latency[0]
+    assert (f.cycles, f.spread, f.noise) == (1.0, {"q1": 0.99, "q3": 1.01, "n": 11}, 1.01 - 0.99), (f.cycles, f.spread)

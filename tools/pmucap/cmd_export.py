@@ -3,8 +3,8 @@
 One row per form and latency pair: the form's fields repeated on each of its rows, then the pair's
 (`from`, `to`, its cycles, bound, connecting instruction and spread, and `largest_register_pair` true for
 the pair `pmucap table` marks with *).  A form without a latency pair (not measured, or only a throughput)
-has one row whose pair columns are empty.  Numbers are written as the records hold them (three decimals),
-a missing figure as an empty field, true/false as words; fields holding a comma, a quote or a line break
+has one row whose pair columns are empty.  Numbers are written as read (a record's 1.000 is 1.0), a
+missing figure as an empty field, true/false as words; fields holding a comma, a quote or a line break
 are quoted, quotes doubled, and lines end in CRLF (RFC 4180).  `uops` and `ports` are written as the table
 shows them (`retired 1`, `p0:0.5 p1:0.5`).
 

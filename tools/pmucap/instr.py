@@ -119,6 +119,13 @@ def _spread(obj, path):
 
 def _figure(obj, what, path):
     f = Figure(what)
+    cycles = obj.get("cycles")
+    if isinstance(cycles, dict):
+        # A bench figure ({median, min, q1, q3, max, n}) where the number is expected: its median, its spread.
+        med = _opt(cycles, "median", _is_num, "a number", f"{path}.cycles.median")
+        if med is None:
+            raise Bad(f"field {path}.cycles has no median")
+        obj = dict(obj, cycles=med, spread=obj.get("spread") or {k: v for k, v in cycles.items() if k != "median"})
     f.cycles = _opt(obj, "cycles", _is_num, "a number", f"{path}.cycles")
     if f.cycles is not None:
         f.cycles = float(f.cycles)
