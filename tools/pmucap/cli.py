@@ -5,6 +5,7 @@
     pmucap junit CAPTURE [-o FILE.xml] [--allow-incomplete]
     pmucap compare A B [--format text|json|csv] [--run-a N] [--run-b N]
                    [--min-change PCT] [--floor X] [--fail-on-change] [--allow-incomplete]
+    pmucap export --instr CAPTURE [-o FILE.csv] [--run N] [--allow-incomplete]
     pmucap plot CAPTURE [CAPTURE_B] -o FILE.png|.svg [--metric cycles|events|all|topdown|latency] [--allow-incomplete]
     pmucap serve [--db FILE|postgresql://...] [--listen ADDR:PORT] [--token-file FILE]
     pmucap delete-run URL ID [--token-file FILE] [--reason TEXT]
@@ -19,13 +20,14 @@ import functools
 import os
 import sys
 
-from . import capture, cmd_compare, cmd_delete, cmd_junit, cmd_parse, cmd_plot, cmd_serve, cmd_table
+from . import capture, cmd_compare, cmd_delete, cmd_export, cmd_junit, cmd_parse, cmd_plot, cmd_serve, cmd_table
 from .capture import one_line
 
 EXIT_STATUS_HELP = """exit status:
   0    done; every run read is complete and intact (or --allow-incomplete)
   1    a file that cannot be read (missing, not a regular file, too large), or
-       nothing to show (no bench records, no event counts, no matplotlib)
+       nothing to show (no bench records, no event counts, no instr records
+       to export, no matplotlib)
   2    a run is truncated or damaged, or its end record's status or errors
        contradict its records (refused unless --allow-incomplete), no run
        in the capture, a record field of the wrong type; or bad usage
@@ -45,7 +47,7 @@ def build_parser():
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=EXIT_STATUS_HELP)
     sub = ap.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
-    for mod in (cmd_parse, cmd_table, cmd_junit, cmd_compare, cmd_plot, cmd_serve, cmd_delete):
+    for mod in (cmd_parse, cmd_table, cmd_junit, cmd_compare, cmd_export, cmd_plot, cmd_serve, cmd_delete):
         mod.add_parser(sub)
     return ap
 

@@ -8,6 +8,17 @@ absolute --floor (per iteration), so noise-free figures (0 vs 0.001 events) do
 not raise alarms.  Variants measured in only one run are listed as such.
 Differences in what was run (CPU, options) are printed first: they explain
 many deltas.
+
+Runs with `instr` records (the instruction table) get a section of their own:
+the forms (matched by processor, asm and iform) whose latency (per operand
+pair) or reciprocal throughput differ beyond their noise, by instr.py's rule:
+|B - A| > max(0.15 cycle, 7%) for a latency, > max(0.05 cycle, 15%) for a
+throughput (of the smaller figure), and > the spread (q3 - q1) of each run's
+figure.  An unstable figure is listed as unstable, never as a difference; a
+figure whose bound differs (exact against upper), one measured in one run
+only, and forms in one run only are listed as such, with counts.  The
+thresholds above are the tool's (--min-change and --floor are the bench
+table's); --fail-on-change counts the instruction forms' differences too.
 """
 import argparse
 import csv
@@ -15,7 +26,7 @@ import json
 import math
 import sys
 
-from . import capture, topdown
+from . import capture, instr, topdown
 from .capture import DICT, get
 
 DEFAULT_MIN_CHANGE_PCT = 1.0
@@ -25,7 +36,7 @@ OPTIONS_COMPARED = ("iterations", "reps", "warmup", "events", "arena_page", "ben
 CPU_COMPARED = ("vendor_string", "signature", "brand", "hypervisor_vendor")
 PLATFORM_COMPARED = ("system_product", "bios_version")
 # The records compare reads (the end record is always kept), and of the bench records the fields.
-COMPARE_TYPES = ("begin", "cpu", "platform", "bench", topdown.RECORD_TYPE)
+COMPARE_TYPES = ("begin", "cpu", "platform", "bench", topdown.RECORD_TYPE, instr.RECORD_TYPE)
 COMPARE_FIELDS = {"bench": capture.KEY_FIELDS + ("cycles", "events"), topdown.RECORD_TYPE: topdown.FIELDS}
 
 
@@ -129,12 +140,78 @@ def _fig(f):
     return f"{f['median']:.3f} [{f['min']:.3f}..{f['max']:.3f}]"
 
 
-def print_text(rows, notes, name_a, name_b, out):
+def compare_instr(run_a, run_b):
+    """instr.compare of the two runs' instruction tables (and their unused records' problems), or None when
+    neither run has instr records."""
+    ta, tb = instr.read(run_a), instr.read(run_b)
+    if not (ta.any or tb.any):
+        return None
+    res = instr.compare(ta, tb)
+    res["problems"] = [f"A: {p}" for p in ta.problems] + [f"B: {p}" for p in tb.problems]
+    return res
+
+
+def instr_json(res):
+    """compare_instr's answer as JSON (--format json, the collector's /api/compare)."""
+    return {"counts": res["counts"], "problems": res["problems"],
+            "rows": [{"form": r["form"], "figure": r["what"], "status": r["status"],
+                      "a": instr.fig_json(r["a"]), "b": instr.fig_json(r["b"])} for r in res["rows"]]}
+
+
+def _instr_fig(f):
+    if f is None:
+        return "-"
+    if f.cycles is None:
+        return "-" + (f" ({f.why})" if f.why else "")
+    s = f.spread
+    iqr = f" [{s['q1']:.2f}..{s['q3']:.2f}]" if "q1" in s and "q3" in s else ""
+    return f.text() + iqr + (f" ({f.unstable})" if f.unstable else "") + (f" {f.how}" if f.how else "")
+
+
+INSTR_STATUS_WORDS = {instr.DIFFERS: "DIFFERS beyond noise", instr.UNSTABLE: "unstable: not judged",
+                      instr.ONE_RUN: "measured in one run only", instr.BOUND: "bounds differ: not judged"}
+
+
+def print_instr(res, out):
+    c = res["counts"]
+    out.write(f"\ninstruction forms: {c['both']} in both ({c['compared']} figures compared), {c['only in A']} only "
+              f"in A, {c['only in B']} only in B; {c[instr.DIFFERS]} figure(s) differ beyond noise, "
+              f"{c[instr.UNSTABLE]} unstable, {c[instr.BOUND]} with bounds that differ, {c[instr.ONE_RUN]} "
+              "measured in one run only\n")
+    out.write(f"(beyond noise: |B - A| over max({instr.LATENCY_ABS} cycle, {instr.LATENCY_REL:.0%}) for a latency, "
+              f"max({instr.THROUGHPUT_ABS} cycle, {instr.THROUGHPUT_REL:.0%}) for a throughput, of the smaller, "
+              "and over both figures' spreads, q3 - q1)\n")
+    rows = res["rows"]
+    if rows:
+        table = [("form", "figure", "A", "B", "delta", "")]
+        for r in rows:
+            a, b = r["a"], r["b"]
+            if r["what"] is None:
+                table.append((r["form"], "(all)", r["status"], "", "", ""))
+                continue
+            delta = f"{b.cycles - a.cycles:+.2f}" if a and b and a.cycles is not None and b.cycles is not None else ""
+            words = INSTR_STATUS_WORDS[r["status"]]
+            if r["status"] == instr.BOUND:
+                words += f" (A {a.bound}, B {b.bound})"
+            table.append((r["form"], r["what"], _instr_fig(a), _instr_fig(b), delta, words))
+        widths = [max(len(t[i]) for t in table) for i in range(6)]
+        for t in table:
+            out.write("  ".join(f"{v:<{w}}" if i != 4 else f"{v:>{w}}" for i, (v, w) in enumerate(zip(t, widths)))
+                      .rstrip() + "\n")
+    for p in res["problems"]:
+        out.write(f"not used: {p}\n")
+    out.write(f"{c[instr.DIFFERS]} instruction figure(s) differ beyond noise\n")
+
+
+def print_text(rows, notes, name_a, name_b, out, instr_res=None):
     out.write(f"A: {name_a}\nB: {name_b}\n")
     for n in notes:
         out.write(f"note: the runs differ: {n}\n")
     if not rows:
-        out.write("no bench records in either run: nothing to compare\n")
+        if instr_res is None:
+            out.write("no bench records in either run: nothing to compare\n")
+        else:
+            print_instr(instr_res, out)
         return
     w = max(len(r["variant"]) for r in rows)
     m = max([len(r["metric"] or "") for r in rows] + [6])
@@ -152,6 +229,8 @@ def print_text(rows, notes, name_a, name_b, out):
                   f"  {delta:>9}  {ratio:>6}  {flag}\n")
     flagged = sum(1 for r in rows if r.get("flag"))
     out.write(f"{flagged} figure(s) changed beyond the spread\n")
+    if instr_res is not None:
+        print_instr(instr_res, out)
 
 
 def run(args):
@@ -162,12 +241,19 @@ def run(args):
     for w in warn_a + warn_b:
         capture.warn(w)
     rows, notes = compare_runs(run_a, run_b, args.min_change, args.floor)
+    ires = compare_instr(run_a, run_b)
+    if ires is not None and args.format != "text":
+        for p in ires["problems"]:
+            capture.warn(f"{p}: the record is not used")
     if args.format == "text":
         print_text(rows, notes, f"{args.a} run {run_a.number}: {capture.describe_run(run_a)}",
-                   f"{args.b} run {run_b.number}: {capture.describe_run(run_b)}", sys.stdout)
+                   f"{args.b} run {run_b.number}: {capture.describe_run(run_b)}", sys.stdout, ires)
     elif args.format == "json":
-        json.dump({"a": args.a, "b": args.b, "run_a": run_a.number, "run_b": run_b.number,
-                   "differences": notes, "rows": rows}, sys.stdout, indent=1)
+        out = {"a": args.a, "b": args.b, "run_a": run_a.number, "run_b": run_b.number,
+               "differences": notes, "rows": rows}
+        if ires is not None:
+            out["instr"] = instr_json(ires)
+        json.dump(out, sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
         w = csv.writer(sys.stdout, lineterminator="\n")
@@ -178,6 +264,18 @@ def run(args):
             w.writerow([r["variant"], r["metric"], r["only_in"] or "", a.get("median"), a.get("min"), a.get("max"),
                         b.get("median"), b.get("min"), b.get("max"), r.get("delta"), r.get("ratio"),
                         r.get("flag", "")])
-    if args.fail_on_change and any(r.get("flag") for r in rows):
+        # The instruction forms' figures in the same columns: variant the form, metric the figure, change the
+        # status (differs, unstable, bound, one run); only_in for a form in one run only.
+        for r in (ires or {}).get("rows", []):
+            a, b = r["a"], r["b"]
+            only = r["status"][-1] if r["what"] is None else ""
+            w.writerow([r["form"], r["what"] or "", only, a and a.cycles, a and a.spread.get("min"),
+                        a and a.spread.get("max"), b and b.cycles, b and b.spread.get("min"), b and b.spread.get("max"),
+                        round(b.cycles - a.cycles, 3) if a and b and a.cycles is not None and b.cycles is not None
+                        else None,
+                        round(b.cycles / a.cycles, 4) if a and b and a.cycles and b.cycles is not None else None,
+                        "" if only else r["status"]])
+    differs = ires is not None and ires["counts"][instr.DIFFERS] > 0
+    if args.fail_on_change and (differs or any(r.get("flag") for r in rows)):
         return 3
     return 0

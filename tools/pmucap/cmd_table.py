@@ -25,7 +25,7 @@ import argparse
 import sys
 import textwrap
 
-from . import capture, ladder, topdown
+from . import capture, instr, ladder, topdown
 from . import verdict as _verdict
 from .capture import BOOL, DICT, INT, NUM, STR, get
 
@@ -68,6 +68,8 @@ LEGEND = (
     ("drop=", "image line: samples thrown away because the ledger saw a disturbance (SMI, NMI, a frequency or "
               "thermal event; on a host a context switch or interrupt) and taken again"),
     ("it=", "image line: iterations per run used for this variant (adaptive: at least bench_setup's)"),
+    ("* (instr)", "instruction table: after a latency, the largest of the form's register-to-register pairs"),
+    ("<=, >= (instr)", "instruction table: before a figure, an upper or a lower bound, not an exact figure"),
     ("disturbed: ...", "image line under a result: N samples thrown away (by source: smi_count, smi_event, nmi, "
                        "frequency, thermal; on a host context switches and interrupts) and M taken again in their "
                        "place; the first disturbance, as the ledger saw it"),
@@ -235,8 +237,11 @@ def render(run, path, total_runs, out, legend=False, whole_ladder=False, iterati
         for r in rows:
             r["topdown"] = topdown.cell(td, r["variant"], benches.get(r["variant"]), notes)
         topdown.add_notes(td, notes)
+    itable = instr.read(run)
     if not rows:
-        out.write("no bench records in this run\n")
+        # A run of instr records alone has its table below, and no bench table to miss.
+        if not itable.any:
+            out.write("no bench records in this run\n")
     else:
         widths = {k: max(len(title), *(len(r[k]) for r in rows)) for k, title, _ in columns}
         out.write("  ".join(f"{title:{al}{widths[k]}}" for k, title, al in columns).rstrip() + "\n")
@@ -249,6 +254,8 @@ def render(run, path, total_runs, out, legend=False, whole_ladder=False, iterati
         out.write(f"[{i}] {n}\n")
     write_disturbances(rows, out)
     write_ladder(run, out, whole_ladder)
+    if itable.any:
+        instr.write_table(itable, out)
     if legend:
         out.write("\n")
         write_legend(out)
@@ -362,7 +369,8 @@ def write_disturbances(rows, out):
 
 # The records the table reads (the end record is always kept); only the run shown keeps them, and
 # of its bench and check records (there may be thousands) only the fields read here.
-TABLE_TYPES = ("begin", "cpu", "platform", "bench_setup", "bench", "check", "audit", "cache", topdown.RECORD_TYPE)
+TABLE_TYPES = ("begin", "cpu", "platform", "bench_setup", "bench", "check", "audit", "cache", topdown.RECORD_TYPE,
+               instr.RECORD_TYPE)
 TABLE_FIELDS = {
     "bench": capture.KEY_FIELDS + ("cycles", "events", "penalty", "penalty_why", "control", "dropped", "retaken",
                                    "disturbed", "unstable", "cycles_invalid", "cycles_source", "memory", "arena",

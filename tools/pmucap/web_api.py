@@ -8,8 +8,11 @@
     GET  /api/runs                 runs stored, newest first: ?machine=&cpu=&since=&until=&verdict=&limit=&offset=
     GET  /api/runs/ID              one run: what is known of it, its verdict and its records
     GET  /api/runs/ID/capture      the upload as received (a capture every pmucap command reads)
-    GET  /api/compare?a=ID&b=ID    two runs side by side (pmucap compare): &min_change=PCT&floor=X
+    GET  /api/compare?a=ID&b=ID    two runs side by side (pmucap compare): &min_change=PCT&floor=X (and "instr",
+                                   the instruction forms that differ beyond noise, when the runs have instr records)
     GET  /api/sku?cpu=MODEL        every machine of one CPU model against the fleet median: &bios=&microcode=&margin=&floor=
+                                   (and, when their runs have instr records, the instruction forms whose figures
+                                   differ between the machines beyond their noise: "instr")
 
 Answers are JSON; an error is {"error": "why"}.  Status codes: 201 a run stored (or its stored
 partial state completed), 200 the same run was already stored (an upload is idempotent), 202 a live
@@ -27,7 +30,7 @@ import math
 
 from flask import Response, jsonify, request
 
-from . import cmd_compare, fleet, upload, web
+from . import cmd_compare, fleet, instr, upload, web
 from .store import DATE_RE, Conflict
 from .verdict import INTACT, VERDICTS
 
@@ -241,7 +244,8 @@ def register(app, settings):
         if not cpu:
             raise BadQuery("the SKU comparison needs a CPU model: ?cpu=MODEL (GET /api/runs shows each run's)")
         res = sku_comparison(st, cpu, request.args.get("bios"), request.args.get("microcode"),
-                             _arg_float("margin", settings.margin_pct), _arg_float("floor", settings.floor))
+                             _arg_float("margin", settings.margin_pct), _arg_float("floor", settings.floor),
+                             settings)
         return jsonify(cpu=cpu, margin_pct=res["margin_pct"], floor=res["floor"],
                        min_machines=fleet.MIN_MACHINES,
                        machines=[{"machine": r["machine"], "run": r["id"], "verdict": r["verdict"],
@@ -249,7 +253,8 @@ def register(app, settings):
                        rows=res["rows"],
                        flagged=[{"machine": m, "variant": row["variant"], "metric": row["metric"],
                                  "value": c["value"], "median": row["median"], "delta": c["delta"], "pct": c["pct"]}
-                                for m, row, c in res["flagged"]])
+                                for m, row, c in res["flagged"]],
+                       **({"instr": instr_json(res["instr"])} if res.get("instr") else {}))
 
 
 def compare_runs(st, a, b, min_change, floor, settings=None):
@@ -265,12 +270,51 @@ def compare_runs(st, a, b, min_change, floor, settings=None):
     ra, _ = web.load_run(rows["a"], settings)
     rb, _ = web.load_run(rows["b"], settings)
     cmp_rows, notes = cmd_compare.compare_runs(ra, rb, min_change, floor)
-    return {"a": run_summary(rows["a"]), "b": run_summary(rows["b"]), "differences": notes, "rows": cmp_rows,
-            "changed": sum(1 for r in cmp_rows if r.get("flag"))}
+    out = {"a": run_summary(rows["a"]), "b": run_summary(rows["b"]), "differences": notes, "rows": cmp_rows,
+           "changed": sum(1 for r in cmp_rows if r.get("flag"))}
+    ires = cmd_compare.compare_instr(ra, rb)
+    if ires is not None:
+        out["instr"] = cmd_compare.instr_json(ires)   # as `pmucap compare --format json` gives it
+    return out
 
 
-def sku_comparison(st, cpu, bios, microcode, margin_pct, floor):
+def sku_comparison(st, cpu, bios, microcode, margin_pct, floor, settings=None):
     runs = fleet.latest_per_machine(st.intact_runs_of(cpu, bios or None, microcode or None))
     res = fleet.compare(runs, st.figures([r["id"] for r in runs]), margin_pct, floor)
-    res.update(margin_pct=margin_pct, floor=floor)
+    res.update(margin_pct=margin_pct, floor=floor, instr=sku_instr(st, runs, settings))
     return res
+
+
+# The machines whose instruction tables the SKU page and API compare, at most (the newest first): each one's
+# run is read again (web.load_run), as many as the collector keeps read.
+SKU_INSTR_MACHINES = web.CACHED_RUNS
+
+
+def sku_instr(st, runs, settings=None):
+    """The instruction tables of the machines' runs compared (instr.compare_fleet), or None when none has
+    instr records: {"rows", "counts", "machines": [machine], "problems": [text], "left_out": N}."""
+    tables = []
+    for r in runs[:SKU_INSTR_MACHINES]:
+        row = st.run(r["id"])
+        # Only a body that names the record type can hold one: the others are not read again.
+        if row is None or f'"{instr.RECORD_TYPE}"' not in row["body"]:
+            continue
+        run, _ = web.load_run(row, settings)
+        t = instr.read(run)
+        if t.any:
+            tables.append((r["machine"], t, r["id"]))
+    if not tables:
+        return None
+    res = instr.compare_fleet([(m, t) for m, t, _ in tables])
+    res.update(machines=[m for m, _, _ in tables], runs={m: i for m, _, i in tables},
+               problems=[f"{m} (run {i}): {p}" for m, t, i in tables for p in t.problems],
+               left_out=max(0, len(runs) - SKU_INSTR_MACHINES), limit=SKU_INSTR_MACHINES)
+    return res
+
+
+def instr_json(res):
+    """The SKU's instruction comparison as the API answers it."""
+    return {"machines": res["machines"], "counts": res["counts"], "problems": res["problems"],
+            "left_out": res["left_out"],
+            "rows": [{"form": r["form"], "figure": r["what"], "status": r["status"],
+                      "machines": {m: instr.fig_json(f) for m, f in r["cells"].items()}} for r in res["rows"]]}

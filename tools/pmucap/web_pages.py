@@ -1,10 +1,12 @@
 """The collector's dashboard: server-rendered pages (Jinja2 templates in templates/, no script).
 
     GET /                        runs by machine, newest first, with their verdicts; the CPU models
-    GET /runs/ID                 one run: its facts, verdict, results table and plots
+    GET /runs/ID                 one run: its facts, verdict, results table and plots, and its instruction
+                                 table when it has instr records
     GET /runs/ID/plot.png        its plot (pmucap plot): ?metric=cycles|events
-    GET /sku?cpu=MODEL           every machine of one CPU model against the fleet median (&bios=&microcode=)
-    GET /compare?a=ID&b=ID       two runs side by side
+    GET /sku?cpu=MODEL           every machine of one CPU model against the fleet median (&bios=&microcode=);
+                                 with instr records, the instruction forms whose figures differ between them
+    GET /compare?a=ID&b=ID       two runs side by side (and their instruction forms that differ, as pmucap compare)
 
 A run that is not intact (INCOMPLETE, INVALID) shows its verdict and reasons but no table and no
 plot: a figure from records that do not hold is never shown as a measurement.
@@ -17,7 +19,7 @@ import threading
 
 from flask import Response, abort, render_template, request
 
-from . import capture, cmd_plot, cmd_table, fleet, ladder, plot_common, web, web_api
+from . import capture, cmd_plot, cmd_table, fleet, instr, ladder, plot_common, web, web_api
 from .verdict import INTACT, shown as _shown
 
 
@@ -118,11 +120,18 @@ def results(run):
         rows, notes, tallies = cmd_table.build_rows(run)
     except capture.FieldError as e:
         return {"error": str(e)}
+    itable = instr.read(run)
+    ishown = None
+    if itable.any:
+        irows, inotes, ishaky = instr.rows(itable)
+        ishown = {"rows": irows, "notes": inotes, "unstable": ishaky, "problems": itable.problems,
+                  "emulated": bool(itable.forms) and all(f.emulated for f in itable.forms)}
     audits = capture.run_records(run, "audit")
     tally = collections.Counter(capture.get(a, "status", capture.STR, "?") for a in audits)
     # The counts of every check record (the image's own summary counts the same) and the verdict as a
     # person reads it: a PASS says what it rests on, "nothing verified" included (verdict.shown).
-    return {"rows": rows, "notes": notes, "checks": run.tally.checks_in_words() if run.tally.checks else "none",
+    return {"rows": rows, "notes": notes, "instr": ishown,
+            "checks": run.tally.checks_in_words() if run.tally.checks else "none",
             "verdict_shown": verdict_shown(run),
             "audit": dict(tally), "audit_failed": [a for a in audits if a.get("status") == "fail"],
             "events": any(m != "cycles" for r in capture.run_records(run, "bench") for m in capture.figures(r))}
@@ -185,7 +194,7 @@ def register(app, settings):
         if not cpu:
             abort(404)
         bios, microcode = request.args.get("bios") or None, request.args.get("microcode") or None
-        res = web_api.sku_comparison(st, cpu, bios, microcode, settings.margin_pct, settings.floor)
+        res = web_api.sku_comparison(st, cpu, bios, microcode, settings.margin_pct, settings.floor, settings)
         return render_template("sku.html", cpu=cpu, bios=bios, microcode=microcode, res=res,
                                min_machines=web_api.fleet.MIN_MACHINES)
 
