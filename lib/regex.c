@@ -72,7 +72,7 @@ static bool new_class(struct rx_parser *p, size_t at, uint8_t **set, uint8_t *id
 static bool parse_class(struct rx_parser *p, uint16_t *out)
 {
 	size_t open = p->pos - 1;
-	uint8_t *set, idx;
+	uint8_t *set = NULL, idx = 0;
 	bool negate = false, first = true;
 
 	if (!new_class(p, open, &set, &idx))
@@ -169,7 +169,7 @@ static bool parse_atom(struct rx_parser *p, uint16_t *out)
 			return fail(p, at, "'\\' at the end of the pattern");
 		p->pos++;
 		if (e == 'd' || e == 'w' || e == 's') {
-			uint8_t *set, idx;
+			uint8_t *set = NULL, idx = 0;
 			if (!new_class(p, at, &set, &idx))
 				return false;
 			memset(set, 0, 32);
