@@ -345,6 +345,8 @@ def resolve(nt, tables, ctx, depth=0):
 GPR_KIND = {8: "r8", 16: "r16", 32: "r32", 64: "r64"}
 CLASS_KIND = {"mmx": "mm", "xmm": "xmm", "ymm": "ymm", "zmm": "zmm", "mask": "k", "x87": "st",
               "sr": "seg"}
+# How asm names spell a register class without a kind of its own (xed-regs.txt's classes).
+OTHER_SPELL = {"treg": "tmm", "bound": "bnd", "cr": "cr", "dr": "dr"}
 VL_BITS = {"VL128": 128, "VL256": 256, "VL512": 512}
 
 
@@ -513,7 +515,7 @@ def op_spell(op):
     if op.kind == "rel":
         return f"rel{op.bits}"
     if op.kind == "other":
-        return op.reg or "other"
+        return op.reg or OTHER_SPELL.get(op.written, "other")
     return op.kind
 
 
