@@ -67,7 +67,12 @@ void instr_cpu_init(struct instr_cpu *c, instr_cpuid_fn cpuid, void *ctx, bool x
 		if (c->max_basic >= CPUID_LEAF_XSAVE)
 			ask(c, CPUID_LEAF_XSAVE, 0, &xs);
 		c->osxsave = l1.ecx & CPUID1_ECX_XSAVE;
-		c->xcr0 = c->osxsave ? image_xcr0(((uint64_t)xs.edx << 32) | xs.eax, l1.ecx, l7.ebx) : XCR0_X87 | XCR0_SSE;
+		uint64_t supported = ((uint64_t)xs.edx << 32) | xs.eax;
+		/* A dump without leaf 0DH (XCR0 bit 0 is always supported where the leaf is answered):
+		 * the components its features need. */
+		if (!(supported & XCR0_X87))
+			supported = XCR0_X87 | XCR0_SSE | XCR0_AVX | XCR0_AVX512;
+		c->xcr0 = c->osxsave ? image_xcr0(supported, l1.ecx, l7.ebx) : XCR0_X87 | XCR0_SSE;
 		c->xcr0_source = "XCR0 as the image would set it on that CPU";
 	}
 }
