@@ -597,12 +597,15 @@ def opcode_tag(pat):
 # ----------------------------------------------------------------------------------------------
 # The exclusion rule (docs/instr.md "What is excluded").
 
-CONTROL_CATEGORIES = {"COND_BR", "UNCOND_BR", "CALL", "RET", "INTERRUPT", "SYSCALL", "SYSRET"}
+CONTROL_CATEGORIES = {"COND_BR": "conditional branch", "UNCOND_BR": "jump", "CALL": "call", "RET": "return",
+                      "INTERRUPT": "interrupt", "SYSCALL": "system call", "SYSRET": "system return"}
 IO_CATEGORIES = {"IO", "IOSTRINGOP"}
 # By iclass: what each does that a measuring loop cannot survive or undo.
 EXCLUDED_ICLASS = {
     "CPUID": "serialising: CPUID (and a VM exit under a hypervisor)",
     "SERIALIZE": "serialising: SERIALIZE",
+    "GETSEC": "serialising: GETSEC (SMX) enters or leaves the measured launch environment",
+    "UDB": "raises #UD by definition",
     "UD0": "raises #UD by definition", "UD1": "raises #UD by definition", "UD2": "raises #UD by definition",
     "LEAVE": "stack pointer: LEAVE loads RSP from RBP",
     "POPF": "interrupt flag: POPF loads RFLAGS.IF", "POPFD": "interrupt flag: POPF loads RFLAGS.IF",
@@ -642,14 +645,15 @@ def exclusion(blk, ops, flags_w_all):
     if blk.get("CPL", "3").strip() == "0":
         return "privileged: CPL 0"
     if cat in CONTROL_CATEGORIES or any(o.kind == "rel" for o in ops) or ic in ("XBEGIN",):
-        return "control transfer: " + cat.lower().replace("_", " ")
+        return "control transfer: " + CONTROL_CATEGORIES.get(cat, "branch")
     if cat in IO_CATEGORIES:
         return "I/O: port access"
     if ic in EXCLUDED_ICLASS:
         return EXCLUDED_ICLASS[ic]
     if ext.startswith("AMX") or any(o.written == "treg" for o in ops):
         return EXCLUDED_EXTENSION["AMX_TILE"]
-    if ext in EXCLUDED_EXTENSION:
+    # XGETBV (extension XSAVE) only reads XCR0: the rule is for the saves and restores.
+    if ext in EXCLUDED_EXTENSION and not (ext.startswith("XSAVE") and not ic.startswith(("XSAVE", "XRSTOR"))):
         return EXCLUDED_EXTENSION[ext]
     if "if" in flags_w_all:
         return "interrupt flag: writes RFLAGS.IF"
