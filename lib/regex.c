@@ -270,14 +270,6 @@ static bool gen(struct rx_parser *p, uint16_t n)
 			return false;
 		re->insn[jmp].x = re->n;
 		return true;
-	case N_STAR:
-		if (!emit(p, RX_SPLIT, 0, 0, 0, &split))
-			return false;
-		re->insn[split].x = re->n;
-		if (!gen(p, nd->a) || !emit(p, RX_JMP, 0, split, 0, NULL))
-			return false;
-		re->insn[split].y = re->n;
-		return true;
 	case N_PLUS: {
 		uint16_t start = re->n;
 		if (!gen(p, nd->a) || !emit(p, RX_SPLIT, 0, start, 0, &split))
@@ -285,11 +277,13 @@ static bool gen(struct rx_parser *p, uint16_t n)
 		re->insn[split].y = re->n;
 		return true;
 	}
+	case N_STAR:
 	case N_QUEST:
+		/* x* loops back to its split; x? falls through past x. */
 		if (!emit(p, RX_SPLIT, 0, 0, 0, &split))
 			return false;
 		re->insn[split].x = re->n;
-		if (!gen(p, nd->a))
+		if (!gen(p, nd->a) || (nd->type == N_STAR && !emit(p, RX_JMP, 0, split, 0, NULL)))
 			return false;
 		re->insn[split].y = re->n;
 		return true;

@@ -123,16 +123,22 @@ def isa_files(datafiles):
 # ----------------------------------------------------------------------------------------------
 # Registers, register nonterminals, widths, CPUID bits.
 
+def data_lines(paths):
+    """(path, line number, text without its comment) of every line of the files, in order."""
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                yield path, n, strip_comment(line).strip()
+
+
 def read_registers(paths):
     """xed-regs.txt and the extension folders' regs files: NAME CLASS WIDTH ..."""
     regs = {}
-    for path in paths:
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                t = strip_comment(line).split()
-                if len(t) >= 3 and t[0] not in ("INVALID", "ERROR"):
-                    width = t[2].split("/")[-1]
-                    regs[t[0]] = (t[1], int(width) if width.isdigit() else 0)
+    for _, _, line in data_lines(paths):
+        t = line.split()
+        if len(t) >= 3 and t[0] not in ("INVALID", "ERROR"):
+            width = t[2].split("/")[-1]
+            regs[t[0]] = (t[1], int(width) if width.isdigit() else 0)
     return regs
 
 
@@ -168,59 +174,52 @@ def read_reg_tables(paths):
 def read_widths(paths):
     """Width code -> bytes for EOSZ 16/32/64 (or bits when written NNNbits)."""
     widths = {}
-    for path in paths:
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                t = strip_comment(line).split()
-                if len(t) < 3:
-                    continue
-                vals = []
-                for v in t[2:5]:
-                    if v.endswith("bits") and v[:-4].isdigit():
-                        vals.append(int(v[:-4]))
-                    elif v.isdigit():
-                        vals.append(int(v) * 8)
-                    else:
-                        break
-                if vals:
-                    widths[t[0]] = vals if len(vals) == 3 else [vals[0]] * 3
+    for _, _, line in data_lines(paths):
+        t = line.split()
+        if len(t) < 3:
+            continue
+        vals = []
+        for v in t[2:5]:
+            if v.endswith("bits") and v[:-4].isdigit():
+                vals.append(int(v[:-4]))
+            elif v.isdigit():
+                vals.append(int(v) * 8)
+            else:
+                break
+        if vals:
+            widths[t[0]] = vals if len(vals) == 3 else [vals[0]] * 3
     return widths
 
 
 def read_cpuid(paths):
     """ISA set -> ["leaf.subleaf.reg.bit", ...] (hex leaf, as the files write it).
 
-    A set may be given several times, as alternatives (`XED_ISA_SET_X, AVX10 : ...`): the first
-    given is kept, and instr/catalogue.h's model (every bit set) cannot say "or".  A field value
+    A set may be given several times, as alternatives (`XED_ISA_SET_X, AVX10 : ...`): its plain
+    definition is kept, else the first alternative, for instr/catalogue.h's model (every bit set)
+    cannot say "or".  A field value
     (`avx10_ver1.24.0.ebx[0:7]=1`, the AVX10 version) is not a bit either: it is left out, and the
     set's other bits (AVX10 enabled) stand for it (docs/instr.md "The catalogue")."""
     sets, plain = {}, {}
-    for path in paths:
-        with open(path, encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
-                line = strip_comment(line).strip()
-                if not line.startswith("XED_ISA_SET_"):
-                    continue
-                name, _, rest = line.partition(":")
-                alias = "," in name
-                name = name.split(",")[0].strip()[len("XED_ISA_SET_"):].upper()
-                bits = []
-                for tok in rest.split():
-                    if tok == "n/a":
-                        continue
-                    m = re.fullmatch(r"\w+\.([0-9a-fA-F]+)\.([0-9a-fA-F]+)\.(eax|ebx|ecx|edx)(?:\.(\d+)|\[(\d+)\])", tok)
-                    if m:
-                        bits.append(f"{m.group(1)}.{m.group(2)}.{m.group(3)}.{m.group(4) or m.group(5)}")
-                    elif re.fullmatch(r"\w+\.[0-9a-fA-F]+\.[0-9a-fA-F]+\.e[a-d]x\[\d+:\d+\][=<>]+\d+", tok):
-                        continue
-                    else:
-                        raise DataError(f"{path}:{n}: cannot read CPUID bit '{tok}'")
-                # A plain definition wins over an alternative (AVX512F_512 is AVX512F's bit first).
-                if not alias:
-                    if name not in plain:
-                        plain[name] = bits
-                else:
-                    sets.setdefault(name, bits)
+    for path, n, line in data_lines(paths):
+        if not line.startswith("XED_ISA_SET_"):
+            continue
+        name, _, rest = line.partition(":")
+        alias = "," in name
+        name = name.split(",")[0].strip()[len("XED_ISA_SET_"):].upper()
+        bits = []
+        for tok in rest.split():
+            if tok == "n/a":
+                continue
+            m = re.fullmatch(r"\w+\.([0-9a-fA-F]+)\.([0-9a-fA-F]+)\.(eax|ebx|ecx|edx)(?:\.(\d+)|\[(\d+)\])", tok)
+            if m:
+                bits.append(f"{m.group(1)}.{m.group(2)}.{m.group(3)}.{m.group(4) or m.group(5)}")
+            elif not re.fullmatch(r"\w+\.[0-9a-fA-F]+\.[0-9a-fA-F]+\.e[a-d]x\[\d+:\d+\][=<>]+\d+", tok):
+                raise DataError(f"{path}:{n}: cannot read CPUID bit '{tok}'")
+        # A plain definition wins over an alternative (AVX512F_512 is AVX-512F's bit, not AVX10's).
+        if not alias:
+            plain.setdefault(name, bits)
+        else:
+            sets.setdefault(name, bits)
     sets.update(plain)
     for k, v in EXTRA_CPUID.items():
         if not sets.get(k):
