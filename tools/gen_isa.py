@@ -109,9 +109,9 @@ def isa_files(datafiles):
                   if os.path.dirname(p) != datafiles)
     for cfg in cfgs:
         folder = os.path.relpath(os.path.dirname(cfg), datafiles).split(os.sep)[0]
-        if folder in SKIPPED_FOLDERS:
-            continue
-        entries.extend(read_cfg(cfg))
+        # A skipped folder's instructions are left out; its register tables stay (ACE's AMX forms
+        # use APX's TMM_R3()).
+        entries.extend(e for e in read_cfg(cfg) if folder not in SKIPPED_FOLDERS or e[0] != "dec-instructions")
     seen, out = set(), []
     for key, path in entries:
         if (key, path) not in seen and os.path.exists(path):
@@ -152,7 +152,7 @@ def read_reg_tables(paths):
         cur = None
         with open(path, encoding="utf-8") as f:
             for line in f:
-                m = NT_HEAD.match(line)
+                m = NT_HEAD.match(strip_comment(line))
                 if m:
                     cur = tables.setdefault(m.group(1), [])
                     continue
@@ -275,21 +275,17 @@ def allowed_eosz(pat):
     vex = bool(toks & {"VV1", "EVV", "XOPV"})
     s = {2, 3} if vex else {1, 2, 3}
     if vex:
-        if "W1" in toks or "REXW=1" in toks:
-            s = {3}
-        elif "W0" in toks or "REXW=0" in toks:
-            s = {2}
-        else:
-            s = {2}
+        # VEX/EVEX/XOP: W (written W1, REXW=1 or rexw_prefix) sizes a GPR operand, 66 never does.
+        s = {3} if toks & {"W1", "REXW=1", "rexw_prefix"} else {2}
     for t in toks:
         m = re.fullmatch(r"EOSZ(!?=)(\d)", t)
         if m:
             k = int(m.group(2))
             s = {k} & s if m.group(1) == "=" else s - {k}
-    if "REXW=1" in toks or "rexw_prefix" in toks:
+    if not vex and ("REXW=1" in toks or "rexw_prefix" in toks):
         s &= {3}
-    if "REXW=0" in toks or "norexw_prefix" in toks:
-        s -= {3}
+    if not vex and ("REXW=0" in toks or "norexw_prefix" in toks) and "DF64()" not in toks:
+        s -= {3}                    # (a default-64 form is 64 bits without REX.W)
     if "DF64()" in toks or "IMMUNE66_LOOP64()" in toks:
         s -= {2}                    # default 64 bits in 64-bit mode (SDM Vol. 1 3.6.1, Table 3-4)
     if "FORCE64()" in toks or "CR_WIDTH()" in toks or "IMMUNE66()" in toks and "DF64()" in toks:
@@ -443,6 +439,8 @@ def build_op(tok, ctx, tables, regs, widths, pat):
             op.txt = "MASKNOT0" if value.startswith("MASKNOT0") else "MASK1"
             return op
         if not names:
+            if vis != "SUPP":
+                raise DataError(f"register operand '{tok}' names no register in 64-bit mode")
             return None
         cls, bits = regs.get(names[0], ("other", 0))
         if len(names) == 1 and (op.implicit or vis == "IMPL" or not value.endswith("()")):
@@ -699,6 +697,26 @@ def pattern_ok(pat):
     return True
 
 
+# x87 forms whose ST(0) XED shows but the SDM's instruction summaries do not write: loads, stores,
+# compares and exchanges name only ST(i) (SDM Vol. 2, FLD, FST/FSTP, FCOM/FCOMP, FUCOM/FUCOMP, FXCH).
+X87_ST0_UNWRITTEN = {"FLD", "FST", "FSTP", "FSTPNCE", "FCOM", "FCOMP", "FUCOM", "FUCOMP", "FXCH", "FCOMP5",
+                     "FCOM2", "FCOMP3", "FXCH4", "FXCH7", "FSTP1", "FSTP8", "FSTP9"}
+
+
+def hide_st0(iclass, ops):
+    """An x87 form's fixed ST(0) is implicit where the SDM does not write it: beside a memory
+    operand (`FADD m32`, `FSTP m64`), and in X87_ST0_UNWRITTEN's register forms."""
+    explicit = [o for o in ops if not o.implicit]
+    if not any(o.kind == "st" and o.reg == "st0" for o in explicit):
+        return
+    if any(o.kind == "m" for o in explicit) or iclass in X87_ST0_UNWRITTEN:
+        for o in explicit:
+            if o.kind == "st" and o.reg == "st0":
+                o.implicit = True
+    # Keep explicit operands first, implicit after, in their order.
+    ops.sort(key=lambda o: o.implicit)
+
+
 def expand(blk, pat_entry, tables, regs, widths):
     """The forms of one PATTERN/OPERANDS pair: [(asm, attrs, ops, eosz)]."""
     pat = pat_entry["PATTERN"].split()
@@ -711,6 +729,7 @@ def expand(blk, pat_entry, tables, regs, widths):
             op = build_op(tok, ctx, tables, regs, widths, pat)
             if op is not None:
                 ops.append(op)
+        hide_st0(blk["ICLASS"], ops)
         out.append((eosz, ops))
     # One form per distinct operand size: drop sizes the operands do not depend on.
     uniq, seen = [], set()
@@ -806,7 +825,12 @@ def generate(xed_dir):
             pat = pe["PATTERN"].split()
             if not pattern_ok(pat):
                 continue
-            pat, sized = expand(blk, pe, tables, regs, widths)
+            try:
+                pat, sized = expand(blk, pe, tables, regs, widths)
+            except DataError as e:
+                raise DataError(f"{blk['_file']}:{pe['_line']}: {e}")
+            if not sized:
+                raise DataError(f"{blk['_file']}:{pe['_line']}: no operand size fits this pattern in 64-bit mode")
             iform_base = pe.get("IFORM") or derived_iform(blk, pe.get("OPERANDS", "").split())
             for eosz, ops in sized:
                 why = exclusion(blk, ops, fall)
