@@ -172,7 +172,10 @@ int cmd_instr(int argc, char **argv)
 	} else {
 		if (cpu_n >= 0 && !host_pin_cpu("instr", cpu_n))
 			return 1;
-		snprintf(source, sizeof(source), "this CPU%s", cpu_n >= 0 ? " (pinned)" : "");
+		if (cpu_n >= 0)
+			snprintf(source, sizeof(source), "this machine's CPU %ld", cpu_n);
+		else
+			snprintf(source, sizeof(source), "this CPU");
 	}
 	struct hw_vector_state vs;
 	hw_vector_state(&vs);
