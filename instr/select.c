@@ -3,8 +3,6 @@
 #include "lib/x86/cpuid.h"
 #include "platform/vec.h"
 
-/* The highest Centaur/VIA leaf is CPUID.C0000000H:EAX (VIA PadLock Programming Guide, 2005, §2). */
-#define CPUID_LEAF_CENTAUR_MAX 0xC0000000u
 /* Leaf ranges by their top bits: basic 0..., extended 8000_0000H..., Centaur C000_0000H... */
 #define CPUID_RANGE_MASK 0xF0000000u
 
