@@ -731,14 +731,12 @@ def expand(blk, pat_entry, tables, regs, widths):
                 ops.append(op)
         hide_st0(blk["ICLASS"], ops)
         out.append((eosz, ops))
-    # One form per distinct operand size: drop sizes the operands do not depend on.
-    uniq, seen = [], set()
+    # One form per distinct name: sizes the explicit operands do not show are one form, the widest
+    # (ENTER's 16-bit frame with 66H and its 64-bit default are both `ENTER imm16, imm8`: the default).
+    by_name = {}
     for eosz, ops in out:
-        key = tuple(op_field(o) for o in ops)
-        if key not in seen:
-            seen.add(key)
-            uniq.append((eosz, ops))
-    return pat, uniq
+        by_name[tuple(op_spell(o) for o in ops if not o.implicit)] = (eosz, ops)
+    return pat, sorted(by_name.values(), key=lambda v: v[0])
 
 
 def evex_variants(blk, pat, ops):
