@@ -468,12 +468,15 @@ def build_op(tok, ctx, tables, regs, widths, pat):
         op.kind = "m"
         op.bits = 0 if name == "AGEN" else width_bits(width, widths, eosz, pat)
         op.bcast = txt == "BCASTSTR"
-        # A vector-indexed (VSIB) address of a gather or scatter: vm32x, vm64z... (SDM Vol. 2A 2.3.12).
+        # A vector-indexed (VSIB) address of a gather or scatter, spelled as the SDM does by its
+        # indices' size and register (SDM Vol. 2A 2.3.12: vm32x is dword indices in an xmm), which
+        # the mnemonic names (VGATHERDPD: dword indices, qword elements); bits is the element's.
         for t in pat:
             m = re.search(r"VMODRM_(XMM|YMM|ZMM)\(\)", t)
             if m:
-                op.vsib = m.group(1)[0].lower()
                 op.bits = esize(pat) or width_bits(width, widths, 2, pat)
+                idx = re.search(r"(?:GATHER|SCATTER)(?:PF[01])?([DQ])", ctx.get("ICLASS", ""))
+                op.vsib = (("32" if idx.group(1) == "D" else "64") if idx else str(op.bits)) + m.group(1)[0].lower()
         return op
     if re.fullmatch(r"(IMM|UIMM)\d", name):
         bits = width_bits(width or "b", widths, eosz, pat)
@@ -499,7 +502,7 @@ def build_op(tok, ctx, tables, regs, widths, pat):
 def op_spell(op):
     if op.kind == "m":
         if op.vsib:
-            return f"vm{op.bits}{op.vsib}"
+            return f"vm{op.vsib}"
         if op.bcast:
             return f"m{op.bits}bcst"
         return "m" if op.bits == 0 else f"m{op.bits}"
@@ -723,7 +726,7 @@ def expand(blk, pat_entry, tables, regs, widths):
     raw = pat_entry.get("OPERANDS", "").split()
     out = []
     for eosz in allowed_eosz(pat):
-        ctx = {"EOSZ": eosz, "EASZ": 3, "MODE": 2, "SMODE": 2}
+        ctx = {"EOSZ": eosz, "EASZ": 3, "MODE": 2, "SMODE": 2, "ICLASS": blk["ICLASS"]}
         ops = []
         for tok in raw:
             op = build_op(tok, ctx, tables, regs, widths, pat)
@@ -785,7 +788,7 @@ def variants(mnem, blk, pat, ops):
             spells.append(s + (msuf if i == 0 else ""))
             fields.append(f)
         if mask is not None and "mask" in vattrs:
-            fields.append("k:r:64:imp")
+            fields.append(f"k:{mask.access}:64:imp")     # a gather's mask is read and cleared
         fields.extend(op_field(o) for o in implicit)
         out.append((mnem + (" " + ", ".join(spells) if spells else "") + tail, fields, vattrs))
     return out
