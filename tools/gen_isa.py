@@ -621,6 +621,8 @@ EXCLUDED_ICLASS = {
     "ENCLV": "SGX: enters an enclave the image does not build",
     "ENQCMD": "needs a PASID (IA32_PASID) the image does not set",
     "ENQCMDS": "needs a PASID (IA32_PASID) the image does not set",
+    "MONITORX": "waits: arms MWAITX's monitor",
+    "MWAITX": "waits: MWAITX sleeps until a store or a deadline",
 }
 # By extension: state or set-up the harness does not own.
 EXCLUDED_EXTENSION = {
@@ -636,6 +638,13 @@ EXCLUDED_EXTENSION = {
     "SGX_ENCLV": "SGX: enters an enclave the image does not build",
     "CET": "needs CET shadow stacks, which the harness does not enable",
     "VMFUNC": "paging: VMFUNC switches the hypervisor's page tables (EPTP)",
+    # XED gives AMD's SVM instructions CPL 3; the APM (Vol. 3, VMRUN, STGI, ...) makes all but
+    # VMMCALL privileged, and VMMCALL is a call into the hypervisor.
+    "SVM": "privileged: SVM runs or leaves a guest (AMD APM Vol. 3: CPL 0, VMMCALL a VM exit)",
+}
+# By ISA set (an extension that holds several): LWP's instructions use LWP's XSAVE state.
+EXCLUDED_ISA_SET = {
+    "LWP": "needs LWP state (XCR0 bit 62), which the harness does not enable",
 }
 
 
@@ -650,6 +659,8 @@ def exclusion(blk, ops, flags_w_all):
         return "I/O: port access"
     if ic in EXCLUDED_ICLASS:
         return EXCLUDED_ICLASS[ic]
+    if blk.get("ISA_SET", ext) in EXCLUDED_ISA_SET:
+        return EXCLUDED_ISA_SET[blk.get("ISA_SET", ext)]
     if ext.startswith("AMX") or any(o.written == "treg" for o in ops):
         return EXCLUDED_EXTENSION["AMX_TILE"]
     # XGETBV (extension XSAVE) only reads XCR0: the rule is for the saves and restores.
