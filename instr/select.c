@@ -83,7 +83,7 @@ bool instr_cpu_bit(struct instr_cpu *c, const struct instr_cpuid_bit *b)
 		     : range == CPUID_LEAF_CENTAUR_MAX ? c->max_centaur
 		     : range == 0 ? c->max_basic : 0;
 
-	if (b->leaf > max || (range == 0 && max == 0 && b->leaf != 0))
+	if (b->leaf > max)
 		return false;
 	if (b->leaf == CPUID_LEAF_EXT_FEATURES && b->subleaf > c->max_sub7)
 		return false;
