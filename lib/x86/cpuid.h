@@ -40,6 +40,7 @@
 #define CPUID_LEAF_AMD_IBS		0x8000001Bu	/* [APM3] E.4.13 Fn8000_001B: IBS capability flags */
 #define CPUID_LEAF_AMD_PERFMON		0x80000022u	/* [APM3] Fn8000_0022: PerfMonV2 counter counts */
 #define CPUID_LEAF_EXT_MAX		0x80000000u	/* EAX: highest extended leaf */
+#define CPUID_LEAF_CENTAUR_MAX		0xC0000000u	/* EAX: highest Centaur/VIA leaf (VIA PadLock Programming Guide, 2005, §2) */
 #define CPUID_LEAF_EXT_POWER		0x80000007u	/* [APM3] E.4.6 Fn8000_0007: power management (Intel: invariant TSC) */
 #define CPUID_LEAF_EXT_CAPACITY		0x80000008u	/* [APM3] E.4.7 Fn8000_0008: address sizes, EBX feature flags */
 #define CPUID_LEAF_BRAND0		0x80000002u	/* 80000002h..80000004h: brand string, 16 bytes each */

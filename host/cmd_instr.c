@@ -1,0 +1,205 @@
+/*
+ * host/cmd_instr.c - the instruction table of a CPU (issue 31; docs/instr.md).
+ *
+ *   pmuboot-host instr --list [--cpuid-dump FILE] [--cpu N] [--match REGEX] [--extension E,...]
+ *
+ * --list prints the catalogue's forms this CPU has (instr/select.h: its CPUID bits, the state
+ * XCR0 enables), one a line: `asm<TAB>iform<TAB>extension<TAB>status`, status `measure` or
+ * `excluded: <reason>` (the catalogue's exclusion rule, or state the OS leaves disabled), then a
+ * summary on stderr.  Measuring is wired in by another part of issue 31.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "host/cmd_instr.h"
+#include "host/host_dump.h"
+#include "instr/catalogue.h"
+#include "instr/select.h"
+#include "lib/regex.h"
+#include "platform/hw.h"
+
+/* How many names --extension takes, and the room for them. */
+#define INSTR_EXT_MAX 64
+#define INSTR_EXT_TEXT 1024
+/* The summary's tallies: distinct extensions and exclusion reasons of one CPU's forms (the catalogue
+ * has about 110 extensions and 35 reasons; a name past the last row would go uncounted). */
+#define INSTR_TALLY_MAX 256
+
+static const char no_state_reason[] = "state not enabled: XCR0 lacks the AVX or AVX-512 state it uses";
+
+static int usage(FILE *f)
+{
+	fprintf(f, "usage: pmuboot-host instr --list [--cpuid-dump FILE] [--cpu N] [--match REGEX] [--extension E,...]\n"
+		   "\n"
+		   "The instruction forms of the catalogue (instr/forms.tsv, from Intel XED's data) that a CPU\n"
+		   "has, one a line: asm, iform, extension and status (`measure`, or `excluded: why`), then a\n"
+		   "summary on stderr (forms, excluded, by reason and by extension).  docs/instr.md.\n"
+		   "\n"
+		   "  --list              list the forms (measuring them is not in this build yet)\n"
+		   "  --cpu N             run on CPU N; with --cpuid-dump, use the dump's block N (default 0)\n"
+		   "  --cpuid-dump FILE   answer CPUID from a dump (docs/cpuid-dumps.md); XCR0 is then the one\n"
+		   "                      the image would set on that CPU\n"
+		   "  --match REGEX       only forms whose asm name matches (POSIX ERE subset: lib/regex.h)\n"
+		   "  --extension E,...   only forms of these XED extensions (BASE, SSE2, AVX512EVEX, ...)\n"
+		   "  -h, --help          this text\n"
+		   "\n"
+		   "Exit status: 0 listed, 1 an error (unreadable dump), 2 bad arguments (a bad regex, an\n"
+		   "unknown extension).\n");
+	return f == stdout ? 0 : 2;
+}
+
+static void host_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf, struct cpuid_regs *out)
+{
+	(void)ctx;
+	hw_cpuid(leaf, subleaf, out);
+}
+
+struct tally {
+	size_t n;
+	struct { const char *name; size_t forms, excluded; } row[INSTR_TALLY_MAX];
+};
+
+static void count(struct tally *t, const char *name, bool excluded)
+{
+	size_t i = 0;
+	while (i < t->n && strcmp(t->row[i].name, name))
+		i++;
+	if (i == t->n) {
+		if (t->n == INSTR_TALLY_MAX)
+			return;
+		t->row[t->n].name = name;
+		t->row[t->n].forms = t->row[t->n].excluded = 0;
+		t->n++;
+	}
+	t->row[i].forms++;
+	t->row[i].excluded += excluded;
+}
+
+/* "E1,E2" into names (each checked against the catalogue); false after saying which is unknown. */
+static bool read_extensions(const char *arg, const char **ext, size_t *n_ext)
+{
+	static char text[INSTR_EXT_TEXT];
+	const char *p = arg, *item;
+	size_t len, used = 0;
+
+	while (lc_next_item(&p, ',', &item, &len)) {
+		if (*n_ext == INSTR_EXT_MAX || used + len + 1 > sizeof(text)) {
+			fprintf(stderr, "pmuboot-host instr: --extension: too many names\n");
+			return false;
+		}
+		memcpy(text + used, item, len);
+		text[used + len] = 0;
+		if (!instr_extension_known(instr_forms, instr_forms_count, text + used)) {
+			fprintf(stderr, "pmuboot-host instr: --extension: unknown extension '%s' (the catalogue's "
+					"extensions are XED's: BASE, SSE2, AVX, AVX512EVEX, ...)\n", text + used);
+			return false;
+		}
+		ext[(*n_ext)++] = text + used;
+		used += len + 1;
+	}
+	if (!*n_ext) {
+		fprintf(stderr, "pmuboot-host instr: --extension wants a list of extensions, not '%s'\n", arg);
+		return false;
+	}
+	return true;
+}
+
+static void summary(const struct tally *ext, const struct tally *why, size_t forms, size_t excluded,
+		    const char *source, const char *xcr0_source)
+{
+	fprintf(stderr, "pmuboot-host instr: %zu forms for %s (%s), %zu to measure, %zu excluded (%zu.%zu%%)\n", forms,
+		source, xcr0_source, forms - excluded, excluded, forms ? excluded * 100 / forms : 0,
+		forms ? excluded * 1000 / forms % 10 : 0);
+	for (size_t i = 0; i < why->n; i++)
+		fprintf(stderr, "  excluded %6zu  %s\n", why->row[i].forms, why->row[i].name);
+	for (size_t i = 0; i < ext->n; i++)
+		fprintf(stderr, "  extension %-20s %6zu forms, %zu excluded\n", ext->row[i].name, ext->row[i].forms,
+			ext->row[i].excluded);
+}
+
+int cmd_instr(int argc, char **argv)
+{
+	static struct host_dump src;
+	static struct instr_cpu cpu;
+	static struct regex re;
+	static struct tally by_ext, by_why;
+	static const char *ext[INSTR_EXT_MAX];
+	struct instr_filter flt = { NULL, ext, 0 };
+	const char *dump = NULL, *match = NULL, *ext_arg = NULL;
+	bool list = false;
+	long cpu_n = -1;
+
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return usage(stdout);
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--list")) {
+			list = true;
+		} else if (!strcmp(argv[i], "--cpuid-dump") && i + 1 < argc) {
+			dump = argv[++i];
+		} else if (!strcmp(argv[i], "--cpu") && i + 1 < argc) {
+			if (!host_cpu_arg("instr", argv[++i], &cpu_n))
+				return 2;
+		} else if (!strcmp(argv[i], "--match") && i + 1 < argc) {
+			match = argv[++i];
+		} else if (!strcmp(argv[i], "--extension") && i + 1 < argc) {
+			ext_arg = argv[++i];
+		} else {
+			fprintf(stderr, "pmuboot-host instr: unexpected argument '%s'\n", argv[i]);
+			return usage(stderr);
+		}
+	}
+	if (match) {
+		struct regex_error err;
+		if (!regex_compile(&re, match, 0, &err)) {
+			fprintf(stderr, "pmuboot-host instr: --match '%s': at position %zu: %s\n", match, err.pos + 1,
+				err.what);
+			return 2;
+		}
+		flt.match = &re;
+	}
+	if (ext_arg && !read_extensions(ext_arg, ext, &flt.n_ext))
+		return 2;
+	if (!list) {
+		fprintf(stderr, "pmuboot-host instr: measuring is not in this build yet\n");
+		return 1;
+	}
+
+	static char source[600];
+	if (dump) {
+		if (!host_dump_load("instr", dump, cpu_n < 0 ? 0 : (size_t)cpu_n, &src))
+			return 1;
+		snprintf(source, sizeof(source), "cpuid dump %s, block %zu", dump, src.cpu);
+	} else {
+		if (cpu_n >= 0 && !host_pin_cpu("instr", cpu_n))
+			return 1;
+		if (cpu_n >= 0)
+			snprintf(source, sizeof(source), "this machine's CPU %ld", cpu_n);
+		else
+			snprintf(source, sizeof(source), "this CPU");
+	}
+	struct hw_vector_state vs;
+	hw_vector_state(&vs);
+	instr_cpu_init(&cpu, host_cpuid, NULL, vs.known, vs.xcr0);
+
+	size_t forms = 0, excluded = 0;
+	for (size_t i = 0; i < instr_forms_count; i++) {
+		const struct instr_form *f = &instr_forms[i];
+		if (!instr_form_matches(f, &flt))
+			continue;
+		enum instr_avail a = instr_form_avail(&cpu, f);
+		if (a == INSTR_ABSENT)
+			continue;
+		const char *why = a == INSTR_NO_STATE ? no_state_reason : f->excluded;
+		printf("%s\t%s\t%s\t%s%s\n", f->asm_name, f->iform, f->extension, why ? "excluded: " : "measure",
+		       why ? why : "");
+		forms++;
+		excluded += why != NULL;
+		count(&by_ext, f->extension, why != NULL);
+		if (why)
+			count(&by_why, why, true);
+	}
+	summary(&by_ext, &by_why, forms, excluded, source, cpu.xcr0_source);
+	free(src.text);
+	return 0;
+}
