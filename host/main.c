@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "host/host.h"
+#include "host/instr_measure.h"
 #include "version.h"
 
 struct command {
@@ -18,6 +19,7 @@ static const struct command commands[] = {
 	{ "identify", cmd_identify, "identify [--cpuid-dump FILE] [--cpu N]  identify this CPU (or a dump block) and its PMU" },
 	{ "metrics", cmd_metrics, "metrics [--cpuid-dump FILE] [--cpu N] [--eval COUNTS.json]  top-down metrics: list, or evaluate counts" },
 	{ "program", cmd_program, "program [--cpuid-dump FILE] SPEC... the MSR writes that count SPEC... on that CPU's PMU" },
+	{ "instr-dev", cmd_instr_dev, "instr-dev [--form ASM]... [--cpu N]  measure the kernel builder's test forms (development)" },
 	{ "kernel", cmd_kernel, "kernel build FILE [-o OUT] | show FILE  user kernels: assemble a kernel text file, show a kernel file" },
 	{ "options", cmd_options, "options [KEY]                   print the option reference (--markdown: docs/options.md)" },
 	{ "run", cmd_run, "run [key=value ...]             run the image's stages on this machine" },
