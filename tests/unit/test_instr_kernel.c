@@ -1,0 +1,401 @@
+/*
+ * The kernels that measure an instruction form (instr/kernel_host.c) over the hand-written test forms
+ * (instr/kernel_forms.h): the pairs found, the chain each latency kernel makes (same register,
+ * alternating registers, a connector subtracted or an upper bound), registers rotated for throughput
+ * with no instance writing what another reads, idioms and moves labelled, division's values stated,
+ * the harness's registers left alone, and every text well-formed.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "instr/kernel.h"
+#include "instr/kernel_forms.h"
+#include "bench/ukernel.h"
+
+static struct instr_plan p;
+
+static const struct instr_plan *plan(const char *asm_name, size_t nth)
+{
+	const struct instr_form *f = NULL;
+	for (size_t i = 0, seen = 0; i < ikm_test_forms_count && !f; i++)
+		if (!strcmp(ikm_test_forms[i].asm_name, asm_name) && seen++ == nth)
+			f = &ikm_test_forms[i];
+	assert_non_null(f);
+	assert_true(instr_plan_build(f, &p));
+	assert_string_equal(p.why, "");
+	return &p;
+}
+
+static const struct ikm *find(const struct instr_plan *pl, const char *from, const char *to)
+{
+	for (size_t i = 0; i < pl->n; i++)
+		if (pl->m[i].kind == IKM_LATENCY && !strcmp(pl->m[i].from, from) && !strcmp(pl->m[i].to, to))
+			return &pl->m[i];
+	return NULL;
+}
+
+static const struct ikm *kind(const struct instr_plan *pl, enum ikm_kind k)
+{
+	for (size_t i = 0; i < pl->n; i++)
+		if (pl->m[i].kind == k)
+			return &pl->m[i];
+	return NULL;
+}
+
+static size_t lines(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* Line i (from 0) of s into buf. */
+static const char *line(const char *s, size_t i, char *buf, size_t cap)
+{
+	for (; i && *s; s++)
+		if (*s == '\n')
+			i--;
+	size_t n = 0;
+	while (s[n] && s[n] != '\n' && n + 1 < cap)
+		n++;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	return buf;
+}
+
+/* The first operand of an instruction line (after the mnemonic and any {load}/{store}), into buf. */
+static const char *dest(const char *l, char *buf, size_t cap)
+{
+	if (l[0] == '{')
+		l = strchr(l, ' ') + 1;
+	const char *s = strchr(l, ' ');
+	size_t n = 0;
+	if (!s) {
+		buf[0] = 0;
+		return buf;
+	}
+	s++;
+	while (s[n] && s[n] != ',' && n + 1 < cap)
+		n++;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	return buf;
+}
+
+static void pairs_of_add(void **state)
+{
+	(void)state;
+	const struct instr_plan *pl = plan("ADD r64, r64", 0);
+	const char *want[][2] = { { "op1", "op1" }, { "op2", "op1" }, { "op1", "flags" }, { "op2", "flags" } };
+	size_t lat = 0;
+	for (size_t i = 0; i < pl->n; i++)
+		lat += pl->m[i].kind == IKM_LATENCY;
+	assert_int_equal(lat, ARRAY_SIZE(want));
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
+		assert_non_null(find(pl, want[i][0], want[i][1]));
+	/* op1 -> op1: one instance, its own register chains; exact. */
+	const struct ikm *m = find(pl, "op1", "op1");
+	assert_int_equal(m->per_iter, 1);
+	assert_int_equal(lines(m->body), 1);
+	assert_int_equal(m->bound, IKM_EXACT);
+	/* op2 -> op1: two instances, each reading what the other wrote. */
+	m = find(pl, "op2", "op1");
+	char a[64], b[64], d[16];
+	assert_int_equal(m->per_iter, 2);
+	assert_int_equal(lines(m->body), 2);
+	assert_string_equal(line(m->body, 0, a, sizeof(a)), "{store} add rax, rbx");
+	assert_string_equal(line(m->body, 1, b, sizeof(b)), "{store} add rbx, rax");
+	assert_string_equal(dest(a, d, sizeof(d)), "rax");
+	/* register -> flags: through SBB, which cannot be measured alone: an upper bound that says so. */
+	m = find(pl, "op2", "flags");
+	assert_int_equal(m->bound, IKM_UPPER);
+	assert_non_null(strstr(m->via, "sbb"));
+	assert_non_null(strstr(m->body, "sbb"));
+	assert_null(find(pl, "flags", "op1"));	/* ADD reads no flags */
+	assert_int_equal(pl->idiom, IKM_IDIOM_NONE);
+	assert_string_equal(pl->chain, "");
+}
+
+static void two_encodings_chosen(void **state)
+{
+	(void)state;
+	assert_non_null(strstr(plan("ADD r64, r64", 0)->m[0].body, "{store} add"));	/* ADD_GPRv_GPRv_01 */
+	assert_non_null(strstr(plan("ADD r64, r64", 1)->m[0].body, "{load} add"));	/* ADD_GPRv_GPRv_03 */
+	assert_null(strstr(plan("IMUL r64, r64", 0)->m[0].body, "{"));
+	assert_null(strstr(plan("ADD r64, m64", 0)->m[0].body, "{"));	/* one encoding with memory */
+}
+
+/* Throughput: each instance writes its own register, which no instance reads, and nothing the harness owns. */
+static void registers_rotated(void **state)
+{
+	(void)state;
+	static const char *const forms[] = { "ADD r64, r64", "IMUL r64, r64", "SHL r64, cl", "VADDPS zmm, zmm, zmm",
+					     "VADDPS xmm, xmm, xmm", "KADDW k, k, k", "PADDD mm, mm", "LEA r64, m" };
+	for (size_t f = 0; f < ARRAY_SIZE(forms); f++) {
+		const struct instr_plan *pl = plan(forms[f], 0);
+		const struct ikm *u = kind(pl, IKM_TP_UNROLLED), *l = kind(pl, IKM_TP_LOOP);
+		assert_non_null(u);
+		assert_non_null(l);
+		assert_string_equal(u->body, l->body);
+		assert_int_equal(l->unroll, 1);
+		assert_true(u->per_iter >= 4);
+		assert_true((size_t)u->unroll * u->per_iter >= 500);
+		assert_int_equal(lines(u->body), u->per_iter);
+		for (size_t i = 0; i < u->per_iter; i++) {
+			char li[96], di[16];
+			dest(line(u->body, i, li, sizeof(li)), di, sizeof(di));
+			for (size_t j = 0; j < u->per_iter; j++) {
+				char lj[96], dj[16];
+				line(u->body, j, lj, sizeof(lj));
+				if (j != i)
+					assert_string_not_equal(di, dest(lj, dj, sizeof(dj)));
+				/* The other operands (after the destination) never name another instance's destination. */
+				const char *rest = strchr(lj, ',');
+				if (j != i && rest) {
+					char pat[20];
+					snprintf(pat, sizeof(pat), " %s,", di);
+					assert_null(strstr(rest, pat));
+					snprintf(pat, sizeof(pat), " %s", di);
+					size_t n = strlen(pat), rl = strlen(rest);
+					assert_false(rl >= n && !strcmp(rest + rl - n, pat));
+				}
+			}
+		}
+		assert_string_equal(pl->chain, "");
+	}
+	/* SHL's count register is the form's: never rotated. */
+	assert_null(strstr(kind(plan("SHL r64, cl", 0), IKM_TP_UNROLLED)->body, "shl rcx"));
+}
+
+static void implicit_chain_named(void **state)
+{
+	(void)state;
+	assert_string_equal(plan("DIV r64", 0)->chain, "rax, rdx read and written by every instance");
+	assert_string_equal(plan("ADC r64, r64", 0)->chain, "flags read and written by every instance");
+	assert_string_equal(plan("MUL r64", 0)->chain, "rax read and written by every instance");
+}
+
+static void flags_pairs(void **state)
+{
+	(void)state;
+	const struct instr_plan *pl = plan("ADC r64, r64", 0);
+	const struct ikm *m = find(pl, "flags", "op1");
+	assert_non_null(m);
+	assert_int_equal(m->bound, IKM_UPPER);
+	assert_non_null(strstr(m->body, "test "));
+	m = find(pl, "flags", "flags");
+	assert_non_null(m);
+	assert_int_equal(m->bound, IKM_EXACT);
+	assert_true(m->per_iter >= 4);	/* registers rotated: only the carry chains the instances */
+	assert_int_equal(lines(m->body), m->per_iter);
+}
+
+static void connectors(void **state)
+{
+	(void)state;
+	/* A fixed register on one side: a copy that executes, measured alone and subtracted. */
+	const struct instr_plan *pl = plan("MUL r64", 0);
+	const struct ikm *m = find(pl, "op1", "rdx");
+	assert_non_null(m);
+	assert_int_equal(m->bound, IKM_EXACT);
+	assert_true(m->sub[0] >= 0 && (size_t)m->sub[0] < pl->n);
+	const struct ikm *c = &pl->m[m->sub[0]];
+	assert_int_equal(c->kind, IKM_CONNECTOR);
+	assert_string_equal(c->name, "conn_or_gpr");
+	assert_int_equal(c->per_iter, 2);
+	assert_non_null(strstr(m->body, "or rbx, rdx"));
+	assert_ptr_equal(&pl->m[find(pl, "rax", "rdx")->sub[0]], c);	/* one connector measurement per plan */
+	/* Register files that differ: the reverse move, which cannot be measured alone: an upper bound. */
+	pl = plan("MOVQ xmm, r64", 0);
+	m = find(pl, "op2", "op1");
+	assert_int_equal(m->bound, IKM_UPPER);
+	assert_int_equal(m->sub[0], IKM_NO_SUB);
+	char l[64];
+	assert_string_equal(line(m->body, 0, l, sizeof(l)), "movq xmm0, rax");
+	assert_string_equal(line(m->body, 1, l, sizeof(l)), "movq rax, xmm0");
+	pl = plan("MOVQ r64, xmm", 0);
+	assert_string_equal(line(find(pl, "op2", "op1")->body, 1, l, sizeof(l)), "movq xmm0, rax");
+	assert_int_equal(pl->idiom, IKM_IDIOM_NONE);	/* across files: not a move renaming removes */
+}
+
+static void memory_pairs(void **state)
+{
+	(void)state;
+	/* A load: the address register chained through the result (an AND keeps it in the window, subtracted). */
+	const struct instr_plan *pl = plan("ADD r64, m64", 0);
+	const struct ikm *m = find(pl, "op2.addr", "op1");
+	assert_non_null(m);
+	assert_int_equal(m->fill, 0);
+	assert_int_equal(m->bound, IKM_EXACT);
+	assert_string_equal(pl->m[m->sub[0]].name, "conn_and_gpr");
+	char l[64];
+	assert_string_equal(line(m->body, 0, l, sizeof(l)), "add rax, qword ptr [rsi+rax]");
+	assert_non_null(strstr(m->init, "xor eax, eax"));
+	/* Memory contents -> register: a store brings the result back: an upper bound. */
+	m = find(pl, "op2", "op1");
+	assert_int_equal(m->bound, IKM_UPPER);
+	assert_non_null(strstr(m->body, "mov qword ptr [rsi], "));
+	/* A read-modify-write destination: its chain runs through memory as it occurs; the register through a load. */
+	pl = plan("ADD m64, r64", 0);
+	m = find(pl, "op1", "op1");
+	assert_int_equal(m->bound, IKM_EXACT);
+	assert_int_equal(lines(m->body), 1);
+	m = find(pl, "op2", "op1");
+	assert_int_equal(m->bound, IKM_UPPER);
+	assert_non_null(strstr(m->body, ", qword ptr [rsi]\n"));
+	/* Throughput instances touch memory one line apart, so they do not chain through it. */
+	const struct ikm *u = kind(pl, IKM_TP_UNROLLED);
+	assert_non_null(strstr(u->body, "[rsi+0]"));
+	assert_non_null(strstr(u->body, "[rsi+64]"));
+	/* LEA: the address is registers only. */
+	pl = plan("LEA r64, m", 0);
+	m = find(pl, "op2.addr", "op1");
+	assert_non_null(m);
+	assert_string_equal(line(m->body, 0, l, sizeof(l)), "lea rax, [rax+r15*1]");
+}
+
+static void idioms_labelled(void **state)
+{
+	(void)state;
+	const struct instr_plan *pl = plan("XOR r64, r64", 0);
+	assert_int_equal(pl->idiom, IKM_IDIOM_ZERO);
+	assert_string_equal(ikm_idiom_name(pl->idiom), "zero idiom");
+	const struct ikm *l = kind(pl, IKM_IDIOM_LATENCY), *t = kind(pl, IKM_IDIOM_TP);
+	char b[64];
+	assert_string_equal(line(l->body, 0, b, sizeof(b)), "{store} xor rax, rax");
+	assert_non_null(strstr(l->note, "zero idiom"));
+	for (size_t i = 0; i < t->per_iter; i++) {
+		char d[16];
+		line(t->body, i, b, sizeof(b));
+		dest(b, d, sizeof(d));
+		const char *src = strrchr(b, ' ') + 1;
+		assert_string_equal(d, src);	/* xor rX, rX */
+	}
+	/* The ordinary pairs are measured too, with two registers. */
+	assert_string_equal(line(find(pl, "op2", "op1")->body, 0, b, sizeof(b)), "{store} xor rax, rbx");
+	assert_int_equal(plan("PCMPEQD xmm, xmm", 0)->idiom, IKM_IDIOM_ONES);
+	pl = plan("MOV r64, r64", 0);
+	assert_int_equal(pl->idiom, IKM_IDIOM_MOVE);
+	assert_non_null(strstr(find(pl, "op2", "op1")->note, "move elimination"));
+	assert_null(kind(pl, IKM_IDIOM_LATENCY));	/* a move has no same-register idiom to measure */
+	assert_int_equal(plan("MOV m64, r64", 0)->idiom, IKM_IDIOM_NONE);
+}
+
+static void division_values(void **state)
+{
+	(void)state;
+	const struct instr_plan *pl = plan("DIV r64", 0);
+	assert_non_null(find(pl, "rax", "rax"));
+	assert_non_null(find(pl, "rdx", "rdx"));
+	assert_null(find(pl, "op1", "rax"));	/* would change the values */
+	assert_non_null(strstr(pl->skipped, "op1->rax: data-dependent"));
+	assert_non_null(strstr(pl->values, "dividend"));
+	const struct ikm *m = find(pl, "rax", "rax");
+	assert_non_null(strstr(m->init, "xor edx, edx\nmov rax, 0x7fffffffffffffff\n"));
+	assert_non_null(strstr(m->init, "mov ebx, 1\n"));	/* divisors 1 */
+}
+
+static void vector_state(void **state)
+{
+	(void)state;
+	const struct instr_plan *pl = plan("VADDPS zmm{k}, zmm, zmm", 0);
+	const struct ikm *u = kind(pl, IKM_TP_UNROLLED);
+	for (size_t i = 0; i < u->per_iter; i++) {
+		char b[96];
+		assert_non_null(strstr(line(u->body, i, b, sizeof(b)), "{k1}, "));
+	}
+	assert_non_null(strstr(u->init, "kxnorw k1, k1, k1\n"));
+	assert_non_null(strstr(u->init, "vbroadcastss zmm31, dword ptr [rdx+4032]\n"));
+	assert_non_null(strstr(pl->skipped, "k1->op1"));
+	/* Merge masking reads the destination: op1 -> op1 is a pair. */
+	assert_non_null(find(pl, "op1", "op1"));
+	assert_null(find(plan("VADDPS zmm, zmm, zmm", 0), "op1", "op1"));
+	/* Legacy SSE forms start their registers without VEX. */
+	pl = plan("PCMPEQD xmm, xmm", 0);
+	assert_non_null(strstr(pl->m[0].init, "shufps xmm15, xmm15, 0\n"));
+	assert_null(strstr(pl->m[0].init, "vbroadcastss"));
+	assert_non_null(strstr(plan("PADDD mm, mm", 0)->m[0].init, "movq mm7, rax\n"));
+	assert_non_null(strstr(plan("VADDPS zmm, zmm, m32bcst", 0)->m[0].body, "dword ptr [rsi+0]{1to16}"));
+}
+
+/* Every text of every form: lines end, names fit the harness, rdi/rsp/rsi are never written. */
+static void texts_well_formed(void **state)
+{
+	(void)state;
+	for (size_t f = 0; f < ikm_test_forms_count; f++) {
+		assert_true(instr_plan_build(&ikm_test_forms[f], &p));
+		for (size_t i = 0; i < p.n; i++) {
+			const struct ikm *m = &p.m[i];
+			assert_true(ukernel_name_ok(m->name, strlen(m->name)));
+			for (size_t j = 0; j < i; j++)
+				assert_string_not_equal(m->name, p.m[j].name);
+			assert_true(m->per_iter >= 1);
+			assert_true(m->unroll >= 1 && m->unroll <= UK_UNROLL_MAX);
+			for (size_t s = 0; s < IKM_SUB_MAX; s++)
+				assert_true(m->sub[s] == IKM_NO_SUB || (m->sub[s] >= 0 && (size_t)m->sub[s] < p.n &&
+									p.m[m->sub[s]].kind == IKM_CONNECTOR));
+			const char *texts[] = { m->init, m->body };
+			for (size_t t = 0; t < 2; t++) {
+				size_t len = strlen(texts[t]);
+				assert_true(t == 0 || len > 0);
+				assert_true(len + 1 < (t ? sizeof(m->body) : sizeof(m->init)));	/* not cut short */
+				assert_true(len == 0 || texts[t][len - 1] == '\n');
+				assert_null(strstr(texts[t], "?"));
+				assert_null(strstr(texts[t], "rdi"));
+				assert_null(strstr(texts[t], "rsp"));
+				for (size_t k = 0; k < lines(texts[t]); k++) {
+					char l[128], d[24];
+					line(texts[t], k, l, sizeof(l));
+					assert_true(l[0] != 0);
+					dest(l, d, sizeof(d));
+					assert_string_not_equal(d, "rsi");
+					assert_string_not_equal(d, "esi");
+				}
+			}
+		}
+	}
+}
+
+static void what_cannot_be_built(void **state)
+{
+	(void)state;
+	static const struct instr_operand st[] = { { IK_ST, IA_READ | IA_WRITE, 0, 0, 80, NULL } };
+	static const struct instr_operand uses_rsi[] = { { IK_FIXED, IA_READ, 1, 0, 64, "rsi" } };
+	static const struct instr_operand stack[] = { { IK_MEM, IA_WRITE, 1, 0, 64, NULL } };
+	struct instr_form f = { .asm_name = "FABS", .mnemonic = "fabs", .iform = "FABS", .ops = st, .n_ops = 1,
+				.n_explicit = 1 };
+	assert_false(instr_plan_build(&f, &p));
+	assert_non_null(strstr(p.why, "operand 1 is of a kind"));
+	f = (struct instr_form){ .asm_name = "LODSB", .mnemonic = "lodsb", .ops = uses_rsi, .n_ops = 1 };
+	assert_false(instr_plan_build(&f, &p));
+	assert_string_equal(p.why, "uses rsi, which the harness owns");
+	f = (struct instr_form){ .asm_name = "PUSH r64", .mnemonic = "push", .ops = stack, .n_ops = 1 };
+	assert_false(instr_plan_build(&f, &p));
+	assert_non_null(strstr(p.why, "implicit memory operand"));
+	f = (struct instr_form){ .asm_name = "CPUID", .mnemonic = "cpuid", .excluded = "serialising" };
+	assert_false(instr_plan_build(&f, &p));
+	assert_string_equal(p.why, "excluded: serialising");
+	/* UD2 has no operands: nothing to chain, but independent instances. */
+	assert_true(instr_plan_build(ikm_test_form("UD2"), &p));
+	assert_non_null(kind(&p, IKM_TP_UNROLLED));
+	assert_null(kind(&p, IKM_LATENCY));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(pairs_of_add),	    cmocka_unit_test(two_encodings_chosen),
+		cmocka_unit_test(registers_rotated),   cmocka_unit_test(implicit_chain_named),
+		cmocka_unit_test(flags_pairs),	    cmocka_unit_test(connectors),
+		cmocka_unit_test(memory_pairs),	    cmocka_unit_test(idioms_labelled),
+		cmocka_unit_test(division_values),     cmocka_unit_test(vector_state),
+		cmocka_unit_test(texts_well_formed),   cmocka_unit_test(what_cannot_be_built),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
