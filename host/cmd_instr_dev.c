@@ -16,15 +16,18 @@
 #include "lib/record.h"
 
 #define REPS_MAX 255
+/* --repeat: the list measured this many times over, to time a catalogue-sized run (1,000+ forms). */
+#define REPEAT_MAX 1000
 
 static int usage(FILE *f)
 {
-	fprintf(f, "usage: pmuboot-host instr-dev [--form ASM]... [--cpu N] [--reps N] [--show] [--list]\n"
+	fprintf(f, "usage: pmuboot-host instr-dev [--form ASM]... [--cpu N] [--reps N] [--repeat N] [--show] [--list]\n"
 		   "\n"
 		   "Measures the kernel builder's test forms on this machine (every one without --form): latency\n"
 		   "per operand pair, throughput unrolled and in a loop, one `instr` record and line per form.\n"
 		   "  --form ASM   a form by its asm name, e.g. 'ADD r64, r64' (all of its iforms); repeatable\n"
 		   "  --cpu N      measure on CPU N          --reps N   samples per figure (default %u)\n"
+		   "  --repeat N   measure the list N times over (to time a catalogue-sized run)\n"
 		   "  --show       print each kernel's assembly   --list   the test forms, one a line\n",
 		   INSTR_REPS_DEFAULT);
 	return f == stderr ? 2 : 0;
@@ -34,7 +37,7 @@ int cmd_instr_dev(int argc, char **argv)
 {
 	struct instr_measure_opts o = { .cpu = -1, .warmup = INSTR_WARMUP_DEFAULT };
 	const struct instr_form **forms = calloc(ikm_test_forms_count, sizeof(*forms));
-	size_t n = 0;
+	size_t n = 0, repeat = 1;
 	bool named = false;
 
 	if (!forms)
@@ -63,6 +66,15 @@ int cmd_instr_dev(int argc, char **argv)
 			}
 			o.reps = (unsigned)v;
 			i++;
+		} else if (!strcmp(a, "--repeat") && more) {
+			uint64_t v;
+			if (!dec_whole(argv[i + 1], strlen(argv[i + 1]), REPEAT_MAX, &v) || !v) {
+				fprintf(stderr, "pmuboot-host instr-dev: --repeat wants 1..%u, not '%s'\n", REPEAT_MAX,
+					argv[i + 1]);
+				return 2;
+			}
+			repeat = (size_t)v;
+			i++;
 		} else if (!strcmp(a, "--form") && more) {
 			const char *want = argv[++i];
 			size_t before = n;
@@ -83,10 +95,16 @@ int cmd_instr_dev(int argc, char **argv)
 	if (!named)
 		for (size_t k = 0; k < ikm_test_forms_count; k++)
 			forms[n++] = &ikm_test_forms[k];
+	const struct instr_form **all = calloc(n * repeat, sizeof(*all));
+	if (!all)
+		return 1;
+	for (size_t r = 0; r < repeat; r++)
+		memcpy(all + r * n, forms, n * sizeof(*forms));
 	host_output_stdout();
 	host_stream_begin("instr-dev");
-	instr_measure_host(forms, n, &o, NULL);
+	instr_measure_host(all, n * repeat, &o, NULL);
 	rec_stream_end();
+	free(all);
 	free(forms);
 	return rec_stream_errors() ? 1 : 0;
 }

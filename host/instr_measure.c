@@ -488,6 +488,21 @@ static bool emit(const struct instr_plan *p, const struct result *res, double se
 	}
 	rec_arr_end(&rec);
 	rec_str(&rec, "latency_skipped", p->skipped[0] ? p->skipped : NULL);
+	/* The connectors subtracted above, with their own figures (measured once per run). */
+	rec_arr(&rec, "connectors");
+	for (size_t j = 0; j < p->n; j++) {
+		if (p->m[j].kind != IKM_CONNECTOR)
+			continue;
+		rec_obj(&rec, NULL);
+		rec_str(&rec, "name", p->m[j].name);
+		rec_strn(&rec, "asm", p->m[j].body, strcspn(p->m[j].body, "\n"));
+		if (res[j].measured)
+			rec_milli(&rec, "cycles", res[j].per_instance);
+		else
+			rec_null(&rec, "cycles");
+		rec_obj_end(&rec);
+	}
+	rec_arr_end(&rec);
 	const struct result *best = tp_u && (!tp_l || tp_u->per_instance <= tp_l->per_instance) ? tp_u : tp_l;
 	if (best) {
 		rec_obj(&rec, "throughput");
@@ -534,8 +549,9 @@ static bool emit(const struct instr_plan *p, const struct result *res, double se
 	rec_str(&rec, "values", p->values[0] ? p->values : NULL);
 	rec_null(&rec, "uops");
 	rec_null(&rec, "ports");
-	rec_str(&rec, "uops_why", "no counters here: pmuboot-host counts through perf_event_open, and this "
-		"machine exposes no PMU to it (counting uops and ports is not built yet)");
+	rec_str(&rec, "uops_why", "not counted: the instr measurement counts no events yet (uops retired and the "
+		"per-port or per-pipe events where the core has them are to come); cycles are TSC ticks x the "
+		"harness's calibration");
 	rec_str(&rec, "cycles_source", S.hs.emulated_time ? "tsc" : "tsc_calibrated");
 	rec_milli(&rec, "core_per_tsc", S.hs.clock.ppm / MILLI);
 	if (fault) {
@@ -584,8 +600,10 @@ static void measure_plan(const struct instr_plan *p, struct result *res)
 	bool conn_ok[IKM_MAX] = { false };
 
 	for (size_t j = 0; j < p->n; j++)
-		if (p->m[j].kind == IKM_CONNECTOR)
-			conn_ok[j] = connector(&p->m[j], &res[j], &conn[j]);
+		if (p->m[j].kind == IKM_CONNECTOR) {
+			conn_ok[j] = res[j].measured = connector(&p->m[j], &res[j], &conn[j]);
+			res[j].per_instance = conn[j];
+		}
 	for (size_t j = 0; j < p->n; j++) {
 		const struct ikm *m = &p->m[j];
 		struct result *r = &res[j];
