@@ -21,15 +21,16 @@
 
 static int usage(FILE *f)
 {
-	fprintf(f, "usage: pmuboot-host instr-dev [--form ASM]... [--cpu N] [--reps N] [--repeat N] [--show] [--list]\n"
-		   "\n"
-		   "Measures the kernel builder's test forms on this machine (every one without --form): latency\n"
-		   "per operand pair, throughput unrolled and in a loop, one `instr` record and line per form.\n"
-		   "  --form ASM   a form by its asm name, e.g. 'ADD r64, r64' (all of its iforms); repeatable\n"
-		   "  --cpu N      measure on CPU N          --reps N   samples per figure (default %u)\n"
-		   "  --repeat N   measure the list N times over (to time a catalogue-sized run)\n"
-		   "  --show       print each kernel's assembly   --list   the test forms, one a line\n",
-		   INSTR_REPS_DEFAULT);
+	fprintf(f,
+		"usage: pmuboot-host instr-dev [--form ASM]... [--cpu N] [--reps N] [--repeat N] [--show] [--list]\n"
+		"\n"
+		"Measures the kernel builder's test forms on this machine (every one without --form): latency\n"
+		"per operand pair, throughput unrolled and in a loop, one `instr` record and line per form.\n"
+		"  --form ASM   a form by its asm name, e.g. 'ADD r64, r64' (all of its iforms); repeatable\n"
+		"  --cpu N      measure on CPU N          --reps N   samples per figure (default %u)\n"
+		"  --repeat N   measure the list N times over (to time a catalogue-sized run)\n"
+		"  --show       print each kernel's assembly   --list   the test forms, one a line\n",
+		INSTR_REPS_DEFAULT);
 	return f == stderr ? 2 : 0;
 }
 
@@ -61,7 +62,8 @@ int cmd_instr_dev(int argc, char **argv)
 		} else if (!strcmp(a, "--reps") && more) {
 			uint64_t v;
 			if (!dec_whole(argv[i + 1], strlen(argv[i + 1]), REPS_MAX, &v) || !v) {
-				fprintf(stderr, "pmuboot-host instr-dev: --reps wants 1..%u, not '%s'\n", REPS_MAX, argv[i + 1]);
+				fprintf(stderr, "pmuboot-host instr-dev: --reps wants 1..%u, not '%s'\n", REPS_MAX,
+					argv[i + 1]);
 				return 2;
 			}
 			o.reps = (unsigned)v;
@@ -83,12 +85,14 @@ int cmd_instr_dev(int argc, char **argv)
 				if (!strcmp(ikm_test_forms[k].asm_name, want))
 					forms[n++] = &ikm_test_forms[k];
 			if (n == before) {
-				fprintf(stderr, "pmuboot-host instr-dev: no test form '%s' (argument %d; --list lists them)\n",
+				fprintf(stderr,
+					"pmuboot-host instr-dev: no test form '%s' (argument %d; --list lists them)\n",
 					want, i);
 				return 2;
 			}
 		} else {
-			fprintf(stderr, "pmuboot-host instr-dev: unknown or incomplete argument '%s' (argument %d)\n", a, i);
+			fprintf(stderr, "pmuboot-host instr-dev: unknown or incomplete argument '%s' (argument %d)\n",
+				a, i);
 			return usage(stderr);
 		}
 	}

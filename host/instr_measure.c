@@ -30,6 +30,7 @@
 #define ASM_ROUNDS 4
 #define DROP_BUDGET_MIN 16
 #define TRIAL_BOUND_US 1000000u
+#define MEASURE_RETAKES 1 /* measurements again when not one sample was kept */
 #define MILLI 1000
 /* ELF-64 header and section header fields (System V ABI, "ELF Header" and "Sections"; elf(5)). */
 #define ELF_SHOFF 0x28
@@ -45,12 +46,12 @@
 /* What became of one measurement. */
 struct result {
 	bool assembled, measured, faulted;
-	char why[200];			/* not assembled / not measured: why */
-	struct hw_guard_result guard;	/* the fault */
-	int64_t per_instance;		/* cycles per instance, thousandths, connectors subtracted */
-	int64_t lo, hi;			/* the samples' range, per instance */
-	const char *unstable;		/* the figure's unstable reason, or NULL */
-	const uint8_t *init, *body;	/* the assembled bytes (inside the batch's object) */
+	char why[200];		      /* not assembled / not measured: why */
+	struct hw_guard_result guard; /* the fault */
+	int64_t per_instance;	      /* cycles per instance, thousandths, connectors subtracted */
+	int64_t lo, hi;		      /* the samples' range, per instance */
+	const char *unstable;	      /* the figure's unstable reason, or NULL */
+	const uint8_t *init, *body;   /* the assembled bytes (inside the batch's object) */
 	size_t init_len, body_len;
 };
 
@@ -66,7 +67,7 @@ static struct {
 	/* Connectors measured once per run, by body text. */
 	struct conn {
 		char body[128];
-		int64_t cycles;		/* per instance, thousandths */
+		int64_t cycles; /* per instance, thousandths */
 		bool ok;
 	} conn[16];
 	size_t nconn;
@@ -139,22 +140,17 @@ static void write_source(FILE *f, struct instr_plan *const *plans, size_t n, boo
 			size_t id = i * IKM_MAX + j;
 			if (id < lines_cap)
 				line_of[id] = line;
-			fprintf(f, "k%zu_%zu_i:\n", i, j);
-			line++;
-			if (!dropped[i][j]) {
-				fputs(m->init, f);
-				for (const char *c = m->init; *c; c++)
+			/* Each part after its label: init, body, then the end label (a dropped kernel's parts are empty). */
+			const char *parts[] = { m->init, m->body, "" };
+			for (size_t t = 0; t < ARRAY_SIZE(parts); t++) {
+				fprintf(f, "k%zu_%zu_%c:\n", i, j, "ibe"[t]);
+				line++;
+				if (dropped[i][j])
+					continue;
+				fputs(parts[t], f);
+				for (const char *c = parts[t]; *c; c++)
 					line += *c == '\n';
 			}
-			fprintf(f, "k%zu_%zu_b:\n", i, j);
-			line++;
-			if (!dropped[i][j]) {
-				fputs(m->body, f);
-				for (const char *c = m->body; *c; c++)
-					line += *c == '\n';
-			}
-			fprintf(f, "k%zu_%zu_e:\n", i, j);
-			line++;
 		}
 }
 
@@ -244,11 +240,12 @@ static uint8_t *assemble(struct instr_plan *const *plans, size_t n, struct resul
 					if (j >= plans[i]->n || dropped[i][j])
 						continue;
 					int next = (j + 1 < plans[i]->n) ? line_of[id + 1]
-						   : (i + 1 < n)      ? line_of[(i + 1) * IKM_MAX]
-								      : 1 << 30;
+						   : (i + 1 < n)	 ? line_of[(i + 1) * IKM_MAX]
+									 : 1 << 30;
 					if (line > line_of[id] && line < next) {
 						dropped[i][j] = refused = true;
-						snprintf(res[i][j].why, sizeof(res[i][j].why), "not assembled: %.160s", msg + 7);
+						snprintf(res[i][j].why, sizeof(res[i][j].why), "not assembled: %.160s",
+							 msg + 7);
 					}
 				}
 			}
@@ -378,16 +375,36 @@ static bool measure(const struct ikm *m, struct result *r, struct bench_figure *
 	if (ok && !try_kernel(&d, it, &r->guard)) {
 		r->faulted = true;
 		snprintf(r->why, sizeof(r->why), "%s in its trial run (signal %s)",
-			 r->guard.outcome == HW_GUARD_TIMEOUT ? "timed out" : "faulted", r->guard.what ? r->guard.what : "?");
+			 r->guard.outcome == HW_GUARD_TIMEOUT ? "timed out" : "faulted",
+			 r->guard.what ? r->guard.what : "?");
 		ok = false;
 	}
-	if (ok) {
+	/*
+	 * Once more when no sample could be kept: wide vector code moves the core's clock (AVX-512 licences,
+	 * the upper lanes powering up), which the per-sample calibration sees as a moving clock and rejects;
+	 * the first measurement is then the warm-up the second needs.
+	 */
+	for (unsigned attempt = 0; ok && attempt <= MEASURE_RETAKES; attempt++) {
 		fill(m->fill);
 		memset(&figs, 0, sizeof(figs));
-		ok = bench_measure_variant(&S.hs, &d, S.window, NULL, &figs) && figs.cycles.n > 0;
-		if (!ok)
-			snprintf(r->why, sizeof(r->why), "not measured: %s", figs.problem[0] ? figs.problem : "no samples");
+		bool kept = bench_measure_variant(&S.hs, &d, S.window, NULL, &figs) && figs.cycles.n > 0;
 		*fig = figs.cycles;
+		if (kept) {
+			r->why[0] = 0;
+			break;
+		}
+		size_t k = str_appendf(r->why, sizeof(r->why), 0, "not measured: %s",
+				       figs.problem[0] ? figs.problem : "no samples");
+		const char *sep = " (rejected: ";
+		for (unsigned fate = STATS_REJECT_NEGATIVE; fate < STATS_REJECT_DISTURBED; fate++)
+			if (figs.rejected[fate]) {
+				k = str_appendf(r->why, sizeof(r->why), k, "%s%s %u", sep,
+						stats_fate_name((enum stats_fate)fate), figs.rejected[fate]);
+				sep = ", ";
+			}
+		if (sep[0] == ',')
+			str_appendf(r->why, sizeof(r->why), k, ")");
+		ok = attempt < MEASURE_RETAKES;
 	}
 	S.hs.iterations = saved;
 	hw_xmem_free(code, len);
@@ -522,8 +539,14 @@ static bool emit(const struct instr_plan *p, const struct result *res, double se
 		unstable = unstable ? unstable : best->unstable;
 		k = str_appendf(line, sizeof(line), k, "  tp %.2f (%s)", (double)best->per_instance / MILLI,
 				best == tp_u ? "unrolled" : "loop");
+		rec_null(&rec, "throughput_why");
 	} else {
 		rec_null(&rec, "throughput");
+		const char *tw = NULL;
+		for (size_t j = 0; j < p->n && !tw; j++)
+			if ((p->m[j].kind == IKM_TP_UNROLLED || p->m[j].kind == IKM_TP_LOOP) && res[j].why[0])
+				tw = res[j].why;
+		rec_str(&rec, "throughput_why", tw ? tw : "no throughput kernel (nothing to rotate)");
 	}
 	const char *idiom = ikm_idiom_name((enum ikm_idiom)p->idiom);
 	if (idiom) {
@@ -549,7 +572,8 @@ static bool emit(const struct instr_plan *p, const struct result *res, double se
 	rec_str(&rec, "values", p->values[0] ? p->values : NULL);
 	rec_null(&rec, "uops");
 	rec_null(&rec, "ports");
-	rec_str(&rec, "uops_why", "not counted: the instr measurement counts no events yet (uops retired and the "
+	rec_str(&rec, "uops_why",
+		"not counted: the instr measurement counts no events yet (uops retired and the "
 		"per-port or per-pipe events where the core has them are to come); cycles are TSC ticks x the "
 		"harness's calibration");
 	rec_str(&rec, "cycles_source", S.hs.emulated_time ? "tsc" : "tsc_calibrated");
@@ -614,7 +638,7 @@ static void measure_plan(const struct instr_plan *p, struct result *res)
 			out_text("  %s %s:\n%s", p->f->asm_name, m->name, m->body);
 		if (!measure(m, r, &fig)) {
 			if (r->faulted)
-				return;	/* the form faults: its other kernels would too */
+				return; /* the form faults: its other kernels would too */
 			continue;
 		}
 		int64_t sub = 0;
@@ -658,7 +682,8 @@ size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const
 	topo_probe(&here);
 	rec_set_cpu(true, (uint32_t)hw_linux_pinned_cpu(), here.cpuid_apic_id);
 	out_text("instr: %zu forms on CPU %d; cycles from the TSC x %.3f (the harness's add-chain calibration: no "
-		 "counters here)", n, hw_linux_pinned_cpu(), (double)S.hs.clock.ppm / 1e6);
+		 "counters here)",
+		 n, hw_linux_pinned_cpu(), (double)S.hs.clock.ppm / 1e6);
 	for (size_t at = 0; at < n; at += BATCH_FORMS) {
 		size_t nb = n - at < BATCH_FORMS ? n - at : BATCH_FORMS;
 		memset(res, 0, sizeof(res));
@@ -670,7 +695,8 @@ size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const
 			if (obj)
 				measure_plan(plans[i], res[i]);
 			else
-				snprintf(plans[i]->why, sizeof(plans[i]->why), "the assembler could not be run (its error "
+				snprintf(plans[i]->why, sizeof(plans[i]->why),
+					 "the assembler could not be run (its error "
 					 "record says why)");
 			if (emit(plans[i], res[i], now() - t0))
 				good++;

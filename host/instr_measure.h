@@ -14,12 +14,12 @@
 #include "instr/catalogue.h"
 
 struct instr_measure_opts {
-	long cpu;		/* the CPU to measure on; -1: the one we run on */
-	unsigned reps;		/* kept samples per figure (0: INSTR_REPS_DEFAULT) */
-	unsigned warmup;	/* unmeasured samples first */
-	unsigned iterations;	/* the floor of iterations per run (adaptive above it) */
-	bool show_kernels;	/* print each kernel's assembly as text lines */
-	const char *assembler;	/* NULL: "as" */
+	long cpu;	       /* the CPU to measure on; -1: the one we run on */
+	unsigned reps;	       /* kept samples per figure (0: INSTR_REPS_DEFAULT) */
+	unsigned warmup;       /* unmeasured samples first */
+	unsigned iterations;   /* the floor of iterations per run (adaptive above it) */
+	bool show_kernels;     /* print each kernel's assembly as text lines */
+	const char *assembler; /* NULL: "as" */
 };
 
 #define INSTR_REPS_DEFAULT 7

@@ -26,49 +26,49 @@
 
 #include "instr/catalogue.h"
 
-#define IKM_MAX 24		/* measurements per form */
+#define IKM_MAX 24 /* measurements per form */
 #define IKM_NAME_MAX 40
-#define IKM_OPNAME_MAX 12	/* "op3.addr", "flags", "rax" */
-#define IKM_INIT_MAX 2048	/* assembly text of an init */
-#define IKM_BODY_MAX 2048	/* assembly text of a body */
+#define IKM_OPNAME_MAX 12 /* "op3.addr", "flags", "rax" */
+#define IKM_INIT_MAX 2048 /* assembly text of an init */
+#define IKM_BODY_MAX 2048 /* assembly text of a body */
 #define IKM_SUB_MAX 2
 #define IKM_NO_SUB (-1)
 
 enum ikm_kind {
 	IKM_LATENCY,
-	IKM_TP_UNROLLED,	/* throughput, a long straight run of instances */
-	IKM_TP_LOOP,		/* throughput, a few instances in the harness's loop */
-	IKM_CONNECTOR,		/* a connecting instruction's own latency, subtracted from latencies */
-	IKM_IDIOM_LATENCY,	/* the same-register idiom's chain */
-	IKM_IDIOM_TP,		/* the same-register idiom, rotated */
+	IKM_TP_UNROLLED,   /* throughput, a long straight run of instances */
+	IKM_TP_LOOP,	   /* throughput, a few instances in the harness's loop */
+	IKM_CONNECTOR,	   /* a connecting instruction's own latency, subtracted from latencies */
+	IKM_IDIOM_LATENCY, /* the same-register idiom's chain */
+	IKM_IDIOM_TP,	   /* the same-register idiom, rotated */
 };
 
 enum ikm_bound {
-	IKM_EXACT,		/* the figure is the pair's latency (connectors subtracted) */
-	IKM_UPPER,		/* at most this: a connector that cannot be measured alone is included */
+	IKM_EXACT, /* the figure is the pair's latency (connectors subtracted) */
+	IKM_UPPER, /* at most this: a connector that cannot be measured alone is included */
 };
 
 struct ikm {
-	uint8_t kind;				/* enum ikm_kind */
-	uint8_t bound;				/* enum ikm_bound */
-	uint16_t per_iter;			/* instances of the form per body copy: divide by this */
-	uint16_t unroll;			/* body copies the harness places (docs/kernels.md `unroll`) */
-	int8_t sub[IKM_SUB_MAX];		/* plan indices of connectors subtracted once per instance; IKM_NO_SUB */
-	uint64_t fill;				/* every 8 bytes of the scratch window hold this before the kernel runs */
-	char from[IKM_OPNAME_MAX], to[IKM_OPNAME_MAX];	/* latency: operand names; else "" */
-	char name[IKM_NAME_MAX];		/* unique within the plan; a connector's is unique in a run */
-	const char *via;			/* the connecting instruction(s) (text), or NULL */
-	const char *note;			/* what to know about the figure, or NULL */
-	char init[IKM_INIT_MAX];		/* assembly, lines ending in '\n' */
+	uint8_t kind;		 /* enum ikm_kind */
+	uint8_t bound;		 /* enum ikm_bound */
+	uint16_t per_iter;	 /* instances of the form per body copy: divide by this */
+	uint16_t unroll;	 /* body copies the harness places (docs/kernels.md `unroll`) */
+	int8_t sub[IKM_SUB_MAX]; /* plan indices of connectors subtracted once per instance; IKM_NO_SUB */
+	uint64_t fill;		 /* every 8 bytes of the scratch window hold this before the kernel runs */
+	char from[IKM_OPNAME_MAX], to[IKM_OPNAME_MAX]; /* latency: operand names; else "" */
+	char name[IKM_NAME_MAX];		       /* unique within the plan; a connector's is unique in a run */
+	const char *via;			       /* the connecting instruction(s) (text), or NULL */
+	const char *note;			       /* what to know about the figure, or NULL */
+	char init[IKM_INIT_MAX];		       /* assembly, lines ending in '\n' */
 	char body[IKM_BODY_MAX];
 };
 
 /* What the form is, for the labels of its figures. */
 enum ikm_idiom {
 	IKM_IDIOM_NONE,
-	IKM_IDIOM_ZERO,		/* same-register form gives zero whatever the input (xor r, r) */
-	IKM_IDIOM_ONES,		/* same-register form gives all ones (pcmpeqd x, x) */
-	IKM_IDIOM_MOVE,		/* a register-to-register move: the core may eliminate it (renaming) */
+	IKM_IDIOM_ZERO, /* same-register form gives zero whatever the input (xor r, r) */
+	IKM_IDIOM_ONES, /* same-register form gives all ones (pcmpeqd x, x) */
+	IKM_IDIOM_MOVE, /* a register-to-register move: the core may eliminate it (renaming) */
 };
 
 #define IKP_TEXT_MAX 512
@@ -77,11 +77,11 @@ struct instr_plan {
 	const struct instr_form *f;
 	struct ikm m[IKM_MAX];
 	size_t n;
-	uint8_t idiom;				/* enum ikm_idiom */
-	char values[IKP_TEXT_MAX];		/* the operand values the kernels start from */
-	char chain[IKP_TEXT_MAX];		/* what forces a chain between throughput instances ("" none) */
-	char skipped[IKP_TEXT_MAX];		/* pairs not measured and why ("" none) */
-	char why[IKP_TEXT_MAX];			/* why nothing can be built ("" when n > 0) */
+	uint8_t idiom;		    /* enum ikm_idiom */
+	char values[IKP_TEXT_MAX];  /* the operand values the kernels start from */
+	char chain[IKP_TEXT_MAX];   /* what forces a chain between throughput instances ("" none) */
+	char skipped[IKP_TEXT_MAX]; /* pairs not measured and why ("" none) */
+	char why[IKP_TEXT_MAX];	    /* why nothing can be built ("" when n > 0) */
 };
 
 /* Every measurement of form f into p (p->n of them).  False, with p->why, when none can be built. */

@@ -26,25 +26,35 @@ static const struct instr_operand M_G_STORE[] = { { IK_MEM, W, 0, 0, 64, NULL },
 static const struct instr_operand LEA[] = { { IK_R64, W, 0, 0, 64, NULL }, { IK_MEM, 0, 0, 0, 0, NULL } };
 static const struct instr_operand X_G[] = { { IK_XMM, W, 0, 0, 128, NULL }, { IK_R64, R, 0, 0, 64, NULL } };
 static const struct instr_operand G_X[] = { { IK_R64, W, 0, 0, 64, NULL }, { IK_XMM, R, 0, 0, 64, NULL } };
-static const struct instr_operand XXX[] = { { IK_XMM, W, 0, 0, 128, NULL }, { IK_XMM, R, 0, 0, 128, NULL },
+static const struct instr_operand XXX[] = { { IK_XMM, W, 0, 0, 128, NULL },
+					    { IK_XMM, R, 0, 0, 128, NULL },
 					    { IK_XMM, R, 0, 0, 128, NULL } };
-static const struct instr_operand YYY[] = { { IK_YMM, W, 0, 0, 256, NULL }, { IK_YMM, R, 0, 0, 256, NULL },
+static const struct instr_operand YYY[] = { { IK_YMM, W, 0, 0, 256, NULL },
+					    { IK_YMM, R, 0, 0, 256, NULL },
 					    { IK_YMM, R, 0, 0, 256, NULL } };
-static const struct instr_operand ZZZ[] = { { IK_ZMM, W, 0, 0, 512, NULL }, { IK_ZMM, R, 0, 0, 512, NULL },
+static const struct instr_operand ZZZ[] = { { IK_ZMM, W, 0, 0, 512, NULL },
+					    { IK_ZMM, R, 0, 0, 512, NULL },
 					    { IK_ZMM, R, 0, 0, 512, NULL } };
 /* Merge masking: the destination is read too (elements the mask leaves keep their value), the mask read. */
-static const struct instr_operand ZZZ_K[] = { { IK_ZMM, RW, 0, 0, 512, NULL }, { IK_ZMM, R, 0, 0, 512, NULL },
-					      { IK_ZMM, R, 0, 0, 512, NULL }, { IK_K, R, 1, 0, 64, NULL } };
-static const struct instr_operand ZZ_BCST[] = { { IK_ZMM, W, 0, 0, 512, NULL }, { IK_ZMM, R, 0, 0, 512, NULL },
+static const struct instr_operand ZZZ_K[] = { { IK_ZMM, RW, 0, 0, 512, NULL },
+					      { IK_ZMM, R, 0, 0, 512, NULL },
+					      { IK_ZMM, R, 0, 0, 512, NULL },
+					      { IK_K, R, 1, 0, 64, NULL } };
+static const struct instr_operand ZZ_BCST[] = { { IK_ZMM, W, 0, 0, 512, NULL },
+						{ IK_ZMM, R, 0, 0, 512, NULL },
 						{ IK_MEM, R, 0, 1, 32, NULL } };
 static const struct instr_operand XX_RW[] = { { IK_XMM, RW, 0, 0, 128, NULL }, { IK_XMM, R, 0, 0, 128, NULL } };
 static const struct instr_operand MM_MM[] = { { IK_MM, RW, 0, 0, 64, NULL }, { IK_MM, R, 0, 0, 64, NULL } };
-static const struct instr_operand KKK[] = { { IK_K, W, 0, 0, 16, NULL }, { IK_K, R, 0, 0, 16, NULL }, { IK_K, R, 0, 0, 16, NULL } };
+static const struct instr_operand KKK[] = { { IK_K, W, 0, 0, 16, NULL },
+					    { IK_K, R, 0, 0, 16, NULL },
+					    { IK_K, R, 0, 0, 16, NULL } };
 
-#define FORM(asm_, mn, iform_, ext, isa, cat, ops_, nexp, fr, fw, at)                                            \
-	{ .asm_name = asm_, .mnemonic = mn, .iform = iform_, .extension = ext, .isa_set = isa, .category = cat,   \
-	  .ops = ops_, .n_ops = ARRAY_SIZE(ops_), .n_explicit = nexp, .flags_read = fr, .flags_written = fw,      \
-	  .attrs = at }
+#define FORM(asm_, mn, iform_, ext, isa, cat, ops_, nexp, fr, fw, at) \
+	{ \
+		.asm_name = asm_, .mnemonic = mn, .iform = iform_, .extension = ext, .isa_set = isa, .category = cat, \
+		.ops = ops_, .n_ops = ARRAY_SIZE(ops_), .n_explicit = nexp, .flags_read = fr, .flags_written = fw, \
+		.attrs = at \
+	}
 
 const struct instr_form ikm_test_forms[] = {
 	FORM("ADD r64, r64", "add", "ADD_GPRv_GPRv_01", "BASE", "I86", "BINARY", GG_RW_R, 2, 0, IFL_ARITH, 0),
@@ -72,9 +82,13 @@ const struct instr_form ikm_test_forms[] = {
 	     "AVX512F_512", "AVX512", ZZ_BCST, 3, 0, 0, IFA_BCAST),
 	FORM("PCMPEQD xmm, xmm", "pcmpeqd", "PCMPEQD_XMMdq_XMMdq", "SSE2", "SSE2", "SSE", XX_RW, 2, 0, 0, 0),
 	FORM("PADDD mm, mm", "paddd", "PADDD_MMXq_MMXq", "MMX", "PENTIUMMMX", "MMX", MM_MM, 2, 0, 0, 0),
-	FORM("KADDW k, k, k", "kaddw", "KADDW_MASKmskw_MASKmskw_MASKmskw_AVX512", "AVX512VEX", "AVX512DQ_KOP",
-	     "KMASK", KKK, 3, 0, 0, 0),
-	{ .asm_name = "UD2", .mnemonic = "ud2", .iform = "UD2", .extension = "BASE", .isa_set = "PPRO",
+	FORM("KADDW k, k, k", "kaddw", "KADDW_MASKmskw_MASKmskw_MASKmskw_AVX512", "AVX512VEX", "AVX512DQ_KOP", "KMASK",
+	     KKK, 3, 0, 0, 0),
+	{ .asm_name = "UD2",
+	  .mnemonic = "ud2",
+	  .iform = "UD2",
+	  .extension = "BASE",
+	  .isa_set = "PPRO",
 	  .category = "MISC" },
 };
 const size_t ikm_test_forms_count = ARRAY_SIZE(ikm_test_forms);

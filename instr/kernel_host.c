@@ -13,18 +13,21 @@ enum rfile { RF_NONE, RF_GPR, RF_VEC, RF_MM, RF_K, RF_MEM };
 #define GPR_RSI 6
 #define GPR_RDI 7
 #define GPR_COUNT 16
-#define VEC_LEGACY 16		/* xmm0-15: SSE and VEX */
-#define VEC_EVEX 32		/* xmm0-31 with EVEX (SDM Vol. 2A 2.7 "Intel AVX-512 encoding") */
+#define VEC_LEGACY 16 /* xmm0-15: SSE and VEX */
+#define VEC_EVEX 32   /* xmm0-31 with EVEX (SDM Vol. 2A 2.7 "Intel AVX-512 encoding") */
 #define MM_COUNT 8
 #define K_COUNT 8
-#define K_MASK 1		/* the write mask of {k} forms: k1 (k0 cannot be a write mask, SDM Vol. 2A 2.7.4) */
+#define K_MASK 1 /* the write mask of {k} forms: k1 (k0 cannot be a write mask, SDM Vol. 2A 2.7.4) */
 
 static const char *const GPR_NAMES[4][GPR_COUNT] = {
-	{ "al", "cl", "dl", "bl", "spl", "bpl", "sil", "dil", "r8b", "r9b", "r10b", "r11b", "r12b", "r13b", "r14b", "r15b" },
-	{ "ax", "cx", "dx", "bx", "sp", "bp", "si", "di", "r8w", "r9w", "r10w", "r11w", "r12w", "r13w", "r14w", "r15w" },
+	{ "al", "cl", "dl", "bl", "spl", "bpl", "sil", "dil", "r8b", "r9b", "r10b", "r11b", "r12b", "r13b", "r14b",
+	  "r15b" },
+	{ "ax", "cx", "dx", "bx", "sp", "bp", "si", "di", "r8w", "r9w", "r10w", "r11w", "r12w", "r13w", "r14w",
+	  "r15w" },
 	{ "eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "r8d", "r9d", "r10d", "r11d", "r12d", "r13d", "r14d",
 	  "r15d" },
-	{ "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15" },
+	{ "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13", "r14",
+	  "r15" },
 };
 /* The order registers are handed out in; rsp, rsi and rdi belong to the harness (docs/kernels.md). */
 static const uint8_t GPR_POOL[] = { 0, 3, 1, 2, 5, 8, 9, 10, 11, 12, 13, 14, 15 };
@@ -34,30 +37,33 @@ static const uint8_t GPR_POOL[] = { 0, 3, 1, 2, 5, 8, 9, 10, 11, 12, 13, 14, 15 
  * read-modify-write form do not chain through memory; the vector constant in the second page (rdx).
  */
 #define MEM_STRIDE 64
-#define ADDR_MASK 0xff8		/* an address register chained through memory stays in the first page, aligned */
-#define VCONST_OFF 4032		/* [rdx + VCONST_OFF]: the 32-bit pattern the vector registers start from */
+#define ADDR_MASK 0xff8 /* an address register chained through memory stays in the first page, aligned */
+#define VCONST_OFF 4032 /* [rdx + VCONST_OFF]: the 32-bit pattern the vector registers start from */
 /* Every lane starts at 1.0f (IEEE 754 binary32 0x3f800000): normal for single and, paired, for double. */
 #define VEC_LANE 0x3f800000u
 #define FILL_FP 0x3f8000003f800000ull
-#define FILL_ONE 1ull		/* integer divisors in memory: the low byte, word, dword or qword reads 1 */
-#define GPR_START 1		/* general registers start at 1: a shift by cl shifts, a divisor divides */
-#define IMM_VALUE 3		/* immediates: 3 (not 1: assemblers pick the shift-by-1 encoding for 1) */
-#define IMM64_VALUE 0x123456789ull	/* wider than 32 bits, so `mov r64, imm64` keeps its 10-byte form */
-#define TP_INSTANCES_UNROLLED 512	/* instances in the unrolled throughput run */
-#define TP_MAX 12		/* instances per body */
+#define FILL_ONE 1ull		   /* integer divisors in memory: the low byte, word, dword or qword reads 1 */
+#define GPR_START 1		   /* general registers start at 1: a shift by cl shifts, a divisor divides */
+#define IMM_VALUE 3		   /* immediates: 3 (not 1: assemblers pick the shift-by-1 encoding for 1) */
+#define IMM64_VALUE 0x123456789ull /* wider than 32 bits, so `mov r64, imm64` keeps its 10-byte form */
+#define TP_INSTANCES_UNROLLED 512  /* instances in the unrolled throughput run */
+#define TP_MAX 12		   /* instances per body */
 #define LAT_UNROLL 16
 #define IDIOM_UNROLL 16
 
 /* Same-register idioms and moves, by mnemonic (Intel optimization manual, "Dependency-breaking idioms", "Zero-latency MOV"). */
-static const char *const ZERO_IDIOMS[] = { "xor", "sub", "pxor", "xorps", "xorpd", "vpxor", "vpxord", "vpxorq", "vxorps",
-					   "vxorpd", "psubb", "psubw", "psubd", "psubq", "vpsubb", "vpsubw", "vpsubd",
-					   "vpsubq", "pcmpgtb", "pcmpgtw", "pcmpgtd", "pcmpgtq", "vpcmpgtb", "vpcmpgtw",
-					   "vpcmpgtd", "vpcmpgtq", "pandn", "vpandn", "andnps", "andnpd", "vandnps", "vandnpd" };
-static const char *const ONES_IDIOMS[] = { "pcmpeqb", "pcmpeqw", "pcmpeqd", "pcmpeqq", "vpcmpeqb", "vpcmpeqw", "vpcmpeqd",
-					   "vpcmpeqq" };
-static const char *const MOVES[] = { "mov", "movaps", "movapd", "movups", "movupd", "movdqa", "movdqu", "vmovaps", "vmovapd",
-				     "vmovups", "vmovupd", "vmovdqa", "vmovdqu", "vmovdqa32", "vmovdqa64", "vmovdqu8",
-				     "vmovdqu16", "vmovdqu32", "vmovdqu64", "movq", "vmovq", "movsx", "movzx", "movsxd" };
+static const char *const ZERO_IDIOMS[] = { "xor",      "sub",	   "pxor",    "xorps",	 "xorpd",    "vpxor",
+					   "vpxord",   "vpxorq",   "vxorps",  "vxorpd",	 "psubb",    "psubw",
+					   "psubd",    "psubq",	   "vpsubb",  "vpsubw",	 "vpsubd",   "vpsubq",
+					   "pcmpgtb",  "pcmpgtw",  "pcmpgtd", "pcmpgtq", "vpcmpgtb", "vpcmpgtw",
+					   "vpcmpgtd", "vpcmpgtq", "pandn",   "vpandn",	 "andnps",   "andnpd",
+					   "vandnps",  "vandnpd" };
+static const char *const ONES_IDIOMS[] = { "pcmpeqb",  "pcmpeqw",  "pcmpeqd",  "pcmpeqq",
+					   "vpcmpeqb", "vpcmpeqw", "vpcmpeqd", "vpcmpeqq" };
+static const char *const MOVES[] = { "mov",	  "movaps",    "movapd",    "movups",	"movupd",    "movdqa",
+				     "movdqu",	  "vmovaps",   "vmovapd",   "vmovups",	"vmovupd",   "vmovdqa",
+				     "vmovdqu",	  "vmovdqa32", "vmovdqa64", "vmovdqu8", "vmovdqu16", "vmovdqu32",
+				     "vmovdqu64", "movq",      "vmovq",	    "movsx",	"movzx",     "movsxd" };
 /* Integer division: the result depends on the values (SDM Vol. 2A DIV, IDIV: #DE when the quotient overflows). */
 static const char *const INT_DIVIDES[] = { "div", "idiv" };
 
@@ -70,23 +76,25 @@ static const struct {
 	const char *suffix;
 	const char *hint;
 } ENCODINGS[] = {
-	{ "_00", "{store} " }, { "_01", "{store} " }, { "_02", "{load} " },  { "_03", "{load} " },  { "_08", "{store} " },
-	{ "_09", "{store} " }, { "_0A", "{load} " },  { "_0B", "{load} " },  { "_10", "{store} " }, { "_11", "{store} " },
-	{ "_12", "{load} " },  { "_13", "{load} " },  { "_18", "{store} " }, { "_19", "{store} " }, { "_1A", "{load} " },
-	{ "_1B", "{load} " },  { "_20", "{store} " }, { "_21", "{store} " }, { "_22", "{load} " },  { "_23", "{load} " },
-	{ "_28", "{store} " }, { "_29", "{store} " }, { "_2A", "{load} " },  { "_2B", "{load} " },  { "_30", "{store} " },
-	{ "_31", "{store} " }, { "_32", "{load} " },  { "_33", "{load} " },  { "_38", "{store} " }, { "_39", "{store} " },
-	{ "_3A", "{load} " },  { "_3B", "{load} " },  { "_88", "{store} " }, { "_89", "{store} " }, { "_8A", "{load} " },
-	{ "_8B", "{load} " },  { "_0F28", "{load} " }, { "_0F29", "{store} " }, { "_0F10", "{load} " }, { "_0F11", "{store} " },
+	{ "_00", "{store} " },	{ "_01", "{store} " },	 { "_02", "{load} " },	 { "_03", "{load} " },
+	{ "_08", "{store} " },	{ "_09", "{store} " },	 { "_0A", "{load} " },	 { "_0B", "{load} " },
+	{ "_10", "{store} " },	{ "_11", "{store} " },	 { "_12", "{load} " },	 { "_13", "{load} " },
+	{ "_18", "{store} " },	{ "_19", "{store} " },	 { "_1A", "{load} " },	 { "_1B", "{load} " },
+	{ "_20", "{store} " },	{ "_21", "{store} " },	 { "_22", "{load} " },	 { "_23", "{load} " },
+	{ "_28", "{store} " },	{ "_29", "{store} " },	 { "_2A", "{load} " },	 { "_2B", "{load} " },
+	{ "_30", "{store} " },	{ "_31", "{store} " },	 { "_32", "{load} " },	 { "_33", "{load} " },
+	{ "_38", "{store} " },	{ "_39", "{store} " },	 { "_3A", "{load} " },	 { "_3B", "{load} " },
+	{ "_88", "{store} " },	{ "_89", "{store} " },	 { "_8A", "{load} " },	 { "_8B", "{load} " },
+	{ "_0F28", "{load} " }, { "_0F29", "{store} " }, { "_0F10", "{load} " }, { "_0F11", "{store} " },
 	{ "_0F6F", "{load} " }, { "_0F7F", "{store} " },
 };
 
 /* One operand as the builder sees it. */
 struct opnd {
-	uint8_t file;		/* enum rfile */
-	uint8_t access;		/* IA_* */
+	uint8_t file;	/* enum rfile */
+	uint8_t access; /* IA_* */
 	bool implicit, fixed, addr_only, bcast;
-	int8_t fixed_reg;	/* its register number when fixed */
+	int8_t fixed_reg; /* its register number when fixed */
 	uint16_t bits;
 	uint8_t kind;
 	char name[IKM_OPNAME_MAX];
@@ -99,25 +107,25 @@ struct ctx {
 	struct opnd op[OPS_MAX];
 	size_t nop;
 	bool evex, vex, divide, fp_data;
-	int vec_bits;		/* the widest vector operand, for {1toN} */
-	const char *hint;	/* "{load} ", "{store} " or "" */
-	bool reserved[RF_MEM][VEC_EVEX];	/* registers the form names itself (not handed out) */
-	uint8_t pool[RF_MEM][VEC_EVEX];		/* registers handed out, in order, per file */
+	int vec_bits;			 /* the widest vector operand, for {1toN} */
+	const char *hint;		 /* "{load} ", "{store} " or "" */
+	bool reserved[RF_MEM][VEC_EVEX]; /* registers the form names itself (not handed out) */
+	uint8_t pool[RF_MEM][VEC_EVEX];	 /* registers handed out, in order, per file */
 	size_t npool[RF_MEM];
 };
 
 /* An endpoint of a latency pair: an operand (its register or memory contents), its address, or the flags. */
 #define EP_FLAGS (-1)
 struct endpoint {
-	int op;			/* index into ctx.op, or EP_FLAGS */
-	bool addr;		/* the memory operand's address registers */
+	int op;	   /* index into ctx.op, or EP_FLAGS */
+	bool addr; /* the memory operand's address registers */
 };
 
 /* Registers given to each operand of one instance, and the memory offset; -1: the operand's default. */
 struct assign {
 	int reg[OPS_MAX];
-	int off;		/* memory offset from rsi */
-	int index;		/* the chained index register of an address, -1: none */
+	int off;   /* memory offset from rsi */
+	int index; /* the chained index register of an address, -1: none */
 };
 
 static bool in_list(const char *s, const char *const *list, size_t n)
@@ -147,7 +155,11 @@ static bool parse_reg(const char *name, uint8_t *file, int8_t *num, uint16_t *bi
 		const char *prefix;
 		uint8_t file;
 		uint16_t bits;
-	} FILES[] = { { "xmm", RF_VEC, 128 }, { "ymm", RF_VEC, 256 }, { "zmm", RF_VEC, 512 }, { "mm", RF_MM, 64 }, { "k", RF_K, 64 } };
+	} FILES[] = { { "xmm", RF_VEC, 128 },
+		      { "ymm", RF_VEC, 256 },
+		      { "zmm", RF_VEC, 512 },
+		      { "mm", RF_MM, 64 },
+		      { "k", RF_K, 64 } };
 	for (size_t i = 0; i < ARRAY_SIZE(FILES); i++) {
 		size_t n = strlen(FILES[i].prefix);
 		if (strncmp(name, FILES[i].prefix, n) || !lc_isdigit(name[n]))
@@ -174,7 +186,8 @@ static bool read_operands(struct ctx *c)
 	unsigned imp = 0;
 
 	if (f->n_ops > OPS_MAX) {
-		snprintf(c->p->why, sizeof(c->p->why), "%u operands: more than the %u the builder handles", f->n_ops, OPS_MAX);
+		snprintf(c->p->why, sizeof(c->p->why), "%u operands: more than the %u the builder handles", f->n_ops,
+			 OPS_MAX);
 		return false;
 	}
 	for (size_t i = 0; i < f->n_ops; i++) {
@@ -189,29 +202,39 @@ static bool read_operands(struct ctx *c)
 		if (d->implicit)
 			imp++;
 		switch (o->kind) {
-		case IK_R8: case IK_R16: case IK_R32: case IK_R64:
+		case IK_R8:
+		case IK_R16:
+		case IK_R32:
+		case IK_R64:
 			d->file = RF_GPR;
 			d->bits = (uint16_t)(8u << (o->kind - IK_R8));
 			break;
 		case IK_MM: d->file = RF_MM; break;
-		case IK_XMM: case IK_YMM: case IK_ZMM:
+		case IK_XMM:
+		case IK_YMM:
+		case IK_ZMM:
 			d->file = RF_VEC;
 			c->vec_bits = c->vec_bits > 128 << (o->kind - IK_XMM) ? c->vec_bits : 128 << (o->kind - IK_XMM);
 			break;
 		case IK_K:
 			d->file = RF_K;
-			if (d->implicit && !o->reg)	/* the {k} write mask: k1, set to all ones */
+			if (d->implicit && !o->reg) /* the {k} write mask: k1, set to all ones */
 				d->file = RF_NONE;
 			break;
 		case IK_MEM:
 			if (d->implicit) {
-				snprintf(c->p->why, sizeof(c->p->why), "implicit memory operand (stack or string): not built");
+				snprintf(c->p->why, sizeof(c->p->why),
+					 "implicit memory operand (stack or string): not built");
 				return false;
 			}
 			d->file = RF_MEM;
 			d->addr_only = o->bits == 0 || !(o->access & (IA_READ | IA_WRITE));
 			break;
-		case IK_IMM8: case IK_IMM16: case IK_IMM32: case IK_IMM64: case IK_ONE: d->file = RF_NONE; break;
+		case IK_IMM8:
+		case IK_IMM16:
+		case IK_IMM32:
+		case IK_IMM64:
+		case IK_ONE: d->file = RF_NONE; break;
 		case IK_CL:
 			d->file = RF_GPR;
 			d->fixed = true;
@@ -223,8 +246,8 @@ static bool read_operands(struct ctx *c)
 			int8_t num;
 			uint16_t bits;
 			if (!o->reg || !parse_reg(o->reg, &file, &num, &bits)) {
-				snprintf(c->p->why, sizeof(c->p->why), "fixed register '%s' is not one the builder knows",
-					 o->reg ? o->reg : "?");
+				snprintf(c->p->why, sizeof(c->p->why),
+					 "fixed register '%s' is not one the builder knows", o->reg ? o->reg : "?");
 				return false;
 			}
 			if (file == RF_GPR && (num == GPR_RSP || num == GPR_RSI || num == GPR_RDI)) {
@@ -240,8 +263,10 @@ static bool read_operands(struct ctx *c)
 			break;
 		}
 		default:
-			snprintf(c->p->why, sizeof(c->p->why), "operand %zu is of a kind the builder does not handle (x87, "
-				 "segment, branch or other)", i + 1);
+			snprintf(c->p->why, sizeof(c->p->why),
+				 "operand %zu is of a kind the builder does not handle (x87, "
+				 "segment, branch or other)",
+				 i + 1);
 			return false;
 		}
 		if (d->implicit && d->fixed)
@@ -267,7 +292,7 @@ static void make_pools(struct ctx *c)
 	for (int i = 0; i < MM_COUNT; i++)
 		if (!c->reserved[RF_MM][i])
 			c->pool[RF_MM][c->npool[RF_MM]++] = (uint8_t)i;
-	for (int i = 1; i < K_COUNT; i++)	/* k0 is never handed out: the pool's k registers may serve as masks */
+	for (int i = 1; i < K_COUNT; i++) /* k0 is never handed out: the pool's k registers may serve as masks */
 		if (!c->reserved[RF_K][i] && !((c->f->attrs & IFA_MASK) && i == K_MASK))
 			c->pool[RF_K][c->npool[RF_K]++] = (uint8_t)i;
 }
@@ -277,8 +302,14 @@ static const char *reg_name(const struct opnd *o, int r, char *buf, size_t cap)
 {
 	switch (o->file) {
 	case RF_GPR: return GPR_NAMES[width_index(o->bits)][r];
-	case RF_VEC: snprintf(buf, cap, "%s%d", o->fixed ? (o->bits >= 512 ? "zmm" : o->bits >= 256 ? "ymm" : "xmm")
-							   : vec_prefix(o->kind), r); return buf;
+	case RF_VEC:
+		snprintf(buf, cap, "%s%d",
+			 o->fixed ? (o->bits >= 512   ? "zmm"
+				     : o->bits >= 256 ? "ymm"
+						      : "xmm")
+				  : vec_prefix(o->kind),
+			 r);
+		return buf;
 	case RF_MM: snprintf(buf, cap, "mm%d", r); return buf;
 	case RF_K: snprintf(buf, cap, "k%d", r); return buf;
 	default: return "?";
@@ -311,12 +342,15 @@ static size_t instance(const struct ctx *c, char *buf, size_t cap, size_t k, con
 			continue;
 		k = str_appendf(buf, cap, k, "%s", n++ ? ", " : " ");
 		switch (c->f->ops[i].kind) {
-		case IK_IMM8: case IK_IMM16: case IK_IMM32: k = str_appendf(buf, cap, k, "%u", IMM_VALUE); break;
+		case IK_IMM8:
+		case IK_IMM16:
+		case IK_IMM32: k = str_appendf(buf, cap, k, "%u", IMM_VALUE); break;
 		case IK_IMM64: k = str_appendf(buf, cap, k, "0x%llx", (unsigned long long)IMM64_VALUE); break;
 		case IK_ONE: k = str_appendf(buf, cap, k, "1"); break;
 		case IK_MEM:
 			if (o->addr_only)
-				k = str_appendf(buf, cap, k, "[%s+%s*1]", GPR_NAMES[3][a->index >= 0 ? a->index : a->reg[i]],
+				k = str_appendf(buf, cap, k, "[%s+%s*1]",
+						GPR_NAMES[3][a->index >= 0 ? a->index : a->reg[i]],
 						GPR_NAMES[3][c->pool[RF_GPR][c->npool[RF_GPR] - 1]]);
 			else if (a->index >= 0)
 				k = str_appendf(buf, cap, k, "%s[rsi+%s]", size_word(o->bits), GPR_NAMES[3][a->index]);
@@ -325,9 +359,7 @@ static size_t instance(const struct ctx *c, char *buf, size_t cap, size_t k, con
 			if (o->bcast)
 				k = str_appendf(buf, cap, k, "{1to%d}", o->bits ? c->vec_bits / o->bits : 1);
 			break;
-		default:
-			k = str_appendf(buf, cap, k, "%s", reg_name(o, a->reg[i], tmp, sizeof(tmp)));
-			break;
+		default: k = str_appendf(buf, cap, k, "%s", reg_name(o, a->reg[i], tmp, sizeof(tmp))); break;
 		}
 		if (i == 0 && (c->f->attrs & IFA_MASK))
 			k = str_appendf(buf, cap, k, "{k%d}", K_MASK);
@@ -341,10 +373,10 @@ static size_t instance(const struct ctx *c, char *buf, size_t cap, size_t k, con
 static void defaults(const struct ctx *c, struct assign *a)
 {
 	size_t used[RF_MEM + 1] = { 0 };
-	used[RF_GPR] = 1;	/* the last general register is an address-only operand's index (LEA) */
+	used[RF_GPR] = 1; /* the last general register is an address-only operand's index (LEA) */
 	for (size_t i = 0; i < c->nop; i++) {
 		const struct opnd *o = &c->op[i];
-		uint8_t file = o->addr_only ? RF_GPR : o->file;	/* LEA's base is a register like any input */
+		uint8_t file = o->addr_only ? RF_GPR : o->file; /* LEA's base is a register like any input */
 		a->reg[i] = o->fixed ? o->fixed_reg : -1;
 		if (o->fixed || file == RF_NONE || file == RF_MEM)
 			continue;
@@ -383,7 +415,8 @@ static size_t init_common(const struct ctx *c, char *buf, size_t cap)
 			else if (c->vex)
 				k = str_appendf(buf, cap, k, "vbroadcastss ymm%d, dword ptr [rdx+%d]\n", i, VCONST_OFF);
 			else
-				k = str_appendf(buf, cap, k, "movss xmm%d, dword ptr [rdx+%d]\nshufps xmm%d, xmm%d, 0\n", i,
+				k = str_appendf(buf, cap, k,
+						"movss xmm%d, dword ptr [rdx+%d]\nshufps xmm%d, xmm%d, 0\n", i,
 						VCONST_OFF, i, i);
 		}
 	}
@@ -427,7 +460,8 @@ static const char *move_text(const struct ctx *c, uint8_t file)
 {
 	switch (file) {
 	case RF_GPR: return "or %s, %s";
-	case RF_VEC: return c->vex || c->evex ? "vpermilps %s, %s, " IDENTITY_SHUFFLE : "pshufd %s, %s, " IDENTITY_SHUFFLE;
+	case RF_VEC:
+		return c->vex || c->evex ? "vpermilps %s, %s, " IDENTITY_SHUFFLE : "pshufd %s, %s, " IDENTITY_SHUFFLE;
 	case RF_MM: return "pshufw %s, %s, " IDENTITY_SHUFFLE;
 	case RF_K: return "kmovw %s, %s";
 	default: return NULL;
@@ -452,7 +486,11 @@ static int connector_move(struct ctx *c, uint8_t file)
 	static const char *const NAMES[] = { "", "conn_or_gpr", "conn_shuf_vec", "conn_pshufw_mm", "conn_kmovw_k" };
 	char a[8], b[8], line[48], name[IKM_NAME_MAX];
 	/* The vector copy differs by encoding (pshufd; vpermilps ymm with VEX, zmm with EVEX): each its own connector. */
-	snprintf(name, sizeof(name), "%s%s", NAMES[file], file != RF_VEC ? "" : c->evex ? "_evex" : c->vex ? "_vex" : "_sse");
+	snprintf(name, sizeof(name), "%s%s", NAMES[file],
+		 file != RF_VEC ? ""
+		 : c->evex	? "_evex"
+		 : c->vex	? "_vex"
+				: "_sse");
 	for (size_t i = 0; i < c->p->n; i++)
 		if (!strcmp(c->p->m[i].name, name))
 			return (int)i;
@@ -462,9 +500,11 @@ static int connector_move(struct ctx *c, uint8_t file)
 	int r0 = c->pool[file][0], r1 = c->pool[file][1];
 	init_common(c, m->init, sizeof(m->init));
 	size_t k = 0;
-	snprintf(line, sizeof(line), move_text(c, file), full_name(c, file, r1, a, sizeof(a)), full_name(c, file, r0, b, sizeof(b)));
+	snprintf(line, sizeof(line), move_text(c, file), full_name(c, file, r1, a, sizeof(a)),
+		 full_name(c, file, r0, b, sizeof(b)));
 	k = str_appendf(m->body, sizeof(m->body), k, "%s\n", line);
-	snprintf(line, sizeof(line), move_text(c, file), full_name(c, file, r0, a, sizeof(a)), full_name(c, file, r1, b, sizeof(b)));
+	snprintf(line, sizeof(line), move_text(c, file), full_name(c, file, r0, a, sizeof(a)),
+		 full_name(c, file, r1, b, sizeof(b)));
 	str_appendf(m->body, sizeof(m->body), k, "%s\n", line);
 	m->per_iter = 2;
 	m->note = "a copy that executes (not a move the renamer could eliminate)";
@@ -527,14 +567,20 @@ static const char *mem_move(const struct ctx *c, const struct opnd *o, int r, bo
 	const char *fmt;
 	switch (o->file) {
 	case RF_GPR: fmt = store ? "mov %s[rsi], %s" : "mov %s, %s[rsi]"; break;
-	case RF_VEC: fmt = store ? (c->evex ? "vmovdqu64 %s[rsi], %s" : c->vex ? "vmovdqu %s[rsi], %s" : "movdqu %s[rsi], %s")
-				 : (c->evex ? "vmovdqu64 %s, %s[rsi]" : c->vex ? "vmovdqu %s, %s[rsi]" : "movdqu %s, %s[rsi]");
+	case RF_VEC:
+		fmt = store ? (c->evex	? "vmovdqu64 %s[rsi], %s"
+			       : c->vex ? "vmovdqu %s[rsi], %s"
+					: "movdqu %s[rsi], %s")
+			    : (c->evex	? "vmovdqu64 %s, %s[rsi]"
+			       : c->vex ? "vmovdqu %s, %s[rsi]"
+					: "movdqu %s, %s[rsi]");
 		break;
 	case RF_MM: fmt = store ? "movq %s[rsi], %s" : "movq %s, %s[rsi]"; break;
 	default: return NULL;
 	}
-	unsigned bits = o->file == RF_VEC ? (unsigned)(128 << (o->kind >= IK_XMM && o->kind <= IK_ZMM ? o->kind - IK_XMM : 0))
-					  : o->bits;
+	unsigned bits = o->file == RF_VEC
+				? (unsigned)(128 << (o->kind >= IK_XMM && o->kind <= IK_ZMM ? o->kind - IK_XMM : 0))
+				: o->bits;
 	if (store)
 		snprintf(buf, cap, fmt, size_word(bits), name);
 	else
@@ -582,7 +628,8 @@ static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 		m->per_iter = 0;
 		for (size_t n = 0; n < TP_MAX && n < c->npool[RF_GPR] / 2; n++, m->per_iter++) {
 			for (size_t q = 0; q < c->nop; q++)
-				if (!c->op[q].fixed && is_out(&c->op[q]) && c->op[q].file != RF_MEM && c->op[q].file != RF_NONE)
+				if (!c->op[q].fixed && is_out(&c->op[q]) && c->op[q].file != RF_MEM &&
+				    c->op[q].file != RF_NONE)
 					a.reg[q] = c->pool[c->op[q].file][n % c->npool[c->op[q].file]];
 			a.off = (int)n * MEM_STRIDE;
 			k = instance(c, b, cap, k, &a);
@@ -642,34 +689,25 @@ static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 		m->note = "through memory: the store-to-load forwarding is part of it";
 		return;
 	}
-	if (i->file == RF_MEM) {
-		/* Memory contents -> register: a store puts the result back where the next instance loads. */
-		if (!mem_move(c, o, a.reg[out.op], true, line, sizeof(line))) {
+	if (i->file == RF_MEM || o->file == RF_MEM) {
+		/* Memory contents -> register: a store puts the result back where the next instance loads.
+		 * Register -> memory: a load brings the stored value back into the register. */
+		bool store = i->file == RF_MEM;
+		if (!mem_move(c, store ? o : i, a.reg[store ? out.op : in.op], store, line, sizeof(line))) {
 			c->p->n--;
-			note_skip(c, from, tname, "no store for this register file");
+			note_skip(c, from, tname,
+				  store ? "no store for this register file" : "no load for this register file");
 			return;
 		}
 		k = instance(c, b, cap, k, &a);
 		str_appendf(b, cap, k, "%s\n", line);
 		m->bound = IKM_UPPER;
-		m->via = "a store of the result to the operand's memory (with store forwarding: included)";
-		return;
-	}
-	if (o->file == RF_MEM) {
-		/* Register -> memory: a load brings the stored value back into the register. */
-		if (!mem_move(c, i, a.reg[in.op], false, line, sizeof(line))) {
-			c->p->n--;
-			note_skip(c, from, tname, "no load for this register file");
-			return;
-		}
-		k = instance(c, b, cap, k, &a);
-		str_appendf(b, cap, k, "%s\n", line);
-		m->bound = IKM_UPPER;
-		m->via = "a load of the stored memory into the register (with store forwarding: included)";
+		m->via = store ? "a store of the result to the operand's memory (with store forwarding: included)"
+			       : "a load of the stored memory into the register (with store forwarding: included)";
 		return;
 	}
 	if (in.op == out.op) {
-		k = instance(c, b, cap, k, &a);	/* a read-write operand: its own register chains */
+		k = instance(c, b, cap, k, &a); /* a read-write operand: its own register chains */
 		return;
 	}
 	if (i->file == o->file && !i->fixed && !o->fixed) {
@@ -724,7 +762,8 @@ static size_t rotated(const struct ctx *c, char *buf, size_t cap, bool same_reg)
 	struct assign a;
 
 	for (size_t q = 0; q < c->nop; q++)
-		if (!c->op[q].fixed && c->op[q].file > RF_NONE && c->op[q].file < RF_MEM && (is_out(&c->op[q]) || same_reg))
+		if (!c->op[q].fixed && c->op[q].file > RF_NONE && c->op[q].file < RF_MEM &&
+		    (is_out(&c->op[q]) || same_reg))
 			need[c->op[q].file]++;
 	size_t most = TP_MAX;
 	for (int f = RF_GPR; f < RF_MEM; f++) {
@@ -747,7 +786,7 @@ static size_t rotated(const struct ctx *c, char *buf, size_t cap, bool same_reg)
 				continue;
 			int r = c->pool[o->file][n * need[o->file] + used[o->file]++];
 			if (same_reg && first >= 0)
-				r = first;	/* one register for every operand: xor rax, rax */
+				r = first; /* one register for every operand: xor rax, rax */
 			a.reg[q] = first = r;
 		}
 		a.off = (int)n * MEM_STRIDE;
@@ -811,8 +850,9 @@ static void idiom(struct ctx *c)
 	l->unroll = IDIOM_UNROLL;
 	snprintf(l->from, sizeof(l->from), "op1");
 	snprintf(l->to, sizeof(l->to), "op1");
-	l->note = c->p->idiom == IKM_IDIOM_ZERO ? "same register: a zero idiom, no dependency where the core knows it"
-						: "same register: an all-ones idiom, no dependency where the core knows it";
+	l->note = c->p->idiom == IKM_IDIOM_ZERO
+			  ? "same register: a zero idiom, no dependency where the core knows it"
+			  : "same register: an all-ones idiom, no dependency where the core knows it";
 	struct ikm *t = add(c, IKM_IDIOM_TP, "idiom_tp");
 	if (!t)
 		return;
@@ -844,7 +884,7 @@ static bool lower_is(const char *s, const char *const *list, size_t n) { return 
 
 bool instr_plan_build(const struct instr_form *f, struct instr_plan *p)
 {
-	static struct ctx c;	/* large; the image builds one plan at a time */
+	static struct ctx c; /* large; the image builds one plan at a time */
 
 	memset(p, 0, sizeof(*p));
 	memset(&c, 0, sizeof(c));
@@ -874,7 +914,7 @@ bool instr_plan_build(const struct instr_form *f, struct instr_plan *p)
 		p->idiom = IKM_IDIOM_ONES;
 	else if (lower_is(f->mnemonic, MOVES, ARRAY_SIZE(MOVES)) && c.nop >= 2 && c.op[0].file == c.op[1].file &&
 		 c.op[0].file != RF_MEM)
-		p->idiom = IKM_IDIOM_MOVE;	/* register to register within one file: what renaming can eliminate */
+		p->idiom = IKM_IDIOM_MOVE; /* register to register within one file: what renaming can eliminate */
 	make_pools(&c);
 	if (c.npool[RF_GPR] < 4) {
 		snprintf(p->why, sizeof(p->why), "too few general registers left to rotate");
@@ -882,11 +922,14 @@ bool instr_plan_build(const struct instr_form *f, struct instr_plan *p)
 	}
 	c.hint = encoding_hint(&c);
 	if (c.divide)
-		snprintf(p->values, sizeof(p->values), "dividend rdx:rax = 0 : the largest positive value of the width, "
+		snprintf(p->values, sizeof(p->values),
+			 "dividend rdx:rax = 0 : the largest positive value of the width, "
 			 "divisors 1 (memory: 1)");
 	else
-		snprintf(p->values, sizeof(p->values), "general registers 1, cl 1, immediates %u, vector lanes 0x%08x "
-			 "(1.0f), memory %s", IMM_VALUE, VEC_LANE, c.fp_data ? "0x3f8000003f800000 per qword" : "0");
+		snprintf(p->values, sizeof(p->values),
+			 "general registers 1, cl 1, immediates %u, vector lanes 0x%08x "
+			 "(1.0f), memory %s",
+			 IMM_VALUE, VEC_LANE, c.fp_data ? "0x3f8000003f800000 per qword" : "0");
 
 	/* Latency: every input that can be chained to every output. */
 	for (size_t q = 0; q < c.nop; q++) {
@@ -926,8 +969,8 @@ bool instr_plan_build(const struct instr_form *f, struct instr_plan *p)
 
 const char *ikm_kind_name(enum ikm_kind k)
 {
-	static const char *const NAMES[] = { "latency", "throughput_unrolled", "throughput_loop", "connector",
-					     "idiom_latency", "idiom_throughput" };
+	static const char *const NAMES[] = { "latency",	  "throughput_unrolled", "throughput_loop",
+					     "connector", "idiom_latency",	 "idiom_throughput" };
 	return (unsigned)k < ARRAY_SIZE(NAMES) ? NAMES[k] : "?";
 }
 

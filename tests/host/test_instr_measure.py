@@ -119,6 +119,7 @@ def test_records_have_their_fields(ctx):
     recs = everything(ctx)
     assert len(recs) >= 20, len(recs)
     keys = {"type", "cpu", "asm", "iform", "extension", "isa_set", "latency", "latency_skipped", "connectors", "throughput",
+            "throughput_why",
             "idiom", "values", "uops", "ports", "uops_why", "cycles_source", "core_per_tsc", "fault", "why",
             "unstable", "emulated", "seconds"}
     for r in recs:

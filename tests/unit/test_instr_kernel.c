@@ -117,7 +117,7 @@ static void pairs_of_add(void **state)
 	assert_int_equal(m->bound, IKM_UPPER);
 	assert_non_null(strstr(m->via, "sbb"));
 	assert_non_null(strstr(m->body, "sbb"));
-	assert_null(find(pl, "flags", "op1"));	/* ADD reads no flags */
+	assert_null(find(pl, "flags", "op1")); /* ADD reads no flags */
 	assert_int_equal(pl->idiom, IKM_IDIOM_NONE);
 	assert_string_equal(pl->chain, "");
 }
@@ -125,18 +125,20 @@ static void pairs_of_add(void **state)
 static void two_encodings_chosen(void **state)
 {
 	(void)state;
-	assert_non_null(strstr(plan("ADD r64, r64", 0)->m[0].body, "{store} add"));	/* ADD_GPRv_GPRv_01 */
-	assert_non_null(strstr(plan("ADD r64, r64", 1)->m[0].body, "{load} add"));	/* ADD_GPRv_GPRv_03 */
+	assert_non_null(strstr(plan("ADD r64, r64", 0)->m[0].body, "{store} add")); /* ADD_GPRv_GPRv_01 */
+	assert_non_null(strstr(plan("ADD r64, r64", 1)->m[0].body, "{load} add"));  /* ADD_GPRv_GPRv_03 */
 	assert_null(strstr(plan("IMUL r64, r64", 0)->m[0].body, "{"));
-	assert_null(strstr(plan("ADD r64, m64", 0)->m[0].body, "{"));	/* one encoding with memory */
+	assert_null(strstr(plan("ADD r64, m64", 0)->m[0].body, "{")); /* one encoding with memory */
 }
 
 /* Throughput: each instance writes its own register, which no instance reads, and nothing the harness owns. */
 static void registers_rotated(void **state)
 {
 	(void)state;
-	static const char *const forms[] = { "ADD r64, r64", "IMUL r64, r64", "SHL r64, cl", "VADDPS zmm, zmm, zmm",
-					     "VADDPS xmm, xmm, xmm", "KADDW k, k, k", "PADDD mm, mm", "LEA r64, m" };
+	static const char *const forms[] = { "ADD r64, r64",	     "IMUL r64, r64",
+					     "SHL r64, cl",	     "VADDPS zmm, zmm, zmm",
+					     "VADDPS xmm, xmm, xmm", "KADDW k, k, k",
+					     "PADDD mm, mm",	     "LEA r64, m" };
 	for (size_t f = 0; f < ARRAY_SIZE(forms); f++) {
 		const struct instr_plan *pl = plan(forms[f], 0);
 		const struct ikm *u = kind(pl, IKM_TP_UNROLLED), *l = kind(pl, IKM_TP_LOOP);
@@ -192,7 +194,7 @@ static void flags_pairs(void **state)
 	m = find(pl, "flags", "flags");
 	assert_non_null(m);
 	assert_int_equal(m->bound, IKM_EXACT);
-	assert_true(m->per_iter >= 4);	/* registers rotated: only the carry chains the instances */
+	assert_true(m->per_iter >= 4); /* registers rotated: only the carry chains the instances */
 	assert_int_equal(lines(m->body), m->per_iter);
 }
 
@@ -210,7 +212,7 @@ static void connectors(void **state)
 	assert_string_equal(c->name, "conn_or_gpr");
 	assert_int_equal(c->per_iter, 2);
 	assert_non_null(strstr(m->body, "or rbx, rdx"));
-	assert_ptr_equal(&pl->m[find(pl, "rax", "rdx")->sub[0]], c);	/* one connector measurement per plan */
+	assert_ptr_equal(&pl->m[find(pl, "rax", "rdx")->sub[0]], c); /* one connector measurement per plan */
 	/* Register files that differ: the reverse move, which cannot be measured alone: an upper bound. */
 	pl = plan("MOVQ xmm, r64", 0);
 	m = find(pl, "op2", "op1");
@@ -221,7 +223,7 @@ static void connectors(void **state)
 	assert_string_equal(line(m->body, 1, l, sizeof(l)), "movq rax, xmm0");
 	pl = plan("MOVQ r64, xmm", 0);
 	assert_string_equal(line(find(pl, "op2", "op1")->body, 1, l, sizeof(l)), "movq xmm0, rax");
-	assert_int_equal(pl->idiom, IKM_IDIOM_NONE);	/* across files: not a move renaming removes */
+	assert_int_equal(pl->idiom, IKM_IDIOM_NONE); /* across files: not a move renaming removes */
 }
 
 static void memory_pairs(void **state)
@@ -275,7 +277,7 @@ static void idioms_labelled(void **state)
 		line(t->body, i, b, sizeof(b));
 		dest(b, d, sizeof(d));
 		const char *src = strrchr(b, ' ') + 1;
-		assert_string_equal(d, src);	/* xor rX, rX */
+		assert_string_equal(d, src); /* xor rX, rX */
 	}
 	/* The ordinary pairs are measured too, with two registers. */
 	assert_string_equal(line(find(pl, "op2", "op1")->body, 0, b, sizeof(b)), "{store} xor rax, rbx");
@@ -283,7 +285,7 @@ static void idioms_labelled(void **state)
 	pl = plan("MOV r64, r64", 0);
 	assert_int_equal(pl->idiom, IKM_IDIOM_MOVE);
 	assert_non_null(strstr(find(pl, "op2", "op1")->note, "move elimination"));
-	assert_null(kind(pl, IKM_IDIOM_LATENCY));	/* a move has no same-register idiom to measure */
+	assert_null(kind(pl, IKM_IDIOM_LATENCY)); /* a move has no same-register idiom to measure */
 	assert_int_equal(plan("MOV m64, r64", 0)->idiom, IKM_IDIOM_NONE);
 }
 
@@ -293,12 +295,12 @@ static void division_values(void **state)
 	const struct instr_plan *pl = plan("DIV r64", 0);
 	assert_non_null(find(pl, "rax", "rax"));
 	assert_non_null(find(pl, "rdx", "rdx"));
-	assert_null(find(pl, "op1", "rax"));	/* would change the values */
+	assert_null(find(pl, "op1", "rax")); /* would change the values */
 	assert_non_null(strstr(pl->skipped, "op1->rax: data-dependent"));
 	assert_non_null(strstr(pl->values, "dividend"));
 	const struct ikm *m = find(pl, "rax", "rax");
 	assert_non_null(strstr(m->init, "xor edx, edx\nmov rax, 0x7fffffffffffffff\n"));
-	assert_non_null(strstr(m->init, "mov ebx, 1\n"));	/* divisors 1 */
+	assert_non_null(strstr(m->init, "mov ebx, 1\n")); /* divisors 1 */
 }
 
 static void vector_state(void **state)
@@ -344,7 +346,7 @@ static void texts_well_formed(void **state)
 			for (size_t t = 0; t < 2; t++) {
 				size_t len = strlen(texts[t]);
 				assert_true(t == 0 || len > 0);
-				assert_true(len + 1 < (t ? sizeof(m->body) : sizeof(m->init)));	/* not cut short */
+				assert_true(len + 1 < (t ? sizeof(m->body) : sizeof(m->init))); /* not cut short */
 				assert_true(len == 0 || texts[t][len - 1] == '\n');
 				assert_null(strstr(texts[t], "?"));
 				assert_null(strstr(texts[t], "rdi"));
@@ -368,8 +370,9 @@ static void what_cannot_be_built(void **state)
 	static const struct instr_operand st[] = { { IK_ST, IA_READ | IA_WRITE, 0, 0, 80, NULL } };
 	static const struct instr_operand uses_rsi[] = { { IK_FIXED, IA_READ, 1, 0, 64, "rsi" } };
 	static const struct instr_operand stack[] = { { IK_MEM, IA_WRITE, 1, 0, 64, NULL } };
-	struct instr_form f = { .asm_name = "FABS", .mnemonic = "fabs", .iform = "FABS", .ops = st, .n_ops = 1,
-				.n_explicit = 1 };
+	struct instr_form f = {
+		.asm_name = "FABS", .mnemonic = "fabs", .iform = "FABS", .ops = st, .n_ops = 1, .n_explicit = 1
+	};
 	assert_false(instr_plan_build(&f, &p));
 	assert_non_null(strstr(p.why, "operand 1 is of a kind"));
 	f = (struct instr_form){ .asm_name = "LODSB", .mnemonic = "lodsb", .ops = uses_rsi, .n_ops = 1 };
@@ -390,12 +393,12 @@ static void what_cannot_be_built(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(pairs_of_add),	    cmocka_unit_test(two_encodings_chosen),
-		cmocka_unit_test(registers_rotated),   cmocka_unit_test(implicit_chain_named),
-		cmocka_unit_test(flags_pairs),	    cmocka_unit_test(connectors),
-		cmocka_unit_test(memory_pairs),	    cmocka_unit_test(idioms_labelled),
-		cmocka_unit_test(division_values),     cmocka_unit_test(vector_state),
-		cmocka_unit_test(texts_well_formed),   cmocka_unit_test(what_cannot_be_built),
+		cmocka_unit_test(pairs_of_add),	     cmocka_unit_test(two_encodings_chosen),
+		cmocka_unit_test(registers_rotated), cmocka_unit_test(implicit_chain_named),
+		cmocka_unit_test(flags_pairs),	     cmocka_unit_test(connectors),
+		cmocka_unit_test(memory_pairs),	     cmocka_unit_test(idioms_labelled),
+		cmocka_unit_test(division_values),   cmocka_unit_test(vector_state),
+		cmocka_unit_test(texts_well_formed), cmocka_unit_test(what_cannot_be_built),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
