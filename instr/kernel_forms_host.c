@@ -49,6 +49,28 @@ static const struct instr_operand KKK[] = { { IK_K, W, 0, 0, 16, NULL },
 					    { IK_K, R, 0, 0, 16, NULL },
 					    { IK_K, R, 0, 0, 16, NULL } };
 
+static const struct instr_operand GG_R_R[] = { { IK_R64, R, 0, 0, 64, NULL }, { IK_R64, R, 0, 0, 64, NULL } };
+static const struct instr_operand GG_RW_RW[] = { { IK_R64, RW, 0, 0, 64, NULL }, { IK_R64, RW, 0, 0, 64, NULL } };
+/* CMOVcc: XED's rcw destination (written only when the condition holds: read as well). */
+static const struct instr_operand GG_RCW_R[] = { { IK_R64, RW | IA_COND, 0, 0, 64, NULL },
+						 { IK_R64, R, 0, 0, 64, NULL } };
+static const struct instr_operand G8_W[] = { { IK_R8, W, 0, 0, 8, NULL } };
+static const struct instr_operand G8_IMM[] = { { IK_R8, RW, 0, 0, 8, NULL }, { IK_IMM8, R, 0, 0, 8, NULL } };
+static const struct instr_operand G16_ONE[] = { { IK_R16, RW, 0, 0, 16, NULL }, { IK_ONE, R, 0, 0, 8, NULL } };
+static const struct instr_operand G_IMM64[] = { { IK_R64, W, 0, 0, 64, NULL }, { IK_IMM64, R, 0, 0, 64, NULL } };
+static const struct instr_operand BLENDV[] = { { IK_XMM, RW, 0, 0, 128, NULL },
+					       { IK_XMM, R, 0, 0, 128, NULL },
+					       { IK_FIXED, R, 1, 0, 128, "xmm0" } };
+static const struct instr_operand KZZ[] = { { IK_K, W, 0, 0, 16, NULL },
+					    { IK_ZMM, R, 0, 0, 512, NULL },
+					    { IK_ZMM, R, 0, 0, 512, NULL } };
+static const struct instr_operand XX_R_R[] = { { IK_XMM, R, 0, 0, 128, NULL }, { IK_XMM, R, 0, 0, 128, NULL } };
+static const struct instr_operand G32_X[] = { { IK_R32, W, 0, 0, 32, NULL }, { IK_XMM, R, 0, 0, 32, NULL } };
+static const struct instr_operand X_M128[] = { { IK_XMM, W, 0, 0, 128, NULL }, { IK_MEM, R, 0, 0, 128, NULL } };
+static const struct instr_operand YYY_FMA[] = { { IK_YMM, RW, 0, 0, 256, NULL },
+						{ IK_YMM, R, 0, 0, 256, NULL },
+						{ IK_YMM, R, 0, 0, 256, NULL } };
+
 #define FORM(asm_, mn, iform_, ext, isa, cat, ops_, nexp, fr, fw, at) \
 	{ \
 		.asm_name = asm_, .mnemonic = mn, .iform = iform_, .extension = ext, .isa_set = isa, .category = cat, \
@@ -84,6 +106,23 @@ const struct instr_form ikm_test_forms[] = {
 	FORM("PADDD mm, mm", "paddd", "PADDD_MMXq_MMXq", "MMX", "PENTIUMMMX", "MMX", MM_MM, 2, 0, 0, 0),
 	FORM("KADDW k, k, k", "kaddw", "KADDW_MASKmskw_MASKmskw_MASKmskw_AVX512", "AVX512VEX", "AVX512DQ_KOP", "KMASK",
 	     KKK, 3, 0, 0, 0),
+	FORM("CMP r64, r64", "cmp", "CMP_GPRv_GPRv_39", "BASE", "I86", "BINARY", GG_R_R, 2, 0, IFL_ARITH, 0),
+	FORM("SETB r8", "setb", "SETB_GPR8", "BASE", "I86", "SETCC", G8_W, 1, IFL_CF, 0, 0),
+	FORM("CMOVB r64, r64", "cmovb", "CMOVB_GPRv_GPRv", "CMOV", "CMOV", "CMOV", GG_RCW_R, 2, IFL_CF, 0, 0),
+	FORM("XCHG r64, r64", "xchg", "XCHG_GPRv_GPRv", "BASE", "I86", "DATAXFER", GG_RW_RW, 2, 0, 0, 0),
+	FORM("ADD r8, imm8", "add", "ADD_GPR8_IMMb_80r0", "BASE", "I86", "BINARY", G8_IMM, 2, 0, IFL_ARITH, 0),
+	FORM("ROR r16, 1", "ror", "ROR_GPRv_ONE", "BASE", "I86", "ROTATE", G16_ONE, 2, 0, IFL_CF | IFL_OF, 0),
+	FORM("MOV r64, imm64", "mov", "MOV_GPRv_IMMv", "BASE", "I86", "DATAXFER", G_IMM64, 2, 0, 0, 0),
+	FORM("BLENDVPS xmm, xmm", "blendvps", "BLENDVPS_XMMps_XMMps_XMM0", "SSE4", "SSE41", "SSE", BLENDV, 2, 0, 0, 0),
+	FORM("VPCMPEQD k, zmm, zmm", "vpcmpeqd", "VPCMPEQD_MASKmskw_MASKmskw_ZMMu32_ZMMu32_AVX512", "AVX512EVEX",
+	     "AVX512F_512", "AVX512", KZZ, 3, 0, 0, 0),
+	FORM("PTEST xmm, xmm", "ptest", "PTEST_XMMdq_XMMdq", "SSE4", "SSE41", "LOGICAL", XX_R_R, 2, 0, IFL_ARITH, 0),
+	FORM("MOVD r32, xmm", "movd", "MOVD_GPR32_XMMd", "SSE2", "SSE2", "DATAXFER", G32_X, 2, 0, 0, 0),
+	FORM("VMOVAPS xmm, m128", "vmovaps", "VMOVAPS_XMMdq_MEMdq", "AVX", "AVX", "DATAXFER", X_M128, 2, 0, 0, 0),
+	FORM("VFMADD231PS ymm, ymm, ymm", "vfmadd231ps", "VFMADD231PS_YMMqq_YMMqq_YMMqq", "VFMA", "FMA", "VFMA",
+	     YYY_FMA, 3, 0, 0, 0),
+	FORM("VPXORD zmm, zmm, zmm", "vpxord", "VPXORD_ZMMu32_MASKmskw_ZMMu32_ZMMu32_AVX512", "AVX512EVEX",
+	     "AVX512F_512", "LOGICAL", ZZZ, 3, 0, 0, 0),
 	{ .asm_name = "UD2",
 	  .mnemonic = "ud2",
 	  .iform = "UD2",

@@ -554,6 +554,10 @@ static const char *cross(const struct ctx *c, uint8_t from, uint8_t to, int src,
 		snprintf(buf, cap, "movdq2q mm%d, xmm%d", dst, src);
 	else if (from == RF_MM && to == RF_VEC && dst < VEC_LEGACY)
 		snprintf(buf, cap, "movq2dq xmm%d, mm%d", dst, src);
+	else if (from == RF_K && to == RF_VEC) /* AVX512DQ: each element all ones where the mask bit is set */
+		snprintf(buf, cap, "vpmovm2d zmm%d, k%d", dst, src);
+	else if (from == RF_VEC && to == RF_K) /* AVX512DQ: each element's top bit */
+		snprintf(buf, cap, "vpmovd2m k%d, zmm%d", dst, src);
 	else
 		return NULL;
 	return buf;
@@ -638,30 +642,42 @@ static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 		return;
 	}
 	if (!i && o) {
-		/* flags -> register: the register sets the flags again (TEST), which cannot be measured alone. */
-		if (o->file != RF_GPR) {
+		/* flags -> register: the register sets the flags again (TEST), which cannot be measured alone; a
+		 * register of another file goes through a general register first. */
+		int t = o->file == RF_GPR ? a.reg[out.op] : c->pool[RF_GPR][0];
+		if (o->file != RF_GPR && !cross(c, o->file, RF_GPR, a.reg[out.op], t, line, sizeof(line))) {
 			c->p->n--;
 			note_skip(c, from, tname, "no flags connector for this register file");
 			return;
 		}
 		k = instance(c, b, cap, k, &a);
-		str_appendf(b, cap, k, "test %s, %s\n", GPR_NAMES[3][a.reg[out.op]], GPR_NAMES[3][a.reg[out.op]]);
+		if (o->file != RF_GPR)
+			k = str_appendf(b, cap, k, "%s\n", line);
+		str_appendf(b, cap, k, "test %s, %s\n", GPR_NAMES[3][t], GPR_NAMES[3][t]);
 		m->bound = IKM_UPPER;
-		m->via = "test r64, r64 (register -> flags, not measurable alone: included)";
+		m->via = o->file == RF_GPR
+				 ? "test r64, r64 (register -> flags, not measurable alone: included)"
+				 : "a move to a general register and test r64, r64 (not measurable alone: included)";
 		return;
 	}
 	if (i && !o) {
-		/* register -> flags: SBB r, r makes the register from the carry flag again (not measurable alone). */
-		if (i->file != RF_GPR || in.addr) {
+		/* register -> flags: SBB r, r makes a register from the carry flag again (not measurable alone); a
+		 * register of another file is then filled from it. */
+		int t = i->file == RF_GPR ? a.reg[in.op] : c->pool[RF_GPR][0];
+		if (in.addr || (i->file != RF_GPR && !cross(c, RF_GPR, i->file, t, a.reg[in.op], line, sizeof(line)))) {
 			c->p->n--;
 			note_skip(c, from, tname, "no flags connector for this operand");
 			return;
 		}
 		k = instance(c, b, cap, k, &a);
-		const char *r = GPR_NAMES[width_index(i->bits)][a.reg[in.op]];
-		str_appendf(b, cap, k, "sbb %s, %s\n", r, r);
+		const char *r = GPR_NAMES[i->file == RF_GPR ? width_index(i->bits) : 3][t];
+		k = str_appendf(b, cap, k, "sbb %s, %s\n", r, r);
+		if (i->file != RF_GPR)
+			str_appendf(b, cap, k, "%s\n", line);
 		m->bound = IKM_UPPER;
-		m->via = "sbb r, r (flags -> register, not measurable alone: included)";
+		m->via = i->file == RF_GPR
+				 ? "sbb r, r (flags -> register, not measurable alone: included)"
+				 : "sbb r64, r64 and a move into the register file (not measurable alone: included)";
 		return;
 	}
 	if (in.addr) {

@@ -224,6 +224,20 @@ static void connectors(void **state)
 	pl = plan("MOVQ r64, xmm", 0);
 	assert_string_equal(line(find(pl, "op2", "op1")->body, 1, l, sizeof(l)), "movq xmm0, rax");
 	assert_int_equal(pl->idiom, IKM_IDIOM_NONE); /* across files: not a move renaming removes */
+	/* A mask result back into a vector operand (AVX512DQ's vpmovm2d). */
+	m = find(plan("VPCMPEQD k, zmm, zmm", 0), "op2", "op1");
+	assert_string_equal(line(m->body, 1, l, sizeof(l)), "vpmovm2d zmm0, k1");
+	assert_int_equal(m->bound, IKM_UPPER);
+	/* A vector input -> flags: sbb into a general register, then into the vector register. */
+	m = find(plan("PTEST xmm, xmm", 0), "op1", "flags");
+	assert_string_equal(m->body, "ptest xmm15, xmm14\nsbb rax, rax\nmovq xmm15, rax\n");
+	/* flags -> a byte register: TEST reads the whole register the SETcc wrote. */
+	assert_string_equal(find(plan("SETB r8", 0), "flags", "op1")->body, "setb r14b\ntest r14, r14\n");
+	/* A fixed vector input (BLENDVPS's xmm0): the shuffle copy, subtracted. */
+	pl = plan("BLENDVPS xmm, xmm", 0);
+	m = find(pl, "xmm0", "op1");
+	assert_string_equal(m->body, "blendvps xmm1, xmm14\npshufd xmm0, xmm1, 0xe4\n");
+	assert_string_equal(pl->m[m->sub[0]].name, "conn_shuf_vec_sse");
 }
 
 static void memory_pairs(void **state)
