@@ -68,6 +68,8 @@ int cmd_instr_dev(int argc, char **argv)
 			}
 			o.reps = (unsigned)v;
 			i++;
+		} else if (!strcmp(a, "--as") && more) {
+			o.assembler = argv[++i];
 		} else if (!strcmp(a, "--repeat") && more) {
 			uint64_t v;
 			if (!dec_whole(argv[i + 1], strlen(argv[i + 1]), REPEAT_MAX, &v) || !v) {

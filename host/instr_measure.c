@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "host/instr_measure.h"
@@ -30,6 +31,7 @@
 #define ASM_ROUNDS 4
 #define DROP_BUDGET_MIN 16
 #define TRIAL_BOUND_US 1000000u
+#define SHELL_NOT_FOUND 127
 #define MEASURE_RETAKES 1 /* measurements again when not one sample was kept */
 #define MILLI 1000
 /* ELF-64 header and section header fields (System V ABI, "ELF Header" and "Sections"; elf(5)). */
@@ -255,7 +257,13 @@ static uint8_t *assemble(struct instr_plan *const *plans, size_t n, struct resul
 		if (refused)
 			continue;
 		if (rc != 0) {
-			rec_error("instr", "assembler", "'%s' failed (exit %d) without naming a line", S.as, rc);
+			/* 127: the shell found no such program (POSIX sh, "Command Search and Execution"). */
+			if (WIFEXITED(rc) && WEXITSTATUS(rc) == SHELL_NOT_FOUND)
+				rec_error("instr", "assembler", "'%s' not found (GNU as: Debian package binutils)",
+					  S.as);
+			else
+				rec_error("instr", "assembler", "'%s' failed (status %d) without naming a line", S.as,
+					  rc);
 			return NULL;
 		}
 		size_t olen, tlen = 0;
@@ -542,11 +550,11 @@ static bool emit(const struct instr_plan *p, const struct result *res, double se
 		rec_null(&rec, "throughput_why");
 	} else {
 		rec_null(&rec, "throughput");
-		const char *tw = NULL;
-		for (size_t j = 0; j < p->n && !tw; j++)
-			if ((p->m[j].kind == IKM_TP_UNROLLED || p->m[j].kind == IKM_TP_LOOP) && res[j].why[0])
-				tw = res[j].why;
-		rec_str(&rec, "throughput_why", tw ? tw : "no throughput kernel (nothing to rotate)");
+		const char *tw = "no throughput kernel could be built";
+		for (size_t j = 0; j < p->n; j++)
+			if (p->m[j].kind == IKM_TP_UNROLLED || p->m[j].kind == IKM_TP_LOOP)
+				tw = res[j].why[0] ? res[j].why : "not measured";
+		rec_str(&rec, "throughput_why", tw);
 	}
 	const char *idiom = ikm_idiom_name((enum ikm_idiom)p->idiom);
 	if (idiom) {
@@ -579,15 +587,25 @@ static bool emit(const struct instr_plan *p, const struct result *res, double se
 	rec_str(&rec, "cycles_source", S.hs.emulated_time ? "tsc" : "tsc_calibrated");
 	rec_milli(&rec, "core_per_tsc", S.hs.clock.ppm / MILLI);
 	if (fault) {
+		bool timeout = fault->guard.outcome == HW_GUARD_TIMEOUT;
+		const char *name = timeout ? "timeout" : vector_name(fault->guard.vector);
 		rec_obj(&rec, "fault");
-		rec_u64(&rec, "vector", fault->guard.vector);
-		rec_str(&rec, "name", vector_name(fault->guard.vector));
-		rec_str(&rec, "signal", fault->guard.what);
+		if (timeout)
+			rec_null(&rec, "vector");
+		else
+			rec_u64(&rec, "vector", fault->guard.vector);
+		rec_str(&rec, "name", name);
+		rec_str(&rec, "signal", timeout ? NULL : fault->guard.what);
 		rec_hex(&rec, "rip", fault->guard.rip);
 		rec_obj_end(&rec);
-		snprintf(why, sizeof(why), "faulted: %s (%s): not measured", vector_name(fault->guard.vector),
-			 fault->guard.what ? fault->guard.what : "?");
-		k = str_appendf(line, sizeof(line), k, "  FAULT %s", vector_name(fault->guard.vector));
+		if (timeout)
+			snprintf(why, sizeof(why),
+				 "still running after %u ms in its trial run, stopped (%s): not measured",
+				 TRIAL_BOUND_US / MILLI, S.watchdog);
+		else
+			snprintf(why, sizeof(why), "faulted: %s (%s): not measured", name,
+				 fault->guard.what ? fault->guard.what : "?");
+		k = str_appendf(line, sizeof(line), k, "  %s %s", timeout ? "TIMEOUT" : "FAULT", name);
 	} else {
 		rec_null(&rec, "fault");
 		if (p->why[0])

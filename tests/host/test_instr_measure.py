@@ -160,3 +160,13 @@ def test_bad_arguments_exit_2(ctx):
     assert p.returncode == 2 and "--reps wants" in p.stderr, p.stderr
     p = ctx.run_host("instr-dev", "--bogus")
     assert p.returncode == 2 and "'--bogus'" in p.stderr, p.stderr
+
+
+def test_missing_assembler_is_named(ctx):
+    p = ctx.run_host("instr-dev", "--form", "ADD r64, r64", "--as", "/nonexistent/as")
+    assert p.returncode == 1, p.returncode
+    recs = records(p.stdout)
+    errors = [r for r in recs if r["type"] == "error"]
+    assert errors and "'/nonexistent/as' not found" in errors[0]["message"], errors
+    instr = [r for r in recs if r["type"] == "instr"]
+    assert len(instr) == 2 and all(r["why"] and r["throughput"] is None for r in instr), instr
