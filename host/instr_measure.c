@@ -80,8 +80,12 @@ static bool setup(const struct instr_measure_opts *o)
 	static int64_t pool[256 * (3 + COUNT_MAX_EVENTS)];
 	char why[160];
 
-	if (o->cpu >= 0 && !host_pin_cpu("instr", o->cpu))
+	/* Every kernel on one CPU: the one asked for, else the one we start on (as `pmuboot-host run`). */
+	long cpu = o->cpu >= 0 ? o->cpu : hw_linux_pinned_cpu();
+	if (!host_pin_cpu("instr", cpu)) {
+		rec_error("instr", "cpu", "cannot run on CPU %ld: nothing measured", cpu);
 		return false;
+	}
 	hw_linux_cpu_moved();
 	cpu_identify(&S.ci);
 	const struct timing_info *t = timing_init(S.ci.exec);
