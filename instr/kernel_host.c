@@ -151,6 +151,14 @@ static bool parse_reg(const char *name, uint8_t *file, int8_t *num, uint16_t *bi
 				*bits = (uint16_t)(8u << w);
 				return true;
 			}
+	static const char *const HIGH8[] = { "ah", "ch", "dh", "bh" }; /* bits 15:8 of rax, rcx, rdx, rbx */
+	for (int i = 0; i < (int)ARRAY_SIZE(HIGH8); i++)
+		if (!strcmp(name, HIGH8[i])) {
+			*file = RF_GPR;
+			*num = (int8_t)i;
+			*bits = 8;
+			return true;
+		}
 	static const struct {
 		const char *prefix;
 		uint8_t file;
@@ -178,6 +186,16 @@ static bool parse_reg(const char *name, uint8_t *file, int8_t *num, uint16_t *bi
 }
 
 static const char *vec_prefix(uint8_t kind) { return kind == IK_ZMM ? "zmm" : kind == IK_YMM ? "ymm" : "xmm"; }
+
+/* An implicit operand the builder does not chain (a segment, x87 status, XCR0): left out, named in skipped. */
+static void ignore_implicit(struct ctx *c, struct opnd *d, const char *reg)
+{
+	size_t k = strlen(c->p->skipped);
+	d->file = RF_NONE;
+	d->access = 0;
+	str_appendf(c->p->skipped, sizeof(c->p->skipped), k, "%simplicit %s: not chained", k ? "; " : "",
+		    reg ? reg : "operand");
+}
 
 /* The form's operands as files and names; false with p->why for what cannot be built here. */
 static bool read_operands(struct ctx *c)
@@ -246,6 +264,11 @@ static bool read_operands(struct ctx *c)
 			int8_t num;
 			uint16_t bits;
 			if (!o->reg || !parse_reg(o->reg, &file, &num, &bits)) {
+				if (d->implicit) {
+					/* x87 status, XCR0, MSRs...: not chained, and said so. */
+					ignore_implicit(c, d, o->reg);
+					break;
+				}
 				snprintf(c->p->why, sizeof(c->p->why),
 					 "fixed register '%s' is not one the builder knows", o->reg ? o->reg : "?");
 				return false;
@@ -262,6 +285,13 @@ static bool read_operands(struct ctx *c)
 				c->vec_bits = c->vec_bits > bits ? c->vec_bits : bits;
 			break;
 		}
+		case IK_SEG:
+		case IK_OTHER:
+			if (d->implicit) {
+				ignore_implicit(c, d, o->reg);
+				break;
+			}
+			/* fall through */
 		default:
 			snprintf(c->p->why, sizeof(c->p->why),
 				 "operand %zu is of a kind the builder does not handle (x87, "

@@ -398,6 +398,20 @@ static void what_cannot_be_built(void **state)
 	f = (struct instr_form){ .asm_name = "CPUID", .mnemonic = "cpuid", .excluded = "serialising" };
 	assert_false(instr_plan_build(&f, &p));
 	assert_string_equal(p.why, "excluded: serialising");
+	/* Implicit operands the builder does not chain are left out and named; AH is rax's byte 1. */
+	static const struct instr_operand lahf[] = { { IK_FIXED, IA_WRITE, 1, 0, 8, "ah" },
+						     { IK_OTHER, IA_READ, 1, 0, 16, "x87status" } };
+	f = (struct instr_form){
+		.asm_name = "LAHF", .mnemonic = "lahf", .ops = lahf, .n_ops = 2, .flags_read = IFL_CF
+	};
+	assert_true(instr_plan_build(&f, &p));
+	assert_string_equal(p.skipped, "implicit x87status: not chained");
+	const struct ikm *m = NULL;
+	for (size_t i = 0; i < p.n && !m; i++)
+		if (!strcmp(p.m[i].from, "flags") && !strcmp(p.m[i].to, "ah"))
+			m = &p.m[i];
+	assert_non_null(m);
+	assert_string_equal(m->body, "lahf\ntest rax, rax\n");
 	/* UD2 has no operands: nothing to chain, but independent instances. */
 	assert_true(instr_plan_build(ikm_test_form("UD2"), &p));
 	assert_non_null(kind(&p, IKM_TP_UNROLLED));
