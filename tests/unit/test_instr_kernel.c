@@ -418,15 +418,64 @@ static void what_cannot_be_built(void **state)
 	assert_null(kind(&p, IKM_LATENCY));
 }
 
+/* Every shape of one to three operands (each kind, read, write or both): built within bounds, or refused with why. */
+static void every_shape_within_bounds(void **state)
+{
+	(void)state;
+	static const uint8_t kinds[] = { IK_R8,	 IK_R16, IK_R32, IK_R64,  IK_MM, IK_XMM, IK_YMM,
+					 IK_ZMM, IK_K,	 IK_MEM, IK_IMM8, IK_CL, IK_ONE };
+	static const uint16_t bits[] = { 8, 16, 32, 64, 64, 128, 256, 512, 16, 64, 8, 8, 8 };
+	static const uint8_t access[] = { IA_READ, IA_WRITE, IA_READ | IA_WRITE };
+	struct instr_operand ops[3];
+	size_t built = 0, refused = 0;
+	for (size_t n = 1; n <= 3; n++) {
+		size_t combos = 1;
+		for (size_t i = 0; i < n; i++)
+			combos *= ARRAY_SIZE(kinds) * ARRAY_SIZE(access);
+		/* Three operands: every 11th combination (11 is prime to 39: each kind and access still meets every other). */
+		for (size_t c = 0; c < combos; c += n == 3 ? 11 : 1) {
+			size_t v = c;
+			for (size_t i = 0; i < n; i++, v /= ARRAY_SIZE(kinds) * ARRAY_SIZE(access)) {
+				size_t k = v % ARRAY_SIZE(kinds), a = v / ARRAY_SIZE(kinds) % ARRAY_SIZE(access);
+				ops[i] = (struct instr_operand){ kinds[k], access[a], 0, 0, bits[k], NULL };
+			}
+			struct instr_form f = { .asm_name = "X",
+						.mnemonic = "x",
+						.iform = "X_01",
+						.ops = ops,
+						.n_ops = (uint8_t)n,
+						.n_explicit = (uint8_t)n,
+						.flags_read = IFL_CF,
+						.flags_written = IFL_CF };
+			if (!instr_plan_build(&f, &p)) {
+				assert_true(p.why[0] != 0);
+				refused++;
+				continue;
+			}
+			built++;
+			assert_true(p.n >= 1 && p.n <= IKM_MAX);
+			for (size_t i = 0; i < p.n; i++) {
+				assert_true(strlen(p.m[i].body) + 1 < sizeof(p.m[i].body));
+				assert_true(strlen(p.m[i].init) + 1 < sizeof(p.m[i].init));
+				assert_true(p.m[i].per_iter >= 1);
+				assert_null(strstr(p.m[i].body, "?"));
+			}
+		}
+	}
+	assert_true(built > 1000);
+	assert_int_equal(refused, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(pairs_of_add),	     cmocka_unit_test(two_encodings_chosen),
-		cmocka_unit_test(registers_rotated), cmocka_unit_test(implicit_chain_named),
-		cmocka_unit_test(flags_pairs),	     cmocka_unit_test(connectors),
-		cmocka_unit_test(memory_pairs),	     cmocka_unit_test(idioms_labelled),
-		cmocka_unit_test(division_values),   cmocka_unit_test(vector_state),
-		cmocka_unit_test(texts_well_formed), cmocka_unit_test(what_cannot_be_built),
+		cmocka_unit_test(pairs_of_add),		cmocka_unit_test(two_encodings_chosen),
+		cmocka_unit_test(registers_rotated),	cmocka_unit_test(implicit_chain_named),
+		cmocka_unit_test(flags_pairs),		cmocka_unit_test(connectors),
+		cmocka_unit_test(memory_pairs),		cmocka_unit_test(idioms_labelled),
+		cmocka_unit_test(division_values),	cmocka_unit_test(vector_state),
+		cmocka_unit_test(texts_well_formed),	cmocka_unit_test(every_shape_within_bounds),
+		cmocka_unit_test(what_cannot_be_built),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
