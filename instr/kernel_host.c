@@ -70,23 +70,29 @@ static const char *const INT_DIVIDES[] = { "div", "idiv" };
 /*
  * Two encodings of one register-register operation (XED iforms ADD_GPRv_GPRv_01 and _03): the iform's last
  * part is the opcode.  The MR form (ModRM.reg is the source) is `{store}` in GNU as, the RM form `{load}`.
- * Opcodes from SDM Vol. 2 (ADD 01/03, MOV 89/8B, MOVAPS 0F29/0F28, MOVDQA 0F7F/0F6F, MOVUPS 0F11/0F10).
+ * The same byte means different things in the general and the vector maps (28 is SUB's MR form and
+ * MOVAPS's RM form), so each file has its table.  Opcodes from SDM Vol. 2: ADD 00-03, OR 08-0B, ADC
+ * 10-13, SBB 18-1B, AND 20-23, SUB 28-2B, XOR 30-33, CMP 38-3B, MOV 88-8B; MOVUPS/MOVSS 0F10/0F11,
+ * MOVAPS 0F28/0F29, MOVDQA and MMX MOVQ 0F6F/0F7F, MOVQ xmm F3 0F7E / 66 0FD6 (VEX forms without the 0F).
  */
-static const struct {
+struct encoding {
 	const char *suffix;
 	const char *hint;
-} ENCODINGS[] = {
-	{ "_00", "{store} " },	{ "_01", "{store} " },	 { "_02", "{load} " },	 { "_03", "{load} " },
-	{ "_08", "{store} " },	{ "_09", "{store} " },	 { "_0A", "{load} " },	 { "_0B", "{load} " },
-	{ "_10", "{store} " },	{ "_11", "{store} " },	 { "_12", "{load} " },	 { "_13", "{load} " },
-	{ "_18", "{store} " },	{ "_19", "{store} " },	 { "_1A", "{load} " },	 { "_1B", "{load} " },
-	{ "_20", "{store} " },	{ "_21", "{store} " },	 { "_22", "{load} " },	 { "_23", "{load} " },
-	{ "_28", "{store} " },	{ "_29", "{store} " },	 { "_2A", "{load} " },	 { "_2B", "{load} " },
-	{ "_30", "{store} " },	{ "_31", "{store} " },	 { "_32", "{load} " },	 { "_33", "{load} " },
-	{ "_38", "{store} " },	{ "_39", "{store} " },	 { "_3A", "{load} " },	 { "_3B", "{load} " },
-	{ "_88", "{store} " },	{ "_89", "{store} " },	 { "_8A", "{load} " },	 { "_8B", "{load} " },
-	{ "_0F28", "{load} " }, { "_0F29", "{store} " }, { "_0F10", "{load} " }, { "_0F11", "{store} " },
-	{ "_0F6F", "{load} " }, { "_0F7F", "{store} " },
+};
+static const struct encoding GPR_ENCODINGS[] = {
+	{ "_00", "{store} " }, { "_01", "{store} " }, { "_02", "{load} " }, { "_03", "{load} " },
+	{ "_08", "{store} " }, { "_09", "{store} " }, { "_0A", "{load} " }, { "_0B", "{load} " },
+	{ "_10", "{store} " }, { "_11", "{store} " }, { "_12", "{load} " }, { "_13", "{load} " },
+	{ "_18", "{store} " }, { "_19", "{store} " }, { "_1A", "{load} " }, { "_1B", "{load} " },
+	{ "_20", "{store} " }, { "_21", "{store} " }, { "_22", "{load} " }, { "_23", "{load} " },
+	{ "_28", "{store} " }, { "_29", "{store} " }, { "_2A", "{load} " }, { "_2B", "{load} " },
+	{ "_30", "{store} " }, { "_31", "{store} " }, { "_32", "{load} " }, { "_33", "{load} " },
+	{ "_38", "{store} " }, { "_39", "{store} " }, { "_3A", "{load} " }, { "_3B", "{load} " },
+	{ "_88", "{store} " }, { "_89", "{store} " }, { "_8A", "{load} " }, { "_8B", "{load} " },
+};
+static const struct encoding VEC_ENCODINGS[] = {
+	{ "10", "{load} " }, { "11", "{store} " }, { "28", "{load} " }, { "29", "{store} " },
+	{ "6F", "{load} " }, { "7F", "{store} " }, { "7E", "{load} " }, { "D6", "{store} " },
 };
 
 /* One operand as the builder sees it. */
@@ -918,15 +924,19 @@ static const char *encoding_hint(const struct ctx *c)
 	}
 	const char *s = c->f->iform ? c->f->iform : "";
 	size_t n = strlen(s);
-	for (size_t i = 0; regs >= 2 && i < ARRAY_SIZE(ENCODINGS); i++) {
-		size_t m = strlen(ENCODINGS[i].suffix);
-		if (n > m && !strcmp(s + n - m, ENCODINGS[i].suffix))
-			return ENCODINGS[i].hint;
+	bool vec = c->op[0].file != RF_GPR;
+	const struct encoding *e = vec ? VEC_ENCODINGS : GPR_ENCODINGS;
+	size_t ne = vec ? ARRAY_SIZE(VEC_ENCODINGS) : ARRAY_SIZE(GPR_ENCODINGS);
+	for (size_t i = 0; regs >= 2 && i < ne; i++) {
+		/* Vector iforms end in _0F28 (legacy) or _28 (VEX): the byte after "_" or "_0F". */
+		size_t m = strlen(e[i].suffix);
+		const char *tail = s + (n > m ? n - m : 0);
+		bool under = vec ? (n > m && (tail[-1] == '_' || (n > m + 2 && !strncmp(tail - 3, "_0F", 3)))) : n > m;
+		if (under && !strcmp(tail, e[i].suffix))
+			return e[i].hint;
 	}
 	return "";
 }
-
-static bool lower_is(const char *s, const char *const *list, size_t n) { return s && in_list(s, list, n); }
 
 bool instr_plan_build(const struct instr_form *f, struct instr_plan *p)
 {
@@ -952,13 +962,13 @@ bool instr_plan_build(const struct instr_form *f, struct instr_plan *p)
 	for (size_t q = 0; q < c.nop; q++)
 		c.evex = c.evex || c.op[q].kind == IK_ZMM || c.op[q].file == RF_K;
 	c.vex = !c.evex && (f->mnemonic[0] == 'v' || c.vec_bits >= 256);
-	c.divide = lower_is(f->mnemonic, INT_DIVIDES, ARRAY_SIZE(INT_DIVIDES));
+	c.divide = in_list(f->mnemonic, INT_DIVIDES, ARRAY_SIZE(INT_DIVIDES));
 	c.fp_data = c.vec_bits > 0;
-	if (lower_is(f->mnemonic, ZERO_IDIOMS, ARRAY_SIZE(ZERO_IDIOMS)))
+	if (in_list(f->mnemonic, ZERO_IDIOMS, ARRAY_SIZE(ZERO_IDIOMS)))
 		p->idiom = IKM_IDIOM_ZERO;
-	else if (lower_is(f->mnemonic, ONES_IDIOMS, ARRAY_SIZE(ONES_IDIOMS)))
+	else if (in_list(f->mnemonic, ONES_IDIOMS, ARRAY_SIZE(ONES_IDIOMS)))
 		p->idiom = IKM_IDIOM_ONES;
-	else if (lower_is(f->mnemonic, MOVES, ARRAY_SIZE(MOVES)) && c.nop >= 2 && c.op[0].file == c.op[1].file &&
+	else if (in_list(f->mnemonic, MOVES, ARRAY_SIZE(MOVES)) && c.nop >= 2 && c.op[0].file == c.op[1].file &&
 		 c.op[0].file != RF_MEM)
 		p->idiom = IKM_IDIOM_MOVE; /* register to register within one file: what renaming can eliminate */
 	make_pools(&c);

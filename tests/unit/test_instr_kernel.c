@@ -129,6 +129,34 @@ static void two_encodings_chosen(void **state)
 	assert_non_null(strstr(plan("ADD r64, r64", 1)->m[0].body, "{load} add"));  /* ADD_GPRv_GPRv_03 */
 	assert_null(strstr(plan("IMUL r64, r64", 0)->m[0].body, "{"));
 	assert_null(strstr(plan("ADD r64, m64", 0)->m[0].body, "{")); /* one encoding with memory */
+	/* The same opcode byte in the general and the vector map: SUB's 28 is MR, (V)MOVAPS's 28 is RM. */
+	static const struct instr_operand gg[] = { { IK_R8, IA_READ | IA_WRITE, 0, 0, 8, NULL },
+						   { IK_R8, IA_READ, 0, 0, 8, NULL } };
+	static const struct instr_operand xx[] = { { IK_XMM, IA_WRITE, 0, 0, 128, NULL },
+						   { IK_XMM, IA_READ, 0, 0, 128, NULL } };
+	static const struct {
+		const char *mnemonic, *iform, *hint;
+		const struct instr_operand *ops;
+	} cases[] = {
+		{ "sub", "SUB_GPR8_GPR8_28", "{store} sub", gg },
+		{ "sub", "SUB_GPR8_GPR8_2A", "{load} sub", gg },
+		{ "vmovaps", "VMOVAPS_XMMdq_XMMdq_28", "{load} vmovaps", xx },
+		{ "vmovaps", "VMOVAPS_XMMdq_XMMdq_29", "{store} vmovaps", xx },
+		{ "movaps", "MOVAPS_XMMps_XMMps_0F29", "{store} movaps", xx },
+		{ "movq", "MOVQ_XMMdq_XMMq_0FD6", "{store} movq", xx },
+		{ "movq", "MOVQ_XMMdq_XMMq_0F7E", "{load} movq", xx },
+		{ "vaddps", "VADDPS_XMMdq_XMMdq_AVX", "vaddps", xx },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct instr_form f = { .asm_name = "X",
+					.mnemonic = cases[i].mnemonic,
+					.iform = cases[i].iform,
+					.ops = cases[i].ops,
+					.n_ops = 2,
+					.n_explicit = 2 };
+		assert_true(instr_plan_build(&f, &p));
+		assert_true(!strncmp(p.m[0].body, cases[i].hint, strlen(cases[i].hint)));
+	}
 }
 
 /* Throughput: each instance writes its own register, which no instance reads, and nothing the harness owns. */
