@@ -656,8 +656,14 @@ static void measure_plan(const struct instr_plan *p, struct result *res)
 		struct bench_figure fig;
 		if (m->kind == IKM_CONNECTOR || !r->assembled)
 			continue;
-		if (S.show)
-			out_text("  %s %s:\n%s", p->f->asm_name, m->name, m->body);
+		if (S.show) {
+			out_text("  %s %s:", p->f->asm_name, m->name);
+			for (const char *l = m->body; *l;) {
+				size_t len = strcspn(l, "\n");
+				out_text("    %.*s", (int)len, l);
+				l += len + (l[len] == '\n');
+			}
+		}
 		if (!measure(m, r, &fig)) {
 			if (r->faulted)
 				return; /* the form faults: its other kernels would too */

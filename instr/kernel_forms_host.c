@@ -40,6 +40,11 @@ static const struct instr_operand ZZZ_K[] = { { IK_ZMM, RW, 0, 0, 512, NULL },
 					      { IK_ZMM, R, 0, 0, 512, NULL },
 					      { IK_ZMM, R, 0, 0, 512, NULL },
 					      { IK_K, R, 1, 0, 64, NULL } };
+/* Zero masking: the destination is not read (elements the mask leaves are zeroed). */
+static const struct instr_operand ZZZ_KZ[] = { { IK_ZMM, W, 0, 0, 512, NULL },
+					       { IK_ZMM, R, 0, 0, 512, NULL },
+					       { IK_ZMM, R, 0, 0, 512, NULL },
+					       { IK_K, R, 1, 0, 64, NULL } };
 static const struct instr_operand ZZ_BCST[] = { { IK_ZMM, W, 0, 0, 512, NULL },
 						{ IK_ZMM, R, 0, 0, 512, NULL },
 						{ IK_MEM, R, 0, 1, 32, NULL } };
@@ -123,6 +128,8 @@ const struct instr_form ikm_test_forms[] = {
 	     YYY_FMA, 3, 0, 0, 0),
 	FORM("VPXORD zmm, zmm, zmm", "vpxord", "VPXORD_ZMMu32_MASKmskw_ZMMu32_ZMMu32_AVX512", "AVX512EVEX",
 	     "AVX512F_512", "LOGICAL", ZZZ, 3, 0, 0, 0),
+	FORM("VADDPS zmm{k}{z}, zmm, zmm{rne-sae}", "vaddps", "VADDPS_ZMMf32_MASKmskw_ZMMf32_ZMMf32_AVX512",
+	     "AVX512EVEX", "AVX512F_512", "AVX512", ZZZ_KZ, 3, 0, 0, IFA_MASK | IFA_ZEROING | IFA_ROUNDING),
 	{ .asm_name = "UD2",
 	  .mnemonic = "ud2",
 	  .iform = "UD2",

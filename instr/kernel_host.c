@@ -207,7 +207,8 @@ static void ignore_implicit(struct ctx *c, struct opnd *d, const char *reg)
 static bool read_operands(struct ctx *c)
 {
 	const struct instr_form *f = c->f;
-	unsigned imp = 0;
+	unsigned imp = 0, ex = 0;
+	bool mask = false;
 
 	if (f->n_ops > OPS_MAX) {
 		snprintf(c->p->why, sizeof(c->p->why), "%u operands: more than the %u the builder handles", f->n_ops,
@@ -223,8 +224,6 @@ static bool read_operands(struct ctx *c)
 		d->kind = o->kind;
 		d->bcast = o->bcast;
 		d->fixed_reg = -1;
-		if (d->implicit)
-			imp++;
 		switch (o->kind) {
 		case IK_R8:
 		case IK_R16:
@@ -242,8 +241,12 @@ static bool read_operands(struct ctx *c)
 			break;
 		case IK_K:
 			d->file = RF_K;
-			if (d->implicit && !o->reg) /* the {k} write mask: k1, set to all ones */
+			/* The {k} write mask (k1, all ones; not chained), whether the catalogue lists it as implicit or
+			 * as an operand of its own: the first mask register the form only reads. */
+			if ((f->attrs & IFA_MASK) && !mask && !o->reg && o->access == IA_READ) {
 				d->file = RF_NONE;
+				d->implicit = mask = true;
+			}
 			break;
 		case IK_MEM:
 			if (d->implicit) {
@@ -308,9 +311,9 @@ static bool read_operands(struct ctx *c)
 		if (d->implicit && d->fixed)
 			snprintf(d->name, sizeof(d->name), "%s", f->ops[i].reg ? f->ops[i].reg : "rcx");
 		else if (d->implicit)
-			snprintf(d->name, sizeof(d->name), "imp%u", imp);
+			snprintf(d->name, sizeof(d->name), "imp%u", ++imp);
 		else
-			snprintf(d->name, sizeof(d->name), "op%zu", i + 1);
+			snprintf(d->name, sizeof(d->name), "op%u", ++ex);
 		if (d->fixed)
 			c->reserved[d->file][d->fixed_reg] = true;
 	}
@@ -370,12 +373,19 @@ static const char *size_word(unsigned bits)
 /* One instance of the form, with registers `a` (the defaults where a says -1), as a line of assembly. */
 static size_t instance(const struct ctx *c, char *buf, size_t cap, size_t k, const struct assign *a)
 {
+	/* Static rounding or suppressed exceptions: an operand of its own after the registers, before an
+	 * immediate (GNU as's Intel syntax: `vcmpps k1, zmm1, zmm2, {sae}, 3`); round to nearest. */
+	const char *er = (c->f->attrs & IFA_ROUNDING) ? "{rn-sae}" : (c->f->attrs & IFA_SAE) ? "{sae}" : NULL;
 	k = str_appendf(buf, cap, k, "%s%s", c->hint, c->f->mnemonic);
 	for (size_t i = 0, n = 0; i < c->nop; i++) {
 		const struct opnd *o = &c->op[i];
 		char tmp[16];
 		if (o->implicit)
 			continue;
+		if (er && o->file == RF_NONE) {
+			k = str_appendf(buf, cap, k, ", %s", er);
+			er = NULL;
+		}
 		k = str_appendf(buf, cap, k, "%s", n++ ? ", " : " ");
 		switch (c->f->ops[i].kind) {
 		case IK_IMM8:
@@ -402,6 +412,8 @@ static size_t instance(const struct ctx *c, char *buf, size_t cap, size_t k, con
 		if (i == 0 && (c->f->attrs & IFA_ZEROING))
 			k = str_appendf(buf, cap, k, "{z}");
 	}
+	if (er)
+		k = str_appendf(buf, cap, k, ", %s", er);
 	return str_appendf(buf, cap, k, "\n");
 }
 

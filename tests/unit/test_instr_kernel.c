@@ -357,9 +357,43 @@ static void vector_state(void **state)
 	assert_non_null(strstr(u->init, "kxnorw k1, k1, k1\n"));
 	assert_non_null(strstr(u->init, "vbroadcastss zmm31, dword ptr [rdx+4032]\n"));
 	assert_non_null(strstr(pl->skipped, "k1->op1"));
+	/* The same form with its mask listed as an operand of its own (after op1): the same kernels. */
+	static const struct instr_operand zkzz[] = { { IK_ZMM, IA_READ | IA_WRITE, 0, 0, 512, NULL },
+						     { IK_K, IA_READ, 0, 0, 64, NULL },
+						     { IK_ZMM, IA_READ, 0, 0, 512, NULL },
+						     { IK_ZMM, IA_READ, 0, 0, 512, NULL } };
+	static struct instr_plan q;
+	struct instr_form f = *ikm_test_form("VADDPS zmm{k}, zmm, zmm");
+	f.ops = zkzz;
+	f.n_explicit = 4;
+	assert_true(instr_plan_build(&f, &q));
+	assert_int_equal(q.n, pl->n);
+	for (size_t i = 0; i < q.n; i++) {
+		assert_string_equal(q.m[i].body, pl->m[i].body);
+		assert_string_equal(q.m[i].from, pl->m[i].from);
+	}
 	/* Merge masking reads the destination: op1 -> op1 is a pair. */
 	assert_non_null(find(pl, "op1", "op1"));
 	assert_null(find(plan("VADDPS zmm, zmm, zmm", 0), "op1", "op1"));
+	/* Zero masking and static rounding: {k1}{z} on the destination, the rounding after the registers. */
+	pl = plan("VADDPS zmm{k}{z}, zmm, zmm{rne-sae}", 0);
+	char b[96];
+	assert_string_equal(line(find(pl, "op2", "op1")->body, 0, b, sizeof(b)),
+			    "vaddps zmm0{k1}{z}, zmm1, zmm29, {rn-sae}");
+	assert_null(find(pl, "op1", "op1")); /* zero masking does not read the destination */
+	static const struct instr_operand kzzi[] = { { IK_K, IA_WRITE, 0, 0, 16, NULL },
+						     { IK_ZMM, IA_READ, 0, 0, 512, NULL },
+						     { IK_ZMM, IA_READ, 0, 0, 512, NULL },
+						     { IK_IMM8, IA_READ, 0, 0, 8, NULL } };
+	struct instr_form cmp = { .asm_name = "VCMPPS k, zmm, zmm{sae}, imm8",
+				  .mnemonic = "vcmpps",
+				  .ops = kzzi,
+				  .n_ops = 4,
+				  .n_explicit = 4,
+				  .attrs = IFA_SAE };
+	assert_true(instr_plan_build(&cmp, &q));
+	assert_string_equal(line(kind(&q, IKM_TP_UNROLLED)->body, 0, b, sizeof(b)),
+			    "vcmpps k1, zmm31, zmm30, {sae}, 3");
 	/* Legacy SSE forms start their registers without VEX. */
 	pl = plan("PCMPEQD xmm, xmm", 0);
 	assert_non_null(strstr(pl->m[0].init, "shufps xmm15, xmm15, 0\n"));
