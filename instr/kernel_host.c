@@ -42,9 +42,13 @@ static const uint8_t GPR_POOL[] = { 0, 3, 1, 2, 5, 8, 9, 10, 11, 12, 13, 14, 15 
 /* Every lane starts at 1.0f (IEEE 754 binary32 0x3f800000): normal for single and, paired, for double. */
 #define VEC_LANE 0x3f800000u
 #define FILL_FP 0x3f8000003f800000ull
-#define FILL_ONE 1ull		   /* integer divisors in memory: the low byte, word, dword or qword reads 1 */
-#define GPR_START 1		   /* general registers start at 1: a shift by cl shifts, a divisor divides */
-#define IMM_VALUE 3		   /* immediates: 3 (not 1: assemblers pick the shift-by-1 encoding for 1) */
+#define FILL_ONE 1ull /* integer divisors in memory: the low byte, word, dword or qword reads 1 */
+#define GPR_START 1   /* general registers start at 1: a shift by cl shifts, a divisor divides */
+#define IMM_VALUE 3   /* immediates: 3 (not 1: assemblers pick the shift-by-1 encoding for 1) */
+/* Wider immediates do not fit the width below, so the assembler keeps the form's own encoding (ADD
+ * r64, imm32 is 81 /0, not the imm8 form 83 /0; SDM Vol. 2A ADD). */
+#define IMM16_VALUE 0x123u
+#define IMM32_VALUE 0x12345u
 #define IMM64_VALUE 0x123456789ull /* wider than 32 bits, so `mov r64, imm64` keeps its 10-byte form */
 #define TP_INSTANCES_UNROLLED 512  /* instances in the unrolled throughput run */
 #define TP_MAX 12		   /* instances per body */
@@ -255,7 +259,10 @@ static bool read_operands(struct ctx *c)
 				return false;
 			}
 			d->file = RF_MEM;
-			d->addr_only = o->bits == 0 || !(o->access & (IA_READ | IA_WRITE));
+			/* LEA's operand is an address only (XED's AGEN): registers, never dereferenced.  Other
+			 * memory operands that are neither read nor written (PREFETCH, CLFLUSH) still point into
+			 * the window: they may fault elsewhere (CLFLUSH takes #PF, SDM Vol. 2A CLFLUSH). */
+			d->addr_only = !strcmp(f->mnemonic, "lea");
 			break;
 		case IK_IMM8:
 		case IK_IMM16:
@@ -388,9 +395,9 @@ static size_t instance(const struct ctx *c, char *buf, size_t cap, size_t k, con
 		}
 		k = str_appendf(buf, cap, k, "%s", n++ ? ", " : " ");
 		switch (c->f->ops[i].kind) {
-		case IK_IMM8:
-		case IK_IMM16:
-		case IK_IMM32: k = str_appendf(buf, cap, k, "%u", IMM_VALUE); break;
+		case IK_IMM8: k = str_appendf(buf, cap, k, "%u", IMM_VALUE); break;
+		case IK_IMM16: k = str_appendf(buf, cap, k, "0x%x", IMM16_VALUE); break;
+		case IK_IMM32: k = str_appendf(buf, cap, k, "0x%x", IMM32_VALUE); break;
 		case IK_IMM64: k = str_appendf(buf, cap, k, "0x%llx", (unsigned long long)IMM64_VALUE); break;
 		case IK_ONE: k = str_appendf(buf, cap, k, "1"); break;
 		case IK_MEM:
@@ -995,9 +1002,10 @@ bool instr_plan_build(const struct instr_form *f, struct instr_plan *p)
 			 "divisors 1 (memory: 1)");
 	else
 		snprintf(p->values, sizeof(p->values),
-			 "general registers 1, cl 1, immediates %u, vector lanes 0x%08x "
-			 "(1.0f), memory %s",
-			 IMM_VALUE, VEC_LANE, c.fp_data ? "0x3f8000003f800000 per qword" : "0");
+			 "general registers %u, cl %u, imm8 %u, imm16 0x%x, imm32 0x%x, vector lanes 0x%08x (1.0f), "
+			 "memory %s",
+			 GPR_START, GPR_START, IMM_VALUE, IMM16_VALUE, IMM32_VALUE, VEC_LANE,
+			 c.fp_data ? "0x3f8000003f800000 per qword" : "0");
 
 	/* Latency: every input that can be chained to every output. */
 	for (size_t q = 0; q < c.nop; q++) {

@@ -129,6 +129,8 @@ static void two_encodings_chosen(void **state)
 	assert_non_null(strstr(plan("ADD r64, r64", 1)->m[0].body, "{load} add"));  /* ADD_GPRv_GPRv_03 */
 	assert_null(strstr(plan("IMUL r64, r64", 0)->m[0].body, "{"));
 	assert_null(strstr(plan("ADD r64, m64", 0)->m[0].body, "{")); /* one encoding with memory */
+	/* Immediates wide enough that the assembler keeps the form's encoding (imm32, not imm8). */
+	assert_string_equal(find(plan("ADD r64, imm32", 0), "op1", "op1")->body, "add r14, 0x12345\n");
 	/* The same opcode byte in the general and the vector map: SUB's 28 is MR, (V)MOVAPS's 28 is RM. */
 	static const struct instr_operand gg[] = { { IK_R8, IA_READ | IA_WRITE, 0, 0, 8, NULL },
 						   { IK_R8, IA_READ, 0, 0, 8, NULL } };
