@@ -34,8 +34,18 @@ static int usage(FILE *f)
 	return f == stderr ? 2 : 0;
 }
 
+/* A count option's value, 1..max; false after saying what is wrong. */
+static bool count_arg(const char *opt, const char *arg, unsigned max, uint64_t *v)
+{
+	if (dec_whole(arg, strlen(arg), max, v) && *v)
+		return true;
+	fprintf(stderr, "pmuboot-host instr-dev: %s wants 1..%u, not '%s'\n", opt, max, arg);
+	return false;
+}
+
 int cmd_instr_dev(int argc, char **argv)
 {
+	uint64_t v;
 	struct instr_measure_opts o = { .cpu = -1, .warmup = INSTR_WARMUP_DEFAULT };
 	const struct instr_form **forms = calloc(ikm_test_forms_count, sizeof(*forms));
 	size_t n = 0, repeat = 1;
@@ -60,25 +70,15 @@ int cmd_instr_dev(int argc, char **argv)
 			if (!host_cpu_arg("instr-dev", argv[++i], &o.cpu))
 				return 2;
 		} else if (!strcmp(a, "--reps") && more) {
-			uint64_t v;
-			if (!dec_whole(argv[i + 1], strlen(argv[i + 1]), REPS_MAX, &v) || !v) {
-				fprintf(stderr, "pmuboot-host instr-dev: --reps wants 1..%u, not '%s'\n", REPS_MAX,
-					argv[i + 1]);
+			if (!count_arg(a, argv[++i], REPS_MAX, &v))
 				return 2;
-			}
 			o.reps = (unsigned)v;
-			i++;
 		} else if (!strcmp(a, "--as") && more) {
 			o.assembler = argv[++i];
 		} else if (!strcmp(a, "--repeat") && more) {
-			uint64_t v;
-			if (!dec_whole(argv[i + 1], strlen(argv[i + 1]), REPEAT_MAX, &v) || !v) {
-				fprintf(stderr, "pmuboot-host instr-dev: --repeat wants 1..%u, not '%s'\n", REPEAT_MAX,
-					argv[i + 1]);
+			if (!count_arg(a, argv[++i], REPEAT_MAX, &v))
 				return 2;
-			}
 			repeat = (size_t)v;
-			i++;
 		} else if (!strcmp(a, "--form") && more) {
 			const char *want = argv[++i];
 			size_t before = n;
