@@ -4,6 +4,7 @@
 
 #include "host/host.h"
 #include "host/cmd_instr.h"
+#include "host/instr_measure.h"
 #include "version.h"
 
 struct command {
@@ -17,9 +18,10 @@ static const struct command commands[] = {
 	{ "events", cmd_events, "events [--uarch KEY|all|list|ibs] [--grep W]  the event vocabulary as CSV (default: this CPU's set)" },
 	{ "ibs-report", cmd_ibs_report, "ibs-report LOGFILE              IBS derived events from a capture's ibs_sample records" },
 	{ "identify", cmd_identify, "identify [--cpuid-dump FILE] [--cpu N]  identify this CPU (or a dump block) and its PMU" },
-	{ "instr", cmd_instr, "instr --list [--cpuid-dump FILE] [--cpu N] [--match RE] [--extension E,...]  instruction forms of a CPU" },
+	{ "instr", cmd_instr, "instr [--list] [--cpuid-dump FILE] [--cpu N] [--match RE] [--extension E,...]  a CPU's instruction forms: list, or measure here" },
 	{ "metrics", cmd_metrics, "metrics [--cpuid-dump FILE] [--cpu N] [--eval COUNTS.json]  top-down metrics: list, or evaluate counts" },
 	{ "program", cmd_program, "program [--cpuid-dump FILE] SPEC... the MSR writes that count SPEC... on that CPU's PMU" },
+	{ "instr-dev", cmd_instr_dev, "instr-dev [--form ASM]... [--cpu N]  measure the kernel builder's test forms (development)" },
 	{ "kernel", cmd_kernel, "kernel build FILE [-o OUT] | show FILE  user kernels: assemble a kernel text file, show a kernel file" },
 	{ "options", cmd_options, "options [KEY]                   print the option reference (--markdown: docs/options.md)" },
 	{ "run", cmd_run, "run [key=value ...]             run the image's stages on this machine" },

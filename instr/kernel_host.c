@@ -1,0 +1,1057 @@
+/* instr/kernel_host.c - the kernels that measure one instruction form; see kernel.h. */
+#include "instr/kernel.h"
+#include "lib/strbuf.h"
+
+/* Register files: operands of one file chain without a connector (xmm0 is the low half of ymm0). */
+enum rfile { RF_NONE, RF_GPR, RF_VEC, RF_MM, RF_K, RF_MEM };
+
+/* GPR numbers as encoded (SDM Vol. 2A Table 2-2 and 3.1.1.1 "Opcode Column"): rax 0 .. r15 15. */
+#define GPR_RAX 0
+#define GPR_RCX 1
+#define GPR_RDX 2
+#define GPR_RSP 4
+#define GPR_RSI 6
+#define GPR_RDI 7
+#define GPR_COUNT 16
+#define VEC_LEGACY 16 /* xmm0-15: SSE and VEX */
+#define VEC_EVEX 32   /* xmm0-31 with EVEX (SDM Vol. 2A 2.7 "Intel AVX-512 encoding") */
+#define MM_COUNT 8
+#define K_COUNT 8
+#define K_MASK 1 /* the write mask of {k} forms: k1 (k0 cannot be a write mask, SDM Vol. 2A 2.7.4) */
+
+static const char *const GPR_NAMES[4][GPR_COUNT] = {
+	{ "al", "cl", "dl", "bl", "spl", "bpl", "sil", "dil", "r8b", "r9b", "r10b", "r11b", "r12b", "r13b", "r14b",
+	  "r15b" },
+	{ "ax", "cx", "dx", "bx", "sp", "bp", "si", "di", "r8w", "r9w", "r10w", "r11w", "r12w", "r13w", "r14w",
+	  "r15w" },
+	{ "eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "r8d", "r9d", "r10d", "r11d", "r12d", "r13d", "r14d",
+	  "r15d" },
+	{ "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13", "r14",
+	  "r15" },
+};
+/* The order registers are handed out in; rsp, rsi and rdi belong to the harness (docs/kernels.md). */
+static const uint8_t GPR_POOL[] = { 0, 3, 1, 2, 5, 8, 9, 10, 11, 12, 13, 14, 15 };
+
+/*
+ * Scratch window layout: memory operands at [rsi + MEM_STRIDE * i], one line apart so instances of a
+ * read-modify-write form do not chain through memory; the vector constant in the second page (rdx).
+ */
+#define MEM_STRIDE 64
+#define ADDR_MASK 0xff8 /* an address register chained through memory stays in the first page, aligned */
+#define VCONST_OFF 4032 /* [rdx + VCONST_OFF]: the 32-bit pattern the vector registers start from */
+/* Every lane starts at 1.0f (IEEE 754 binary32 0x3f800000): normal for single and, paired, for double. */
+#define VEC_LANE 0x3f800000u
+#define FILL_FP 0x3f8000003f800000ull
+#define FILL_ONE 1ull /* integer divisors in memory: the low byte, word, dword or qword reads 1 */
+#define GPR_START 1   /* general registers start at 1: a shift by cl shifts, a divisor divides */
+#define IMM_VALUE 3   /* immediates: 3 (not 1: assemblers pick the shift-by-1 encoding for 1) */
+/* Wider immediates do not fit the width below, so the assembler keeps the form's own encoding (ADD
+ * r64, imm32 is 81 /0, not the imm8 form 83 /0; SDM Vol. 2A ADD). */
+#define IMM16_VALUE 0x123u
+#define IMM32_VALUE 0x12345u
+#define IMM64_VALUE 0x123456789ull /* wider than 32 bits, so `mov r64, imm64` keeps its 10-byte form */
+#define TP_INSTANCES_UNROLLED 512  /* instances in the unrolled throughput run */
+#define TP_MAX 12		   /* instances per body */
+#define LAT_UNROLL 16
+#define IDIOM_UNROLL 16
+
+/* Same-register idioms and moves, by mnemonic (Intel optimization manual, "Dependency-breaking idioms", "Zero-latency MOV"). */
+static const char *const ZERO_IDIOMS[] = { "xor",      "sub",	   "pxor",    "xorps",	 "xorpd",    "vpxor",
+					   "vpxord",   "vpxorq",   "vxorps",  "vxorpd",	 "psubb",    "psubw",
+					   "psubd",    "psubq",	   "vpsubb",  "vpsubw",	 "vpsubd",   "vpsubq",
+					   "pcmpgtb",  "pcmpgtw",  "pcmpgtd", "pcmpgtq", "vpcmpgtb", "vpcmpgtw",
+					   "vpcmpgtd", "vpcmpgtq", "pandn",   "vpandn",	 "andnps",   "andnpd",
+					   "vandnps",  "vandnpd" };
+static const char *const ONES_IDIOMS[] = { "pcmpeqb",  "pcmpeqw",  "pcmpeqd",  "pcmpeqq",
+					   "vpcmpeqb", "vpcmpeqw", "vpcmpeqd", "vpcmpeqq" };
+static const char *const MOVES[] = { "mov",	  "movaps",    "movapd",    "movups",	"movupd",    "movdqa",
+				     "movdqu",	  "vmovaps",   "vmovapd",   "vmovups",	"vmovupd",   "vmovdqa",
+				     "vmovdqu",	  "vmovdqa32", "vmovdqa64", "vmovdqu8", "vmovdqu16", "vmovdqu32",
+				     "vmovdqu64", "movq",      "vmovq",	    "movsx",	"movzx",     "movsxd" };
+/* Integer division: the result depends on the values (SDM Vol. 2A DIV, IDIV: #DE when the quotient overflows). */
+static const char *const INT_DIVIDES[] = { "div", "idiv" };
+
+/*
+ * Two encodings of one register-register operation (XED iforms ADD_GPRv_GPRv_01 and _03): the iform's last
+ * part is the opcode.  The MR form (ModRM.reg is the source) is `{store}` in GNU as, the RM form `{load}`.
+ * The same byte means different things in the general and the vector maps (28 is SUB's MR form and
+ * MOVAPS's RM form), so each file has its table.  Opcodes from SDM Vol. 2: ADD 00-03, OR 08-0B, ADC
+ * 10-13, SBB 18-1B, AND 20-23, SUB 28-2B, XOR 30-33, CMP 38-3B, MOV 88-8B; MOVUPS/MOVSS 0F10/0F11,
+ * MOVAPS 0F28/0F29, MOVDQA and MMX MOVQ 0F6F/0F7F, MOVQ xmm F3 0F7E / 66 0FD6 (VEX forms without the 0F).
+ */
+struct encoding {
+	const char *suffix;
+	const char *hint;
+};
+static const struct encoding GPR_ENCODINGS[] = {
+	{ "_00", "{store} " }, { "_01", "{store} " }, { "_02", "{load} " }, { "_03", "{load} " },
+	{ "_08", "{store} " }, { "_09", "{store} " }, { "_0A", "{load} " }, { "_0B", "{load} " },
+	{ "_10", "{store} " }, { "_11", "{store} " }, { "_12", "{load} " }, { "_13", "{load} " },
+	{ "_18", "{store} " }, { "_19", "{store} " }, { "_1A", "{load} " }, { "_1B", "{load} " },
+	{ "_20", "{store} " }, { "_21", "{store} " }, { "_22", "{load} " }, { "_23", "{load} " },
+	{ "_28", "{store} " }, { "_29", "{store} " }, { "_2A", "{load} " }, { "_2B", "{load} " },
+	{ "_30", "{store} " }, { "_31", "{store} " }, { "_32", "{load} " }, { "_33", "{load} " },
+	{ "_38", "{store} " }, { "_39", "{store} " }, { "_3A", "{load} " }, { "_3B", "{load} " },
+	{ "_88", "{store} " }, { "_89", "{store} " }, { "_8A", "{load} " }, { "_8B", "{load} " },
+};
+static const struct encoding VEC_ENCODINGS[] = {
+	{ "10", "{load} " }, { "11", "{store} " }, { "28", "{load} " }, { "29", "{store} " },
+	{ "6F", "{load} " }, { "7F", "{store} " }, { "7E", "{load} " }, { "D6", "{store} " },
+};
+
+/* One operand as the builder sees it. */
+struct opnd {
+	uint8_t file;	/* enum rfile */
+	uint8_t access; /* IA_* */
+	bool implicit, fixed, addr_only, bcast;
+	int8_t fixed_reg; /* its register number when fixed */
+	uint16_t bits;
+	uint8_t kind;
+	char name[IKM_OPNAME_MAX];
+};
+
+#define OPS_MAX 8
+struct ctx {
+	const struct instr_form *f;
+	struct instr_plan *p;
+	struct opnd op[OPS_MAX];
+	size_t nop;
+	bool evex, vex, divide, fp_data;
+	int vec_bits;			 /* the widest vector operand, for {1toN} */
+	const char *hint;		 /* "{load} ", "{store} " or "" */
+	bool reserved[RF_MEM][VEC_EVEX]; /* registers the form names itself (not handed out) */
+	uint8_t pool[RF_MEM][VEC_EVEX];	 /* registers handed out, in order, per file */
+	size_t npool[RF_MEM];
+};
+
+/* An endpoint of a latency pair: an operand (its register or memory contents), its address, or the flags. */
+#define EP_FLAGS (-1)
+struct endpoint {
+	int op;	   /* index into ctx.op, or EP_FLAGS */
+	bool addr; /* the memory operand's address registers */
+};
+
+/* Registers given to each operand of one instance, and the memory offset; -1: the operand's default. */
+struct assign {
+	int reg[OPS_MAX];
+	int off;   /* memory offset from rsi */
+	int index; /* the chained index register of an address, -1: none */
+};
+
+static bool in_list(const char *s, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(s, list[i]))
+			return true;
+	return false;
+}
+
+static bool starts(const char *s, const char *prefix) { return !strncmp(s, prefix, strlen(prefix)); }
+
+static int width_index(unsigned bits) { return bits <= 8 ? 0 : bits <= 16 ? 1 : bits <= 32 ? 2 : 3; }
+
+/* A fixed register's file and number from its name ("rax", "cl", "xmm0", "k1"); false when not one of ours. */
+static bool parse_reg(const char *name, uint8_t *file, int8_t *num, uint16_t *bits)
+{
+	for (int w = 0; w < 4; w++)
+		for (int i = 0; i < GPR_COUNT; i++)
+			if (!strcmp(name, GPR_NAMES[w][i])) {
+				*file = RF_GPR;
+				*num = (int8_t)i;
+				*bits = (uint16_t)(8u << w);
+				return true;
+			}
+	static const char *const HIGH8[] = { "ah", "ch", "dh", "bh" }; /* bits 15:8 of rax, rcx, rdx, rbx */
+	for (int i = 0; i < (int)ARRAY_SIZE(HIGH8); i++)
+		if (!strcmp(name, HIGH8[i])) {
+			*file = RF_GPR;
+			*num = (int8_t)i;
+			*bits = 8;
+			return true;
+		}
+	static const struct {
+		const char *prefix;
+		uint8_t file;
+		uint16_t bits;
+	} FILES[] = { { "xmm", RF_VEC, 128 },
+		      { "ymm", RF_VEC, 256 },
+		      { "zmm", RF_VEC, 512 },
+		      { "mm", RF_MM, 64 },
+		      { "k", RF_K, 64 } };
+	for (size_t i = 0; i < ARRAY_SIZE(FILES); i++) {
+		size_t n = strlen(FILES[i].prefix);
+		if (strncmp(name, FILES[i].prefix, n) || !lc_isdigit(name[n]))
+			continue;
+		int v = 0;
+		for (const char *c = name + n; *c; c++)
+			v = lc_isdigit(*c) ? v * 10 + (*c - '0') : 99;
+		if (v >= VEC_EVEX)
+			return false;
+		*file = FILES[i].file;
+		*num = (int8_t)v;
+		*bits = FILES[i].bits;
+		return true;
+	}
+	return false;
+}
+
+static const char *vec_prefix(uint8_t kind) { return kind == IK_ZMM ? "zmm" : kind == IK_YMM ? "ymm" : "xmm"; }
+
+/* An implicit operand the builder does not chain (a segment, x87 status, XCR0): left out, named in skipped. */
+static void ignore_implicit(struct ctx *c, struct opnd *d, const char *reg)
+{
+	size_t k = strlen(c->p->skipped);
+	d->file = RF_NONE;
+	d->access = 0;
+	str_appendf(c->p->skipped, sizeof(c->p->skipped), k, "%simplicit %s: not chained", k ? "; " : "",
+		    reg ? reg : "operand");
+}
+
+/* The form's operands as files and names; false with p->why for what cannot be built here. */
+static bool read_operands(struct ctx *c)
+{
+	const struct instr_form *f = c->f;
+	unsigned imp = 0, ex = 0;
+	bool mask = false;
+
+	if (f->n_ops > OPS_MAX) {
+		snprintf(c->p->why, sizeof(c->p->why), "%u operands: more than the %u the builder handles", f->n_ops,
+			 OPS_MAX);
+		return false;
+	}
+	for (size_t i = 0; i < f->n_ops; i++) {
+		const struct instr_operand *o = &f->ops[i];
+		struct opnd *d = &c->op[c->nop++];
+		d->access = o->access;
+		d->implicit = o->implicit || i >= f->n_explicit;
+		d->bits = o->bits;
+		d->kind = o->kind;
+		d->bcast = o->bcast;
+		d->fixed_reg = -1;
+		switch (o->kind) {
+		case IK_R8:
+		case IK_R16:
+		case IK_R32:
+		case IK_R64:
+			d->file = RF_GPR;
+			d->bits = (uint16_t)(8u << (o->kind - IK_R8));
+			break;
+		case IK_MM: d->file = RF_MM; break;
+		case IK_XMM:
+		case IK_YMM:
+		case IK_ZMM:
+			d->file = RF_VEC;
+			c->vec_bits = c->vec_bits > 128 << (o->kind - IK_XMM) ? c->vec_bits : 128 << (o->kind - IK_XMM);
+			break;
+		case IK_K:
+			d->file = RF_K;
+			/* The {k} write mask (k1, all ones; not chained), whether the catalogue lists it as implicit or
+			 * as an operand of its own: the first mask register the form only reads. */
+			if ((f->attrs & IFA_MASK) && !mask && !o->reg && o->access == IA_READ) {
+				d->file = RF_NONE;
+				d->implicit = mask = true;
+			}
+			break;
+		case IK_MEM:
+			if (d->implicit) {
+				snprintf(c->p->why, sizeof(c->p->why),
+					 "implicit memory operand (stack or string): not built");
+				return false;
+			}
+			d->file = RF_MEM;
+			/* LEA's operand is an address only (XED's AGEN): registers, never dereferenced.  Other
+			 * memory operands that are neither read nor written (PREFETCH, CLFLUSH) still point into
+			 * the window: they may fault elsewhere (CLFLUSH takes #PF, SDM Vol. 2A CLFLUSH). */
+			d->addr_only = !strcmp(f->mnemonic, "lea");
+			break;
+		case IK_IMM8:
+		case IK_IMM16:
+		case IK_IMM32:
+		case IK_IMM64:
+		case IK_ONE: d->file = RF_NONE; break;
+		case IK_CL:
+			d->file = RF_GPR;
+			d->fixed = true;
+			d->fixed_reg = GPR_RCX;
+			d->bits = 8;
+			break;
+		case IK_FIXED: {
+			uint8_t file;
+			int8_t num;
+			uint16_t bits;
+			if (!o->reg || !parse_reg(o->reg, &file, &num, &bits)) {
+				if (d->implicit) {
+					/* x87 status, XCR0, MSRs...: not chained, and said so. */
+					ignore_implicit(c, d, o->reg);
+					break;
+				}
+				snprintf(c->p->why, sizeof(c->p->why),
+					 "fixed register '%s' is not one the builder knows", o->reg ? o->reg : "?");
+				return false;
+			}
+			if (file == RF_GPR && (num == GPR_RSP || num == GPR_RSI || num == GPR_RDI)) {
+				snprintf(c->p->why, sizeof(c->p->why), "uses %s, which the harness owns", o->reg);
+				return false;
+			}
+			d->file = file;
+			d->fixed = true;
+			d->fixed_reg = num;
+			d->bits = bits;
+			if (file == RF_VEC)
+				c->vec_bits = c->vec_bits > bits ? c->vec_bits : bits;
+			break;
+		}
+		case IK_SEG:
+		case IK_OTHER:
+			if (d->implicit) {
+				ignore_implicit(c, d, o->reg);
+				break;
+			}
+			/* fall through */
+		default:
+			snprintf(c->p->why, sizeof(c->p->why),
+				 "operand %zu is of a kind the builder does not handle (x87, "
+				 "segment, branch or other)",
+				 i + 1);
+			return false;
+		}
+		if (d->implicit && d->fixed)
+			snprintf(d->name, sizeof(d->name), "%s", f->ops[i].reg ? f->ops[i].reg : "rcx");
+		else if (d->implicit)
+			snprintf(d->name, sizeof(d->name), "imp%u", ++imp);
+		else
+			snprintf(d->name, sizeof(d->name), "op%u", ++ex);
+		if (d->fixed)
+			c->reserved[d->file][d->fixed_reg] = true;
+	}
+	return true;
+}
+
+static void make_pools(struct ctx *c)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(GPR_POOL); i++)
+		if (!c->reserved[RF_GPR][GPR_POOL[i]])
+			c->pool[RF_GPR][c->npool[RF_GPR]++] = GPR_POOL[i];
+	for (int i = 0; i < (c->evex ? VEC_EVEX : VEC_LEGACY); i++)
+		if (!c->reserved[RF_VEC][i])
+			c->pool[RF_VEC][c->npool[RF_VEC]++] = (uint8_t)i;
+	for (int i = 0; i < MM_COUNT; i++)
+		if (!c->reserved[RF_MM][i])
+			c->pool[RF_MM][c->npool[RF_MM]++] = (uint8_t)i;
+	for (int i = 1; i < K_COUNT; i++) /* k0 is never handed out: the pool's k registers may serve as masks */
+		if (!c->reserved[RF_K][i] && !((c->f->attrs & IFA_MASK) && i == K_MASK))
+			c->pool[RF_K][c->npool[RF_K]++] = (uint8_t)i;
+}
+
+/* A register's name in file `file` at the operand's width. */
+static const char *reg_name(const struct opnd *o, int r, char *buf, size_t cap)
+{
+	switch (o->file) {
+	case RF_GPR: return GPR_NAMES[width_index(o->bits)][r];
+	case RF_VEC:
+		snprintf(buf, cap, "%s%d",
+			 o->fixed ? (o->bits >= 512   ? "zmm"
+				     : o->bits >= 256 ? "ymm"
+						      : "xmm")
+				  : vec_prefix(o->kind),
+			 r);
+		return buf;
+	case RF_MM: snprintf(buf, cap, "mm%d", r); return buf;
+	case RF_K: snprintf(buf, cap, "k%d", r); return buf;
+	default: return "?";
+	}
+}
+
+static const char *size_word(unsigned bits)
+{
+	switch (bits) {
+	case 8: return "byte ptr ";
+	case 16: return "word ptr ";
+	case 32: return "dword ptr ";
+	case 64: return "qword ptr ";
+	case 80: return "tbyte ptr ";
+	case 128: return "xmmword ptr ";
+	case 256: return "ymmword ptr ";
+	case 512: return "zmmword ptr ";
+	default: return "";
+	}
+}
+
+/* One instance of the form, with registers `a` (the defaults where a says -1), as a line of assembly. */
+static size_t instance(const struct ctx *c, char *buf, size_t cap, size_t k, const struct assign *a)
+{
+	/* Static rounding or suppressed exceptions: an operand of its own after the registers, before an
+	 * immediate (GNU as's Intel syntax: `vcmpps k1, zmm1, zmm2, {sae}, 3`); round to nearest. */
+	const char *er = (c->f->attrs & IFA_ROUNDING) ? "{rn-sae}" : (c->f->attrs & IFA_SAE) ? "{sae}" : NULL;
+	k = str_appendf(buf, cap, k, "%s%s", c->hint, c->f->mnemonic);
+	for (size_t i = 0, n = 0; i < c->nop; i++) {
+		const struct opnd *o = &c->op[i];
+		char tmp[16];
+		if (o->implicit)
+			continue;
+		if (er && o->file == RF_NONE) {
+			k = str_appendf(buf, cap, k, ", %s", er);
+			er = NULL;
+		}
+		k = str_appendf(buf, cap, k, "%s", n++ ? ", " : " ");
+		switch (c->f->ops[i].kind) {
+		case IK_IMM8: k = str_appendf(buf, cap, k, "%u", IMM_VALUE); break;
+		case IK_IMM16: k = str_appendf(buf, cap, k, "0x%x", IMM16_VALUE); break;
+		case IK_IMM32: k = str_appendf(buf, cap, k, "0x%x", IMM32_VALUE); break;
+		case IK_IMM64: k = str_appendf(buf, cap, k, "0x%llx", (unsigned long long)IMM64_VALUE); break;
+		case IK_ONE: k = str_appendf(buf, cap, k, "1"); break;
+		case IK_MEM:
+			if (o->addr_only)
+				k = str_appendf(buf, cap, k, "[%s+%s*1]",
+						GPR_NAMES[3][a->index >= 0 ? a->index : a->reg[i]],
+						GPR_NAMES[3][c->pool[RF_GPR][c->npool[RF_GPR] - 1]]);
+			else if (a->index >= 0)
+				k = str_appendf(buf, cap, k, "%s[rsi+%s]", size_word(o->bits), GPR_NAMES[3][a->index]);
+			else
+				k = str_appendf(buf, cap, k, "%s[rsi+%d]", size_word(o->bits), a->off);
+			if (o->bcast)
+				k = str_appendf(buf, cap, k, "{1to%d}", o->bits ? c->vec_bits / o->bits : 1);
+			break;
+		default: k = str_appendf(buf, cap, k, "%s", reg_name(o, a->reg[i], tmp, sizeof(tmp))); break;
+		}
+		if (i == 0 && (c->f->attrs & IFA_MASK))
+			k = str_appendf(buf, cap, k, "{k%d}", K_MASK);
+		if (i == 0 && (c->f->attrs & IFA_ZEROING))
+			k = str_appendf(buf, cap, k, "{z}");
+	}
+	if (er)
+		k = str_appendf(buf, cap, k, ", %s", er);
+	return str_appendf(buf, cap, k, "\n");
+}
+
+/* The registers no instance writes, one per read-only operand: taken from the end of each pool. */
+static void defaults(const struct ctx *c, struct assign *a)
+{
+	size_t used[RF_MEM + 1] = { 0 };
+	used[RF_GPR] = 1; /* the last general register is an address-only operand's index (LEA) */
+	for (size_t i = 0; i < c->nop; i++) {
+		const struct opnd *o = &c->op[i];
+		uint8_t file = o->addr_only ? RF_GPR : o->file; /* LEA's base is a register like any input */
+		a->reg[i] = o->fixed ? o->fixed_reg : -1;
+		if (o->fixed || file == RF_NONE || file == RF_MEM)
+			continue;
+		used[file]++;
+		a->reg[i] = c->npool[file] >= used[file] ? c->pool[file][c->npool[file] - used[file]] : 0;
+	}
+	a->off = 0;
+	a->index = -1;
+}
+
+static struct ikm *add(struct ctx *c, enum ikm_kind kind, const char *name)
+{
+	struct instr_plan *p = c->p;
+	if (p->n == IKM_MAX)
+		return NULL;
+	struct ikm *m = &p->m[p->n++];
+	memset(m, 0, sizeof(*m));
+	m->kind = (uint8_t)kind;
+	m->per_iter = 1;
+	m->unroll = LAT_UNROLL;
+	m->sub[0] = m->sub[1] = IKM_NO_SUB;
+	m->fill = c->fp_data ? FILL_FP : c->divide ? FILL_ONE : 0;
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	return m;
+}
+
+/* The start every kernel of the form shares: vector lanes 1.0f, general registers 1, mm 1, k all ones. */
+static size_t init_common(const struct ctx *c, char *buf, size_t cap)
+{
+	size_t k = 0;
+	if (c->npool[RF_VEC] && c->vec_bits) {
+		k = str_appendf(buf, cap, k, "mov dword ptr [rdx+%d], 0x%x\n", VCONST_OFF, VEC_LANE);
+		for (int i = 0; i < (c->evex ? VEC_EVEX : VEC_LEGACY); i++) {
+			if (c->evex)
+				k = str_appendf(buf, cap, k, "vbroadcastss zmm%d, dword ptr [rdx+%d]\n", i, VCONST_OFF);
+			else if (c->vex)
+				k = str_appendf(buf, cap, k, "vbroadcastss ymm%d, dword ptr [rdx+%d]\n", i, VCONST_OFF);
+			else
+				k = str_appendf(buf, cap, k,
+						"movss xmm%d, dword ptr [rdx+%d]\nshufps xmm%d, xmm%d, 0\n", i,
+						VCONST_OFF, i, i);
+		}
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(GPR_POOL); i++)
+		k = str_appendf(buf, cap, k, "mov %s, %d\n", GPR_NAMES[2][GPR_POOL[i]], GPR_START);
+	for (size_t i = 0; i < c->nop; i++) {
+		if (c->op[i].file == RF_MM) {
+			for (int r = 0; r < MM_COUNT; r++)
+				k = str_appendf(buf, cap, k, "movq mm%d, rax\n", r);
+			break;
+		}
+	}
+	bool kregs = c->f->attrs & IFA_MASK;
+	for (size_t i = 0; i < c->nop; i++)
+		kregs = kregs || c->op[i].file == RF_K;
+	for (int r = 1; kregs && r < K_COUNT; r++)
+		k = str_appendf(buf, cap, k, "kxnorw k%d, k%d, k%d\n", r, r, r);
+	if (c->divide) {
+		/* rdx:rax (dx:ax, ah:al) = 0 : the largest positive dividend of the width; every divisor is 1. */
+		unsigned bits = 64;
+		for (size_t i = 0; i < c->nop; i++)
+			if (!c->op[i].implicit)
+				bits = c->op[i].bits;
+		k = str_appendf(buf, cap, k, "xor edx, edx\nmov rax, 0x%llx\n",
+				(unsigned long long)((bits >= 64 ? ~0ull : (1ull << bits) - 1) >> 1));
+	}
+	return k;
+}
+
+/*
+ * A copy within one register file (a connector between two operands of one file), by an instruction
+ * that executes: a plain move may be eliminated at rename, and then its chain measures the renamer's
+ * throughput, not a latency to subtract (and newer cores rename LEA and adds of small immediates too:
+ * a `lea rbx, [rax+8]` chain ran at 0.19 cycles per instruction on the development host).  OR puts the
+ * output's bits into the input register (what the chain needs is the dependency, not a copy); the
+ * identity shuffle (imm8 0xe4: each element from itself, SDM Vol. 2B PSHUFD, PSHUFW; VPERMILPS, which
+ * AVX has for ymm where VPSHUFD needs AVX2) copies.
+ */
+#define IDENTITY_SHUFFLE "0xe4"
+static const char *move_text(const struct ctx *c, uint8_t file)
+{
+	switch (file) {
+	case RF_GPR: return "or %s, %s";
+	case RF_VEC:
+		return c->vex || c->evex ? "vpermilps %s, %s, " IDENTITY_SHUFFLE : "pshufd %s, %s, " IDENTITY_SHUFFLE;
+	case RF_MM: return "pshufw %s, %s, " IDENTITY_SHUFFLE;
+	case RF_K: return "kmovw %s, %s";
+	default: return NULL;
+	}
+}
+
+/* The full-width name of register r of a file, for connectors. */
+static const char *full_name(const struct ctx *c, uint8_t file, int r, char *buf, size_t cap)
+{
+	switch (file) {
+	case RF_GPR: return GPR_NAMES[3][r];
+	case RF_VEC: snprintf(buf, cap, "%s%d", c->evex ? "zmm" : c->vex ? "ymm" : "xmm", r); return buf;
+	case RF_MM: snprintf(buf, cap, "mm%d", r); return buf;
+	case RF_K: snprintf(buf, cap, "k%d", r); return buf;
+	default: return "?";
+	}
+}
+
+/* The plan's connector measurement for moves in `file` (made once): its index, or IKM_NO_SUB. */
+static int connector_move(struct ctx *c, uint8_t file)
+{
+	static const char *const NAMES[] = { "", "conn_or_gpr", "conn_shuf_vec", "conn_pshufw_mm", "conn_kmovw_k" };
+	char a[8], b[8], line[48], name[IKM_NAME_MAX];
+	/* The vector copy differs by encoding (pshufd; vpermilps ymm with VEX, zmm with EVEX): each its own connector. */
+	snprintf(name, sizeof(name), "%s%s", NAMES[file],
+		 file != RF_VEC ? ""
+		 : c->evex	? "_evex"
+		 : c->vex	? "_vex"
+				: "_sse");
+	for (size_t i = 0; i < c->p->n; i++)
+		if (!strcmp(c->p->m[i].name, name))
+			return (int)i;
+	struct ikm *m = add(c, IKM_CONNECTOR, name);
+	if (!m)
+		return IKM_NO_SUB;
+	int r0 = c->pool[file][0], r1 = c->pool[file][1];
+	init_common(c, m->init, sizeof(m->init));
+	size_t k = 0;
+	snprintf(line, sizeof(line), move_text(c, file), full_name(c, file, r1, a, sizeof(a)),
+		 full_name(c, file, r0, b, sizeof(b)));
+	k = str_appendf(m->body, sizeof(m->body), k, "%s\n", line);
+	snprintf(line, sizeof(line), move_text(c, file), full_name(c, file, r0, a, sizeof(a)),
+		 full_name(c, file, r1, b, sizeof(b)));
+	str_appendf(m->body, sizeof(m->body), k, "%s\n", line);
+	m->per_iter = 2;
+	m->note = "a copy that executes (not a move the renamer could eliminate)";
+	return (int)(m - c->p->m);
+}
+
+/* The plan's `and r64, ADDR_MASK` chain: an address register kept in the window. */
+static int connector_and(struct ctx *c)
+{
+	for (size_t i = 0; i < c->p->n; i++)
+		if (!strcmp(c->p->m[i].name, "conn_and_gpr"))
+			return (int)i;
+	struct ikm *m = add(c, IKM_CONNECTOR, "conn_and_gpr");
+	if (!m)
+		return IKM_NO_SUB;
+	init_common(c, m->init, sizeof(m->init));
+	snprintf(m->body, sizeof(m->body), "and %s, 0x%x\n", GPR_NAMES[3][c->pool[RF_GPR][0]], ADDR_MASK);
+	return (int)(m - c->p->m);
+}
+
+static void note_skip(struct ctx *c, const char *from, const char *to, const char *why)
+{
+	size_t k = strlen(c->p->skipped);
+	str_appendf(c->p->skipped, sizeof(c->p->skipped), k, "%s%s->%s: %s", k ? "; " : "", from, to, why);
+}
+
+/*
+ * A connector between files: reads register `src` of file `from`, writes `dst` of file `to` (a fresh
+ * line into buf).  NULL when there is none.
+ */
+static const char *cross(const struct ctx *c, uint8_t from, uint8_t to, int src, int dst, char *buf, size_t cap)
+{
+	const char *v = c->vex || c->evex ? "v" : "";
+	if (from == RF_GPR && to == RF_VEC)
+		snprintf(buf, cap, "%smovq xmm%d, %s", v, dst, GPR_NAMES[3][src]);
+	else if (from == RF_VEC && to == RF_GPR)
+		snprintf(buf, cap, "%smovq %s, xmm%d", v, GPR_NAMES[3][dst], src);
+	else if (from == RF_GPR && to == RF_MM)
+		snprintf(buf, cap, "movq mm%d, %s", dst, GPR_NAMES[3][src]);
+	else if (from == RF_MM && to == RF_GPR)
+		snprintf(buf, cap, "movq %s, mm%d", GPR_NAMES[3][dst], src);
+	else if (from == RF_GPR && to == RF_K)
+		snprintf(buf, cap, "kmovw k%d, %s", dst, GPR_NAMES[2][src]);
+	else if (from == RF_K && to == RF_GPR)
+		snprintf(buf, cap, "kmovw %s, k%d", GPR_NAMES[2][dst], src);
+	else if (from == RF_VEC && to == RF_MM && dst < VEC_LEGACY)
+		snprintf(buf, cap, "movdq2q mm%d, xmm%d", dst, src);
+	else if (from == RF_MM && to == RF_VEC && dst < VEC_LEGACY)
+		snprintf(buf, cap, "movq2dq xmm%d, mm%d", dst, src);
+	else if (from == RF_K && to == RF_VEC) /* AVX512DQ: each element all ones where the mask bit is set */
+		snprintf(buf, cap, "vpmovm2d zmm%d, k%d", dst, src);
+	else if (from == RF_VEC && to == RF_K) /* AVX512DQ: each element's top bit */
+		snprintf(buf, cap, "vpmovd2m k%d, zmm%d", dst, src);
+	else
+		return NULL;
+	return buf;
+}
+
+/* A store of register r of operand o to [rsi], or a load of it from [rsi]: the memory connectors. */
+static const char *mem_move(const struct ctx *c, const struct opnd *o, int r, bool store, char *buf, size_t cap)
+{
+	char n[16];
+	const char *name = reg_name(o, r, n, sizeof(n));
+	const char *fmt;
+	switch (o->file) {
+	case RF_GPR: fmt = store ? "mov %s[rsi], %s" : "mov %s, %s[rsi]"; break;
+	case RF_VEC:
+		fmt = store ? (c->evex	? "vmovdqu64 %s[rsi], %s"
+			       : c->vex ? "vmovdqu %s[rsi], %s"
+					: "movdqu %s[rsi], %s")
+			    : (c->evex	? "vmovdqu64 %s, %s[rsi]"
+			       : c->vex ? "vmovdqu %s, %s[rsi]"
+					: "movdqu %s, %s[rsi]");
+		break;
+	case RF_MM: fmt = store ? "movq %s[rsi], %s" : "movq %s, %s[rsi]"; break;
+	default: return NULL;
+	}
+	unsigned bits = o->file == RF_VEC
+				? (unsigned)(128 << (o->kind >= IK_XMM && o->kind <= IK_ZMM ? o->kind - IK_XMM : 0))
+				: o->bits;
+	if (store)
+		snprintf(buf, cap, fmt, size_word(bits), name);
+	else
+		snprintf(buf, cap, fmt, name, size_word(bits));
+	return buf;
+}
+
+static bool is_in(const struct opnd *o) { return o->access & IA_READ; }
+static bool is_out(const struct opnd *o) { return o->access & IA_WRITE; }
+
+/* The latency measurement of one pair, or a note in p->skipped. */
+static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
+{
+	const char *fname = in.op == EP_FLAGS ? "flags" : c->op[in.op].name;
+	const char *tname = out.op == EP_FLAGS ? "flags" : c->op[out.op].name;
+	char from[IKM_OPNAME_MAX], name[IKM_NAME_MAX], line[64], n1[16], n2[16];
+	struct assign a;
+	struct ikm *m;
+	size_t k = 0;
+
+	snprintf(from, sizeof(from), "%s%s", fname, in.addr ? ".addr" : "");
+	snprintf(name, sizeof(name), "lat_%s_%s", from, tname);
+	for (char *s = name; *s; s++)
+		if (*s == '.')
+			*s = '_';
+	const struct opnd *i = in.op == EP_FLAGS ? NULL : &c->op[in.op];
+	const struct opnd *o = out.op == EP_FLAGS ? NULL : &c->op[out.op];
+	if (c->divide && (in.op != out.op || in.addr)) {
+		note_skip(c, from, tname, "data-dependent: only the chains that keep the values are measured");
+		return;
+	}
+	if (!(m = add(c, IKM_LATENCY, name))) {
+		note_skip(c, from, tname, "no room for more measurements");
+		return;
+	}
+	snprintf(m->from, sizeof(m->from), "%s", from);
+	snprintf(m->to, sizeof(m->to), "%s", tname);
+	size_t ik = init_common(c, m->init, sizeof(m->init));
+	defaults(c, &a);
+	char *b = m->body;
+	const size_t cap = sizeof(m->body);
+
+	if (!i && !o) {
+		/* flags -> flags: registers rotated so that only the flags chain the instances. */
+		m->per_iter = 0;
+		for (size_t n = 0; n < TP_MAX && n < c->npool[RF_GPR] / 2; n++, m->per_iter++) {
+			for (size_t q = 0; q < c->nop; q++)
+				if (!c->op[q].fixed && is_out(&c->op[q]) && c->op[q].file != RF_MEM &&
+				    c->op[q].file != RF_NONE)
+					a.reg[q] = c->pool[c->op[q].file][n % c->npool[c->op[q].file]];
+			a.off = (int)n * MEM_STRIDE;
+			k = instance(c, b, cap, k, &a);
+		}
+		m->unroll = 4;
+		return;
+	}
+	if (!i && o) {
+		/* flags -> register: the register sets the flags again (TEST), which cannot be measured alone; a
+		 * register of another file goes through a general register first. */
+		int t = o->file == RF_GPR ? a.reg[out.op] : c->pool[RF_GPR][0];
+		if (o->file != RF_GPR && !cross(c, o->file, RF_GPR, a.reg[out.op], t, line, sizeof(line))) {
+			c->p->n--;
+			note_skip(c, from, tname, "no flags connector for this register file");
+			return;
+		}
+		k = instance(c, b, cap, k, &a);
+		if (o->file != RF_GPR)
+			k = str_appendf(b, cap, k, "%s\n", line);
+		str_appendf(b, cap, k, "test %s, %s\n", GPR_NAMES[3][t], GPR_NAMES[3][t]);
+		m->bound = IKM_UPPER;
+		m->via = o->file == RF_GPR
+				 ? "test r64, r64 (register -> flags, not measurable alone: included)"
+				 : "a move to a general register and test r64, r64 (not measurable alone: included)";
+		return;
+	}
+	if (i && !o) {
+		/* register -> flags: SBB r, r makes a register from the carry flag again (not measurable alone); a
+		 * register of another file is then filled from it. */
+		int t = i->file == RF_GPR ? a.reg[in.op] : c->pool[RF_GPR][0];
+		if (in.addr || (i->file != RF_GPR && !cross(c, RF_GPR, i->file, t, a.reg[in.op], line, sizeof(line)))) {
+			c->p->n--;
+			note_skip(c, from, tname, "no flags connector for this operand");
+			return;
+		}
+		k = instance(c, b, cap, k, &a);
+		const char *r = GPR_NAMES[i->file == RF_GPR ? width_index(i->bits) : 3][t];
+		k = str_appendf(b, cap, k, "sbb %s, %s\n", r, r);
+		if (i->file != RF_GPR)
+			str_appendf(b, cap, k, "%s\n", line);
+		m->bound = IKM_UPPER;
+		m->via = i->file == RF_GPR
+				 ? "sbb r, r (flags -> register, not measurable alone: included)"
+				 : "sbb r64, r64 and a move into the register file (not measurable alone: included)";
+		return;
+	}
+	if (in.addr) {
+		/* The address: the result is the index of the next instance's address, kept in the window by an AND
+		 * (measured alone, subtracted); the window holds zeros, so the address does not move. */
+		if (o->file != RF_GPR || o->bits < 32 || o->file == RF_MEM) {
+			c->p->n--;
+			note_skip(c, from, tname, "address chain built for results in r32/r64 only");
+			return;
+		}
+		m->fill = 0;
+		int r = a.reg[out.op] = c->pool[RF_GPR][0];
+		a.index = r;
+		str_appendf(m->init, sizeof(m->init), ik, "xor %s, %s\n", GPR_NAMES[2][r], GPR_NAMES[2][r]);
+		k = instance(c, b, cap, k, &a);
+		str_appendf(b, cap, k, "and %s, 0x%x\n", GPR_NAMES[3][r], ADDR_MASK);
+		m->sub[0] = (int8_t)connector_and(c);
+		m->via = "and r64, imm32 (measured alone, subtracted)";
+		m->note = i->addr_only ? NULL : "the window holds zeros: the address does not move";
+		return;
+	}
+	if (i->file == RF_MEM && o->file == RF_MEM) {
+		/* Read-modify-write memory: the chain runs through memory as the form itself makes it. */
+		k = instance(c, b, cap, k, &a);
+		m->note = "through memory: the store-to-load forwarding is part of it";
+		return;
+	}
+	if (i->file == RF_MEM || o->file == RF_MEM) {
+		/* Memory contents -> register: a store puts the result back where the next instance loads.
+		 * Register -> memory: a load brings the stored value back into the register. */
+		bool store = i->file == RF_MEM;
+		if (!mem_move(c, store ? o : i, a.reg[store ? out.op : in.op], store, line, sizeof(line))) {
+			c->p->n--;
+			note_skip(c, from, tname,
+				  store ? "no store for this register file" : "no load for this register file");
+			return;
+		}
+		k = instance(c, b, cap, k, &a);
+		str_appendf(b, cap, k, "%s\n", line);
+		m->bound = IKM_UPPER;
+		m->via = store ? "a store of the result to the operand's memory (with store forwarding: included)"
+			       : "a load of the stored memory into the register (with store forwarding: included)";
+		return;
+	}
+	if (in.op == out.op) {
+		k = instance(c, b, cap, k, &a); /* a read-write operand: its own register chains */
+		return;
+	}
+	if (i->file == o->file && !i->fixed && !o->fixed) {
+		/* Two operands of one file: two registers, alternating, two instances per body. */
+		int r0 = c->pool[i->file][0], r1 = c->pool[i->file][1];
+		a.reg[out.op] = r0;
+		a.reg[in.op] = r1;
+		k = instance(c, b, cap, k, &a);
+		a.reg[out.op] = r1;
+		a.reg[in.op] = r0;
+		instance(c, b, cap, k, &a);
+		m->per_iter = 2;
+		if (c->p->idiom == IKM_IDIOM_MOVE)
+			m->note = "move elimination may make this 0";
+		return;
+	}
+	if (i->file == o->file) {
+		/* A fixed register on either side: a move connects them, measured alone and subtracted. */
+		if (!i->fixed)
+			a.reg[in.op] = c->pool[i->file][0];
+		if (!o->fixed)
+			a.reg[out.op] = c->pool[i->file][i->fixed ? 0 : 1];
+		k = instance(c, b, cap, k, &a);
+		snprintf(line, sizeof(line), move_text(c, i->file), full_name(c, i->file, a.reg[in.op], n1, sizeof(n1)),
+			 full_name(c, o->file, a.reg[out.op], n2, sizeof(n2)));
+		str_appendf(b, cap, k, "%s\n", line);
+		m->sub[0] = (int8_t)connector_move(c, i->file);
+		m->via = "a register copy (or, a shuffle: measured alone, subtracted)";
+		return;
+	}
+	/* Two files: a move from the output's file to the input's, which cannot be measured alone. */
+	if (!i->fixed)
+		a.reg[in.op] = c->pool[i->file][0];
+	if (!o->fixed)
+		a.reg[out.op] = c->pool[o->file][0];
+	if (!cross(c, o->file, i->file, a.reg[out.op], a.reg[in.op], line, sizeof(line))) {
+		c->p->n--;
+		note_skip(c, from, tname, "no connecting instruction between these register files");
+		return;
+	}
+	k = instance(c, b, cap, k, &a);
+	str_appendf(b, cap, k, "%s\n", line);
+	m->bound = IKM_UPPER;
+	m->via = "a move between register files (not measurable alone: included)";
+}
+
+/* Independent instances: each written register its own per instance, memory one line apart. */
+static size_t rotated(const struct ctx *c, char *buf, size_t cap, bool same_reg)
+{
+	size_t per = 0, k = 0, n;
+	size_t need[RF_MEM] = { 0 };
+	struct assign a;
+
+	for (size_t q = 0; q < c->nop; q++)
+		if (!c->op[q].fixed && c->op[q].file > RF_NONE && c->op[q].file < RF_MEM &&
+		    (is_out(&c->op[q]) || same_reg))
+			need[c->op[q].file]++;
+	size_t most = TP_MAX;
+	for (int f = RF_GPR; f < RF_MEM; f++) {
+		/* Read-only operands keep their registers at the end of the pool. */
+		/* defaults() gives every operand a register from the end of the pool (and the general pool's last
+		 * to an address-only operand's index): rotation stays below them. */
+		size_t ro = f == RF_GPR;
+		for (size_t q = 0; q < c->nop; q++)
+			ro += (c->op[q].file == f || (f == RF_GPR && c->op[q].addr_only)) && !c->op[q].fixed;
+		if (need[f] && (c->npool[f] - ro) / need[f] < most)
+			most = (c->npool[f] - ro) / need[f];
+	}
+	defaults(c, &a);
+	for (n = 0; n < most; n++) {
+		size_t used[RF_MEM] = { 0 };
+		int first = -1;
+		for (size_t q = 0; q < c->nop; q++) {
+			const struct opnd *o = &c->op[q];
+			if (o->fixed || o->file == RF_NONE || o->file == RF_MEM || !(is_out(o) || same_reg))
+				continue;
+			int r = c->pool[o->file][n * need[o->file] + used[o->file]++];
+			if (same_reg && first >= 0)
+				r = first; /* one register for every operand: xor rax, rax */
+			a.reg[q] = first = r;
+		}
+		a.off = (int)n * MEM_STRIDE;
+		k = instance(c, buf, cap, k, &a);
+		per++;
+	}
+	return per;
+}
+
+static void throughput(struct ctx *c)
+{
+	struct ikm *u = add(c, IKM_TP_UNROLLED, "tp_unrolled");
+	if (!u)
+		return;
+	init_common(c, u->init, sizeof(u->init));
+	u->per_iter = (uint16_t)rotated(c, u->body, sizeof(u->body), false);
+	if (!u->per_iter) {
+		c->p->n--;
+		return;
+	}
+	u->unroll = (uint16_t)((TP_INSTANCES_UNROLLED + u->per_iter - 1) / u->per_iter);
+	struct ikm *l = add(c, IKM_TP_LOOP, "tp_loop");
+	if (!l)
+		return;
+	*l = *u;
+	l->kind = IKM_TP_LOOP;
+	snprintf(l->name, sizeof(l->name), "tp_loop");
+	l->unroll = 1;
+	l->note = "the harness's dec/jnz runs beside the instances";
+	/* What chains the instances whatever the registers: fixed registers read and written, the flags. */
+	size_t k = 0;
+	for (size_t q = 0; q < c->nop; q++)
+		if (c->op[q].fixed && is_in(&c->op[q]) && is_out(&c->op[q]))
+			k = str_appendf(c->p->chain, sizeof(c->p->chain), k, "%s%s", k ? ", " : "", c->op[q].name);
+	if ((c->f->flags_read & c->f->flags_written) != 0)
+		k = str_appendf(c->p->chain, sizeof(c->p->chain), k, "%sflags", k ? ", " : "");
+	if (k)
+		str_appendf(c->p->chain, sizeof(c->p->chain), k, " read and written by every instance");
+}
+
+static void idiom(struct ctx *c)
+{
+	size_t regs = 0;
+	for (size_t q = 0; q < c->nop; q++) {
+		if (c->op[q].file == RF_MEM)
+			return;
+		regs += !c->op[q].implicit && !c->op[q].fixed && c->op[q].file != RF_NONE;
+	}
+	if (regs < 2)
+		return;
+	struct ikm *l = add(c, IKM_IDIOM_LATENCY, "idiom_lat");
+	if (!l)
+		return;
+	init_common(c, l->init, sizeof(l->init));
+	struct assign a;
+	defaults(c, &a);
+	for (size_t q = 0; q < c->nop; q++)
+		if (!c->op[q].fixed && c->op[q].file > RF_NONE && c->op[q].file < RF_MEM)
+			a.reg[q] = c->pool[c->op[q].file][0];
+	instance(c, l->body, sizeof(l->body), 0, &a);
+	l->unroll = IDIOM_UNROLL;
+	snprintf(l->from, sizeof(l->from), "op1");
+	snprintf(l->to, sizeof(l->to), "op1");
+	l->note = c->p->idiom == IKM_IDIOM_ZERO
+			  ? "same register: a zero idiom, no dependency where the core knows it"
+			  : "same register: an all-ones idiom, no dependency where the core knows it";
+	struct ikm *t = add(c, IKM_IDIOM_TP, "idiom_tp");
+	if (!t)
+		return;
+	init_common(c, t->init, sizeof(t->init));
+	t->per_iter = (uint16_t)rotated(c, t->body, sizeof(t->body), true);
+	t->unroll = (uint16_t)((TP_INSTANCES_UNROLLED + t->per_iter - 1) / (t->per_iter ? t->per_iter : 1));
+	t->note = l->note;
+}
+
+static const char *encoding_hint(const struct ctx *c)
+{
+	size_t regs = 0;
+	for (size_t q = 0; q < c->nop; q++) {
+		if (c->op[q].file == RF_MEM)
+			return "";
+		regs += !c->op[q].implicit && c->op[q].file != RF_NONE;
+	}
+	const char *s = c->f->iform ? c->f->iform : "";
+	size_t n = strlen(s);
+	bool vec = c->op[0].file != RF_GPR;
+	const struct encoding *e = vec ? VEC_ENCODINGS : GPR_ENCODINGS;
+	size_t ne = vec ? ARRAY_SIZE(VEC_ENCODINGS) : ARRAY_SIZE(GPR_ENCODINGS);
+	for (size_t i = 0; regs >= 2 && i < ne; i++) {
+		/* Vector iforms end in _0F28 (legacy) or _28 (VEX): the byte after "_" or "_0F". */
+		size_t m = strlen(e[i].suffix);
+		const char *tail = s + (n > m ? n - m : 0);
+		bool under = vec ? (n > m && (tail[-1] == '_' || (n > m + 2 && !strncmp(tail - 3, "_0F", 3)))) : n > m;
+		if (under && !strcmp(tail, e[i].suffix))
+			return e[i].hint;
+	}
+	return "";
+}
+
+bool instr_plan_build(const struct instr_form *f, struct instr_plan *p)
+{
+	static struct ctx c; /* large; the image builds one plan at a time */
+
+	memset(p, 0, sizeof(*p));
+	memset(&c, 0, sizeof(c));
+	p->f = f;
+	c.f = f;
+	c.p = p;
+	if (f->excluded) {
+		snprintf(p->why, sizeof(p->why), "excluded: %s", f->excluded);
+		return false;
+	}
+	if (!f->mnemonic || !f->mnemonic[0]) {
+		snprintf(p->why, sizeof(p->why), "the form has no mnemonic");
+		return false;
+	}
+	if (!read_operands(&c))
+		return false;
+	const char *ext = f->extension ? f->extension : "";
+	c.evex = starts(ext, "AVX512") || (f->attrs & (IFA_MASK | IFA_ZEROING | IFA_BCAST | IFA_ROUNDING | IFA_SAE));
+	for (size_t q = 0; q < c.nop; q++)
+		c.evex = c.evex || c.op[q].kind == IK_ZMM || c.op[q].file == RF_K;
+	c.vex = !c.evex && (f->mnemonic[0] == 'v' || c.vec_bits >= 256);
+	c.divide = in_list(f->mnemonic, INT_DIVIDES, ARRAY_SIZE(INT_DIVIDES));
+	c.fp_data = c.vec_bits > 0;
+	if (in_list(f->mnemonic, ZERO_IDIOMS, ARRAY_SIZE(ZERO_IDIOMS)))
+		p->idiom = IKM_IDIOM_ZERO;
+	else if (in_list(f->mnemonic, ONES_IDIOMS, ARRAY_SIZE(ONES_IDIOMS)))
+		p->idiom = IKM_IDIOM_ONES;
+	else if (in_list(f->mnemonic, MOVES, ARRAY_SIZE(MOVES)) && c.nop >= 2 && c.op[0].file == c.op[1].file &&
+		 c.op[0].file != RF_MEM)
+		p->idiom = IKM_IDIOM_MOVE; /* register to register within one file: what renaming can eliminate */
+	make_pools(&c);
+	if (c.npool[RF_GPR] < 4) {
+		snprintf(p->why, sizeof(p->why), "too few general registers left to rotate");
+		return false;
+	}
+	c.hint = encoding_hint(&c);
+	if (c.divide)
+		snprintf(p->values, sizeof(p->values),
+			 "dividend rdx:rax = 0 : the largest positive value of the width, "
+			 "divisors 1 (memory: 1)");
+	else
+		snprintf(p->values, sizeof(p->values),
+			 "general registers %u, cl %u, imm8 %u, imm16 0x%x, imm32 0x%x, vector lanes 0x%08x (1.0f), "
+			 "memory %s",
+			 GPR_START, GPR_START, IMM_VALUE, IMM16_VALUE, IMM32_VALUE, VEC_LANE,
+			 c.fp_data ? "0x3f8000003f800000 per qword" : "0");
+
+	/* Latency: every input that can be chained to every output. */
+	for (size_t q = 0; q < c.nop; q++) {
+		const struct opnd *i = &c.op[q];
+		if (i->file == RF_NONE || (!is_in(i) && !i->addr_only))
+			continue;
+		for (size_t r = 0; r < c.nop; r++) {
+			const struct opnd *o = &c.op[r];
+			if (!is_out(o) || o->file == RF_NONE || (o->file == RF_MEM && i->file == RF_MEM && r != q))
+				continue;
+			if (!i->addr_only)
+				pair(&c, (struct endpoint){ (int)q, false }, (struct endpoint){ (int)r, false });
+			/* A load's (or LEA's) address registers -> each register result. */
+			if (i->file == RF_MEM && !is_out(i) && o->file != RF_MEM)
+				pair(&c, (struct endpoint){ (int)q, true }, (struct endpoint){ (int)r, false });
+		}
+		if (f->flags_written && i->file != RF_MEM)
+			pair(&c, (struct endpoint){ (int)q, false }, (struct endpoint){ EP_FLAGS, false });
+	}
+	if (f->flags_read) {
+		for (size_t r = 0; r < c.nop; r++)
+			if (is_out(&c.op[r]) && c.op[r].file != RF_NONE && c.op[r].file != RF_MEM)
+				pair(&c, (struct endpoint){ EP_FLAGS, false }, (struct endpoint){ (int)r, false });
+		if (f->flags_written)
+			pair(&c, (struct endpoint){ EP_FLAGS, false }, (struct endpoint){ EP_FLAGS, false });
+	}
+	if (f->attrs & IFA_MASK)
+		note_skip(&c, "k1", "op1", "the write mask is not chained (k1 holds all ones)");
+	throughput(&c);
+	if (p->idiom == IKM_IDIOM_ZERO || p->idiom == IKM_IDIOM_ONES)
+		idiom(&c);
+	if (!p->n)
+		str_appendf(p->why, sizeof(p->why), 0, "no measurement could be built%s%s", p->skipped[0] ? ": " : "",
+			    p->skipped);
+	return p->n > 0;
+}
+
+const char *ikm_kind_name(enum ikm_kind k)
+{
+	static const char *const NAMES[] = { "latency",	  "throughput_unrolled", "throughput_loop",
+					     "connector", "idiom_latency",	 "idiom_throughput" };
+	return (unsigned)k < ARRAY_SIZE(NAMES) ? NAMES[k] : "?";
+}
+
+const char *ikm_idiom_name(enum ikm_idiom i)
+{
+	static const char *const NAMES[] = { NULL, "zero idiom", "ones idiom", "move elimination" };
+	return (unsigned)i < ARRAY_SIZE(NAMES) ? NAMES[i] : NULL;
+}

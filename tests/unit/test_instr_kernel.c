@@ -1,0 +1,545 @@
+/*
+ * The kernels that measure an instruction form (instr/kernel_host.c) over the hand-written test forms
+ * (instr/kernel_forms.h): the pairs found, the chain each latency kernel makes (same register,
+ * alternating registers, a connector subtracted or an upper bound), registers rotated for throughput
+ * with no instance writing what another reads, idioms and moves labelled, division's values stated,
+ * the harness's registers left alone, and every text well-formed.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "instr/kernel.h"
+#include "instr/kernel_forms.h"
+#include "bench/ukernel.h"
+
+static struct instr_plan p;
+
+static const struct instr_plan *plan(const char *asm_name, size_t nth)
+{
+	const struct instr_form *f = NULL;
+	for (size_t i = 0, seen = 0; i < ikm_test_forms_count && !f; i++)
+		if (!strcmp(ikm_test_forms[i].asm_name, asm_name) && seen++ == nth)
+			f = &ikm_test_forms[i];
+	assert_non_null(f);
+	assert_true(instr_plan_build(f, &p));
+	assert_string_equal(p.why, "");
+	return &p;
+}
+
+static const struct ikm *find(const struct instr_plan *pl, const char *from, const char *to)
+{
+	for (size_t i = 0; i < pl->n; i++)
+		if (pl->m[i].kind == IKM_LATENCY && !strcmp(pl->m[i].from, from) && !strcmp(pl->m[i].to, to))
+			return &pl->m[i];
+	return NULL;
+}
+
+static const struct ikm *kind(const struct instr_plan *pl, enum ikm_kind k)
+{
+	for (size_t i = 0; i < pl->n; i++)
+		if (pl->m[i].kind == k)
+			return &pl->m[i];
+	return NULL;
+}
+
+static size_t lines(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* Line i (from 0) of s into buf. */
+static const char *line(const char *s, size_t i, char *buf, size_t cap)
+{
+	for (; i && *s; s++)
+		if (*s == '\n')
+			i--;
+	size_t n = 0;
+	while (s[n] && s[n] != '\n' && n + 1 < cap)
+		n++;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	return buf;
+}
+
+/* The first operand of an instruction line (after the mnemonic and any {load}/{store}), into buf. */
+static const char *dest(const char *l, char *buf, size_t cap)
+{
+	if (l[0] == '{')
+		l = strchr(l, ' ') + 1;
+	const char *s = strchr(l, ' ');
+	size_t n = 0;
+	if (!s) {
+		buf[0] = 0;
+		return buf;
+	}
+	s++;
+	while (s[n] && s[n] != ',' && n + 1 < cap)
+		n++;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	return buf;
+}
+
+static void pairs_of_add(void **state)
+{
+	(void)state;
+	const struct instr_plan *pl = plan("ADD r64, r64", 0);
+	const char *want[][2] = { { "op1", "op1" }, { "op2", "op1" }, { "op1", "flags" }, { "op2", "flags" } };
+	size_t lat = 0;
+	for (size_t i = 0; i < pl->n; i++)
+		lat += pl->m[i].kind == IKM_LATENCY;
+	assert_int_equal(lat, ARRAY_SIZE(want));
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
+		assert_non_null(find(pl, want[i][0], want[i][1]));
+	/* op1 -> op1: one instance, its own register chains; exact. */
+	const struct ikm *m = find(pl, "op1", "op1");
+	assert_int_equal(m->per_iter, 1);
+	assert_int_equal(lines(m->body), 1);
+	assert_int_equal(m->bound, IKM_EXACT);
+	/* op2 -> op1: two instances, each reading what the other wrote. */
+	m = find(pl, "op2", "op1");
+	char a[64], b[64], d[16];
+	assert_int_equal(m->per_iter, 2);
+	assert_int_equal(lines(m->body), 2);
+	assert_string_equal(line(m->body, 0, a, sizeof(a)), "{store} add rax, rbx");
+	assert_string_equal(line(m->body, 1, b, sizeof(b)), "{store} add rbx, rax");
+	assert_string_equal(dest(a, d, sizeof(d)), "rax");
+	/* register -> flags: through SBB, which cannot be measured alone: an upper bound that says so. */
+	m = find(pl, "op2", "flags");
+	assert_int_equal(m->bound, IKM_UPPER);
+	assert_non_null(strstr(m->via, "sbb"));
+	assert_non_null(strstr(m->body, "sbb"));
+	assert_null(find(pl, "flags", "op1")); /* ADD reads no flags */
+	assert_int_equal(pl->idiom, IKM_IDIOM_NONE);
+	assert_string_equal(pl->chain, "");
+}
+
+static void two_encodings_chosen(void **state)
+{
+	(void)state;
+	assert_non_null(strstr(plan("ADD r64, r64", 0)->m[0].body, "{store} add")); /* ADD_GPRv_GPRv_01 */
+	assert_non_null(strstr(plan("ADD r64, r64", 1)->m[0].body, "{load} add"));  /* ADD_GPRv_GPRv_03 */
+	assert_null(strstr(plan("IMUL r64, r64", 0)->m[0].body, "{"));
+	assert_null(strstr(plan("ADD r64, m64", 0)->m[0].body, "{")); /* one encoding with memory */
+	/* Immediates wide enough that the assembler keeps the form's encoding (imm32, not imm8). */
+	assert_string_equal(find(plan("ADD r64, imm32", 0), "op1", "op1")->body, "add r14, 0x12345\n");
+	/* The same opcode byte in the general and the vector map: SUB's 28 is MR, (V)MOVAPS's 28 is RM. */
+	static const struct instr_operand gg[] = { { IK_R8, IA_READ | IA_WRITE, 0, 0, 8, NULL },
+						   { IK_R8, IA_READ, 0, 0, 8, NULL } };
+	static const struct instr_operand xx[] = { { IK_XMM, IA_WRITE, 0, 0, 128, NULL },
+						   { IK_XMM, IA_READ, 0, 0, 128, NULL } };
+	static const struct {
+		const char *mnemonic, *iform, *hint;
+		const struct instr_operand *ops;
+	} cases[] = {
+		{ "sub", "SUB_GPR8_GPR8_28", "{store} sub", gg },
+		{ "sub", "SUB_GPR8_GPR8_2A", "{load} sub", gg },
+		{ "vmovaps", "VMOVAPS_XMMdq_XMMdq_28", "{load} vmovaps", xx },
+		{ "vmovaps", "VMOVAPS_XMMdq_XMMdq_29", "{store} vmovaps", xx },
+		{ "movaps", "MOVAPS_XMMps_XMMps_0F29", "{store} movaps", xx },
+		{ "movq", "MOVQ_XMMdq_XMMq_0FD6", "{store} movq", xx },
+		{ "movq", "MOVQ_XMMdq_XMMq_0F7E", "{load} movq", xx },
+		{ "vaddps", "VADDPS_XMMdq_XMMdq_AVX", "vaddps", xx },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct instr_form f = { .asm_name = "X",
+					.mnemonic = cases[i].mnemonic,
+					.iform = cases[i].iform,
+					.ops = cases[i].ops,
+					.n_ops = 2,
+					.n_explicit = 2 };
+		assert_true(instr_plan_build(&f, &p));
+		assert_true(!strncmp(p.m[0].body, cases[i].hint, strlen(cases[i].hint)));
+	}
+}
+
+/* Throughput: each instance writes its own register, which no instance reads, and nothing the harness owns. */
+static void registers_rotated(void **state)
+{
+	(void)state;
+	static const char *const forms[] = { "ADD r64, r64",	     "IMUL r64, r64",
+					     "SHL r64, cl",	     "VADDPS zmm, zmm, zmm",
+					     "VADDPS xmm, xmm, xmm", "KADDW k, k, k",
+					     "PADDD mm, mm",	     "LEA r64, m" };
+	for (size_t f = 0; f < ARRAY_SIZE(forms); f++) {
+		const struct instr_plan *pl = plan(forms[f], 0);
+		const struct ikm *u = kind(pl, IKM_TP_UNROLLED), *l = kind(pl, IKM_TP_LOOP);
+		assert_non_null(u);
+		assert_non_null(l);
+		assert_string_equal(u->body, l->body);
+		assert_int_equal(l->unroll, 1);
+		assert_true(u->per_iter >= 4);
+		assert_true((size_t)u->unroll * u->per_iter >= 500);
+		assert_int_equal(lines(u->body), u->per_iter);
+		for (size_t i = 0; i < u->per_iter; i++) {
+			char li[96], di[16];
+			dest(line(u->body, i, li, sizeof(li)), di, sizeof(di));
+			for (size_t j = 0; j < u->per_iter; j++) {
+				char lj[96], dj[16];
+				line(u->body, j, lj, sizeof(lj));
+				if (j != i)
+					assert_string_not_equal(di, dest(lj, dj, sizeof(dj)));
+				/* The other operands (after the destination) never name another instance's destination. */
+				const char *rest = strchr(lj, ',');
+				if (j != i && rest) {
+					char pat[20];
+					snprintf(pat, sizeof(pat), " %s,", di);
+					assert_null(strstr(rest, pat));
+					snprintf(pat, sizeof(pat), " %s", di);
+					size_t n = strlen(pat), rl = strlen(rest);
+					assert_false(rl >= n && !strcmp(rest + rl - n, pat));
+				}
+			}
+		}
+		assert_string_equal(pl->chain, "");
+	}
+	/* SHL's count register is the form's: never rotated. */
+	assert_null(strstr(kind(plan("SHL r64, cl", 0), IKM_TP_UNROLLED)->body, "shl rcx"));
+}
+
+static void implicit_chain_named(void **state)
+{
+	(void)state;
+	assert_string_equal(plan("DIV r64", 0)->chain, "rax, rdx read and written by every instance");
+	assert_string_equal(plan("ADC r64, r64", 0)->chain, "flags read and written by every instance");
+	assert_string_equal(plan("MUL r64", 0)->chain, "rax read and written by every instance");
+}
+
+static void flags_pairs(void **state)
+{
+	(void)state;
+	const struct instr_plan *pl = plan("ADC r64, r64", 0);
+	const struct ikm *m = find(pl, "flags", "op1");
+	assert_non_null(m);
+	assert_int_equal(m->bound, IKM_UPPER);
+	assert_non_null(strstr(m->body, "test "));
+	m = find(pl, "flags", "flags");
+	assert_non_null(m);
+	assert_int_equal(m->bound, IKM_EXACT);
+	assert_true(m->per_iter >= 4); /* registers rotated: only the carry chains the instances */
+	assert_int_equal(lines(m->body), m->per_iter);
+}
+
+static void connectors(void **state)
+{
+	(void)state;
+	/* A fixed register on one side: a copy that executes, measured alone and subtracted. */
+	const struct instr_plan *pl = plan("MUL r64", 0);
+	const struct ikm *m = find(pl, "op1", "rdx");
+	assert_non_null(m);
+	assert_int_equal(m->bound, IKM_EXACT);
+	assert_true(m->sub[0] >= 0 && (size_t)m->sub[0] < pl->n);
+	const struct ikm *c = &pl->m[m->sub[0]];
+	assert_int_equal(c->kind, IKM_CONNECTOR);
+	assert_string_equal(c->name, "conn_or_gpr");
+	assert_int_equal(c->per_iter, 2);
+	assert_non_null(strstr(m->body, "or rbx, rdx"));
+	assert_ptr_equal(&pl->m[find(pl, "rax", "rdx")->sub[0]], c); /* one connector measurement per plan */
+	/* Register files that differ: the reverse move, which cannot be measured alone: an upper bound. */
+	pl = plan("MOVQ xmm, r64", 0);
+	m = find(pl, "op2", "op1");
+	assert_int_equal(m->bound, IKM_UPPER);
+	assert_int_equal(m->sub[0], IKM_NO_SUB);
+	char l[64];
+	assert_string_equal(line(m->body, 0, l, sizeof(l)), "movq xmm0, rax");
+	assert_string_equal(line(m->body, 1, l, sizeof(l)), "movq rax, xmm0");
+	pl = plan("MOVQ r64, xmm", 0);
+	assert_string_equal(line(find(pl, "op2", "op1")->body, 1, l, sizeof(l)), "movq xmm0, rax");
+	assert_int_equal(pl->idiom, IKM_IDIOM_NONE); /* across files: not a move renaming removes */
+	/* A mask result back into a vector operand (AVX512DQ's vpmovm2d). */
+	m = find(plan("VPCMPEQD k, zmm, zmm", 0), "op2", "op1");
+	assert_string_equal(line(m->body, 1, l, sizeof(l)), "vpmovm2d zmm0, k1");
+	assert_int_equal(m->bound, IKM_UPPER);
+	/* A vector input -> flags: sbb into a general register, then into the vector register. */
+	m = find(plan("PTEST xmm, xmm", 0), "op1", "flags");
+	assert_string_equal(m->body, "ptest xmm15, xmm14\nsbb rax, rax\nmovq xmm15, rax\n");
+	/* flags -> a byte register: TEST reads the whole register the SETcc wrote. */
+	assert_string_equal(find(plan("SETB r8", 0), "flags", "op1")->body, "setb r14b\ntest r14, r14\n");
+	/* A fixed vector input (BLENDVPS's xmm0): the shuffle copy, subtracted. */
+	pl = plan("BLENDVPS xmm, xmm", 0);
+	m = find(pl, "xmm0", "op1");
+	assert_string_equal(m->body, "blendvps xmm1, xmm14\npshufd xmm0, xmm1, 0xe4\n");
+	assert_string_equal(pl->m[m->sub[0]].name, "conn_shuf_vec_sse");
+}
+
+static void memory_pairs(void **state)
+{
+	(void)state;
+	/* A load: the address register chained through the result (an AND keeps it in the window, subtracted). */
+	const struct instr_plan *pl = plan("ADD r64, m64", 0);
+	const struct ikm *m = find(pl, "op2.addr", "op1");
+	assert_non_null(m);
+	assert_int_equal(m->fill, 0);
+	assert_int_equal(m->bound, IKM_EXACT);
+	assert_string_equal(pl->m[m->sub[0]].name, "conn_and_gpr");
+	char l[64];
+	assert_string_equal(line(m->body, 0, l, sizeof(l)), "add rax, qword ptr [rsi+rax]");
+	assert_non_null(strstr(m->init, "xor eax, eax"));
+	/* Memory contents -> register: a store brings the result back: an upper bound. */
+	m = find(pl, "op2", "op1");
+	assert_int_equal(m->bound, IKM_UPPER);
+	assert_non_null(strstr(m->body, "mov qword ptr [rsi], "));
+	/* A read-modify-write destination: its chain runs through memory as it occurs; the register through a load. */
+	pl = plan("ADD m64, r64", 0);
+	m = find(pl, "op1", "op1");
+	assert_int_equal(m->bound, IKM_EXACT);
+	assert_int_equal(lines(m->body), 1);
+	m = find(pl, "op2", "op1");
+	assert_int_equal(m->bound, IKM_UPPER);
+	assert_non_null(strstr(m->body, ", qword ptr [rsi]\n"));
+	/* Throughput instances touch memory one line apart, so they do not chain through it. */
+	const struct ikm *u = kind(pl, IKM_TP_UNROLLED);
+	assert_non_null(strstr(u->body, "[rsi+0]"));
+	assert_non_null(strstr(u->body, "[rsi+64]"));
+	/* LEA: the address is registers only. */
+	pl = plan("LEA r64, m", 0);
+	m = find(pl, "op2.addr", "op1");
+	assert_non_null(m);
+	assert_string_equal(line(m->body, 0, l, sizeof(l)), "lea rax, [rax+r15*1]");
+}
+
+static void idioms_labelled(void **state)
+{
+	(void)state;
+	const struct instr_plan *pl = plan("XOR r64, r64", 0);
+	assert_int_equal(pl->idiom, IKM_IDIOM_ZERO);
+	assert_string_equal(ikm_idiom_name(pl->idiom), "zero idiom");
+	const struct ikm *l = kind(pl, IKM_IDIOM_LATENCY), *t = kind(pl, IKM_IDIOM_TP);
+	char b[64];
+	assert_string_equal(line(l->body, 0, b, sizeof(b)), "{store} xor rax, rax");
+	assert_non_null(strstr(l->note, "zero idiom"));
+	for (size_t i = 0; i < t->per_iter; i++) {
+		char d[16];
+		line(t->body, i, b, sizeof(b));
+		dest(b, d, sizeof(d));
+		const char *src = strrchr(b, ' ') + 1;
+		assert_string_equal(d, src); /* xor rX, rX */
+	}
+	/* The ordinary pairs are measured too, with two registers. */
+	assert_string_equal(line(find(pl, "op2", "op1")->body, 0, b, sizeof(b)), "{store} xor rax, rbx");
+	assert_int_equal(plan("PCMPEQD xmm, xmm", 0)->idiom, IKM_IDIOM_ONES);
+	pl = plan("MOV r64, r64", 0);
+	assert_int_equal(pl->idiom, IKM_IDIOM_MOVE);
+	assert_non_null(strstr(find(pl, "op2", "op1")->note, "move elimination"));
+	assert_null(kind(pl, IKM_IDIOM_LATENCY)); /* a move has no same-register idiom to measure */
+	assert_int_equal(plan("MOV m64, r64", 0)->idiom, IKM_IDIOM_NONE);
+}
+
+static void division_values(void **state)
+{
+	(void)state;
+	const struct instr_plan *pl = plan("DIV r64", 0);
+	assert_non_null(find(pl, "rax", "rax"));
+	assert_non_null(find(pl, "rdx", "rdx"));
+	assert_null(find(pl, "op1", "rax")); /* would change the values */
+	assert_non_null(strstr(pl->skipped, "op1->rax: data-dependent"));
+	assert_non_null(strstr(pl->values, "dividend"));
+	const struct ikm *m = find(pl, "rax", "rax");
+	assert_non_null(strstr(m->init, "xor edx, edx\nmov rax, 0x7fffffffffffffff\n"));
+	assert_non_null(strstr(m->init, "mov ebx, 1\n")); /* divisors 1 */
+}
+
+static void vector_state(void **state)
+{
+	(void)state;
+	const struct instr_plan *pl = plan("VADDPS zmm{k}, zmm, zmm", 0);
+	const struct ikm *u = kind(pl, IKM_TP_UNROLLED);
+	for (size_t i = 0; i < u->per_iter; i++) {
+		char b[96];
+		assert_non_null(strstr(line(u->body, i, b, sizeof(b)), "{k1}, "));
+	}
+	assert_non_null(strstr(u->init, "kxnorw k1, k1, k1\n"));
+	assert_non_null(strstr(u->init, "vbroadcastss zmm31, dword ptr [rdx+4032]\n"));
+	assert_non_null(strstr(pl->skipped, "k1->op1"));
+	/* The same form with its mask listed as an operand of its own (after op1): the same kernels. */
+	static const struct instr_operand zkzz[] = { { IK_ZMM, IA_READ | IA_WRITE, 0, 0, 512, NULL },
+						     { IK_K, IA_READ, 0, 0, 64, NULL },
+						     { IK_ZMM, IA_READ, 0, 0, 512, NULL },
+						     { IK_ZMM, IA_READ, 0, 0, 512, NULL } };
+	static struct instr_plan q;
+	struct instr_form f = *ikm_test_form("VADDPS zmm{k}, zmm, zmm");
+	f.ops = zkzz;
+	f.n_explicit = 4;
+	assert_true(instr_plan_build(&f, &q));
+	assert_int_equal(q.n, pl->n);
+	for (size_t i = 0; i < q.n; i++) {
+		assert_string_equal(q.m[i].body, pl->m[i].body);
+		assert_string_equal(q.m[i].from, pl->m[i].from);
+	}
+	/* Merge masking reads the destination: op1 -> op1 is a pair. */
+	assert_non_null(find(pl, "op1", "op1"));
+	assert_null(find(plan("VADDPS zmm, zmm, zmm", 0), "op1", "op1"));
+	/* Zero masking and static rounding: {k1}{z} on the destination, the rounding after the registers. */
+	pl = plan("VADDPS zmm{k}{z}, zmm, zmm{rne-sae}", 0);
+	char b[96];
+	assert_string_equal(line(find(pl, "op2", "op1")->body, 0, b, sizeof(b)),
+			    "vaddps zmm0{k1}{z}, zmm1, zmm29, {rn-sae}");
+	assert_null(find(pl, "op1", "op1")); /* zero masking does not read the destination */
+	static const struct instr_operand kzzi[] = { { IK_K, IA_WRITE, 0, 0, 16, NULL },
+						     { IK_ZMM, IA_READ, 0, 0, 512, NULL },
+						     { IK_ZMM, IA_READ, 0, 0, 512, NULL },
+						     { IK_IMM8, IA_READ, 0, 0, 8, NULL } };
+	struct instr_form cmp = { .asm_name = "VCMPPS k, zmm, zmm{sae}, imm8",
+				  .mnemonic = "vcmpps",
+				  .ops = kzzi,
+				  .n_ops = 4,
+				  .n_explicit = 4,
+				  .attrs = IFA_SAE };
+	assert_true(instr_plan_build(&cmp, &q));
+	assert_string_equal(line(kind(&q, IKM_TP_UNROLLED)->body, 0, b, sizeof(b)),
+			    "vcmpps k1, zmm31, zmm30, {sae}, 3");
+	/* Legacy SSE forms start their registers without VEX. */
+	pl = plan("PCMPEQD xmm, xmm", 0);
+	assert_non_null(strstr(pl->m[0].init, "shufps xmm15, xmm15, 0\n"));
+	assert_null(strstr(pl->m[0].init, "vbroadcastss"));
+	assert_non_null(strstr(plan("PADDD mm, mm", 0)->m[0].init, "movq mm7, rax\n"));
+	assert_non_null(strstr(plan("VADDPS zmm, zmm, m32bcst", 0)->m[0].body, "dword ptr [rsi+0]{1to16}"));
+}
+
+/* Every text of every form: lines end, names fit the harness, rdi/rsp/rsi are never written. */
+static void texts_well_formed(void **state)
+{
+	(void)state;
+	for (size_t f = 0; f < ikm_test_forms_count; f++) {
+		assert_true(instr_plan_build(&ikm_test_forms[f], &p));
+		for (size_t i = 0; i < p.n; i++) {
+			const struct ikm *m = &p.m[i];
+			assert_true(ukernel_name_ok(m->name, strlen(m->name)));
+			for (size_t j = 0; j < i; j++)
+				assert_string_not_equal(m->name, p.m[j].name);
+			assert_true(m->per_iter >= 1);
+			assert_true(m->unroll >= 1 && m->unroll <= UK_UNROLL_MAX);
+			for (size_t s = 0; s < IKM_SUB_MAX; s++)
+				assert_true(m->sub[s] == IKM_NO_SUB || (m->sub[s] >= 0 && (size_t)m->sub[s] < p.n &&
+									p.m[m->sub[s]].kind == IKM_CONNECTOR));
+			const char *texts[] = { m->init, m->body };
+			for (size_t t = 0; t < 2; t++) {
+				size_t len = strlen(texts[t]);
+				assert_true(t == 0 || len > 0);
+				assert_true(len + 1 < (t ? sizeof(m->body) : sizeof(m->init))); /* not cut short */
+				assert_true(len == 0 || texts[t][len - 1] == '\n');
+				assert_null(strstr(texts[t], "?"));
+				assert_null(strstr(texts[t], "rdi"));
+				assert_null(strstr(texts[t], "rsp"));
+				for (size_t k = 0; k < lines(texts[t]); k++) {
+					char l[128], d[24];
+					line(texts[t], k, l, sizeof(l));
+					assert_true(l[0] != 0);
+					dest(l, d, sizeof(d));
+					assert_string_not_equal(d, "rsi");
+					assert_string_not_equal(d, "esi");
+				}
+			}
+		}
+	}
+}
+
+static void what_cannot_be_built(void **state)
+{
+	(void)state;
+	static const struct instr_operand st[] = { { IK_ST, IA_READ | IA_WRITE, 0, 0, 80, NULL } };
+	static const struct instr_operand uses_rsi[] = { { IK_FIXED, IA_READ, 1, 0, 64, "rsi" } };
+	static const struct instr_operand stack[] = { { IK_MEM, IA_WRITE, 1, 0, 64, NULL } };
+	struct instr_form f = {
+		.asm_name = "FABS", .mnemonic = "fabs", .iform = "FABS", .ops = st, .n_ops = 1, .n_explicit = 1
+	};
+	assert_false(instr_plan_build(&f, &p));
+	assert_non_null(strstr(p.why, "operand 1 is of a kind"));
+	f = (struct instr_form){ .asm_name = "LODSB", .mnemonic = "lodsb", .ops = uses_rsi, .n_ops = 1 };
+	assert_false(instr_plan_build(&f, &p));
+	assert_string_equal(p.why, "uses rsi, which the harness owns");
+	f = (struct instr_form){ .asm_name = "PUSH r64", .mnemonic = "push", .ops = stack, .n_ops = 1 };
+	assert_false(instr_plan_build(&f, &p));
+	assert_non_null(strstr(p.why, "implicit memory operand"));
+	f = (struct instr_form){ .asm_name = "CPUID", .mnemonic = "cpuid", .excluded = "serialising" };
+	assert_false(instr_plan_build(&f, &p));
+	assert_string_equal(p.why, "excluded: serialising");
+	/* Implicit operands the builder does not chain are left out and named; AH is rax's byte 1. */
+	static const struct instr_operand lahf[] = { { IK_FIXED, IA_WRITE, 1, 0, 8, "ah" },
+						     { IK_OTHER, IA_READ, 1, 0, 16, "x87status" } };
+	f = (struct instr_form){
+		.asm_name = "LAHF", .mnemonic = "lahf", .ops = lahf, .n_ops = 2, .flags_read = IFL_CF
+	};
+	assert_true(instr_plan_build(&f, &p));
+	assert_string_equal(p.skipped, "implicit x87status: not chained");
+	const struct ikm *m = NULL;
+	for (size_t i = 0; i < p.n && !m; i++)
+		if (!strcmp(p.m[i].from, "flags") && !strcmp(p.m[i].to, "ah"))
+			m = &p.m[i];
+	assert_non_null(m);
+	assert_string_equal(m->body, "lahf\ntest rax, rax\n");
+	/* UD2 has no operands: nothing to chain, but independent instances. */
+	assert_true(instr_plan_build(ikm_test_form("UD2"), &p));
+	assert_non_null(kind(&p, IKM_TP_UNROLLED));
+	assert_null(kind(&p, IKM_LATENCY));
+}
+
+/* Every shape of one to three operands (each kind, read, write or both): built within bounds, or refused with why. */
+static void every_shape_within_bounds(void **state)
+{
+	(void)state;
+	static const uint8_t kinds[] = { IK_R8,	 IK_R16, IK_R32, IK_R64,  IK_MM, IK_XMM, IK_YMM,
+					 IK_ZMM, IK_K,	 IK_MEM, IK_IMM8, IK_CL, IK_ONE };
+	static const uint16_t bits[] = { 8, 16, 32, 64, 64, 128, 256, 512, 16, 64, 8, 8, 8 };
+	static const uint8_t access[] = { IA_READ, IA_WRITE, IA_READ | IA_WRITE };
+	struct instr_operand ops[3];
+	size_t built = 0, refused = 0;
+	for (size_t n = 1; n <= 3; n++) {
+		size_t combos = 1;
+		for (size_t i = 0; i < n; i++)
+			combos *= ARRAY_SIZE(kinds) * ARRAY_SIZE(access);
+		/* Three operands: every 11th combination (11 is prime to 39: each kind and access still meets every other). */
+		for (size_t c = 0; c < combos; c += n == 3 ? 11 : 1) {
+			size_t v = c;
+			for (size_t i = 0; i < n; i++, v /= ARRAY_SIZE(kinds) * ARRAY_SIZE(access)) {
+				size_t k = v % ARRAY_SIZE(kinds), a = v / ARRAY_SIZE(kinds) % ARRAY_SIZE(access);
+				ops[i] = (struct instr_operand){ kinds[k], access[a], 0, 0, bits[k], NULL };
+			}
+			struct instr_form f = { .asm_name = "X",
+						.mnemonic = "x",
+						.iform = "X_01",
+						.ops = ops,
+						.n_ops = (uint8_t)n,
+						.n_explicit = (uint8_t)n,
+						.flags_read = IFL_CF,
+						.flags_written = IFL_CF };
+			if (!instr_plan_build(&f, &p)) {
+				assert_true(p.why[0] != 0);
+				refused++;
+				continue;
+			}
+			built++;
+			assert_true(p.n >= 1 && p.n <= IKM_MAX);
+			for (size_t i = 0; i < p.n; i++) {
+				assert_true(strlen(p.m[i].body) + 1 < sizeof(p.m[i].body));
+				assert_true(strlen(p.m[i].init) + 1 < sizeof(p.m[i].init));
+				assert_true(p.m[i].per_iter >= 1);
+				assert_null(strstr(p.m[i].body, "?"));
+			}
+		}
+	}
+	assert_true(built > 1000);
+	assert_int_equal(refused, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(pairs_of_add),		cmocka_unit_test(two_encodings_chosen),
+		cmocka_unit_test(registers_rotated),	cmocka_unit_test(implicit_chain_named),
+		cmocka_unit_test(flags_pairs),		cmocka_unit_test(connectors),
+		cmocka_unit_test(memory_pairs),		cmocka_unit_test(idioms_labelled),
+		cmocka_unit_test(division_values),	cmocka_unit_test(vector_state),
+		cmocka_unit_test(texts_well_formed),	cmocka_unit_test(every_shape_within_bounds),
+		cmocka_unit_test(what_cannot_be_built),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
