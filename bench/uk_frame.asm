@@ -43,6 +43,10 @@ bk_uk_prologue_end:
 
 	global bk_uk_epilogue:function hidden
 bk_uk_epilogue:
+	; A kernel may leave the direction flag set (STD, an instruction form measured as it is): the
+	; System V and UEFI x64 calling conventions want RFLAGS.DF clear on return, and the caller's
+	; string instructions (memcpy, memset) run backwards over memory otherwise.
+	cld
 	fxrstor64 [rsp]
 	add rsp, FRAME_BYTES
 	pop r15

@@ -2,20 +2,28 @@
  * host/cmd_instr.c - the instruction table of a CPU (issue 31; docs/instr.md).
  *
  *   pmuboot-host instr --list [--cpuid-dump FILE] [--cpu N] [--match REGEX] [--extension E,...]
+ *   pmuboot-host instr [--cpu N] [--match REGEX] [--extension E,...] [--reps N]
  *
  * --list prints the catalogue's forms this CPU has (instr/select.h: its CPUID bits, the state
- * XCR0 enables), one a line: `asm<TAB>iform<TAB>extension<TAB>status`, status `measure` or
- * `excluded: <reason>` (the catalogue's exclusion rule, or state the OS leaves disabled), then a
- * summary on stderr.  Measuring is wired in by another part of issue 31.
+ * XCR0 enables), one a line: `asm<TAB>iform<TAB>extension<TAB>status`, status what will be
+ * measured (the form's plan, instr/kernel.h) or `excluded: <reason>` (the catalogue's exclusion
+ * rule, or state the OS leaves disabled), then a summary on stderr.  Without --list the same forms
+ * are measured on this machine (host/instr_measure.h), one `instr` record each.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "host/cmd_instr.h"
+#include "host/host.h"
 #include "host/host_dump.h"
+#include "host/instr_measure.h"
 #include "instr/catalogue.h"
+#include "instr/kernel.h"
 #include "instr/select.h"
+#include "lib/decimal.h"
+#include "lib/record.h"
 #include "lib/regex.h"
+#include "lib/strbuf.h"
 #include "platform/hw.h"
 
 /* How many names --extension takes, and the room for them. */
@@ -24,18 +32,26 @@
 /* The summary's tallies: distinct extensions and exclusion reasons of one CPU's forms (the catalogue
  * has about 110 extensions and 35 reasons; a name past the last row would go uncounted). */
 #define INSTR_TALLY_MAX 256
+/* --reps: samples kept per figure, as `bench`'s reps= allows at most. */
+#define INSTR_REPS_MAX 255
+/* A --list status line's room: every measurement of a plan named. */
+#define INSTR_STATUS_MAX 1024
 
 static const char no_state_reason[] = "state not enabled: XCR0 lacks the AVX or AVX-512 state it uses";
 
 static int usage(FILE *f)
 {
 	fprintf(f, "usage: pmuboot-host instr --list [--cpuid-dump FILE] [--cpu N] [--match REGEX] [--extension E,...]\n"
+		   "       pmuboot-host instr [--cpu N] [--match REGEX] [--extension E,...] [--reps N]\n"
 		   "\n"
 		   "The instruction forms of the catalogue (instr/forms.tsv, from Intel XED's data) that a CPU\n"
-		   "has, one a line: asm, iform, extension and status (`measure`, or `excluded: why`), then a\n"
-		   "summary on stderr (forms, excluded, by reason and by extension).  docs/instr.md.\n"
+		   "has.  --list: one a line, asm, iform, extension and status (what will be measured, or\n"
+		   "`excluded: why`), then a summary on stderr (forms, excluded, by reason and by extension).\n"
+		   "Without --list: measure them on this machine, one `instr` record and line each (latency\n"
+		   "per operand pair, throughput), with progress lines.  docs/instr.md.\n"
 		   "\n"
-		   "  --list              list the forms (measuring them is not in this build yet)\n"
+		   "  --list              list the forms; do not measure\n"
+		   "  --reps N            samples kept per figure (default 7; 1..255)\n"
 		   "  --cpu N             run on CPU N; with --cpuid-dump, use the dump's block N (default 0)\n"
 		   "  --cpuid-dump FILE   answer CPUID from a dump (docs/cpuid-dumps.md); XCR0 is then the one\n"
 		   "                      the image would set on that CPU\n"
@@ -43,8 +59,9 @@ static int usage(FILE *f)
 		   "  --extension E,...   only forms of these XED extensions (BASE, SSE2, AVX512EVEX, ...)\n"
 		   "  -h, --help          this text\n"
 		   "\n"
-		   "Exit status: 0 listed, 1 an error (unreadable dump), 2 bad arguments (a bad regex, an\n"
-		   "unknown extension).\n");
+		   "Exit status: 0 listed or measured, 1 an error (unreadable dump, no form measured), 2 bad\n"
+		   "arguments (a bad regex, an unknown extension, --cpuid-dump without --list: a dump can be\n"
+		   "listed, only this machine measured).\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -104,6 +121,31 @@ static bool read_extensions(const char *arg, const char **ext, size_t *n_ext)
 	return true;
 }
 
+/* What --list says a form gets: its plan's measurements by name ("latency op1->op1, op2->op1;
+ * throughput"), or why nothing can be built. */
+static const char *plan_status(const struct instr_form *f, char *buf, size_t cap)
+{
+	static struct instr_plan plan;
+	size_t k = 0, lat = 0;
+
+	if (!instr_plan_build(f, &plan)) {
+		snprintf(buf, cap, "no kernel: %s", plan.why);
+		return buf;
+	}
+	k = str_appendf(buf, cap, k, "measure:");
+	for (size_t j = 0; j < plan.n; j++)
+		if (plan.m[j].kind == IKM_LATENCY)
+			k = str_appendf(buf, cap, k, "%s %s->%s", lat++ ? "," : " latency", plan.m[j].from, plan.m[j].to);
+	for (size_t j = 0; j < plan.n; j++)
+		if (plan.m[j].kind == IKM_TP_UNROLLED || plan.m[j].kind == IKM_TP_LOOP) {
+			k = str_appendf(buf, cap, k, "%sthroughput", lat ? "; " : " ");
+			break;
+		}
+	if (plan.idiom != IKM_IDIOM_NONE)
+		k = str_appendf(buf, cap, k, "; %s", ikm_idiom_name((enum ikm_idiom)plan.idiom));
+	return buf;
+}
+
 static void summary(const struct tally *ext, const struct tally *why, size_t forms, size_t excluded,
 		    const char *source, const char *xcr0_source)
 {
@@ -128,6 +170,7 @@ int cmd_instr(int argc, char **argv)
 	const char *dump = NULL, *match = NULL, *ext_arg = NULL;
 	bool list = false;
 	long cpu_n = -1;
+	uint64_t reps = 0;
 
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
@@ -144,6 +187,13 @@ int cmd_instr(int argc, char **argv)
 			match = argv[++i];
 		} else if (!strcmp(argv[i], "--extension") && i + 1 < argc) {
 			ext_arg = argv[++i];
+		} else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+			i++;
+			if (!dec_whole(argv[i], strlen(argv[i]), INSTR_REPS_MAX, &reps) || !reps) {
+				fprintf(stderr, "pmuboot-host instr: --reps wants 1..%u, not '%s'\n", INSTR_REPS_MAX,
+					argv[i]);
+				return 2;
+			}
 		} else {
 			fprintf(stderr, "pmuboot-host instr: unexpected argument '%s'\n", argv[i]);
 			return usage(stderr);
@@ -160,9 +210,10 @@ int cmd_instr(int argc, char **argv)
 	}
 	if (ext_arg && !read_extensions(ext_arg, ext, &flt.n_ext))
 		return 2;
-	if (!list) {
-		fprintf(stderr, "pmuboot-host instr: measuring is not in this build yet\n");
-		return 1;
+	if (!list && dump) {
+		fprintf(stderr, "pmuboot-host instr: --cpuid-dump %s: a dump's forms can be listed (--list), only this "
+				"machine's measured\n", dump);
+		return 2;
 	}
 
 	static char source[600];
@@ -183,6 +234,12 @@ int cmd_instr(int argc, char **argv)
 	instr_cpu_init(&cpu, host_cpuid, NULL, vs.known, vs.xcr0);
 
 	size_t forms = 0, excluded = 0;
+	const struct instr_form **chosen = list ? NULL : calloc(instr_forms_count, sizeof(*chosen));
+	static char status[INSTR_STATUS_MAX];
+	if (!list && !chosen) {
+		fprintf(stderr, "pmuboot-host instr: out of memory\n");
+		return 1;
+	}
 	for (size_t i = 0; i < instr_forms_count; i++) {
 		const struct instr_form *f = &instr_forms[i];
 		if (!instr_form_matches(f, &flt))
@@ -191,8 +248,11 @@ int cmd_instr(int argc, char **argv)
 		if (a == INSTR_ABSENT)
 			continue;
 		const char *why = a == INSTR_NO_STATE ? no_state_reason : f->excluded;
-		printf("%s\t%s\t%s\t%s%s\n", f->asm_name, f->iform, f->extension, why ? "excluded: " : "measure",
-		       why ? why : "");
+		if (!list && !why)
+			chosen[forms - excluded] = f;
+		else if (list)
+			printf("%s\t%s\t%s\t%s%s\n", f->asm_name, f->iform, f->extension, why ? "excluded: " : "",
+			       why ? why : plan_status(f, status, sizeof(status)));
 		forms++;
 		excluded += why != NULL;
 		count(&by_ext, f->extension, why != NULL);
@@ -201,5 +261,14 @@ int cmd_instr(int argc, char **argv)
 	}
 	summary(&by_ext, &by_why, forms, excluded, source, cpu.xcr0_source);
 	free(src.text);
-	return 0;
+	if (list)
+		return 0;
+	struct instr_measure_opts o = { .cpu = cpu_n, .reps = (unsigned)reps, .warmup = INSTR_WARMUP_DEFAULT };
+	size_t failed = 0;
+	host_output_stdout();
+	host_stream_begin("instr");
+	size_t good = instr_measure_host(chosen, forms - excluded, &o, &failed);
+	rec_stream_end();
+	free(chosen);
+	return rec_stream_errors() || (!good && forms > excluded) ? 1 : 0;
 }

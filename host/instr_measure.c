@@ -732,8 +732,11 @@ size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const
 				bad++;
 		}
 		free(obj);
-		if (n > BATCH_FORMS)
-			out_text("instr: %zu of %zu forms, %.0f s", at + nb, n, now() - start);
+		if (n > BATCH_FORMS) {
+			double spent = now() - start;
+			out_text("instr: %zu of %zu forms, %.0f s, about %.0f min left at this rate", at + nb, n, spent,
+				 spent * (double)(n - at - nb) / (double)(at + nb) / 60);
+		}
 	}
 	double secs = now() - start;
 	out_text("instr: %zu forms measured, %zu without a figure, in %.1f s (%.0f forms per minute)", good, bad, secs,

@@ -1,5 +1,5 @@
 /*
- * host/instr_measure.h - measuring instruction forms on this machine (issue 31; docs/instr-measurement.md).
+ * host/instr_measure.h - measuring instruction forms on this machine (issue 31; docs/instr.md, "Measuring").
  *
  * Each form's kernels (instr/kernel.h) are assembled in one batch per group of forms (GNU as, Intel
  * syntax), cut into user kernels (bench/ukernel.h) and measured through the benchmark harness exactly as

@@ -1,5 +1,5 @@
 /*
- * instr/kernel.h - the kernels that measure one instruction form (issue 31; docs/instr-measurement.md).
+ * instr/kernel.h - the kernels that measure one instruction form (issue 31; docs/instr.md, "Measuring").
  *
  * From a form of the catalogue (instr/catalogue.h) instr_plan_build derives every measurement the form
  * gets, each as assembly text (GNU as, Intel syntax without register prefixes: `as --64

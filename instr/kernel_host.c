@@ -13,6 +13,8 @@ enum rfile { RF_NONE, RF_GPR, RF_VEC, RF_MM, RF_K, RF_MEM };
 #define GPR_RSI 6
 #define GPR_RDI 7
 #define GPR_COUNT 16
+/* The prefix of XED's stack pseudo-registers (stackpush, stackpop: datafiles/xed-regs.txt), as forms.tsv names them. */
+#define STACK_PSEUDO_PREFIX "stack"
 #define VEC_LEGACY 16 /* xmm0-15: SSE and VEX */
 #define VEC_EVEX 32   /* xmm0-31 with EVEX (SDM Vol. 2A 2.7 "Intel AVX-512 encoding") */
 #define MM_COUNT 8
@@ -280,6 +282,15 @@ static bool read_operands(struct ctx *c)
 			int8_t num;
 			uint16_t bits;
 			if (!o->reg || !parse_reg(o->reg, &file, &num, &bits)) {
+				/* XED's stack pseudo-registers (stackpush, stackpop): PUSH, POP, PUSHF... move RSP,
+				 * which the harness owns; a loop of pushes alone would run off the stack. */
+				if (o->reg && !strncmp(o->reg, STACK_PSEUDO_PREFIX, sizeof(STACK_PSEUDO_PREFIX) - 1)) {
+					snprintf(c->p->why, sizeof(c->p->why),
+						 "moves the stack pointer (%s), which the harness owns: a loop of it "
+						 "alone would run off the stack; not built",
+						 o->reg);
+					return false;
+				}
 				if (d->implicit) {
 					/* x87 status, XCR0, MSRs...: not chained, and said so. */
 					ignore_implicit(c, d, o->reg);

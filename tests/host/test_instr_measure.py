@@ -1,11 +1,11 @@
-"""Host: instruction forms measured on this machine (issue 31, docs/instr-measurement.md).
+"""Host: instruction forms measured on this machine (issue 31, docs/instr.md, "Measuring").
 
 `pmuboot-host instr-dev` builds the kernels of the kernel builder's test forms (instr/kernel_forms.h),
 assembles them with GNU as and measures them through the user-kernel harness.  What is checked follows
 from definitions only, never from a published table: a dependent ADD r64, r64 chain is 1 cycle per add
 (within 5%), no exact register chain is below 1 cycle, ADD's throughput is no worse than its latency, a
 form that faults is recorded with its fault and the forms after it are still measured, and every record
-has the fields docs/instr-measurement.md gives.  Timing checks are retaken on a busy host before they fail.
+has the fields docs/results-format.md ("instr") gives.  Timing checks are retaken on a busy host before they fail.
 """
 import json
 import re
@@ -170,3 +170,27 @@ def test_missing_assembler_is_named(ctx):
     assert errors and "'/nonexistent/as' not found" in errors[0]["message"], errors
     instr = [r for r in recs if r["type"] == "instr"]
     assert len(instr) == 2 and all(r["why"] and r["throughput"] is None for r in instr), instr
+
+
+def test_the_catalogues_forms_through_pmuboot_host_instr(ctx):
+    """`pmuboot-host instr --match` measures catalogue forms (not the test table): both encodings of ADD r64, r64
+    by their iforms, a form that sets the direction flag (STD) without breaking the process's own string
+    instructions after it (the harness's frame clears DF on return), and PUSH, which moves the stack pointer the
+    harness owns, is never run: --list says why."""
+    want = "^(ADD r64, r64|STD|IMUL r64, r64|PUSH r64)$"
+    p = ctx.run_host("instr", "--match", want, timeout=600)
+    assert p.returncode == 0, (p.returncode, p.stderr[-2000:])
+    recs = [r for r in records(p.stdout) if r["type"] == "instr"]
+    assert sorted(r["iform"] for r in recs if r["asm"] == "ADD r64, r64") == ["ADD_GPRv_GPRv_01", "ADD_GPRv_GPRv_03"]
+    assert [r["asm"] for r in recs if r["asm"] == "STD"] == ["STD"]
+    for push in by_asm(recs, "PUSH r64"):     # recorded, with why, and never run: a push loop runs off the stack
+        assert push["why"].startswith("moves the stack pointer") and not push["throughput"], push
+    imul = by_asm(recs, "IMUL r64, r64")[0]
+    assert imul["why"] is None and lat(imul, "op1", "op1")["cycles"] >= 1 - 0.05, imul
+    listed = ctx.run_host("instr", "--list", "--match", want)
+    status = {tuple(line.split("\t")[:2]): line.split("\t")[3] for line in listed.stdout.splitlines()}
+    assert status[("PUSH r64", "PUSH_GPRv_50")].startswith("no kernel: moves the stack pointer"), status
+    assert status[("ADD r64, r64", "ADD_GPRv_GPRv_01")].startswith("measure: latency op1->op1"), status
+    # A dump is listed, never measured.
+    p = ctx.run_host("instr", "--cpuid-dump", "/nonexistent", "--match", "^STD$")
+    assert p.returncode == 2 and "only this machine's measured" in p.stderr, p.stderr
