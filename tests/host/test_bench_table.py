@@ -356,18 +356,36 @@ def write_exe(path, text):
     os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
 
 
+def run_tool(ctx, host, probe):
+    """tools/bench-table.py over a stand-in host, with a stand-in probe written to `probe` whose medians the
+    ladder agrees with at every size (5 cycles at 16 KiB, 17.8 at 512 KiB, 150 ns at 65 MiB)."""
+    write_exe(probe, f"#!{sys.executable}\nimport sys\n"
+              "m = {16384: 5.0, 524288: 17.8}.get(int(sys.argv[2]), 480.0)\n"
+              "print(150.0, m, 0.1, 100.0, 1.0)\n"
+              "print('differential 21 0', *(m * (0.85 + i * 0.015) for i in range(1, 22)))\n")
+    return subprocess.run([sys.executable, os.path.join(ctx.root, "tools", "bench-table.py"), host, f"probe={probe}"],
+                          capture_output=True, text=True, timeout=120)
+
+
+def whole_run(bt, zmm):
+    """The records of a whole canned run on an Emerald Rapids: the table (its zmm_upper spread given) and the
+    store-forward pair the published figure is held against."""
+    recs = [{"type": "cpu", "vendor_string": "GenuineIntel", "family": "0x6", "model": "0xcf",
+             "event_set": "emeraldrapids"}, {"type": "end", "status": "ok"}] + table(bt, zmm_spread=zmm)
+    recs += [scalar("store_forward", "forward", figure(0.5)),
+             dict(scalar("store_forward", "size_mismatch", figure(20.0)), penalty={"median": 19.5})]
+    for r in recs:
+        r.setdefault("cycles_source", "tsc_calibrated")
+    return recs
+
+
 def test_the_exit_status_and_the_target_of_each_variant(ctx):
     """The whole tool over a canned run (a stand-in pmuboot-host printing records, a stand-in probe printing
     samples): exit 0 when every target is met, 2 when one is missed, and each variant's line names its target."""
     bt = bench_table(ctx)
     with tempfile.TemporaryDirectory() as d:
         for name, zmm in (("met", 0.01), ("missed", 0.03)):
-            recs = [{"type": "cpu", "vendor_string": "GenuineIntel", "family": "0x6", "model": "0xcf",
-                     "event_set": "emeraldrapids"}, {"type": "end", "status": "ok"}] + table(bt, zmm_spread=zmm)
-            recs += [scalar("store_forward", "forward", figure(0.5)),
-                     dict(scalar("store_forward", "size_mismatch", figure(20.0)), penalty={"median": 19.5})]
-            for r in recs:
-                r.setdefault("cycles_source", "tsc_calibrated")
+            recs = whole_run(bt, zmm)
             data = os.path.join(d, f"{name}.jsonl")
             with open(data, "w", encoding="utf-8") as f:
                 f.write("".join("@pmuboot " + json.dumps(r) + "\n" for r in recs))
@@ -382,13 +400,7 @@ def test_the_exit_status_and_the_target_of_each_variant(ctx):
                       f"path = {user!r} if any(a.startswith('kernels=') for a in sys.argv) else {data!r}\n"
                       "sys.stdout.write(open(path).read())\n")
             probe = os.path.join(d, "probe")
-            # Every size: medians the ladder agrees with (5 cycles at 16 KiB, 17.8 at 512 KiB, 150 ns at 65 MiB).
-            write_exe(probe, f"#!{sys.executable}\nimport sys\n"
-                      "m = {16384: 5.0, 524288: 17.8}.get(int(sys.argv[2]), 480.0)\n"
-                      "print(150.0, m, 0.1, 100.0, 1.0)\n"
-                      "print('differential 21 0', *(m * (0.85 + i * 0.015) for i in range(1, 22)))\n")
-            p = subprocess.run([sys.executable, os.path.join(ctx.root, "tools", "bench-table.py"), host,
-                                f"probe={probe}"], capture_output=True, text=True, timeout=120)
+            p = run_tool(ctx, host, probe)
             want = 0 if name == "met" else 2
             assert p.returncode == want, (name, p.returncode, p.stdout[-3000:], p.stderr[-2000:])
             line = next(x for x in p.stdout.splitlines() if x.startswith("store_forward.zmm_upper"))
@@ -434,12 +446,8 @@ def canned_takes(ctx, bt, d, takes):
     one after that): each take a (zmm spread, chain_min of ref.add_chain) pair.  (returncode, stdout)."""
     paths = []
     for i, (zmm, chain) in enumerate(takes):
-        recs = [{"type": "cpu", "vendor_string": "GenuineIntel", "family": "0x6", "model": "0xcf",
-                 "event_set": "emeraldrapids"}, {"type": "end", "status": "ok"}] + table(bt, zmm_spread=zmm)
-        recs += [scalar("store_forward", "forward", figure(0.5)),
-                 dict(scalar("store_forward", "size_mismatch", figure(20.0)), penalty={"median": 19.5})]
+        recs = whole_run(bt, zmm)
         for r in recs:
-            r.setdefault("cycles_source", "tsc_calibrated")
             if (r.get("kernel"), r.get("variant")) == ("ref", "add_chain") and chain:
                 r["chain_min"] = chain
         paths.append(os.path.join(d, f"take{i}.jsonl"))
@@ -462,12 +470,7 @@ def canned_takes(ctx, bt, d, takes):
               f"    open({count!r}, 'w').write(str(n + 1))\n"
               "sys.stdout.write(open(paths[min(n, len(paths) - 1)]).read())\n")
     probe = os.path.join(d, "probe")
-    write_exe(probe, f"#!{sys.executable}\nimport sys\n"
-              "m = {16384: 5.0, 524288: 17.8}.get(int(sys.argv[2]), 480.0)\n"
-              "print(150.0, m, 0.1, 100.0, 1.0)\n"
-              "print('differential 21 0', *(m * (0.85 + i * 0.015) for i in range(1, 22)))\n")
-    p = subprocess.run([sys.executable, os.path.join(ctx.root, "tools", "bench-table.py"), host, f"probe={probe}"],
-                       capture_output=True, text=True, timeout=120)
+    p = run_tool(ctx, host, probe)
     runs = int(open(count).read()) if os.path.exists(count) else 0
     return p.returncode, p.stdout, runs
 
