@@ -707,7 +707,11 @@ size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const
 		return 0;
 	}
 	static struct topo_cpu here;
+	static struct rec cpu_rec;
 	topo_probe(&here);
+	/* The processor the table belongs to, as every run names it: pmucap and the collector file the
+	 * table under it (the SKU page compares tables of one processor). */
+	cpu_report(&S.ci, &cpu_rec);
 	rec_set_cpu(true, (uint32_t)hw_linux_pinned_cpu(), here.cpuid_apic_id);
 	out_text("instr: %zu forms on CPU %d; cycles from the TSC x %.3f (the harness's add-chain calibration: no "
 		 "counters here)",

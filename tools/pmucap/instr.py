@@ -219,6 +219,14 @@ def _numbers_or_text(rec, key, text_ok):
     raise _wrong(key, v, "a number, an object of numbers" + (", a string" if text_ok else "") + " or null")
 
 
+def _named(rec, key, name):
+    """A field that is a string, or an object whose `name` field (a string) names it: that string, or None."""
+    v = rec.get(key)
+    if isinstance(v, dict):
+        return _text(v, name, f"{key}.{name}")
+    return _text(rec, key, key)
+
+
 def check(rec):
     """The Form of an instr record, or raise Bad naming the field that is wrong."""
     f = Form()
@@ -230,10 +238,14 @@ def check(rec):
     f.asm = asm
     f.kinds = operand_kinds(asm)
     f.cpu = _cpu(rec)
-    for k in ("iform", "extension", "isa_set", "why", "fault", "idiom", "uops_why", "ports_why"):
+    for k in ("iform", "extension", "isa_set", "why", "uops_why", "ports_why"):
         setattr(f, k, _text(rec, k, k))
+    # pmuboot writes fault and idiom as objects ({name, vector...}, {kind, latency...}) and values as a
+    # sentence; a word or an object of operand values is read too.
+    f.fault = _named(rec, "fault", "name")
+    f.idiom = _named(rec, "idiom", "kind")
     f.emulated = bool(_opt(rec, "emulated", lambda v: isinstance(v, bool), "true or false", "emulated"))
-    f.values = _opt(rec, "values", lambda v: isinstance(v, dict), "an object", "values")
+    f.values = _opt(rec, "values", lambda v: isinstance(v, (dict, str)), "an object or a string", "values")
     lat = rec.get("latency")
     if lat is not None and not isinstance(lat, list):
         raise _wrong("latency", lat, "a list of operand pairs (or null)")
@@ -434,7 +446,9 @@ def _marks(fig, label, notes, shaky):
     it has no figure); an unstable figure goes on the unstable list."""
     marks = ""
     if fig.via:
-        marks += _note(notes, f"through {fig.via}, its latency measured apart and subtracted")
+        # An exact figure had its connector subtracted; a bound still holds it (the record's via says why).
+        marks += _note(notes, f"through {fig.via}" + (", its latency measured apart and subtracted"
+                                                       if fig.bound == "exact" else ""))
     if fig.chain:
         marks += _note(notes, f"an implicit operand chains the instances: {fig.chain}")
     if fig.cycles is None and fig.why:
@@ -464,7 +478,8 @@ def rows(table):
             thr = tp.text() + (f" {tp.how}" if tp.how and tp.cycles is not None else "") \
                 + _marks(tp, f.label, notes, shaky)
         why = [w for w in (f.why, f"idiom: {f.idiom}" if f.idiom else None,
-                           "values: " + ", ".join(f"{k}={v}" for k, v in f.values.items()) if f.values else None,
+                           "values: " + (", ".join(f"{k}={v}" for k, v in f.values.items())
+                                         if isinstance(f.values, dict) else f.values) if f.values else None,
                            "emulated" if f.emulated else None) if w]
         uops, ports = f.uops_text(), f.ports_text()
         if f.uops is None and f.uops_why:
