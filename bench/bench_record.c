@@ -225,8 +225,8 @@ void stage_emit_bench(struct stage *st, const struct bench_row *row, const struc
 		out_text("  %-14s %-19s %-8s   INVALID cycles/it  (%s)", d->kernel, d->variant, sl ? sl->name : "",
 			 f->cycles_invalid);
 	else if (!cy->n)
-		out_text("  %-14s %-19s %-8s         - cycles/it  (%s)%s", d->kernel, d->variant, sl ? sl->name : "",
-			 NO_SAMPLE, unst);
+		out_text("  %-14s %-19s %-8s         - cycles/it  (%s)%s%s", d->kernel, d->variant, sl ? sl->name : "",
+			 NO_SAMPLE, pen, unst);
 	else
 		out_text("  %-14s %-19s %-8s %9s cycles/it  [%s..%s] iqr %s n=%u out=%u rej=%u drop=%u it=%u%s%s",
 			 d->kernel, d->variant, sl ? sl->name : "", fmt_milli(a, cy->median), fmt_milli(b, cy->min),
