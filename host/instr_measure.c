@@ -25,8 +25,6 @@
 #include "lib/record.h"
 #include "lib/strbuf.h"
 
-/* Forms assembled together: one assembler run each (about 40 ms), plans on the heap (about 100 KiB each). */
-#define BATCH_FORMS 48
 /* Assembler runs per batch at most: each drops the kernels the one before refused. */
 #define ASM_ROUNDS 4
 #define DROP_BUDGET_MIN 16
@@ -45,25 +43,12 @@
 #define ELF_MAGIC "\177ELF"
 #define ELF_HEADER_MIN 0x40
 
-/* What became of one measurement. */
-struct result {
-	bool assembled, measured, faulted;
-	char why[200];		      /* not assembled / not measured: why */
-	struct hw_guard_result guard; /* the fault */
-	int64_t per_instance;	      /* cycles per instance, thousandths, connectors subtracted */
-	int64_t lo, hi;		      /* the samples' range, per instance */
-	const char *unstable;	      /* the figure's unstable reason, or NULL */
-	const uint8_t *init, *body;   /* the assembled bytes (inside the batch's object) */
-	size_t init_len, body_len;
-};
-
 static struct {
 	struct cpu_info ci;
 	struct ledger ledger;
 	struct bench_setup hs;
 	uint8_t *window;
-	const char *as;
-	char dir[64];
+	struct instr_asm as;
 	bool show;
 	const char *watchdog;
 	/* Connectors measured once per run, by body text. */
@@ -119,15 +104,32 @@ static bool setup(const struct instr_measure_opts *o)
 	hs->budget_ticks = rate ? t->tsc_hz / 1000 * BENCH_VARIANT_BUDGET_MS : 0;
 	hs->window_ticks_max = hs->target_ticks ? t->tsc_hz / 1000000 * hw_platform()->run_us_max : 0;
 	S.watchdog = hw_guard_watchdog(why, sizeof(why));
-	snprintf(S.dir, sizeof(S.dir), "/tmp/pmuboot-instr-XXXXXX");
-	if (!mkdtemp(S.dir)) {
+	return true;
+}
+
+/* ---- assembling ------------------------------------------------------------------------------------ */
+
+bool instr_asm_open(struct instr_asm *a, const char *assembler)
+{
+	a->as = assembler ? assembler : "as";
+	snprintf(a->dir, sizeof(a->dir), "/tmp/pmuboot-instr-XXXXXX");
+	if (!mkdtemp(a->dir)) {
 		rec_error("instr", "assembler", "cannot make a temporary directory: %s", strerror(errno));
 		return false;
 	}
 	return true;
 }
 
-/* ---- assembling ------------------------------------------------------------------------------------ */
+void instr_asm_close(struct instr_asm *a)
+{
+	char path[128];
+	static const char *const files[] = { "k.s", "k.o", "k.err" };
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		snprintf(path, sizeof(path), "%s/%s", a->dir, files[i]);
+		unlink(path);
+	}
+	rmdir(a->dir);
+}
 
 /* The label of measurement j of batch form i: k<i>_<j>_{i,b,e} (init, body, end). */
 static void write_source(FILE *f, struct instr_plan *const *plans, size_t n, bool (*dropped)[IKM_MAX], int *line_of,
@@ -205,29 +207,34 @@ static uint8_t *read_file(const char *path, size_t *len)
 	return b;
 }
 
-/*
- * Assemble the measurements of plans[0..n) in one run; a kernel the assembler refuses is dropped (its
- * result says why, in the assembler's words) and the rest assembled again.  Returns the object (to be
- * freed) whose text the results point into, or NULL when the assembler cannot be run at all.
- */
-static uint8_t *assemble(struct instr_plan *const *plans, size_t n, struct result (*res)[IKM_MAX])
+/* The first source line of the kernel after kernel id (a form without kernels has none), or past the end. */
+static int next_line(struct instr_plan *const *plans, size_t n, size_t id, const int *line_of)
 {
-	static bool dropped[BATCH_FORMS][IKM_MAX];
-	static int line_of[BATCH_FORMS * IKM_MAX];
+	for (size_t k = id + 1; k < n * IKM_MAX; k++)
+		if (k % IKM_MAX < plans[k / IKM_MAX]->n)
+			return line_of[k];
+	return 1 << 30;
+}
+
+uint8_t *instr_assemble(const struct instr_asm *a, struct instr_plan *const *plans, size_t n,
+		       struct instr_result (*res)[IKM_MAX])
+{
+	static bool dropped[INSTR_BATCH_FORMS][IKM_MAX];
+	static int line_of[INSTR_BATCH_FORMS * IKM_MAX];
 	char src[96], obj[96], err[96], cmd[512];
 	uint8_t *o = NULL;
 
 	memset(dropped, 0, sizeof(dropped));
-	snprintf(src, sizeof(src), "%s/k.s", S.dir);
-	snprintf(obj, sizeof(obj), "%s/k.o", S.dir);
-	snprintf(err, sizeof(err), "%s/k.err", S.dir);
+	snprintf(src, sizeof(src), "%s/k.s", a->dir);
+	snprintf(obj, sizeof(obj), "%s/k.o", a->dir);
+	snprintf(err, sizeof(err), "%s/k.err", a->dir);
 	for (unsigned round = 0; round < ASM_ROUNDS; round++) {
 		FILE *f = fopen(src, "w");
 		if (!f)
 			return NULL;
 		write_source(f, plans, n, dropped, line_of, ARRAY_SIZE(line_of));
 		fclose(f);
-		snprintf(cmd, sizeof(cmd), "%s --64 -msyntax=intel -mnaked-reg -o %s %s 2> %s", S.as, obj, src, err);
+		snprintf(cmd, sizeof(cmd), "%s --64 -msyntax=intel -mnaked-reg -o %s %s 2> %s", a->as, obj, src, err);
 		int rc = system(cmd);
 		size_t elen;
 		char *e = (char *)read_file(err, &elen);
@@ -245,9 +252,7 @@ static uint8_t *assemble(struct instr_plan *const *plans, size_t n, struct resul
 					size_t i = id / IKM_MAX, j = id % IKM_MAX;
 					if (j >= plans[i]->n || dropped[i][j])
 						continue;
-					int next = (j + 1 < plans[i]->n) ? line_of[id + 1]
-						   : (i + 1 < n)	 ? line_of[(i + 1) * IKM_MAX]
-									 : 1 << 30;
+					int next = next_line(plans, n, id, line_of);
 					if (line > line_of[id] && line < next) {
 						dropped[i][j] = refused = true;
 						snprintf(res[i][j].why, sizeof(res[i][j].why), "not assembled: %.160s",
@@ -264,9 +269,9 @@ static uint8_t *assemble(struct instr_plan *const *plans, size_t n, struct resul
 			/* 127: the shell found no such program (POSIX sh, "Command Search and Execution"). */
 			if (WIFEXITED(rc) && WEXITSTATUS(rc) == SHELL_NOT_FOUND)
 				rec_error("instr", "assembler", "'%s' not found (GNU as: Debian package binutils)",
-					  S.as);
+					  a->as);
 			else
-				rec_error("instr", "assembler", "'%s' failed (status %d) without naming a line", S.as,
+				rec_error("instr", "assembler", "'%s' failed (status %d) without naming a line", a->as,
 					  rc);
 			return NULL;
 		}
@@ -282,7 +287,7 @@ static uint8_t *assemble(struct instr_plan *const *plans, size_t n, struct resul
 		size_t t = 0;
 		for (size_t i = 0; i < n; i++)
 			for (size_t j = 0; j < plans[i]->n; j++, t += 3) {
-				struct result *r = &res[i][j];
+				struct instr_result *r = &res[i][j];
 				if (dropped[i][j] || (t + 3) * 4 > tlen || table[t + 2] > tlen)
 					continue;
 				r->assembled = true;
@@ -337,7 +342,7 @@ static bool try_kernel(const struct bench_def *d, uint32_t iterations, struct hw
 }
 
 /* Measure one assembled kernel: cycles per body copy (thousandths) into *fig. */
-static bool measure(const struct ikm *m, struct result *r, struct bench_figure *fig)
+static bool measure(const struct ikm *m, struct instr_result *r, struct bench_figure *fig)
 {
 	static struct ukernel k;
 	static struct bench_figures figs;
@@ -426,7 +431,7 @@ static bool measure(const struct ikm *m, struct result *r, struct bench_figure *
 static int64_t per_instance(int64_t v, const struct ikm *m) { return m->per_iter ? v / m->per_iter : v; }
 
 /* A connector's cycles per instance (measured once per run): false when it could not be measured. */
-static bool connector(const struct ikm *m, struct result *r, int64_t *cycles)
+static bool connector(const struct ikm *m, struct instr_result *r, int64_t *cycles)
 {
 	struct bench_figure fig;
 	for (size_t i = 0; i < S.nconn; i++)
@@ -453,7 +458,7 @@ static const char *vector_name(unsigned v)
 	return v < ARRAY_SIZE(names) ? names[v] : "?";
 }
 
-static void figure_fields(struct rec *rec, const struct result *r)
+static void figure_fields(struct rec *rec, const struct instr_result *r)
 {
 	rec_milli(rec, "cycles", r->per_instance);
 	rec_obj(rec, "spread");
@@ -464,11 +469,11 @@ static void figure_fields(struct rec *rec, const struct result *r)
 }
 
 /* The figures of one form, its record and its line. */
-static bool emit(const struct instr_plan *p, const struct result *res, double seconds)
+static bool emit(const struct instr_plan *p, const struct instr_result *res, double seconds)
 {
 	static struct rec rec;
 	const struct instr_form *f = p->f;
-	const struct result *fault = NULL, *tp_u = NULL, *tp_l = NULL, *id_l = NULL, *id_t = NULL;
+	const struct instr_result *fault = NULL, *tp_u = NULL, *tp_l = NULL, *id_l = NULL, *id_t = NULL;
 	char line[512], why[IKP_TEXT_MAX];
 	size_t k = 0, figures = 0;
 	const char *unstable = NULL;
@@ -486,7 +491,7 @@ static bool emit(const struct instr_plan *p, const struct result *res, double se
 	rec_arr(&rec, "latency");
 	for (size_t j = 0; j < p->n; j++) {
 		const struct ikm *m = &p->m[j];
-		const struct result *r = &res[j];
+		const struct instr_result *r = &res[j];
 		if (m->kind == IKM_TP_UNROLLED && r->measured)
 			tp_u = r;
 		if (m->kind == IKM_TP_LOOP && r->measured)
@@ -532,7 +537,7 @@ static bool emit(const struct instr_plan *p, const struct result *res, double se
 		rec_obj_end(&rec);
 	}
 	rec_arr_end(&rec);
-	const struct result *best = tp_u && (!tp_l || tp_u->per_instance <= tp_l->per_instance) ? tp_u : tp_l;
+	const struct instr_result *best = tp_u && (!tp_l || tp_u->per_instance <= tp_l->per_instance) ? tp_u : tp_l;
 	if (best) {
 		rec_obj(&rec, "throughput");
 		figure_fields(&rec, best);
@@ -640,7 +645,7 @@ static double now(void)
 }
 
 /* Measure every measurement of plan p (connectors first: latencies subtract them). */
-static void measure_plan(const struct instr_plan *p, struct result *res)
+static void measure_plan(const struct instr_plan *p, struct instr_result *res)
 {
 	int64_t conn[IKM_MAX] = { 0 };
 	bool conn_ok[IKM_MAX] = { false };
@@ -652,7 +657,7 @@ static void measure_plan(const struct instr_plan *p, struct result *res)
 		}
 	for (size_t j = 0; j < p->n; j++) {
 		const struct ikm *m = &p->m[j];
-		struct result *r = &res[j];
+		struct instr_result *r = &res[j];
 		struct bench_figure fig;
 		if (m->kind == IKM_CONNECTOR || !r->assembled)
 			continue;
@@ -691,17 +696,16 @@ static void measure_plan(const struct instr_plan *p, struct result *res)
 size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const struct instr_measure_opts *o,
 			  size_t *failed)
 {
-	static struct result res[BATCH_FORMS][IKM_MAX];
-	struct instr_plan **plans = calloc(BATCH_FORMS, sizeof(*plans));
+	static struct instr_result res[INSTR_BATCH_FORMS][IKM_MAX];
+	struct instr_plan **plans = calloc(INSTR_BATCH_FORMS, sizeof(*plans));
 	size_t good = 0, bad = 0;
 	double start = now();
 
-	S.as = o->assembler ? o->assembler : "as";
 	S.show = o->show_kernels;
-	for (size_t i = 0; plans && i < BATCH_FORMS; i++)
+	for (size_t i = 0; plans && i < INSTR_BATCH_FORMS; i++)
 		if (!(plans[i] = malloc(sizeof(**plans))))
 			plans = NULL;
-	if (!plans || !setup(o)) {
+	if (!plans || !setup(o) || !instr_asm_open(&S.as, o->assembler)) {
 		if (failed)
 			*failed = n;
 		return 0;
@@ -716,12 +720,12 @@ size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const
 	out_text("instr: %zu forms on CPU %d; cycles from the TSC x %.3f (the harness's add-chain calibration: no "
 		 "counters here)",
 		 n, hw_linux_pinned_cpu(), (double)S.hs.clock.ppm / 1e6);
-	for (size_t at = 0; at < n; at += BATCH_FORMS) {
-		size_t nb = n - at < BATCH_FORMS ? n - at : BATCH_FORMS;
+	for (size_t at = 0; at < n; at += INSTR_BATCH_FORMS) {
+		size_t nb = n - at < INSTR_BATCH_FORMS ? n - at : INSTR_BATCH_FORMS;
 		memset(res, 0, sizeof(res));
 		for (size_t i = 0; i < nb; i++)
 			instr_plan_build(forms[at + i], plans[i]);
-		uint8_t *obj = assemble(plans, nb, res);
+		uint8_t *obj = instr_assemble(&S.as, plans, nb, res);
 		for (size_t i = 0; i < nb; i++) {
 			double t0 = now();
 			if (obj)
@@ -736,7 +740,7 @@ size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const
 				bad++;
 		}
 		free(obj);
-		if (n > BATCH_FORMS) {
+		if (n > INSTR_BATCH_FORMS) {
 			double spent = now() - start;
 			out_text("instr: %zu of %zu forms, %.0f s, about %.0f min left at this rate", at + nb, n, spent,
 				 spent * (double)(n - at - nb) / (double)(at + nb) / 60);
@@ -745,16 +749,10 @@ size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const
 	double secs = now() - start;
 	out_text("instr: %zu forms measured, %zu without a figure, in %.1f s (%.0f forms per minute)", good, bad, secs,
 		 secs > 0 ? (double)n * 60 / secs : 0.0);
-	for (size_t i = 0; i < BATCH_FORMS; i++)
+	for (size_t i = 0; i < INSTR_BATCH_FORMS; i++)
 		free(plans[i]);
 	free(plans);
-	char path[128];
-	static const char *const files[] = { "k.s", "k.o", "k.err" };
-	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
-		snprintf(path, sizeof(path), "%s/%s", S.dir, files[i]);
-		unlink(path);
-	}
-	rmdir(S.dir);
+	instr_asm_close(&S.as);
 	rec_set_cpu(false, 0, 0);
 	if (failed)
 		*failed = bad;
