@@ -12,7 +12,7 @@
 #define PMUBOOT_HOST_INSTR_MEASURE_H
 
 #include "instr/kernel.h"
-#include "platform/guard.h"
+#include "bench/instr_record.h"
 
 struct instr_measure_opts {
 	long cpu;	       /* the CPU to measure on; -1: the one we run on */
@@ -29,18 +29,6 @@ struct instr_measure_opts {
 
 /* Forms assembled together: one assembler run each (about 40 ms), plans on the heap (about 100 KiB each). */
 #define INSTR_BATCH_FORMS 48
-
-/* What became of one measurement: assembled (its bytes), then measured (its figure). */
-struct instr_result {
-	bool assembled, measured, faulted;
-	char why[200];		      /* not assembled / not measured: why */
-	struct hw_guard_result guard; /* the fault */
-	int64_t per_instance;	      /* cycles per instance, thousandths, connectors subtracted */
-	int64_t lo, hi;		      /* the samples' range, per instance */
-	const char *unstable;	      /* the figure's unstable reason, or NULL */
-	const uint8_t *init, *body;   /* the assembled bytes (inside the batch's object) */
-	size_t init_len, body_len;
-};
 
 /* The assembler and its working directory (a temporary one, removed by instr_asm_close). */
 struct instr_asm {

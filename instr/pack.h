@@ -115,6 +115,12 @@ struct instr_pack_writer {
 void instr_pack_write_begin(struct instr_pack_writer *w);
 /* Append plan p (code[j] the bytes of p->m[j]); false, with w->why, when a field does not fit the format. */
 bool instr_pack_write_form(struct instr_pack_writer *w, const struct instr_plan *p, const struct instr_pack_code *code);
+/*
+ * A plan as the pack would give it back (pmuboot-host measures from this, as the image does from the pack):
+ * pointers into p, code and via (room for each measurement's via).
+ */
+void instr_pack_form_from_plan(const struct instr_plan *p, const struct instr_pack_code *code,
+			       struct instr_pack_form *f, char (*via)[IKM_BODY_MAX]);
 /* The header and CRC: false with w->why when the pack is too large.  w->buf[0..w->len) is the file. */
 bool instr_pack_write_end(struct instr_pack_writer *w);
 void instr_pack_write_free(struct instr_pack_writer *w);

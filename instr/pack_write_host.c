@@ -61,6 +61,22 @@ static void put_str(struct instr_pack_writer *w, const char *s, const char *fiel
 	put_bytes(w, s, n);
 }
 
+/* The unroll the pack holds: 1..INSTR_PACK_UNROLL_MAX (the builder gives every measurement one). */
+static uint16_t pack_unroll(const struct ikm *m)
+{
+	return !m->unroll ? 1 : m->unroll > INSTR_PACK_UNROLL_MAX ? INSTR_PACK_UNROLL_MAX : m->unroll;
+}
+
+/* A measurement's via; a connector has none of its own, and its first line of assembly stands for it. */
+static const char *via_of(const struct ikm *m, char *buf, size_t cap)
+{
+	if (m->via || m->kind != IKM_CONNECTOR)
+		return m->via;
+	size_t n = strcspn(m->body, "\n");
+	snprintf(buf, cap, "%.*s", (int)n, m->body);
+	return buf;
+}
+
 void instr_pack_write_begin(struct instr_pack_writer *w)
 {
 	memset(w, 0, sizeof(*w));
@@ -106,6 +122,7 @@ bool instr_pack_write_form(struct instr_pack_writer *w, const struct instr_plan 
 	for (size_t j = 0; j < p->n; j++) {
 		const struct ikm *m = &p->m[j];
 		const struct instr_pack_code *k = &code[j];
+		char via[IKM_BODY_MAX];
 		bool bytes = !k->why;
 		if (bytes && (k->init_len > INSTR_PACK_CODE_MAX || k->body_len > INSTR_PACK_CODE_MAX || !k->body_len)) {
 			snprintf(w->why, sizeof(w->why), "%s %s: init %zu, body %zu bytes: outside 0..%u, 1..%u",
@@ -115,7 +132,7 @@ bool instr_pack_write_form(struct instr_pack_writer *w, const struct instr_plan 
 		put(w, m->kind, 1);
 		put(w, m->bound, 1);
 		put(w, m->per_iter ? m->per_iter : 1, 2);
-		put(w, m->unroll ? (m->unroll > INSTR_PACK_UNROLL_MAX ? INSTR_PACK_UNROLL_MAX : m->unroll) : 1, 2);
+		put(w, pack_unroll(m), 2);
 		for (size_t s = 0; s < IKM_SUB_MAX; s++)
 			put(w, (uint8_t)m->sub[s], 1);
 		put(w, m->fill, 8);
@@ -123,7 +140,7 @@ bool instr_pack_write_form(struct instr_pack_writer *w, const struct instr_plan 
 		put_str(w, m->from[0] ? m->from : "-", "from");
 		put_str(w, m->to[0] ? m->to : "-", "to");
 		put_str(w, m->name, "name");
-		put_str(w, m->via, "via");
+		put_str(w, via_of(m, via, sizeof(via)), "via");
 		put_str(w, m->note, "note");
 		put_str(w, k->why, "why");
 		put(w, bytes ? k->init_len : 0, 2);
@@ -139,6 +156,47 @@ bool instr_pack_write_form(struct instr_pack_writer *w, const struct instr_plan 
 	w->forms++;
 	w->measurements += (uint32_t)p->n;
 	return true;
+}
+
+void instr_pack_form_from_plan(const struct instr_plan *p, const struct instr_pack_code *code,
+			       struct instr_pack_form *f, char (*via)[IKM_BODY_MAX])
+{
+	const struct instr_form *src = p->f;
+	memset(f, 0, sizeof(*f));
+	f->asm_name = src->asm_name;
+	f->iform = src->iform;
+	f->extension = src->extension;
+	f->isa_set = src->isa_set;
+	f->values = p->values[0] ? p->values : NULL;
+	f->chain = p->chain[0] ? p->chain : NULL;
+	f->skipped = p->skipped[0] ? p->skipped : NULL;
+	f->why = p->why[0] ? p->why : NULL;
+	f->attrs = src->attrs;
+	f->idiom = p->idiom;
+	f->xcr0 = instr_form_xcr0(src);
+	f->n_cpuid = src->n_cpuid < INSTR_PACK_CPUID_MAX ? src->n_cpuid : INSTR_PACK_CPUID_MAX;
+	memcpy(f->cpuid, src->cpuid, f->n_cpuid * sizeof(f->cpuid[0]));
+	f->n = p->n;
+	for (size_t j = 0; j < p->n; j++) {
+		const struct ikm *m = &p->m[j];
+		struct instr_pack_meas *q = &f->m[j];
+		q->kind = m->kind;
+		q->bound = m->bound;
+		q->per_iter = m->per_iter ? m->per_iter : 1;
+		q->unroll = pack_unroll(m);
+		memcpy(q->sub, m->sub, sizeof(q->sub));
+		q->fill = m->fill;
+		q->from = m->from;
+		q->to = m->to;
+		q->name = m->name;
+		q->via = via_of(m, via[j], sizeof(via[j]));
+		q->note = m->note;
+		q->why = code[j].why;
+		q->init = code[j].init;
+		q->body = code[j].body;
+		q->init_len = (uint16_t)code[j].init_len;
+		q->body_len = (uint16_t)code[j].body_len;
+	}
 }
 
 bool instr_pack_write_end(struct instr_pack_writer *w)
