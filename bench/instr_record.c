@@ -6,6 +6,15 @@
 
 #define MILLI 1000
 
+/* Thousandths as text with two decimals, rounded ("1.00", "-0.25"): the image formats no floating point. */
+static const char *cents(char buf[24], int64_t milli)
+{
+	bool neg = milli < 0;
+	uint64_t a = (uint64_t)(neg ? -milli : milli), c = (a + 5) / 10;
+	snprintf(buf, 24, "%s%llu.%02llu", neg ? "-" : "", (unsigned long long)(c / 100), (unsigned long long)(c % 100));
+	return buf;
+}
+
 static const char *vector_name(unsigned v)
 {
 	static const char names[][5] = { "#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "CSO",
@@ -29,7 +38,7 @@ bool instr_record_emit(const struct instr_pack_form *p, const struct instr_resul
 {
 	static struct rec rec;
 	const struct instr_result *fault = NULL, *tp_u = NULL, *tp_l = NULL, *id_l = NULL, *id_t = NULL;
-	char line[512], why[IKP_TEXT_MAX];
+	char line[512], why[IKP_TEXT_MAX], num[24];
 	size_t k = 0, figures = 0;
 	const char *unstable = NULL;
 
@@ -64,8 +73,8 @@ bool instr_record_emit(const struct instr_pack_form *p, const struct instr_resul
 			figure_fields(&rec, r);
 			figures++;
 			unstable = unstable ? unstable : r->unstable;
-			k = str_appendf(line, sizeof(line), k, " %s->%s %s%.2f", m->from, m->to,
-					m->bound == IKM_UPPER ? "<=" : "", (double)r->per_instance / MILLI);
+			k = str_appendf(line, sizeof(line), k, " %s->%s %s%s", m->from, m->to,
+					m->bound == IKM_UPPER ? "<=" : "", cents(num, r->per_instance));
 		} else {
 			rec_null(&rec, "cycles");
 			rec_str(&rec, "why", r->why[0] ? r->why : "not measured");
@@ -109,7 +118,7 @@ bool instr_record_emit(const struct instr_pack_form *p, const struct instr_resul
 		rec_obj_end(&rec);
 		figures++;
 		unstable = unstable ? unstable : best->unstable;
-		k = str_appendf(line, sizeof(line), k, "  tp %.2f (%s)", (double)best->per_instance / MILLI,
+		k = str_appendf(line, sizeof(line), k, "  tp %s (%s)", cents(num, best->per_instance),
 				best == tp_u ? "unrolled" : "loop");
 		rec_null(&rec, "throughput_why");
 	} else {
@@ -134,8 +143,8 @@ bool instr_record_emit(const struct instr_pack_form *p, const struct instr_resul
 			rec_null(&rec, "throughput");
 		rec_obj_end(&rec);
 		if (id_l && id_l->measured)
-			k = str_appendf(line, sizeof(line), k, "  [%s: same register %.2f]", idiom,
-					(double)id_l->per_instance / MILLI);
+			k = str_appendf(line, sizeof(line), k, "  [%s: same register %s]", idiom,
+					cents(num, id_l->per_instance));
 		else
 			k = str_appendf(line, sizeof(line), k, "  [%s]", idiom);
 	} else {

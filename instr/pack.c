@@ -224,3 +224,10 @@ bool instr_pack_form_matches(const struct instr_pack_form *f, const struct instr
 	struct instr_form as_form = { .asm_name = f->asm_name, .extension = f->extension };
 	return instr_form_matches(&as_form, flt);
 }
+
+/* instr/kernel.h's, here because the image names a form's idiom too (kernel_host.c is host-only). */
+const char *ikm_idiom_name(enum ikm_idiom i)
+{
+	static const char *const NAMES[] = { NULL, "zero idiom", "ones idiom", "move elimination" };
+	return (unsigned)i < ARRAY_SIZE(NAMES) ? NAMES[i] : NULL;
+}
