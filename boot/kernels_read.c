@@ -2,6 +2,7 @@
 #include "boot/boot.h"
 #include "boot/kernels_read.h"
 #include "lib/heap.h"
+#include "bench/instr_choice.h"
 
 #define KERNELS_DIR L"\\pmuboot\\kernels"
 #define KERNEL_SUFFIX ".pmuk"
@@ -102,4 +103,41 @@ size_t boot_read_kernels(struct ukernel_file *files, size_t max, char *note, siz
 		f->problem = "more kernel files than the image reads (16): this one and the rest were not read";
 	}
 	return n;
+}
+
+#define INSTR_PACK_PATH L"\\pmuboot\\instr.pack"
+/* UEFI 2.10 §13.5.1, SetPosition: this position is the end of the file. */
+#define FILE_POSITION_END 0xFFFFFFFFFFFFFFFFull
+
+void boot_read_instr_pack(struct ukernel_file *f)
+{
+	EFI_FILE_HANDLE root = fw_open_boot_volume(), h = NULL;
+	UINT64 size = 0;
+
+	memset(f, 0, sizeof(*f));
+	snprintf(f->where, sizeof(f->where), "%s", INSTR_PACK_PATH_ASCII);
+	f->problem = "not on the boot medium (make usb, make iso and make netboot put it there)";
+	if (!root)
+		return;
+	if (root->Open(root, &h, INSTR_PACK_PATH, EFI_FILE_MODE_READ, 0) != EFI_SUCCESS) {
+		root->Close(root);
+		return;
+	}
+	f->problem = "the firmware could not read it";
+	if (h->SetPosition(h, FILE_POSITION_END) == EFI_SUCCESS && h->GetPosition(h, &size) == EFI_SUCCESS &&
+	    h->SetPosition(h, 0) == EFI_SUCCESS) {
+		uint8_t *buf = size ? fw_alloc_pages((size_t)size, 16) : NULL;
+		UINTN got = (UINTN)size;
+		if (!size)
+			f->problem = "empty";
+		else if (!buf)
+			f->problem = "no memory to read it";
+		else if (h->Read(h, &got, buf) == EFI_SUCCESS && got == size) {
+			f->data = buf;
+			f->len = (size_t)size;
+			f->problem = NULL;
+		}
+	}
+	h->Close(h);
+	root->Close(root);
 }
