@@ -59,7 +59,9 @@ static void pack_record(struct stage *st, const char *where, const char *status,
 			 why);
 		return;
 	}
-	uint64_t ms = (uint64_t)is.kernels * EST_MS_PER_KERNEL * (st->emulator ? EST_EMULATED_FACTOR : 1);
+	/* st->emulator is set after the sources choose: the CPU's own word. */
+	bool emulated = st->ci->exec == EXEC_EMULATED;
+	uint64_t ms = (uint64_t)is.kernels * EST_MS_PER_KERNEL * (emulated ? EST_EMULATED_FACTOR : 1);
 	rec_u64(&st->rec, "forms", is.pk.forms);
 	rec_u64(&st->rec, "chosen", is.chosen);
 	rec_u64(&st->rec, "kernels", is.kernels);
@@ -67,7 +69,7 @@ static void pack_record(struct stage *st, const char *where, const char *status,
 	rec_emit(&st->rec);
 	out_text("instr: %zu of the pack's %u forms chosen (instr=%s), %zu kernels: about %llu s%s", is.chosen,
 		 is.pk.forms, st->p->instr, is.kernels, (unsigned long long)((ms + MS_PER_S - 1) / MS_PER_S),
-		 st->emulator ? " (under an emulator: its time, not the core's)" : "");
+		 emulated ? " (under an emulator: its time, not the core's)" : "");
 }
 
 /* Whether this CPU has form f and instr= asks for it. */

@@ -64,7 +64,7 @@ static const char *str(struct cur *c, const char *name, bool required)
 	return c->bad ? NULL : (const char *)p;
 }
 
-static void meas(struct cur *c, struct instr_pack_meas *m, size_t n_meas)
+static void meas(struct cur *c, const struct instr_pack *pk, struct instr_pack_meas *m, size_t n_meas)
 {
 	size_t at = c->at;
 	m->kind = (uint8_t)num(c, 1, "truncated measurement");
@@ -94,20 +94,25 @@ static void meas(struct cur *c, struct instr_pack_meas *m, size_t n_meas)
 	m->note = str(c, NULL, false);
 	m->why = str(c, NULL, false);
 	at = c->at;
-	m->init_len = (uint16_t)num(c, 2, "truncated code lengths");
-	m->body_len = (uint16_t)num(c, 2, "truncated code lengths");
+	size_t init = (size_t)num(c, 2, "truncated init entry");
+	m->body_len = (uint16_t)num(c, 2, "truncated body length");
 	if (c->bad)
 		return;
-	if (m->init_len > INSTR_PACK_CODE_MAX || m->body_len > INSTR_PACK_CODE_MAX)
-		fail(c, at, "init or body longer than 1024 bytes");
-	else if (m->why ? m->init_len || m->body_len : !m->body_len)
-		fail(c, at, m->why ? "bytes for a kernel not assembled" : "empty body");
-	m->init = take(c, m->init_len, "truncated init bytes");
+	if (init >= pk->inits)
+		fail(c, at, "init entry past the init table");
+	else if (m->body_len > INSTR_PACK_CODE_MAX)
+		fail(c, at + 2, "body longer than 1024 bytes");
+	else if (m->why ? m->body_len != 0 : !m->body_len)
+		fail(c, at + 2, m->why ? "bytes for a kernel not assembled" : "empty body");
+	if (c->bad)
+		return;
+	m->init = pk->buf + pk->init_at[init];
+	m->init_len = m->why ? 0 : pk->init_len[init];
 	m->body = take(c, m->body_len, "truncated body bytes");
 }
 
 /* One form at c->at into f; the cursor ends past it. */
-static bool form(struct cur *c, struct instr_pack_form *f)
+static bool form(struct cur *c, const struct instr_pack *pk, struct instr_pack_form *f)
 {
 	size_t start = c->at;
 	size_t len = (size_t)num(c, 4, "truncated form length");
@@ -150,7 +155,7 @@ static bool form(struct cur *c, struct instr_pack_form *f)
 			fail(c, at + 8, "CPUID register or bit out of range");
 	}
 	for (size_t j = 0; !c->bad && j < f->n; j++)
-		meas(c, &f->m[j], f->n);
+		meas(c, pk, &f->m[j], f->n);
 	if (!c->bad && c->at != c->end)
 		fail(c, c->at, "bytes left over in the form");
 	c->end = end;
@@ -164,24 +169,48 @@ bool instr_pack_open(struct instr_pack *pk, const uint8_t *buf, size_t len, char
 
 	memset(pk, 0, sizeof(*pk));
 	if (len < INSTR_PACK_HEADER)
-		return fail(&c, len, "shorter than the 24-byte header");
+		return fail(&c, len, "shorter than the 28-byte header");
 	if (memcmp(buf, INSTR_PACK_MAGIC, INSTR_PACK_MAGIC_LEN))
 		return fail(&c, 0, "not a kernel pack (no PMUI magic)");
 	if (buf[4] != INSTR_PACK_VERSION)
 		return fail(&c, 4, "format version not 1");
-	if (buf[5] | buf[6] | buf[7])
-		return fail(&c, 5, "reserved bytes not 0");
+	if (buf[5])
+		return fail(&c, 5, "reserved byte not 0");
 	uint32_t forms = (uint32_t)le(buf + 8, 4), total = (uint32_t)le(buf + 12, 4);
+	size_t inits = (size_t)le(buf + 6, 2), table = (size_t)le(buf + 24, 4);
 	if (le(buf + 16, 4) != len)
 		return fail(&c, 16, "total length is not the file's length");
 	uint32_t crc = crc32_update(CRC32_INIT, buf, INSTR_PACK_CRC_AT);
-	crc = crc32_update(crc, buf + INSTR_PACK_HEADER, len - INSTR_PACK_HEADER);
+	crc = crc32_update(crc, buf + INSTR_PACK_CRC_END, len - INSTR_PACK_CRC_END);
 	if (le(buf + INSTR_PACK_CRC_AT, 4) != crc)
 		return fail(&c, INSTR_PACK_CRC_AT, "CRC-32 does not match (the file is damaged)");
+	if (inits > INSTR_PACK_INITS_MAX)
+		return fail(&c, 6, "more than 256 inits");
+	if (table < INSTR_PACK_HEADER || table > len)
+		return fail(&c, 24, "init table offset outside the file");
+	/* The init table first: the forms name its entries. */
+	pk->buf = buf;
+	c.at = table;
+	for (size_t i = 0; i < inits; i++) {
+		size_t at = c.at;
+		size_t n = (size_t)num(&c, 2, "truncated init table");
+		if (!c.bad && n > INSTR_PACK_CODE_MAX)
+			return fail(&c, at, "init longer than 1024 bytes");
+		pk->init_len[i] = (uint16_t)n;
+		pk->init_at[i] = (uint32_t)c.at;
+		if (!take(&c, n, "truncated init table"))
+			return false;
+	}
+	if (c.bad)
+		return false;
+	if (c.at != len)
+		return fail(&c, c.at, "bytes left over after the init table");
+	pk->inits = (uint16_t)inits;
 	c.at = INSTR_PACK_HEADER;
+	c.end = table;
 	uint64_t seen = 0, meas = 0;
-	while (c.at < len) {
-		if (!form(&c, &f))
+	while (c.at < table) {
+		if (!form(&c, pk, &f))
 			return false;
 		seen++;
 		meas += f.n;
@@ -190,8 +219,8 @@ bool instr_pack_open(struct instr_pack *pk, const uint8_t *buf, size_t len, char
 		return fail(&c, 8, "form count does not match the forms");
 	if (meas != total)
 		return fail(&c, 12, "measurement count does not match the measurements");
-	pk->buf = buf;
 	pk->len = len;
+	pk->end = table;
 	pk->forms = forms;
 	pk->measurements = total;
 	pk->at = INSTR_PACK_HEADER;
@@ -201,9 +230,9 @@ bool instr_pack_open(struct instr_pack *pk, const uint8_t *buf, size_t len, char
 bool instr_pack_next(struct instr_pack *pk, struct instr_pack_form *f)
 {
 	char why[8];
-	struct cur c = { pk->buf, pk->at, pk->len, why, sizeof(why), false };
+	struct cur c = { pk->buf, pk->at, pk->end, why, sizeof(why), false };
 
-	if (!pk->buf || pk->at >= pk->len || !form(&c, f))
+	if (!pk->buf || pk->at >= pk->end || !form(&c, pk, f))
 		return false;
 	pk->at = c.at;
 	return true;

@@ -10,15 +10,19 @@
  *
  * Format version 1 (all integers little-endian; a string is a u16 length then that many bytes, the last
  * of them a NUL and no other; length 0 is an absent string):
- *   header (24 bytes)
+ *   header (28 bytes)
  *     0   4  magic "PMUI"
  *     4   1  format version (INSTR_PACK_VERSION)
- *     5   3  reserved, 0
+ *     5   1  reserved, 0
+ *     6   2  inits: the entries of the init table
  *     8   4  forms
  *     12  4  measurements (all forms')
  *     16  4  total length of the file
  *     20  4  CRC-32 (lib/crc32.h) of every byte of the file but these four
- *   then each form
+ *     24  4  the init table's offset: the forms lie between the header and it, the table runs to the end
+ *   the init table: per entry a u16 length and the bytes (the builder's inits are a handful, shared by
+ *   thousands of kernels: kept once, the pack is 16 MiB instead of 36)
+ *   and each form
  *     u32 the form's length in bytes, this field included
  *     u8 idiom (enum ikm_idiom), u8 CPUID bits, u8 measurements, u8 reserved 0
  *     u16 attrs (IFA_*), u16 reserved 0, u64 the XCR0 bits its state needs (instr_form_xcr0)
@@ -26,8 +30,8 @@
  *     per CPUID bit: u32 leaf, u32 subleaf, u8 register (0 EAX .. 3 EDX), u8 bit
  *     per measurement: u8 kind (enum ikm_kind), u8 bound (enum ikm_bound), u16 per_iter, u16 unroll,
  *       i8 sub[2] (a measurement of this form, or -1), u64 fill, strings from, to, name (required),
- *       via, note, why (why: not assembled, then it has no bytes), u16 init length, u16 body length,
- *       the init bytes, the body bytes
+ *       via, note, why (why: not assembled, then it has no bytes), u16 init (its entry in the init table),
+ *       u16 body length, the body bytes
  * Anything else (a short or long file, a bad CRC, a count that does not add up, a field out of range) is
  * refused with what is wrong and at which byte offset; the reader never reads past the buffer.
  */
@@ -40,8 +44,10 @@
 #define INSTR_PACK_MAGIC "PMUI"
 #define INSTR_PACK_MAGIC_LEN 4
 #define INSTR_PACK_VERSION 1
-#define INSTR_PACK_HEADER 24
+#define INSTR_PACK_HEADER 28
 #define INSTR_PACK_CRC_AT 20
+#define INSTR_PACK_CRC_END 24 /* the CRC covers every byte but [CRC_AT, CRC_END) */
+#define INSTR_PACK_INITS_MAX 256 /* init table entries (the builder makes about 20) */
 #define INSTR_PACK_CPUID_MAX 8	  /* CPUID bits per form (the catalogue's largest set has 4) */
 #define INSTR_PACK_TEXT_MAX 1024  /* a string's bytes at most, its NUL included */
 #define INSTR_PACK_CODE_MAX 1024  /* init or body bytes at most: bench/ukernel.h UK_INIT_MAX, UK_BODY_MAX */
@@ -77,7 +83,10 @@ struct instr_pack {
 	const uint8_t *buf;
 	size_t len;
 	uint32_t forms, measurements;
-	size_t at; /* the next form's offset */
+	size_t at, end; /* the next form's offset; where the forms end (the init table) */
+	uint16_t inits;
+	uint32_t init_at[INSTR_PACK_INITS_MAX]; /* each init's bytes: its offset (after its length) */
+	uint16_t init_len[INSTR_PACK_INITS_MAX];
 };
 
 /*
@@ -109,6 +118,8 @@ struct instr_pack_writer {
 	uint8_t *buf;
 	size_t len, cap;
 	uint32_t forms, measurements;
+	size_t inits;
+	struct { uint8_t *bytes; size_t len; } init[INSTR_PACK_INITS_MAX]; /* the init table, written at the end */
 	char why[160]; /* the first failure */
 };
 

@@ -77,6 +77,27 @@ static const char *via_of(const struct ikm *m, char *buf, size_t cap)
 	return buf;
 }
 
+/* The init table's entry holding these bytes, added when new (0 after a failure, which w->why says). */
+static size_t init_entry(struct instr_pack_writer *w, const uint8_t *bytes, size_t len)
+{
+	for (size_t i = 0; i < w->inits; i++)
+		if (w->init[i].len == len && (!len || !memcmp(w->init[i].bytes, bytes, len)))
+			return i;
+	uint8_t *copy = malloc(len ? len : 1);
+	if (w->inits == INSTR_PACK_INITS_MAX || !copy) {
+		free(copy);
+		if (!w->why[0])
+			snprintf(w->why, sizeof(w->why), "more than %u different inits, or out of memory",
+				 INSTR_PACK_INITS_MAX);
+		return 0;
+	}
+	if (len)
+		memcpy(copy, bytes, len);
+	w->init[w->inits].bytes = copy;
+	w->init[w->inits].len = len;
+	return w->inits++;
+}
+
 void instr_pack_write_begin(struct instr_pack_writer *w)
 {
 	memset(w, 0, sizeof(*w));
@@ -143,12 +164,10 @@ bool instr_pack_write_form(struct instr_pack_writer *w, const struct instr_plan 
 		put_str(w, via_of(m, via, sizeof(via)), "via");
 		put_str(w, m->note, "note");
 		put_str(w, k->why, "why");
-		put(w, bytes ? k->init_len : 0, 2);
+		put(w, init_entry(w, bytes ? k->init : NULL, bytes ? k->init_len : 0), 2);
 		put(w, bytes ? k->body_len : 0, 2);
-		if (bytes) {
-			put_bytes(w, k->init, k->init_len);
+		if (bytes)
 			put_bytes(w, k->body, k->body_len);
-		}
 	}
 	if (w->why[0])
 		return false;
@@ -203,21 +222,32 @@ bool instr_pack_write_end(struct instr_pack_writer *w)
 {
 	if (w->why[0])
 		return false;
+	size_t table = w->len;
+	for (size_t i = 0; i < w->inits; i++) {
+		put(w, w->init[i].len, 2);
+		put_bytes(w, w->init[i].bytes, w->init[i].len);
+	}
+	if (w->why[0])
+		return false;
 	if (w->len > UINT32_MAX) {
 		snprintf(w->why, sizeof(w->why), "%zu bytes: more than a 32-bit length", w->len);
 		return false;
 	}
+	put_at(w, 6, w->inits, 2);
+	put_at(w, 24, table, 4);
 	put_at(w, 8, w->forms, 4);
 	put_at(w, 12, w->measurements, 4);
 	put_at(w, 16, w->len, 4);
 	uint32_t crc = crc32_update(CRC32_INIT, w->buf, INSTR_PACK_CRC_AT);
-	crc = crc32_update(crc, w->buf + INSTR_PACK_HEADER, w->len - INSTR_PACK_HEADER);
+	crc = crc32_update(crc, w->buf + INSTR_PACK_CRC_END, w->len - INSTR_PACK_CRC_END);
 	put_at(w, INSTR_PACK_CRC_AT, crc, 4);
 	return true;
 }
 
 void instr_pack_write_free(struct instr_pack_writer *w)
 {
+	for (size_t i = 0; i < w->inits; i++)
+		free(w->init[i].bytes);
 	free(w->buf);
 	memset(w, 0, sizeof(*w));
 }

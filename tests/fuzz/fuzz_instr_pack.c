@@ -68,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int i = 0; i < 4; i++)
 		copy[16 + i] = (uint8_t)(size >> (8 * i));
 	uint32_t crc = crc32_update(CRC32_INIT, copy, INSTR_PACK_CRC_AT);
-	crc = crc32_update(crc, copy + INSTR_PACK_HEADER, size - INSTR_PACK_HEADER);
+	crc = crc32_update(crc, copy + INSTR_PACK_CRC_END, size - INSTR_PACK_CRC_END);
 	for (int i = 0; i < 4; i++)
 		copy[INSTR_PACK_CRC_AT + i] = (uint8_t)(crc >> (8 * i));
 	read_pack(copy, size);

@@ -20,7 +20,7 @@ SOURCES = ["tests/fuzz/fuzz_instr_pack.c", "instr/pack.c", "instr/select.c", "li
 FLAGS = ["-std=gnu11", "-g", "-O1", "-DPMUBOOT_HOSTED", "-I.", "-fsanitize=address,undefined",
          "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"]
 CORPUS = "tests/fuzz/corpus/instr_pack"
-HEADER = 24
+HEADER = 28
 
 
 def _pack(ctx, *args):
@@ -38,9 +38,11 @@ def test_pack_add_r64(ctx):
     assert m, text
     forms, kernels, refused, size = map(int, m.groups())
     assert forms == 2 and refused == 0 and size == len(data), text
-    magic, version, nforms, nkernels, total, crc = struct.unpack_from("<4sB3xIIII", data)
+    magic, version, inits, nforms, nkernels, total, crc, table = struct.unpack_from("<4sBxHIIIII", data)
     assert (magic, version, nforms, nkernels, total) == (b"PMUI", 1, forms, kernels, len(data))
-    assert crc == zlib.crc32(data[:20] + data[HEADER:])
+    assert crc == zlib.crc32(data[:20] + data[24:])
+    # The init table ends the file: inits shared by the kernels, each once (fewer than the kernels).
+    assert HEADER < table < len(data) and 1 <= inits < kernels
     # Both encodings of ADD r64, r64 (XED's 01 and 03 opcodes), each with REX.W: 48 01 and 48 03.
     assert b"ADD_GPRv_GPRv_01\0" in data and b"ADD_GPRv_GPRv_03\0" in data
     assert b"\x48\x01" in data and b"\x48\x03" in data
