@@ -15,6 +15,7 @@
 
 #include "instr/catalogue.h"
 #include "instr/pack.h"
+#include "bench/instr_choice.h"
 #include "lib/crc32.h"
 
 static struct instr_plan plans[2];
@@ -300,6 +301,35 @@ static void selection(void **state)
 	assert_true(instr_pack_form_matches(&vadd, &by_ext));
 }
 
+/* instr=: none, all, extensions in capitals, else a regex (a bad one named by position). */
+static void choice(void **state)
+{
+	(void)state;
+	static struct instr_choice ch;
+	static struct instr_pack_form add;
+	char w[160];
+	assert_true(instr_pack_open(&pk, file, len, why, sizeof(why)));
+	assert_true(instr_pack_next(&pk, &add));
+	assert_true(instr_choice_parse(&ch, "none", 4, w, sizeof(w)) && ch.kind == INSTR_CHOOSE_NONE);
+	assert_true(instr_choice_parse(&ch, "", 0, w, sizeof(w)) && ch.kind == INSTR_CHOOSE_NONE);
+	assert_true(instr_choice_parse(&ch, "all", 3, w, sizeof(w)) && ch.kind == INSTR_CHOOSE_ALL);
+	assert_true(instr_pack_form_matches(&add, &ch.flt));
+	assert_true(instr_choice_parse(&ch, "AVX2,BASE", 9, w, sizeof(w)) && ch.kind == INSTR_CHOOSE_EXT);
+	assert_int_equal(ch.flt.n_ext, 2);
+	assert_string_equal(ch.flt.ext[1], "BASE");
+	assert_true(instr_pack_form_matches(&add, &ch.flt));
+	assert_true(instr_choice_parse(&ch, "SSE2", 4, w, sizeof(w)) && ch.kind == INSTR_CHOOSE_EXT);
+	assert_false(instr_pack_form_matches(&add, &ch.flt));
+	assert_true(instr_choice_parse(&ch, "^ADD.r64", 8, w, sizeof(w)) && ch.kind == INSTR_CHOOSE_REGEX);
+	assert_true(instr_pack_form_matches(&add, &ch.flt));
+	assert_true(instr_choice_parse(&ch, "^SUB", 4, w, sizeof(w)));
+	assert_false(instr_pack_form_matches(&add, &ch.flt));
+	/* "BASE," is no extension list (an empty item): a regex, which compiles. */
+	assert_true(instr_choice_parse(&ch, "BASE,", 5, w, sizeof(w)) && ch.kind == INSTR_CHOOSE_REGEX);
+	assert_false(instr_choice_parse(&ch, "^ADD(", 5, w, sizeof(w)));
+	assert_non_null(strstr(w, "at position"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -308,6 +338,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(bad_crc, setup, teardown),
 		cmocka_unit_test_setup_teardown(bad_lengths, setup, teardown),
 		cmocka_unit_test_setup_teardown(selection, setup, teardown),
+		cmocka_unit_test_setup_teardown(choice, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
