@@ -76,3 +76,15 @@ def test_missing_pack_said_plainly_and_run_goes_on(ctx):
     assert len(pack) == 1 and pack[0]["status"] == "missing", pack
     assert "not on the boot medium" in pack[0]["why"], pack
     assert not res.records("instr"), describe(res)
+
+
+def test_netboot_fetches_the_pack_beside_the_boot_file(ctx):
+    res = qemurun.boot(efi=ctx.efi, cfg_text=CFG, netboot=True, extra_files={"instr.pack": _pack(ctx)},
+                       timeout=240)
+    end = res.first("end")
+    assert end and end["status"] == "ok", describe(res)
+    pack = res.records("instr_pack")
+    assert len(pack) == 1 and pack[0]["status"] == "loaded", pack
+    assert pack[0]["where"].endswith("/instr.pack"), pack
+    recs = res.records("instr")
+    assert len(recs) == pack[0]["chosen"] and all(r["emulated"] is True for r in recs), describe(res)
