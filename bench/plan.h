@@ -24,6 +24,7 @@ enum bench_source_kind {
 	BENCH_SRC_VARIANTS,
 	BENCH_SRC_LADDER,
 	BENCH_SRC_USER,
+	BENCH_SRC_INSTR,	/* instruction forms from the kernel pack, chosen by instr= (bench/src_instr.c) */
 	BENCH_SRC_KINDS
 };
 

@@ -5,8 +5,8 @@
 #include "lib/out.h"
 #include "lib/strbuf.h"
 
-/* The sources, in the order their rows run: the table's variants, the memory ladder, user kernels. */
-static const struct bench_source *const sources[] = { &bench_src_variants, &bench_src_ladder, &bench_src_user };
+/* The sources, in the order their rows run: the table's variants, the memory ladder, user kernels, instruction forms. */
+static const struct bench_source *const sources[] = { &bench_src_variants, &bench_src_ladder, &bench_src_user, &bench_src_instr };
 
 #define DROP_BUDGET_MIN 16
 

@@ -43,6 +43,10 @@ struct bench_params {
 	const struct ukernel_hex *kernel_hex;
 	size_t nkernel_hex;
 	unsigned kernel_unroll;		/* 0: each kernel's own */
+	/* Instruction forms (docs/instr.md "In the image", bench/src_instr.c): instr= and the kernel pack as
+	 * read (NULL: none was looked for). */
+	const char *instr;
+	const struct ukernel_file *instr_pack;
 	unsigned kernel_timeout_ms;	/* the watchdog's bound on a kernel's trial run */
 	/* Host only: a one-line disassembly of bytes (ndisasm), NULL in the image (records give the hex). */
 	bool (*disasm)(const uint8_t *bytes, size_t n, char *out, size_t cap);

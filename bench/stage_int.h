@@ -129,7 +129,7 @@ struct bench_source {
 	void (*list)(const struct cpu_info *ci);
 };
 
-extern const struct bench_source bench_src_variants, bench_src_ladder, bench_src_user;
+extern const struct bench_source bench_src_variants, bench_src_ladder, bench_src_user, bench_src_instr;
 
 /* stage_setup.c */
 void stage_setup_counting(struct stage *st);

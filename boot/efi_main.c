@@ -108,6 +108,12 @@ static void run_body(void *p)
 	m->env.kernel_files = kfiles;
 	if (m->env.nkernel_files)
 		out_text("kernels: %s", knote);
+	/* The kernel pack of instruction forms (docs/instr.md "In the image"), read only when instr= asks. */
+	static struct ukernel_file instr_pack;
+	if (m->cfg.instr[0] && strcmp(m->cfg.instr, "none")) {
+		boot_read_instr_pack(&instr_pack);
+		m->env.instr_pack = &instr_pack;
+	}
 	m->env.mp = &boot_mp;
 	m->env.after_stage = upload_after_stage;
 	run_stages(&m->env);

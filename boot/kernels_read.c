@@ -2,6 +2,10 @@
 #include "boot/boot.h"
 #include "boot/kernels_read.h"
 #include "lib/heap.h"
+#include "bench/instr_choice.h"
+#include "boot/net.h"
+#include "boot/net_fetch.h"
+#include "net/netcfg.h"
 
 #define KERNELS_DIR L"\\pmuboot\\kernels"
 #define KERNEL_SUFFIX ".pmuk"
@@ -102,4 +106,74 @@ size_t boot_read_kernels(struct ukernel_file *files, size_t max, char *note, siz
 		f->problem = "more kernel files than the image reads (16): this one and the rest were not read";
 	}
 	return n;
+}
+
+#define INSTR_PACK_PATH L"\\pmuboot\\instr.pack"
+/* UEFI 2.10 §13.5.1, SetPosition: this position is the end of the file. */
+#define FILE_POSITION_END 0xFFFFFFFFFFFFFFFFull
+
+/* The largest pack fetched over the network: TFTP without block-size options ends at 65535 blocks of 512. */
+#define NET_PACK_MAX (32u * 1024 * 1024)
+#define NET_PACK_NAME "instr.pack"
+
+/* A network-booted image: instr.pack beside the boot file (make netboot puts it there). */
+static void fetch_instr_pack(struct ukernel_file *f)
+{
+	const struct net_state *n = net_probe();
+	char dir[NETCFG_NAME_MAX], name[NETCFG_NAME_MAX + sizeof(NET_PACK_NAME)], why[128];
+
+	if (n->boot != NET_BOOT_PXE && n->boot != NET_BOOT_HTTP)
+		return;
+	netcfg_dir(n->boot == NET_BOOT_PXE ? n->boot_file : "", dir, sizeof(dir));
+	snprintf(name, sizeof(name), "%s%s", dir, NET_PACK_NAME);
+	uint8_t *buf = fw_alloc_pages(NET_PACK_MAX, 16);
+	if (!buf) {
+		f->problem = "no memory to fetch it";
+		return;
+	}
+	long got = net_fetch(name, (char *)buf, NET_PACK_MAX, f->where, sizeof(f->where), why, sizeof(why));
+	if (got == NET_FETCH_ABSENT)
+		f->problem = "not on the boot server (make netboot puts it beside BOOTX64.EFI)";
+	else if (got < 0)
+		f->problem = "the boot server did not give it (the fetch failed)";
+	else {
+		f->data = buf;
+		f->len = (size_t)got;
+		f->problem = NULL;
+	}
+}
+
+void boot_read_instr_pack(struct ukernel_file *f)
+{
+	EFI_FILE_HANDLE root = fw_open_boot_volume(), h = NULL;
+	UINT64 size = 0;
+
+	memset(f, 0, sizeof(*f));
+	snprintf(f->where, sizeof(f->where), "%s", INSTR_PACK_PATH_ASCII);
+	f->problem = "not on the boot medium (make usb, make iso and make netboot put it there)";
+	if (!root) {
+		fetch_instr_pack(f);
+		return;
+	}
+	if (root->Open(root, &h, INSTR_PACK_PATH, EFI_FILE_MODE_READ, 0) != EFI_SUCCESS) {
+		root->Close(root);
+		return;
+	}
+	f->problem = "the firmware could not read it";
+	if (h->SetPosition(h, FILE_POSITION_END) == EFI_SUCCESS && h->GetPosition(h, &size) == EFI_SUCCESS &&
+	    h->SetPosition(h, 0) == EFI_SUCCESS) {
+		uint8_t *buf = size ? fw_alloc_pages((size_t)size, 16) : NULL;
+		UINTN got = (UINTN)size;
+		if (!size)
+			f->problem = "empty";
+		else if (!buf)
+			f->problem = "no memory to read it";
+		else if (h->Read(h, &got, buf) == EFI_SUCCESS && got == size) {
+			f->data = buf;
+			f->len = (size_t)size;
+			f->problem = NULL;
+		}
+	}
+	h->Close(h);
+	root->Close(root);
 }

@@ -19,4 +19,11 @@
  */
 size_t boot_read_kernels(struct ukernel_file *files, size_t max, char *note, size_t note_cap);
 
+/*
+ * Read the kernel pack of instruction forms, \pmuboot\instr.pack (bench/instr_choice.h), into pages of its
+ * own (it is megabytes: not the run-time heap).  f->data NULL with f->problem when it is absent or
+ * cannot be read; f->where names it either way.
+ */
+void boot_read_instr_pack(struct ukernel_file *f);
+
 #endif

@@ -3,14 +3,18 @@
  *
  *   pmuboot-host instr --list [--cpuid-dump FILE] [--cpu N] [--match REGEX] [--extension E,...]
  *   pmuboot-host instr [--cpu N] [--match REGEX] [--extension E,...] [--reps N]
+ *   pmuboot-host instr pack [--match REGEX] [--extension E,...] [--as PATH] -o FILE
  *
  * --list prints the catalogue's forms this CPU has (instr/select.h: its CPUID bits, the state
  * XCR0 enables), one a line: `asm<TAB>iform<TAB>extension<TAB>status`, status what will be
  * measured (the form's plan, instr/kernel.h) or `excluded: <reason>` (the catalogue's exclusion
  * rule, or state the OS leaves disabled), then a summary on stderr.  Without --list the same forms
- * are measured on this machine (host/instr_measure.h), one `instr` record each.
+ * are measured on this machine (host/instr_measure.h), one `instr` record each.  `pack` assembles the
+ * kernels of every form not excluded, for any CPU (the image chooses by its own CPUID), into a kernel
+ * pack for the image (instr/pack.h).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "host/cmd_instr.h"
@@ -19,6 +23,7 @@
 #include "host/instr_measure.h"
 #include "instr/catalogue.h"
 #include "instr/kernel.h"
+#include "instr/pack.h"
 #include "instr/select.h"
 #include "lib/decimal.h"
 #include "lib/record.h"
@@ -43,12 +48,14 @@ static int usage(FILE *f)
 {
 	fprintf(f, "usage: pmuboot-host instr --list [--cpuid-dump FILE] [--cpu N] [--match REGEX] [--extension E,...]\n"
 		   "       pmuboot-host instr [--cpu N] [--match REGEX] [--extension E,...] [--reps N]\n"
+		   "       pmuboot-host instr pack [--match REGEX] [--extension E,...] [--as PATH] -o FILE\n"
 		   "\n"
 		   "The instruction forms of the catalogue (instr/forms.tsv, from Intel XED's data) that a CPU\n"
 		   "has.  --list: one a line, asm, iform, extension and status (what will be measured, or\n"
 		   "`excluded: why`), then a summary on stderr (forms, excluded, by reason and by extension).\n"
 		   "Without --list: measure them on this machine, one `instr` record and line each (latency\n"
-		   "per operand pair, throughput), with progress lines.  docs/instr.md.\n"
+		   "per operand pair, throughput), with progress lines.  pack: assemble the kernels of every\n"
+		   "form not excluded (whatever this CPU has) into a kernel pack for the image.  docs/instr.md.\n"
 		   "\n"
 		   "  --list              list the forms; do not measure\n"
 		   "  --reps N            samples kept per figure (default 7; 1..255)\n"
@@ -57,6 +64,8 @@ static int usage(FILE *f)
 		   "                      the image would set on that CPU\n"
 		   "  --match REGEX       only forms whose asm name matches (POSIX ERE subset: lib/regex.h)\n"
 		   "  --extension E,...   only forms of these XED extensions (BASE, SSE2, AVX512EVEX, ...)\n"
+		   "  --as PATH           the GNU assembler to use (default: as)\n"
+		   "  -o FILE             pack: the file to write\n"
 		   "  -h, --help          this text\n"
 		   "\n"
 		   "Exit status: 0 listed or measured, 1 an error (unreadable dump, no form measured), 2 bad\n"
@@ -159,6 +168,72 @@ static void summary(const struct tally *ext, const struct tally *why, size_t for
 			ext->row[i].excluded);
 }
 
+/* The bytes of one measurement for the pack, or why it has none. */
+static struct instr_pack_code pack_code(const struct instr_result *r)
+{
+	struct instr_pack_code k = { r->init, r->body, r->init_len, r->body_len, NULL };
+	if (!r->assembled)
+		k.why = r->why[0] ? r->why : "not assembled";
+	else if (r->init_len > INSTR_PACK_CODE_MAX || r->body_len > INSTR_PACK_CODE_MAX || !r->body_len)
+		k.why = "init or body outside the harness's limits (1024 bytes each, a body not empty)";
+	if (k.why)
+		k.init_len = k.body_len = 0;
+	return k;
+}
+
+/* `instr pack`: forms[0..n) assembled batch by batch into the pack `out`. */
+static int write_pack(const struct instr_form *const *forms, size_t n, const char *assembler, const char *out)
+{
+	static struct instr_result res[INSTR_BATCH_FORMS][IKM_MAX];
+	static struct instr_pack_code code[IKM_MAX];
+	static struct instr_pack_writer w;
+	static struct instr_plan plan[INSTR_BATCH_FORMS];
+	struct instr_plan *plans[INSTR_BATCH_FORMS];
+	struct instr_asm a;
+	size_t refused = 0;
+	int rc = 1;
+
+	for (size_t i = 0; i < INSTR_BATCH_FORMS; i++)
+		plans[i] = &plan[i];
+	if (!instr_asm_open(&a, assembler))
+		return 1;
+	instr_pack_write_begin(&w);
+	for (size_t at = 0; at < n; at += INSTR_BATCH_FORMS) {
+		size_t nb = n - at < INSTR_BATCH_FORMS ? n - at : INSTR_BATCH_FORMS;
+		memset(res, 0, sizeof(res));
+		for (size_t i = 0; i < nb; i++)
+			instr_plan_build(forms[at + i], plans[i]);
+		uint8_t *obj = instr_assemble(&a, plans, nb, res);
+		if (!obj)
+			goto out;
+		for (size_t i = 0; i < nb; i++) {
+			for (size_t j = 0; j < plans[i]->n; j++) {
+				code[j] = pack_code(&res[i][j]);
+				refused += code[j].why != NULL;
+			}
+			if (!instr_pack_write_form(&w, plans[i], code))
+				break;
+		}
+		free(obj);
+	}
+	if (!instr_pack_write_end(&w)) {
+		fprintf(stderr, "pmuboot-host instr pack: %s\n", w.why);
+		goto out;
+	}
+	FILE *f = fopen(out, "wb");
+	if (!f || fwrite(w.buf, 1, w.len, f) != w.len || fclose(f)) {
+		fprintf(stderr, "pmuboot-host instr pack: cannot write %s\n", out);
+		goto out;
+	}
+	printf("instr pack: %u forms, %u kernels (%zu not assembled), %zu bytes (%.1f MiB) in %s\n", w.forms,
+	       w.measurements, refused, w.len, (double)w.len / (1024 * 1024), out);
+	rc = 0;
+out:
+	instr_pack_write_free(&w);
+	instr_asm_close(&a);
+	return rc;
+}
+
 int cmd_instr(int argc, char **argv)
 {
 	static struct host_dump src;
@@ -167,15 +242,15 @@ int cmd_instr(int argc, char **argv)
 	static struct tally by_ext, by_why;
 	static const char *ext[INSTR_EXT_MAX];
 	struct instr_filter flt = { NULL, ext, 0 };
-	const char *dump = NULL, *match = NULL, *ext_arg = NULL;
-	bool list = false;
+	const char *dump = NULL, *match = NULL, *ext_arg = NULL, *out = NULL, *assembler = NULL;
+	bool list = false, pack = argc > 1 && !strcmp(argv[1], "pack");
 	long cpu_n = -1;
 	uint64_t reps = 0;
 
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
 			return usage(stdout);
-	for (int i = 1; i < argc; i++) {
+	for (int i = pack ? 2 : 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--list")) {
 			list = true;
 		} else if (!strcmp(argv[i], "--cpuid-dump") && i + 1 < argc) {
@@ -187,6 +262,10 @@ int cmd_instr(int argc, char **argv)
 			match = argv[++i];
 		} else if (!strcmp(argv[i], "--extension") && i + 1 < argc) {
 			ext_arg = argv[++i];
+		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+			out = argv[++i];
+		} else if (!strcmp(argv[i], "--as") && i + 1 < argc) {
+			assembler = argv[++i];
 		} else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
 			i++;
 			if (!dec_whole(argv[i], strlen(argv[i]), INSTR_REPS_MAX, &reps) || !reps) {
@@ -210,6 +289,27 @@ int cmd_instr(int argc, char **argv)
 	}
 	if (ext_arg && !read_extensions(ext_arg, ext, &flt.n_ext))
 		return 2;
+	if (pack != (out != NULL) || (pack && (list || dump || cpu_n >= 0 || reps))) {
+		fprintf(stderr, "pmuboot-host instr: pack wants -o FILE (and -o is for pack alone); --list, "
+				"--cpuid-dump, --cpu and --reps are not for pack\n");
+		return 2;
+	}
+	if (pack) {
+		/* Every form not excluded, whatever this CPU has: the image chooses by its own CPUID. */
+		const struct instr_form **all = calloc(instr_forms_count, sizeof(*all));
+		size_t n = 0;
+		if (!all) {
+			fprintf(stderr, "pmuboot-host instr: out of memory\n");
+			return 1;
+		}
+		for (size_t i = 0; i < instr_forms_count; i++)
+			if (!instr_forms[i].excluded && instr_form_matches(&instr_forms[i], &flt))
+				all[n++] = &instr_forms[i];
+		host_output_stdout(); /* the assembler's errors (error records and lines) */
+		int rc = write_pack(all, n, assembler, out);
+		free(all);
+		return rc;
+	}
 	if (!list && dump) {
 		fprintf(stderr, "pmuboot-host instr: --cpuid-dump %s: a dump's forms can be listed (--list), only this "
 				"machine's measured\n", dump);
@@ -263,7 +363,8 @@ int cmd_instr(int argc, char **argv)
 	free(src.text);
 	if (list)
 		return 0;
-	struct instr_measure_opts o = { .cpu = cpu_n, .reps = (unsigned)reps, .warmup = INSTR_WARMUP_DEFAULT };
+	struct instr_measure_opts o = { .cpu = cpu_n, .reps = (unsigned)reps, .warmup = INSTR_WARMUP_DEFAULT,
+					 .assembler = assembler };
 	size_t failed = 0;
 	host_output_stdout();
 	host_stream_begin("instr");

@@ -11,6 +11,8 @@
 #include "host/instr_measure.h"
 #include "host/host_dump.h"
 #include "instr/kernel.h"
+#include "instr/pack.h"
+#include "bench/instr_run.h"
 #include "bench/harness.h"
 #include "bench/ukernel.h"
 #include "bench/ukernel_code.h"
@@ -25,15 +27,10 @@
 #include "lib/record.h"
 #include "lib/strbuf.h"
 
-/* Forms assembled together: one assembler run each (about 40 ms), plans on the heap (about 100 KiB each). */
-#define BATCH_FORMS 48
 /* Assembler runs per batch at most: each drops the kernels the one before refused. */
 #define ASM_ROUNDS 4
 #define DROP_BUDGET_MIN 16
-#define TRIAL_BOUND_US 1000000u
 #define SHELL_NOT_FOUND 127
-#define MEASURE_RETAKES 1 /* measurements again when not one sample was kept */
-#define MILLI 1000
 /* ELF-64 header and section header fields (System V ABI, "ELF Header" and "Sections"; elf(5)). */
 #define ELF_SHOFF 0x28
 #define ELF_SHENTSIZE 0x3A
@@ -45,35 +42,16 @@
 #define ELF_MAGIC "\177ELF"
 #define ELF_HEADER_MIN 0x40
 
-/* What became of one measurement. */
-struct result {
-	bool assembled, measured, faulted;
-	char why[200];		      /* not assembled / not measured: why */
-	struct hw_guard_result guard; /* the fault */
-	int64_t per_instance;	      /* cycles per instance, thousandths, connectors subtracted */
-	int64_t lo, hi;		      /* the samples' range, per instance */
-	const char *unstable;	      /* the figure's unstable reason, or NULL */
-	const uint8_t *init, *body;   /* the assembled bytes (inside the batch's object) */
-	size_t init_len, body_len;
-};
-
 static struct {
 	struct cpu_info ci;
 	struct ledger ledger;
 	struct bench_setup hs;
 	uint8_t *window;
-	const char *as;
-	char dir[64];
-	bool show;
-	const char *watchdog;
-	/* Connectors measured once per run, by body text. */
-	struct conn {
-		char body[128];
-		int64_t cycles; /* per instance, thousandths */
-		bool ok;
-	} conn[16];
-	size_t nconn;
+	struct instr_asm as;
+	struct instr_runner run;
 } S;
+
+static void show_kernel(void *ctx, const struct instr_pack_form *f, size_t j);
 
 static bool setup(const struct instr_measure_opts *o)
 {
@@ -118,16 +96,34 @@ static bool setup(const struct instr_measure_opts *o)
 	hs->target_ticks = hs->emulated_time || !rate ? 0 : BENCH_TARGET_TICKS;
 	hs->budget_ticks = rate ? t->tsc_hz / 1000 * BENCH_VARIANT_BUDGET_MS : 0;
 	hs->window_ticks_max = hs->target_ticks ? t->tsc_hz / 1000000 * hw_platform()->run_us_max : 0;
-	S.watchdog = hw_guard_watchdog(why, sizeof(why));
-	snprintf(S.dir, sizeof(S.dir), "/tmp/pmuboot-instr-XXXXXX");
-	if (!mkdtemp(S.dir)) {
+	S.run = (struct instr_runner){ .hs = hs, .window = S.window, .watchdog = hw_guard_watchdog(why, sizeof(why)),
+				       .before = o->show_kernels ? show_kernel : NULL };
+	return true;
+}
+
+/* ---- assembling ------------------------------------------------------------------------------------ */
+
+bool instr_asm_open(struct instr_asm *a, const char *assembler)
+{
+	a->as = assembler ? assembler : "as";
+	snprintf(a->dir, sizeof(a->dir), "/tmp/pmuboot-instr-XXXXXX");
+	if (!mkdtemp(a->dir)) {
 		rec_error("instr", "assembler", "cannot make a temporary directory: %s", strerror(errno));
 		return false;
 	}
 	return true;
 }
 
-/* ---- assembling ------------------------------------------------------------------------------------ */
+void instr_asm_close(struct instr_asm *a)
+{
+	char path[128];
+	static const char *const files[] = { "k.s", "k.o", "k.err" };
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		snprintf(path, sizeof(path), "%s/%s", a->dir, files[i]);
+		unlink(path);
+	}
+	rmdir(a->dir);
+}
 
 /* The label of measurement j of batch form i: k<i>_<j>_{i,b,e} (init, body, end). */
 static void write_source(FILE *f, struct instr_plan *const *plans, size_t n, bool (*dropped)[IKM_MAX], int *line_of,
@@ -205,29 +201,34 @@ static uint8_t *read_file(const char *path, size_t *len)
 	return b;
 }
 
-/*
- * Assemble the measurements of plans[0..n) in one run; a kernel the assembler refuses is dropped (its
- * result says why, in the assembler's words) and the rest assembled again.  Returns the object (to be
- * freed) whose text the results point into, or NULL when the assembler cannot be run at all.
- */
-static uint8_t *assemble(struct instr_plan *const *plans, size_t n, struct result (*res)[IKM_MAX])
+/* The first source line of the kernel after kernel id (a form without kernels has none), or past the end. */
+static int next_line(struct instr_plan *const *plans, size_t n, size_t id, const int *line_of)
 {
-	static bool dropped[BATCH_FORMS][IKM_MAX];
-	static int line_of[BATCH_FORMS * IKM_MAX];
+	for (size_t k = id + 1; k < n * IKM_MAX; k++)
+		if (k % IKM_MAX < plans[k / IKM_MAX]->n)
+			return line_of[k];
+	return 1 << 30;
+}
+
+uint8_t *instr_assemble(const struct instr_asm *a, struct instr_plan *const *plans, size_t n,
+		       struct instr_result (*res)[IKM_MAX])
+{
+	static bool dropped[INSTR_BATCH_FORMS][IKM_MAX];
+	static int line_of[INSTR_BATCH_FORMS * IKM_MAX];
 	char src[96], obj[96], err[96], cmd[512];
 	uint8_t *o = NULL;
 
 	memset(dropped, 0, sizeof(dropped));
-	snprintf(src, sizeof(src), "%s/k.s", S.dir);
-	snprintf(obj, sizeof(obj), "%s/k.o", S.dir);
-	snprintf(err, sizeof(err), "%s/k.err", S.dir);
+	snprintf(src, sizeof(src), "%s/k.s", a->dir);
+	snprintf(obj, sizeof(obj), "%s/k.o", a->dir);
+	snprintf(err, sizeof(err), "%s/k.err", a->dir);
 	for (unsigned round = 0; round < ASM_ROUNDS; round++) {
 		FILE *f = fopen(src, "w");
 		if (!f)
 			return NULL;
 		write_source(f, plans, n, dropped, line_of, ARRAY_SIZE(line_of));
 		fclose(f);
-		snprintf(cmd, sizeof(cmd), "%s --64 -msyntax=intel -mnaked-reg -o %s %s 2> %s", S.as, obj, src, err);
+		snprintf(cmd, sizeof(cmd), "%s --64 -msyntax=intel -mnaked-reg -o %s %s 2> %s", a->as, obj, src, err);
 		int rc = system(cmd);
 		size_t elen;
 		char *e = (char *)read_file(err, &elen);
@@ -245,9 +246,7 @@ static uint8_t *assemble(struct instr_plan *const *plans, size_t n, struct resul
 					size_t i = id / IKM_MAX, j = id % IKM_MAX;
 					if (j >= plans[i]->n || dropped[i][j])
 						continue;
-					int next = (j + 1 < plans[i]->n) ? line_of[id + 1]
-						   : (i + 1 < n)	 ? line_of[(i + 1) * IKM_MAX]
-									 : 1 << 30;
+					int next = next_line(plans, n, id, line_of);
 					if (line > line_of[id] && line < next) {
 						dropped[i][j] = refused = true;
 						snprintf(res[i][j].why, sizeof(res[i][j].why), "not assembled: %.160s",
@@ -264,9 +263,9 @@ static uint8_t *assemble(struct instr_plan *const *plans, size_t n, struct resul
 			/* 127: the shell found no such program (POSIX sh, "Command Search and Execution"). */
 			if (WIFEXITED(rc) && WEXITSTATUS(rc) == SHELL_NOT_FOUND)
 				rec_error("instr", "assembler", "'%s' not found (GNU as: Debian package binutils)",
-					  S.as);
+					  a->as);
 			else
-				rec_error("instr", "assembler", "'%s' failed (status %d) without naming a line", S.as,
+				rec_error("instr", "assembler", "'%s' failed (status %d) without naming a line", a->as,
 					  rc);
 			return NULL;
 		}
@@ -282,7 +281,7 @@ static uint8_t *assemble(struct instr_plan *const *plans, size_t n, struct resul
 		size_t t = 0;
 		for (size_t i = 0; i < n; i++)
 			for (size_t j = 0; j < plans[i]->n; j++, t += 3) {
-				struct result *r = &res[i][j];
+				struct instr_result *r = &res[i][j];
 				if (dropped[i][j] || (t + 3) * 4 > tlen || table[t + 2] > tlen)
 					continue;
 				r->assembled = true;
@@ -297,341 +296,6 @@ static uint8_t *assemble(struct instr_plan *const *plans, size_t n, struct resul
 	return NULL;
 }
 
-/* ---- measuring --------------------------------------------------------------------------------------- */
-
-static void fill(uint64_t v)
-{
-	uint64_t *w = (uint64_t *)(void *)S.window;
-	for (size_t i = 0; i < BENCH_WINDOW_BYTES / sizeof(*w); i++)
-		w[i] = v;
-}
-
-struct trial {
-	struct bench_call call;
-};
-
-static void trial_fn(void *p) { bench_measure(&((struct trial *)p)->call); }
-
-/* The runs the measurement will make (1 trip, N, 2N), under the guard, in a window: false on a fault. */
-static bool try_kernel(const struct bench_def *d, uint32_t iterations, struct hw_guard_result *g)
-{
-	const uint64_t trips[] = { 1, iterations / d->unroll, 2ull * iterations / d->unroll };
-	struct trial t;
-
-	memset(&t, 0, sizeof(t));
-	t.call.kernel = d->fn;
-	t.call.p = S.window + d->p_off;
-	t.call.q = S.window + d->q_off;
-	for (size_t i = 0; i < ARRAY_SIZE(trips); i++) {
-		struct hw_window w;
-		memset(&w, 0, sizeof(w));
-		bool windowed = hw_window_enter(&w);
-		t.call.trips = trips[i];
-		hw_guarded_call(trial_fn, &t, S.watchdog ? TRIAL_BOUND_US : 0, g);
-		if (windowed)
-			hw_window_leave(&w);
-		if (g->outcome != HW_GUARD_OK)
-			return false;
-	}
-	return true;
-}
-
-/* Measure one assembled kernel: cycles per body copy (thousandths) into *fig. */
-static bool measure(const struct ikm *m, struct result *r, struct bench_figure *fig)
-{
-	static struct ukernel k;
-	static struct bench_figures figs;
-	char why[128];
-
-	if (r->init_len > UK_INIT_MAX || r->body_len > UK_BODY_MAX || !r->body_len) {
-		snprintf(r->why, sizeof(r->why), "init %zu or body %zu bytes: outside the harness's limits (%u, %u)",
-			 r->init_len, r->body_len, UK_INIT_MAX, UK_BODY_MAX);
-		return false;
-	}
-	memset(&k, 0, sizeof(k));
-	snprintf(k.name, sizeof(k.name), "%.31s", m->name);
-	unsigned unroll = m->unroll ? m->unroll : UK_UNROLL_DEFAULT;
-	if (unroll > UK_UNROLL_MAX)
-		unroll = UK_UNROLL_MAX;
-	while (unroll > 1 && unroll * r->body_len > UK_UNROLLED_MAX)
-		unroll--;
-	k.unroll = (uint16_t)unroll;
-	k.init_len = (uint16_t)r->init_len;
-	k.body_len = (uint16_t)r->body_len;
-	memcpy(k.init, r->init, r->init_len);
-	memcpy(k.body, r->body, r->body_len);
-	size_t len = ukernel_code_size(&k, unroll);
-	uint8_t *code = hw_xmem_alloc(len, why, sizeof(why));
-	if (!code) {
-		snprintf(r->why, sizeof(r->why), "no executable memory: %s", why);
-		return false;
-	}
-	ukernel_code_write(&k, unroll, code, len, NULL, NULL);
-	bool ok = hw_xmem_seal(code, len, why, sizeof(why));
-	if (!ok)
-		snprintf(r->why, sizeof(r->why), "code not executable: %s", why);
-	struct bench_def d = {
-		.kernel = "instr",
-		.variant = k.name,
-		.fn = (bench_kernel_fn)(void *)code,
-		.fn_end = code + len,
-		.p_off = 0,
-		.q_off = BENCH_PAGE,
-		.expect = BENCH_SWEEP,
-		.body = m->body,
-		.unroll = unroll,
-	};
-	uint32_t saved = S.hs.iterations, it = (saved + unroll - 1) / unroll * unroll;
-	S.hs.iterations = it;
-	fill(m->fill);
-	if (ok && !try_kernel(&d, it, &r->guard)) {
-		r->faulted = true;
-		snprintf(r->why, sizeof(r->why), "%s in its trial run (signal %s)",
-			 r->guard.outcome == HW_GUARD_TIMEOUT ? "timed out" : "faulted",
-			 r->guard.what ? r->guard.what : "?");
-		ok = false;
-	}
-	/*
-	 * Once more when no sample could be kept: wide vector code moves the core's clock (AVX-512 licences,
-	 * the upper lanes powering up), which the per-sample calibration sees as a moving clock and rejects;
-	 * the first measurement is then the warm-up the second needs.
-	 */
-	for (unsigned attempt = 0; ok && attempt <= MEASURE_RETAKES; attempt++) {
-		fill(m->fill);
-		memset(&figs, 0, sizeof(figs));
-		bool kept = bench_measure_variant(&S.hs, &d, S.window, NULL, &figs) && figs.cycles.n > 0;
-		*fig = figs.cycles;
-		if (kept) {
-			r->why[0] = 0;
-			break;
-		}
-		size_t k = str_appendf(r->why, sizeof(r->why), 0, "not measured: %s",
-				       figs.problem[0] ? figs.problem : "no samples");
-		const char *sep = " (rejected: ";
-		for (unsigned fate = STATS_REJECT_NEGATIVE; fate < STATS_REJECT_DISTURBED; fate++)
-			if (figs.rejected[fate]) {
-				k = str_appendf(r->why, sizeof(r->why), k, "%s%s %u", sep,
-						stats_fate_name((enum stats_fate)fate), figs.rejected[fate]);
-				sep = ", ";
-			}
-		if (sep[0] == ',')
-			str_appendf(r->why, sizeof(r->why), k, ")");
-		ok = attempt < MEASURE_RETAKES;
-	}
-	S.hs.iterations = saved;
-	hw_xmem_free(code, len);
-	return ok;
-}
-
-static int64_t per_instance(int64_t v, const struct ikm *m) { return m->per_iter ? v / m->per_iter : v; }
-
-/* A connector's cycles per instance (measured once per run): false when it could not be measured. */
-static bool connector(const struct ikm *m, struct result *r, int64_t *cycles)
-{
-	struct bench_figure fig;
-	for (size_t i = 0; i < S.nconn; i++)
-		if (!strcmp(S.conn[i].body, m->body)) {
-			*cycles = S.conn[i].cycles;
-			return S.conn[i].ok;
-		}
-	bool ok = r->assembled && measure(m, r, &fig);
-	*cycles = ok ? per_instance(fig.median, m) : 0;
-	if (S.nconn < ARRAY_SIZE(S.conn) && strlen(m->body) < sizeof(S.conn[0].body)) {
-		snprintf(S.conn[S.nconn].body, sizeof(S.conn[0].body), "%s", m->body);
-		S.conn[S.nconn].cycles = *cycles;
-		S.conn[S.nconn++].ok = ok;
-	}
-	return ok;
-}
-
-/* ---- the record ------------------------------------------------------------------------------------- */
-
-static const char *vector_name(unsigned v)
-{
-	static const char names[][5] = { "#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "CSO",
-					 "#TS", "#NP", "#SS", "#GP", "#PF", "?",   "#MF", "#AC", "#MC", "#XM" };
-	return v < ARRAY_SIZE(names) ? names[v] : "?";
-}
-
-static void figure_fields(struct rec *rec, const struct result *r)
-{
-	rec_milli(rec, "cycles", r->per_instance);
-	rec_obj(rec, "spread");
-	rec_milli(rec, "min", r->lo);
-	rec_milli(rec, "max", r->hi);
-	rec_obj_end(rec);
-	rec_str(rec, "unstable", r->unstable);
-}
-
-/* The figures of one form, its record and its line. */
-static bool emit(const struct instr_plan *p, const struct result *res, double seconds)
-{
-	static struct rec rec;
-	const struct instr_form *f = p->f;
-	const struct result *fault = NULL, *tp_u = NULL, *tp_l = NULL, *id_l = NULL, *id_t = NULL;
-	char line[512], why[IKP_TEXT_MAX];
-	size_t k = 0, figures = 0;
-	const char *unstable = NULL;
-
-	why[0] = 0;
-	for (size_t j = 0; j < p->n; j++)
-		if (res[j].faulted && !fault)
-			fault = &res[j];
-	rec_start(&rec, "instr");
-	rec_str(&rec, "asm", f->asm_name);
-	rec_str(&rec, "iform", f->iform);
-	rec_str(&rec, "extension", f->extension);
-	rec_str(&rec, "isa_set", f->isa_set);
-	k = str_appendf(line, sizeof(line), k, "instr %-28s", f->asm_name);
-	rec_arr(&rec, "latency");
-	for (size_t j = 0; j < p->n; j++) {
-		const struct ikm *m = &p->m[j];
-		const struct result *r = &res[j];
-		if (m->kind == IKM_TP_UNROLLED && r->measured)
-			tp_u = r;
-		if (m->kind == IKM_TP_LOOP && r->measured)
-			tp_l = r;
-		if (m->kind == IKM_IDIOM_LATENCY)
-			id_l = r;
-		if (m->kind == IKM_IDIOM_TP)
-			id_t = r;
-		if (m->kind != IKM_LATENCY)
-			continue;
-		rec_obj(&rec, NULL);
-		rec_str(&rec, "from", m->from);
-		rec_str(&rec, "to", m->to);
-		if (r->measured) {
-			figure_fields(&rec, r);
-			figures++;
-			unstable = unstable ? unstable : r->unstable;
-			k = str_appendf(line, sizeof(line), k, " %s->%s %s%.2f", m->from, m->to,
-					m->bound == IKM_UPPER ? "<=" : "", (double)r->per_instance / MILLI);
-		} else {
-			rec_null(&rec, "cycles");
-			rec_str(&rec, "why", r->why[0] ? r->why : "not measured");
-		}
-		rec_str(&rec, "bound", m->bound == IKM_UPPER ? "upper" : "exact");
-		rec_str(&rec, "via", m->via);
-		rec_str(&rec, "note", m->note);
-		rec_obj_end(&rec);
-	}
-	rec_arr_end(&rec);
-	rec_str(&rec, "latency_skipped", p->skipped[0] ? p->skipped : NULL);
-	/* The connectors subtracted above, with their own figures (measured once per run). */
-	rec_arr(&rec, "connectors");
-	for (size_t j = 0; j < p->n; j++) {
-		if (p->m[j].kind != IKM_CONNECTOR)
-			continue;
-		rec_obj(&rec, NULL);
-		rec_str(&rec, "name", p->m[j].name);
-		rec_strn(&rec, "asm", p->m[j].body, strcspn(p->m[j].body, "\n"));
-		if (res[j].measured)
-			rec_milli(&rec, "cycles", res[j].per_instance);
-		else
-			rec_null(&rec, "cycles");
-		rec_obj_end(&rec);
-	}
-	rec_arr_end(&rec);
-	const struct result *best = tp_u && (!tp_l || tp_u->per_instance <= tp_l->per_instance) ? tp_u : tp_l;
-	if (best) {
-		rec_obj(&rec, "throughput");
-		figure_fields(&rec, best);
-		rec_str(&rec, "how", best == tp_u ? "unrolled" : "loop");
-		if (tp_u)
-			rec_milli(&rec, "unrolled", tp_u->per_instance);
-		else
-			rec_null(&rec, "unrolled");
-		if (tp_l)
-			rec_milli(&rec, "loop", tp_l->per_instance);
-		else
-			rec_null(&rec, "loop");
-		rec_str(&rec, "chain", p->chain[0] ? p->chain : NULL);
-		rec_obj_end(&rec);
-		figures++;
-		unstable = unstable ? unstable : best->unstable;
-		k = str_appendf(line, sizeof(line), k, "  tp %.2f (%s)", (double)best->per_instance / MILLI,
-				best == tp_u ? "unrolled" : "loop");
-		rec_null(&rec, "throughput_why");
-	} else {
-		rec_null(&rec, "throughput");
-		const char *tw = "no throughput kernel could be built";
-		for (size_t j = 0; j < p->n; j++)
-			if (p->m[j].kind == IKM_TP_UNROLLED || p->m[j].kind == IKM_TP_LOOP)
-				tw = res[j].why[0] ? res[j].why : "not measured";
-		rec_str(&rec, "throughput_why", tw);
-	}
-	const char *idiom = ikm_idiom_name((enum ikm_idiom)p->idiom);
-	if (idiom) {
-		rec_obj(&rec, "idiom");
-		rec_str(&rec, "kind", idiom);
-		if (id_l && id_l->measured)
-			rec_milli(&rec, "latency", id_l->per_instance);
-		else
-			rec_null(&rec, "latency");
-		if (id_t && id_t->measured)
-			rec_milli(&rec, "throughput", id_t->per_instance);
-		else
-			rec_null(&rec, "throughput");
-		rec_obj_end(&rec);
-		if (id_l && id_l->measured)
-			k = str_appendf(line, sizeof(line), k, "  [%s: same register %.2f]", idiom,
-					(double)id_l->per_instance / MILLI);
-		else
-			k = str_appendf(line, sizeof(line), k, "  [%s]", idiom);
-	} else {
-		rec_null(&rec, "idiom");
-	}
-	rec_str(&rec, "values", p->values[0] ? p->values : NULL);
-	rec_null(&rec, "uops");
-	rec_null(&rec, "ports");
-	rec_str(&rec, "uops_why",
-		"not counted: the instr measurement counts no events yet (uops retired and the "
-		"per-port or per-pipe events where the core has them are to come); cycles are TSC ticks x the "
-		"harness's calibration");
-	rec_str(&rec, "cycles_source", S.hs.emulated_time ? "tsc" : "tsc_calibrated");
-	rec_milli(&rec, "core_per_tsc", S.hs.clock.ppm / MILLI);
-	if (fault) {
-		bool timeout = fault->guard.outcome == HW_GUARD_TIMEOUT;
-		const char *name = timeout ? "timeout" : vector_name(fault->guard.vector);
-		rec_obj(&rec, "fault");
-		if (timeout)
-			rec_null(&rec, "vector");
-		else
-			rec_u64(&rec, "vector", fault->guard.vector);
-		rec_str(&rec, "name", name);
-		rec_str(&rec, "signal", timeout ? NULL : fault->guard.what);
-		rec_hex(&rec, "rip", fault->guard.rip);
-		rec_obj_end(&rec);
-		if (timeout)
-			snprintf(why, sizeof(why),
-				 "still running after %u ms in its trial run, stopped (%s): not measured",
-				 TRIAL_BOUND_US / MILLI, S.watchdog);
-		else
-			snprintf(why, sizeof(why), "faulted: %s (%s): not measured", name,
-				 fault->guard.what ? fault->guard.what : "?");
-		k = str_appendf(line, sizeof(line), k, "  %s %s", timeout ? "TIMEOUT" : "FAULT", name);
-	} else {
-		rec_null(&rec, "fault");
-		if (p->why[0])
-			snprintf(why, sizeof(why), "%s", p->why);
-		else if (!figures)
-			for (size_t j = 0; j < p->n && !why[0]; j++)
-				if (res[j].why[0])
-					snprintf(why, sizeof(why), "%s", res[j].why);
-	}
-	rec_str(&rec, "why", why[0] ? why : NULL);
-	rec_str(&rec, "unstable", unstable);
-	rec_bool(&rec, "emulated", S.ci.exec == EXEC_EMULATED);
-	rec_milli(&rec, "seconds", (int64_t)(seconds * MILLI));
-	rec_emit(&rec);
-	if (why[0] && !fault)
-		k = str_appendf(line, sizeof(line), k, "  not measured: %s", why);
-	if (unstable)
-		k = str_appendf(line, sizeof(line), k, "  (unstable: %s)", unstable);
-	out_text("%s", line);
-	return figures > 0;
-}
-
 static double now(void)
 {
 	struct timespec ts;
@@ -639,69 +303,61 @@ static double now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Measure every measurement of plan p (connectors first: latencies subtract them). */
-static void measure_plan(const struct instr_plan *p, struct result *res)
+/* --show-kernels: a measurement's assembly before it is measured. */
+static void show_kernel(void *ctx, const struct instr_pack_form *f, size_t j)
 {
-	int64_t conn[IKM_MAX] = { 0 };
-	bool conn_ok[IKM_MAX] = { false };
-
-	for (size_t j = 0; j < p->n; j++)
-		if (p->m[j].kind == IKM_CONNECTOR) {
-			conn_ok[j] = res[j].measured = connector(&p->m[j], &res[j], &conn[j]);
-			res[j].per_instance = conn[j];
-		}
-	for (size_t j = 0; j < p->n; j++) {
-		const struct ikm *m = &p->m[j];
-		struct result *r = &res[j];
-		struct bench_figure fig;
-		if (m->kind == IKM_CONNECTOR || !r->assembled)
-			continue;
-		if (S.show) {
-			out_text("  %s %s:", p->f->asm_name, m->name);
-			for (const char *l = m->body; *l;) {
-				size_t len = strcspn(l, "\n");
-				out_text("    %.*s", (int)len, l);
-				l += len + (l[len] == '\n');
-			}
-		}
-		if (!measure(m, r, &fig)) {
-			if (r->faulted)
-				return; /* the form faults: its other kernels would too */
-			continue;
-		}
-		int64_t sub = 0;
-		bool sub_ok = true;
-		for (size_t s = 0; s < IKM_SUB_MAX; s++)
-			if (m->sub[s] != IKM_NO_SUB) {
-				sub += conn[(size_t)m->sub[s]];
-				sub_ok = sub_ok && conn_ok[(size_t)m->sub[s]];
-			}
-		if (!sub_ok) {
-			snprintf(r->why, sizeof(r->why), "its connector could not be measured");
-			continue;
-		}
-		r->measured = true;
-		r->per_instance = per_instance(fig.median, m) - sub;
-		r->lo = per_instance(fig.min, m) - sub;
-		r->hi = per_instance(fig.max, m) - sub;
-		r->unstable = fig.unstable == STATS_STABLE ? NULL : stats_unstable_name(fig.unstable);
+	const struct instr_plan *p = ctx;
+	out_text("  %s %s:", f->asm_name, f->m[j].name);
+	for (const char *l = p->m[j].body; *l;) {
+		size_t len = strcspn(l, "\n");
+		out_text("    %.*s", (int)len, l);
+		l += len + (l[len] == '\n');
 	}
+}
+
+/* Measure plan p (its bytes in res) as the image measures a form of its pack, and emit its record. */
+static bool measure_plan(struct instr_plan *p, struct instr_result *res, bool assembled)
+{
+	static struct instr_pack_form f;
+	static struct instr_pack_code code[IKM_MAX];
+	static char via[IKM_MAX][IKM_BODY_MAX];
+	double t0 = now();
+
+	for (size_t j = 0; j < p->n; j++) {
+		code[j] = (struct instr_pack_code){ res[j].init, res[j].body, res[j].init_len, res[j].body_len, NULL };
+		if (!res[j].assembled)
+			code[j].why = res[j].why[0] ? res[j].why : "not assembled";
+	}
+	if (!assembled)
+		snprintf(p->why, sizeof(p->why), "the assembler could not be run (its error record says why)");
+	instr_pack_form_from_plan(p, code, &f, via);
+	if (assembled)
+		instr_run_form(&S.run, &f, res);
+	else
+		memset(res, 0, p->n * sizeof(*res));
+	struct instr_record_ctx c = {
+		.emulated = S.ci.exec == EXEC_EMULATED,
+		.tsc_only = S.hs.emulated_time,
+		.core_per_tsc_ppm = (int64_t)S.hs.clock.ppm,
+		.watchdog = S.run.watchdog,
+		.trial_bound_ms = INSTR_TRIAL_BOUND_US / 1000,
+	};
+	S.run.ctx = p;
+	return instr_record_emit(&f, res, &c, (int64_t)((now() - t0) * 1000));
 }
 
 size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const struct instr_measure_opts *o,
 			  size_t *failed)
 {
-	static struct result res[BATCH_FORMS][IKM_MAX];
-	struct instr_plan **plans = calloc(BATCH_FORMS, sizeof(*plans));
+	static struct instr_result res[INSTR_BATCH_FORMS][IKM_MAX];
+	struct instr_plan **plans = calloc(INSTR_BATCH_FORMS, sizeof(*plans));
 	size_t good = 0, bad = 0;
 	double start = now();
 
-	S.as = o->assembler ? o->assembler : "as";
-	S.show = o->show_kernels;
-	for (size_t i = 0; plans && i < BATCH_FORMS; i++)
+	for (size_t i = 0; plans && i < INSTR_BATCH_FORMS; i++)
 		if (!(plans[i] = malloc(sizeof(**plans))))
 			plans = NULL;
-	if (!plans || !setup(o)) {
+	if (!plans || !setup(o) || !instr_asm_open(&S.as, o->assembler)) {
 		if (failed)
 			*failed = n;
 		return 0;
@@ -716,27 +372,21 @@ size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const
 	out_text("instr: %zu forms on CPU %d; cycles from the TSC x %.3f (the harness's add-chain calibration: no "
 		 "counters here)",
 		 n, hw_linux_pinned_cpu(), (double)S.hs.clock.ppm / 1e6);
-	for (size_t at = 0; at < n; at += BATCH_FORMS) {
-		size_t nb = n - at < BATCH_FORMS ? n - at : BATCH_FORMS;
+	for (size_t at = 0; at < n; at += INSTR_BATCH_FORMS) {
+		size_t nb = n - at < INSTR_BATCH_FORMS ? n - at : INSTR_BATCH_FORMS;
 		memset(res, 0, sizeof(res));
 		for (size_t i = 0; i < nb; i++)
 			instr_plan_build(forms[at + i], plans[i]);
-		uint8_t *obj = assemble(plans, nb, res);
+		uint8_t *obj = instr_assemble(&S.as, plans, nb, res);
 		for (size_t i = 0; i < nb; i++) {
-			double t0 = now();
-			if (obj)
-				measure_plan(plans[i], res[i]);
-			else
-				snprintf(plans[i]->why, sizeof(plans[i]->why),
-					 "the assembler could not be run (its error "
-					 "record says why)");
-			if (emit(plans[i], res[i], now() - t0))
+			S.run.ctx = plans[i];
+			if (measure_plan(plans[i], res[i], obj != NULL))
 				good++;
 			else
 				bad++;
 		}
 		free(obj);
-		if (n > BATCH_FORMS) {
+		if (n > INSTR_BATCH_FORMS) {
 			double spent = now() - start;
 			out_text("instr: %zu of %zu forms, %.0f s, about %.0f min left at this rate", at + nb, n, spent,
 				 spent * (double)(n - at - nb) / (double)(at + nb) / 60);
@@ -745,16 +395,10 @@ size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const
 	double secs = now() - start;
 	out_text("instr: %zu forms measured, %zu without a figure, in %.1f s (%.0f forms per minute)", good, bad, secs,
 		 secs > 0 ? (double)n * 60 / secs : 0.0);
-	for (size_t i = 0; i < BATCH_FORMS; i++)
+	for (size_t i = 0; i < INSTR_BATCH_FORMS; i++)
 		free(plans[i]);
 	free(plans);
-	char path[128];
-	static const char *const files[] = { "k.s", "k.o", "k.err" };
-	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
-		snprintf(path, sizeof(path), "%s/%s", S.dir, files[i]);
-		unlink(path);
-	}
-	rmdir(S.dir);
+	instr_asm_close(&S.as);
 	rec_set_cpu(false, 0, 0);
 	if (failed)
 		*failed = bad;

@@ -11,7 +11,8 @@
 #ifndef PMUBOOT_HOST_INSTR_MEASURE_H
 #define PMUBOOT_HOST_INSTR_MEASURE_H
 
-#include "instr/catalogue.h"
+#include "instr/kernel.h"
+#include "bench/instr_record.h"
 
 struct instr_measure_opts {
 	long cpu;	       /* the CPU to measure on; -1: the one we run on */
@@ -25,6 +26,27 @@ struct instr_measure_opts {
 #define INSTR_REPS_DEFAULT 7
 #define INSTR_WARMUP_DEFAULT 1
 #define INSTR_ITERATIONS_DEFAULT 256
+
+/* Forms assembled together: one assembler run each (about 40 ms), plans on the heap (about 100 KiB each). */
+#define INSTR_BATCH_FORMS 48
+
+/* The assembler and its working directory (a temporary one, removed by instr_asm_close). */
+struct instr_asm {
+	const char *as;
+	char dir[64];
+};
+/* False after an error record when no directory can be made; assembler NULL: "as". */
+bool instr_asm_open(struct instr_asm *a, const char *assembler);
+void instr_asm_close(struct instr_asm *a);
+
+/*
+ * Assemble the measurements of plans[0..n) (n <= INSTR_BATCH_FORMS) in one run; a kernel the assembler
+ * refuses is dropped (res[i][j].why says why, in the assembler's words) and the rest assembled again.
+ * Returns the object (to be freed) whose text the results' bytes point into, or NULL after an error
+ * record when the assembler cannot be run at all.
+ */
+uint8_t *instr_assemble(const struct instr_asm *a, struct instr_plan *const *plans, size_t n,
+			struct instr_result (*res)[IKM_MAX]);
 
 /* Measure forms[0..n) and emit their records (the record stream must be open).  Returns the forms that
  * got at least one figure; *failed (optional) the others. */

@@ -1060,9 +1060,3 @@ const char *ikm_kind_name(enum ikm_kind k)
 					     "connector", "idiom_latency",	 "idiom_throughput" };
 	return (unsigned)k < ARRAY_SIZE(NAMES) ? NAMES[k] : "?";
 }
-
-const char *ikm_idiom_name(enum ikm_idiom i)
-{
-	static const char *const NAMES[] = { NULL, "zero idiom", "ones idiom", "move elimination" };
-	return (unsigned)i < ARRAY_SIZE(NAMES) ? NAMES[i] : NULL;
-}

@@ -61,6 +61,7 @@ struct config {
 	bool force_counters;
 	char selftest[CONFIG_STR_MAX];	/* comma list, "" = none */
 	char bench[CONFIG_STR_MAX];	/* comma list of kernel[.variant], "all", "none" */
+	char instr[CONFIG_STR_MAX];	/* instruction forms: "none", "all", a regex or extensions (bench/instr_choice.h) */
 	char cpus[CONFIG_STR_MAX];	/* run/cpus.h: bsp, all, types or a list */
 	uint32_t pass_timeout_s;
 	enum park_sel park;	/* a pass on another processor that takes longer is stopped and skipped */

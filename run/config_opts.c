@@ -1,6 +1,7 @@
 /* run/config_opts.c - the options as data, and the checks their words get as they are read; see config_int.h. */
 #include "run/config_int.h"
 #include "bench/plan.h"
+#include "bench/instr_choice.h"
 #include "bench/ukernel.h"
 #include "platform/selftest.h"
 #include "lib/heap.h"
@@ -79,6 +80,12 @@ static bool parse_cpus(const char *v, size_t len, char *why, size_t cap)
 {
 	static struct cpus_spec spec;	/* CPUS_LIST_MAX items: kept off the stack */
 	return cpus_parse(v, len, &spec, why, cap);
+}
+
+static bool parse_instr(const char *v, size_t len, char *why, size_t cap)
+{
+	static struct instr_choice ch; /* a compiled regex: kept off the stack */
+	return instr_choice_parse(&ch, v, len, why, cap);
 }
 
 static bool parse_upload(const char *v, size_t len, char *why, size_t cap)
@@ -171,6 +178,14 @@ const struct opt_def config_opts[] = {
 	  "to show that the run goes on.") },
 	{ "bench", OPT_STR, OFF(bench), NULL, 0, 0, "all", DOC("bench=store_forward,split.load_page"),
 	  DOC("Benchmarks to run: `all`, `none`, or a comma-separated list of `kernel` or `kernel.variant`.") },
+	{ "instr", OPT_STR, OFF(instr), NULL, 0, 0, "none", DOC("instr=^ADD.r64"),
+	  DOC("Instruction forms to measure from the kernel pack on the boot medium (`\\pmuboot\\instr.pack`, "
+	  "put there by `make usb`, `make iso`, `make netboot`; docs/instr.md, \"In the image\"): `none`, `all` "
+	  "(every form this CPU has), a comma-separated list of XED extensions in capitals (`BASE,AVX2`), or a "
+	  "regular expression on the form's asm name (lib/regex.h's POSIX ERE subset; options are blank-separated "
+	  "words, so a space of the name is written `.`: `^ADD.r64` for ADD r64, ...). One `instr` "
+	  "record per form, after the benchmarks; a time estimate first. A missing or damaged pack is reported "
+	  "and the run goes on.") },
 	{ "cpus", OPT_STR, OFF(cpus), NULL, 0, 0, "types", DOC("cpus=all"),
 	  DOC("Processors to measure on. `types`: one of each core type (on a hybrid part one P-core and one "
 	  "E-core; elsewhere the boot CPU alone). `bsp`: the boot CPU. `all`: every enabled processor. Or a "
@@ -260,6 +275,7 @@ static const struct {
 } str_checks[] = {
 	{ "bench", check_bench, NULL },
 	{ "cpus", NULL, parse_cpus },
+	{ "instr", NULL, parse_instr },
 	{ "selftest", check_selftest, NULL },
 	{ "upload", NULL, parse_upload },
 };

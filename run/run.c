@@ -175,6 +175,8 @@ static void stage_bench(struct run_env *env)
 		.nkernel_hex = c->n_hex_kernels,
 		.kernel_unroll = c->kernel_unroll,
 		.kernel_timeout_ms = c->kernel_timeout_ms,
+		.instr = c->instr,
+		.instr_pack = env->instr_pack,
 		.disasm = env->disasm,
 		.topology = run_topology(),
 		/* Owning the machine, the run parks every other processor around each pass; a process shares it. */

@@ -82,6 +82,8 @@ struct run_env {
 	/* User kernel files as the platform read them (boot medium, kernels=DIR), and a host disassembler. */
 	const struct ukernel_file *kernel_files;
 	size_t nkernel_files;
+	/* The kernel pack of instruction forms as read from the medium (bench/src_instr.c), or NULL. */
+	const struct ukernel_file *instr_pack;
 	bool (*disasm)(const uint8_t *bytes, size_t n, char *out, size_t cap);
 	/* The processors (NULL: this one only), and the topology stage's answer: indexes into
 	 * run_topology()->cpu of the processors cpus= chose. */

@@ -43,6 +43,7 @@ fill_esp() {
 	mcopy -i "$fs" "$efi" ::/EFI/BOOT/BOOTX64.EFI
 	mcopy -i "$fs" "$cfg" ::/EFI/BOOT/pmuboot.cfg
 	fill_kernels "$fs"
+	fill_instr_pack "$fs"
 }
 
 # check_kernels NAME: $kernels (empty: none) is a directory holding kernel files; exits otherwise.
@@ -61,4 +62,26 @@ fill_kernels() {
 	for k in "$kernels"/*.pmuk; do
 		mcopy -i "$1" "$k" ::/pmuboot/kernels/
 	done
+}
+
+# check_instr_pack NAME: $instr_pack (empty: none) is a kernel pack (PMUI magic, from pmuboot-host instr
+# pack); exits otherwise.  The image checks its length and CRC itself and refuses a damaged one by name.
+check_instr_pack() {
+	[ -z "${instr_pack:-}" ] && return 0
+	[ -f "$instr_pack" ] || { echo "$1: --instr-pack $instr_pack is not a file" >&2; exit 1; }
+	[ "$(head -c 4 "$instr_pack")" = PMUI ] ||
+		{ echo "$1: $instr_pack is not a kernel pack (pmuboot-host instr pack -o FILE makes one)" >&2; exit 1; }
+}
+
+# instr_pack_kib: the pack's size in KiB, rounded up (0 without one).
+instr_pack_kib() {
+	[ -z "${instr_pack:-}" ] && { echo 0; return; }
+	echo $((($(wc -c < "$instr_pack") + 1023) / 1024))
+}
+
+# fill_instr_pack FAT-IMAGE-SPEC: the kernel pack as /pmuboot/instr.pack (docs/instr.md, "In the image").
+fill_instr_pack() {
+	[ -z "${instr_pack:-}" ] && return 0
+	mmd -i "$1" ::/pmuboot 2>/dev/null || true
+	mcopy -i "$1" "$instr_pack" ::/pmuboot/instr.pack
 }

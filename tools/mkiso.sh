@@ -1,7 +1,7 @@
 #!/bin/sh
 # tools/mkiso.sh - build a bootable ISO 9660 image of pmuboot, for BMC virtual media and optical drives.
 #
-#   tools/mkiso.sh [--efi build/pmuboot.efi] [--cfg FILE] [--kernels DIR] [--out build/pmuboot.iso]
+#   tools/mkiso.sh [--efi build/pmuboot.efi] [--cfg FILE] [--kernels DIR] [--instr-pack FILE] [--out build/pmuboot.iso]
 #
 # UEFI firmware boots a CD through its El Torito catalogue: the EFI boot entry (platform
 # 0xEF) points at a small FAT image holding EFI/BOOT/BOOTX64.EFI and pmuboot.cfg.  The
@@ -15,6 +15,7 @@ here=$(dirname "$0")
 efi=build/pmuboot.efi
 cfg=$here/pmuboot.cfg.default
 kernels=
+instr_pack=
 out=build/pmuboot.iso
 
 while [ $# -gt 0 ]; do
@@ -22,6 +23,7 @@ while [ $# -gt 0 ]; do
 	--efi) efi=$2; shift 2 ;;
 	--cfg) cfg=$2; shift 2 ;;
 	--kernels) kernels=$2; shift 2 ;;
+	--instr-pack) instr_pack=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	*) echo "mkiso: unknown argument '$1' (see the usage at the top of $0)" >&2; exit 1 ;;
 	esac
@@ -30,14 +32,19 @@ done
 . "$here/media_common.sh"
 check_inputs mkiso xorriso mkfs.fat mmd mcopy
 check_kernels mkiso
+check_instr_pack mkiso
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/pmuboot-iso.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 # The El Torito image: FAT12, 2880 KiB (the largest floppy geometry, which every
 # firmware's El Torito code accepts), room for a 256 KiB image many times over.
+# With a kernel pack (the image reads \pmuboot\instr.pack from the volume it was loaded from: this one)
+# the FAT grows by the pack's size and 1 MiB; a no-emulation boot image need not be a floppy's size.
 fat=$work/efiboot.img
-log=$(mkfs.fat -C -n PMUBOOT "$fat" 2880 2>&1) || { echo "$log" >&2; echo "mkiso: mkfs.fat failed" >&2; exit 1; }
+fat_kib=2880
+[ -z "$instr_pack" ] || fat_kib=$((fat_kib + $(instr_pack_kib) + 1024))
+log=$(mkfs.fat -C -n PMUBOOT "$fat" $fat_kib 2>&1) || { echo "$log" >&2; echo "mkiso: mkfs.fat failed" >&2; exit 1; }
 fill_esp "$fat"
 
 tree=$work/tree

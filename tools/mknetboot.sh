@@ -1,12 +1,13 @@
 #!/bin/sh
 # tools/mknetboot.sh - lay out a network boot root for pmuboot: one directory to serve over TFTP and HTTP.
 #
-#   tools/mknetboot.sh [--efi build/pmuboot.efi] [--cfg FILE] [--out build/netboot]
+#   tools/mknetboot.sh [--efi build/pmuboot.efi] [--cfg FILE] [--instr-pack FILE] [--out build/netboot]
 #
 # The directory holds
 #   BOOTX64.EFI   the image (the DHCP answer's boot file)
 #   pmuboot.cfg   the options every machine gets (default: tools/pmuboot.cfg.default, all commented out)
 #   README.txt    how to serve it: dnsmasq, ISC DHCP / Kea, UEFI HTTP boot, and the per-machine files
+#   instr.pack    with --instr-pack: the kernel pack instr= measures from (docs/instr.md, "In the image")
 # A machine loaded from it asks the same server, in the same directory, for pmuboot-<SMBIOS UUID>.cfg,
 # then pmuboot-<MAC>.cfg, then pmuboot.cfg, and uses the first there (docs/lab.md, "Network boot").
 # The directory is replaced as a whole (files a lab added, such as per-machine .cfg files, are kept
@@ -17,24 +18,29 @@ here=$(dirname "$0")
 efi=build/pmuboot.efi
 cfg=$here/pmuboot.cfg.default
 out=build/netboot
+instr_pack=
 
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--efi) efi=$2; shift 2 ;;
 	--cfg) cfg=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
+	--instr-pack) instr_pack=$2; shift 2 ;;
 	*) echo "mknetboot: unknown argument '$1' (see the usage at the top of $0)" >&2; exit 1 ;;
 	esac
 done
 
 [ -f "$efi" ] || { echo "mknetboot: $efi does not exist (run make first)" >&2; exit 1; }
 [ -f "$cfg" ] || { echo "mknetboot: config file $cfg does not exist" >&2; exit 1; }
+. "$here/media_common.sh"
+check_instr_pack mknetboot
 [ ! -e "$out" ] || [ -d "$out" ] || { echo "mknetboot: $out exists and is not a directory" >&2; exit 1; }
 
 mkdir -p "$out"
 # Written beside, then renamed: a server reading the directory meanwhile sees the old file or the new.
 cp "$efi" "$out/.BOOTX64.EFI.tmp" && mv "$out/.BOOTX64.EFI.tmp" "$out/BOOTX64.EFI"
 cp "$cfg" "$out/.pmuboot.cfg.tmp" && mv "$out/.pmuboot.cfg.tmp" "$out/pmuboot.cfg"
+[ -z "$instr_pack" ] || { cp "$instr_pack" "$out/.instr.pack.tmp" && mv "$out/.instr.pack.tmp" "$out/instr.pack"; }
 cat > "$out/.README.txt.tmp" <<'EOF'
 pmuboot network boot root
 =========================
@@ -47,6 +53,7 @@ Files
 -----
   BOOTX64.EFI                 the image: the boot file the DHCP answer names
   pmuboot.cfg                 options for every machine
+  instr.pack                  (when made with one) the kernel pack instr= measures instruction forms from
   pmuboot-<UUID>.cfg          options for one machine, by its SMBIOS system UUID, lower-case hex
                               with dashes: pmuboot-4c4c4544-0042-3510-8056-b8c04f4e3532.cfg
   pmuboot-<MAC>.cfg           options for one network interface, twelve lower-case hex digits:

@@ -7,6 +7,10 @@
 #
 # CFG is the pmuboot.cfg put beside the image (default: every option commented out).
 # KERNELS=dir puts dir's user kernel files (*.pmuk) in \pmuboot\kernels\ (docs/kernels.md).
+# Every medium carries the kernel pack of instruction forms, $(B)/instr.pack (`pmuboot-host instr pack`
+# over the whole catalogue, about 36 MiB; instr= measures from it: docs/instr.md, "In the image"), made
+# only for the media so the default build stays fast; INSTR_PACK= (empty) leaves it out, INSTR_PACK=FILE
+# puts another there.
 # With SIGN_KEY and SIGN_CERT the media carry $(B)/pmuboot-signed.efi (tools/sign.sh).
 # Each target prints the path of its medium, made or already up to date.
 
@@ -15,6 +19,8 @@ SIGN_KEY ?=
 SIGN_CERT ?=
 KERNELS ?=
 MEDIA_KERNELS := $(if $(KERNELS),--kernels $(KERNELS))
+INSTR_PACK ?= $(B)/instr.pack
+MEDIA_PACK := $(if $(INSTR_PACK),--instr-pack $(INSTR_PACK))
 MEDIA_SIGNED := $(if $(SIGN_KEY)$(SIGN_CERT),yes)
 MEDIA_EFI := $(if $(MEDIA_SIGNED),$(B)/pmuboot-signed.efi,$(B)/pmuboot.efi)
 MEDIA_TOOLS := tools/mkusb.sh tools/mkiso.sh tools/mknetboot.sh tools/media_common.sh tools/sign.sh
@@ -54,14 +60,20 @@ $(MEDIA_INPUTS): FORCE
 	  $(if $(KERNELS),echo 'kernels $(KERNELS)'; (cd '$(KERNELS)' && sha256sum *.pmuk 2>/dev/null);) \
 	} > $@.tmp.$$$$ && { cmp -s $@.tmp.$$$$ $@ && rm -f $@.tmp.$$$$ || mv $@.tmp.$$$$ $@; }
 
-$(B)/pmuboot-usb.img: $(MEDIA_EFI) $(MEDIA_INPUTS) $(MEDIA_TOOLS)
-	@tools/mkusb.sh --efi $(MEDIA_EFI) --cfg $(CFG) $(MEDIA_KERNELS) --out $@
+$(B)/pmuboot-usb.img: $(MEDIA_EFI) $(MEDIA_INPUTS) $(MEDIA_TOOLS) $(INSTR_PACK)
+	@tools/mkusb.sh --efi $(MEDIA_EFI) --cfg $(CFG) $(MEDIA_KERNELS) $(MEDIA_PACK) --out $@
 
-$(B)/netboot/BOOTX64.EFI: $(MEDIA_EFI) $(MEDIA_INPUTS) $(MEDIA_TOOLS)
-	@tools/mknetboot.sh --efi $(MEDIA_EFI) --cfg $(CFG) --out $(B)/netboot
+$(B)/netboot/BOOTX64.EFI: $(MEDIA_EFI) $(MEDIA_INPUTS) $(MEDIA_TOOLS) $(INSTR_PACK)
+	@tools/mknetboot.sh --efi $(MEDIA_EFI) --cfg $(CFG) $(MEDIA_PACK) --out $(B)/netboot
 
-$(B)/pmuboot.iso: $(MEDIA_EFI) $(MEDIA_INPUTS) $(MEDIA_TOOLS)
-	@tools/mkiso.sh --efi $(MEDIA_EFI) --cfg $(CFG) $(MEDIA_KERNELS) --out $@
+$(B)/pmuboot.iso: $(MEDIA_EFI) $(MEDIA_INPUTS) $(MEDIA_TOOLS) $(INSTR_PACK)
+	@tools/mkiso.sh --efi $(MEDIA_EFI) --cfg $(CFG) $(MEDIA_KERNELS) $(MEDIA_PACK) --out $@
+
+# The kernel pack: every form of the catalogue not excluded, assembled by GNU as (binutils).  Named only
+# by the media rules above, so `make` alone never builds it.
+$(B)/instr.pack: $(B)/pmuboot-host instr/forms.tsv
+	@$(if $(Q),echo '  PACK   $@')
+	$(Q)$< instr pack -o $@.tmp && mv $@.tmp $@
 
 # Key and certificate are checked by the media-inputs rule and by sign.sh.
 $(B)/pmuboot-signed.efi: $(B)/pmuboot.efi $(MEDIA_INPUTS) tools/sign.sh

@@ -54,7 +54,7 @@ SNIFF_CHARS = 4096
 RECORD_TYPES = frozenset((
     "begin", "platform", "results_file", "error", "cpu", "cache", "topology", "pass", "pmu", "audit", "program",
     "restore", "bench_setup", "bench", "check", "metrics", "ibs", "ibs_sample", "timing", "runtime", "selftest",
-    "fault", "timeout", "user_kernels", "instr", "end"))
+    "fault", "timeout", "user_kernels", "instr", "instr_pack", "end"))
 # Record types a capture is seen to hold, at most this many (and this long) are remembered.
 MAX_TYPES_SEEN, MAX_TYPE_CHARS = 256, 64
 # Strings up to this long in a kept record are shared (interned): names and words that repeat.

@@ -1,0 +1,203 @@
+/* bench/instr_record.c - the instr record of one form and its line; see instr_record.h. */
+#include "bench/instr_record.h"
+#include "lib/out.h"
+#include "lib/record.h"
+#include "lib/strbuf.h"
+
+#define MILLI 1000
+
+/* Thousandths as text with two decimals, rounded ("1.00", "-0.25"): the image formats no floating point. */
+static const char *cents(char buf[24], int64_t milli)
+{
+	bool neg = milli < 0;
+	uint64_t a = (uint64_t)(neg ? -milli : milli), c = (a + 5) / 10;
+	snprintf(buf, 24, "%s%llu.%02llu", neg ? "-" : "", (unsigned long long)(c / 100), (unsigned long long)(c % 100));
+	return buf;
+}
+
+static const char *vector_name(unsigned v)
+{
+	static const char names[][5] = { "#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "CSO",
+					 "#TS", "#NP", "#SS", "#GP", "#PF", "?",   "#MF", "#AC", "#MC", "#XM" };
+	return v < ARRAY_SIZE(names) ? names[v] : "?";
+}
+
+static void figure_fields(struct rec *rec, const struct instr_result *r)
+{
+	rec_milli(rec, "cycles", r->per_instance);
+	rec_obj(rec, "spread");
+	rec_milli(rec, "min", r->lo);
+	rec_milli(rec, "max", r->hi);
+	rec_obj_end(rec);
+	rec_str(rec, "unstable", r->unstable);
+}
+
+/* The figures of one form, its record and its line. */
+bool instr_record_emit(const struct instr_pack_form *p, const struct instr_result *res,
+		       const struct instr_record_ctx *c, int64_t seconds_milli)
+{
+	static struct rec rec;
+	const struct instr_result *fault = NULL, *tp_u = NULL, *tp_l = NULL, *id_l = NULL, *id_t = NULL;
+	char line[512], why[IKP_TEXT_MAX], num[24];
+	size_t k = 0, figures = 0;
+	const char *unstable = NULL;
+
+	why[0] = 0;
+	for (size_t j = 0; j < p->n; j++)
+		if (res[j].faulted && !fault)
+			fault = &res[j];
+	rec_start(&rec, "instr");
+	rec_str(&rec, "asm", p->asm_name);
+	rec_str(&rec, "iform", p->iform);
+	rec_str(&rec, "extension", p->extension);
+	rec_str(&rec, "isa_set", p->isa_set);
+	k = str_appendf(line, sizeof(line), k, "instr %-28s", p->asm_name);
+	rec_arr(&rec, "latency");
+	for (size_t j = 0; j < p->n; j++) {
+		const struct instr_pack_meas *m = &p->m[j];
+		const struct instr_result *r = &res[j];
+		if (m->kind == IKM_TP_UNROLLED && r->measured)
+			tp_u = r;
+		if (m->kind == IKM_TP_LOOP && r->measured)
+			tp_l = r;
+		if (m->kind == IKM_IDIOM_LATENCY)
+			id_l = r;
+		if (m->kind == IKM_IDIOM_TP)
+			id_t = r;
+		if (m->kind != IKM_LATENCY)
+			continue;
+		rec_obj(&rec, NULL);
+		rec_str(&rec, "from", m->from);
+		rec_str(&rec, "to", m->to);
+		if (r->measured) {
+			figure_fields(&rec, r);
+			figures++;
+			unstable = unstable ? unstable : r->unstable;
+			k = str_appendf(line, sizeof(line), k, " %s->%s %s%s", m->from, m->to,
+					m->bound == IKM_UPPER ? "<=" : "", cents(num, r->per_instance));
+		} else {
+			rec_null(&rec, "cycles");
+			rec_str(&rec, "why", r->why[0] ? r->why : "not measured");
+		}
+		rec_str(&rec, "bound", m->bound == IKM_UPPER ? "upper" : "exact");
+		rec_str(&rec, "via", m->via);
+		rec_str(&rec, "note", m->note);
+		rec_obj_end(&rec);
+	}
+	rec_arr_end(&rec);
+	rec_str(&rec, "latency_skipped", p->skipped);
+	/* The connectors subtracted above, with their own figures (measured once per run). */
+	rec_arr(&rec, "connectors");
+	for (size_t j = 0; j < p->n; j++) {
+		if (p->m[j].kind != IKM_CONNECTOR)
+			continue;
+		rec_obj(&rec, NULL);
+		rec_str(&rec, "name", p->m[j].name);
+		rec_str(&rec, "asm", p->m[j].via); /* the pack keeps a connector's first line as its via */
+		if (res[j].measured)
+			rec_milli(&rec, "cycles", res[j].per_instance);
+		else
+			rec_null(&rec, "cycles");
+		rec_obj_end(&rec);
+	}
+	rec_arr_end(&rec);
+	const struct instr_result *best = tp_u && (!tp_l || tp_u->per_instance <= tp_l->per_instance) ? tp_u : tp_l;
+	if (best) {
+		rec_obj(&rec, "throughput");
+		figure_fields(&rec, best);
+		rec_str(&rec, "how", best == tp_u ? "unrolled" : "loop");
+		if (tp_u)
+			rec_milli(&rec, "unrolled", tp_u->per_instance);
+		else
+			rec_null(&rec, "unrolled");
+		if (tp_l)
+			rec_milli(&rec, "loop", tp_l->per_instance);
+		else
+			rec_null(&rec, "loop");
+		rec_str(&rec, "chain", p->chain);
+		rec_obj_end(&rec);
+		figures++;
+		unstable = unstable ? unstable : best->unstable;
+		k = str_appendf(line, sizeof(line), k, "  tp %s (%s)", cents(num, best->per_instance),
+				best == tp_u ? "unrolled" : "loop");
+		rec_null(&rec, "throughput_why");
+	} else {
+		rec_null(&rec, "throughput");
+		const char *tw = "no throughput kernel could be built";
+		for (size_t j = 0; j < p->n; j++)
+			if (p->m[j].kind == IKM_TP_UNROLLED || p->m[j].kind == IKM_TP_LOOP)
+				tw = res[j].why[0] ? res[j].why : "not measured";
+		rec_str(&rec, "throughput_why", tw);
+	}
+	const char *idiom = ikm_idiom_name((enum ikm_idiom)p->idiom);
+	if (idiom) {
+		rec_obj(&rec, "idiom");
+		rec_str(&rec, "kind", idiom);
+		if (id_l && id_l->measured)
+			rec_milli(&rec, "latency", id_l->per_instance);
+		else
+			rec_null(&rec, "latency");
+		if (id_t && id_t->measured)
+			rec_milli(&rec, "throughput", id_t->per_instance);
+		else
+			rec_null(&rec, "throughput");
+		rec_obj_end(&rec);
+		if (id_l && id_l->measured)
+			k = str_appendf(line, sizeof(line), k, "  [%s: same register %s]", idiom,
+					cents(num, id_l->per_instance));
+		else
+			k = str_appendf(line, sizeof(line), k, "  [%s]", idiom);
+	} else {
+		rec_null(&rec, "idiom");
+	}
+	rec_str(&rec, "values", p->values);
+	rec_null(&rec, "uops");
+	rec_null(&rec, "ports");
+	rec_str(&rec, "uops_why",
+		"not counted: the instr measurement counts no events yet (uops retired and the "
+		"per-port or per-pipe events where the core has them are to come); cycles are TSC ticks x the "
+		"harness's calibration");
+	rec_str(&rec, "cycles_source", c->tsc_only ? "tsc" : "tsc_calibrated");
+	rec_milli(&rec, "core_per_tsc", c->core_per_tsc_ppm / MILLI);
+	if (fault) {
+		bool timeout = fault->guard.outcome == HW_GUARD_TIMEOUT;
+		const char *name = timeout ? "timeout" : vector_name(fault->guard.vector);
+		rec_obj(&rec, "fault");
+		if (timeout)
+			rec_null(&rec, "vector");
+		else
+			rec_u64(&rec, "vector", fault->guard.vector);
+		rec_str(&rec, "name", name);
+		rec_str(&rec, "signal", timeout ? NULL : fault->guard.what);
+		rec_hex(&rec, "rip", fault->guard.rip);
+		rec_obj_end(&rec);
+		if (timeout)
+			snprintf(why, sizeof(why),
+				 "still running after %u ms in its trial run, stopped (%s): not measured",
+				 c->trial_bound_ms, c->watchdog ? c->watchdog : "?");
+		else
+			snprintf(why, sizeof(why), "faulted: %s (%s): not measured", name,
+				 fault->guard.what ? fault->guard.what : "?");
+		k = str_appendf(line, sizeof(line), k, "  %s %s", timeout ? "TIMEOUT" : "FAULT", name);
+	} else {
+		rec_null(&rec, "fault");
+		if (p->why)
+			snprintf(why, sizeof(why), "%s", p->why);
+		else if (!figures)
+			for (size_t j = 0; j < p->n && !why[0]; j++)
+				if (res[j].why[0])
+					snprintf(why, sizeof(why), "%s", res[j].why);
+	}
+	rec_str(&rec, "why", why[0] ? why : NULL);
+	rec_str(&rec, "unstable", unstable);
+	rec_bool(&rec, "emulated", c->emulated);
+	rec_milli(&rec, "seconds", seconds_milli);
+	rec_emit(&rec);
+	if (why[0] && !fault)
+		k = str_appendf(line, sizeof(line), k, "  not measured: %s", why);
+	if (unstable)
+		k = str_appendf(line, sizeof(line), k, "  (unstable: %s)", unstable);
+	out_text("%s", line);
+	return figures > 0;
+}
+

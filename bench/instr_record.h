@@ -1,0 +1,41 @@
+/*
+ * bench/instr_record.h - the `instr` record of one instruction form and its readable line (issue 31;
+ * docs/results-format.md "instr"), written by one function for pmuboot-host and the image alike.
+ *
+ * A form is described as the kernel pack gives it (instr/pack.h: pmuboot-host converts its plans the same
+ * way), and what became of each of its measurements is a struct instr_result (bench/instr_run.h fills it).
+ */
+#ifndef PMUBOOT_BENCH_INSTR_RECORD_H
+#define PMUBOOT_BENCH_INSTR_RECORD_H
+
+#include "instr/pack.h"
+#include "platform/guard.h"
+
+#define INSTR_WHY_MAX 200
+
+/* What became of one measurement. */
+struct instr_result {
+	bool assembled, measured, faulted;
+	char why[INSTR_WHY_MAX];      /* not assembled / not measured: why */
+	struct hw_guard_result guard; /* the fault */
+	int64_t per_instance;	      /* cycles per instance, thousandths, connectors subtracted */
+	int64_t lo, hi;		      /* the samples' range, per instance */
+	const char *unstable;	      /* the figure's unstable reason, or NULL */
+	const uint8_t *init, *body;   /* pmuboot-host: the assembled bytes (inside the batch's object) */
+	size_t init_len, body_len;
+};
+
+/* How the figures were taken, for every record of a run. */
+struct instr_record_ctx {
+	bool emulated;		  /* under an emulator: figures are the emulator's time */
+	bool tsc_only;		  /* cycles are TSC ticks, not calibrated (an emulator) */
+	int64_t core_per_tsc_ppm; /* the harness's calibration in force */
+	const char *watchdog;	  /* what stops a kernel that does not finish, or NULL */
+	unsigned trial_bound_ms;  /* its bound */
+};
+
+/* Emit form f's record (res[j]: its measurement j) and its line; true when it got at least one figure. */
+bool instr_record_emit(const struct instr_pack_form *f, const struct instr_result *res,
+		       const struct instr_record_ctx *c, int64_t seconds_milli);
+
+#endif

@@ -1,0 +1,186 @@
+/*
+ * bench/src_instr.c - instruction forms from the kernel pack as a source of the benchmark stage (issue 31;
+ * docs/instr.md "In the image"; bench/stage_int.h).
+ *
+ * With instr= other than `none`, the pack the run was given (the image reads \pmuboot\instr.pack from its
+ * medium: instr/pack.h) is checked whole; the forms this CPU has (instr/select.h's rule, from the bits and
+ * state the pack names) and instr= asks for are counted and a time estimate printed; then, after the
+ * other sources' rows, each form's kernels are measured through the user-kernel harness (bench/instr_run.h)
+ * and one `instr` record and line written per form (bench/instr_record.h), with a progress line every
+ * PROGRESS_FORMS forms.  A pack that is missing or damaged gives an `instr_pack` record and line saying
+ * what and where, and the run goes on: it is not an error of the run.
+ */
+#include "bench/instr_choice.h"
+#include "bench/instr_run.h"
+#include "bench/stage_int.h"
+#include "platform/timing.h"
+#include "lib/heap.h"
+#include "lib/out.h"
+#include "lib/strbuf.h"
+
+#define PROGRESS_FORMS 48
+/*
+ * The estimate: seconds per kernel.  pmuboot-host measures 600-800 forms a minute on a 2-vCPU host
+ * (docs/instr.md, 4 to 10 kernels a form: about 15 ms a kernel); an emulator runs each N/2N run in its
+ * own time, about ten times longer (tests/qemu: QEMU's TCG).
+ */
+#define EST_MS_PER_KERNEL 15u
+#define EST_EMULATED_FACTOR 10u
+#define MS_PER_S 1000u
+
+static struct {
+	struct instr_choice ch;
+	struct instr_pack pk;
+	struct instr_pack_form *f;   /* heap */
+	struct instr_result *res;    /* IKM_MAX of them (heap) */
+	struct instr_runner run;
+	struct instr_cpu cpu; /* this processor, as instr/select.h describes it */
+	size_t chosen, kernels;
+	bool done;
+} is;
+
+static void cpuid_here(void *ctx, uint32_t leaf, uint32_t subleaf, struct cpuid_regs *out)
+{
+	(void)ctx;
+	hw_cpuid(leaf, subleaf, out);
+}
+
+/* The instr_pack record and its line: what became of the pack. */
+static void pack_record(struct stage *st, const char *where, const char *status, const char *why)
+{
+	rec_start(&st->rec, "instr_pack");
+	rec_str(&st->rec, "where", where);
+	rec_str(&st->rec, "status", status);
+	rec_str(&st->rec, "why", why);
+	if (why) {
+		rec_null(&st->rec, "forms");
+		rec_emit(&st->rec);
+		out_text("instr: kernel pack %s %s: %s; no instruction forms measured, the run goes on", where, status,
+			 why);
+		return;
+	}
+	/* st->emulator is set after the sources choose: the CPU's own word. */
+	bool emulated = st->ci->exec == EXEC_EMULATED;
+	uint64_t ms = (uint64_t)is.kernels * EST_MS_PER_KERNEL * (emulated ? EST_EMULATED_FACTOR : 1);
+	rec_u64(&st->rec, "forms", is.pk.forms);
+	rec_u64(&st->rec, "chosen", is.chosen);
+	rec_u64(&st->rec, "kernels", is.kernels);
+	rec_u64(&st->rec, "estimate_s", (ms + MS_PER_S - 1) / MS_PER_S);
+	rec_emit(&st->rec);
+	out_text("instr: %zu of the pack's %u forms chosen (instr=%s), %zu kernels: about %llu s%s", is.chosen,
+		 is.pk.forms, st->p->instr, is.kernels, (unsigned long long)((ms + MS_PER_S - 1) / MS_PER_S),
+		 emulated ? " (under an emulator: its time, not the core's)" : "");
+}
+
+/* Whether this CPU has form f and instr= asks for it. */
+static bool wanted(struct instr_cpu *cpu, const struct instr_pack_form *f)
+{
+	return instr_pack_form_matches(f, &is.ch.flt) && instr_pack_form_avail(cpu, f) == INSTR_PRESENT;
+}
+
+static size_t instr_choose(struct stage *st)
+{
+	const struct ukernel_file *file = st->p->instr_pack;
+	const char *instr = st->p->instr;
+	const char *where = file && file->where[0] ? file->where : INSTR_PACK_PATH_ASCII;
+	char why[200];
+
+	memset(&is, 0, sizeof(is));
+	if (!instr || !instr_choice_parse(&is.ch, instr, strlen(instr), why, sizeof(why)) ||
+	    is.ch.kind == INSTR_CHOOSE_NONE)
+		return 0;
+	if (!file || !file->data) {
+		pack_record(st, where, "missing",
+			    file && file->problem ? file->problem
+						  : "not on the boot medium (make usb, make iso and make netboot put it there)");
+		return 0;
+	}
+	if (!instr_pack_open(&is.pk, file->data, file->len, why, sizeof(why))) {
+		pack_record(st, where, "refused", why);
+		return 0;
+	}
+	is.f = heap_alloc(sizeof(*is.f), 16);
+	is.res = heap_alloc(IKM_MAX * sizeof(*is.res), 16);
+	if (!is.f || !is.res) {
+		pack_record(st, where, "refused", "no room on the heap for a form and its results");
+		return 0;
+	}
+	struct hw_vector_state vs;
+	hw_vector_state(&vs);
+	instr_cpu_init(&is.cpu, cpuid_here, NULL, vs.known, vs.xcr0);
+	struct instr_pack walk = is.pk;
+	while (instr_pack_next(&walk, is.f))
+		if (wanted(&is.cpu, is.f)) {
+			is.chosen++;
+			is.kernels += is.f->n;
+		}
+	pack_record(st, where, "loaded", NULL);
+	return is.chosen;
+}
+
+static void instr_prepare(struct stage *st, unsigned *variants, unsigned *rows)
+{
+	(void)st;
+	(void)rows;
+	*variants += (unsigned)is.chosen;
+}
+
+static uint64_t ms_since(uint64_t t0)
+{
+	uint64_t hz = timing_get()->tsc_hz;
+	return hz ? (hw_tsc() - t0) / (hz / MS_PER_S) : 0;
+}
+
+/* Every chosen form, measured and recorded, the first time the stage asks; no rows of the stage's own. */
+static bool instr_next(struct stage *st, struct bench_row *row)
+{
+	char why[160];
+	(void)row;
+
+	if (is.done || !is.chosen)
+		return false;
+	is.done = true;
+	is.run = (struct instr_runner){ .hs = &st->hs, .window = st->scratch,
+					.watchdog = hw_guard_watchdog(why, sizeof(why)) };
+	struct instr_record_ctx c = {
+		.emulated = st->emulator,
+		.tsc_only = st->hs.emulated_time,
+		.core_per_tsc_ppm = (int64_t)st->hs.clock.ppm,
+		.watchdog = is.run.watchdog,
+		.trial_bound_ms = INSTR_TRIAL_BOUND_US / MS_PER_S,
+	};
+	uint64_t start = hw_tsc();
+	size_t n = 0, good = 0;
+	struct instr_pack walk = is.pk;
+	while (instr_pack_next(&walk, is.f)) {
+		if (!wanted(&is.cpu, is.f))
+			continue;
+		uint64_t t0 = hw_tsc();
+		instr_run_form(&is.run, is.f, is.res);
+		good += instr_record_emit(is.f, is.res, &c, (int64_t)ms_since(t0));
+		if (++n % PROGRESS_FORMS == 0 && n < is.chosen) {
+			uint64_t spent = ms_since(start);
+			out_text("instr: %zu of %zu forms, %llu s, about %llu s left at this rate", n, is.chosen,
+				 (unsigned long long)(spent / MS_PER_S),
+				 (unsigned long long)(spent * (is.chosen - n) / n / MS_PER_S));
+		}
+	}
+	out_text("instr: %zu forms measured, %zu without a figure, in %llu s", good, n - good,
+		 (unsigned long long)(ms_since(start) / MS_PER_S));
+	return false;
+}
+
+static void instr_done(struct stage *st, const struct bench_row *row, bool measured)
+{
+	(void)st;
+	(void)row;
+	(void)measured;
+}
+
+const struct bench_source bench_src_instr = {
+	.kind = BENCH_SRC_INSTR,
+	.choose = instr_choose,
+	.prepare = instr_prepare,
+	.next = instr_next,
+	.done = instr_done,
+};
