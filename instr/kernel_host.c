@@ -1,5 +1,6 @@
 /* instr/kernel_host.c - the kernels that measure one instruction form; see kernel.h. */
 #include "instr/kernel.h"
+#include "instr/kernel_x87.h"
 #include "lib/strbuf.h"
 
 /* Register files: operands of one file chain without a connector (xmm0 is the low half of ymm0). */
@@ -985,6 +986,8 @@ bool instr_plan_build(const struct instr_form *f, struct instr_plan *p)
 		snprintf(p->why, sizeof(p->why), "the form has no mnemonic");
 		return false;
 	}
+	if (ikm_is_x87(f))
+		return ikm_x87_build(f, p);
 	if (!read_operands(&c))
 		return false;
 	const char *ext = f->extension ? f->extension : "";
