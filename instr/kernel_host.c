@@ -389,6 +389,54 @@ static const char *size_word(unsigned bits)
 	}
 }
 
+/* `dword bcst `: a broadcast element whose count GNU as takes from the other operands. */
+static const char *bcast_word(unsigned bits)
+{
+	switch (bits) {
+	case 16: return "word bcst ";
+	case 32: return "dword bcst ";
+	case 64: return "qword bcst ";
+	default: return "";
+	}
+}
+
+/* The destination's element bits from the iform's first operand (VCVTPD2PS_XMMf32_...: 32); 0 unknown. */
+static unsigned dest_element_bits(const char *iform)
+{
+	const char *t = strchr(iform, '_');
+	unsigned v = 0;
+	if (!t)
+		return 0;
+	for (t++; *t && *t != '_'; t++)
+		v = lc_isdigit(*t) ? v * 10 + (unsigned)(*t - '0') : 0;
+	return v;
+}
+
+/*
+ * The element count of a broadcast where the operands do not give it: a conversion that narrows (its
+ * destination's elements narrower than the broadcast one: VCVTPD2PS xmm, m64bcst reads 2 or 4 doubles; XED
+ * tells the two iforms apart by their vector length, the `_VL128`, `_VL256`, `_VL512` ending).  0 where they do: widening conversions (VCVTPS2QQ zmm, m32bcst reads 8 floats,
+ * not the 16 the widest register holds) are left to the assembler, whose `bcst` derives the count from the
+ * destination.
+ */
+static unsigned bcast_count(const struct ctx *c, const struct opnd *o)
+{
+	static const struct {
+		const char *suffix;
+		unsigned bits;
+	} VL[] = { { "_VL128", 128 }, { "_VL256", 256 }, { "_VL512", 512 } };
+	const char *s = c->f->iform ? c->f->iform : "";
+	size_t n = strlen(s);
+	for (size_t i = 0; i < ARRAY_SIZE(VL); i++) {
+		size_t m = strlen(VL[i].suffix);
+		if (n < m || strcmp(s + n - m, VL[i].suffix) || !o->bits)
+			continue;
+		bool narrows = dest_element_bits(s) && dest_element_bits(s) < o->bits;
+		return narrows || !c->vec_bits ? VL[i].bits / o->bits : 0; /* no vector register: VFPCLASSPD k, m64bcst */
+	}
+	return 0;
+}
+
 /* One instance of the form, with registers `a` (the defaults where a says -1), as a line of assembly. */
 static size_t instance(const struct ctx *c, char *buf, size_t cap, size_t k, const struct assign *a)
 {
@@ -419,10 +467,12 @@ static size_t instance(const struct ctx *c, char *buf, size_t cap, size_t k, con
 						GPR_NAMES[3][c->pool[RF_GPR][c->npool[RF_GPR] - 1]]);
 			else if (a->index >= 0)
 				k = str_appendf(buf, cap, k, "%s[rsi+%s]", size_word(o->bits), GPR_NAMES[3][a->index]);
+			else if (o->bcast && !bcast_count(c, o))
+				k = str_appendf(buf, cap, k, "%s[rsi+%d]", bcast_word(o->bits), a->off);
 			else
 				k = str_appendf(buf, cap, k, "%s[rsi+%d]", size_word(o->bits), a->off);
-			if (o->bcast)
-				k = str_appendf(buf, cap, k, "{1to%d}", o->bits ? c->vec_bits / o->bits : 1);
+			if (o->bcast && bcast_count(c, o))
+				k = str_appendf(buf, cap, k, "{1to%u}", bcast_count(c, o));
 			break;
 		default: k = str_appendf(buf, cap, k, "%s", reg_name(o, a->reg[i], tmp, sizeof(tmp))); break;
 		}
