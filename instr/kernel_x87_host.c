@@ -422,7 +422,9 @@ bool ikm_x87_build(const struct instr_form *f, struct instr_plan *p)
 	/* A form that pops its st0 input into st1 (FYL2X) gets x and y pushed and one more pop after. */
 	bool xy = x.pops == 1 && lookup(f->mnemonic, NULL, true) != NULL;
 	x.pre = x.pops + (xy ? 1 : 0);
-	x.depth = X87_DEPTH - (x.pre > x.pushes ? x.pre : x.pushes);
+	/* One register kept free at least: a store's chain loads its value back before it pops (FST m32). */
+	int room = x.pre > x.pushes ? x.pre : x.pushes;
+	x.depth = X87_DEPTH - (room > 1 ? room : 1);
 	if (listed(f->mnemonic, MOVES, ARRAY_SIZE(MOVES)) && x.sti >= 0)
 		p->idiom = IKM_IDIOM_MOVE;
 	size_t k = str_appendf(p->values, sizeof(p->values), 0,
