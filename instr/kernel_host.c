@@ -437,9 +437,79 @@ static unsigned bcast_count(const struct ctx *c, const struct opnd *o)
 	return 0;
 }
 
+/*
+ * The reserved-NOP encodings (SDM Vol. 2B NOP, and Vol. 2D Table A-3: 0F 0D and 0F 18-1F are NOP or hint
+ * groups whose ModRM.reg values without an instruction of their own execute as NOPs).  GNU as writes `nop
+ * r/m` only as 0F 1F /0, so the others are written as bytes: [66] [REX] 0F op ModRM [disp32].  The iform
+ * ends in the opcode and, where ModRM.reg is fixed, its value (NOP_GPRv_0F18r5: 0F 18 /5); with a second
+ * register operand (NOP_MEMv_GPRv_0F19) that register is ModRM.reg.  A memory operand is [rsi+disp32]
+ * (mod 10, rm 110).  *op is the opcode byte, *reg the fixed reg field or -1; false for any other form.
+ */
+#define OPC_ESCAPE 0x0f
+#define OPSIZE_PREFIX 0x66
+#define REX_BASE 0x40
+#define REX_W 0x08
+#define REX_R 0x04
+#define REX_B 0x01
+#define MODRM_REG_DIRECT 3u /* mod 11: rm is a register */
+#define MODRM_DISP32 2u	    /* mod 10: [rm + disp32] */
+static unsigned hex_digit(char h) { return lc_isdigit(h) ? (unsigned)(h - '0') : (unsigned)(h - 'A' + 10); }
+
+static bool raw_nop(const struct ctx *c, unsigned *op, int *reg)
+{
+	const char *s = c->f->iform ? c->f->iform : "";
+	bool prefetch = starts(s, "PREFETCH_RESERVED_0F0D");
+	if (!starts(s, "NOP_") && !prefetch)
+		return false;
+	const char *t = strstr(s, "_0F");
+	if (!t || strstr(t + 1, "_0F") || !strcmp(t, "_0F1F") || !starts(t, "_0F") || !lc_isxdigit(t[3]) ||
+	    !lc_isxdigit(t[4]))
+		return false; /* 0F 1F /0 is what `nop` assembles; two opcodes in the iform: not ours */
+	*op = hex_digit(t[3]) << 4 | hex_digit(t[4]);
+	*reg = t[5] == 'r' && lc_isdigit(t[6]) ? t[6] - '0' : -1;
+	return *op == 0x0d || (*op >= 0x18 && *op <= 0x1f);
+}
+
+static size_t raw_instance(const struct ctx *c, char *buf, size_t cap, size_t k, const struct assign *a,
+			   unsigned op, int reg)
+{
+	int rm = -1, mem = -1;
+	unsigned bits = 32;
+	for (size_t i = 0; i < c->nop; i++) {
+		if (c->op[i].implicit)
+			continue;
+		if (c->op[i].file == RF_MEM)
+			mem = (int)i;
+		else if (rm < 0 && mem < 0)
+			rm = a->reg[i];
+		else
+			reg = a->reg[i];
+		bits = c->op[i].file == RF_GPR || c->op[i].file == RF_MEM ? c->op[i].bits : bits;
+	}
+	if (reg < 0)
+		reg = 0;
+	unsigned rex = (bits == 64 ? REX_W : 0) | (reg >= 8 ? REX_R : 0) | (rm >= 8 ? REX_B : 0);
+	k = str_appendf(buf, cap, k, ".byte ");
+	if (bits == 16)
+		k = str_appendf(buf, cap, k, "0x%x, ", OPSIZE_PREFIX);
+	if (rex)
+		k = str_appendf(buf, cap, k, "0x%x, ", REX_BASE | rex);
+	unsigned modrm = mem >= 0 ? MODRM_DISP32 << 6 | (unsigned)(reg & 7) << 3 | GPR_RSI
+				  : MODRM_REG_DIRECT << 6 | (unsigned)(reg & 7) << 3 | (unsigned)(rm & 7);
+	k = str_appendf(buf, cap, k, "0x%x, 0x%x, 0x%x", OPC_ESCAPE, op, modrm);
+	if (mem >= 0)
+		for (int b = 0; b < 4; b++)
+			k = str_appendf(buf, cap, k, ", 0x%x", ((unsigned)a->off >> (8 * b)) & 0xff);
+	return str_appendf(buf, cap, k, "\n");
+}
+
 /* One instance of the form, with registers `a` (the defaults where a says -1), as a line of assembly. */
 static size_t instance(const struct ctx *c, char *buf, size_t cap, size_t k, const struct assign *a)
 {
+	unsigned raw_op;
+	int raw_reg;
+	if (raw_nop(c, &raw_op, &raw_reg))
+		return raw_instance(c, buf, cap, k, a, raw_op, raw_reg);
 	/* Static rounding or suppressed exceptions: an operand of its own after the registers, before an
 	 * immediate (GNU as's Intel syntax: `vcmpps k1, zmm1, zmm2, {sae}, 3`); round to nearest. */
 	const char *er = (c->f->attrs & IFA_ROUNDING) ? "{rn-sae}" : (c->f->attrs & IFA_SAE) ? "{sae}" : NULL;
@@ -837,6 +907,10 @@ static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 		m->bound = IKM_UPPER;
 		m->via = store ? "a store of the result to the operand's memory (with store forwarding: included)"
 			       : "a load of the stored memory into the register (with store forwarding: included)";
+		/* A store and a load of one address with nothing between: a core that renames memory (the load
+		 * takes the stored register at rename, no forwarding) runs such a pair in well under a cycle. */
+		m->note = "a store and a reload of one address: memory renaming, where the core has it, bypasses "
+			  "the round trip (a figure below 1 cycle says so)";
 		return;
 	}
 	if (in.op == out.op) {
@@ -1054,6 +1128,17 @@ bool instr_plan_build(const struct instr_form *f, struct instr_plan *p)
 	else if (in_list(f->mnemonic, MOVES, ARRAY_SIZE(MOVES)) && c.nop >= 2 && c.op[0].file == c.op[1].file &&
 		 c.op[0].file != RF_MEM)
 		p->idiom = IKM_IDIOM_MOVE; /* register to register within one file: what renaming can eliminate */
+	unsigned raw_op;
+	int raw_reg;
+	const char *iform = f->iform ? f->iform : "";
+	if (starts(iform, "NOP_") && f->n_explicit && !raw_nop(&c, &raw_op, &raw_reg) &&
+	    !(strlen(iform) > 5 && !strcmp(iform + strlen(iform) - 5, "_0F1F"))) {
+		snprintf(p->why, sizeof(p->why),
+			 "a reserved-NOP encoding whose iform names two opcode parts (%s): GNU as writes `nop r/m` only "
+			 "as 0F 1F /0, and the byte encoder does not know this one's ModRM layout",
+			 iform);
+		return false;
+	}
 	make_pools(&c);
 	if (c.npool[RF_GPR] < 4) {
 		snprintf(p->why, sizeof(p->why), "too few general registers left to rotate");
