@@ -374,7 +374,7 @@ static const char *reg_name(const struct opnd *o, int r, char *buf, size_t cap)
 	}
 }
 
-static const char *size_word(unsigned bits)
+const char *ikm_size_word(unsigned bits)
 {
 	switch (bits) {
 	case 8: return "byte ptr ";
@@ -536,11 +536,11 @@ static size_t instance(const struct ctx *c, char *buf, size_t cap, size_t k, con
 						GPR_NAMES[3][a->index >= 0 ? a->index : a->reg[i]],
 						GPR_NAMES[3][c->pool[RF_GPR][c->npool[RF_GPR] - 1]]);
 			else if (a->index >= 0)
-				k = str_appendf(buf, cap, k, "%s[rsi+%s]", size_word(o->bits), GPR_NAMES[3][a->index]);
+				k = str_appendf(buf, cap, k, "%s[rsi+%s]", ikm_size_word(o->bits), GPR_NAMES[3][a->index]);
 			else if (o->bcast && !bcast_count(c, o))
 				k = str_appendf(buf, cap, k, "%s[rsi+%d]", bcast_word(o->bits), a->off);
 			else
-				k = str_appendf(buf, cap, k, "%s[rsi+%d]", size_word(o->bits), a->off);
+				k = str_appendf(buf, cap, k, "%s[rsi+%d]", ikm_size_word(o->bits), a->off);
 			if (o->bcast && bcast_count(c, o))
 				k = str_appendf(buf, cap, k, "{1to%u}", bcast_count(c, o));
 			break;
@@ -574,9 +574,8 @@ static void defaults(const struct ctx *c, struct assign *a)
 	a->index = -1;
 }
 
-static struct ikm *add(struct ctx *c, enum ikm_kind kind, const char *name)
+struct ikm *ikm_plan_add(struct instr_plan *p, enum ikm_kind kind, const char *name)
 {
-	struct instr_plan *p = c->p;
 	if (p->n == IKM_MAX)
 		return NULL;
 	struct ikm *m = &p->m[p->n++];
@@ -585,8 +584,28 @@ static struct ikm *add(struct ctx *c, enum ikm_kind kind, const char *name)
 	m->per_iter = 1;
 	m->unroll = LAT_UNROLL;
 	m->sub[0] = m->sub[1] = IKM_NO_SUB;
-	m->fill = c->fp_data ? FILL_FP : c->divide ? FILL_ONE : 0;
 	snprintf(m->name, sizeof(m->name), "%s", name);
+	return m;
+}
+
+struct ikm *ikm_plan_loop(struct instr_plan *p, const struct ikm *unrolled)
+{
+	struct ikm *l = ikm_plan_add(p, IKM_TP_LOOP, "tp_loop");
+	if (!l)
+		return NULL;
+	*l = *unrolled;
+	l->kind = IKM_TP_LOOP;
+	snprintf(l->name, sizeof(l->name), "tp_loop");
+	l->unroll = 1;
+	l->note = "the harness's dec/jnz runs beside the instances";
+	return l;
+}
+
+static struct ikm *add(struct ctx *c, enum ikm_kind kind, const char *name)
+{
+	struct ikm *m = ikm_plan_add(c->p, kind, name);
+	if (m)
+		m->fill = c->fp_data ? FILL_FP : c->divide ? FILL_ONE : 0;
 	return m;
 }
 
@@ -773,9 +792,9 @@ static const char *mem_move(const struct ctx *c, const struct opnd *o, int r, bo
 				? (unsigned)(128 << (o->kind >= IK_XMM && o->kind <= IK_ZMM ? o->kind - IK_XMM : 0))
 				: o->bits;
 	if (store)
-		snprintf(buf, cap, fmt, size_word(bits), name);
+		snprintf(buf, cap, fmt, ikm_size_word(bits), name);
 	else
-		snprintf(buf, cap, fmt, name, size_word(bits));
+		snprintf(buf, cap, fmt, name, ikm_size_word(bits));
 	return buf;
 }
 
@@ -1015,14 +1034,8 @@ static void throughput(struct ctx *c)
 		return;
 	}
 	u->unroll = (uint16_t)((TP_INSTANCES_UNROLLED + u->per_iter - 1) / u->per_iter);
-	struct ikm *l = add(c, IKM_TP_LOOP, "tp_loop");
-	if (!l)
+	if (!ikm_plan_loop(c->p, u))
 		return;
-	*l = *u;
-	l->kind = IKM_TP_LOOP;
-	snprintf(l->name, sizeof(l->name), "tp_loop");
-	l->unroll = 1;
-	l->note = "the harness's dec/jnz runs beside the instances";
 	/* What chains the instances whatever the registers: fixed registers read and written, the flags. */
 	size_t k = 0;
 	for (size_t q = 0; q < c->nop; q++)

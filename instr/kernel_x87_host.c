@@ -23,7 +23,6 @@
 
 #define X87_DEPTH 8	/* the register stack (SDM Vol. 1, 8.1.2) */
 #define X87_STRIDE 64	/* memory operands one line apart, as the other kernels (kernel_host.c MEM_STRIDE) */
-#define X87_LAT_UNROLL 16
 #define X87_TP_INSTANCES 512 /* instances in the unrolled throughput run */
 #define X87_STATUS_PREFIX "x87" /* XED's x87status, x87control, x87tag, x87push, x87pop, x87pop2 */
 
@@ -95,17 +94,6 @@ bool ikm_is_x87(const struct instr_form *f)
 	return false;
 }
 
-static const char *size_word(unsigned bits)
-{
-	switch (bits) {
-	case 16: return "word ptr ";
-	case 32: return "dword ptr ";
-	case 64: return "qword ptr ";
-	case 80: return "tbyte ptr ";
-	default: return "";
-	}
-}
-
 /* One instance: st(i) operands as st(sti), memory at [rsi+off]. */
 static size_t instance(const struct x87 *x, char *b, size_t cap, size_t k, int sti, int off)
 {
@@ -115,7 +103,7 @@ static size_t instance(const struct x87 *x, char *b, size_t cap, size_t k, int s
 		const struct instr_operand *o = &f->ops[i];
 		k = str_appendf(b, cap, k, "%s", i ? ", " : " ");
 		if (o->kind == IK_MEM)
-			k = str_appendf(b, cap, k, "%s[rsi+%d]", size_word(o->bits), off);
+			k = str_appendf(b, cap, k, "%s[rsi+%d]", ikm_size_word(o->bits), off);
 		else if (o->kind == IK_ST && o->reg)
 			k = str_appendf(b, cap, k, "st");
 		else if (o->kind == IK_ST)
@@ -194,16 +182,9 @@ static void init(const struct x87 *x, char *b, size_t cap)
 
 static struct ikm *add(struct x87 *x, enum ikm_kind kind, const char *name, const char *from, const char *to)
 {
-	struct instr_plan *p = x->p;
-	if (p->n == IKM_MAX)
+	struct ikm *m = ikm_plan_add(x->p, kind, name);
+	if (!m)
 		return NULL;
-	struct ikm *m = &p->m[p->n++];
-	memset(m, 0, sizeof(*m));
-	m->kind = (uint8_t)kind;
-	m->per_iter = 1;
-	m->unroll = X87_LAT_UNROLL;
-	m->sub[0] = m->sub[1] = IKM_NO_SUB;
-	snprintf(m->name, sizeof(m->name), "%s", name);
 	snprintf(m->from, sizeof(m->from), "%s", from);
 	snprintf(m->to, sizeof(m->to), "%s", to);
 	init(x, m->init, sizeof(m->init));
@@ -253,7 +234,7 @@ static void latency(struct x87 *x)
 		/* A load: stored back where it loads (and popped, which balances its push). */
 		if ((m = add(x, IKM_LATENCY, "lat_mem_st0", mem, "st0")) != NULL) {
 			size_t k = instance(x, m->body, sizeof(m->body), 0, 1, 0);
-			str_appendf(m->body, sizeof(m->body), k, "%s %s[rsi+0]\n", back, size_word(x->mem_bits));
+			str_appendf(m->body, sizeof(m->body), k, "%s %s[rsi+0]\n", back, ikm_size_word(x->mem_bits));
 			m->bound = IKM_UPPER;
 			m->via = "a store of st0 back to the operand's memory, which pops (with store forwarding: "
 				 "included)";
@@ -265,7 +246,7 @@ static void latency(struct x87 *x)
 		 * the old st0 under the loaded one). */
 		if ((m = add(x, IKM_LATENCY, "lat_st0_mem", "st0", mem)) != NULL) {
 			size_t k = instance(x, m->body, sizeof(m->body), 0, 1, 0);
-			k = str_appendf(m->body, sizeof(m->body), k, "%s %s[rsi+0]\n", back, size_word(x->mem_bits));
+			k = str_appendf(m->body, sizeof(m->body), k, "%s %s[rsi+0]\n", back, ikm_size_word(x->mem_bits));
 			if (!x->pops)
 				str_appendf(m->body, sizeof(m->body), k, "fstp st(1)\n");
 			m->bound = IKM_UPPER;
@@ -354,14 +335,8 @@ static void throughput(struct x87 *x)
 	}
 	u->per_iter = (uint16_t)n;
 	u->unroll = (uint16_t)((X87_TP_INSTANCES + n - 1) / n);
-	struct ikm *l = add(x, IKM_TP_LOOP, "tp_loop", "", "");
-	if (!l)
+	if (!ikm_plan_loop(x->p, u))
 		return;
-	*l = *u;
-	l->kind = IKM_TP_LOOP;
-	snprintf(l->name, sizeof(l->name), "tp_loop");
-	l->unroll = 1;
-	l->note = "the harness's dec/jnz runs beside the instances";
 	char *c = x->p->chain;
 	size_t ck = 0;
 	if (rotate)
