@@ -55,7 +55,6 @@ static const uint8_t GPR_POOL[] = { 0, 3, 1, 2, 5, 8, 9, 10, 11, 12, 13, 14, 15 
 #define IMM64_VALUE 0x123456789ull /* wider than 32 bits, so `mov r64, imm64` keeps its 10-byte form */
 #define TP_INSTANCES_UNROLLED 512  /* instances in the unrolled throughput run */
 #define TP_MAX 12		   /* instances per body */
-#define LAT_UNROLL 16
 #define IDIOM_UNROLL 16
 
 /* Same-register idioms and moves, by mnemonic (Intel optimization manual, "Dependency-breaking idioms", "Zero-latency MOV"). */
@@ -374,21 +373,6 @@ static const char *reg_name(const struct opnd *o, int r, char *buf, size_t cap)
 	}
 }
 
-const char *ikm_size_word(unsigned bits)
-{
-	switch (bits) {
-	case 8: return "byte ptr ";
-	case 16: return "word ptr ";
-	case 32: return "dword ptr ";
-	case 64: return "qword ptr ";
-	case 80: return "tbyte ptr ";
-	case 128: return "xmmword ptr ";
-	case 256: return "ymmword ptr ";
-	case 512: return "zmmword ptr ";
-	default: return "";
-	}
-}
-
 /* `dword bcst `: a broadcast element whose count GNU as takes from the other operands. */
 static const char *bcast_word(unsigned bits)
 {
@@ -572,33 +556,6 @@ static void defaults(const struct ctx *c, struct assign *a)
 	}
 	a->off = 0;
 	a->index = -1;
-}
-
-struct ikm *ikm_plan_add(struct instr_plan *p, enum ikm_kind kind, const char *name)
-{
-	if (p->n == IKM_MAX)
-		return NULL;
-	struct ikm *m = &p->m[p->n++];
-	memset(m, 0, sizeof(*m));
-	m->kind = (uint8_t)kind;
-	m->per_iter = 1;
-	m->unroll = LAT_UNROLL;
-	m->sub[0] = m->sub[1] = IKM_NO_SUB;
-	snprintf(m->name, sizeof(m->name), "%s", name);
-	return m;
-}
-
-struct ikm *ikm_plan_loop(struct instr_plan *p, const struct ikm *unrolled)
-{
-	struct ikm *l = ikm_plan_add(p, IKM_TP_LOOP, "tp_loop");
-	if (!l)
-		return NULL;
-	*l = *unrolled;
-	l->kind = IKM_TP_LOOP;
-	snprintf(l->name, sizeof(l->name), "tp_loop");
-	l->unroll = 1;
-	l->note = "the harness's dec/jnz runs beside the instances";
-	return l;
 }
 
 static struct ikm *add(struct ctx *c, enum ikm_kind kind, const char *name)
