@@ -411,10 +411,15 @@ bool ikm_x87_build(const struct instr_form *f, struct instr_plan *p)
 		k = str_appendf(p->values, sizeof(p->values), k, ", x pushed by %s and y by fld1",
 				lookup(f->mnemonic, NULL, true));
 	if (x.mem >= 0)
-		str_appendf(p->values, sizeof(p->values), k, ", memory %s",
-			    x.mem_kind == XM_REAL  ? "1.0"
-			    : x.mem_kind == XM_BCD ? "packed BCD 1"
-						   : "integer 1");
+		k = str_appendf(p->values, sizeof(p->values), k, ", memory %s",
+				x.mem_kind == XM_REAL  ? "1.0"
+				: x.mem_kind == XM_BCD ? "packed BCD 1"
+						       : "integer 1");
+	/* FCMOVcc: nothing in the body sets the flags but the harness's dec rdi (SDM Vol. 2A DEC: CF kept). */
+	if (x.flags_in)
+		str_appendf(p->values, sizeof(p->values), k,
+			    ", flags as the harness's dec rdi leaves them (CF as it was before the loop, which DEC keeps; ZF 0 "
+			    "but on the last trip; PF with the count's low byte)");
 	latency(&x);
 	throughput(&x);
 	if (!p->n)
