@@ -321,8 +321,8 @@ static bool read_operands(struct ctx *c)
 			/* fall through */
 		default:
 			snprintf(c->p->why, sizeof(c->p->why),
-				 "operand %zu is of a kind the builder does not handle (x87, "
-				 "segment, branch or other)",
+				 "operand %zu is of a kind the builder does not handle (segment, "
+				 "branch or other)",
 				 i + 1);
 			return false;
 		}
@@ -445,10 +445,13 @@ static bool raw_nop(const struct ctx *c, unsigned *op, int *reg)
 	bool prefetch = starts(s, "PREFETCH_RESERVED_0F0D");
 	if (!starts(s, "NOP_") && !prefetch)
 		return false;
+	/* The last opcode part: the catalogue adds one with the reg field where XED's iform is shared
+	 * (NOP_GPRv_GPRv_0F1E_0F1Er3: 0F 1E with ModRM.reg 3). */
 	const char *t = strstr(s, "_0F");
-	if (!t || strstr(t + 1, "_0F") || !strcmp(t, "_0F1F") || !starts(t, "_0F") || !lc_isxdigit(t[3]) ||
-	    !lc_isxdigit(t[4]))
-		return false; /* 0F 1F /0 is what `nop` assembles; two opcodes in the iform: not ours */
+	for (const char *n = t; n; n = strstr(n + 1, "_0F"))
+		t = n;
+	if (!t || !strcmp(t, "_0F1F") || !lc_isxdigit(t[3]) || !lc_isxdigit(t[4]))
+		return false; /* 0F 1F /0 is what `nop` assembles */
 	*op = hex_digit(t[3]) << 4 | hex_digit(t[4]);
 	*reg = t[5] == 'r' && lc_isdigit(t[6]) ? t[6] - '0' : -1;
 	return *op == 0x0d || (*op >= 0x18 && *op <= 0x1f);
@@ -457,7 +460,7 @@ static bool raw_nop(const struct ctx *c, unsigned *op, int *reg)
 static size_t raw_instance(const struct ctx *c, char *buf, size_t cap, size_t k, const struct assign *a,
 			   unsigned op, int reg)
 {
-	int rm = -1, mem = -1;
+	int rm = -1, mem = -1, fixed_reg = reg;
 	unsigned bits = 32;
 	for (size_t i = 0; i < c->nop; i++) {
 		if (c->op[i].implicit)
@@ -466,8 +469,8 @@ static size_t raw_instance(const struct ctx *c, char *buf, size_t cap, size_t k,
 			mem = (int)i;
 		else if (rm < 0 && mem < 0)
 			rm = a->reg[i];
-		else
-			reg = a->reg[i];
+		else if (fixed_reg < 0)
+			reg = a->reg[i]; /* the register operand is ModRM.reg unless the iform fixes the field */
 		bits = c->op[i].file == RF_GPR || c->op[i].file == RF_MEM ? c->op[i].bits : bits;
 	}
 	if (reg < 0)
@@ -1104,8 +1107,8 @@ bool instr_plan_build(const struct instr_form *f, struct instr_plan *p)
 	if (starts(iform, "NOP_") && f->n_explicit && !raw_nop(&c, &raw_op, &raw_reg) &&
 	    !(strlen(iform) > 5 && !strcmp(iform + strlen(iform) - 5, "_0F1F"))) {
 		snprintf(p->why, sizeof(p->why),
-			 "a reserved-NOP encoding whose iform names two opcode parts (%s): GNU as writes `nop r/m` only "
-			 "as 0F 1F /0, and the byte encoder does not know this one's ModRM layout",
+			 "a reserved-NOP encoding (%s) the byte encoder does not know: GNU as writes `nop r/m` "
+			 "only as 0F 1F /0",
 			 iform);
 		return false;
 	}

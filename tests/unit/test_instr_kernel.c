@@ -12,6 +12,7 @@
 #include <cmocka.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 
 #include "instr/kernel.h"
 #include "instr/kernel_forms.h"
@@ -405,6 +406,8 @@ static void vector_state(void **state)
 	assert_non_null(strstr(plan("VADDPS zmm, zmm, m32bcst", 0)->m[0].body, "dword bcst [rsi+0]"));
 }
 
+static bool starts_with(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
+
 static const struct instr_form *catalogue_form(const char *asm_name, const char *iform)
 {
 	for (size_t i = 0; i < instr_forms_count; i++)
@@ -438,6 +441,33 @@ static void broadcasts_spelt(void **state)
 		assert_non_null(strstr(b, cases[i].want));
 		assert_null(strstr(b, cases[i].not_want));
 	}
+}
+
+/* The reserved NOPs as bytes (SDM Vol. 2D Table A-3): 0F op ModRM, the reg field from the iform. */
+static void reserved_nops_as_bytes(void **state)
+{
+	(void)state;
+	char l[96];
+	/* 0F 18 /4 with [rsi+disp32]: ModRM mod 10, reg 100, rm 110 = 0xa6; the first instance at offset 0. */
+	assert_true(instr_plan_build(catalogue_form("NOP m32", "NOP_MEMv_0F18r4"), &p));
+	assert_string_equal(line(kind(&p, IKM_TP_UNROLLED)->body, 0, l, sizeof(l)),
+			    ".byte 0xf, 0x18, 0xa6, 0x0, 0x0, 0x0, 0x0");
+	/* A 64-bit register operand: REX.W (and REX.B for r8-r15), mod 11, reg 101. */
+	assert_true(instr_plan_build(catalogue_form("NOP r64", "NOP_GPRv_0F18r5"), &p));
+	const char *b = line(kind(&p, IKM_TP_UNROLLED)->body, 0, l, sizeof(l));
+	unsigned rex, modrm;
+	assert_int_equal(sscanf(b, ".byte 0x%x, 0xf, 0x18, 0x%x", &rex, &modrm), 2);
+	assert_int_equal(rex & 0xf8, 0x48);
+	assert_int_equal(modrm >> 3, (3u << 3) | 5u);
+	/* The catalogue's second opcode part fixes ModRM.reg even with a second register operand. */
+	assert_true(instr_plan_build(catalogue_form("NOP r32, r32", "NOP_GPRv_GPRv_0F1E_0F1Er3"), &p));
+	b = line(kind(&p, IKM_TP_UNROLLED)->body, 0, l, sizeof(l));
+	assert_non_null(strstr(b, "0xf, 0x1e, "));
+	modrm = (unsigned)strtoul(strrchr(b, ' ') + 1, NULL, 16);
+	assert_int_equal((modrm >> 3) & 7, 3);
+	/* What GNU as writes itself stays assembly. */
+	assert_true(instr_plan_build(catalogue_form("NOP r32", "NOP_GPRv_0F1F"), &p));
+	assert_true(starts_with(kind(&p, IKM_TP_UNROLLED)->body, "nop "));
 }
 
 /* How an x87 instruction moves TOP (SDM Vol. 2A, each instruction's operation), written here from the
@@ -671,6 +701,7 @@ int main(void)
 		cmocka_unit_test(texts_well_formed),	cmocka_unit_test(every_shape_within_bounds),
 		cmocka_unit_test(what_cannot_be_built),	cmocka_unit_test(broadcasts_spelt),
 		cmocka_unit_test(x87_stack_balanced),	cmocka_unit_test(x87_chains),
+		cmocka_unit_test(reserved_nops_as_bytes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
