@@ -87,6 +87,13 @@ struct instr_plan {
 /* Every measurement of form f into p (p->n of them).  False, with p->why, when none can be built. */
 bool instr_plan_build(const struct instr_form *f, struct instr_plan *p);
 
+/* A new measurement at the end of p (per_iter 1, the latency unroll, no connector), or NULL when p is full. */
+struct ikm *ikm_plan_add(struct instr_plan *p, enum ikm_kind kind, const char *name);
+/* The loop twin of an unrolled throughput measurement (one body per trip), added to p; NULL when p is full. */
+struct ikm *ikm_plan_loop(struct instr_plan *p, const struct ikm *unrolled);
+/* "dword ptr " for 32 bits...: the size of a memory operand as GNU as's Intel syntax writes it ("" unknown). */
+const char *ikm_size_word(unsigned bits);
+
 /* "latency", "throughput_unrolled", ... */
 const char *ikm_kind_name(enum ikm_kind k);
 /* "zero idiom", "ones idiom", "move elimination", or NULL. */

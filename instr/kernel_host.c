@@ -1,5 +1,6 @@
 /* instr/kernel_host.c - the kernels that measure one instruction form; see kernel.h. */
 #include "instr/kernel.h"
+#include "instr/kernel_x87.h"
 #include "lib/strbuf.h"
 
 /* Register files: operands of one file chain without a connector (xmm0 is the low half of ymm0). */
@@ -54,7 +55,6 @@ static const uint8_t GPR_POOL[] = { 0, 3, 1, 2, 5, 8, 9, 10, 11, 12, 13, 14, 15 
 #define IMM64_VALUE 0x123456789ull /* wider than 32 bits, so `mov r64, imm64` keeps its 10-byte form */
 #define TP_INSTANCES_UNROLLED 512  /* instances in the unrolled throughput run */
 #define TP_MAX 12		   /* instances per body */
-#define LAT_UNROLL 16
 #define IDIOM_UNROLL 16
 
 /* Same-register idioms and moves, by mnemonic (Intel optimization manual, "Dependency-breaking idioms", "Zero-latency MOV"). */
@@ -321,8 +321,8 @@ static bool read_operands(struct ctx *c)
 			/* fall through */
 		default:
 			snprintf(c->p->why, sizeof(c->p->why),
-				 "operand %zu is of a kind the builder does not handle (x87, "
-				 "segment, branch or other)",
+				 "operand %zu is of a kind the builder does not handle (segment, "
+				 "branch or other)",
 				 i + 1);
 			return false;
 		}
@@ -373,24 +373,130 @@ static const char *reg_name(const struct opnd *o, int r, char *buf, size_t cap)
 	}
 }
 
-static const char *size_word(unsigned bits)
+/* `dword bcst `: a broadcast element whose count GNU as takes from the other operands. */
+static const char *bcast_word(unsigned bits)
 {
 	switch (bits) {
-	case 8: return "byte ptr ";
-	case 16: return "word ptr ";
-	case 32: return "dword ptr ";
-	case 64: return "qword ptr ";
-	case 80: return "tbyte ptr ";
-	case 128: return "xmmword ptr ";
-	case 256: return "ymmword ptr ";
-	case 512: return "zmmword ptr ";
+	case 16: return "word bcst ";
+	case 32: return "dword bcst ";
+	case 64: return "qword bcst ";
 	default: return "";
 	}
+}
+
+/* The destination's element bits from the iform's first operand (VCVTPD2PS_XMMf32_...: 32); 0 unknown. */
+static unsigned dest_element_bits(const char *iform)
+{
+	const char *t = strchr(iform, '_');
+	unsigned v = 0;
+	if (!t)
+		return 0;
+	for (t++; *t && *t != '_'; t++)
+		v = lc_isdigit(*t) ? v * 10 + (unsigned)(*t - '0') : 0;
+	return v;
+}
+
+/*
+ * The element count of a broadcast where the operands do not give it: a conversion that narrows (its
+ * destination's elements narrower than the broadcast one: VCVTPD2PS xmm, m64bcst reads 2 or 4 doubles; XED
+ * tells the two iforms apart by their vector length, the `_VL128`, `_VL256`, `_VL512` ending).  0 where they do: widening conversions (VCVTPS2QQ zmm, m32bcst reads 8 floats,
+ * not the 16 the widest register holds) are left to the assembler, whose `bcst` derives the count from the
+ * destination.
+ */
+static unsigned bcast_count(const struct ctx *c, const struct opnd *o)
+{
+	static const struct {
+		const char *suffix;
+		unsigned bits;
+	} VL[] = { { "_VL128", 128 }, { "_VL256", 256 }, { "_VL512", 512 } };
+	const char *s = c->f->iform ? c->f->iform : "";
+	size_t n = strlen(s);
+	for (size_t i = 0; i < ARRAY_SIZE(VL); i++) {
+		size_t m = strlen(VL[i].suffix);
+		if (n < m || strcmp(s + n - m, VL[i].suffix) || !o->bits)
+			continue;
+		bool narrows = dest_element_bits(s) && dest_element_bits(s) < o->bits;
+		return narrows || !c->vec_bits ? VL[i].bits / o->bits : 0; /* no vector register: VFPCLASSPD k, m64bcst */
+	}
+	return 0;
+}
+
+/*
+ * The reserved-NOP encodings (SDM Vol. 2B NOP, and Vol. 2D Table A-3: 0F 0D and 0F 18-1F are NOP or hint
+ * groups whose ModRM.reg values without an instruction of their own execute as NOPs).  GNU as writes `nop
+ * r/m` only as 0F 1F /0, so the others are written as bytes: [66] [REX] 0F op ModRM [disp32].  The iform
+ * ends in the opcode and, where ModRM.reg is fixed, its value (NOP_GPRv_0F18r5: 0F 18 /5); with a second
+ * register operand (NOP_MEMv_GPRv_0F19) that register is ModRM.reg.  A memory operand is [rsi+disp32]
+ * (mod 10, rm 110).  *op is the opcode byte, *reg the fixed reg field or -1; false for any other form.
+ */
+#define OPC_ESCAPE 0x0f
+#define OPSIZE_PREFIX 0x66
+#define REX_BASE 0x40
+#define REX_W 0x08
+#define REX_R 0x04
+#define REX_B 0x01
+#define MODRM_REG_DIRECT 3u /* mod 11: rm is a register */
+#define MODRM_DISP32 2u	    /* mod 10: [rm + disp32] */
+static unsigned hex_digit(char h) { return lc_isdigit(h) ? (unsigned)(h - '0') : (unsigned)(h - 'A' + 10); }
+
+static bool raw_nop(const struct ctx *c, unsigned *op, int *reg)
+{
+	const char *s = c->f->iform ? c->f->iform : "";
+	bool prefetch = starts(s, "PREFETCH_RESERVED_0F0D");
+	if (!starts(s, "NOP_") && !prefetch)
+		return false;
+	/* The last opcode part: the catalogue adds one with the reg field where XED's iform is shared
+	 * (NOP_GPRv_GPRv_0F1E_0F1Er3: 0F 1E with ModRM.reg 3). */
+	const char *t = strstr(s, "_0F");
+	for (const char *n = t; n; n = strstr(n + 1, "_0F"))
+		t = n;
+	if (!t || !strcmp(t, "_0F1F") || !lc_isxdigit(t[3]) || !lc_isxdigit(t[4]))
+		return false; /* 0F 1F /0 is what `nop` assembles */
+	*op = hex_digit(t[3]) << 4 | hex_digit(t[4]);
+	*reg = t[5] == 'r' && lc_isdigit(t[6]) ? t[6] - '0' : -1;
+	return *op == 0x0d || (*op >= 0x18 && *op <= 0x1f);
+}
+
+static size_t raw_instance(const struct ctx *c, char *buf, size_t cap, size_t k, const struct assign *a,
+			   unsigned op, int reg)
+{
+	int rm = -1, mem = -1, fixed_reg = reg;
+	unsigned bits = 32;
+	for (size_t i = 0; i < c->nop; i++) {
+		if (c->op[i].implicit)
+			continue;
+		if (c->op[i].file == RF_MEM)
+			mem = (int)i;
+		else if (rm < 0 && mem < 0)
+			rm = a->reg[i];
+		else if (fixed_reg < 0)
+			reg = a->reg[i]; /* the register operand is ModRM.reg unless the iform fixes the field */
+		bits = c->op[i].file == RF_GPR || c->op[i].file == RF_MEM ? c->op[i].bits : bits;
+	}
+	if (reg < 0)
+		reg = 0;
+	unsigned rex = (bits == 64 ? REX_W : 0) | (reg >= 8 ? REX_R : 0) | (rm >= 8 ? REX_B : 0);
+	k = str_appendf(buf, cap, k, ".byte ");
+	if (bits == 16)
+		k = str_appendf(buf, cap, k, "0x%x, ", OPSIZE_PREFIX);
+	if (rex)
+		k = str_appendf(buf, cap, k, "0x%x, ", REX_BASE | rex);
+	unsigned modrm = mem >= 0 ? MODRM_DISP32 << 6 | (unsigned)(reg & 7) << 3 | GPR_RSI
+				  : MODRM_REG_DIRECT << 6 | (unsigned)(reg & 7) << 3 | (unsigned)(rm & 7);
+	k = str_appendf(buf, cap, k, "0x%x, 0x%x, 0x%x", OPC_ESCAPE, op, modrm);
+	if (mem >= 0)
+		for (int b = 0; b < 4; b++)
+			k = str_appendf(buf, cap, k, ", 0x%x", ((unsigned)a->off >> (8 * b)) & 0xff);
+	return str_appendf(buf, cap, k, "\n");
 }
 
 /* One instance of the form, with registers `a` (the defaults where a says -1), as a line of assembly. */
 static size_t instance(const struct ctx *c, char *buf, size_t cap, size_t k, const struct assign *a)
 {
+	unsigned raw_op;
+	int raw_reg;
+	if (raw_nop(c, &raw_op, &raw_reg))
+		return raw_instance(c, buf, cap, k, a, raw_op, raw_reg);
 	/* Static rounding or suppressed exceptions: an operand of its own after the registers, before an
 	 * immediate (GNU as's Intel syntax: `vcmpps k1, zmm1, zmm2, {sae}, 3`); round to nearest. */
 	const char *er = (c->f->attrs & IFA_ROUNDING) ? "{rn-sae}" : (c->f->attrs & IFA_SAE) ? "{sae}" : NULL;
@@ -417,11 +523,13 @@ static size_t instance(const struct ctx *c, char *buf, size_t cap, size_t k, con
 						GPR_NAMES[3][a->index >= 0 ? a->index : a->reg[i]],
 						GPR_NAMES[3][c->pool[RF_GPR][c->npool[RF_GPR] - 1]]);
 			else if (a->index >= 0)
-				k = str_appendf(buf, cap, k, "%s[rsi+%s]", size_word(o->bits), GPR_NAMES[3][a->index]);
+				k = str_appendf(buf, cap, k, "%s[rsi+%s]", ikm_size_word(o->bits), GPR_NAMES[3][a->index]);
+			else if (o->bcast && !bcast_count(c, o))
+				k = str_appendf(buf, cap, k, "%s[rsi+%d]", bcast_word(o->bits), a->off);
 			else
-				k = str_appendf(buf, cap, k, "%s[rsi+%d]", size_word(o->bits), a->off);
-			if (o->bcast)
-				k = str_appendf(buf, cap, k, "{1to%d}", o->bits ? c->vec_bits / o->bits : 1);
+				k = str_appendf(buf, cap, k, "%s[rsi+%d]", ikm_size_word(o->bits), a->off);
+			if (o->bcast && bcast_count(c, o))
+				k = str_appendf(buf, cap, k, "{1to%u}", bcast_count(c, o));
 			break;
 		default: k = str_appendf(buf, cap, k, "%s", reg_name(o, a->reg[i], tmp, sizeof(tmp))); break;
 		}
@@ -455,17 +563,9 @@ static void defaults(const struct ctx *c, struct assign *a)
 
 static struct ikm *add(struct ctx *c, enum ikm_kind kind, const char *name)
 {
-	struct instr_plan *p = c->p;
-	if (p->n == IKM_MAX)
-		return NULL;
-	struct ikm *m = &p->m[p->n++];
-	memset(m, 0, sizeof(*m));
-	m->kind = (uint8_t)kind;
-	m->per_iter = 1;
-	m->unroll = LAT_UNROLL;
-	m->sub[0] = m->sub[1] = IKM_NO_SUB;
-	m->fill = c->fp_data ? FILL_FP : c->divide ? FILL_ONE : 0;
-	snprintf(m->name, sizeof(m->name), "%s", name);
+	struct ikm *m = ikm_plan_add(c->p, kind, name);
+	if (m)
+		m->fill = c->fp_data ? FILL_FP : c->divide ? FILL_ONE : 0;
 	return m;
 }
 
@@ -652,9 +752,9 @@ static const char *mem_move(const struct ctx *c, const struct opnd *o, int r, bo
 				? (unsigned)(128 << (o->kind >= IK_XMM && o->kind <= IK_ZMM ? o->kind - IK_XMM : 0))
 				: o->bits;
 	if (store)
-		snprintf(buf, cap, fmt, size_word(bits), name);
+		snprintf(buf, cap, fmt, ikm_size_word(bits), name);
 	else
-		snprintf(buf, cap, fmt, name, size_word(bits));
+		snprintf(buf, cap, fmt, name, ikm_size_word(bits));
 	return buf;
 }
 
@@ -786,6 +886,10 @@ static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 		m->bound = IKM_UPPER;
 		m->via = store ? "a store of the result to the operand's memory (with store forwarding: included)"
 			       : "a load of the stored memory into the register (with store forwarding: included)";
+		/* A store and a load of one address with nothing between: a core that renames memory (the load
+		 * takes the stored register at rename, no forwarding) runs such a pair in well under a cycle. */
+		m->note = "a store and a reload of one address: memory renaming, where the core has it, bypasses "
+			  "the round trip (a figure below 1 cycle says so)";
 		return;
 	}
 	if (in.op == out.op) {
@@ -890,14 +994,8 @@ static void throughput(struct ctx *c)
 		return;
 	}
 	u->unroll = (uint16_t)((TP_INSTANCES_UNROLLED + u->per_iter - 1) / u->per_iter);
-	struct ikm *l = add(c, IKM_TP_LOOP, "tp_loop");
-	if (!l)
+	if (!ikm_plan_loop(c->p, u))
 		return;
-	*l = *u;
-	l->kind = IKM_TP_LOOP;
-	snprintf(l->name, sizeof(l->name), "tp_loop");
-	l->unroll = 1;
-	l->note = "the harness's dec/jnz runs beside the instances";
 	/* What chains the instances whatever the registers: fixed registers read and written, the flags. */
 	size_t k = 0;
 	for (size_t q = 0; q < c->nop; q++)
@@ -985,6 +1083,8 @@ bool instr_plan_build(const struct instr_form *f, struct instr_plan *p)
 		snprintf(p->why, sizeof(p->why), "the form has no mnemonic");
 		return false;
 	}
+	if (ikm_is_x87(f))
+		return ikm_x87_build(f, p);
 	if (!read_operands(&c))
 		return false;
 	const char *ext = f->extension ? f->extension : "";
@@ -1001,6 +1101,17 @@ bool instr_plan_build(const struct instr_form *f, struct instr_plan *p)
 	else if (in_list(f->mnemonic, MOVES, ARRAY_SIZE(MOVES)) && c.nop >= 2 && c.op[0].file == c.op[1].file &&
 		 c.op[0].file != RF_MEM)
 		p->idiom = IKM_IDIOM_MOVE; /* register to register within one file: what renaming can eliminate */
+	unsigned raw_op;
+	int raw_reg;
+	const char *iform = f->iform ? f->iform : "";
+	if (starts(iform, "NOP_") && f->n_explicit && !raw_nop(&c, &raw_op, &raw_reg) &&
+	    !(strlen(iform) > 5 && !strcmp(iform + strlen(iform) - 5, "_0F1F"))) {
+		snprintf(p->why, sizeof(p->why),
+			 "a reserved-NOP encoding (%s) the byte encoder does not know: GNU as writes `nop r/m` "
+			 "only as 0F 1F /0",
+			 iform);
+		return false;
+	}
 	make_pools(&c);
 	if (c.npool[RF_GPR] < 4) {
 		snprintf(p->why, sizeof(p->why), "too few general registers left to rotate");

@@ -194,3 +194,28 @@ def test_the_catalogues_forms_through_pmuboot_host_instr(ctx):
     # A dump is listed, never measured.
     p = ctx.run_host("instr", "--cpuid-dump", "/nonexistent", "--match", "^STD$")
     assert p.returncode == 2 and "only this machine's measured" in p.stderr, p.stderr
+
+
+def test_x87_forms_measured(ctx):
+    """x87 forms (every x86-64 core has them) through `pmuboot-host instr --match`: each gets a throughput and no
+    why, with pushes and pops balanced (a push onto a full stack would load NaNs, a pop of an empty one too;
+    neither faults, so what is checked is the figure): the chain of a destination that is its own source
+    (FADD st0, st(i); FMUL; FADDP after its balancing fld1) is a whole number of cycles, at least 1, since
+    nothing but the form's own latency is in it (retaken on a busy host)."""
+    want = "^(FADD st0, st|FMUL st0, st|FADDP st, st0|FLD m32|FLD1|FCOMPP|FXTRACT|FSTP m64)$"
+    for attempt in range(RETAKES):
+        p = ctx.run_host("instr", "--match", want, timeout=600)
+        assert p.returncode == 0, (p.returncode, p.stderr[-2000:])
+        recs = [r for r in records(p.stdout) if r["type"] == "instr"]
+        assert sorted({r["asm"] for r in recs}) == sorted(want[2:-2].split("|")), [r["asm"] for r in recs]
+        for r in recs:
+            assert r["why"] is None and r["throughput"] and r["throughput"]["cycles"] > 0, r
+            assert "1.0" in r["values"], r
+        whole = [lat(by_asm(recs, a)[0], "op1", "op1")["cycles"] for a in ("FADD st0, st", "FMUL st0, st",
+                                                                           "FADDP st, st0")]
+        if all(c >= 1 - 0.05 and abs(c - round(c)) <= 0.1 for c in whole):
+            break
+    else:
+        raise AssertionError(f"x87 chains not whole cycles: {whole}")
+    load = lat(by_asm(recs, "FLD m32")[0], "op1", "st0")
+    assert load["bound"] == "upper" and "store" in load["via"], load
