@@ -321,12 +321,17 @@ static bool measure_plan(struct instr_plan *p, struct instr_result *res, bool as
 	static struct instr_pack_form f;
 	static struct instr_pack_code code[IKM_MAX];
 	static char via[IKM_MAX][IKM_BODY_MAX];
+	/* The assembler's words for a kernel it refused, copied out of res: instr_run_form clears res before it
+	 * reads the form's whys, which pointing into res lost (68 forms of a full run had no why). */
+	static char refused[IKM_MAX][sizeof(res->why)];
 	double t0 = now();
 
 	for (size_t j = 0; j < p->n; j++) {
 		code[j] = (struct instr_pack_code){ res[j].init, res[j].body, res[j].init_len, res[j].body_len, NULL };
-		if (!res[j].assembled)
-			code[j].why = res[j].why[0] ? res[j].why : "not assembled";
+		if (!res[j].assembled) {
+			snprintf(refused[j], sizeof(refused[j]), "%s", res[j].why[0] ? res[j].why : "not assembled");
+			code[j].why = refused[j];
+		}
 	}
 	if (!assembled)
 		snprintf(p->why, sizeof(p->why), "the assembler could not be run (its error record says why)");
