@@ -50,7 +50,7 @@ static int usage(FILE *f)
 		   "       pmuboot-host instr [--cpu N] [--match REGEX] [--extension E,...] [--reps N]\n"
 		   "       pmuboot-host instr pack [--match REGEX] [--extension E,...] [--as PATH] -o FILE\n"
 		   "\n"
-		   "The instruction forms of the catalogue (instr/forms.tsv, from Intel XED's data) that a CPU\n"
+		   "The instruction forms of the catalogue (instr/forms.tsv.gz, from Intel XED's data) that a CPU\n"
 		   "has.  --list: one a line, asm, iform, extension and status (what will be measured, or\n"
 		   "`excluded: why`), then a summary on stderr (forms, excluded, by reason and by extension).\n"
 		   "Without --list: measure them on this machine, one `instr` record and line each (latency\n"

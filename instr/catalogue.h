@@ -3,7 +3,7 @@
  * as data (issue 31; docs/instr.md).
  *
  * Where it comes from: tools/gen_isa.py reads Intel XED's datafiles (../shared/vendor-isa/xed,
- * Apache-2.0, its README names the release) and writes instr/forms.tsv, which is committed, so a
+ * Apache-2.0, its README names the release) and writes instr/forms.tsv.gz, which is committed, so a
  * clone without ../shared builds the same table; instr/module.mk compiles forms.tsv into C at build
  * time (host builds only: the table is far larger than the image's room; the image measures from a
  * kernel pack on its boot medium instead).

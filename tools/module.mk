@@ -71,7 +71,7 @@ $(B)/pmuboot.iso: $(MEDIA_EFI) $(MEDIA_INPUTS) $(MEDIA_TOOLS) $(INSTR_PACK)
 
 # The kernel pack: every form of the catalogue not excluded, assembled by GNU as (binutils).  Named only
 # by the media rules above, so `make` alone never builds it.
-$(B)/instr.pack: $(B)/pmuboot-host instr/forms.tsv
+$(B)/instr.pack: $(B)/pmuboot-host instr/forms.tsv.gz
 	@$(if $(Q),echo '  PACK   $@')
 	$(Q)$< instr pack -o $@.tmp && mv $@.tmp $@
 
