@@ -108,6 +108,7 @@ void stage_emit_bench(struct stage *st, const struct bench_row *row, const struc
 	for (unsigned k = 0; k < LEDGER_SOURCES; k++)
 		rec_u64(r, ledger_source_name(k), f->disturbed[k]);
 	rec_obj_end(r);
+	rec_u64(r, "contended", f->contended);
 	rec_u64(r, "retaken", f->retaken);
 	rec_obj(r, "rejected");
 	for (unsigned k = STATS_REJECT_NEGATIVE; k < STATS_REJECT_DISTURBED; k++)
@@ -241,6 +242,9 @@ void stage_emit_bench(struct stage *st, const struct bench_row *row, const struc
 			 f->dropped == 1 ? "" : "s", bench_disturbed_by_source(f, by, sizeof(by)), f->retaken,
 			 f->disturbance);
 	}
+	if (f->contended)
+		out_text("    contended: %u sample%s thrown away (the contention probe beside them slowed: another thread "
+			 "shared the core)", f->contended, f->contended == 1 ? "" : "s");
 	if (f->problem[0])
 		out_text("    note: %s", f->problem);
 }

@@ -52,6 +52,7 @@ struct pass_ctx {
 	size_t problem_cap;
 	int8_t smi_of[COUNT_MAX_EVENTS];	/* per pass: the index of its SMI event in set->ev, or -1 */
 	bool per_sample;			/* a calibration inside every sample (bench_setup.calib_per_sample) */
+	struct bench_contention *probe;		/* the contention probe (per_sample only), or NULL */
 	int64_t slack;				/* the chain floor's slack for TSC-derived cycles, thousandths */
 };
 
@@ -61,6 +62,7 @@ struct sample_verdict {
 	bool disturbed;
 	struct ledger_verdict v;
 	uint64_t cal_n, cal_2n;		/* calib_per_sample: ticks of the calibration's N and 2N runs */
+	uint64_t probe;			/* the contention probe's slower run, TSC ticks (0: not probed) */
 };
 
 /*
@@ -76,6 +78,15 @@ static uint64_t calib_run(uint64_t trips)
 	struct bench_call cal = { .kernel = (bench_kernel_fn)(void (*)(void))calib_add_chain, .trips = trips };
 	bench_measure(&cal);
 	return cal.tsc_end - cal.tsc_start;
+}
+
+/* One run of the contention probe (struct bench_contention): its TSC ticks. */
+static uint64_t probe_run(void)
+{
+	struct bench_call pr = { .kernel = (bench_kernel_fn)(void (*)(void))calib_add_block,
+				 .trips = BENCH_PROBE_ADDS / CALIB_ADDS_PER_ITER };
+	bench_measure(&pr);
+	return pr.tsc_end - pr.tsc_start;
 }
 
 /* One run of `trips` trips, counted when a set is given.  False on a counting error. */
@@ -144,6 +155,7 @@ static bool sample(struct pass_ctx *c, uint64_t trips, struct run_values *base, 
 	/* The calibration's N run before the kernel's runs and its 2N run after: one clock figure around them. */
 	if (c->per_sample)
 		sv->cal_n = calib_run(CALIB_TRIPS);
+	uint64_t probe_before = c->probe ? probe_run() : 0;
 	/*
 	 * An unmeasured run first: entering the window (on the host a system
 	 * call) can leave caches, TLB and predictors cold, and only the first
@@ -153,6 +165,10 @@ static bool sample(struct pass_ctx *c, uint64_t trips, struct run_values *base, 
 	c->call.trips = trips;
 	bench_measure(&c->call);
 	ok = run_once(c, trips, base) && run_once(c, 2 * trips, main);
+	if (c->probe) {
+		uint64_t after = probe_run();
+		sv->probe = after > probe_before ? after : probe_before;
+	}
 	if (c->per_sample)
 		sv->cal_2n = calib_run(2 * CALIB_TRIPS);
 	/* The runs' values are read: what happens after the ledger closes cannot touch them. */
@@ -263,6 +279,46 @@ static void drop_counting(struct pass_ctx *c, struct count_set **set, size_t *ne
 	f->passes = pass + 1;
 }
 
+int64_t bench_contention_reference(const struct bench_contention *p)
+{
+	return p->nlow ? p->low[p->nlow - 1] : 0;
+}
+
+/* Keep milli among the BENCH_PROBE_LOW_RANK fastest runs (ascending insertion). */
+static void contention_note(struct bench_contention *p, int64_t milli)
+{
+	unsigned i = p->nlow < BENCH_PROBE_LOW_RANK ? p->nlow++ : BENCH_PROBE_LOW_RANK;
+	if (i == BENCH_PROBE_LOW_RANK) {
+		if (milli >= p->low[BENCH_PROBE_LOW_RANK - 1])
+			return;
+		i = BENCH_PROBE_LOW_RANK - 1;
+	}
+	for (; i > 0 && p->low[i - 1] > milli; i--)
+		p->low[i] = p->low[i - 1];
+	p->low[i] = milli;
+}
+
+/*
+ * The probe's ticks in cycles per 1000 adds, with the sample's own calibration, against the probe's
+ * reference: CONTENDED when slower by more than the tolerance; a run kept joins the reference's ranks, so a
+ * run that starts contended learns the quiet figure as soon as samples see it.  The first run has no
+ * reference and is kept.
+ */
+static enum stats_fate judge_contention(struct bench_contention *p, uint64_t ticks, int64_t ppm)
+{
+	int64_t milli = stats_scale((int64_t)ticks, (uint64_t)ppm, (uint64_t)BENCH_PROBE_ADDS * 1000);
+	int64_t ref = bench_contention_reference(p);
+	p->probed++;
+	if (milli <= 0)
+		return STATS_KEPT;
+	if (ref && (__int128)milli * 1000 > (__int128)ref * (1000 + BENCH_PROBE_TOLERANCE_PERMILLE)) {
+		p->contended++;
+		return STATS_REJECT_CONTENDED;
+	}
+	contention_note(p, milli);
+	return STATS_KEPT;
+}
+
 /*
  * The fate of one sample (bench/stats.h): every series must be possible; with
  * a calibration in the sample, its runs too, and its figure (*ppm) must not
@@ -280,6 +336,10 @@ static enum stats_fate judge(const struct pass_ctx *c, const struct sample_verdi
 	enum stats_fate fate = stats_judge_time(b->tsc, m->tsc);
 	int64_t cycles = -1, slack = STATS_CHAIN_SLACK_MIN_PERMILLE;
 
+	/* Where the ticks alone make the cycles and nothing else is in the runs, they must agree tightly. */
+	if (fate == STATS_KEPT && c->per_sample && !c->set)
+		fate = stats_judge_runs_tight(b->tsc, m->tsc);
+
 	*ppm = 0;
 	if (fate == STATS_KEPT && c->per_sample) {
 		fate = stats_judge_time(sv->cal_n, sv->cal_2n);
@@ -287,6 +347,8 @@ static enum stats_fate judge(const struct pass_ctx *c, const struct sample_verdi
 			*ppm = stats_scale(BENCH_CALIB_ADDS, 1000000, sv->cal_2n - sv->cal_n);
 			fate = stats_judge_clock(sv->cal_n, sv->cal_2n, s->clock.spread_milli);
 		}
+		if (fate == STATS_KEPT && c->probe && sv->probe)
+			fate = judge_contention(c->probe, sv->probe, *ppm);
 	}
 	if (fate == STATS_KEPT && s->cycles_msr) {
 		fate = stats_judge_time(b->cyc, m->cyc);
@@ -362,6 +424,7 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 	c.call.q = window + d->q_off;
 	c.call.cycles_msr = s->cycles_msr;
 	c.per_sample = s->calib_per_sample && !s->cycles_msr && !s->emulated_time && s->clock.ppm > 0;
+	c.probe = c.per_sample ? s->contention : NULL;
 	c.slack = stats_chain_slack_permille(s->clock.spread_milli);
 	f->iterations_min = s->iterations;
 
@@ -449,12 +512,13 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 						stats_differential_milli(base.ev[idx[e]], main.ev[idx[e]], s->iterations);
 			}
 			more = stats_take_note(&take, fate);
-			if (fate == STATS_REJECT_DISTURBED && more)
+			if ((fate == STATS_REJECT_DISTURBED || fate == STATS_REJECT_CONTENDED) && more)
 				f->retaken++;
 		}
 		if (c.set && s->cb->pass_end)
 			s->cb->pass_end(c.set, pass);
 		f->dropped += take.by[STATS_REJECT_DISTURBED];
+		f->contended += take.by[STATS_REJECT_CONTENDED];
 		for (unsigned k = STATS_REJECT_NEGATIVE; k < STATS_REJECT_DISTURBED; k++)
 			f->rejected[k] += take.by[k];
 		if (stats_take_exhausted(&take))

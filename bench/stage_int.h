@@ -69,6 +69,7 @@ struct stage {
 	void *state[BENCH_SRC_KINDS];	/* a source's own state, by kind, where several files share it */
 	bool amd, emulator;
 	struct bench_setup hs;		/* the harness's set-up, including the calibration in force */
+	struct bench_contention contention;	/* hs.contention's state: one probe best for the whole stage */
 	uint8_t *scratch;		/* 4 KiB-aligned, BENCH_WINDOW_BYTES, valid during bench_stage */
 	int64_t *pool_fallback;		/* sample storage when there is no arena */
 	struct bench_figures *figs;	/* the row being measured (heap) */

@@ -137,6 +137,8 @@ void stage_setup_clock(struct stage *st)
 	}
 	st->settle_runs = bench_settle(&st->hs, st->scratch);
 	st->start_clock = st->hs.clock;
+	memset(&st->contention, 0, sizeof(st->contention));
+	st->hs.contention = &st->contention;
 	/*
 	 * Adaptive iterations (bench/harness.h), except under an emulator, where a tick means nothing,
 	 * and where the TSC rate is unknown: without it there is no time budget to keep them in.

@@ -124,13 +124,14 @@ int64_t stats_differential_milli(uint64_t base_v, uint64_t main_v, uint64_t base
 
 const char *stats_fate_name(enum stats_fate f)
 {
-	static const char *const names[STATS_FATES] = { "kept", "negative", "n_2n", "below_chain", "clock", "disturbed" };
+	static const char *const names[STATS_FATES] = { "kept", "negative", "n_2n", "below_chain", "clock", "disturbed",
+							       "contended" };
 	return f < STATS_FATES ? names[f] : "?";
 }
 
 const char *stats_unstable_name(enum stats_unstable u)
 {
-	static const char *const names[] = { NULL, "budget", "outliers", "spread", "disturbed" };
+	static const char *const names[] = { NULL, "budget", "outliers", "spread", "disturbed", "contended" };
 	return u < ARRAY_SIZE(names) ? names[u] : "?";
 }
 
@@ -147,6 +148,17 @@ enum stats_fate stats_judge_time(uint64_t base_v, uint64_t main_v)
 	unsigned __int128 lhs = (unsigned __int128)(main_v - base_v) * 100;
 	unsigned __int128 rhs = (unsigned __int128)base_v * (100 + STATS_N2N_SLACK_PERCENT);
 	return lhs > rhs ? STATS_REJECT_N_2N : STATS_KEPT;
+}
+
+enum stats_fate stats_judge_runs_tight(uint64_t base_v, uint64_t main_v)
+{
+	if (base_v < STATS_N2N_TIGHT_MIN_TICKS || main_v <= base_v)
+		return STATS_KEPT;	/* too short to judge this finely (or NEGATIVE: stats_judge_time's) */
+	__int128 o = 2 * (__int128)base_v - (__int128)main_v;
+	if (o * 1000 < -(__int128)base_v * STATS_N2N_TIGHT_UNDER_PERMILLE ||
+	    o * 1000 > (__int128)base_v * STATS_N2N_TIGHT_OVER_PERMILLE)
+		return STATS_REJECT_N_2N;
+	return STATS_KEPT;
 }
 
 enum stats_fate stats_judge_chain(int64_t cycles_milli, int64_t chain_milli, int64_t slack_permille)
@@ -260,7 +272,7 @@ bool stats_take_exhausted(const struct stats_take *t)
 
 uint32_t stats_take_rejected(const struct stats_take *t)
 {
-	return t->thrown - t->by[STATS_REJECT_DISTURBED];
+	return t->thrown - t->by[STATS_REJECT_DISTURBED] - t->by[STATS_REJECT_CONTENDED];
 }
 
 void stats_judge_figure(struct bench_figure *f, const struct stats_take *t, bool time)
@@ -269,8 +281,9 @@ void stats_judge_figure(struct bench_figure *f, const struct stats_take *t, bool
 	f->unstable = STATS_STABLE;
 	int64_t iqr = f->q3 - f->q1;
 	if (t->good < t->wanted)
-		f->unstable = (uint64_t)t->by[STATS_REJECT_DISTURBED] * 2 > t->thrown ? STATS_UNSTABLE_DISTURBED
-										      : STATS_UNSTABLE_BUDGET;
+		f->unstable = (uint64_t)t->by[STATS_REJECT_DISTURBED] * 2 > t->thrown	  ? STATS_UNSTABLE_DISTURBED
+			      : (uint64_t)t->by[STATS_REJECT_CONTENDED] * 2 > t->thrown ? STATS_UNSTABLE_CONTENDED
+											  : STATS_UNSTABLE_BUDGET;
 	else if ((uint64_t)f->outliers * STATS_UNSTABLE_OUTLIER_DIV > f->n)
 		f->unstable = STATS_UNSTABLE_OUTLIERS;
 	else if (time && f->median > 0 && iqr > STATS_UNSTABLE_IQR_FLOOR &&

@@ -49,8 +49,9 @@ enum stats_unstable {
 	STATS_UNSTABLE_OUTLIERS,	/* too many outliers */
 	STATS_UNSTABLE_SPREAD,		/* interquartile range too wide */
 	STATS_UNSTABLE_DISTURBED,	/* fewer samples kept than wanted, most of those thrown away disturbed */
+	STATS_UNSTABLE_CONTENDED,	/* fewer samples kept than wanted, most thrown away as contended */
 };
-/* Short name for records ("budget", "outliers", "spread", "disturbed"); NULL for STATS_STABLE. */
+/* Short name for records ("budget", "outliers", "spread", "disturbed", "contended"); NULL for STATS_STABLE. */
 const char *stats_unstable_name(enum stats_unstable u);
 
 /*
@@ -100,6 +101,10 @@ int64_t stats_differential_milli(uint64_t base_v, uint64_t main_v, uint64_t base
  *                chain allows (less STATS_CHAIN_SLACK_PERCENT for the error
  *                of TSC-to-cycles calibration).
  *   DISTURBED    the window saw an SMI or NMI (host: a context switch).
+ *   CONTENDED    the harness's contention probe beside the sample ran slower
+ *                than its best (bench/harness.h struct bench_contention):
+ *                another thread shared the core.  Like DISTURBED, not an
+ *                impossible sample: taken again.
  */
 enum stats_fate {
 	STATS_KEPT,
@@ -108,6 +113,7 @@ enum stats_fate {
 	STATS_REJECT_BELOW_CHAIN,
 	STATS_REJECT_CLOCK,
 	STATS_REJECT_DISTURBED,
+	STATS_REJECT_CONTENDED,
 	STATS_FATES
 };
 #define STATS_N2N_SLACK_PERCENT 10
@@ -137,11 +143,24 @@ enum stats_fate {
  * before the variant may be either).
  */
 #define STATS_CLOCK_FLOOR_PERMILLE 1
-/* Short name for records: "kept", "negative", "n_2n", "below_chain", "clock", "disturbed". */
+/* Short name for records: "kept", "negative", "n_2n", "below_chain", "clock", "disturbed", "contended". */
 const char *stats_fate_name(enum stats_fate f);
 
 /* A time series (TSC ticks, cycles): NEGATIVE or N_2N, else KEPT. */
 enum stats_fate stats_judge_time(uint64_t base_v, uint64_t main_v);
+/*
+ * The N and 2N runs of a TSC series held to each other tightly, where nothing but the kernel and the
+ * call's small fixed overhead o is in them (no counters toggled, runs of STATS_N2N_TIGHT_MIN_TICKS or
+ * more): 2N run = o + 2Nc and N run = o + Nc, so o = 2 x N run - 2N run lies in 0..o_max.  A stall that
+ * lands in one run only (seen on the development host: about 2,400 ticks, in half the runs of vector
+ * kernels, never in the add chain) moves that o by the stall and the differential by the same amount:
+ * 10% high or low on a 24,000-tick run, with every sample of the figure agreeing.  N_2N when o is below
+ * -STATS_N2N_TIGHT_UNDER_PERMILLE or above STATS_N2N_TIGHT_OVER_PERMILLE of the N run, else KEPT.
+ */
+#define STATS_N2N_TIGHT_MIN_TICKS 10000u
+#define STATS_N2N_TIGHT_UNDER_PERMILLE 10
+#define STATS_N2N_TIGHT_OVER_PERMILLE 50
+enum stats_fate stats_judge_runs_tight(uint64_t base_v, uint64_t main_v);
 /* A count series: NEGATIVE, else KEPT. */
 enum stats_fate stats_judge_count(uint64_t base_v, uint64_t main_v);
 /*
@@ -201,7 +220,7 @@ void stats_take_init(struct stats_take *t, uint32_t wanted, uint32_t budget);
 bool stats_take_note(struct stats_take *t, enum stats_fate fate);
 /* True when the budget ran out before `wanted` good samples were kept. */
 bool stats_take_exhausted(const struct stats_take *t);
-/* Samples rejected as impossible (every fate but KEPT and DISTURBED). */
+/* Samples rejected as impossible (every fate but KEPT, DISTURBED and CONTENDED). */
 uint32_t stats_take_rejected(const struct stats_take *t);
 
 /*

@@ -49,6 +49,7 @@ static struct {
 	uint8_t *window;
 	struct instr_asm as;
 	struct instr_runner run;
+	struct bench_contention contention;
 } S;
 
 static void show_kernel(void *ctx, const struct instr_pack_form *f, size_t j);
@@ -92,6 +93,7 @@ static bool setup(const struct instr_measure_opts *o)
 		hs->fallback.spread_milli = t->core_spread_milli;
 	}
 	bench_settle(hs, S.window);
+	hs->contention = &S.contention;
 	bool rate = t && t->tsc_hz;
 	hs->target_ticks = hs->emulated_time || !rate ? 0 : BENCH_TARGET_TICKS;
 	hs->budget_ticks = rate ? t->tsc_hz / 1000 * BENCH_VARIANT_BUDGET_MS : 0;
@@ -393,13 +395,20 @@ size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const
 		free(obj);
 		if (n > INSTR_BATCH_FORMS) {
 			double spent = now() - start;
-			out_text("instr: %zu of %zu forms, %.0f s, about %.0f min left at this rate", at + nb, n, spent,
-				 spent * (double)(n - at - nb) / (double)(at + nb) / 60);
+			out_text("instr: %zu of %zu forms, %.0f s, about %.0f min left at this rate; %llu of %llu samples "
+				 "contended",
+				 at + nb, n, spent, spent * (double)(n - at - nb) / (double)(at + nb) / 60,
+				 (unsigned long long)S.contention.contended, (unsigned long long)S.contention.probed);
 		}
 	}
 	double secs = now() - start;
 	out_text("instr: %zu forms measured, %zu without a figure, in %.1f s (%.0f forms per minute)", good, bad, secs,
 		 secs > 0 ? (double)n * 60 / secs : 0.0);
+	/* How often another thread shared the core: the samples the harness threw away for it and took again. */
+	out_text("instr: contention probe: %llu of %llu samples thrown away as contended (the probe's reference %.3f "
+		 "cycles an add)",
+		 (unsigned long long)S.contention.contended, (unsigned long long)S.contention.probed,
+		 (double)bench_contention_reference(&S.contention) / 1000);
 	for (size_t i = 0; i < INSTR_BATCH_FORMS; i++)
 		free(plans[i]);
 	free(plans);

@@ -40,4 +40,37 @@ calib_add_chain:
 	imul rax, rdi, ADDS_PER_ITER
 	ret
 
+; void calib_add_block(uint64_t iterations)   (SysV ABI: iterations in RDI)
+;
+; The contention probe beside the chain (bench/harness.c): iterations x ADDS_PER_ITER additions in
+; BLOCK_CHAINS independent chains, so the adds run as fast as the core's integer ports and front end
+; allow (8 chains: more than any core's integer ALUs), not one a cycle.  Another thread sharing the core
+; (an SMT sibling, perhaps another tenant's under a hypervisor) takes issue slots and ports from it and it
+; slows, while the dependent chain above does not: the two together show contention the calibration
+; alone cannot.  The addend is the loop counter, a register (add-immediate chains fold at rename on some
+; cores, see above); its value does not matter.  Touches only caller-saved registers and no memory.
+%define BLOCK_CHAINS 8
+
+global calib_add_block
+calib_add_block:
+	mov rcx, rdi
+	test rcx, rcx
+	jz .done
+	align 32
+.loop:
+%rep ADDS_PER_ITER / BLOCK_CHAINS
+	add rax, rcx
+	add rdx, rcx
+	add rsi, rcx
+	add rdi, rcx
+	add r8, rcx
+	add r9, rcx
+	add r10, rcx
+	add r11, rcx
+%endrep
+	dec rcx
+	jnz .loop
+.done:
+	ret
+
 section .note.GNU-stack noalloc noexec nowrite progbits

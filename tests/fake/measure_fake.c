@@ -36,8 +36,9 @@ static uint64_t table_trip(bench_kernel_fn fn)
 
 uint64_t fake_measure_ticks(const struct bench_call *c)
 {
-	uint64_t trip = c->kernel == (bench_kernel_fn)(void (*)(void))calib_add_chain ? CALIB_ADDS_PER_ITER
-										      : table_trip(c->kernel);
+	uint64_t trip = c->kernel == (bench_kernel_fn)(void (*)(void))calib_add_chain	  ? CALIB_ADDS_PER_ITER
+			: c->kernel == (bench_kernel_fn)(void (*)(void))calib_add_block ? CALIB_ADDS_PER_ITER / FAKE_ADDS_PER_TICK
+											  : table_trip(c->kernel);
 	return FAKE_MEASURE_OVERHEAD + c->trips * trip;
 }
 

@@ -15,7 +15,8 @@
  *
  * (and the fake TSC's own step between the two reads: hw_fake.h fake_tsc_set)
  *
- * at one core clock per TSC tick: platform/calib.asm's chain one tick per add,
+ * at one core clock per TSC tick: platform/calib.asm's chain one tick per add, its
+ * independent-add block (the contention probe) FAKE_ADDS_PER_TICK adds a tick,
  * a variant of bench/kernels.c its dependency chain (chain_min, at least one
  * tick an iteration), any other kernel (the memory ladder's, a user's) one
  * tick an iteration of BENCH_UNROLL.  The cycles MSR (c->cycles_msr) is read
@@ -33,6 +34,8 @@
 
 /* Ticks a run costs beyond its trips (the call, the TSC reads): the same in every run, so N/2N cancels it. */
 #define FAKE_MEASURE_OVERHEAD 40u
+/* The fake core's integer width: the contention probe's adds per tick when nothing shares the core. */
+#define FAKE_ADDS_PER_TICK 4u
 
 /*
  * Extra ticks for run number `run` (1 = the first bench_measure since

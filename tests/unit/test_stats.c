@@ -234,6 +234,30 @@ static void outliers_stay_out_of_min_and_max(void **state)
 	assert_int_equal(f.max, 1);
 }
 
+/*
+ * A stall in one run only: the development host's vector kernels took 24,300 ticks an N run and 48,300 a 2N
+ * run, with about 2,450 more in one of them in half the samples.  The tight rule refuses both cases, keeps
+ * the clean sample (its overhead 300 ticks, 1.2%), and does not judge runs too short for it.
+ */
+static void a_stall_in_one_run_is_refused_by_the_tight_rule(void **state)
+{
+	(void)state;
+	assert_int_equal(stats_judge_runs_tight(24300, 48300), STATS_KEPT);
+	assert_int_equal(stats_judge_runs_tight(24300 + 2450, 48300), STATS_REJECT_N_2N);	/* in the N run */
+	assert_int_equal(stats_judge_runs_tight(24300, 48300 + 2450), STATS_REJECT_N_2N);	/* in the 2N run */
+	/* the loose rule keeps both: the 2N run is within twice the N run + 10% */
+	assert_int_equal(stats_judge_time(24300 + 2450, 48300), STATS_KEPT);
+	assert_int_equal(stats_judge_time(24300, 48300 + 2450), STATS_KEPT);
+	/* the bounds: o from -1% to +5% of the N run */
+	assert_int_equal(stats_judge_runs_tight(20000, 40200), STATS_KEPT);
+	assert_int_equal(stats_judge_runs_tight(20000, 40201), STATS_REJECT_N_2N);
+	assert_int_equal(stats_judge_runs_tight(20000, 39000), STATS_KEPT);
+	assert_int_equal(stats_judge_runs_tight(20000, 38999), STATS_REJECT_N_2N);
+	/* too short to judge finely, and not this rule's to judge */
+	assert_int_equal(stats_judge_runs_tight(STATS_N2N_TIGHT_MIN_TICKS - 1, 15000), STATS_KEPT);
+	assert_int_equal(stats_judge_runs_tight(20000, 19000), STATS_KEPT);
+}
+
 static void impossible_samples_are_named(void **state)
 {
 	(void)state;
@@ -415,6 +439,7 @@ int main(void)
 		cmocka_unit_test(empty_summary_is_zero),
 		cmocka_unit_test(large_sample_sorts),
 		cmocka_unit_test(differential_cancels_shared_overhead),
+		cmocka_unit_test(a_stall_in_one_run_is_refused_by_the_tight_rule),
 		cmocka_unit_test(scale_is_exact_for_large_values),
 		cmocka_unit_test(ticks_to_cycles),
 		cmocka_unit_test(spread),

@@ -590,6 +590,94 @@ static void a_moving_clock_in_a_sample_is_rejected(void **state)
 	assert_int_equal(r.cycles.median, TICKS_PER_ITER_MILLI);
 }
 
+/*
+ * Another thread shares the core during one sample: the contention probe beside it (calib_add_block, right
+ * before and after the kernel's runs) takes half again as long.  That sample is thrown away as contended and
+ * taken again; the figure is the quiet samples'.  The probe's reference is its BENCH_PROBE_LOW_RANK-th
+ * fastest run, so one run faster than the rest sets no reference the others miss.
+ */
+static struct {
+	unsigned probes, slow_at;
+} pc;
+static uint64_t sibling_busy_in_one_sample(unsigned run, const struct bench_call *c)
+{
+	(void)run;
+	if (c->kernel != (bench_kernel_fn)(void (*)(void))calib_add_block)
+		return 0;
+	pc.probes++;
+	/* Both probes of sample slow_at (two a sample) run slower by half. */
+	return (pc.probes + 1) / 2 == pc.slow_at ? c->trips * CALIB_ADDS_PER_ITER / FAKE_ADDS_PER_TICK / 2 : 0;
+}
+
+static void a_contended_sample_is_thrown_away_and_retaken(void **state)
+{
+	(void)state;
+	struct bench_setup s;
+	struct bench_figures r;
+	struct bench_contention probe;
+	setup_fk(&s, 1);
+	s.cb = NULL;
+	memset(&probe, 0, sizeof(probe));
+	memset(&pc, 0, sizeof(pc));
+	pc.slow_at = 4;	/* after the 2 warm-ups, the second measured sample */
+	s.contention = &probe;
+	fake_measure_extra(sibling_busy_in_one_sample);
+	assert_true(bench_measure_variant(&s, bench_def_find("ref", "load_chain"), window, NULL, &r));
+	assert_true(r.calibration.per_sample);
+	assert_int_equal(r.contended, 1);
+	assert_int_equal(r.retaken, 1);
+	assert_int_equal(rejected(&r), 0);	/* not impossible: another thread's doing */
+	assert_int_equal(r.cycles.n, 5);
+	assert_int_equal(r.cycles.median, TICKS_PER_ITER_MILLI);
+	assert_int_equal(probe.contended, 1);
+	assert_int_equal(probe.probed, 5 + 1);	/* the measured samples (warm-ups are not judged) */
+	/* The fake core's probe: FAKE_ADDS_PER_TICK adds a tick, plus the run's overhead, at one cycle a tick. */
+	int64_t quiet = (int64_t)fake_measure_ticks(&(struct bench_call){
+				.kernel = (bench_kernel_fn)(void (*)(void))calib_add_block,
+				.trips = BENCH_PROBE_ADDS / CALIB_ADDS_PER_ITER }) *
+			1000 / BENCH_PROBE_ADDS;
+	/* (and the fake TSC's own step between its two reads: a tick or so more) */
+	assert_in_range(bench_contention_reference(&probe), quiet, quiet + 2);
+
+	/* Without a probe (bench_setup.contention NULL) nothing is probed and nothing thrown away. */
+	struct bench_figures r2;
+	setup_fk(&s, 1);
+	s.cb = NULL;
+	memset(&pc, 0, sizeof(pc));
+	pc.slow_at = 4;
+	fake_measure_extra(sibling_busy_in_one_sample);
+	assert_true(bench_measure_variant(&s, bench_def_find("ref", "load_chain"), window, NULL, &r2));
+	assert_int_equal(r2.contended, 0);
+	assert_int_equal(r2.retaken, 0);
+	assert_int_equal(pc.probes, 0);
+}
+
+/* One fast run does not become the reference: the BENCH_PROBE_LOW_RANK-th fastest does. */
+static void the_probe_reference_is_a_low_rank_not_the_fastest(void **state)
+{
+	(void)state;
+	struct bench_contention p;
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(bench_contention_reference(&p), 0);
+	struct bench_setup s;
+	struct bench_figures r;
+	setup_fk(&s, 1);
+	s.cb = NULL;
+	s.contention = &p;
+	/* A reference already learned, one lone fast run among them. */
+	p.nlow = BENCH_PROBE_LOW_RANK;
+	for (unsigned i = 0; i < BENCH_PROBE_LOW_RANK; i++)
+		p.low[i] = i ? 250 : 180;
+	assert_int_equal(bench_contention_reference(&p), 250);
+	/* Every fake probe takes about 252 (FAKE_ADDS_PER_TICK adds a tick and the run's overhead): far slower
+	 * than the lone 180, within the tolerance of the reference 250.  None is contended. */
+	assert_true(bench_measure_variant(&s, bench_def_find("ref", "load_chain"), window, NULL, &r));
+	assert_int_equal(r.contended, 0);
+	assert_int_equal(r.cycles.n, 5);
+	assert_int_equal(p.low[0], 180);
+	assert_int_equal(bench_contention_reference(&p), 250);
+}
+
 /* Adaptive iterations, timed only: a floor, a target, room to retake. */
 static void adaptive_setup(struct bench_setup *s, uint32_t floor, uint64_t target_ticks)
 {
@@ -998,6 +1086,8 @@ int main(void)
 		cmocka_unit_test(impossible_sample_is_rejected_and_retaken),
 		cmocka_unit_test(a_disturbance_the_window_missed_is_rejected_as_n_2n),
 		cmocka_unit_test(a_moving_clock_in_a_sample_is_rejected),
+		cmocka_unit_test(a_contended_sample_is_thrown_away_and_retaken),
+		cmocka_unit_test(the_probe_reference_is_a_low_rank_not_the_fastest),
 		cmocka_unit_test(counting_failure_falls_back_to_time),
 		cmocka_unit_test(below_the_chain_is_rejected),
 		cmocka_unit_test(calibrated_ticks_and_the_bracket),
