@@ -105,6 +105,10 @@ static size_t instr_choose(struct stage *st)
 		pack_record(st, where, "refused", "no room on the heap for a form and its results");
 		return 0;
 	}
+	/* A name no form has is the user's mistake, said with what the pack has; the other names still count. */
+	char unknown[240];
+	if (instr_choice_unknown_ext(&is.ch, &is.pk, is.f, unknown, sizeof(unknown)))
+		rec_error(where, "instr", "instr=%s: %s", instr, unknown);
 	struct hw_vector_state vs;
 	hw_vector_state(&vs);
 	instr_cpu_init(&is.cpu, cpuid_here, NULL, vs.known, vs.xcr0);
