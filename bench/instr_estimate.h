@@ -10,8 +10,8 @@
 #include "bench/harness.h"
 
 struct instr_estimate {
-	uint64_t ms;	/* 0: not known (no TSC rate, or iterations fixed and no calibration to time them by) */
-	bool at_least;	/* iterations fixed (an emulator): each instance timed as one add of the calibration, a floor */
+	uint64_t ms;   /* 0: not known (no TSC rate, or iterations fixed and no calibration to time them by) */
+	bool at_least; /* iterations fixed (an emulator): each instance timed as one add of the calibration, a floor */
 };
 
 /* `measurements` kernels measured under hs, the harness's set-up as the stage calibrated it; tsc_hz 0: unknown. */

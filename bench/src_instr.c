@@ -34,7 +34,7 @@ static struct {
 	struct instr_runner run;
 	struct instr_cpu cpu; /* this processor, as instr/select.h describes it */
 	size_t chosen, kernels;
-	const char *where;    /* the pack's place */
+	const char *where;		/* the pack's place */
 	struct instr_estimate estimate; /* made before the run */
 	bool done;
 } is;
