@@ -17,15 +17,22 @@
 #define GHZ 1000000000ull
 #define TICKS_PER_MS (GHZ / 1000)
 
-/* A set-up as the stage leaves it on a core with APERF (no TSC calibration around the variant). */
-static struct bench_setup aperf_setup(void)
+/* A set-up's sample counts; the rest zero (no target, no budget, no calibration). */
+static struct bench_setup setup_of(uint32_t iterations, uint32_t warmup, uint32_t reps, uint32_t drop_budget)
 {
 	struct bench_setup s;
 	memset(&s, 0, sizeof(s));
-	s.iterations = 1000;
-	s.warmup = 3;
-	s.reps = 11;
-	s.drop_budget = 6;
+	s.iterations = iterations;
+	s.warmup = warmup;
+	s.reps = reps;
+	s.drop_budget = drop_budget;
+	return s;
+}
+
+/* A set-up as the stage leaves it on a core with APERF (no TSC calibration around the variant). */
+static struct bench_setup aperf_setup(void)
+{
+	struct bench_setup s = setup_of(1000, 3, 11, 6);
 	s.cycles_msr = 1;
 	s.target_ticks = BENCH_TARGET_TICKS;
 	s.budget_ticks = TICKS_PER_MS * BENCH_VARIANT_BUDGET_MS;
@@ -125,12 +132,7 @@ static uint64_t spent_on_add_chain(struct bench_setup *s)
 static void the_harness_spends_what_the_model_says(void **state)
 {
 	(void)state;
-	struct bench_setup s;
-	memset(&s, 0, sizeof(s));
-	s.iterations = 256;
-	s.warmup = 2;
-	s.reps = 5;
-	s.drop_budget = 5;
+	struct bench_setup s = setup_of(256, 2, 5, 5);
 	s.pool = pool;
 	s.pool_cap = sizeof(pool) / sizeof(pool[0]);
 	s.emulated_time = true;
