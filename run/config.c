@@ -269,9 +269,9 @@ bool config_apply_word(struct config *c, const char *source, const char *word, s
 /*
  * Quoting (docs/options.md, "Quoting"): a ' or " anywhere in a word opens a span that runs to the same
  * quote; blanks, '#' and the other quote inside it are the value's own, and the quotes are removed.  The
- * UEFI shell reads its own command line the same way (EDK2 ShellPkg ShellParametersProtocol.c,
- * FindEndOfParameter: a quote anywhere in a parameter, to the next one), and so does a POSIX shell, so
- * what either takes as one word is one word here.  There is no escape character: a value that holds
+ * UEFI shell reads its own command line the same way with double quotes (EDK2 ShellPkg
+ * ShellParametersProtocol.c, FindEndOfParameter: a quote anywhere in a parameter, to the next one), and a
+ * POSIX shell with both, so what either takes as one word is one word here.  There is no escape character: a value that holds
  * one quote is written inside the other ('say "hi"').
  */
 #define QUOTED_WORD_MAX (2 * CONFIG_STR_MAX) /* a quoted word unquoted: any value with its key */

@@ -425,6 +425,16 @@ static void quoted_values(void **state)
 	/* A word that is only quotes is a word: not key=value. */
 	assert_int_equal(config_apply_text(&c, "load-options", false, "\"\"", 2, keep, &x), 1);
 	assert_non_null(strstr(x.e[0].message, "'' is not key=value"));
+	/* A quoted word is unquoted into room for any value with its key, and one past it is said so. */
+	char big[700];
+	int k = snprintf(big, sizeof(big), "reps=4 kernels=\"");
+	memset(big + k, 'x', 600);
+	snprintf(big + k + 600, sizeof(big) - (size_t)k - 600, "\" reps=6");
+	x.n = 0;
+	assert_int_equal(config_apply_text(&c, "load-options", false, big, strlen(big), keep, &x), 1);
+	assert_string_equal(x.e[0].key, "kernels");
+	assert_string_equal(x.e[0].message, "a quoted word of 608 characters: at most 511 fit");
+	assert_int_equal(c.reps, 6);
 	/* A blank reaches a value only quoted: given whole to config_apply_word it is still read. */
 	struct config_error e;
 	assert_true(apply(&c, "instr=^ADD r8", &e));
