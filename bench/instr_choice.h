@@ -37,8 +37,8 @@ struct instr_choice {
 /* Read instr='s value; false with why (the regex's position and what is wrong) when it is none of those. */
 bool instr_choice_parse(struct instr_choice *ch, const char *v, size_t len, char *why, size_t cap);
 
-/* Distinct extensions of a pack an error lists: XED's datafiles name about 170. */
-#define INSTR_CHOICE_PACK_EXT_MAX 512
+/* Distinct extensions of a pack an error lists, sorted: the whole catalogue's pack has 75. */
+#define INSTR_CHOICE_PACK_EXT_MAX 256
 
 /*
  * For an extension list: how many of its names no form of the pack pk has (compared as

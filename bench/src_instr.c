@@ -69,8 +69,9 @@ static void pack_record(struct stage *st, const char *where, const char *status,
 	}
 	bool emulated = st->ci->exec == EXEC_EMULATED;
 	const struct timing_info *t = timing_get();
-	struct instr_estimate e;
-	instr_estimate_before(&st->hs, t ? t->tsc_hz : 0, is.kernels, &e);
+	struct instr_estimate e = { 0, false };
+	if (is.chosen)
+		instr_estimate_before(&st->hs, t ? t->tsc_hz : 0, is.kernels, &e);
 	/* A floor is rounded down and a figure to the nearest, so that neither says more than it knows. */
 	uint64_t s = (e.ms + (e.at_least ? 0 : MS_PER_S / 2)) / MS_PER_S;
 	char said[48];
@@ -78,14 +79,17 @@ static void pack_record(struct stage *st, const char *where, const char *status,
 	rec_u64(&st->rec, "forms", is.pk.forms);
 	rec_u64(&st->rec, "chosen", is.chosen);
 	rec_u64(&st->rec, "kernels", is.kernels);
-	if (e.ms)
+	if (e.ms || !is.chosen)
 		rec_u64(&st->rec, "estimate_s", s);
 	else
 		rec_null(&st->rec, "estimate_s");
 	rec_bool(&st->rec, "estimate_at_least", e.at_least);
 	rec_emit(&st->rec);
 	is.estimate = e;
-	if (!e.ms)
+	if (!is.chosen)
+		out_text("instr: none of the pack's %u forms chosen (instr=%s): this CPU has none of them, or none is "
+			 "asked for", is.pk.forms, st->p->instr);
+	else if (!e.ms)
 		out_text("instr: %zu of the pack's %u forms chosen (instr=%s), %zu kernels: no estimate before the first "
 			 "forms (no TSC rate or calibration)", is.chosen, is.pk.forms, st->p->instr, is.kernels);
 	else
@@ -141,8 +145,10 @@ static size_t instr_choose(struct stage *st)
 			is.chosen++;
 			is.kernels += is.f->n;
 		}
-	/* Its record waits for the harness's set-up and calibration: the estimate is made from them. */
+	/* Its record waits for the harness's set-up and calibration, the estimate's ground, unless none is chosen. */
 	is.where = where;
+	if (!is.chosen)
+		pack_record(st, where, "loaded", NULL);
 	return is.chosen;
 }
 
