@@ -6,15 +6,18 @@ The test builds the pack with `pmuboot-host instr pack --match '^ADD r64'` and b
 \\pmuboot\\instr.pack on the FAT drive.  With `instr="^ADD r64"` in pmuboot.cfg (a quoted value: the
 issue's own words) the image must announce the forms and an estimate (an `instr_pack` record), measure
 every ADD r64 form of the pack, both iforms of ADD r64, r64 among them, each record `emulated: true`, and
-end ok.  The network boot asks for `instr=BASE,FOO`: FOO, which no form has, is an error naming it and
-the pack's one extension, and the BASE forms are measured.  With one byte of the pack flipped the image must refuse it by name and byte (an `instr_pack`
-record, status refused) and still end ok.  TCG timings mean nothing: no figure is judged, only that the
-add chain got one.
+end ok.  With one byte of the pack flipped the image must refuse it by name and byte (an `instr_pack`
+record, status refused) and still end ok.  Started from the UEFI shell as `pmuboot.efi ...
+instr="^ADD r64"` (no pack on that disk), the image must read the quoted value whole from its load
+options and say the pack is missing.  The network boot asks for `instr=BASE,FOO`: FOO, which no form
+has, is an error naming it and the pack's one extension, and the BASE forms are measured.  TCG timings
+mean nothing: no figure is judged, only that the add chain got one.
 """
 import os
 import tempfile
 
 from testlib import describe
+from testlib.shell import shell_disk
 import qemurun
 
 OPTS = "bench=none iterations=64 reps=3 warmup=1 ibs=off"
@@ -72,10 +75,15 @@ def test_damaged_pack_refused_by_name_and_run_goes_on(ctx):
     assert "instr: kernel pack \\pmuboot\\instr.pack refused" in res.log, describe(res)
 
 
-def test_missing_pack_said_plainly_and_run_goes_on(ctx):
-    res = qemurun.boot(efi=ctx.efi, cfg_text=CFG, timeout=240)
+def test_missing_pack_said_plainly_and_run_goes_on_quoted_from_the_uefi_shell(ctx):
+    """Started from OVMF's UEFI shell with the value quoted on its command line: the shell keeps the quotes
+    in the load options and the image reads the value whole."""
+    img = shell_disk(ctx.efi, 'pmuboot.efi %s instr="^ADD r64"' % OPTS)
+    res = qemurun.boot(efi=ctx.efi, drive=("disk", img), timeout=240)
     end = res.first("end")
     assert end and end["status"] == "ok", describe(res)
+    begin = res.first("begin")
+    assert begin["config"] == "load options" and begin["options"]["instr"] == "^ADD r64", begin
     pack = res.records("instr_pack")
     assert len(pack) == 1 and pack[0]["status"] == "missing", pack
     assert "not on the boot medium" in pack[0]["why"], pack
