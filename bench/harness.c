@@ -573,6 +573,12 @@ static const struct bench_def calib_def = {
 	.unroll = CALIB_ADDS_PER_ITER,
 };
 
+/* A calibration's samples: at least CALIB_REPS_MIN kept, after CALIB_WARMUP unmeasured. */
+#define CALIB_REPS_MIN 15
+#define CALIB_WARMUP 2
+/* N runs of the add chain inside a sample that carries its own calibration: its N run and its 2N run. */
+#define CALIB_RUNS_IN_SAMPLE 3
+
 bool bench_calibrate(const struct bench_setup *s, uint8_t *window, struct bench_calibration *out)
 {
 	/* BENCH_CALIB_ADDS adds (about 50,000 TSC ticks on a modern core) per N run: the timer's granularity
@@ -582,8 +588,8 @@ bool bench_calibrate(const struct bench_setup *s, uint8_t *window, struct bench_
 
 	memset(out, 0, sizeof(*out));
 	cs.iterations = BENCH_CALIB_ADDS;
-	cs.reps = s->reps < 15 ? 15 : s->reps;
-	cs.warmup = 2;
+	cs.reps = s->reps < CALIB_REPS_MIN ? CALIB_REPS_MIN : s->reps;
+	cs.warmup = CALIB_WARMUP;
 	cs.drop_budget = cs.reps;
 	cs.cb = NULL;
 	cs.cycles_msr = 0;
@@ -849,4 +855,29 @@ void bench_observe(const struct bench_setup *s, const struct bench_def *d, uint8
 		if (o->variant_end)
 			o->variant_end(o->ctx, &id);
 	}
+}
+
+uint64_t bench_variant_ticks(const struct bench_setup *s, uint64_t run_ticks)
+{
+	uint64_t samples = (uint64_t)s->warmup + s->reps;
+	/* One add a cycle: the chain's N run in ticks is its adds over cycles per tick. */
+	uint64_t cal_run = s->clock.ppm > 0 ? (uint64_t)BENCH_CALIB_ADDS * 1000000 / (uint64_t)s->clock.ppm : 0;
+
+	uint64_t pilots = 0;
+	if (s->target_ticks) {
+		/* What choose_iterations aims at, within the budget, and its last pilot round. */
+		uint64_t max = run_ticks_max(s);
+		run_ticks = s->target_ticks + s->target_ticks / 8;
+		if (max && run_ticks > max)
+			run_ticks = max;
+		pilots = PILOT_RUNS;
+	}
+	/* The pilots and the samples, RUNS_PER_SAMPLE N runs each. */
+	uint64_t t = (pilots + samples) * RUNS_PER_SAMPLE * run_ticks;
+	/* Cycles from the TSC (measure_bracketed): a calibration before and after, and one inside each sample. */
+	if (!s->emulated_time && !s->cycles_msr && cal_run) {
+		uint64_t cal_samples = (s->reps < CALIB_REPS_MIN ? CALIB_REPS_MIN : s->reps) + CALIB_WARMUP;
+		t += 2 * cal_samples * RUNS_PER_SAMPLE * cal_run + samples * CALIB_RUNS_IN_SAMPLE * cal_run;
+	}
+	return t;
 }

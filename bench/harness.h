@@ -232,6 +232,15 @@ bool bench_measure_variant(struct bench_setup *s, const struct bench_def *d, uin
 			   struct count_set *set, struct bench_figures *f);
 
 /*
+ * TSC ticks bench_measure_variant is expected to take on one variant measured without counters, no sample
+ * thrown away and the clock holding still: the last pilot round, the warm-up and kept samples, and where
+ * cycles come from the TSC, the calibrations around the variant and inside each sample.  A sample's N run
+ * is what adaptive iterations aim at (s->target_ticks, within s->budget_ticks), else run_ticks, the N run
+ * at s->iterations as the caller knows it.  For a time estimate (bench/instr_estimate.h), never a limit.
+ */
+uint64_t bench_variant_ticks(const struct bench_setup *s, uint64_t run_ticks);
+
+/*
  * TSC ticks to core cycles from platform/calib.asm's add chain (1 cycle per
  * add), or s->fallback when the TSC does not advance.  False with source
  * NONE when neither exists.

@@ -1,5 +1,6 @@
 /* bench/instr_choice.c - reading instr=; see instr_choice.h. */
 #include "bench/instr_choice.h"
+#include "lib/strbuf.h"
 
 static bool is_ext_char(char ch) { return (ch >= 'A' && ch <= 'Z') || lc_isdigit(ch) || ch == '_'; }
 
@@ -49,4 +50,72 @@ bool instr_choice_parse(struct instr_choice *ch, const char *v, size_t len, char
 	ch->kind = INSTR_CHOOSE_REGEX;
 	ch->flt.match = &ch->re;
 	return true;
+}
+
+/* The pack's distinct extensions, sorted (without regard to case); how many there are, even past max. */
+static size_t pack_extensions(const struct instr_pack *pk, struct instr_pack_form *f, const char **ext, size_t max)
+{
+	struct instr_pack walk = *pk;
+	size_t n = 0, all = 0;
+	const char *last = NULL;
+
+	while (instr_pack_next(&walk, f)) {
+		/* Forms come grouped by extension: most are the one before. */
+		if (last && !lc_strcasecmp(last, f->extension))
+			continue;
+		last = f->extension;
+		size_t at = 0;
+		while (at < n && lc_strcasecmp(ext[at], f->extension) < 0)
+			at++;
+		if (at < n && !lc_strcasecmp(ext[at], f->extension))
+			continue;
+		all++;
+		if (n == max)
+			continue;
+		memmove(ext + at + 1, ext + at, (n - at) * sizeof(*ext));
+		ext[at] = f->extension;
+		n++;
+	}
+	return all;
+}
+
+static bool pack_has(const char *const *ext, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!lc_strcasecmp(ext[i], name))
+			return true;
+	return false;
+}
+
+size_t instr_choice_unknown_ext(const struct instr_choice *ch, const struct instr_pack *pk, struct instr_pack_form *f,
+				char *why, size_t cap)
+{
+	static const char *ext[INSTR_CHOICE_PACK_EXT_MAX]; /* pointers into the pack; .bss, not the stack */
+	size_t unknown = 0, k = 0;
+
+	if (cap)
+		why[0] = 0;
+	if (ch->kind != INSTR_CHOOSE_EXT)
+		return 0;
+	size_t all = pack_extensions(pk, f, ext, INSTR_CHOICE_PACK_EXT_MAX);
+	size_t n = all < INSTR_CHOICE_PACK_EXT_MAX ? all : INSTR_CHOICE_PACK_EXT_MAX;
+	for (size_t i = 0; i < ch->flt.n_ext; i++) {
+		if (pack_has(ext, n, ch->flt.ext[i]))
+			continue;
+		k = str_appendf(why, cap, k, "%s%s", unknown ? ", " : "no form of the kernel pack is of extension ",
+				ch->flt.ext[i]);
+		unknown++;
+	}
+	if (!unknown)
+		return 0;
+	k = str_appendf(why, cap, k, "; it has %zu:", all);
+	for (size_t i = 0; i < n && k < cap; i++) {
+		/* The list as far as it fits, with room left to say it goes on. */
+		if (k + strlen(ext[i]) + sizeof(" ...") + 1 >= cap) {
+			k = str_appendf(why, cap, k, " ...");
+			break;
+		}
+		k = str_appendf(why, cap, k, " %s", ext[i]);
+	}
+	return unknown;
 }

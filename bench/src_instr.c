@@ -3,14 +3,17 @@
  * docs/instr.md "In the image"; bench/stage_int.h).
  *
  * With instr= other than `none`, the pack the run was given (the image reads \pmuboot\instr.pack from its
- * medium: instr/pack.h) is checked whole; the forms this CPU has (instr/select.h's rule, from the bits and
- * state the pack names) and instr= asks for are counted and a time estimate printed; then, after the
- * other sources' rows, each form's kernels are measured through the user-kernel harness (bench/instr_run.h)
- * and one `instr` record and line written per form (bench/instr_record.h), with a progress line every
- * PROGRESS_FORMS forms.  A pack that is missing or damaged gives an `instr_pack` record and line saying
- * what and where, and the run goes on: it is not an error of the run.
+ * medium: instr/pack.h) is checked whole and the forms this CPU has (instr/select.h's rule, from the bits
+ * and state the pack names) and instr= asks for are counted.  After the other sources' rows, with the
+ * harness set up and calibrated, an `instr_pack` record and line give a time estimate from it
+ * (bench/instr_estimate.h); each form's kernels are measured through the user-kernel harness
+ * (bench/instr_run.h) and one `instr` record and line written per form (bench/instr_record.h), with a
+ * progress line at the rate measured after the first PROGRESS_FIRST forms and every PROGRESS_FORMS.  A pack
+ * that is missing or damaged gives an `instr_pack` record and line saying what and where when the sources
+ * choose, and the run goes on: it is not an error of the run.
  */
 #include "bench/instr_choice.h"
+#include "bench/instr_estimate.h"
 #include "bench/instr_run.h"
 #include "bench/stage_int.h"
 #include "platform/timing.h"
@@ -18,15 +21,10 @@
 #include "lib/out.h"
 #include "lib/strbuf.h"
 
+#define PROGRESS_FIRST 8
 #define PROGRESS_FORMS 48
-/*
- * The estimate: seconds per kernel.  pmuboot-host measures 600-800 forms a minute on a 2-vCPU host
- * (docs/instr.md, 4 to 10 kernels a form: about 15 ms a kernel); an emulator runs each N/2N run in its
- * own time, about ten times longer (tests/qemu: QEMU's TCG).
- */
-#define EST_MS_PER_KERNEL 15u
-#define EST_EMULATED_FACTOR 10u
 #define MS_PER_S 1000u
+#define MS_PER_TENTH 100u
 
 static struct {
 	struct instr_choice ch;
@@ -36,6 +34,8 @@ static struct {
 	struct instr_runner run;
 	struct instr_cpu cpu; /* this processor, as instr/select.h describes it */
 	size_t chosen, kernels;
+	const char *where;		/* the pack's place */
+	struct instr_estimate estimate; /* made before the run */
 	bool done;
 } is;
 
@@ -43,6 +43,14 @@ static void cpuid_here(void *ctx, uint32_t leaf, uint32_t subleaf, struct cpuid_
 {
 	(void)ctx;
 	hw_cpuid(leaf, subleaf, out);
+}
+
+/* "about 12.3 s" or "at least 0.4 s": a floor rounded down, a figure to the nearest tenth. */
+static void estimate_text(char *out, size_t cap, const struct instr_estimate *e)
+{
+	uint64_t tenths = (e->ms + (e->at_least ? 0 : MS_PER_TENTH / 2)) / MS_PER_TENTH;
+	snprintf(out, cap, "%s %llu.%llu s", e->at_least ? "at least" : "about", (unsigned long long)(tenths / 10),
+		 (unsigned long long)(tenths % 10));
 }
 
 /* The instr_pack record and its line: what became of the pack. */
@@ -59,17 +67,36 @@ static void pack_record(struct stage *st, const char *where, const char *status,
 			 why);
 		return;
 	}
-	/* st->emulator is set after the sources choose: the CPU's own word. */
 	bool emulated = st->ci->exec == EXEC_EMULATED;
-	uint64_t ms = (uint64_t)is.kernels * EST_MS_PER_KERNEL * (emulated ? EST_EMULATED_FACTOR : 1);
+	const struct timing_info *t = timing_get();
+	struct instr_estimate e = { 0, false };
+	if (is.chosen)
+		instr_estimate_before(&st->hs, t ? t->tsc_hz : 0, is.kernels, &e);
+	/* A floor is rounded down and a figure to the nearest, so that neither says more than it knows. */
+	uint64_t s = (e.ms + (e.at_least ? 0 : MS_PER_S / 2)) / MS_PER_S;
+	char said[48];
+	estimate_text(said, sizeof(said), &e);
 	rec_u64(&st->rec, "forms", is.pk.forms);
 	rec_u64(&st->rec, "chosen", is.chosen);
 	rec_u64(&st->rec, "kernels", is.kernels);
-	rec_u64(&st->rec, "estimate_s", (ms + MS_PER_S - 1) / MS_PER_S);
+	if (e.ms || !is.chosen)
+		rec_u64(&st->rec, "estimate_s", s);
+	else
+		rec_null(&st->rec, "estimate_s");
+	rec_bool(&st->rec, "estimate_at_least", e.at_least);
 	rec_emit(&st->rec);
-	out_text("instr: %zu of the pack's %u forms chosen (instr=%s), %zu kernels: about %llu s%s", is.chosen,
-		 is.pk.forms, st->p->instr, is.kernels, (unsigned long long)((ms + MS_PER_S - 1) / MS_PER_S),
-		 emulated ? " (under an emulator: its time, not the core's)" : "");
+	is.estimate = e;
+	if (!is.chosen)
+		out_text("instr: none of the pack's %u forms chosen (instr=%s): this CPU has none of them, or none is "
+			 "asked for", is.pk.forms, st->p->instr);
+	else if (!e.ms)
+		out_text("instr: %zu of the pack's %u forms chosen (instr=%s), %zu kernels: no estimate before the first "
+			 "forms (no TSC rate or calibration)", is.chosen, is.pk.forms, st->p->instr, is.kernels);
+	else
+		out_text("instr: %zu of the pack's %u forms chosen (instr=%s), %zu kernels: %s by the harness's samples "
+			 "and budget%s", is.chosen, is.pk.forms, st->p->instr, is.kernels, said,
+			 emulated ? " (under an emulator: its time, not the core's; each form's own work comes on top)"
+				  : "");
 }
 
 /* Whether this CPU has form f and instr= asks for it. */
@@ -105,6 +132,10 @@ static size_t instr_choose(struct stage *st)
 		pack_record(st, where, "refused", "no room on the heap for a form and its results");
 		return 0;
 	}
+	/* A name no form has is the user's mistake, said with what the pack has; the other names still count. */
+	char unknown[240];
+	if (instr_choice_unknown_ext(&is.ch, &is.pk, is.f, unknown, sizeof(unknown)))
+		rec_error(where, "instr", "instr=%s: %s", instr, unknown);
 	struct hw_vector_state vs;
 	hw_vector_state(&vs);
 	instr_cpu_init(&is.cpu, cpuid_here, NULL, vs.known, vs.xcr0);
@@ -114,7 +145,10 @@ static size_t instr_choose(struct stage *st)
 			is.chosen++;
 			is.kernels += is.f->n;
 		}
-	pack_record(st, where, "loaded", NULL);
+	/* Its record waits for the harness's set-up and calibration, the estimate's ground, unless none is chosen. */
+	is.where = where;
+	if (!is.chosen)
+		pack_record(st, where, "loaded", NULL);
 	return is.chosen;
 }
 
@@ -129,6 +163,21 @@ static uint64_t ms_since(uint64_t t0)
 {
 	uint64_t hz = timing_get()->tsc_hz;
 	return hz ? (hw_tsc() - t0) / (hz / MS_PER_S) : 0;
+}
+
+/* n forms, `kernels` measurements, done in spent_ms: the rate so far and what is left at it. */
+static void progress(size_t n, size_t kernels, uint64_t spent_ms)
+{
+	char before[80] = "";
+	if (is.estimate.ms) {
+		char said[48];
+		estimate_text(said, sizeof(said), &is.estimate);
+		snprintf(before, sizeof(before), " (estimated before: %s)", said);
+	}
+	out_text("instr: %zu of %zu forms, %llu s, %llu forms per minute: about %llu s left at this rate%s", n,
+		 is.chosen, (unsigned long long)(spent_ms / MS_PER_S),
+		 (unsigned long long)instr_estimate_per_minute(spent_ms, n),
+		 (unsigned long long)(instr_estimate_left_ms(spent_ms, kernels, is.kernels) / MS_PER_S), before);
 }
 
 /* Every chosen form, measured and recorded, the first time the stage asks; no rows of the stage's own. */
@@ -149,8 +198,9 @@ static bool instr_next(struct stage *st, struct bench_row *row)
 		.watchdog = is.run.watchdog,
 		.trial_bound_ms = INSTR_TRIAL_BOUND_US / MS_PER_S,
 	};
+	pack_record(st, is.where, "loaded", NULL);
 	uint64_t start = hw_tsc();
-	size_t n = 0, good = 0;
+	size_t n = 0, good = 0, kernels = 0;
 	struct instr_pack walk = is.pk;
 	while (instr_pack_next(&walk, is.f)) {
 		if (!wanted(&is.cpu, is.f))
@@ -158,15 +208,13 @@ static bool instr_next(struct stage *st, struct bench_row *row)
 		uint64_t t0 = hw_tsc();
 		instr_run_form(&is.run, is.f, is.res);
 		good += instr_record_emit(is.f, is.res, &c, (int64_t)ms_since(t0));
-		if (++n % PROGRESS_FORMS == 0 && n < is.chosen) {
-			uint64_t spent = ms_since(start);
-			out_text("instr: %zu of %zu forms, %llu s, about %llu s left at this rate", n, is.chosen,
-				 (unsigned long long)(spent / MS_PER_S),
-				 (unsigned long long)(spent * (is.chosen - n) / n / MS_PER_S));
-		}
+		kernels += is.f->n;
+		if (++n < is.chosen && (n == PROGRESS_FIRST || n % PROGRESS_FORMS == 0))
+			progress(n, kernels, ms_since(start));
 	}
-	out_text("instr: %zu forms measured, %zu without a figure, in %llu s", good, n - good,
-		 (unsigned long long)(ms_since(start) / MS_PER_S));
+	uint64_t spent = ms_since(start);
+	out_text("instr: %zu forms measured, %zu without a figure, in %llu s (%llu forms per minute)", good, n - good,
+		 (unsigned long long)(spent / MS_PER_S), (unsigned long long)instr_estimate_per_minute(spent, n));
 	return false;
 }
 

@@ -151,7 +151,8 @@ static bool parse_value(const struct opt_def *o, struct config *c, const char *v
 			return false;
 		}
 		for (size_t i = 0; i < len; i++) {
-			if ((unsigned char)v[i] < 0x21 || (unsigned char)v[i] > 0x7e) {
+			/* A blank is a value's own only when quoted (config_apply_text). */
+			if ((unsigned char)v[i] < ' ' || (unsigned char)v[i] > 0x7e) {
 				snprintf(why, cap, "character %zu is not printable ASCII", i + 1);
 				return false;
 			}
@@ -265,6 +266,110 @@ bool config_apply_word(struct config *c, const char *source, const char *word, s
 	return true;
 }
 
+/*
+ * Quoting (docs/options.md, "Quoting"): a ' or " anywhere in a word opens a span that runs to the same
+ * quote; blanks, '#' and the other quote inside it are the value's own, and the quotes are removed.  The
+ * UEFI shell reads its own command line the same way with double quotes (EDK2 ShellPkg
+ * ShellParametersProtocol.c, FindEndOfParameter: a quote anywhere in a parameter, to the next one), and a
+ * POSIX shell with both, so what either takes as one word is one word here.  There is no escape character: a value that holds
+ * one quote is written inside the other ('say "hi"').
+ */
+#define QUOTED_WORD_MAX (2 * CONFIG_STR_MAX) /* a quoted word unquoted: any value with its key */
+
+struct word {
+	const char *raw;  /* as written, quotes included */
+	size_t raw_len;
+	const char *text; /* quotes removed: raw itself when it has none, else the caller's buffer */
+	size_t len;
+	bool quoted;
+};
+
+enum word_read { WORD_READ, WORD_NONE, WORD_UNCLOSED, WORD_LONG };
+
+static bool is_quote(char ch) { return ch == '"' || ch == '\''; }
+
+/*
+ * The next word of line[*at..end): blanks separate words, '#' outside quotes starts a comment.  On
+ * WORD_UNCLOSED *at is the opening quote's offset (the rest of the line is the word's).
+ */
+static enum word_read next_word(const char *line, size_t end, size_t *at, struct word *w, char *buf, size_t cap)
+{
+	size_t k = *at, n = 0, open = 0;
+	char q = 0;
+
+	while (k < end && lc_isspace((unsigned char)line[k]))
+		k++;
+	if (k == end || line[k] == '#') {
+		*at = end;
+		return WORD_NONE;
+	}
+	*w = (struct word){ line + k, 0, line + k, 0, false };
+	for (; k < end; k++) {
+		char ch = line[k];
+		if (q && ch == q) {
+			q = 0;
+			continue;
+		}
+		if (!q && (lc_isspace((unsigned char)ch) || ch == '#'))
+			break;
+		if (!q && is_quote(ch)) {
+			q = ch;
+			open = k;
+			w->quoted = true;
+			continue;
+		}
+		if (n < cap)
+			buf[n] = ch;
+		n++;
+	}
+	w->raw_len = (size_t)(line + k - w->raw);
+	*at = k;
+	if (q) {
+		*at = open;
+		return WORD_UNCLOSED;
+	}
+	if (!w->quoted) {
+		w->len = w->raw_len;
+		return WORD_READ;
+	}
+	w->text = buf;
+	w->len = n;
+	return n < cap ? WORD_READ : WORD_LONG;
+}
+
+/* s[0..len)'s first ch, or NULL (lib/libc.h has no memchr). */
+static const char *find_char(const char *s, size_t len, char ch)
+{
+	for (size_t i = 0; i < len; i++)
+		if (s[i] == ch)
+			return s + i;
+	return NULL;
+}
+
+static bool has_eq(const char *s, size_t len) { return find_char(s, len, '=') != NULL; }
+
+/* An error's key: the word up to its '=', or the whole word. */
+static size_t key_len(const char *s, size_t len)
+{
+	const char *eq = find_char(s, len, '=');
+	return eq ? (size_t)(eq - s) : len;
+}
+
+/*
+ * A word without '=' after key=value words on its line (instr=^ADD r64): most likely a value's blank
+ * unquoted.  The message shows the value quoted, from kv (unquoted, as written) to the end of w.
+ */
+static void stray_word_hint(struct config_error *err, const struct word *kv, const struct word *w)
+{
+	const char *eq = find_char(kv->raw, kv->raw_len, '=');
+	size_t klen = (size_t)(eq - kv->raw), vlen = (size_t)(w->raw + w->raw_len - (eq + 1));
+
+	/* Neither word has a quote (one would have opened a quoted span), so double quotes hold the value. */
+	snprintf(err->message, sizeof(err->message),
+		 "'%.*s' is not key=value (a value with spaces is quoted: %.*s=\"%.*s\")", QUOTED(w->len), w->text,
+		 QUOTED(klen), kv->raw, QUOTED(vlen), eq + 1);
+}
+
 unsigned config_apply_text(struct config *c, const char *name, bool is_file, const char *text, size_t len,
 			   void (*report)(const struct config_error *err, void *ctx), void *ctx)
 {
@@ -272,18 +377,13 @@ unsigned config_apply_text(struct config *c, const char *name, bool is_file, con
 	char source[64];
 	struct config_error err;
 	size_t i = 0;
+	char buf[QUOTED_WORD_MAX];
 
 	while (i < len) {
 		/* One line at a time; load options are a single line. */
 		size_t end = i;
 		while (end < len && text[end] != '\n')
 			end++;
-		size_t stop = end;
-		for (size_t k = i; k < end; k++)
-			if (text[k] == '#') {
-				stop = k;
-				break;
-			}
 		if (is_file)
 			snprintf(source, sizeof(source), "%s:%u", name, line);
 		else
@@ -306,13 +406,30 @@ unsigned config_apply_text(struct config *c, const char *name, bool is_file, con
 			continue;
 		}
 		size_t k = i;
-		while (k < stop) {
-			while (k < stop && lc_isspace((unsigned char)text[k]))
-				k++;
-			size_t w = k;
-			while (k < stop && !lc_isspace((unsigned char)text[k]))
-				k++;
-			if (k > w && !config_apply_word(c, source, text + w, k - w, &err)) {
+		struct word w, kv = { 0 };
+		enum word_read got;
+		while ((got = next_word(text, end, &k, &w, buf, sizeof(buf))) != WORD_NONE) {
+			bool ok = false;
+			char why[160];
+			if (got == WORD_UNCLOSED) {
+				snprintf(why, sizeof(why), "the %s at column %zu is not closed: the rest of the %s was not "
+					 "read (a quoted value ends with the same quote: instr=\"^ADD r64\")",
+					 text[k] == '"' ? "double quote" : "single quote", k - i + 1, is_file ? "line" : "text");
+				set_err(&err, source, w.raw, key_len(w.raw, (size_t)(text + k - w.raw)), why);
+				k = end;
+			} else if (got == WORD_LONG) {
+				snprintf(why, sizeof(why), "a quoted word of %zu characters: at most %d fit", w.len,
+					 QUOTED_WORD_MAX - 1);
+				set_err(&err, source, w.raw, key_len(w.raw, w.raw_len), why);
+			} else {
+				ok = config_apply_word(c, source, w.text, w.len, &err);
+				if (!ok && kv.raw && !w.quoted && !has_eq(w.text, w.len))
+					stray_word_hint(&err, &kv, &w);
+				/* Hints come from an unquoted key=value and run through unquoted words only. */
+				if (has_eq(w.text, w.len) || w.quoted)
+					kv = w.quoted ? (struct word){ 0 } : w;
+			}
+			if (!ok) {
 				errors++;
 				if (report)
 					report(&err, ctx);

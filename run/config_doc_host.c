@@ -26,6 +26,21 @@ void config_write_doc(void (*emit)(const char *line, void *ctx), void *ctx)
 	     "and line (or `load-options`), the key and the reason; the run goes on with the default for that key "
 	     "and ends with status `error`.", ctx);
 	emit("", ctx);
+	emit("**Quoting.** A value with blanks is quoted: `instr=\"^ADD r64\"` or `instr='^ADD r64'`. A quote (`\"` "
+	     "or `'`) anywhere in a word opens a span that runs to the same quote; blanks, `#` and the other quote "
+	     "inside it are the word's, and the quotes are removed (`\"instr=^ADD r64\"` is the same word, `instr=\"\"` "
+	     "an empty value). There is no escape character: a value holding one kind of quote is written inside "
+	     "the other. A quote not closed on its line is an error naming the line (or `load-options`) and the "
+	     "quote's column; the rest of that line is not read. A word without `=` after a `key=value` word "
+	     "(`instr=^ADD r64` unquoted) is an error that shows the value quoted. At the UEFI shell type "
+	     "`pmuboot.efi instr=\"^ADD r64\"`: EDK2's shell hands the image its command line as typed, quotes and "
+	     "all, as the load options (it removes quotes only from the arguments it gives shell applications, "
+	     "which pmuboot does not read), and it needs double quotes around a `|` too (`instr=\"ADD|SUB\"`). A "
+	     "shell or boot entry that removes the quotes delivers `instr=^ADD r64`, which cannot be told from the "
+	     "unquoted mistake: there write `.` for the space (`instr=^ADD.r64`). `pmuboot-host run` reads each "
+	     "argument the same way, so at a Linux shell the quotes go inside the shell's: "
+	     "`pmuboot-host run 'instr=\"^ADD r64\"'`.", ctx);
+	emit("", ctx);
 	emit("| key | default | example | meaning |", ctx);
 	emit("| --- | --- | --- | --- |", ctx);
 	for (size_t i = 0; i < config_opts_n; i++) {

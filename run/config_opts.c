@@ -178,14 +178,17 @@ const struct opt_def config_opts[] = {
 	  "to show that the run goes on.") },
 	{ "bench", OPT_STR, OFF(bench), NULL, 0, 0, "all", DOC("bench=store_forward,split.load_page"),
 	  DOC("Benchmarks to run: `all`, `none`, or a comma-separated list of `kernel` or `kernel.variant`.") },
-	{ "instr", OPT_STR, OFF(instr), NULL, 0, 0, "none", DOC("instr=^ADD.r64"),
+	{ "instr", OPT_STR, OFF(instr), NULL, 0, 0, "none", DOC("instr=\"^ADD r64\""),
 	  DOC("Instruction forms to measure from the kernel pack on the boot medium (`\\pmuboot\\instr.pack`, "
 	  "put there by `make usb`, `make iso`, `make netboot`; docs/instr.md, \"In the image\"): `none`, `all` "
-	  "(every form this CPU has), a comma-separated list of XED extensions in capitals (`BASE,AVX2`), or a "
-	  "regular expression on the form's asm name (lib/regex.h's POSIX ERE subset; options are blank-separated "
-	  "words, so a space of the name is written `.`: `^ADD.r64` for ADD r64, ...). One `instr` "
-	  "record per form, after the benchmarks; a time estimate first. A missing or damaged pack is reported "
-	  "and the run goes on.") },
+	  "(every form this CPU has), a comma-separated list of XED extensions (`BASE,AVX2`: capitals, digits and "
+	  "`_` only, so that `BASE` is an extension and `^ADD` is not), or anything else: a regular expression on "
+	  "the form's asm name (lib/regex.h's POSIX ERE subset), quoted where it has a space "
+	  "(`instr=\"^ADD r64\"`, or `^ADD.r64`). An extension no form of the pack has is an `error` naming it "
+	  "and listing the pack's, and the forms of the others are measured. One `instr` record per form, after "
+	  "the benchmarks; first a time estimate from the chosen forms' measurements and the harness's budget, "
+	  "then progress lines at the measured rate. A missing or damaged pack is reported and the run goes "
+	  "on.") },
 	{ "cpus", OPT_STR, OFF(cpus), NULL, 0, 0, "types", DOC("cpus=all"),
 	  DOC("Processors to measure on. `types`: one of each core type (on a hybrid part one P-core and one "
 	  "E-core; elsewhere the boot CPU alone). `bsp`: the boot CPU. `all`: every enabled processor. Or a "

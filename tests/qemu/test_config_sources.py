@@ -5,37 +5,16 @@ The image is started from the UEFI shell (OVMF's built-in shell runs startup.nsh
 no boot option loads), as a lab engineer would with `pmuboot.efi reps=7 ...`: the
 words after the program name are the load options.  The disk is a real FAT image.
 """
-import atexit
-import os
-import shutil
-import subprocess
-import tempfile
-
 import qemurun
 from testlib import describe
-
-MT_ENV = dict(os.environ, MTOOLS_SKIP_CHECK="1")
+from testlib.shell import shell_disk
 
 
 def shell_boot(ctx):
     if getattr(shell_boot, "res", None):
         return shell_boot.res
-    d = tempfile.mkdtemp(prefix="pmuboot-shell-")
-    atexit.register(shutil.rmtree, d, True)
-    img = os.path.join(d, "disk.img")
-    mkfs = shutil.which("mkfs.fat") or "/usr/sbin/mkfs.fat"
-    subprocess.run([mkfs, "-C", "-n", "SHELL", img, "4096"], check=True, capture_output=True)
-    files = {"pmuboot.cfg": "# from the file\nreps=5\nwarmup=4\n",
-             "startup.nsh": "fs0:\r\ncd \\lab\r\npmuboot.efi reps=7 bench=none on_finish=reboot countdown=2\r\n"}
-    for name, text in files.items():
-        with open(os.path.join(d, name), "w", newline="") as f:
-            f.write(text)
-    for cmd in (["mmd", "-i", img, "::/lab"],
-                ["mcopy", "-i", img, ctx.efi, "::/lab/pmuboot.efi"],
-                ["mcopy", "-i", img, os.path.join(d, "pmuboot.cfg"), "::/lab/pmuboot.cfg"],
-                ["mcopy", "-i", img, os.path.join(d, "startup.nsh"), "::/startup.nsh"]):
-        subprocess.run(cmd, check=True, capture_output=True, env=MT_ENV)
-    # No EFI/BOOT/BOOTX64.EFI: the boot manager falls through to the shell (about 5 s more).
+    img = shell_disk(ctx.efi, "pmuboot.efi reps=7 bench=none on_finish=reboot countdown=2",
+                     {"lab/pmuboot.cfg": "# from the file\nreps=5\nwarmup=4\n"})
     shell_boot.res = ctx.boot("config-shell", drive=("disk", img), timeout=120)
     return shell_boot.res
 

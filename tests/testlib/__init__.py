@@ -2,8 +2,8 @@
 
 Here Skip, Context (handed to every test), describe, run_lines, reframe; beside it bench (the bench
 records' shape), collector (a pmucap serve of a test's own), cpuid_dumps (the real dumps' table),
-matrix (tests/qemu/matrix.cfg) and tiers (tests/tiers.cfg).  A test module imports these, never
-another test module."""
+matrix (tests/qemu/matrix.cfg), shell (a disk that starts the image from the UEFI shell) and tiers
+(tests/tiers.cfg).  A test module imports these, never another test module."""
 import os
 import subprocess
 import sys

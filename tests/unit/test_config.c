@@ -392,6 +392,112 @@ static void value_text_round_trip(void **state)
 	assert_int_equal(d.boost, BOOST_SEL_ON);
 }
 
+/* Quotes (docs/options.md "Quoting"): either kind, anywhere in a word, removed from the value. */
+static void quoted_values(void **state)
+{
+	(void)state;
+	struct config c;
+	struct errs x = { 0 };
+	const char text[] = "instr=\"^ADD r64\" reps=21\n"
+			    "cpus='0' \"bench=none\" # a \"comment\"\n"
+			    "kernels=my\" \"dir\n"
+			    "upload=\"http://10.0.0.5:8080/api/runs?a=b,live\"\n"
+			    "selftest=\"\"\n"
+			    "events='say \"hi\"#not a comment'\n";
+	config_defaults(&c);
+	strcpy(c.selftest, "all");
+	unsigned n = config_apply_text(&c, "pmuboot.cfg", true, text, strlen(text), keep, &x);
+	assert_string_equal(c.instr, "^ADD r64");
+	assert_int_equal(c.reps, 21);
+	assert_string_equal(c.cpus, "0");
+	assert_string_equal(c.bench, "none");
+	assert_string_equal(c.kernels, "my dir");
+	assert_string_equal(c.upload, "http://10.0.0.5:8080/api/runs?a=b,live");
+	assert_string_equal(c.selftest, "");
+	assert_string_equal(c.events, "say \"hi\"#not a comment");
+	assert_int_equal(n, 0);
+	assert_int_equal(x.n, 0);
+	/* The same in load options: one line, the source as given. */
+	config_defaults(&c);
+	assert_int_equal(config_apply_text(&c, "load-options", false, "'instr=^SUB r64' reps=5", 23, keep, &x), 0);
+	assert_string_equal(c.instr, "^SUB r64");
+	assert_int_equal(c.reps, 5);
+	/* A word that is only quotes is a word: not key=value. */
+	assert_int_equal(config_apply_text(&c, "load-options", false, "\"\"", 2, keep, &x), 1);
+	assert_non_null(strstr(x.e[0].message, "'' is not key=value"));
+	/* A quoted word is unquoted into room for any value with its key, and one past it is said so. */
+	char big[700];
+	int k = snprintf(big, sizeof(big), "reps=4 kernels=\"");
+	memset(big + k, 'x', 600);
+	snprintf(big + k + 600, sizeof(big) - (size_t)k - 600, "\" reps=6");
+	x.n = 0;
+	assert_int_equal(config_apply_text(&c, "load-options", false, big, strlen(big), keep, &x), 1);
+	assert_string_equal(x.e[0].key, "kernels");
+	assert_string_equal(x.e[0].message, "a quoted word of 608 characters: at most 511 fit");
+	assert_int_equal(c.reps, 6);
+	/* A blank reaches a value only quoted: given whole to config_apply_word it is still read. */
+	struct config_error e;
+	assert_true(apply(&c, "instr=^ADD r8", &e));
+	assert_string_equal(c.instr, "^ADD r8");
+}
+
+/* An unclosed quote names its source and column and never reads past its line. */
+static void unclosed_quote_named(void **state)
+{
+	(void)state;
+	struct config c;
+	struct errs x = { 0 };
+	const char text[] = "reps=3 instr=\"^ADD r64 # no end\nreps=7\nbench='none\n";
+	config_defaults(&c);
+	unsigned n = config_apply_text(&c, "pmuboot.cfg", true, text, strlen(text), keep, &x);
+	assert_int_equal(n, 2);
+	assert_int_equal(x.n, 2);
+	assert_string_equal(x.e[0].source, "pmuboot.cfg:1");
+	assert_string_equal(x.e[0].key, "instr");
+	assert_non_null(strstr(x.e[0].message, "double quote at column 14 is not closed"));
+	assert_string_equal(x.e[1].source, "pmuboot.cfg:3");
+	assert_string_equal(x.e[1].key, "bench");
+	assert_non_null(strstr(x.e[1].message, "single quote at column 7 is not closed"));
+	assert_int_equal(c.reps, 7);
+	assert_string_equal(c.instr, "none");
+	assert_string_equal(c.bench, "all");
+	x.n = 0;
+	assert_int_equal(config_apply_text(&c, "load-options", false, "reps=9 '", 8, keep, &x), 1);
+	assert_string_equal(x.e[0].source, "load-options");
+	assert_non_null(strstr(x.e[0].message, "column 8"));
+	assert_non_null(strstr(x.e[0].message, "rest of the text"));
+	assert_int_equal(c.reps, 9);
+}
+
+/* instr=^ADD r64 unquoted: the stray word's error says how to write the value. */
+static void stray_word_says_how_to_quote(void **state)
+{
+	(void)state;
+	struct config c;
+	struct errs x = { 0 };
+	const char text[] = "instr=^ADD r64, r64";
+	config_defaults(&c);
+	assert_int_equal(config_apply_text(&c, "load-options", false, text, strlen(text), keep, &x), 2);
+	assert_string_equal(x.e[0].message, "'r64,' is not key=value (a value with spaces is quoted: "
+					    "instr=\"^ADD r64,\")");
+	assert_string_equal(x.e[1].message, "'r64' is not key=value (a value with spaces is quoted: "
+					    "instr=\"^ADD r64, r64\")");
+	/* An unclosed quote is not a value to hint from; a word alone on its line, or after a quoted value, gets no hint. */
+	x.n = 0;
+	const char two[] = "events=a\"b c\nstray\n";
+	config_apply_text(&c, "pmuboot.cfg", true, two, strlen(two), keep, &x);
+	assert_int_equal(x.n, 2);
+	assert_string_equal(x.e[0].source, "pmuboot.cfg:1");
+	assert_non_null(strstr(x.e[0].message, "is not closed"));
+	assert_string_equal(x.e[1].message, "'stray' is not key=value");
+	x.n = 0;
+	const char three[] = "events=a'b' c";
+	config_apply_text(&c, "pmuboot.cfg", true, three, strlen(three), keep, &x);
+	assert_int_equal(x.n, 1);
+	assert_string_equal(x.e[0].message, "'c' is not key=value");
+	x.n = 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -409,6 +515,9 @@ int main(void)
 		cmocka_unit_test(load_options_override_file),
 		cmocka_unit_test(value_text_round_trip),
 		cmocka_unit_test(bench_words_checked_with_their_line),
+		cmocka_unit_test(quoted_values),
+		cmocka_unit_test(unclosed_quote_named),
+		cmocka_unit_test(stray_word_says_how_to_quote),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

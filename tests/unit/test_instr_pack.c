@@ -330,6 +330,34 @@ static void choice(void **state)
 	assert_non_null(strstr(w, "at position"));
 }
 
+/* instr=FOO,BASE: FOO is named, with the pack's extensions sorted; known names (any case) are not. */
+static void choice_unknown_extension(void **state)
+{
+	(void)state;
+	static struct instr_choice ch;
+	static struct instr_pack_form scratch;
+	char w[160], msg[200];
+	assert_true(instr_pack_open(&pk, file, len, why, sizeof(why)));
+	assert_true(instr_choice_parse(&ch, "FOO,BASE,AVX512F", 16, w, sizeof(w)) && ch.kind == INSTR_CHOOSE_EXT);
+	assert_int_equal(instr_choice_unknown_ext(&ch, &pk, &scratch, msg, sizeof(msg)), 2);
+	assert_string_equal(msg, "no form of the kernel pack is of extension FOO, AVX512F; it has 2: AVX BASE");
+	/* The pack is not moved: it still gives its first form. */
+	struct instr_pack again = pk;
+	assert_true(instr_pack_next(&again, &scratch));
+	assert_string_equal(scratch.asm_name, "ADD r64, r64");
+	assert_true(instr_choice_parse(&ch, "AVX,BASE", 8, w, sizeof(w)));
+	ch.ext[0] = "avx"; /* compared as the filter compares: case ignored */
+	assert_int_equal(instr_choice_unknown_ext(&ch, &pk, &scratch, msg, sizeof(msg)), 0);
+	assert_string_equal(msg, "");
+	/* A regex or all has no names to check. */
+	assert_true(instr_choice_parse(&ch, "^FOO", 4, w, sizeof(w)));
+	assert_int_equal(instr_choice_unknown_ext(&ch, &pk, &scratch, msg, sizeof(msg)), 0);
+	/* Cut to fit, saying so. */
+	assert_true(instr_choice_parse(&ch, "FOO", 3, w, sizeof(w)));
+	assert_int_equal(instr_choice_unknown_ext(&ch, &pk, &scratch, msg, 62), 1);
+	assert_string_equal(msg, "no form of the kernel pack is of extension FOO; it has 2: ...");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -339,6 +367,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(bad_lengths, setup, teardown),
 		cmocka_unit_test_setup_teardown(selection, setup, teardown),
 		cmocka_unit_test_setup_teardown(choice, setup, teardown),
+		cmocka_unit_test_setup_teardown(choice_unknown_extension, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
