@@ -204,12 +204,12 @@ static void one_form(struct instr_pack_form *f)
 }
 
 /* The harness's set-up over the fake CPU whose PMU is modelled, counting with the real MSR backend. */
-static void harness_on(const char *fake_cpu, const char *key, struct bench_setup *s, struct instr_runner *rn)
+static void harness_on(const char *fake_cpu, struct bench_setup *s, struct instr_runner *rn)
 {
 	char why[192];
 	if (!fake_count_setup(fake_cpu, false, false, why, sizeof(why)))
 		fail_msg("count_init: %s", why);
-	mdl.set = events_set_find(key);
+	mdl.set = events_set_find(fake_cpu);
 	assert_non_null(mdl.set);
 	fake_pmu_set_rate(rate_of, NULL);
 	memset(s, 0, sizeof(*s));
@@ -226,13 +226,37 @@ static void harness_on(const char *fake_cpu, const char *key, struct bench_setup
 	*rn = (struct instr_runner){ .hs = s, .window = window, .events = &ie };
 }
 
+static struct instr_pack_form form;
+static struct instr_result res[IKM_MAX];
+
+/*
+ * The form measured by instr_run_form on the fake CPU of that event set's name (no_counters: with counting
+ * off, and that as why), and its record, captured into cap.
+ */
+static const char *measured(const char *fake_cpu, const char *no_counters, struct capture *cap)
+{
+	struct bench_setup s;
+	struct instr_runner rn;
+	harness_on(fake_cpu, &s, &rn);
+	if (no_counters) {
+		s.cb = NULL;
+		instr_events_init(&ie, mdl.set, NULL, no_counters);
+	}
+	one_form(&form);
+	instr_run_form(&rn, &form, res);
+	assert_true(res[0].measured);
+	struct instr_record_ctx c = { .core_per_tsc_ppm = 1000000, .events = &ie };
+	capture_start(cap);
+	assert_true(instr_record_emit(&form, res, &c, 0));
+	const char *r = capture_find(cap, "instr");
+	assert_non_null(r);
+	return r;
+}
+
 static void skylake_uops_per_instance_over_two_passes(void **state)
 {
 	(void)state;
-	static struct instr_pack_form f;
-	static struct instr_result res[IKM_MAX];
-	struct bench_setup s;
-	struct instr_runner rn;
+	struct capture cap;
 
 	memset(&mdl, 0, sizeof(mdl));
 	/* Per body copy of 4 instances: retired 4 (1 each), issued 8, dispatched 12, p0 2, p1 2, p5 1. */
@@ -242,10 +266,7 @@ static void skylake_uops_per_instance_over_two_passes(void **state)
 	mdl.rate[3].name = "UOPS_DISPATCHED_PORT.PORT_0", mdl.rate[3].per_iter = 2;
 	mdl.rate[4].name = "UOPS_DISPATCHED_PORT.PORT_1", mdl.rate[4].per_iter = 2;
 	mdl.rate[5].name = "UOPS_DISPATCHED_PORT.PORT_5", mdl.rate[5].per_iter = 1;
-	harness_on("skylake", "skylake", &s, &rn);
-	one_form(&f);
-	instr_run_form(&rn, &f, res);
-	assert_true(res[0].measured);
+	const char *r = measured("skylake", NULL, &cap);
 	assert_true(res[0].uops.counted);
 	/* Eleven events on the model's eight general counters: two passes, each kind back as told. */
 	assert_int_equal(ie.set.passes, 2);
@@ -256,14 +277,7 @@ static void skylake_uops_per_instance_over_two_passes(void **state)
 	assert_int_equal(res[0].uops.v[slot_of(&ie, EV_UOP_PORT, "p1")], 500);
 	assert_int_equal(res[0].uops.v[slot_of(&ie, EV_UOP_PORT, "p5")], 250);
 	assert_int_equal(res[0].uops.v[slot_of(&ie, EV_UOP_PORT, "p6")], 0);
-
 	/* The record and its line. */
-	struct capture cap;
-	struct instr_record_ctx c = { .core_per_tsc_ppm = 1000000, .events = &ie };
-	capture_start(&cap);
-	assert_true(instr_record_emit(&f, res, &c, 0));
-	const char *r = capture_find(&cap, "instr");
-	assert_non_null(r);
 	assert_non_null(strstr(r, "\"uops\":{\"retired\":1.000,\"issued\":2.000,\"dispatched\":3.000},"
 				  "\"ports\":{\"p0\":0.500,\"p1\":0.500,\"p2\":0.000,\"p3\":0.000,\"p4\":0.000,"
 				  "\"p5\":0.250,\"p6\":0.000,\"p7\":0.000},\"uops_why\":null,\"ports_why\":null"));
@@ -282,27 +296,16 @@ static void skylake_uops_per_instance_over_two_passes(void **state)
 static void zen4_sums_the_ops_dispatched_from_the_front_end(void **state)
 {
 	(void)state;
-	static struct instr_pack_form f;
-	static struct instr_result res[IKM_MAX];
-	struct bench_setup s;
-	struct instr_runner rn;
+	struct capture cap;
 
 	memset(&mdl, 0, sizeof(mdl));
 	mdl.rate[0].name = "RETIRED_OPS", mdl.rate[0].per_iter = 1 * PER_ITER;
 	mdl.rate[1].name = "OPS_SOURCE_DISPATCHED_FROM_DECODER.DECODER", mdl.rate[1].per_iter = 1;
 	mdl.rate[2].name = "OPS_SOURCE_DISPATCHED_FROM_DECODER.OPCACHE", mdl.rate[2].per_iter = 3;
-	harness_on("zen4", "zen4", &s, &rn);
-	one_form(&f);
-	instr_run_form(&rn, &f, res);
+	const char *r = measured("zen4", NULL, &cap);
 	assert_true(res[0].uops.counted);
 	assert_int_equal(res[0].uops.v[slot_of(&ie, EV_UOP_RETIRED, NULL)], 1000);
 	assert_int_equal(res[0].uops.v[slot_of(&ie, EV_UOP_ISSUED, NULL)], 1000); /* (1 + 3 + 0) / 4 */
-
-	struct capture cap;
-	struct instr_record_ctx c = { .core_per_tsc_ppm = 1000000, .events = &ie };
-	capture_start(&cap);
-	instr_record_emit(&f, res, &c, 0);
-	const char *r = capture_find(&cap, "instr");
 	assert_non_null(strstr(r, "\"uops\":{\"retired\":1.000,\"issued\":1.000},\"ports\":null,\"uops_why\":null,"
 				  "\"ports_why\":\"no port events: "));
 	capture_free(&cap);
@@ -313,34 +316,21 @@ static void zen4_sums_the_ops_dispatched_from_the_front_end(void **state)
 static void without_counters_the_record_says_why(void **state)
 {
 	(void)state;
-	static struct instr_pack_form f;
-	static struct instr_result res[IKM_MAX];
-	struct bench_setup s;
-	struct instr_runner rn;
+	struct capture cap;
 
 	memset(&mdl, 0, sizeof(mdl));
-	harness_on("skylake", "skylake", &s, &rn);
-	s.cb = NULL;
-	instr_events_init(&ie, mdl.set, NULL, "perf_event_open: No such file or directory (no PMU exposed to this VM)");
-	one_form(&f);
-	instr_run_form(&rn, &f, res);
-	assert_true(res[0].measured);
+	const char *r =
+		measured("skylake", "perf_event_open: No such file or directory (no PMU exposed to this VM)", &cap);
 	assert_false(res[0].uops.counted);
-
-	struct capture cap;
-	struct instr_record_ctx c = { .core_per_tsc_ppm = 1000000, .events = &ie };
-	capture_start(&cap);
-	instr_record_emit(&f, res, &c, 0);
-	const char *r = capture_find(&cap, "instr");
 	assert_non_null(strstr(r, "\"uops\":null,\"ports\":null,\"uops_why\":\"no counters: perf_event_open: No such "
 				  "file or directory (no PMU exposed to this VM)\",\"ports_why\":\"no counters: "));
 	for (size_t i = 0; i < cap.n; i++)
 		assert_null(strstr(cap.lines[i], "  uops "));
 	capture_free(&cap);
 	/* A record written without the run's events (an older caller) says so too. */
-	c.events = NULL;
+	struct instr_record_ctx c = { .core_per_tsc_ppm = 1000000 };
 	capture_start(&cap);
-	instr_record_emit(&f, res, &c, 0);
+	instr_record_emit(&form, res, &c, 0);
 	assert_non_null(
 		strstr(capture_find(&cap, "instr"), "\"uops\":null,\"ports\":null,\"uops_why\":\"no counters: "));
 	capture_free(&cap);
