@@ -32,6 +32,72 @@ static void figure_fields(struct rec *rec, const struct instr_result *r)
 	rec_str(rec, "unstable", r->unstable);
 }
 
+/* Thousandths rounded to hundredths, the precision µop counts are given in. */
+static int64_t hundredths(int64_t milli) { return (milli < 0 ? milli - 5 : milli + 5) / 10 * 10; }
+
+/*
+ * The slots of one side ("uops": retired, issued, dispatched; "ports": each port group) as an object,
+ * and on the line the figures (ports that took no µop left out), or null with why.  Returns the line's
+ * length.
+ */
+static size_t uop_side(struct rec *rec, bool ports, const struct instr_events *ie, const struct instr_result *tp,
+		       char *line, size_t cap, size_t k)
+{
+	const char *key = ports ? "ports" : "uops";
+	char num[24];
+	bool any = false;
+
+	for (size_t s = 0; ie && tp && tp->uops.counted && s < ie->nslot; s++) {
+		const struct instr_uop_slot *sl = &ie->slot[s];
+		int64_t v = tp->uops.v[s];
+		if ((sl->kind == EV_UOP_PORT) != ports)
+			continue;
+		if (!any) {
+			rec_obj(rec, key);
+			k = str_appendf(line, cap, k, ports ? "  ports" : "  uops");
+			any = true;
+		}
+		const char *name = ports ? sl->port : events_uop_kind_name((enum event_uop_kind)sl->kind);
+		if (v == INSTR_UOP_NONE) {
+			rec_null(rec, name);
+			continue;
+		}
+		rec_milli(rec, name, hundredths(v));
+		if (!ports || hundredths(v))
+			k = str_appendf(line, cap, k, ports ? " %s:%s" : " %.1s%s", name, cents(num, v));
+	}
+	if (any)
+		rec_obj_end(rec);
+	else
+		rec_null(rec, key);
+	return k;
+}
+
+/* Why one side is null ("" when it is not). */
+static const char *uop_why(bool ports, const struct instr_events *ie, const struct instr_result *tp)
+{
+	if (!ie)
+		return "no counters: the measurement was not given the core's events";
+	if ((ports ? ie->ports_why : ie->uops_why)[0])
+		return ports ? ie->ports_why : ie->uops_why;
+	if (!tp)
+		return "not counted: the unrolled throughput kernel, on which they are counted, was not measured";
+	return tp->uops.counted ? "" : tp->uops.why;
+}
+
+/* uops, ports, uops_why, ports_why; returns the line's length. */
+static size_t uops_fields(struct rec *rec, const struct instr_events *ie, const struct instr_result *tp, char *line,
+			  size_t cap, size_t k)
+{
+	for (int ports = 0; ports < 2; ports++)
+		k = uop_side(rec, ports, ie, tp, line, cap, k);
+	for (int ports = 0; ports < 2; ports++) {
+		const char *why = uop_why(ports, ie, tp);
+		rec_str(rec, ports ? "ports_why" : "uops_why", why[0] ? why : NULL);
+	}
+	return k;
+}
+
 /* The figures of one form, its record and its line. */
 bool instr_record_emit(const struct instr_pack_form *p, const struct instr_result *res,
 		       const struct instr_record_ctx *c, int64_t seconds_milli)
@@ -151,12 +217,7 @@ bool instr_record_emit(const struct instr_pack_form *p, const struct instr_resul
 		rec_null(&rec, "idiom");
 	}
 	rec_str(&rec, "values", p->values);
-	rec_null(&rec, "uops");
-	rec_null(&rec, "ports");
-	rec_str(&rec, "uops_why",
-		"not counted: the instr measurement counts no events yet (uops retired and the "
-		"per-port or per-pipe events where the core has them are to come); cycles are TSC ticks x the "
-		"harness's calibration");
+	k = uops_fields(&rec, c->events, tp_u, line, sizeof(line), k);
 	rec_str(&rec, "cycles_source", c->tsc_only ? "tsc" : "tsc_calibrated");
 	rec_milli(&rec, "core_per_tsc", c->core_per_tsc_ppm / MILLI);
 	if (fault) {

@@ -8,6 +8,7 @@
 #ifndef PMUBOOT_BENCH_INSTR_RECORD_H
 #define PMUBOOT_BENCH_INSTR_RECORD_H
 
+#include "bench/instr_events.h"
 #include "instr/pack.h"
 #include "platform/guard.h"
 
@@ -21,17 +22,19 @@ struct instr_result {
 	int64_t per_instance;	      /* cycles per instance, thousandths, connectors subtracted */
 	int64_t lo, hi;		      /* the samples' range, per instance */
 	const char *unstable;	      /* the figure's unstable reason, or NULL */
+	struct instr_uops uops;	      /* the µop events counted on it (the unrolled throughput kernel) */
 	const uint8_t *init, *body;   /* pmuboot-host: the assembled bytes (inside the batch's object) */
 	size_t init_len, body_len;
 };
 
 /* How the figures were taken, for every record of a run. */
 struct instr_record_ctx {
-	bool emulated;		  /* under an emulator: figures are the emulator's time */
-	bool tsc_only;		  /* cycles are TSC ticks, not calibrated (an emulator) */
-	int64_t core_per_tsc_ppm; /* the harness's calibration in force */
-	const char *watchdog;	  /* what stops a kernel that does not finish, or NULL */
-	unsigned trial_bound_ms;  /* its bound */
+	bool emulated;			   /* under an emulator: figures are the emulator's time */
+	bool tsc_only;			   /* cycles are TSC ticks, not calibrated (an emulator) */
+	int64_t core_per_tsc_ppm;	   /* the harness's calibration in force */
+	const char *watchdog;		   /* what stops a kernel that does not finish, or NULL */
+	unsigned trial_bound_ms;	   /* its bound */
+	const struct instr_events *events; /* the µop events the run counts (NULL: none, no counters) */
 };
 
 /* Emit form f's record (res[j]: its measurement j) and its line; true when it got at least one figure. */

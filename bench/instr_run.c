@@ -61,6 +61,12 @@ static void not_kept(struct instr_result *r, const struct bench_figures *figs)
 		str_appendf(r->why, sizeof(r->why), k, ")");
 }
 
+/* The µop events are counted on the unrolled throughput kernel only (docs/instr.md "µops and ports"). */
+static struct count_set *count_set_for(struct instr_runner *rn, const struct instr_pack_meas *m)
+{
+	return m->kind == IKM_TP_UNROLLED ? instr_events_set(rn->events) : NULL;
+}
+
 /* Measure one kernel: cycles per body copy (thousandths) into *fig. */
 static bool measure(struct instr_runner *rn, const struct instr_pack_meas *m, struct instr_result *r,
 		    struct bench_figure *fig)
@@ -125,7 +131,8 @@ static bool measure(struct instr_runner *rn, const struct instr_pack_meas *m, st
 	for (unsigned attempt = 0; ok && attempt <= MEASURE_RETAKES; attempt++) {
 		fill(rn->window, m->fill);
 		memset(&figs, 0, sizeof(figs));
-		bool kept = bench_measure_variant(rn->hs, &d, rn->window, NULL, &figs) && figs.cycles.n > 0;
+		bool kept =
+			bench_measure_variant(rn->hs, &d, rn->window, count_set_for(rn, m), &figs) && figs.cycles.n > 0;
 		*fig = figs.cycles;
 		if (kept) {
 			r->why[0] = 0;
@@ -134,6 +141,8 @@ static bool measure(struct instr_runner *rn, const struct instr_pack_meas *m, st
 		not_kept(r, &figs);
 		ok = attempt < MEASURE_RETAKES;
 	}
+	if (ok && count_set_for(rn, m))
+		instr_events_take(rn->events, &figs, m->per_iter, &r->uops);
 	rn->hs->iterations = saved;
 	hw_xmem_free(code, len);
 	return ok;

@@ -25,6 +25,7 @@ struct instr_runner {
 	/* Called before each measurement is measured (pmuboot-host --show-kernels), or NULL. */
 	void (*before)(void *ctx, const struct instr_pack_form *f, size_t j);
 	void *ctx;
+	struct instr_events *events; /* the µop events counted on the unrolled throughput kernel, or NULL */
 	struct {
 		char name[IKM_NAME_MAX];
 		int64_t cycles; /* per instance, thousandths */

@@ -31,6 +31,7 @@ static struct {
 	struct instr_pack pk;
 	struct instr_pack_form *f;   /* heap */
 	struct instr_result *res;    /* IKM_MAX of them (heap) */
+	struct instr_events *events; /* the µop events (heap) */
 	struct instr_runner run;
 	struct instr_cpu cpu; /* this processor, as instr/select.h describes it */
 	size_t chosen, kernels;
@@ -128,7 +129,8 @@ static size_t instr_choose(struct stage *st)
 	}
 	is.f = heap_alloc(sizeof(*is.f), 16);
 	is.res = heap_alloc(IKM_MAX * sizeof(*is.res), 16);
-	if (!is.f || !is.res) {
+	is.events = heap_alloc(sizeof(*is.events), 16);
+	if (!is.f || !is.res || !is.events) {
 		pack_record(st, where, "refused", "no room on the heap for a form and its results");
 		return 0;
 	}
@@ -180,6 +182,12 @@ static void progress(size_t n, size_t kernels, uint64_t spent_ms)
 		 (unsigned long long)(instr_estimate_left_ms(spent_ms, kernels, is.kernels) / MS_PER_S), before);
 }
 
+/* The audit's verdict on the µop events' counters, as on every bench row's. */
+static void audit_judge(void *ctx, const struct count_set *set, struct bench_figures *f)
+{
+	stage_apply_audit(ctx, set, f);
+}
+
 /* Every chosen form, measured and recorded, the first time the stage asks; no rows of the stage's own. */
 static bool instr_next(struct stage *st, struct bench_row *row)
 {
@@ -189,14 +197,20 @@ static bool instr_next(struct stage *st, struct bench_row *row)
 	if (is.done || !is.chosen)
 		return false;
 	is.done = true;
-	is.run = (struct instr_runner){ .hs = &st->hs, .window = st->scratch,
-					.watchdog = hw_guard_watchdog(why, sizeof(why)) };
+	instr_events_init(is.events, st->set, st->hs.cb, st->count_why);
+	is.events->judge = audit_judge;
+	is.events->judge_ctx = st;
+	is.run = (struct instr_runner){ .hs = &st->hs,
+					.window = st->scratch,
+					.watchdog = hw_guard_watchdog(why, sizeof(why)),
+					.events = is.events };
 	struct instr_record_ctx c = {
 		.emulated = st->emulator,
 		.tsc_only = st->hs.emulated_time,
 		.core_per_tsc_ppm = (int64_t)st->hs.clock.ppm,
 		.watchdog = is.run.watchdog,
 		.trial_bound_ms = INSTR_TRIAL_BOUND_US / MS_PER_S,
+		.events = is.events,
 	};
 	pack_record(st, is.where, "loaded", NULL);
 	uint64_t start = hw_tsc();

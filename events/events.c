@@ -386,6 +386,28 @@ bool events_for_role(const struct event_set *set, uint32_t role, struct event_de
 	return false;
 }
 
+bool events_uop_at(const struct event_set *set, size_t i, struct event_uop *out)
+{
+	long si = set_index(set);
+	if (si < 0)
+		return false;
+	for (size_t k = 0; k < events_uops_n; k++) {
+		const struct ev_uop *u = &events_uops[k];
+		if (u->set != si || i--)
+			continue;
+		out->kind = (enum event_uop_kind)u->kind;
+		snprintf(out->port, sizeof(out->port), "%s", events_strs + u->port);
+		return events_at(set, u->index, &out->def);
+	}
+	return false;
+}
+
+const char *events_uop_kind_name(enum event_uop_kind kind)
+{
+	static const char names[][11] = { "retired", "issued", "dispatched", "port" };
+	return (unsigned)kind < ARRAY_SIZE(names) ? names[kind] : NULL;
+}
+
 void events_row_limits(const struct event_def *d, struct event_row_limits *out)
 {
 	*out = (struct event_row_limits){ .found = true, .counters = d->counters,

@@ -191,6 +191,24 @@ bool events_code_rule(const struct event_set *set, uint16_t event, uint8_t umask
 /* The AMD family rule (events/amd_rules.csv, first match) for a 12-bit event select; false: none. */
 bool events_amd_rule(unsigned family, uint16_t event, uint8_t umask, struct event_rule *out);
 
+/*
+ * The µop events of the instruction table (events/uops.csv; docs/instr.md "µops and ports"): which
+ * event of a set counts µops retired, issued and dispatched, and which count them per execution port or
+ * port group (Intel) or FP pipe (AMD).  Events of one kind and port are summed (AMD counts the ops
+ * dispatched from the decoder and from the op cache apart).
+ */
+enum event_uop_kind { EV_UOP_RETIRED, EV_UOP_ISSUED, EV_UOP_DISPATCHED, EV_UOP_PORT, EV_UOP_KINDS };
+#define EV_UOP_PORT_MAX 16	/* a port label and its NUL (tools/gen_events.py UOP_PORT_RE) */
+struct event_uop {
+	enum event_uop_kind kind;
+	char port[EV_UOP_PORT_MAX];	/* the vendor's port group ("p2_3_10", "fp0"); "" unless EV_UOP_PORT */
+	struct event_def def;
+};
+/* The set's i-th µop event (in events/uops.csv's order) into *out; false past the last. */
+bool events_uop_at(const struct event_set *set, size_t i, struct event_uop *out);
+/* "retired", "issued", "dispatched", "port" (the record's and events/uops.csv's words), or NULL. */
+const char *events_uop_kind_name(enum event_uop_kind kind);
+
 /* An IBS derived event's row as a pseudo set key for listings: "ibs". */
 #define EVENTS_IBS_KEY "ibs"
 

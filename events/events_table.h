@@ -164,6 +164,14 @@ struct ev_ibs_rec {
 	uint16_t desc;			/* offset in events_text (host only) */
 };
 
+/* One row of events/uops.csv for one set (rows sorted by set, in file order within it). */
+struct ev_uop {
+	uint16_t index;			/* the event's index in the set (events_at) */
+	uint8_t set;			/* index in events_set_recs */
+	uint8_t kind;			/* enum event_uop_kind */
+	uint16_t port;			/* the port label: offset in events_strs ("" unless EV_UOP_PORT) */
+};
+
 /*
  * The tables are stored compressed in the image (tools/lzpack.py, lib/unlz.h): events_blob, which
  * events.c inflates once, at first use, into memory from lib/heap.h; events_tables_place then points
@@ -195,6 +203,8 @@ extern const struct ev_set_rec *events_set_recs;
 extern const size_t events_set_recs_n;
 extern const struct ev_ibs_rec *events_ibs_recs;
 extern const size_t events_ibs_recs_n;
+extern const struct ev_uop *events_uops;
+extern const size_t events_uops_n;
 #ifdef PMUBOOT_HOSTED
 /* Sources, descriptions and errata: the host program's (docs/events.md). */
 struct ev_note_text {

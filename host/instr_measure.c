@@ -23,6 +23,8 @@
 #include "platform/hw.h"
 #include "platform/timing.h"
 #include "pmu/audit/ledger.h"
+#include "pmu/caps/pmu_caps.h"
+#include "pmu/count/count.h"
 #include "lib/out.h"
 #include "lib/record.h"
 #include "lib/strbuf.h"
@@ -50,6 +52,7 @@ static struct {
 	struct instr_asm as;
 	struct instr_runner run;
 	struct bench_contention contention;
+	struct instr_events events;
 } S;
 
 static void show_kernel(void *ctx, const struct instr_pack_form *f, size_t j);
@@ -98,8 +101,18 @@ static bool setup(const struct instr_measure_opts *o)
 	hs->target_ticks = hs->emulated_time || !rate ? 0 : BENCH_TARGET_TICKS;
 	hs->budget_ticks = rate ? t->tsc_hz / 1000 * BENCH_VARIANT_BUDGET_MS : 0;
 	hs->window_ticks_max = hs->target_ticks ? t->tsc_hz / 1000000 * hw_platform()->run_us_max : 0;
-	S.run = (struct instr_runner){ .hs = hs, .window = S.window, .watchdog = hw_guard_watchdog(why, sizeof(why)),
-				       .before = o->show_kernels ? show_kernel : NULL };
+	/* The µop events where perf_event_open counts (docs/instr.md "µops and ports"). */
+	static struct pmu_caps caps;
+	struct count_opts co = { .force = false };
+	pmu_caps_detect(&S.ci, &caps);
+	if (count_init(&S.ci, &caps, &co, why, sizeof(why)))
+		hs->cb = count_backend();
+	instr_events_init(&S.events, S.ci.event_set ? events_set_find(S.ci.event_set) : NULL, hs->cb, why);
+	S.run = (struct instr_runner){ .hs = hs,
+				       .window = S.window,
+				       .watchdog = hw_guard_watchdog(why, sizeof(why)),
+				       .before = o->show_kernels ? show_kernel : NULL,
+				       .events = &S.events };
 	return true;
 }
 
@@ -348,6 +361,7 @@ static bool measure_plan(struct instr_plan *p, struct instr_result *res, bool as
 		.core_per_tsc_ppm = (int64_t)S.hs.clock.ppm,
 		.watchdog = S.run.watchdog,
 		.trial_bound_ms = INSTR_TRIAL_BOUND_US / 1000,
+		.events = &S.events,
 	};
 	S.run.ctx = p;
 	return instr_record_emit(&f, res, &c, (int64_t)((now() - t0) * 1000));
@@ -413,6 +427,7 @@ size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const
 		free(plans[i]);
 	free(plans);
 	instr_asm_close(&S.as);
+	count_restore();
 	rec_set_cpu(false, 0, 0);
 	if (failed)
 		*failed = bad;

@@ -39,6 +39,10 @@ EVENT_COLUMNS = ["name", "event", "umask", "cmask", "flags", "counters", "fixed"
                  "description"]
 SET_COLUMNS = ["key", "vendor", "bases", "doc", "name", "perf", "vendor_name", "data"]
 IBS_COLUMNS = ["code", "name", "abbrev", "description"]
+UOP_COLUMNS = ["sets", "what", "port", "name"]
+# events/uops.csv's kinds, in the order of enum event_uop_kind (events/events.h).
+UOP_KINDS = ("retired", "issued", "dispatched", "port")
+UOP_PORT_RE = re.compile(r"^[a-z0-9_]{1,15}$")    # EV_UOP_PORT_MAX - 1 characters at most
 
 ROLE_COLUMNS = ["bit", "word", "description"]
 ROLE_WORD_RE = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -258,6 +262,7 @@ class Vocabulary:
                                "family": self.amd_family(where, r)}))
         self.load_ibs()
         self.load_amd_rules()
+        self.load_uops()
         self.check_unused()
 
     @staticmethod
@@ -364,9 +369,42 @@ class Vocabulary:
         except ImportError_ as e:
             raise DataError(str(e))
 
+    def load_uops(self):
+        """events/uops.csv: per set, its µop events as (index in the set, kind, port label), in file order.
+        A row names a vendor event only, so its encoding is the vendor data's.  A tree without the file
+        (the importer's tests build small ones) has no µop events."""
+        path = self.path("uops")
+        index = {key: ({e["name"].upper(): i for i, e in enumerate(ev)}, vendor)
+                 for key, vendor, _, ev, _ in self.sets}
+        self.uops = {key: [] for key in index}
+        for n, r in read_csv(path, UOP_COLUMNS) if os.path.exists(path) else []:
+            where = f"{path}:{n}"
+            if r["what"] not in UOP_KINDS:
+                raise DataError(f"{where}: what '{r['what']}' (expected {', '.join(UOP_KINDS)})")
+            port = r["port"]
+            if (r["what"] == "port") != bool(port):
+                raise DataError(f"{where}: a port row needs its port label, and only a port row has one")
+            if port and not UOP_PORT_RE.match(port):
+                raise DataError(f"{where}: port label '{port}' must be 1..15 lower-case letters, digits and _")
+            keys = r["sets"].split()
+            if not keys:
+                raise DataError(f"{where}: no sets")
+            for key in keys:
+                if key not in index:
+                    raise DataError(f"{where}: '{key}' is not a set of events/sets.csv")
+                at = index[key][0].get(r["name"].upper())
+                if at is None:
+                    raise DataError(f"{where}: {r['name']} is not an event of {key} (events/vendor/{key}.csv)")
+                rows = self.uops[key]
+                if any(i == at for i, _, _ in rows):
+                    raise DataError(f"{where}: {r['name']} is listed twice for {key}")
+                rows.append((at, UOP_KINDS.index(r["what"]), port))
+        if len(UOP_KINDS) > 4:
+            raise DataError("struct ev_uop has two bits for the kind")
+
     def check_unused(self):
         """A stray CSV file is a mistake (a typo in a base or key), not extra data."""
-        known = {"sets", "roles", "ibs_derived", "amd_rules"} | self.used
+        known = {"sets", "roles", "ibs_derived", "amd_rules", "uops"} | self.used
         for f in sorted(os.listdir(self.root)):
             if f.endswith(".csv") and f[:-4] not in known:
                 raise DataError(f"{os.path.join(self.root, f)}: not used by any set in sets.csv")
@@ -496,11 +534,13 @@ AMD_RULE_FMT = "<BBHHBBH"
 LIST_FMT = "HHHHBx"         # struct ev_list, padded to its 2-byte alignment
 SET_REC_FMT = "<HHHHH" + LIST_FMT * 2 + "HHBB"
 IBS_REC_FMT = "<HHHH"
+UOP_FMT = "<HBBH"           # struct ev_uop: index in the set, set, kind, port label (offset in events_strs)
 STRUCT_SIZES = {"struct ev_row": 8, "struct ev_side": 8, "struct ev_note": 4,
                 "struct ev_limits": struct.calcsize(LIMITS_FMT), "struct ev_offcore": struct.calcsize(OFFCORE_FMT),
                 "struct ev_code_rule": struct.calcsize(CODE_RULE_FMT),
                 "struct ev_amd_rule": struct.calcsize(AMD_RULE_FMT), "struct ev_list": struct.calcsize("<" + LIST_FMT),
-                "struct ev_set_rec": struct.calcsize(SET_REC_FMT), "struct ev_ibs_rec": struct.calcsize(IBS_REC_FMT)}
+                "struct ev_set_rec": struct.calcsize(SET_REC_FMT), "struct ev_ibs_rec": struct.calcsize(IBS_REC_FMT),
+                "struct ev_uop": struct.calcsize(UOP_FMT)}
 # Where the formats above put the fields after a padding byte or a nested struct (asserted with offsetof).
 FIELD_OFFSETS = {("struct ev_offcore", "has_alt"): 6, ("struct ev_amd_rule", "counters"): 8,
                  ("struct ev_set_rec", "events"): 10, ("struct ev_set_rec", "rules"): 20,
@@ -602,6 +642,8 @@ def emit(vocab):
                                                            meta["family"]])
     ibs_recs = [(e["code"], strs.add(e["name"]), strs.add(e["abbrev"]), text.add(e["description"]))
                 for e in vocab.ibs]
+    uop_recs = [(at, k, kind, strs.add(port)) for k, (key, _, _, _, _) in enumerate(vocab.sets)
+                for at, kind, port in getattr(vocab, "uops", {}).get(key, [])]
     amd_recs = []
     for r in vocab.amd_rules:
         none = r["counters"] == NO_COUNTER
@@ -650,6 +692,7 @@ def emit(vocab):
     table("events_notes", "struct ev_note", pack_bits(NOTE_FIELDS, note_rows, 4, "note"), 4)
     table("events_set_recs", "struct ev_set_rec", pack(SET_REC_FMT, set_recs), struct.calcsize(SET_REC_FMT))
     table("events_ibs_recs", "struct ev_ibs_rec", pack(IBS_REC_FMT, ibs_recs), struct.calcsize(IBS_REC_FMT))
+    table("events_uops", "struct ev_uop", pack(UOP_FMT, uop_recs), struct.calcsize(UOP_FMT))
 
     o = ["/* Generated by tools/gen_events.py from events/ - do not edit. */",
          '#include "events/events_table.h"', ""]
@@ -672,6 +715,7 @@ def emit(vocab):
     o.append(f"const size_t events_set_recs_n = {len(set_recs)};")
     o.append(f"const size_t events_ibs_recs_n = {len(ibs_recs)};")
     o.append(f"const size_t events_amd_rules_n = {len(amd_recs)};")
+    o.append(f"const size_t events_uops_n = {len(uop_recs)};")
     o.append(f"_Static_assert({len(set_recs)} <= EV_MAX_SETS, \"raise EV_MAX_SETS\");")
     o.append(f"_Static_assert({len(ibs_recs)} <= EV_MAX_IBS, \"raise EV_MAX_IBS\");")
     o.append("")
