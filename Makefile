@@ -92,7 +92,8 @@ VERSION := $(shell cat VERSION)
 # IMAGE_MAX: the whole file, 512 KiB (issue 26; the way on is to 384 KiB).  IMAGE_BUDGETS:
 # each initialised PE section's file bytes, a little above what it holds, so that growth is
 # a decision and not an accident:
-#   .text  284 KiB: the code (281 KiB: 16 KiB of it the instruction forms, issue 31: lib/regex.c and
+#   .text  290 KiB: the code (286.4 KiB: 16 KiB of it the instruction forms, issue 31, and 2.5 KiB more
+#          since for their µops and ports, their estimate and quoted option words: lib/regex.c and
 #          instr/select.c, which forms a CPU has and `instr=REGEX` chooses, 4.5 KiB; the kernel pack's
 #          reader, instr/pack.c, which checks every field of a file from the medium, the measuring of a
 #          form's kernels, its record, the stage's source and the pack's reading from the medium or
@@ -111,7 +112,7 @@ VERSION := $(shell cat VERSION)
 #          pointers show here; the catalogue holds none).
 #   others   4 KiB each (.reloc, .dynamic: a few hundred bytes).
 IMAGE_MAX := 524288
-IMAGE_BUDGETS := --budget .text=290816 --budget .data=192512 --budget .rela=24576 --other-budget 4096
+IMAGE_BUDGETS := --budget .text=296960 --budget .data=192512 --budget .rela=24576 --other-budget 4096
 
 .PHONY: all image host test check test-slow unit run bench clean deps usb iso netboot size FORCE
 .DEFAULT_GOAL := all

@@ -53,6 +53,7 @@ struct pass_ctx {
 	int8_t smi_of[COUNT_MAX_EVENTS];	/* per pass: the index of its SMI event in set->ev, or -1 */
 	bool per_sample;			/* a calibration inside every sample (bench_setup.calib_per_sample) */
 	struct bench_contention *probe;		/* the contention probe (per_sample only), or NULL */
+	bool tight;				/* the N and 2N runs held tightly (per_sample, no count set) */
 	int64_t slack;				/* the chain floor's slack for TSC-derived cycles, thousandths */
 };
 
@@ -71,6 +72,8 @@ struct sample_verdict {
  * ignores p and q and touches only caller-saved registers).
  */
 #define CALIB_TRIPS (BENCH_CALIB_ADDS / CALIB_ADDS_PER_ITER)
+/* N and 2N pairs a sample may run where they are held tightly (sample()). */
+#define TIGHT_PAIRS 4
 
 /* One run of the calibration chain of `trips` trips: its TSC ticks. */
 static uint64_t calib_run(uint64_t trips)
@@ -164,7 +167,17 @@ static bool sample(struct pass_ctx *c, uint64_t trips, struct run_values *base, 
 	c->call.start = c->call.stop = NULL;
 	c->call.trips = trips;
 	bench_measure(&c->call);
-	ok = run_once(c, trips, base) && run_once(c, 2 * trips, main);
+	/*
+	 * Where the runs are held tightly (judge: stats_judge_runs_tight), a pair that fails is run again
+	 * inside the same window, up to TIGHT_PAIRS times: the calibration around it costs three times the
+	 * kernel's runs, and a stall that lands in one run of half the pairs (bench/stats.h) would
+	 * otherwise throw the whole sample away.  The last pair is the sample's, judged as any.
+	 */
+	for (unsigned pair = 0; pair < TIGHT_PAIRS; pair++) {
+		ok = run_once(c, trips, base) && run_once(c, 2 * trips, main);
+		if (!ok || !c->tight || stats_judge_runs_tight(base->tsc, main->tsc) == STATS_KEPT)
+			break;
+	}
 	if (c->probe) {
 		uint64_t after = probe_run();
 		sv->probe = after > probe_before ? after : probe_before;
@@ -337,7 +350,7 @@ static enum stats_fate judge(const struct pass_ctx *c, const struct sample_verdi
 	int64_t cycles = -1, slack = STATS_CHAIN_SLACK_MIN_PERMILLE;
 
 	/* Where the ticks alone make the cycles and nothing else is in the runs, they must agree tightly. */
-	if (fate == STATS_KEPT && c->per_sample && !c->set)
+	if (fate == STATS_KEPT && c->tight)
 		fate = stats_judge_runs_tight(b->tsc, m->tsc);
 
 	*ppm = 0;
@@ -441,6 +454,7 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 	if (s->ledger)
 		ledger_rebase(s->ledger);	/* a new variant: its own first clean window is the clock's reference */
 	c.set = set;
+	c.tight = c.per_sample && !set;
 	f->passes = set ? (set->passes ? set->passes : 1) : 1;
 	f->nev = n_user;
 	for (size_t i = 0; i < f->nev; i++) {

@@ -78,7 +78,7 @@ static void counted_run_gives_figures_and_checks(void **state)
 		record_has(b[i], "\"CPU_CLK_UNHALTED.THREAD_P\":{\"min\":1.000");
 		record_has(b[i], "\"below_chain\":0,\"clock\":0}");
 		record_has(b[i], "\"dropped\":0,\"disturbed\":{\"smi_count\":0,\"smi_event\":0,\"frequency\":0,\"thermal\":0,"
-			  "\"package_thermal\":0,\"nmi\":0},\"retaken\":0,");
+			  "\"package_thermal\":0,\"nmi\":0},\"contended\":0,\"retaken\":0,");
 		record_has(b[i], "\"ledger\":{\"sources\":[\"nmi\"],");
 		record_has(b[i], "\"nmi_counts\":\"unclaimed NMIs\"");
 		record_has(b[i], "\"smi_event\":null,\"method\"");
@@ -256,7 +256,7 @@ static void smis_everywhere_leave_no_clean_figure(void **state)
 	assert_int_equal(records_of_type(&cap, "bench", b, 2), 2);
 	/* The budget for 3 reps is 16 samples thrown away; each was disturbed, the last one not retaken. */
 	record_has(b[0], "\"reps\":3,\"dropped\":16,\"disturbed\":{\"smi_count\":16,\"smi_event\":0,\"frequency\":0,"
-			 "\"thermal\":0,\"package_thermal\":0,\"nmi\":0},\"retaken\":15,");
+			 "\"thermal\":0,\"package_thermal\":0,\"nmi\":0},\"contended\":0,\"retaken\":15,");
 	record_has(b[0], "\"exhausted\":true");
 	record_has(b[0], "\"unstable\":\"disturbed\"");
 	record_has(b[0], "\"problem\":\"no sample could be kept: 16 disturbed (smi_count 16), 0 rejected as impossible\"");
