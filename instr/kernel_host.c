@@ -2,6 +2,7 @@
 #include "instr/kernel.h"
 #include "instr/kernel_stack.h"
 #include "instr/kernel_string.h"
+#include "instr/kernel_vsib.h"
 #include "instr/kernel_x87.h"
 #include "lib/strbuf.h"
 
@@ -1100,6 +1101,8 @@ bool instr_plan_build(const struct instr_form *f, struct instr_plan *p)
 		return ikm_stack_build(f, p);
 	if (ikm_is_string(f))
 		return ikm_string_build(f, p);
+	if (ikm_is_vsib(f))
+		return ikm_vsib_build(f, p);
 	if (!read_operands(&c))
 		return false;
 	const char *ext = f->extension ? f->extension : "";
