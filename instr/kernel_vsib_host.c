@@ -195,8 +195,7 @@ static void latency(struct vsib *v)
 		}
 		widen(v, c->body, sizeof(c->body), 0, IDX_REG, IDX_REG);
 		c->note = "its own chain: the widened register is its source";
-		m = &v->p->m[v->p->n - 2];
-		m->sub[0] = (int8_t)(v->p->n - 1);
+		m->sub[0] = (int8_t)(c - v->p->m);
 		m->via = "vpmovzxdq, the gathered dwords widened into the qword index (measured alone, subtracted)";
 	} else {
 		size_t k = instance(v, m->body, sizeof(m->body), 0, ALT_REG, IDX_REG);
