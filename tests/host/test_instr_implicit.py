@@ -98,3 +98,13 @@ def test_gathers_and_scatters_where_the_cpu_has_them(ctx):
             assert e["cycles"] >= 0.95, e   # a chain of dependent loads: at least a cycle each
         else:
             assert lat[0]["bound"] == "upper" and "gather" in lat[0]["via"], lat[0]
+
+
+def test_a_general_protection_fault_is_named_gp(ctx):
+    """RDPMC in a process (counter 0): where the OS leaves CR4.PCE clear it raises #GP (SDM Vol. 2B RDPMC), which
+    Linux delivers as SIGSEGV like a page fault; the record names the exception the trap number says."""
+    r = one(measured(ctx, ["RDPMC", "PUSH imm8"]), "RDPMC")    # a form measured beside it: exit 0
+    if r["fault"] is None:
+        assert r["throughput"]["cycles"] > 0, r     # the OS allows RDPMC here
+        return
+    assert (r["fault"]["name"], r["fault"]["vector"], r["fault"]["signal"]) == ("#GP", 13, "SIGSEGV"), r["fault"]
