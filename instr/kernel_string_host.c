@@ -175,6 +175,32 @@ static struct ikm *add(struct strk *s, enum ikm_kind kind, const char *name)
 	return m;
 }
 
+/* The one latency of a form without REP, by family: its ends ("acc": the accumulator at the element's
+ * width), and what the chain goes through. */
+#define ACC "acc"
+static const struct {
+	const char *from, *to;
+	uint8_t bound;
+	const char *via, *note;
+} CHAINS[] = {
+	[SF_MOVS] = { "src", "dst", IKM_EXACT, NULL,
+		      "through memory: rsi = rdi, each copy reads what the previous one stored (store forwarding is "
+		      "part of it)" },
+	[SF_STOS] = { ACC, "dst", IKM_UPPER,
+		      "a load of the stored element back into the accumulator (store forwarding included)", NULL },
+	[SF_LODS] = { "src", ACC, IKM_UPPER,
+		      "a store of the accumulator where the next LODS loads (store forwarding included)", NULL },
+	[SF_SCAS] = { ACC, "flags", IKM_UPPER, "sbb r64, r64 (flags -> the accumulator, not measurable alone: included)",
+		      NULL },
+	[SF_CMPS] = { "src", "flags", IKM_UPPER,
+		      "sbb r64, r64 and a store of it where the next CMPS loads (not measurable alone: included)", NULL },
+	[SF_XLAT] = { "al", "al", IKM_EXACT, NULL,
+		      "the table holds zeros: al stays 0 and every lookup reads [rbx] (load to use included)" },
+	[SF_MASKMOV] = { "op1", "dst", IKM_UPPER,
+			 "a load of the stored bytes back into op1 (a non-temporal store, then its reload: included)",
+			 NULL },
+};
+
 /* The one latency of a form without REP: a chain through its memory or its accumulator. */
 static void latency(struct strk *s)
 {
@@ -191,60 +217,32 @@ static void latency(struct strk *s)
 	if (s->fam == SF_MASKMOV)
 		k = str_appendf(b, cap, k, "mov rdi, r13\n");
 	k = form_text(s, b, cap, k);
-	m->bound = IKM_UPPER;
 	switch (s->fam) {
-	case SF_MOVS:
-		snprintf(m->from, sizeof(m->from), "src");
-		snprintf(m->to, sizeof(m->to), "dst");
-		m->bound = IKM_EXACT;
-		m->note = "through memory: rsi = rdi, each copy reads what the previous one stored (store forwarding "
-			  "is part of it)";
-		break;
 	case SF_STOS:
 		/* movzx for the narrow ones: the next STOS reads the register the load wrote whole. */
 		if (s->bits < 32)
 			k = str_appendf(b, cap, k, "movzx eax, %s[r13]\n", w);
 		else
 			k = str_appendf(b, cap, k, "mov %s, %s[r13]\n", a, w);
-		snprintf(m->from, sizeof(m->from), "%s", a);
-		snprintf(m->to, sizeof(m->to), "dst");
-		m->via = "a load of the stored element back into the accumulator (store forwarding included)";
 		break;
-	case SF_LODS:
-		k = str_appendf(b, cap, k, "mov %s[r14], %s\n", w, a);
-		snprintf(m->from, sizeof(m->from), "src");
-		snprintf(m->to, sizeof(m->to), "%s", a);
-		m->via = "a store of the accumulator where the next LODS loads (store forwarding included)";
+	case SF_LODS: k = str_appendf(b, cap, k, "mov %s[r14], %s\n", w, a); break;
+	case SF_SCAS: k = str_appendf(b, cap, k, "sbb rax, rax\n"); break;
+	case SF_CMPS: k = str_appendf(b, cap, k, "sbb rax, rax\nmov %s[r14], %s\n", w, a); break;
+	case SF_MASKMOV:
+		k = str_appendf(b, cap, k, "%s\n", s->f->ops[0].kind == IK_MM ? "movq mm0, qword ptr [r13]"
+					 : s->f->mnemonic[0] == 'v'	? "vmovdqu xmm0, xmmword ptr [r13]"
+									: "movdqu xmm0, xmmword ptr [r13]");
 		break;
-	case SF_SCAS:
-		k = str_appendf(b, cap, k, "sbb rax, rax\n");
-		snprintf(m->from, sizeof(m->from), "%s", a);
-		snprintf(m->to, sizeof(m->to), "flags");
-		m->via = "sbb r64, r64 (flags -> the accumulator, not measurable alone: included)";
-		break;
-	case SF_CMPS:
-		k = str_appendf(b, cap, k, "sbb rax, rax\nmov %s[r14], %s\n", w, a);
-		snprintf(m->from, sizeof(m->from), "src");
-		snprintf(m->to, sizeof(m->to), "flags");
-		m->via = "sbb r64, r64 and a store of it where the next CMPS loads (not measurable alone: included)";
-		break;
-	case SF_XLAT:
-		snprintf(m->from, sizeof(m->from), "al");
-		snprintf(m->to, sizeof(m->to), "al");
-		m->bound = IKM_EXACT;
-		m->note = "the table holds zeros: al stays 0 and every lookup reads [rbx] (load to use included)";
-		break;
-	case SF_MASKMOV: {
-		bool mmx = s->f->ops[0].kind == IK_MM;
-		k = str_appendf(b, cap, k, mmx ? "movq mm0, qword ptr [r13]\n"
-				: s->f->mnemonic[0] == 'v' ? "vmovdqu xmm0, xmmword ptr [r13]\n"
-							   : "movdqu xmm0, xmmword ptr [r13]\n");
-		snprintf(m->from, sizeof(m->from), "op1");
-		snprintf(m->to, sizeof(m->to), "dst");
-		m->via = "a load of the stored bytes back into op1 (a non-temporal store, then its reload: included)";
-		break;
+	default: break; /* MOVS, XLAT: the form chains by itself */
 	}
-	}
+	const char *from = CHAINS[s->fam].from, *to = CHAINS[s->fam].to;
+	m->bound = CHAINS[s->fam].bound;
+	m->via = CHAINS[s->fam].via;
+	m->note = CHAINS[s->fam].note;
+	from = strcmp(from, ACC) ? from : a;
+	to = strcmp(to, ACC) ? to : a;
+	snprintf(m->from, sizeof(m->from), "%s", from);
+	snprintf(m->to, sizeof(m->to), "%s", to);
 	if (writes_rdi(s))
 		str_appendf(b, cap, k, "mov rdi, r15\n");
 	snprintf(m->name, sizeof(m->name), "lat_%s_%s", m->from, m->to);

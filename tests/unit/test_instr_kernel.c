@@ -18,6 +18,7 @@
 #include "instr/kernel_forms.h"
 #include "instr/catalogue.h"
 #include "bench/ukernel.h"
+#include "tests/unit/instr_plan_text.h"
 
 static struct instr_plan p;
 
@@ -39,36 +40,6 @@ static const struct ikm *find(const struct instr_plan *pl, const char *from, con
 		if (pl->m[i].kind == IKM_LATENCY && !strcmp(pl->m[i].from, from) && !strcmp(pl->m[i].to, to))
 			return &pl->m[i];
 	return NULL;
-}
-
-static const struct ikm *kind(const struct instr_plan *pl, enum ikm_kind k)
-{
-	for (size_t i = 0; i < pl->n; i++)
-		if (pl->m[i].kind == k)
-			return &pl->m[i];
-	return NULL;
-}
-
-static size_t lines(const char *s)
-{
-	size_t n = 0;
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
-}
-
-/* Line i (from 0) of s into buf. */
-static const char *line(const char *s, size_t i, char *buf, size_t cap)
-{
-	for (; i && *s; s++)
-		if (*s == '\n')
-			i--;
-	size_t n = 0;
-	while (s[n] && s[n] != '\n' && n + 1 < cap)
-		n++;
-	memcpy(buf, s, n);
-	buf[n] = 0;
-	return buf;
 }
 
 /* The first operand of an instruction line (after the mnemonic and any {load}/{store}), into buf. */
@@ -407,15 +378,6 @@ static void vector_state(void **state)
 }
 
 static bool starts_with(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
-
-static const struct instr_form *catalogue_form(const char *asm_name, const char *iform)
-{
-	for (size_t i = 0; i < instr_forms_count; i++)
-		if (!strcmp(instr_forms[i].asm_name, asm_name) && !strcmp(instr_forms[i].iform, iform))
-			return &instr_forms[i];
-	fail_msg("%s (%s) is not in the catalogue", asm_name, iform);
-	return NULL;
-}
 
 /* Broadcasts: the count GNU as cannot derive is given (a narrowing conversion), the others left to it. */
 static void broadcasts_spelt(void **state)

@@ -20,6 +20,7 @@
 
 #include "instr/kernel.h"
 #include "instr/catalogue.h"
+#include "tests/unit/instr_plan_text.h"
 
 #define PAGE 4096
 #define WINDOW (2 * PAGE)
@@ -29,44 +30,6 @@
 static struct instr_plan p;
 
 static bool starts(const char *s, const char *prefix) { return !strncmp(s, prefix, strlen(prefix)); }
-
-static size_t nlines(const char *s)
-{
-	size_t n = 0;
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
-}
-
-static const char *line(const char *s, size_t i, char *buf, size_t cap)
-{
-	for (; i && *s; s++)
-		if (*s == '\n')
-			i--;
-	size_t n = 0;
-	while (s[n] && s[n] != '\n' && n + 1 < cap)
-		n++;
-	memcpy(buf, s, n);
-	buf[n] = 0;
-	return buf;
-}
-
-static const struct ikm *kind(const struct instr_plan *pl, enum ikm_kind k)
-{
-	for (size_t i = 0; i < pl->n; i++)
-		if (pl->m[i].kind == k)
-			return &pl->m[i];
-	return NULL;
-}
-
-static const struct instr_form *catalogue_form(const char *asm_name, const char *iform)
-{
-	for (size_t i = 0; i < instr_forms_count; i++)
-		if (!strcmp(instr_forms[i].asm_name, asm_name) && !strcmp(instr_forms[i].iform, iform))
-			return &instr_forms[i];
-	fail_msg("%s (%s) is not in the catalogue", asm_name, iform);
-	return NULL;
-}
 
 static bool has_stack_operand(const struct instr_form *f)
 {
@@ -125,7 +88,7 @@ static void stack_balanced(void **state)
 			assert_null(strstr(m->body, "rsp"));
 			assert_null(strstr(m->body, "rdi"));
 			assert_null(strstr(m->body, "?"));
-			for (size_t n = 0; n < nlines(m->body); n++) {
+			for (size_t n = 0; n < lines(m->body); n++) {
 				line(m->body, n, l, sizeof(l));
 				if (starts(l, "enter ")) {
 					before_enter = depth;
@@ -166,7 +129,7 @@ static void stack_pairs_named(void **state)
 	assert_string_equal(p.m[0].from, "op1");
 	assert_string_equal(p.m[0].to, "stack");
 	const struct ikm *t = kind(&p, IKM_TP_UNROLLED);
-	assert_int_equal(t->per_iter, nlines(t->body) / 2); /* per pair */
+	assert_int_equal(t->per_iter, lines(t->body) / 2); /* per pair */
 	/* Memory on both halves: through the slot and back into the same memory. */
 	assert_true(instr_plan_build(catalogue_form("POP m64", "POP_MEMv"), &p));
 	assert_string_equal(p.m[0].body, "push qword ptr [rsi]\npop qword ptr [rsi+0]\n");
@@ -229,7 +192,7 @@ static void strings_reset(void **state)
 			assert_true(off + 64 * element_bytes(op) <= PAGE);
 			bool si = false, di = false, cx = false, kept = false;
 			long count = 0;
-			size_t last = nlines(m->body) - 1;
+			size_t last = lines(m->body) - 1;
 			for (size_t n = 0; n <= last; n++) {
 				const char *o;
 				line(m->body, n, l, sizeof(l));
@@ -268,7 +231,7 @@ static void strings_reset(void **state)
 		const struct ikm *c = &p.m[t->sub[0]];
 		assert_int_equal(c->kind, IKM_CONNECTOR);
 		assert_int_equal(c->per_iter, t->per_iter);
-		assert_int_equal(nlines(c->body) + t->per_iter, nlines(t->body));
+		assert_int_equal(lines(c->body) + t->per_iter, lines(t->body));
 		assert_non_null(strstr(p.chain, c->name));
 		assert_int_equal(p.m[kind(&p, IKM_TP_LOOP)->sub[0]].unroll, 1);
 	}
@@ -393,7 +356,7 @@ static void gathers_fixed_point(void **state)
 		assert_true(t->sub[0] >= 0 && p.m[t->sub[0]].kind == IKM_CONNECTOR);
 		char l[160], prev[160] = "";
 		/* Throughput: every instance's mask re-made on the line before it, from a register no instance writes. */
-		for (size_t n = 0; n < nlines(t->body); n++, strcpy(prev, l))
+		for (size_t n = 0; n < lines(t->body); n++, strcpy(prev, l))
 			if (strstr(line(t->body, n, l, sizeof(l)), "[rsi+"))
 				assert_true(!strcmp(prev, "kxnorw k1, k0, k0") || starts(prev, "vpcmpeqd ") ||
 					    starts(prev, "vpmovzxdq"));
@@ -406,12 +369,12 @@ static void gathers_fixed_point(void **state)
 		memset(win, 0, sizeof(win));
 		memset(vr, 0xa5, sizeof(vr));
 		bool out = false;
-		for (size_t n = 0; n < nlines(m->init); n++)
+		for (size_t n = 0; n < lines(m->init); n++)
 			if (!run_line(line(m->init, n, l, sizeof(l)), &out))
 				fail_msg("%s init: '%s'", form->asm_name, l);
 		uint8_t idx[VBYTES];
 		memcpy(idx, vr[1], VBYTES);
-		for (size_t n = 0; n < nlines(m->body); n++)
+		for (size_t n = 0; n < lines(m->body); n++)
 			if (!run_line(line(m->body, n, l, sizeof(l)), &out))
 				fail_msg("%s body: '%s'", form->asm_name, l);
 		assert_false(out);
