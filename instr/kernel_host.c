@@ -67,6 +67,26 @@ static const char *const ECX_SELECTS[] = { "xgetbv", "rdpmc", "rdpkru" };
  * form's own encoding (REX.W 8C /r, SDM Vol. 2B MOV). */
 #define REX_W_HINT "rex64 "
 
+/*
+ * Forms GNU as will not write as the SDM spells them, and a spelling that gives their encoding: MOVSXD r16,
+ * r/m16 is 66 63 /r (SDM Vol. 2B MOVSX/MOVSXD), written `data16 movsxd r32, r/m32`; BSWAP r16 is 66 0F C8+rd
+ * (its result undefined, SDM Vol. 2A BSWAP), `data16 bswap r32`; LSL r64, r32 is REX.W 0F 03 /r, whose
+ * source is a selector read in its low 16 bits (SDM Vol. 2B LSL), `lsl r64, r64`.  By iform and the width of
+ * the operand that selects the row; the form's register and memory operands are then written `as_bits` wide.
+ */
+static const struct {
+	const char *iform;
+	uint8_t op;	  /* the operand whose width picks the row */
+	uint16_t bits;	  /* ... and that width */
+	const char *hint; /* written before the mnemonic */
+	uint16_t as_bits;
+} RESPELL[] = {
+	{ "MOVSXD_GPRv_GPRz", 0, 16, "data16 ", 32 },
+	{ "MOVSXD_GPRz_MEMz", 0, 16, "data16 ", 32 },
+	{ "BSWAP_GPRv", 0, 16, "data16 ", 32 },
+	{ "LSL_GPRv_GPRz", 0, 64, "", 64 },
+};
+
 /* Integer division: the result depends on the values (SDM Vol. 2A DIV, IDIV: #DE when the quotient overflows). */
 static const char *const INT_DIVIDES[] = { "div", "idiv" };
 
@@ -1137,6 +1157,14 @@ bool instr_plan_build(const struct instr_form *f, struct instr_plan *p)
 		return false;
 	}
 	c.hint = encoding_hint(&c);
+	for (size_t i = 0; i < ARRAY_SIZE(RESPELL); i++) {
+		if (!f->iform || strcmp(f->iform, RESPELL[i].iform) || c.op[RESPELL[i].op].bits != RESPELL[i].bits)
+			continue;
+		c.hint = RESPELL[i].hint;
+		for (size_t q = 0; q < c.nop; q++)
+			if (!c.op[q].implicit && (c.op[q].file == RF_GPR || c.op[q].file == RF_MEM))
+				c.op[q].bits = RESPELL[i].as_bits;
+	}
 	if (c.seg_read) {
 		for (size_t q = 0; q < c.nop; q++)
 			if (c.op[q].file == RF_GPR && c.op[q].bits == 64 && is_out(&c.op[q]))

@@ -177,7 +177,7 @@ def test_the_catalogues_forms_through_pmuboot_host_instr(ctx):
     by their iforms, a form that sets the direction flag (STD) without breaking the process's own string
     instructions after it (the harness's frame clears DF on return), and PUSH, which moves the stack pointer the
     harness owns, measured as a balanced PUSH/POP pair (the process goes on: its stack was left as it was)."""
-    # MOVSXD r16, m16: GNU as 2.40 refuses the spelling; a refused kernel's words are the form's why.
+    # MOVSXD r16, m16: GNU as refuses the SDM's spelling; the builder writes the same bytes as `data16 movsxd`.
     want = "^(ADD r64, r64|STD|IMUL r64, r64|PUSH r64|MOVSXD r16, m16)$"
     p = ctx.run_host("instr", "--match", want, timeout=600)
     assert p.returncode == 0, (p.returncode, p.stderr[-2000:])

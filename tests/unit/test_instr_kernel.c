@@ -405,6 +405,36 @@ static void broadcasts_spelt(void **state)
 	}
 }
 
+/* Forms GNU as will not spell as the SDM does, in a spelling of the same encoding (the bytes in comments). */
+/* The unrolled throughput kernel's body of plan p. */
+static const char *tp_body(void)
+{
+	const struct ikm *t = kind(&p, IKM_TP_UNROLLED);
+	assert_non_null(t);
+	return t ? t->body : "";
+}
+
+static void respelled_forms(void **state)
+{
+	(void)state;
+	char l[96];
+	/* 66 63 /r: MOVSXD r16, r/m16 written with a 32-bit destination and the data16 prefix. */
+	assert_true(instr_plan_build(catalogue_form("MOVSXD r16, r16", "MOVSXD_GPRv_GPRz"), &p));
+	assert_string_equal(line(tp_body(), 0, l, sizeof(l)), "data16 movsxd eax, r13d");
+	assert_true(instr_plan_build(catalogue_form("MOVSXD r16, m16", "MOVSXD_GPRz_MEMz"), &p));
+	assert_string_equal(line(tp_body(), 0, l, sizeof(l)),
+			    "data16 movsxd eax, dword ptr [rsi+0]");
+	/* 66 0F C8+rd. */
+	assert_true(instr_plan_build(catalogue_form("BSWAP r16", "BSWAP_GPRv"), &p));
+	assert_true(starts_with(tp_body(), "data16 bswap eax\n"));
+	/* REX.W 0F 03 /r: the selector register written at 64 bits. */
+	assert_true(instr_plan_build(catalogue_form("LSL r64, r32", "LSL_GPRv_GPRz"), &p));
+	assert_true(starts_with(tp_body(), "lsl rax, r13\n"));
+	/* The other widths keep their own spelling. */
+	assert_true(instr_plan_build(catalogue_form("MOVSXD r64, r32", "MOVSXD_GPRv_GPRz"), &p));
+	assert_true(starts_with(tp_body(), "movsxd rax, r13d\n"));
+}
+
 /* The reserved NOPs as bytes (SDM Vol. 2D Table A-3): 0F op ModRM, the reg field from the iform. */
 static void reserved_nops_as_bytes(void **state)
 {
@@ -663,7 +693,7 @@ int main(void)
 		cmocka_unit_test(texts_well_formed),	cmocka_unit_test(every_shape_within_bounds),
 		cmocka_unit_test(what_cannot_be_built),	cmocka_unit_test(broadcasts_spelt),
 		cmocka_unit_test(x87_stack_balanced),	cmocka_unit_test(x87_chains),
-		cmocka_unit_test(reserved_nops_as_bytes),
+		cmocka_unit_test(reserved_nops_as_bytes), cmocka_unit_test(respelled_forms),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
