@@ -91,8 +91,32 @@ bool instr_plan_build(const struct instr_form *f, struct instr_plan *p);
 struct ikm *ikm_plan_add(struct instr_plan *p, enum ikm_kind kind, const char *name);
 /* The loop twin of an unrolled throughput measurement (one body per trip), added to p; NULL when p is full. */
 struct ikm *ikm_plan_loop(struct instr_plan *p, const struct ikm *unrolled);
+/*
+ * Throughput measured less what the kernel needs around the form: an unrolled run and a loop of `body` (init
+ * `init`, every 8 bytes of the window `fill`, per_iter instances a copy), each less its connector, the same
+ * kernel with `bare` as its body (measured alone, named conn_name and conn_name + "_loop", its via
+ * conn_via).  Only where instances stay independent: the connector's cost is subtracted once per instance.
+ * False when p has no room for the four measurements.
+ */
+bool ikm_plan_tp_less(struct instr_plan *p, const char *init, uint64_t fill, const char *body, const char *bare,
+		      uint16_t per_iter, const char *conn_name, const char *conn_via);
 /* "dword ptr " for 32 bits...: the size of a memory operand as GNU as's Intel syntax writes it ("" unknown). */
 const char *ikm_size_word(unsigned bits);
+
+/* General register r (0 rax .. 15 r15, as encoded: SDM Vol. 2A Table 2-2) at width_index 0..3 (8, 16, 32, 64
+ * bits): "al", "ax", "eax", "rax". */
+extern const char *const ikm_gpr_names[4][16];
+/* 0..3 for 8, 16, 32, 64 bits: the row of ikm_gpr_names. */
+int ikm_width_index(unsigned bits);
+
+/* The values every kernel starts from (docs/instr.md "Values"): general registers 1 (a shift by cl shifts, a
+ * divisor divides), immediates too wide for the next shorter encoding so the assembler keeps the form's own
+ * (ADD r64, imm32 stays 81 /0, not the imm8 form 83 /0; SDM Vol. 2A ADD), imm8 3 (not 1: assemblers pick the
+ * shift-by-1 encoding for 1). */
+#define IKM_GPR_START 1
+#define IKM_IMM8 3u
+#define IKM_IMM16 0x123u
+#define IKM_IMM32 0x12345u
 
 /* "latency", "throughput_unrolled", ... */
 const char *ikm_kind_name(enum ikm_kind k);

@@ -1,5 +1,8 @@
 /* instr/kernel_host.c - the kernels that measure one instruction form; see kernel.h. */
 #include "instr/kernel.h"
+#include "instr/kernel_stack.h"
+#include "instr/kernel_string.h"
+#include "instr/kernel_vsib.h"
 #include "instr/kernel_x87.h"
 #include "lib/strbuf.h"
 
@@ -22,16 +25,6 @@ enum rfile { RF_NONE, RF_GPR, RF_VEC, RF_MM, RF_K, RF_MEM };
 #define K_COUNT 8
 #define K_MASK 1 /* the write mask of {k} forms: k1 (k0 cannot be a write mask, SDM Vol. 2A 2.7.4) */
 
-static const char *const GPR_NAMES[4][GPR_COUNT] = {
-	{ "al", "cl", "dl", "bl", "spl", "bpl", "sil", "dil", "r8b", "r9b", "r10b", "r11b", "r12b", "r13b", "r14b",
-	  "r15b" },
-	{ "ax", "cx", "dx", "bx", "sp", "bp", "si", "di", "r8w", "r9w", "r10w", "r11w", "r12w", "r13w", "r14w",
-	  "r15w" },
-	{ "eax", "ecx", "edx", "ebx", "esp", "ebp", "esi", "edi", "r8d", "r9d", "r10d", "r11d", "r12d", "r13d", "r14d",
-	  "r15d" },
-	{ "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13", "r14",
-	  "r15" },
-};
 /* The order registers are handed out in; rsp, rsi and rdi belong to the harness (docs/kernels.md). */
 static const uint8_t GPR_POOL[] = { 0, 3, 1, 2, 5, 8, 9, 10, 11, 12, 13, 14, 15 };
 
@@ -46,12 +39,6 @@ static const uint8_t GPR_POOL[] = { 0, 3, 1, 2, 5, 8, 9, 10, 11, 12, 13, 14, 15 
 #define VEC_LANE 0x3f800000u
 #define FILL_FP 0x3f8000003f800000ull
 #define FILL_ONE 1ull /* integer divisors in memory: the low byte, word, dword or qword reads 1 */
-#define GPR_START 1   /* general registers start at 1: a shift by cl shifts, a divisor divides */
-#define IMM_VALUE 3   /* immediates: 3 (not 1: assemblers pick the shift-by-1 encoding for 1) */
-/* Wider immediates do not fit the width below, so the assembler keeps the form's own encoding (ADD
- * r64, imm32 is 81 /0, not the imm8 form 83 /0; SDM Vol. 2A ADD). */
-#define IMM16_VALUE 0x123u
-#define IMM32_VALUE 0x12345u
 #define IMM64_VALUE 0x123456789ull /* wider than 32 bits, so `mov r64, imm64` keeps its 10-byte form */
 #define TP_INSTANCES_UNROLLED 512  /* instances in the unrolled throughput run */
 #define TP_MAX 12		   /* instances per body */
@@ -70,6 +57,36 @@ static const char *const MOVES[] = { "mov",	  "movaps",    "movapd",    "movups"
 				     "movdqu",	  "vmovaps",   "vmovapd",   "vmovups",	"vmovupd",   "vmovdqa",
 				     "vmovdqu",	  "vmovdqa32", "vmovdqa64", "vmovdqu8", "vmovdqu16", "vmovdqu32",
 				     "vmovdqu64", "movq",      "vmovq",	    "movsx",	"movzx",     "movsxd" };
+/* Forms whose ecx selects what they read (SDM Vol. 2B XGETBV: an XCR; RDPMC: a counter; RDPKRU: ecx must be 0):
+ * any other value raises #GP, so ecx is 0 (XCR0, counter 0) and no chain feeds it. */
+static const char *const ECX_SELECTS[] = { "xgetbv", "rdpmc", "rdpkru" };
+/* The segment register a MOV r/m, Sreg form reads (SDM Vol. 2B MOV: any of them; reading one is allowed at
+ * any privilege level, writing one is excluded). */
+#define SEG_READ "ds"
+/* GNU as writes MOV r64, Sreg without REX.W (the result is the same, zero-extended); its prefix keeps the
+ * form's own encoding (REX.W 8C /r, SDM Vol. 2B MOV). */
+#define REX_W_HINT "rex64 "
+
+/*
+ * Forms GNU as will not write as the SDM spells them, and a spelling that gives their encoding: MOVSXD r16,
+ * r/m16 is 66 63 /r (SDM Vol. 2B MOVSX/MOVSXD), written `data16 movsxd r32, r/m32`; BSWAP r16 is 66 0F C8+rd
+ * (its result undefined, SDM Vol. 2A BSWAP), `data16 bswap r32`; LSL r64, r32 is REX.W 0F 03 /r, whose
+ * source is a selector read in its low 16 bits (SDM Vol. 2B LSL), `lsl r64, r64`.  By iform and the width of
+ * the operand that selects the row; the form's register and memory operands are then written `as_bits` wide.
+ */
+static const struct {
+	const char *iform;
+	uint8_t op;	  /* the operand whose width picks the row */
+	uint16_t bits;	  /* ... and that width */
+	const char *hint; /* written before the mnemonic */
+	uint16_t as_bits;
+} RESPELL[] = {
+	{ "MOVSXD_GPRv_GPRz", 0, 16, "data16 ", 32 },
+	{ "MOVSXD_GPRz_MEMz", 0, 16, "data16 ", 32 },
+	{ "BSWAP_GPRv", 0, 16, "data16 ", 32 },
+	{ "LSL_GPRv_GPRz", 0, 64, "", 64 },
+};
+
 /* Integer division: the result depends on the values (SDM Vol. 2A DIV, IDIV: #DE when the quotient overflows). */
 static const char *const INT_DIVIDES[] = { "div", "idiv" };
 
@@ -119,6 +136,8 @@ struct ctx {
 	struct opnd op[OPS_MAX];
 	size_t nop;
 	bool evex, vex, divide, fp_data;
+	bool selector; /* ecx selects what the form reads (ECX_SELECTS) */
+	bool seg_read; /* an explicit segment register source (MOV r/m, Sreg) */
 	int vec_bits;			 /* the widest vector operand, for {1toN} */
 	const char *hint;		 /* "{load} ", "{store} " or "" */
 	bool reserved[RF_MEM][VEC_EVEX]; /* registers the form names itself (not handed out) */
@@ -150,14 +169,13 @@ static bool in_list(const char *s, const char *const *list, size_t n)
 
 static bool starts(const char *s, const char *prefix) { return !strncmp(s, prefix, strlen(prefix)); }
 
-static int width_index(unsigned bits) { return bits <= 8 ? 0 : bits <= 16 ? 1 : bits <= 32 ? 2 : 3; }
 
 /* A fixed register's file and number from its name ("rax", "cl", "xmm0", "k1"); false when not one of ours. */
 static bool parse_reg(const char *name, uint8_t *file, int8_t *num, uint16_t *bits)
 {
 	for (int w = 0; w < 4; w++)
 		for (int i = 0; i < GPR_COUNT; i++)
-			if (!strcmp(name, GPR_NAMES[w][i])) {
+			if (!strcmp(name, ikm_gpr_names[w][i])) {
 				*file = RF_GPR;
 				*num = (int8_t)i;
 				*bits = (uint16_t)(8u << w);
@@ -313,6 +331,13 @@ static bool read_operands(struct ctx *c)
 			break;
 		}
 		case IK_SEG:
+			if (!d->implicit && o->access == IA_READ) {
+				/* A segment register source: read as it is, never written (not chained). */
+				d->file = RF_NONE;
+				c->seg_read = true;
+				break;
+			}
+			/* fall through */
 		case IK_OTHER:
 			if (d->implicit) {
 				ignore_implicit(c, d, o->reg);
@@ -358,7 +383,7 @@ static void make_pools(struct ctx *c)
 static const char *reg_name(const struct opnd *o, int r, char *buf, size_t cap)
 {
 	switch (o->file) {
-	case RF_GPR: return GPR_NAMES[width_index(o->bits)][r];
+	case RF_GPR: return ikm_gpr_names[ikm_width_index(o->bits)][r];
 	case RF_VEC:
 		snprintf(buf, cap, "%s%d",
 			 o->fixed ? (o->bits >= 512   ? "zmm"
@@ -512,18 +537,19 @@ static size_t instance(const struct ctx *c, char *buf, size_t cap, size_t k, con
 		}
 		k = str_appendf(buf, cap, k, "%s", n++ ? ", " : " ");
 		switch (c->f->ops[i].kind) {
-		case IK_IMM8: k = str_appendf(buf, cap, k, "%u", IMM_VALUE); break;
-		case IK_IMM16: k = str_appendf(buf, cap, k, "0x%x", IMM16_VALUE); break;
-		case IK_IMM32: k = str_appendf(buf, cap, k, "0x%x", IMM32_VALUE); break;
+		case IK_IMM8: k = str_appendf(buf, cap, k, "%u", IKM_IMM8); break;
+		case IK_IMM16: k = str_appendf(buf, cap, k, "0x%x", IKM_IMM16); break;
+		case IK_IMM32: k = str_appendf(buf, cap, k, "0x%x", IKM_IMM32); break;
 		case IK_IMM64: k = str_appendf(buf, cap, k, "0x%llx", (unsigned long long)IMM64_VALUE); break;
 		case IK_ONE: k = str_appendf(buf, cap, k, "1"); break;
+		case IK_SEG: k = str_appendf(buf, cap, k, "%s", c->f->ops[i].reg ? c->f->ops[i].reg : SEG_READ); break;
 		case IK_MEM:
 			if (o->addr_only)
 				k = str_appendf(buf, cap, k, "[%s+%s*1]",
-						GPR_NAMES[3][a->index >= 0 ? a->index : a->reg[i]],
-						GPR_NAMES[3][c->pool[RF_GPR][c->npool[RF_GPR] - 1]]);
+						ikm_gpr_names[3][a->index >= 0 ? a->index : a->reg[i]],
+						ikm_gpr_names[3][c->pool[RF_GPR][c->npool[RF_GPR] - 1]]);
 			else if (a->index >= 0)
-				k = str_appendf(buf, cap, k, "%s[rsi+%s]", ikm_size_word(o->bits), GPR_NAMES[3][a->index]);
+				k = str_appendf(buf, cap, k, "%s[rsi+%s]", ikm_size_word(o->bits), ikm_gpr_names[3][a->index]);
 			else if (o->bcast && !bcast_count(c, o))
 				k = str_appendf(buf, cap, k, "%s[rsi+%d]", bcast_word(o->bits), a->off);
 			else
@@ -587,7 +613,7 @@ static size_t init_common(const struct ctx *c, char *buf, size_t cap)
 		}
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(GPR_POOL); i++)
-		k = str_appendf(buf, cap, k, "mov %s, %d\n", GPR_NAMES[2][GPR_POOL[i]], GPR_START);
+		k = str_appendf(buf, cap, k, "mov %s, %d\n", ikm_gpr_names[2][GPR_POOL[i]], IKM_GPR_START);
 	for (size_t i = 0; i < c->nop; i++) {
 		if (c->op[i].file == RF_MM) {
 			for (int r = 0; r < MM_COUNT; r++)
@@ -600,6 +626,8 @@ static size_t init_common(const struct ctx *c, char *buf, size_t cap)
 		kregs = kregs || c->op[i].file == RF_K;
 	for (int r = 1; kregs && r < K_COUNT; r++)
 		k = str_appendf(buf, cap, k, "kxnorw k%d, k%d, k%d\n", r, r, r);
+	if (c->selector)
+		k = str_appendf(buf, cap, k, "xor ecx, ecx\n");
 	if (c->divide) {
 		/* rdx:rax (dx:ax, ah:al) = 0 : the largest positive dividend of the width; every divisor is 1. */
 		unsigned bits = 64;
@@ -638,7 +666,7 @@ static const char *move_text(const struct ctx *c, uint8_t file)
 static const char *full_name(const struct ctx *c, uint8_t file, int r, char *buf, size_t cap)
 {
 	switch (file) {
-	case RF_GPR: return GPR_NAMES[3][r];
+	case RF_GPR: return ikm_gpr_names[3][r];
 	case RF_VEC: snprintf(buf, cap, "%s%d", c->evex ? "zmm" : c->vex ? "ymm" : "xmm", r); return buf;
 	case RF_MM: snprintf(buf, cap, "mm%d", r); return buf;
 	case RF_K: snprintf(buf, cap, "k%d", r); return buf;
@@ -687,7 +715,7 @@ static int connector_and(struct ctx *c)
 	if (!m)
 		return IKM_NO_SUB;
 	init_common(c, m->init, sizeof(m->init));
-	snprintf(m->body, sizeof(m->body), "and %s, 0x%x\n", GPR_NAMES[3][c->pool[RF_GPR][0]], ADDR_MASK);
+	snprintf(m->body, sizeof(m->body), "and %s, 0x%x\n", ikm_gpr_names[3][c->pool[RF_GPR][0]], ADDR_MASK);
 	return (int)(m - c->p->m);
 }
 
@@ -705,17 +733,17 @@ static const char *cross(const struct ctx *c, uint8_t from, uint8_t to, int src,
 {
 	const char *v = c->vex || c->evex ? "v" : "";
 	if (from == RF_GPR && to == RF_VEC)
-		snprintf(buf, cap, "%smovq xmm%d, %s", v, dst, GPR_NAMES[3][src]);
+		snprintf(buf, cap, "%smovq xmm%d, %s", v, dst, ikm_gpr_names[3][src]);
 	else if (from == RF_VEC && to == RF_GPR)
-		snprintf(buf, cap, "%smovq %s, xmm%d", v, GPR_NAMES[3][dst], src);
+		snprintf(buf, cap, "%smovq %s, xmm%d", v, ikm_gpr_names[3][dst], src);
 	else if (from == RF_GPR && to == RF_MM)
-		snprintf(buf, cap, "movq mm%d, %s", dst, GPR_NAMES[3][src]);
+		snprintf(buf, cap, "movq mm%d, %s", dst, ikm_gpr_names[3][src]);
 	else if (from == RF_MM && to == RF_GPR)
-		snprintf(buf, cap, "movq %s, mm%d", GPR_NAMES[3][dst], src);
+		snprintf(buf, cap, "movq %s, mm%d", ikm_gpr_names[3][dst], src);
 	else if (from == RF_GPR && to == RF_K)
-		snprintf(buf, cap, "kmovw k%d, %s", dst, GPR_NAMES[2][src]);
+		snprintf(buf, cap, "kmovw k%d, %s", dst, ikm_gpr_names[2][src]);
 	else if (from == RF_K && to == RF_GPR)
-		snprintf(buf, cap, "kmovw %s, k%d", GPR_NAMES[2][dst], src);
+		snprintf(buf, cap, "kmovw %s, k%d", ikm_gpr_names[2][dst], src);
 	else if (from == RF_VEC && to == RF_MM && dst < VEC_LEGACY)
 		snprintf(buf, cap, "movdq2q mm%d, xmm%d", dst, src);
 	else if (from == RF_MM && to == RF_VEC && dst < VEC_LEGACY)
@@ -778,6 +806,10 @@ static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 			*s = '_';
 	const struct opnd *i = in.op == EP_FLAGS ? NULL : &c->op[in.op];
 	const struct opnd *o = out.op == EP_FLAGS ? NULL : &c->op[out.op];
+	if (c->selector && i && i->fixed && i->file == RF_GPR && i->fixed_reg == GPR_RCX) {
+		note_skip(c, from, tname, "ecx selects what is read: a chain would change it (#GP)");
+		return;
+	}
 	if (c->divide && (in.op != out.op || in.addr)) {
 		note_skip(c, from, tname, "data-dependent: only the chains that keep the values are measured");
 		return;
@@ -819,7 +851,7 @@ static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 		k = instance(c, b, cap, k, &a);
 		if (o->file != RF_GPR)
 			k = str_appendf(b, cap, k, "%s\n", line);
-		str_appendf(b, cap, k, "test %s, %s\n", GPR_NAMES[3][t], GPR_NAMES[3][t]);
+		str_appendf(b, cap, k, "test %s, %s\n", ikm_gpr_names[3][t], ikm_gpr_names[3][t]);
 		m->bound = IKM_UPPER;
 		m->via = o->file == RF_GPR
 				 ? "test r64, r64 (register -> flags, not measurable alone: included)"
@@ -836,7 +868,7 @@ static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 			return;
 		}
 		k = instance(c, b, cap, k, &a);
-		const char *r = GPR_NAMES[i->file == RF_GPR ? width_index(i->bits) : 3][t];
+		const char *r = ikm_gpr_names[i->file == RF_GPR ? ikm_width_index(i->bits) : 3][t];
 		k = str_appendf(b, cap, k, "sbb %s, %s\n", r, r);
 		if (i->file != RF_GPR)
 			str_appendf(b, cap, k, "%s\n", line);
@@ -857,9 +889,9 @@ static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 		m->fill = 0;
 		int r = a.reg[out.op] = c->pool[RF_GPR][0];
 		a.index = r;
-		str_appendf(m->init, sizeof(m->init), ik, "xor %s, %s\n", GPR_NAMES[2][r], GPR_NAMES[2][r]);
+		str_appendf(m->init, sizeof(m->init), ik, "xor %s, %s\n", ikm_gpr_names[2][r], ikm_gpr_names[2][r]);
 		k = instance(c, b, cap, k, &a);
-		str_appendf(b, cap, k, "and %s, 0x%x\n", GPR_NAMES[3][r], ADDR_MASK);
+		str_appendf(b, cap, k, "and %s, 0x%x\n", ikm_gpr_names[3][r], ADDR_MASK);
 		m->sub[0] = (int8_t)connector_and(c);
 		m->via = "and r64, imm32 (measured alone, subtracted)";
 		m->note = i->addr_only ? NULL : "the window holds zeros: the address does not move";
@@ -1085,6 +1117,12 @@ bool instr_plan_build(const struct instr_form *f, struct instr_plan *p)
 	}
 	if (ikm_is_x87(f))
 		return ikm_x87_build(f, p);
+	if (ikm_is_stack(f))
+		return ikm_stack_build(f, p);
+	if (ikm_is_string(f))
+		return ikm_string_build(f, p);
+	if (ikm_is_vsib(f))
+		return ikm_vsib_build(f, p);
 	if (!read_operands(&c))
 		return false;
 	const char *ext = f->extension ? f->extension : "";
@@ -1093,6 +1131,7 @@ bool instr_plan_build(const struct instr_form *f, struct instr_plan *p)
 		c.evex = c.evex || c.op[q].kind == IK_ZMM || c.op[q].file == RF_K;
 	c.vex = !c.evex && (f->mnemonic[0] == 'v' || c.vec_bits >= 256);
 	c.divide = in_list(f->mnemonic, INT_DIVIDES, ARRAY_SIZE(INT_DIVIDES));
+	c.selector = in_list(f->mnemonic, ECX_SELECTS, ARRAY_SIZE(ECX_SELECTS));
 	c.fp_data = c.vec_bits > 0;
 	if (in_list(f->mnemonic, ZERO_IDIOMS, ARRAY_SIZE(ZERO_IDIOMS)))
 		p->idiom = IKM_IDIOM_ZERO;
@@ -1118,6 +1157,22 @@ bool instr_plan_build(const struct instr_form *f, struct instr_plan *p)
 		return false;
 	}
 	c.hint = encoding_hint(&c);
+	for (size_t i = 0; i < ARRAY_SIZE(RESPELL); i++) {
+		if (!f->iform || strcmp(f->iform, RESPELL[i].iform) || c.op[RESPELL[i].op].bits != RESPELL[i].bits)
+			continue;
+		c.hint = RESPELL[i].hint;
+		for (size_t q = 0; q < c.nop; q++)
+			if (!c.op[q].implicit && (c.op[q].file == RF_GPR || c.op[q].file == RF_MEM))
+				c.op[q].bits = RESPELL[i].as_bits;
+	}
+	if (c.seg_read) {
+		for (size_t q = 0; q < c.nop; q++)
+			if (c.op[q].file == RF_GPR && c.op[q].bits == 64 && is_out(&c.op[q]))
+				c.hint = REX_W_HINT;
+		note_skip(&c, SEG_READ, "op1",
+			  "a segment register cannot be written in the loop (writes to segment registers are "
+			  "excluded): not chained");
+	}
 	if (c.divide)
 		snprintf(p->values, sizeof(p->values),
 			 "dividend rdx:rax = 0 : the largest positive value of the width, "
@@ -1126,8 +1181,12 @@ bool instr_plan_build(const struct instr_form *f, struct instr_plan *p)
 		snprintf(p->values, sizeof(p->values),
 			 "general registers %u, cl %u, imm8 %u, imm16 0x%x, imm32 0x%x, vector lanes 0x%08x (1.0f), "
 			 "memory %s",
-			 GPR_START, GPR_START, IMM_VALUE, IMM16_VALUE, IMM32_VALUE, VEC_LANE,
+			 IKM_GPR_START, IKM_GPR_START, IKM_IMM8, IKM_IMM16, IKM_IMM32, VEC_LANE,
 			 c.fp_data ? "0x3f8000003f800000 per qword" : "0");
+	if (c.seg_read || c.selector)
+		str_appendf(p->values, sizeof(p->values), strlen(p->values), "; %s",
+			    c.seg_read ? "the segment register read: " SEG_READ
+				       : "ecx 0 (it selects what is read: XCR0, counter 0, PKRU)");
 
 	/* Latency: every input that can be chained to every output. */
 	for (size_t q = 0; q < c.nop; q++) {

@@ -51,7 +51,7 @@ static const struct {
 static sigjmp_buf back;
 static _Alignas(16) unsigned char altstack[GUARD_ALTSTACK_BYTES];
 static volatile sig_atomic_t which = -1;
-static volatile uint64_t stop_rip, stop_addr, stop_err;
+static volatile uint64_t stop_rip, stop_addr, stop_err, stop_trapno;
 
 static void on_signal(int sig, siginfo_t *si, void *uc_)
 {
@@ -61,6 +61,9 @@ static void on_signal(int sig, siginfo_t *si, void *uc_)
 			which = (sig_atomic_t)i;
 	stop_rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
 	stop_err = (uint64_t)uc->uc_mcontext.gregs[REG_ERR];
+	/* The exception itself: SIGSEGV is #PF, and also #GP (RDPMC without CR4.PCE) or #SS; a SIGSEGV the kernel
+	 * sent for an exception (si_code > 0) carries its vector in the saved context. */
+	stop_trapno = sig == SIGSEGV && si->si_code > 0 ? (uint64_t)uc->uc_mcontext.gregs[REG_TRAPNO] : ~0ull;
 	stop_addr = sig == SIGSEGV || sig == SIGBUS ? (uint64_t)(uintptr_t)si->si_addr : 0;
 	siglongjmp(back, 1);
 }
@@ -115,7 +118,7 @@ void hw_guarded_call(void (*fn)(void *), void *arg, uint64_t bound_us, struct hw
 		return;
 	}
 	r->outcome = HW_GUARD_FAULT;
-	r->vector = signals[which].vector;
+	r->vector = stop_trapno < VEC_EXCEPTIONS ? (unsigned)stop_trapno : signals[which].vector;
 	r->error_code = stop_err;
 	r->addr = stop_addr;
 }

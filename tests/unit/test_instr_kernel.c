@@ -18,6 +18,7 @@
 #include "instr/kernel_forms.h"
 #include "instr/catalogue.h"
 #include "bench/ukernel.h"
+#include "tests/unit/instr_plan_text.h"
 
 static struct instr_plan p;
 
@@ -39,36 +40,6 @@ static const struct ikm *find(const struct instr_plan *pl, const char *from, con
 		if (pl->m[i].kind == IKM_LATENCY && !strcmp(pl->m[i].from, from) && !strcmp(pl->m[i].to, to))
 			return &pl->m[i];
 	return NULL;
-}
-
-static const struct ikm *kind(const struct instr_plan *pl, enum ikm_kind k)
-{
-	for (size_t i = 0; i < pl->n; i++)
-		if (pl->m[i].kind == k)
-			return &pl->m[i];
-	return NULL;
-}
-
-static size_t lines(const char *s)
-{
-	size_t n = 0;
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
-}
-
-/* Line i (from 0) of s into buf. */
-static const char *line(const char *s, size_t i, char *buf, size_t cap)
-{
-	for (; i && *s; s++)
-		if (*s == '\n')
-			i--;
-	size_t n = 0;
-	while (s[n] && s[n] != '\n' && n + 1 < cap)
-		n++;
-	memcpy(buf, s, n);
-	buf[n] = 0;
-	return buf;
 }
 
 /* The first operand of an instruction line (after the mnemonic and any {load}/{store}), into buf. */
@@ -408,15 +379,6 @@ static void vector_state(void **state)
 
 static bool starts_with(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
 
-static const struct instr_form *catalogue_form(const char *asm_name, const char *iform)
-{
-	for (size_t i = 0; i < instr_forms_count; i++)
-		if (!strcmp(instr_forms[i].asm_name, asm_name) && !strcmp(instr_forms[i].iform, iform))
-			return &instr_forms[i];
-	fail_msg("%s (%s) is not in the catalogue", asm_name, iform);
-	return NULL;
-}
-
 /* Broadcasts: the count GNU as cannot derive is given (a narrowing conversion), the others left to it. */
 static void broadcasts_spelt(void **state)
 {
@@ -441,6 +403,36 @@ static void broadcasts_spelt(void **state)
 		assert_non_null(strstr(b, cases[i].want));
 		assert_null(strstr(b, cases[i].not_want));
 	}
+}
+
+/* Forms GNU as will not spell as the SDM does, in a spelling of the same encoding (the bytes in comments). */
+/* The unrolled throughput kernel's body of plan p. */
+static const char *tp_body(void)
+{
+	const struct ikm *t = kind(&p, IKM_TP_UNROLLED);
+	assert_non_null(t);
+	return t ? t->body : "";
+}
+
+static void respelled_forms(void **state)
+{
+	(void)state;
+	char l[96];
+	/* 66 63 /r: MOVSXD r16, r/m16 written with a 32-bit destination and the data16 prefix. */
+	assert_true(instr_plan_build(catalogue_form("MOVSXD r16, r16", "MOVSXD_GPRv_GPRz"), &p));
+	assert_string_equal(line(tp_body(), 0, l, sizeof(l)), "data16 movsxd eax, r13d");
+	assert_true(instr_plan_build(catalogue_form("MOVSXD r16, m16", "MOVSXD_GPRz_MEMz"), &p));
+	assert_string_equal(line(tp_body(), 0, l, sizeof(l)),
+			    "data16 movsxd eax, dword ptr [rsi+0]");
+	/* 66 0F C8+rd. */
+	assert_true(instr_plan_build(catalogue_form("BSWAP r16", "BSWAP_GPRv"), &p));
+	assert_true(starts_with(tp_body(), "data16 bswap eax\n"));
+	/* REX.W 0F 03 /r: the selector register written at 64 bits. */
+	assert_true(instr_plan_build(catalogue_form("LSL r64, r32", "LSL_GPRv_GPRz"), &p));
+	assert_true(starts_with(tp_body(), "lsl rax, r13\n"));
+	/* The other widths keep their own spelling. */
+	assert_true(instr_plan_build(catalogue_form("MOVSXD r64, r32", "MOVSXD_GPRv_GPRz"), &p));
+	assert_true(starts_with(tp_body(), "movsxd rax, r13d\n"));
 }
 
 /* The reserved NOPs as bytes (SDM Vol. 2D Table A-3): 0F op ModRM, the reg field from the iform. */
@@ -701,7 +693,7 @@ int main(void)
 		cmocka_unit_test(texts_well_formed),	cmocka_unit_test(every_shape_within_bounds),
 		cmocka_unit_test(what_cannot_be_built),	cmocka_unit_test(broadcasts_spelt),
 		cmocka_unit_test(x87_stack_balanced),	cmocka_unit_test(x87_chains),
-		cmocka_unit_test(reserved_nops_as_bytes),
+		cmocka_unit_test(reserved_nops_as_bytes), cmocka_unit_test(respelled_forms),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
