@@ -72,6 +72,7 @@ struct sample_verdict {
  * ignores p and q and touches only caller-saved registers).
  */
 #define CALIB_TRIPS (BENCH_CALIB_ADDS / CALIB_ADDS_PER_ITER)
+#define SAMPLE_CALIB_TRIPS (BENCH_SAMPLE_CALIB_ADDS / CALIB_ADDS_PER_ITER)
 /* N and 2N pairs a sample may run where they are held tightly (sample()). */
 #define TIGHT_PAIRS 4
 
@@ -157,7 +158,7 @@ static bool sample(struct pass_ctx *c, uint64_t trips, struct run_values *base, 
 		ledger_open(l, &m);
 	/* The calibration's N run before the kernel's runs and its 2N run after: one clock figure around them. */
 	if (c->per_sample)
-		sv->cal_n = calib_run(CALIB_TRIPS);
+		sv->cal_n = calib_run(SAMPLE_CALIB_TRIPS);
 	uint64_t probe_before = c->probe ? probe_run() : 0;
 	/*
 	 * An unmeasured run first: entering the window (on the host a system
@@ -183,7 +184,7 @@ static bool sample(struct pass_ctx *c, uint64_t trips, struct run_values *base, 
 		sv->probe = after > probe_before ? after : probe_before;
 	}
 	if (c->per_sample)
-		sv->cal_2n = calib_run(2 * CALIB_TRIPS);
+		sv->cal_2n = calib_run(2 * SAMPLE_CALIB_TRIPS);
 	/* The runs' values are read: what happens after the ledger closes cannot touch them. */
 	if (l)
 		sv->disturbed = ledger_close(l, &m, sv->windowed ? &w : NULL,
@@ -357,7 +358,7 @@ static enum stats_fate judge(const struct pass_ctx *c, const struct sample_verdi
 	if (fate == STATS_KEPT && c->per_sample) {
 		fate = stats_judge_time(sv->cal_n, sv->cal_2n);
 		if (fate == STATS_KEPT) {
-			*ppm = stats_scale(BENCH_CALIB_ADDS, 1000000, sv->cal_2n - sv->cal_n);
+			*ppm = stats_scale(BENCH_SAMPLE_CALIB_ADDS, 1000000, sv->cal_2n - sv->cal_n);
 			fate = stats_judge_clock(sv->cal_n, sv->cal_2n, s->clock.spread_milli);
 		}
 		if (fate == STATS_KEPT && c->probe && sv->probe)
@@ -891,7 +892,8 @@ uint64_t bench_variant_ticks(const struct bench_setup *s, uint64_t run_ticks)
 	/* Cycles from the TSC (measure_bracketed): a calibration before and after, and one inside each sample. */
 	if (!s->emulated_time && !s->cycles_msr && cal_run) {
 		uint64_t cal_samples = (s->reps < CALIB_REPS_MIN ? CALIB_REPS_MIN : s->reps) + CALIB_WARMUP;
-		t += 2 * cal_samples * RUNS_PER_SAMPLE * cal_run + samples * CALIB_RUNS_IN_SAMPLE * cal_run;
+		t += 2 * cal_samples * RUNS_PER_SAMPLE * cal_run +
+		     samples * CALIB_RUNS_IN_SAMPLE * cal_run * BENCH_SAMPLE_CALIB_ADDS / BENCH_CALIB_ADDS;
 	}
 	return t;
 }

@@ -84,6 +84,13 @@ struct bench_calibration {
 #define BENCH_ITERATIONS_MAX (1u << 24)
 /* The calibration's add chain: adds per N run, both for the bracket and inside each sample (~50k ticks). */
 #define BENCH_CALIB_ADDS (1u << 16)
+/*
+ * The calibration inside each sample (bench_setup.calib_per_sample): adds of its N run, half the
+ * bracket's.  It was three times the cost of the kernel's runs it surrounds (an N run of the target,
+ * 20,000 ticks, beside 3 x 65,536 adds); at 32,768 adds its N run is still about 24,000 ticks on a
+ * modern core, a tick in 0.004%, well inside the 0.1% the clock rule resolves.
+ */
+#define BENCH_SAMPLE_CALIB_ADDS (1u << 15)
 
 /*
  * The contention probe (bench_setup.contention): with the per-sample calibration, each sample also runs

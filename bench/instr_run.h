@@ -15,7 +15,7 @@
 #include "bench/harness.h"
 #include "bench/instr_record.h"
 
-#define INSTR_CONN_MAX 16
+#define INSTR_CONN_MAX 64
 #define INSTR_TRIAL_BOUND_US 1000000u
 
 struct instr_runner {
