@@ -82,7 +82,7 @@ struct bench_calibration {
 #define BENCH_TARGET_TICKS 20000u
 #define BENCH_VARIANT_BUDGET_MS 250u
 #define BENCH_ITERATIONS_MAX (1u << 24)
-/* The calibration's add chain: adds per N run, both for the bracket and inside each sample (~50k ticks). */
+/* The calibration's add chain: adds per N run of the bracket around each variant (~50k ticks). */
 #define BENCH_CALIB_ADDS (1u << 16)
 /*
  * The calibration inside each sample (bench_setup.calib_per_sample): adds of its N run, half the

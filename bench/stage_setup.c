@@ -302,6 +302,10 @@ void stage_setup_record(struct stage *st, const char *arena_notes)
 	rec_u64(r, "chain_slack_spreads", STATS_CHAIN_SLACK_SPREADS);
 	rec_milli(r, "clock_floor", STATS_CLOCK_FLOOR_PERMILLE);
 	rec_u64(r, "calib_adds", BENCH_CALIB_ADDS);
+	rec_u64(r, "sample_calib_adds", BENCH_SAMPLE_CALIB_ADDS);
+	rec_milli(r, "n_2n_tight_under", STATS_N2N_TIGHT_UNDER_PERMILLE);
+	rec_milli(r, "n_2n_tight_over", STATS_N2N_TIGHT_OVER_PERMILLE);
+	rec_milli(r, "contention_tolerance", BENCH_PROBE_TOLERANCE_PERMILLE);
 	rec_milli(r, "unstable_outliers", 1000 / STATS_UNSTABLE_OUTLIER_DIV);
 	rec_milli(r, "unstable_iqr", STATS_UNSTABLE_IQR_PERMILLE);
 	rec_obj_end(r);

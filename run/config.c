@@ -370,6 +370,14 @@ static void stray_word_hint(struct config_error *err, const struct word *kv, con
 		 QUOTED(klen), kv->raw, QUOTED(vlen), eq + 1);
 }
 
+/* Whether the next word on the line (from *at on) is an unquoted word without '=' (a stray_word_hint's). */
+static bool stray_follows(const char *line, size_t end, size_t at)
+{
+	char peek[QUOTED_WORD_MAX];
+	struct word n;
+	return next_word(line, end, &at, &n, peek, sizeof(peek)) == WORD_READ && !n.quoted && !has_eq(n.text, n.len);
+}
+
 unsigned config_apply_text(struct config *c, const char *name, bool is_file, const char *text, size_t len,
 			   void (*report)(const struct config_error *err, void *ctx), void *ctx)
 {
@@ -421,6 +429,13 @@ unsigned config_apply_text(struct config *c, const char *name, bool is_file, con
 				snprintf(why, sizeof(why), "a quoted word of %zu characters: at most %d fit", w.len,
 					 QUOTED_WORD_MAX - 1);
 				set_err(&err, source, w.raw, key_len(w.raw, w.raw_len), why);
+			} else if (!w.quoted && has_eq(w.text, w.len) && stray_follows(text, end, k)) {
+				/* Not applied: half a value is not what the line asks for (instr=^ADD would measure
+				 * every ADD form where instr="^ADD r64" was meant). */
+				snprintf(why, sizeof(why), "not applied: the word after it has no '=', most likely the "
+					 "rest of its value (a value with spaces is quoted)");
+				set_err(&err, source, w.raw, key_len(w.raw, w.raw_len), why);
+				kv = w;
 			} else {
 				ok = config_apply_word(c, source, w.text, w.len, &err);
 				if (!ok && kv.raw && !w.quoted && !has_eq(w.text, w.len))

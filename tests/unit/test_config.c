@@ -469,19 +469,26 @@ static void unclosed_quote_named(void **state)
 	assert_int_equal(c.reps, 9);
 }
 
-/* instr=^ADD r64 unquoted: the stray word's error says how to write the value. */
+/*
+ * instr=^ADD r64 unquoted: the stray word's error says how to write the value, and the half value before
+ * it is not applied (instr=^ADD would measure every ADD form).  Words after a stray one start afresh.
+ */
 static void stray_word_says_how_to_quote(void **state)
 {
 	(void)state;
 	struct config c;
 	struct errs x = { 0 };
-	const char text[] = "instr=^ADD r64, r64";
+	const char text[] = "instr=^ADD r64, r64 reps=9";
 	config_defaults(&c);
-	assert_int_equal(config_apply_text(&c, "load-options", false, text, strlen(text), keep, &x), 2);
-	assert_string_equal(x.e[0].message, "'r64,' is not key=value (a value with spaces is quoted: "
+	assert_int_equal(config_apply_text(&c, "load-options", false, text, strlen(text), keep, &x), 3);
+	assert_string_equal(x.e[0].key, "instr");
+	assert_non_null(strstr(x.e[0].message, "not applied"));
+	assert_string_equal(c.instr, "none");
+	assert_string_equal(x.e[1].message, "'r64,' is not key=value (a value with spaces is quoted: "
 					    "instr=\"^ADD r64,\")");
-	assert_string_equal(x.e[1].message, "'r64' is not key=value (a value with spaces is quoted: "
+	assert_string_equal(x.e[2].message, "'r64' is not key=value (a value with spaces is quoted: "
 					    "instr=\"^ADD r64, r64\")");
+	assert_int_equal(c.reps, 9);
 	/* An unclosed quote is not a value to hint from; a word alone on its line, or after a quoted value, gets no hint. */
 	x.n = 0;
 	const char two[] = "events=a\"b c\nstray\n";
