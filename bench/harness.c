@@ -572,8 +572,9 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 	/* Nothing kept is a result too: figures with n = 0, unstable, and the problem says why. */
 	if (!any && !f->problem[0]) {
 		char srcs[96];
-		snprintf(f->problem, sizeof(f->problem), "no sample could be kept: %u disturbed (%s), %u rejected as impossible",
-			 f->dropped, f->dropped ? bench_disturbed_by_source(f, srcs, sizeof(srcs)) : "none",
+		snprintf(f->problem, sizeof(f->problem),
+			 "no sample could be kept: %u disturbed (%s), %u contended, %u rejected as impossible", f->dropped,
+			 f->dropped ? bench_disturbed_by_source(f, srcs, sizeof(srcs)) : "none", f->contended,
 			 f->rejected[STATS_REJECT_NEGATIVE] + f->rejected[STATS_REJECT_N_2N] +
 				 f->rejected[STATS_REJECT_BELOW_CHAIN] + f->rejected[STATS_REJECT_CLOCK]);
 	}

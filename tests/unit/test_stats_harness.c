@@ -211,7 +211,7 @@ static void polluted_samples_are_dropped_and_retaken(void **state)
 	/* Nothing kept is still a result: figures of no sample, unstable, and the problem says why. */
 	assert_true(bench_run_variant(&s, bench_def_find("ref", "add_chain"), window, &set, &r));
 	/* No ledger: the window alone judged, and its NMIs are what it saw. */
-	assert_string_equal(r.problem, "no sample could be kept: 5 disturbed (nmi 5), 0 rejected as impossible");
+	assert_string_equal(r.problem, "no sample could be kept: 5 disturbed (nmi 5), 0 contended, 0 rejected as impossible");
 	assert_int_equal(r.cycles.n, 0);
 	/* Every sample thrown away was disturbed: the figure says the machine was not quiet. */
 	assert_int_equal(r.cycles.unstable, STATS_UNSTABLE_DISTURBED);
@@ -952,7 +952,7 @@ static void budget_spent_on_smis_is_not_clean(void **state)
 	assert_int_equal(r.cycles.unstable, STATS_UNSTABLE_DISTURBED);
 	assert_false(r.ev[0].measured);
 	assert_string_equal(r.disturbance, "2 SMIs");	/* one per counted run */
-	assert_string_equal(r.problem, "no sample could be kept: 5 disturbed (smi_count 5), 0 rejected as impossible");
+	assert_string_equal(r.problem, "no sample could be kept: 5 disturbed (smi_count 5), 0 contended, 0 rejected as impossible");
 	char by[64];
 	assert_string_equal(bench_disturbed_by_source(&r, by, sizeof(by)), "smi_count 5");
 }

@@ -225,7 +225,7 @@ static void nothing_kept_is_unstable_not_an_error(void **state)
 		record_has(b[i], "\"cycles\":null,\"cycles_invalid\":\"no sample was kept\",\"cycles_source\":\"tsc_calibrated\",\"unstable\":\"budget\"");
 		record_has(b[i], "\"tsc\":null,");
 		assert_null(strstr(b[i], "\"median\":0.000"));
-		record_has(b[i], "\"problem\":\"no sample could be kept: 0 disturbed (none), 16 rejected as impossible\"");
+		record_has(b[i], "\"problem\":\"no sample could be kept: 0 disturbed (none), 0 contended, 16 rejected as impossible\"");
 	}
 	assert_int_equal(records_of_type(&cap, "check", c, 8), 4);
 	for (size_t i = 0; i < 4; i++)
@@ -259,7 +259,7 @@ static void smis_everywhere_leave_no_clean_figure(void **state)
 			 "\"thermal\":0,\"package_thermal\":0,\"nmi\":0},\"contended\":0,\"retaken\":15,");
 	record_has(b[0], "\"exhausted\":true");
 	record_has(b[0], "\"unstable\":\"disturbed\"");
-	record_has(b[0], "\"problem\":\"no sample could be kept: 16 disturbed (smi_count 16), 0 rejected as impossible\"");
+	record_has(b[0], "\"problem\":\"no sample could be kept: 16 disturbed (smi_count 16), 0 contended, 0 rejected as impossible\"");
 	record_has(b[0], "\"cycles\":null,\"cycles_invalid\":\"no sample was kept\"");
 	assert_non_null(text_line("disturbed: 16 samples thrown away (smi_count 16), 15 taken again; the first disturbance: 2 SMIs"));
 	assert_non_null(text_line("UNSTABLE (disturbed)"));
