@@ -53,7 +53,7 @@ struct pass_ctx {
 	int8_t smi_of[COUNT_MAX_EVENTS];	/* per pass: the index of its SMI event in set->ev, or -1 */
 	bool per_sample;			/* a calibration inside every sample (bench_setup.calib_per_sample) */
 	struct bench_contention *probe;		/* the contention probe (per_sample only), or NULL */
-	bool tight;				/* the N and 2N runs held tightly (per_sample, no count set) */
+	bool tight;				/* the N and 2N runs held tightly (tight_runs, per_sample, no count set) */
 	int64_t slack;				/* the chain floor's slack for TSC-derived cycles, thousandths */
 };
 
@@ -455,7 +455,7 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 	if (s->ledger)
 		ledger_rebase(s->ledger);	/* a new variant: its own first clean window is the clock's reference */
 	c.set = set;
-	c.tight = c.per_sample && !set;
+	c.tight = s->tight_runs && c.per_sample && !set;
 	f->passes = set ? (set->passes ? set->passes : 1) : 1;
 	f->nev = n_user;
 	for (size_t i = 0; i < f->nev; i++) {

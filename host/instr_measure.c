@@ -97,6 +97,7 @@ static bool setup(const struct instr_measure_opts *o)
 	}
 	bench_settle(hs, S.window);
 	hs->contention = &S.contention;
+	hs->tight_runs = true;
 	bool rate = t && t->tsc_hz;
 	hs->target_ticks = hs->emulated_time || !rate ? 0 : BENCH_TARGET_TICKS;
 	hs->budget_ticks = rate ? t->tsc_hz / 1000 * BENCH_VARIANT_BUDGET_MS : 0;
