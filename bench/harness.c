@@ -64,6 +64,7 @@ struct sample_verdict {
 	struct ledger_verdict v;
 	uint64_t cal_n, cal_2n;		/* calib_per_sample: ticks of the calibration's N and 2N runs */
 	uint64_t probe;			/* the contention probe's slower run, TSC ticks (0: not probed) */
+	bool cut;			/* the probe before the kernel's runs was already contended: none were run */
 };
 
 /*
@@ -82,6 +83,24 @@ static uint64_t calib_run(uint64_t trips)
 	struct bench_call cal = { .kernel = (bench_kernel_fn)(void (*)(void))calib_add_chain, .trips = trips };
 	bench_measure(&cal);
 	return cal.tsc_end - cal.tsc_start;
+}
+
+int64_t bench_contention_reference(const struct bench_contention *p)
+{
+	return p->nlow ? p->low[p->nlow - 1] : 0;
+}
+
+/* Probe ticks in cycles per 1000 adds at ppm cycles per million ticks. */
+static int64_t probe_milli(uint64_t ticks, int64_t ppm)
+{
+	return stats_scale((int64_t)ticks, (uint64_t)ppm, (uint64_t)BENCH_PROBE_ADDS * 1000);
+}
+
+/* Whether a probe of `ticks` at ppm is slower than p's reference by more than the tolerance. */
+static bool probe_over(const struct bench_contention *p, uint64_t ticks, int64_t ppm)
+{
+	int64_t milli = probe_milli(ticks, ppm), ref = bench_contention_reference(p);
+	return milli > 0 && ref && (__int128)milli * 1000 > (__int128)ref * (1000 + BENCH_PROBE_TOLERANCE_PERMILLE);
 }
 
 /* One run of the contention probe (struct bench_contention): its TSC ticks. */
@@ -160,6 +179,22 @@ static bool sample(struct pass_ctx *c, uint64_t trips, struct run_values *base, 
 	if (c->per_sample)
 		sv->cal_n = calib_run(SAMPLE_CALIB_TRIPS);
 	uint64_t probe_before = c->probe ? probe_run() : 0;
+	/*
+	 * A probe already slow before the kernel's runs (judged with the clock in force: the sample's own is
+	 * not known yet) ends the sample here: it would be thrown away as contended, and in an episode of
+	 * contention its runs and calibration were most of the time the episode cost.
+	 */
+	if (c->probe && probe_over(c->probe, probe_before, c->s->clock.ppm)) {
+		sv->cut = true;
+		sv->probe = probe_before;
+		if (l)
+			sv->disturbed = ledger_close(l, &m, sv->windowed ? &w : NULL, LEDGER_NO_SMI_EVENT, &sv->v);
+		if (sv->windowed)
+			hw_window_leave(&w);
+		if (!l)
+			sv->disturbed = ledger_window_left(&sv->v, sv->windowed ? &w : NULL);
+		return true;
+	}
 	/*
 	 * An unmeasured run first: entering the window (on the host a system
 	 * call) can leave caches, TLB and predictors cold, and only the first
@@ -293,10 +328,6 @@ static void drop_counting(struct pass_ctx *c, struct count_set **set, size_t *ne
 	f->passes = pass + 1;
 }
 
-int64_t bench_contention_reference(const struct bench_contention *p)
-{
-	return p->nlow ? p->low[p->nlow - 1] : 0;
-}
 
 /* Keep milli among the BENCH_PROBE_LOW_RANK fastest runs (ascending insertion). */
 static void contention_note(struct bench_contention *p, int64_t milli)
@@ -312,6 +343,14 @@ static void contention_note(struct bench_contention *p, int64_t milli)
 	p->low[i] = milli;
 }
 
+/* A probe of an unjudged sample (a warm-up) joins the reference's ranks unless it is over the tolerance. */
+static void contention_learn(struct bench_contention *p, uint64_t ticks, int64_t ppm)
+{
+	int64_t milli = probe_milli(ticks, ppm);
+	if (milli > 0 && !probe_over(p, ticks, ppm))
+		contention_note(p, milli);
+}
+
 /*
  * The probe's ticks in cycles per 1000 adds, with the sample's own calibration, against the probe's
  * reference: CONTENDED when slower by more than the tolerance; a run kept joins the reference's ranks, so a
@@ -320,12 +359,11 @@ static void contention_note(struct bench_contention *p, int64_t milli)
  */
 static enum stats_fate judge_contention(struct bench_contention *p, uint64_t ticks, int64_t ppm)
 {
-	int64_t milli = stats_scale((int64_t)ticks, (uint64_t)ppm, (uint64_t)BENCH_PROBE_ADDS * 1000);
-	int64_t ref = bench_contention_reference(p);
+	int64_t milli = probe_milli(ticks, ppm);
 	p->probed++;
 	if (milli <= 0)
 		return STATS_KEPT;
-	if (ref && (__int128)milli * 1000 > (__int128)ref * (1000 + BENCH_PROBE_TOLERANCE_PERMILLE)) {
+	if (probe_over(p, ticks, ppm)) {
 		p->contended++;
 		return STATS_REJECT_CONTENDED;
 	}
@@ -503,11 +541,20 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 			if (!sv.windowed)
 				f->windowed = false;
 			if (warm) {
+				/* Not judged, but the probe's reference learns from them before the first that is. */
+				if (c.probe && !sv.cut && sv.probe && sv.cal_2n > sv.cal_n)
+					contention_learn(c.probe, sv.probe,
+							 stats_scale(BENCH_SAMPLE_CALIB_ADDS, 1000000, sv.cal_2n - sv.cal_n));
 				warm--;
 				continue;
 			}
 			int64_t ppm = 0;
+			if (sv.cut) {
+				c.probe->probed++;
+				c.probe->contended++;
+			}
 			enum stats_fate fate = sv.disturbed ? STATS_REJECT_DISTURBED
+					       : sv.cut	   ? STATS_REJECT_CONTENDED
 							    : judge(&c, &sv, &base, &main, idx, nev, c.set ? cyc_ev : -1,
 								    chain, &ppm);
 			if (fate == STATS_REJECT_DISTURBED) {

@@ -597,46 +597,59 @@ static void a_moving_clock_in_a_sample_is_rejected(void **state)
 }
 
 /*
- * Another thread shares the core during one sample: the contention probe beside it (calib_add_block, right
- * before and after the kernel's runs) takes half again as long.  That sample is thrown away as contended and
- * taken again; the figure is the quiet samples'.  The probe's reference is its BENCH_PROBE_LOW_RANK-th
- * fastest run, so one run faster than the rest sets no reference the others miss.
+ * Another thread shares the core during one sample: one run of the contention probe (calib_add_block,
+ * right before and right after the kernel's runs) takes half again as long.  That sample is thrown away
+ * as contended and taken again; the figure is the quiet samples'.  Slow before the kernel's runs, the
+ * sample ends there (none of its runs are made); slow after them, the sample is judged so.
  */
 static struct {
-	unsigned probes, slow_at;
+	unsigned probes, slow_probe, variant_runs;
 } pc;
-static uint64_t sibling_busy_in_one_sample(unsigned run, const struct bench_call *c)
+static uint64_t one_slow_probe(unsigned run, const struct bench_call *c)
 {
 	(void)run;
+	if (c->kernel == bk_load_chain)
+		pc.variant_runs++;
 	if (c->kernel != (bench_kernel_fn)(void (*)(void))calib_add_block)
 		return 0;
-	pc.probes++;
-	/* Both probes of sample slow_at (two a sample) run slower by half. */
-	return (pc.probes + 1) / 2 == pc.slow_at ? c->trips * CALIB_ADDS_PER_ITER / FAKE_ADDS_PER_TICK / 2 : 0;
+	return ++pc.probes == pc.slow_probe ? c->trips * CALIB_ADDS_PER_ITER / FAKE_ADDS_PER_TICK / 2 : 0;
+}
+
+static void contended_run(unsigned slow_probe, struct bench_contention *probe, struct bench_figures *r)
+{
+	struct bench_setup s;
+	setup_fk(&s, 1);
+	s.cb = NULL;
+	memset(probe, 0, sizeof(*probe));
+	memset(&pc, 0, sizeof(pc));
+	pc.slow_probe = slow_probe;
+	s.contention = probe;
+	fake_measure_extra(one_slow_probe);
+	assert_true(bench_measure_variant(&s, bench_def_find("ref", "load_chain"), window, NULL, r));
 }
 
 static void a_contended_sample_is_thrown_away_and_retaken(void **state)
 {
 	(void)state;
-	struct bench_setup s;
-	struct bench_figures r;
 	struct bench_contention probe;
-	setup_fk(&s, 1);
-	s.cb = NULL;
-	memset(&probe, 0, sizeof(probe));
-	memset(&pc, 0, sizeof(pc));
-	pc.slow_at = 4;	/* after the 2 warm-ups, the second measured sample */
-	s.contention = &probe;
-	fake_measure_extra(sibling_busy_in_one_sample);
-	assert_true(bench_measure_variant(&s, bench_def_find("ref", "load_chain"), window, NULL, &r));
-	assert_true(r.calibration.per_sample);
-	assert_int_equal(r.contended, 1);
-	assert_int_equal(r.retaken, 1);
-	assert_int_equal(rejected(&r), 0);	/* not impossible: another thread's doing */
-	assert_int_equal(r.cycles.n, 5);
-	assert_int_equal(r.cycles.median, TICKS_PER_ITER_MILLI);
-	assert_int_equal(probe.contended, 1);
-	assert_int_equal(probe.probed, 5 + 1);	/* the measured samples (warm-ups are not judged) */
+	struct bench_figures r;
+	/* Two probes a sample; the 2 warm-ups take probes 1-4, the first measured sample 5 and 6. */
+	for (unsigned slow = 6; slow <= 7; slow++) {
+		contended_run(slow, &probe, &r);
+		assert_true(r.calibration.per_sample);
+		assert_int_equal(r.contended, 1);
+		assert_int_equal(r.retaken, 1);
+		assert_int_equal(rejected(&r), 0);	/* not impossible: another thread's doing */
+		assert_int_equal(r.cycles.n, 5);
+		assert_int_equal(r.cycles.median, TICKS_PER_ITER_MILLI);
+		assert_int_equal(probe.contended, 1);
+		assert_int_equal(probe.probed, 5 + 1);	/* the measured samples (warm-ups are not judged) */
+	}
+	/* Probe 7, before the second measured sample's runs, ended it: one probe and no kernel run less. */
+	unsigned cut_runs = pc.variant_runs, cut_probes = pc.probes;
+	contended_run(6, &probe, &r);
+	assert_int_equal(pc.probes, cut_probes + 1);
+	assert_true(pc.variant_runs > cut_runs);
 	/* The fake core's probe: FAKE_ADDS_PER_TICK adds a tick, plus the run's overhead, at one cycle a tick. */
 	int64_t quiet = (int64_t)fake_measure_ticks(&(struct bench_call){
 				.kernel = (bench_kernel_fn)(void (*)(void))calib_add_block,
@@ -646,15 +659,15 @@ static void a_contended_sample_is_thrown_away_and_retaken(void **state)
 	assert_in_range(bench_contention_reference(&probe), quiet, quiet + 2);
 
 	/* Without a probe (bench_setup.contention NULL) nothing is probed and nothing thrown away. */
-	struct bench_figures r2;
+	struct bench_setup s;
 	setup_fk(&s, 1);
 	s.cb = NULL;
 	memset(&pc, 0, sizeof(pc));
-	pc.slow_at = 4;
-	fake_measure_extra(sibling_busy_in_one_sample);
-	assert_true(bench_measure_variant(&s, bench_def_find("ref", "load_chain"), window, NULL, &r2));
-	assert_int_equal(r2.contended, 0);
-	assert_int_equal(r2.retaken, 0);
+	pc.slow_probe = 6;
+	fake_measure_extra(one_slow_probe);
+	assert_true(bench_measure_variant(&s, bench_def_find("ref", "load_chain"), window, NULL, &r));
+	assert_int_equal(r.contended, 0);
+	assert_int_equal(r.retaken, 0);
 	assert_int_equal(pc.probes, 0);
 }
 
