@@ -6,6 +6,7 @@
 #include "lib/strbuf.h"
 
 #define MEASURE_RETAKES 3 /* measurements again when not one sample was kept */
+#define MEASURE_RETAKES_CONTENDED 1 /* the same, when most of its samples were thrown away as contended */
 
 static void fill(uint8_t *window, uint64_t v)
 {
@@ -67,6 +68,15 @@ static struct count_set *count_set_for(struct instr_runner *rn, const struct ins
 	return m->kind == IKM_TP_UNROLLED ? instr_events_set(rn->events) : NULL;
 }
 
+/* Whether most samples thrown away were contended (another thread on the core). */
+static bool mostly_contended(const struct bench_figures *f)
+{
+	uint32_t thrown = f->dropped + f->contended;
+	for (unsigned fate = STATS_REJECT_NEGATIVE; fate < STATS_REJECT_DISTURBED; fate++)
+		thrown += f->rejected[fate];
+	return 2 * f->contended > thrown;
+}
+
 /* Measure one kernel: cycles per body copy (thousandths) into *fig. */
 static bool measure(struct instr_runner *rn, const struct instr_pack_meas *m, struct instr_result *r,
 		    struct bench_figure *fig)
@@ -124,10 +134,11 @@ static bool measure(struct instr_runner *rn, const struct instr_pack_meas *m, st
 		ok = false;
 	}
 	/*
-	 * Again, up to MEASURE_RETAKES times, when no sample could be kept: what spent the budget (another
-	 * thread on the core, a moving clock, interrupts) is often over a moment later; on the shared
-	 * development host contention comes in episodes of seconds, in which one retake was not enough for
-	 * 17 to 34 forms of a 2,572-form table.
+	 * Again, up to MEASURE_RETAKES times, when no sample could be kept: what spent the budget (a moving
+	 * clock, interrupts, another thread on the core) is often over a moment later; on the shared
+	 * development host one retake was not enough for 17 to 34 forms of a 2,572-form table.  Once only
+	 * when most samples were thrown away as contended: an episode of contention can last minutes (99%
+	 * of a full table's samples for two minutes once), and retakes inside it only made the run slower.
 	 */
 	for (unsigned attempt = 0; ok && attempt <= MEASURE_RETAKES; attempt++) {
 		fill(rn->window, m->fill);
@@ -140,7 +151,7 @@ static bool measure(struct instr_runner *rn, const struct instr_pack_meas *m, st
 			break;
 		}
 		not_kept(r, &figs);
-		ok = attempt < MEASURE_RETAKES;
+		ok = attempt < (mostly_contended(&figs) ? MEASURE_RETAKES_CONTENDED : MEASURE_RETAKES);
 	}
 	if (ok && count_set_for(rn, m))
 		instr_events_take(rn->events, &figs, m->per_iter, &r->uops);
