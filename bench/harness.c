@@ -103,6 +103,21 @@ static bool probe_over(const struct bench_contention *p, uint64_t ticks, int64_t
 	return milli > 0 && ref && (__int128)milli * 1000 > (__int128)ref * (1000 + BENCH_PROBE_TOLERANCE_PERMILLE);
 }
 
+/*
+ * Whether the reference is one no probe meets any more: BENCH_PROBE_RELEARN probes in a row over it.  Then
+ * it is learned again from the probes that come: either it was wrong (runs converted with a clock that had
+ * moved taught it), or the core is shared for good, and figures slowed alike are the most this core gives.
+ */
+static bool contention_stuck(struct bench_contention *p)
+{
+	if (++p->over_in_a_row < BENCH_PROBE_RELEARN)
+		return false;
+	p->over_in_a_row = 0;
+	p->nlow = 0;
+	p->relearned++;
+	return true;
+}
+
 /* One run of the contention probe (struct bench_contention): its TSC ticks. */
 static uint64_t probe_run(void)
 {
@@ -184,7 +199,7 @@ static bool sample(struct pass_ctx *c, uint64_t trips, struct run_values *base, 
 	 * not known yet) ends the sample here: it would be thrown away as contended, and in an episode of
 	 * contention its runs and calibration were most of the time the episode cost.
 	 */
-	if (c->probe && probe_over(c->probe, probe_before, c->s->clock.ppm)) {
+	if (c->probe && probe_over(c->probe, probe_before, c->s->clock.ppm) && !contention_stuck(c->probe)) {
 		sv->cut = true;
 		sv->probe = probe_before;
 		if (l)
@@ -343,6 +358,13 @@ static void contention_note(struct bench_contention *p, int64_t milli)
 	p->low[i] = milli;
 }
 
+/* Whether a sample's own calibration is one to convert with (judge's first rules, for an unjudged sample). */
+static bool sample_clock_held(const struct pass_ctx *c, const struct sample_verdict *sv)
+{
+	return c->per_sample && stats_judge_time(sv->cal_n, sv->cal_2n) == STATS_KEPT &&
+	       stats_judge_clock(sv->cal_n, sv->cal_2n, c->s->clock.spread_milli) == STATS_KEPT;
+}
+
 /* A probe of an unjudged sample (a warm-up) joins the reference's ranks unless it is over the tolerance. */
 static void contention_learn(struct bench_contention *p, uint64_t ticks, int64_t ppm)
 {
@@ -363,10 +385,11 @@ static enum stats_fate judge_contention(struct bench_contention *p, uint64_t tic
 	p->probed++;
 	if (milli <= 0)
 		return STATS_KEPT;
-	if (probe_over(p, ticks, ppm)) {
+	if (probe_over(p, ticks, ppm) && !contention_stuck(p)) {
 		p->contended++;
 		return STATS_REJECT_CONTENDED;
 	}
+	p->over_in_a_row = 0;
 	contention_note(p, milli);
 	return STATS_KEPT;
 }
@@ -542,7 +565,7 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 				f->windowed = false;
 			if (warm) {
 				/* Not judged, but the probe's reference learns from them before the first that is. */
-				if (c.probe && !sv.cut && sv.probe && sv.cal_2n > sv.cal_n)
+				if (c.probe && !sv.cut && sv.probe && !sv.disturbed && sample_clock_held(&c, &sv))
 					contention_learn(c.probe, sv.probe,
 							 stats_scale(BENCH_SAMPLE_CALIB_ADDS, 1000000, sv.cal_2n - sv.cal_n));
 				warm--;

@@ -95,15 +95,16 @@ struct bench_calibration {
 /*
  * The contention probe (bench_setup.contention): with the per-sample calibration, each sample also runs
  * platform/calib.asm's independent-add block (BENCH_PROBE_ADDS adds) right before and right after the
- * kernel's runs, converted to cycles with the sample's own calibration.  The dependent chain runs at one
- * add a cycle whoever shares the core; the block runs as wide as the core's ports, and slows when another
- * thread on the core (an SMT sibling: another tenant's, under a hypervisor) takes them.  A sample whose
- * slower probe is more than BENCH_PROBE_TOLERANCE_PERMILLE above the probe's reference (below) is thrown away as contended (STATS_REJECT_CONTENDED) and taken again, like a disturbed one:
- * the kernel beside it shared the core too.  Seen on the shared development host (Raptor Cove, KVM): of
- * 11,000 probes in a run, 96% took 0.22-0.23 cycles an add and 4% 0.25-0.6, in episodes; in such an
- * episode whole instruction forms measured 30-60% slow (XOR r64, r64 throughput 0.32 cycles, not 0.20)
- * while the dependent chain's calibration held.  The tolerance stays well above the quiet probe's own
- * spread (0.20-0.23) and well below what a sharing thread costs.
+ * kernel's runs, converted to cycles with the sample's own calibration.  The dependent chain runs at one add
+ * a cycle whoever shares the core; the block runs as wide as the core's ports, and slows when another thread
+ * on the core (an SMT sibling: under a hypervisor another tenant's, or the VM's own other vCPU) takes them.
+ * A sample whose slower probe is more than BENCH_PROBE_TOLERANCE_PERMILLE above the probe's reference
+ * (below) is thrown away as contended (STATS_REJECT_CONTENDED) and taken again, like a disturbed one: the
+ * kernel beside it shared the core too.  Seen on the shared development host (Raptor Cove, KVM): of 11,000
+ * probes in a run, 96% took 0.22-0.23 cycles an add and 4% 0.25-0.6, in episodes; in such an episode whole
+ * instruction forms measured 30-60% slow (XOR r64, r64 throughput 0.32 cycles, not 0.20) while the dependent
+ * chain's calibration held.  The tolerance stays well above the quiet probe's own spread (0.20-0.23) and
+ * well below what a sharing thread costs.
  */
 #define BENCH_PROBE_ADDS (1u << 14)
 #define BENCH_PROBE_TOLERANCE_PERMILLE 250
@@ -114,11 +115,15 @@ struct bench_calibration {
  * add, the rest from 0.22 up).
  */
 #define BENCH_PROBE_LOW_RANK 8
+/* Probes in a row over the reference after which it is learned again (harness.c contention_stuck). */
+#define BENCH_PROBE_RELEARN 256
 struct bench_contention {
 	int64_t low[BENCH_PROBE_LOW_RANK];	/* the fastest runs so far, cycles per 1000 adds, ascending */
 	unsigned nlow;				/* of low[] filled */
 	uint64_t probed;			/* samples probed */
 	uint64_t contended;			/* of those, thrown away as contended */
+	uint32_t over_in_a_row;			/* probes over the reference since the last one that was not */
+	uint32_t relearned;			/* times the reference was learned again (BENCH_PROBE_RELEARN) */
 };
 /* The probe's reference (cycles per 1000 adds): the BENCH_PROBE_LOW_RANK-th fastest run, or the slowest of
  * fewer; 0 before any. */

@@ -421,9 +421,9 @@ size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const
 		 secs > 0 ? (double)n * 60 / secs : 0.0);
 	/* How often another thread shared the core: the samples the harness threw away for it and took again. */
 	out_text("instr: contention probe: %llu of %llu samples thrown away as contended (the probe's reference %.3f "
-		 "cycles an add)",
+		 "cycles an add, learned again %u times)",
 		 (unsigned long long)S.contention.contended, (unsigned long long)S.contention.probed,
-		 (double)bench_contention_reference(&S.contention) / 1000);
+		 (double)bench_contention_reference(&S.contention) / 1000, S.contention.relearned);
 	for (size_t i = 0; i < INSTR_BATCH_FORMS; i++)
 		free(plans[i]);
 	free(plans);

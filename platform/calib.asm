@@ -45,8 +45,8 @@ calib_add_chain:
 ; The contention probe beside the chain (bench/harness.c): iterations x ADDS_PER_ITER additions in
 ; BLOCK_CHAINS independent chains, so the adds run as fast as the core's integer ports and front end
 ; allow (8 chains: more than any core's integer ALUs), not one a cycle.  Another thread sharing the core
-; (an SMT sibling, perhaps another tenant's under a hypervisor) takes issue slots and ports from it and it
-; slows, while the dependent chain above does not: the two together show contention the calibration
+; (an SMT sibling; under a hypervisor another tenant's or the VM's own other vCPU) takes issue slots and
+; ports from it and it slows, while the dependent chain above does not: the two together show contention the calibration
 ; alone cannot.  The addend is the loop counter, a register (add-immediate chains fold at rename on some
 ; cores, see above); its value does not matter.  Touches only caller-saved registers and no memory.
 %define BLOCK_CHAINS 8

@@ -671,6 +671,33 @@ static void a_contended_sample_is_thrown_away_and_retaken(void **state)
 	assert_int_equal(pc.probes, 0);
 }
 
+/*
+ * A reference no probe meets any more (taught by a run converted with a clock that had moved, or a core
+ * shared for good) is learned again after BENCH_PROBE_RELEARN probes in a row over it, and the samples are
+ * kept from then on.
+ */
+static void a_reference_no_probe_meets_is_learned_again(void **state)
+{
+	(void)state;
+	struct bench_contention p;
+	struct bench_setup s;
+	struct bench_figures r;
+	memset(&p, 0, sizeof(p));
+	p.nlow = BENCH_PROBE_LOW_RANK;
+	for (unsigned i = 0; i < BENCH_PROBE_LOW_RANK; i++)
+		p.low[i] = 100;	/* the fake core's probe takes about 252 */
+	p.over_in_a_row = BENCH_PROBE_RELEARN - 4;	/* the 2 warm-ups are cut too, then one measured sample */
+	setup_fk(&s, 1);
+	s.cb = NULL;
+	s.contention = &p;
+	assert_true(bench_measure_variant(&s, bench_def_find("ref", "load_chain"), window, NULL, &r));
+	assert_int_equal(p.relearned, 1);
+	assert_int_equal(r.contended, 1);	/* the one before the relearning */
+	assert_int_equal(r.cycles.n, 5);
+	assert_true(bench_contention_reference(&p) > 200);
+	assert_int_equal(p.over_in_a_row, 0);
+}
+
 /* One fast run does not become the reference: the BENCH_PROBE_LOW_RANK-th fastest does. */
 static void the_probe_reference_is_a_low_rank_not_the_fastest(void **state)
 {
@@ -1107,6 +1134,7 @@ int main(void)
 		cmocka_unit_test(a_moving_clock_in_a_sample_is_rejected),
 		cmocka_unit_test(a_contended_sample_is_thrown_away_and_retaken),
 		cmocka_unit_test(the_probe_reference_is_a_low_rank_not_the_fastest),
+		cmocka_unit_test(a_reference_no_probe_meets_is_learned_again),
 		cmocka_unit_test(counting_failure_falls_back_to_time),
 		cmocka_unit_test(below_the_chain_is_rejected),
 		cmocka_unit_test(calibrated_ticks_and_the_bracket),
