@@ -108,6 +108,8 @@ struct bench_calibration {
  */
 #define BENCH_PROBE_ADDS (1u << 14)
 #define BENCH_PROBE_TOLERANCE_PERMILLE 250
+/* Over the reference by this much before the kernel's runs, a sample is cut short (harness.c sample()). */
+#define BENCH_PROBE_CUT_PERMILLE 500
 /*
  * The probe's reference is its BENCH_PROBE_LOW_RANK-th fastest run of the whole run, not its fastest: a
  * lone run that converts too low (its calibration a little off) would otherwise set a reference the

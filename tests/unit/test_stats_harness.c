@@ -598,7 +598,7 @@ static void a_moving_clock_in_a_sample_is_rejected(void **state)
 
 /*
  * Another thread shares the core during one sample: one run of the contention probe (calib_add_block,
- * right before and right after the kernel's runs) takes half again as long.  That sample is thrown away
+ * right before and right after the kernel's runs) takes twice as long.  That sample is thrown away
  * as contended and taken again; the figure is the quiet samples'.  Slow before the kernel's runs, the
  * sample ends there (none of its runs are made); slow after them, the sample is judged so.
  */
@@ -612,7 +612,7 @@ static uint64_t one_slow_probe(unsigned run, const struct bench_call *c)
 		pc.variant_runs++;
 	if (c->kernel != (bench_kernel_fn)(void (*)(void))calib_add_block)
 		return 0;
-	return ++pc.probes == pc.slow_probe ? c->trips * CALIB_ADDS_PER_ITER / FAKE_ADDS_PER_TICK / 2 : 0;
+	return ++pc.probes == pc.slow_probe ? c->trips * CALIB_ADDS_PER_ITER / FAKE_ADDS_PER_TICK : 0;
 }
 
 static void contended_run(unsigned slow_probe, struct bench_contention *probe, struct bench_figures *r)
