@@ -191,10 +191,11 @@ struct bench_setup {
 	struct ledger *ledger;
 	const struct event_spec *smi_event;
 	/*
-	 * Hold the N and 2N runs tightly where the ticks alone make the cycles (stats_judge_runs_tight): the
-	 * instruction table's kernels, which live in the core.  Not for the bench stage's variants, whose
-	 * memory-bound runs (L3 and DRAM bandwidth, the ladder past the caches) vary by more than the rule's
-	 * 1% between two runs of one sample: there it threw away every sample of bandwidth.write_l3.
+	 * Hold the N and 2N runs tightly where the ticks alone make the cycles (stats_judge_runs_tight): for
+	 * kernels that live in the core (the table's variants, bench/row.c; the instruction table's forms).
+	 * Not for the memory ladder, whose memory-bound runs (L3 and DRAM bandwidth, the chase past the
+	 * caches) vary by more than the rule's 1% between two runs of one sample: there it threw away every
+	 * sample of bandwidth.write_l3.
 	 */
 	bool tight_runs;
 	/* The contention probe's state for the run (struct bench_contention), or NULL: no probe.  Used only
