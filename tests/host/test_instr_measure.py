@@ -111,8 +111,12 @@ def test_fault_is_recorded_and_the_run_goes_on(ctx):
     assert ud2["fault"]["signal"] == "SIGILL", ud2["fault"]
     assert "faulted" in ud2["why"] and ud2["throughput"] is None, ud2
     assert "FAULT #UD" in text
+    # The run went on: ADD was measured after UD2 faulted.  On a busy host (make test runs jobs beside it, and
+    # the other vCPU can be this core's other thread) a kernel can lose every sample to contention: then its
+    # why says so, which is a result too.
     for r in by_asm(recs, "ADD r64, r64"):
-        assert r["fault"] is None and lat(r, "op1", "op1")["cycles"] is not None, r
+        l = lat(r, "op1", "op1")
+        assert r["fault"] is None and (l["cycles"] is not None or "no sample could be kept" in (l.get("why") or "")), r
 
 
 def test_records_have_their_fields(ctx):

@@ -19,9 +19,9 @@ BENCH_KEYS = {"kernel", "variant", "control", "arena", "arena_page", "page_cross
 LEDGER_SOURCES = {"smi_count", "smi_event", "frequency", "thermal", "package_thermal", "nmi"}
 NMI_COUNTS = ("unclaimed NMIs", "context switches and interrupts")
 # A figure with fewer samples than wanted ran out of budget: "disturbed" when most of it went on disturbed samples.
-EXHAUSTED = {"budget", "disturbed"}
+EXHAUSTED = {"budget", "disturbed", "contended"}
 REJECT_KEYS = {"negative", "n_2n", "below_chain", "clock"}
-UNSTABLE = {None, "budget", "outliers", "spread", "disturbed"}
+UNSTABLE = {None, "budget", "outliers", "spread", "disturbed", "contended"}
 CHECK_KEYS = {"kernel", "variant", "control", "arena", "what", "status"}
 CHECK_STATUSES = ("pass", "fail", "skip", "unstable")
 # bench/stats.h: an outlier lies more than 3.5 modified z-scores (0.6745 |x - median| / MAD) from the median,
@@ -99,9 +99,12 @@ def check_bench(b, setup):
         assert b["iterations"] == setup["iterations"], b
     assert b["reps"] == setup["reps"], b
     assert isinstance(b["dropped"], int) and b["dropped"] >= 0, b
-    # Every disturbed sample is counted under at least one source, and taken again unless it ended the budget.
+    # Every disturbed sample is counted under at least one source; disturbed and contended samples are taken
+    # again unless one ended the budget.
     assert set(b["disturbed"]) == LEDGER_SOURCES and sum(b["disturbed"].values()) >= b["dropped"], b
-    assert 0 <= b["retaken"] <= b["dropped"] and (b["exhausted"] or b["retaken"] == b["dropped"]), b
+    assert isinstance(b["contended"], int) and b["contended"] >= 0, b
+    thrown = b["dropped"] + b["contended"]
+    assert 0 <= b["retaken"] <= thrown and (b["exhausted"] or b["retaken"] == thrown), b
     # The ledger names what it reads and why the rest is absent, and what its NMI count counts (image: NMIs;
     # pmuboot-host, which cannot mask interrupts: context switches and interrupts).
     led = b["ledger"]
