@@ -502,7 +502,8 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 	c.call.q = window + d->q_off;
 	c.call.cycles_msr = s->cycles_msr;
 	c.per_sample = s->calib_per_sample && !s->cycles_msr && !s->emulated_time && s->clock.ppm > 0;
-	c.probe = c.per_sample ? s->contention : NULL;
+	/* The probe, like the tight rule, for kernels that live in the core only (bench/harness.h). */
+	c.probe = c.per_sample && s->tight_runs ? s->contention : NULL;
 	c.slack = stats_chain_slack_permille(s->clock.spread_milli);
 	f->iterations_min = s->iterations;
 

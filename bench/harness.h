@@ -199,7 +199,8 @@ struct bench_setup {
 	 */
 	bool tight_runs;
 	/* The contention probe's state for the run (struct bench_contention), or NULL: no probe.  Used only
-	 * with the per-sample calibration (cycles from the TSC). */
+	 * with the per-sample calibration (cycles from the TSC), and only with tight_runs: kernels that live
+	 * in the core (make test's ladder points on a busy host lost every sample to it). */
 	struct bench_contention *contention;
 	uint32_t cycles_msr;		/* IA32_APERF when it may be read raw (image, checked), else 0 */
 	bool emulated_time;		/* under an emulator (TCG): no chain floor, one calibration */

@@ -624,6 +624,7 @@ static void contended_run(unsigned slow_probe, struct bench_contention *probe, s
 	memset(&pc, 0, sizeof(pc));
 	pc.slow_probe = slow_probe;
 	s.contention = probe;
+	s.tight_runs = true;	/* the probe is for kernels that live in the core */
 	fake_measure_extra(one_slow_probe);
 	assert_true(bench_measure_variant(&s, bench_def_find("ref", "load_chain"), window, NULL, r));
 }
@@ -690,6 +691,7 @@ static void a_reference_no_probe_meets_is_learned_again(void **state)
 	setup_fk(&s, 1);
 	s.cb = NULL;
 	s.contention = &p;
+	s.tight_runs = true;
 	assert_true(bench_measure_variant(&s, bench_def_find("ref", "load_chain"), window, NULL, &r));
 	assert_int_equal(p.relearned, 1);
 	assert_int_equal(r.contended, 1);	/* the one before the relearning */
@@ -710,6 +712,7 @@ static void the_probe_reference_is_a_low_rank_not_the_fastest(void **state)
 	setup_fk(&s, 1);
 	s.cb = NULL;
 	s.contention = &p;
+	s.tight_runs = true;
 	/* A reference already learned, one lone fast run among them. */
 	p.nlow = BENCH_PROBE_LOW_RANK;
 	for (unsigned i = 0; i < BENCH_PROBE_LOW_RANK; i++)
