@@ -194,7 +194,9 @@ def test_the_catalogues_forms_through_pmuboot_host_instr(ctx):
         figure = any(e["cycles"] is not None for e in r["latency"] or []) or (r["throughput"] or {}).get("cycles")
         assert figure or r["why"], r
     imul = by_asm(recs, "IMUL r64, r64")[0]
-    assert imul["why"] is None and lat(imul, "op1", "op1")["cycles"] >= 1 - 0.05, imul
+    l = lat(imul, "op1", "op1")    # on a busy host every sample can go to contention: its why says so
+    assert imul["why"] is None and (l["cycles"] >= 1 - 0.05 if l["cycles"] is not None
+                                    else "no sample could be kept" in (l.get("why") or "")), imul
     listed = ctx.run_host("instr", "--list", "--match", want)
     status = {tuple(line.split("\t")[:2]): line.split("\t")[3] for line in listed.stdout.splitlines()}
     assert status[("PUSH r64", "PUSH_GPRv_50")] == "measure: latency op1->stack; throughput", status
