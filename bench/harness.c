@@ -172,6 +172,18 @@ static uint64_t smi_count(const struct pass_ctx *c, const struct run_values *bas
 	return base->ev[c->smi_of[c->pass]] + main->ev[c->smi_of[c->pass]];
 }
 
+/* The sample's window closed and judged: by the ledger right before it is left, else by its own counts. */
+static void sample_close(struct ledger *l, struct ledger_mark *m, struct hw_window *w, uint64_t smi,
+			 struct sample_verdict *sv)
+{
+	if (l)
+		sv->disturbed = ledger_close(l, m, sv->windowed ? w : NULL, smi, &sv->v);
+	if (sv->windowed)
+		hw_window_leave(w);
+	if (!l)
+		sv->disturbed = ledger_window_left(&sv->v, sv->windowed ? w : NULL);
+}
+
 /*
  * One sample: the N run and the 2N run inside one window, which the
  * ledger reads right after it opens and judges right before it closes
@@ -205,12 +217,7 @@ static bool sample(struct pass_ctx *c, uint64_t trips, struct run_values *base, 
 	    !contention_stuck(c->probe)) {
 		sv->cut = true;
 		sv->probe = probe_before;
-		if (l)
-			sv->disturbed = ledger_close(l, &m, sv->windowed ? &w : NULL, LEDGER_NO_SMI_EVENT, &sv->v);
-		if (sv->windowed)
-			hw_window_leave(&w);
-		if (!l)
-			sv->disturbed = ledger_window_left(&sv->v, sv->windowed ? &w : NULL);
+		sample_close(l, &m, &w, LEDGER_NO_SMI_EVENT, sv);
 		return true;
 	}
 	/*
@@ -239,13 +246,7 @@ static bool sample(struct pass_ctx *c, uint64_t trips, struct run_values *base, 
 	if (c->per_sample)
 		sv->cal_2n = calib_run(2 * SAMPLE_CALIB_TRIPS);
 	/* The runs' values are read: what happens after the ledger closes cannot touch them. */
-	if (l)
-		sv->disturbed = ledger_close(l, &m, sv->windowed ? &w : NULL,
-					     ok ? smi_count(c, base, main) : LEDGER_NO_SMI_EVENT, &sv->v);
-	if (sv->windowed)
-		hw_window_leave(&w);
-	if (!l)
-		sv->disturbed = ledger_window_left(&sv->v, sv->windowed ? &w : NULL);
+	sample_close(l, &m, &w, ok ? smi_count(c, base, main) : LEDGER_NO_SMI_EVENT, sv);
 	return ok;
 }
 

@@ -77,6 +77,15 @@ static bool mostly_contended(const struct bench_figures *f)
 	return 2 * f->contended > thrown;
 }
 
+/* One measurement of d from a freshly filled window: true when a sample was kept. */
+static bool take(struct instr_runner *rn, const struct bench_def *d, const struct instr_pack_meas *m,
+		 struct bench_figures *figs)
+{
+	fill(rn->window, m->fill);
+	memset(figs, 0, sizeof(*figs));
+	return bench_measure_variant(rn->hs, d, rn->window, count_set_for(rn, m), figs) && figs->cycles.n > 0;
+}
+
 /* Measure one kernel: cycles per body copy (thousandths) into *fig. */
 static bool measure(struct instr_runner *rn, const struct instr_pack_meas *m, struct instr_result *r,
 		    struct bench_figure *fig)
@@ -143,10 +152,7 @@ static bool measure(struct instr_runner *rn, const struct instr_pack_meas *m, st
 	bool tried = false;
 	for (unsigned attempt = 0; ok && attempt <= MEASURE_RETAKES; attempt++) {
 		tried = true;
-		fill(rn->window, m->fill);
-		memset(&figs, 0, sizeof(figs));
-		bool kept =
-			bench_measure_variant(rn->hs, &d, rn->window, count_set_for(rn, m), &figs) && figs.cycles.n > 0;
+		bool kept = take(rn, &d, m, &figs);
 		*fig = figs.cycles;
 		if (kept) {
 			r->why[0] = 0;
@@ -163,9 +169,7 @@ static bool measure(struct instr_runner *rn, const struct instr_pack_meas *m, st
 	if (!ok && tried && rn->hs->contention && mostly_contended(&figs)) {
 		struct bench_contention *probe = rn->hs->contention;
 		rn->hs->contention = NULL;
-		fill(rn->window, m->fill);
-		memset(&figs, 0, sizeof(figs));
-		ok = bench_measure_variant(rn->hs, &d, rn->window, count_set_for(rn, m), &figs) && figs.cycles.n > 0;
+		ok = take(rn, &d, m, &figs);
 		rn->hs->contention = probe;
 		*fig = figs.cycles;
 		if (ok) {
