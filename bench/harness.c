@@ -726,6 +726,7 @@ unsigned bench_settle(struct bench_setup *s, uint8_t *window)
 
 	for (unsigned runs = 1;; runs++) {
 		bench_calibrate(s, window, &s->clock);
+		s->clock_at = s->clock.source == BENCH_CALIB_HARNESS ? hw_tsc() : 0;
 		if (s->emulated_time || !s->clock.ppm || runs == SETTLE_MAX || (last && clock_held(s->clock.ppm, last)))
 			return runs;
 		last = s->clock.ppm;
@@ -822,14 +823,30 @@ static uint32_t fit_window(const struct bench_setup *s, const struct bench_def *
  * When d's cycles will come from the TSC, it is measured between two
  * calibrations, and each sample carries its own (bench_setup.calib_per_sample):
  * its ticks become cycles with the clock of its own window, and a sample
- * whose clock moved from the calibration before the variant by more than that
- * calibration's spread is rejected.  If the clock moved by more than
- * CLOCK_DRIFT_MILLI between the calibrations before and after, or too few
- * samples survived, the variant is measured again (at most MAX_REMEASURE
- * times; the figures say how often and carry both calibrations).  Without per-sample calibrations (the harness's failed, the
- * fallback is platform/timing's) the figure converts with the mean of the two.
+ * whose clock moved inside that window by more than the calibration before's
+ * spread is rejected.  If too few samples survived the variant is measured
+ * again (at most MAX_REMEASURE times; the figures say how often and carry both
+ * calibrations).  Without per-sample calibrations (the harness's failed, the
+ * fallback is platform/timing's) the figure converts with the mean of the two,
+ * and is measured again also when they differ by more than CLOCK_DRIFT_MILLI.
+ * With bench_setup.clock_reuse_ticks a recent calibration stands as the one
+ * before, and none is taken after.
  */
 #define MAX_REMEASURE 2
+
+/* The harness's calibration in force may stand as this variant's before (bench_setup.clock_reuse_ticks). */
+static bool clock_reusable(const struct bench_setup *s)
+{
+	return s->clock_reuse_ticks && s->clock.source == BENCH_CALIB_HARNESS && s->clock.ppm > 0 && s->clock_at &&
+	       hw_tsc() - s->clock_at < s->clock_reuse_ticks;
+}
+
+/* Too few samples survived (thrown away as disturbed, contended or impossible): measured again. */
+static bool starved(const struct bench_figures *f)
+{
+	return f->cycles.unstable == STATS_UNSTABLE_BUDGET || f->cycles.unstable == STATS_UNSTABLE_DISTURBED;
+}
+
 static bool measure_bracketed(struct bench_setup *s, const struct bench_def *d, uint8_t *window,
 			      struct count_set *set, struct bench_figures *f)
 {
@@ -839,7 +856,12 @@ static bool measure_bracketed(struct bench_setup *s, const struct bench_def *d, 
 		struct bench_calibration before, after;
 		s->calib_per_sample = false;
 		if (bracket) {
-			bench_calibrate(s, window, &before);
+			if (clock_reusable(s)) {
+				before = s->clock;
+			} else {
+				bench_calibrate(s, window, &before);
+				s->clock_at = before.source == BENCH_CALIB_HARNESS ? hw_tsc() : 0;
+			}
 			s->clock = before;
 			s->calib_per_sample = before.source == BENCH_CALIB_HARNESS;
 		}
@@ -848,6 +870,14 @@ static bool measure_bracketed(struct bench_setup *s, const struct bench_def *d, 
 		/* Only the harness's own calibration can be repeated after the variant. */
 		if (!bracket || before.source != BENCH_CALIB_HARNESS || f->cycles_source != BENCH_CYCLES_TSC_CALIBRATED)
 			return true;
+		/* Reused: no calibration after, every sample converted with its own clock. */
+		if (s->clock_reuse_ticks && f->calibration.per_sample) {
+			f->calibration.before = before.ppm;
+			f->calibration.remeasured = remeasured;
+			if (!starved(f) || remeasured == MAX_REMEASURE)
+				return true;
+			continue;
+		}
 		if (!bench_calibrate(s, window, &after) || after.source != BENCH_CALIB_HARNESS) {
 			f->calibration.before = before.ppm;	/* only the figure from before */
 			f->calibration.remeasured = remeasured;
@@ -858,6 +888,7 @@ static bool measure_bracketed(struct bench_setup *s, const struct bench_def *d, 
 			f->calibration.after = after.ppm;
 			f->calibration.remeasured = remeasured;
 			s->clock = after;	/* the clock in force now */
+			s->clock_at = hw_tsc();
 		} else {
 			/* Convert again with the mean of the two: back to ticks with the before figure, then forward. */
 			s->clock.ppm = (before.ppm + after.ppm) / 2;
@@ -870,10 +901,15 @@ static bool measure_bracketed(struct bench_setup *s, const struct bench_def *d, 
 			stats_figure_scale(&f->cycles, (uint64_t)s->clock.ppm, 1000000);
 			f->calibration = s->clock;
 		}
-		/* Again when the clock moved, or when too few samples survived (thrown away as disturbed or as
-		 * impossible, a moving clock's "clock" among them): a spread that is the kernel's own is kept. */
-		bool starved = f->cycles.unstable == STATS_UNSTABLE_BUDGET || f->cycles.unstable == STATS_UNSTABLE_DISTURBED;
-		if ((clock_held(after.ppm, before.ppm) && !starved) || remeasured == MAX_REMEASURE)
+		/*
+		 * Again when too few samples survived, and, where the figure was converted with the mean of the
+		 * two calibrations, when the clock moved between them: a spread that is the kernel's own is kept.
+		 * Samples that carried their own calibration were each converted with their own clock and judged
+		 * by it, so a clock that moved between the variant's ends moved no figure (on the shared Xeon
+		 * host, whose clock steps about 3% between two turbo bins, it remeasured every other variant).
+		 */
+		bool moved = !f->calibration.per_sample && !clock_held(after.ppm, before.ppm);
+		if ((!moved && !starved(f)) || remeasured == MAX_REMEASURE)
 			return true;
 	}
 }
@@ -968,8 +1004,10 @@ uint64_t bench_variant_ticks(const struct bench_setup *s, uint64_t run_ticks)
 	/* Cycles from the TSC (measure_bracketed): a calibration before and after, and one inside each sample. */
 	if (!s->emulated_time && !s->cycles_msr && cal_run) {
 		uint64_t cal_samples = (s->reps < CALIB_REPS_MIN ? CALIB_REPS_MIN : s->reps) + CALIB_WARMUP;
-		t += 2 * cal_samples * RUNS_PER_SAMPLE * cal_run +
-		     samples * CALIB_RUNS_IN_SAMPLE * cal_run * BENCH_SAMPLE_CALIB_ADDS / BENCH_CALIB_ADDS;
+		uint64_t one_cal = cal_samples * RUNS_PER_SAMPLE * cal_run;
+		t += samples * CALIB_RUNS_IN_SAMPLE * cal_run * BENCH_SAMPLE_CALIB_ADDS / BENCH_CALIB_ADDS;
+		/* Reused (clock_reuse_ticks): one calibration per that many ticks, the variant's share of it. */
+		t += s->clock_reuse_ticks ? one_cal * t / s->clock_reuse_ticks : 2 * one_cal;
 	}
 	return t;
 }

@@ -91,6 +91,8 @@ struct bench_calibration {
  * modern core, a tick in 0.004%, well inside the 0.1% the clock rule resolves.
  */
 #define BENCH_SAMPLE_CALIB_ADDS (1u << 15)
+/* bench_setup.clock_reuse_ticks of the instruction table: a calibration at most every this many ms. */
+#define BENCH_CLOCK_REUSE_MS 100u
 
 /*
  * The contention probe (bench_setup.contention): with the per-sample calibration, each sample also runs
@@ -222,6 +224,17 @@ struct bench_setup {
 	int64_t *pool;			/* sample storage */
 	size_t pool_cap;		/* in samples */
 	struct bench_calibration clock;	/* the calibration in force (bench_settle, bench_measure_variant) */
+	uint64_t clock_at;		/* hw_tsc() when the harness took it (0: it did not) */
+	/*
+	 * How long, in TSC ticks, the harness's calibration in force stands as the next variant's
+	 * calibration before it (0: each variant takes its own before and after it).  Only where every
+	 * sample carries its own calibration, and then no calibration is taken after the variant: each
+	 * sample's ticks convert with its own clock and are judged by it, and the reference is only the
+	 * measure of how still a clock is (its spread) and of the probe.  The instruction table sets it
+	 * (BENCH_CLOCK_REUSE_MS): there the bracket's 2 x 17 windows of add chain were three quarters of the
+	 * windows of a form, where the forms' own samples were the rest.
+	 */
+	uint64_t clock_reuse_ticks;
 	struct bench_calibration fallback;	/* platform/timing's, used when the harness's fails (ppm 0: none) */
 	/*
 	 * Tests only (NULL in the image and on the host): apply the counters'
@@ -249,7 +262,8 @@ const char *bench_disturbed_by_source(const struct bench_figures *f, char *buf, 
 
 /*
  * Measure d as the stage does: when its cycles will come from the TSC, between
- * two calibrations (s->clock is updated), again when the clock moved.
+ * two calibrations (s->clock is updated; with clock_reuse_ticks a recent one
+ * stands as the first and none follows), again when too few samples survived.
  */
 bool bench_measure_variant(struct bench_setup *s, const struct bench_def *d, uint8_t *window,
 			   struct count_set *set, struct bench_figures *f);

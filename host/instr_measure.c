@@ -101,6 +101,7 @@ static bool setup(const struct instr_measure_opts *o)
 	bool rate = t && t->tsc_hz;
 	hs->target_ticks = hs->emulated_time || !rate ? 0 : BENCH_TARGET_TICKS;
 	hs->budget_ticks = rate ? t->tsc_hz / 1000 * BENCH_VARIANT_BUDGET_MS : 0;
+	hs->clock_reuse_ticks = rate ? t->tsc_hz / 1000 * BENCH_CLOCK_REUSE_MS : 0;
 	hs->window_ticks_max = hs->target_ticks ? t->tsc_hz / 1000000 * hw_platform()->run_us_max : 0;
 	/* The µop events where perf_event_open counts (docs/instr.md "µops and ports"). */
 	static struct pmu_caps caps;

@@ -107,7 +107,8 @@ void hw_window_leave(struct hw_window *w);
 /*
  * Inside an open window: bring smi_end and nmi_end up to now without
  * leaving, so a caller can judge the window before it closes
- * (pmu/audit/ledger.h).  hw_window_leave reads them again.
+ * (pmu/audit/ledger.h).  hw_window_leave reads them again (on the host,
+ * whose read is costly, a window polled keeps its poll's: linux/hw_linux.c).
  */
 void hw_window_poll(struct hw_window *w);
 /* True when the sample taken inside w is polluted (an SMI or NMI happened). */

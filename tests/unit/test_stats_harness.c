@@ -597,6 +597,91 @@ static void a_moving_clock_in_a_sample_is_rejected(void **state)
 }
 
 /*
+ * The bracket's calibrations: platform/calib.asm's chain at BENCH_CALIB_ADDS adds an N run.  Its 2N run
+ * (BRACKET_2N_TRIPS trips) is the only run of that length: a sample's own calibration runs half as many.
+ */
+#define BRACKET_2N_TRIPS (2 * BENCH_CALIB_ADDS / CALIB_ADDS_PER_ITER)
+static struct {
+	unsigned variant_runs, bracket_2n;
+	bool slow_after;	/* the calibrations after the variant's first run see a clock 2% slower */
+} bc;
+static uint64_t bracket_counted(unsigned run, const struct bench_call *c)
+{
+	(void)run;
+	if (c->kernel == bk_load_chain)
+		bc.variant_runs++;
+	if (c->kernel != (bench_kernel_fn)(void (*)(void))calib_add_chain || c->trips != BRACKET_2N_TRIPS)
+		return 0;
+	bc.bracket_2n++;
+	return bc.slow_after && bc.variant_runs ? c->trips * CALIB_ADDS_PER_ITER / 50 : 0;
+}
+
+/*
+ * Each sample carries its own calibration and converts with it: the clock after the variant differing
+ * from the one before (here by 4%) moves no figure, and the variant is not measured again (on a host
+ * whose clock steps between turbo bins that was every other variant, three times its cost).
+ */
+static void a_clock_moved_across_the_bracket_moves_no_figure(void **state)
+{
+	(void)state;
+	struct bench_setup s;
+	struct bench_figures r;
+	setup_fk(&s, 1);
+	s.cb = NULL;
+	memset(&bc, 0, sizeof(bc));
+	bc.slow_after = true;
+	fake_measure_extra(bracket_counted);
+	assert_true(bench_measure_variant(&s, bench_def_find("ref", "load_chain"), window, NULL, &r));
+	assert_true(r.calibration.per_sample);
+	assert_int_equal(r.calibration.before, 1000000);
+	assert_true(r.calibration.after > 0 && r.calibration.after < 990000);	/* the clock did move */
+	assert_int_equal(r.calibration.remeasured, 0);
+	assert_int_equal(bc.variant_runs, 3 * (2 + 5));	/* once: 2 warm-ups and 5 samples, 3 runs each */
+	assert_int_equal(r.cycles.n, 5);
+	assert_int_equal(r.cycles.median, TICKS_PER_ITER_MILLI);	/* each sample's own clock: unmoved */
+}
+
+/*
+ * With clock_reuse_ticks (the instruction table), a calibration younger than that stands as the next
+ * variant's before, and none is taken after: three variants, one calibration, until the fake TSC is
+ * moved past the reuse time.
+ */
+static void a_recent_calibration_stands_for_the_next_variant(void **state)
+{
+	(void)state;
+	struct bench_setup s;
+	struct bench_figures r;
+	setup_fk(&s, 1);
+	s.cb = NULL;
+	s.clock_reuse_ticks = 1u << 30;
+	memset(&bc, 0, sizeof(bc));
+	fake_measure_extra(bracket_counted);
+	const struct bench_def *d = bench_def_find("ref", "load_chain");
+	unsigned one = 2 + 15;	/* a calibration's 2N runs: 2 warm-ups, 15 kept */
+	assert_true(bench_measure_variant(&s, d, window, NULL, &r));
+	assert_int_equal(bc.bracket_2n, one);	/* before, none after */
+	assert_int_equal(r.calibration.before, 1000000);
+	assert_int_equal(r.calibration.after, 0);
+	assert_int_equal(r.cycles.n, 5);
+	assert_int_equal(r.cycles.median, TICKS_PER_ITER_MILLI);
+	assert_true(s.clock_at > 0);
+	for (unsigned v = 0; v < 2; v++) {
+		assert_true(bench_measure_variant(&s, d, window, NULL, &r));
+		assert_int_equal(bc.bracket_2n, one);
+		assert_int_equal(r.calibration.before, 1000000);
+		assert_int_equal(r.cycles.n, 5);
+	}
+	fake_tsc_advance(s.clock_reuse_ticks);
+	assert_true(bench_measure_variant(&s, d, window, NULL, &r));
+	assert_int_equal(bc.bracket_2n, 2 * one);
+	/* Without reuse: one before and one after each variant. */
+	s.clock_reuse_ticks = 0;
+	assert_true(bench_measure_variant(&s, d, window, NULL, &r));
+	assert_int_equal(bc.bracket_2n, 4 * one);
+	assert_int_equal(r.calibration.after, 1000000);
+}
+
+/*
  * Another thread shares the core during one sample: one run of the contention probe (calib_add_block,
  * right before and right after the kernel's runs) takes twice as long.  That sample is thrown away
  * as contended and taken again; the figure is the quiet samples'.  Slow before the kernel's runs, the
@@ -1125,6 +1210,8 @@ int main(void)
 		cmocka_unit_test(timing_only_run_is_complete),
 		cmocka_unit_test(events_per_iteration_over_passes),
 		cmocka_unit_test(polluted_samples_are_dropped_and_retaken),
+		cmocka_unit_test(a_clock_moved_across_the_bracket_moves_no_figure),
+		cmocka_unit_test(a_recent_calibration_stands_for_the_next_variant),
 		cmocka_unit_test(one_polluted_sample_costs_one_retake),
 		cmocka_unit_test(quiet_machine_loses_nothing),
 		cmocka_unit_test(smi_in_a_sample_is_retaken),
