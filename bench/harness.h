@@ -96,7 +96,7 @@ struct bench_calibration {
 
 /*
  * The contention probe (bench_setup.contention): with the per-sample calibration, each sample also runs
- * platform/calib.asm's independent-add block (BENCH_PROBE_ADDS adds) right before and right after the
+ * platform/calib.asm's independent-add block (BENCH_PROBE_ADDS adds, half with a load) right before and right after the
  * kernel's runs, converted to cycles with the sample's own calibration.  The dependent chain runs at one add
  * a cycle whoever shares the core; the block runs as wide as the core's ports, and slows when another thread
  * on the core (an SMT sibling: under a hypervisor another tenant's, or the VM's own other vCPU) takes them.

@@ -21,10 +21,12 @@
 uint64_t calib_add_chain(uint64_t iterations);
 
 /*
- * Runs iterations x CALIB_ADDS_PER_ITER adds in independent chains: as many a
- * cycle as the core's integer ports take, so another thread on the core slows
- * it where it does not slow the chain (the harness's contention probe,
- * bench/harness.c).  Same register and memory rules as calib_add_chain.
+ * Runs iterations x CALIB_ADDS_PER_ITER adds in independent chains, every
+ * other one with its addend loaded from the caller's stack: as many a cycle as
+ * the core's ALUs and load ports take, so another thread on the core slows it
+ * where it does not slow the chain (the harness's contention probe,
+ * bench/harness.c).  Touches only caller-saved registers; reads 32 bytes at
+ * its stack pointer, writes no memory.
  */
 void calib_add_block(uint64_t iterations);
 
