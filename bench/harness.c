@@ -103,19 +103,55 @@ static bool probe_over(const struct bench_contention *p, uint64_t ticks, int64_t
 	return milli > 0 && ref && (__int128)milli * 1000 > (__int128)ref * (1000 + tolerance_permille);
 }
 
-/*
- * Whether the reference is one no probe meets any more: BENCH_PROBE_RELEARN probes in a row over it.  Then
- * it is learned again from the probes that come: either it was wrong (runs converted with a clock that had
- * moved taught it), or the core is shared for good, and figures slowed alike are the most this core gives.
- */
-static bool contention_stuck(struct bench_contention *p)
+/* Keep milli among the n fastest (ranks ascending) or, with slowest, the n slowest (descending) of r[]. */
+static void rank_note(int64_t *r, unsigned *n, int64_t milli, bool slowest)
 {
+	unsigned i = *n < BENCH_PROBE_LOW_RANK ? (*n)++ : BENCH_PROBE_LOW_RANK;
+	if (i == BENCH_PROBE_LOW_RANK) {
+		int64_t last = r[BENCH_PROBE_LOW_RANK - 1];
+		if (slowest ? milli <= last : milli >= last)
+			return;
+		i = BENCH_PROBE_LOW_RANK - 1;
+	}
+	for (; i > 0 && (slowest ? r[i - 1] < milli : r[i - 1] > milli); i--)
+		r[i] = r[i - 1];
+	r[i] = milli;
+}
+
+/* A probe within the reference's tolerance: no streak of probes over it any more. */
+static void contention_met(struct bench_contention *p)
+{
+	p->over_in_a_row = p->streak_nlow = p->streak_nhigh = 0;
+}
+
+/*
+ * A probe of milli over the reference: whether the reference is one no probe meets any more.  After
+ * BENCH_PROBE_RELEARN probes in a row over it, if those probes agree among themselves (their 8th slowest
+ * within the tolerance of their 8th fastest), the core runs steadily slower than the reference: either the
+ * reference was wrong (runs converted with a clock that had moved taught it), or the core is shared for
+ * good, and figures slowed alike are the most this core gives; the reference becomes theirs.  If they do
+ * not agree, it is an episode of another thread coming and going (on the development host such probes
+ * spread from 15% to 80% over the quiet figure), and the reference stands: a reference learned inside an
+ * episode let figures 10-20% slow through for as long as the episode lasted (a full table relearned 263
+ * times, a second run of it agreed with the first on 86.5% of its figures).
+ */
+static bool contention_stuck(struct bench_contention *p, int64_t milli)
+{
+	rank_note(p->streak_low, &p->streak_nlow, milli, false);
+	rank_note(p->streak_high, &p->streak_nhigh, milli, true);
 	if (++p->over_in_a_row < BENCH_PROBE_RELEARN)
 		return false;
-	p->over_in_a_row = 0;
-	p->nlow = 0;
-	p->relearned++;
-	return true;
+	int64_t lo = p->streak_low[p->streak_nlow - 1], hi = p->streak_high[p->streak_nhigh - 1];
+	bool steady = (__int128)hi * 1000 <= (__int128)lo * (1000 + BENCH_PROBE_TOLERANCE_PERMILLE);
+	if (steady) {
+		memcpy(p->low, p->streak_low, sizeof(p->low));
+		p->nlow = p->streak_nlow;
+		p->relearned++;
+	} else {
+		p->episodes++;
+	}
+	contention_met(p);
+	return steady;
 }
 
 /* One run of the contention probe (struct bench_contention): its TSC ticks. */
@@ -214,7 +250,7 @@ static bool sample(struct pass_ctx *c, uint64_t trips, struct run_values *base, 
 	 * and a full table cut three times as many AVX-512 forms' samples as others' at the tolerance.
 	 */
 	if (c->probe && probe_over(c->probe, probe_before, c->s->clock.ppm, BENCH_PROBE_CUT_PERMILLE) &&
-	    !contention_stuck(c->probe)) {
+	    !contention_stuck(c->probe, probe_milli(probe_before, c->s->clock.ppm))) {
 		sv->cut = true;
 		sv->probe = probe_before;
 		sample_close(l, &m, &w, LEDGER_NO_SMI_EVENT, sv);
@@ -351,15 +387,7 @@ static void drop_counting(struct pass_ctx *c, struct count_set **set, size_t *ne
 /* Keep milli among the BENCH_PROBE_LOW_RANK fastest runs (ascending insertion). */
 static void contention_note(struct bench_contention *p, int64_t milli)
 {
-	unsigned i = p->nlow < BENCH_PROBE_LOW_RANK ? p->nlow++ : BENCH_PROBE_LOW_RANK;
-	if (i == BENCH_PROBE_LOW_RANK) {
-		if (milli >= p->low[BENCH_PROBE_LOW_RANK - 1])
-			return;
-		i = BENCH_PROBE_LOW_RANK - 1;
-	}
-	for (; i > 0 && p->low[i - 1] > milli; i--)
-		p->low[i] = p->low[i - 1];
-	p->low[i] = milli;
+	rank_note(p->low, &p->nlow, milli, false);
 }
 
 /* Whether a sample's own calibration is one to convert with (judge's first rules, for an unjudged sample). */
@@ -389,11 +417,11 @@ static enum stats_fate judge_contention(struct bench_contention *p, uint64_t tic
 	p->probed++;
 	if (milli <= 0)
 		return STATS_KEPT;
-	if (probe_over(p, ticks, ppm, BENCH_PROBE_TOLERANCE_PERMILLE) && !contention_stuck(p)) {
+	if (probe_over(p, ticks, ppm, BENCH_PROBE_TOLERANCE_PERMILLE) && !contention_stuck(p, milli)) {
 		p->contended++;
 		return STATS_REJECT_CONTENDED;
 	}
-	p->over_in_a_row = 0;
+	contention_met(p);
 	contention_note(p, milli);
 	return STATS_KEPT;
 }

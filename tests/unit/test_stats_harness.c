@@ -785,6 +785,41 @@ static void a_reference_no_probe_meets_is_learned_again(void **state)
 	assert_int_equal(p.over_in_a_row, 0);
 }
 
+/*
+ * Probes over the reference that do not agree among themselves are an episode of another thread coming and
+ * going, not a reference gone wrong: after BENCH_PROBE_RELEARN of them the reference stands, and the samples
+ * beside them stay thrown away.
+ */
+static void an_episode_of_contention_does_not_teach_the_reference(void **state)
+{
+	(void)state;
+	struct bench_contention p;
+	struct bench_setup s;
+	struct bench_figures r;
+	memset(&p, 0, sizeof(p));
+	p.nlow = BENCH_PROBE_LOW_RANK;
+	for (unsigned i = 0; i < BENCH_PROBE_LOW_RANK; i++)
+		p.low[i] = 100;	/* the fake core's probe takes about 252 */
+	/* The streak so far: probes from 300 to 1000, twice as spread as the tolerance allows. */
+	for (unsigned i = 0; i < BENCH_PROBE_LOW_RANK; i++) {
+		p.streak_low[i] = 300 + i;
+		p.streak_high[i] = 1000 - i;
+	}
+	p.streak_nlow = p.streak_nhigh = BENCH_PROBE_LOW_RANK;
+	p.over_in_a_row = BENCH_PROBE_RELEARN - 4;
+	setup_fk(&s, 1);
+	s.cb = NULL;
+	s.contention = &p;
+	s.tight_runs = true;
+	assert_true(bench_measure_variant(&s, bench_def_find("ref", "load_chain"), window, NULL, &r));
+	assert_int_equal(p.relearned, 0);
+	assert_true(p.episodes >= 1);
+	assert_int_equal(bench_contention_reference(&p), 100);
+	assert_int_equal(r.cycles.n, 0);	/* every sample beside the episode thrown away */
+	assert_true(r.contended > 0);
+	assert_int_equal(r.cycles.unstable, STATS_UNSTABLE_CONTENDED);
+}
+
 /* One fast run does not become the reference: the BENCH_PROBE_LOW_RANK-th fastest does. */
 static void the_probe_reference_is_a_low_rank_not_the_fastest(void **state)
 {
@@ -1225,6 +1260,7 @@ int main(void)
 		cmocka_unit_test(a_contended_sample_is_thrown_away_and_retaken),
 		cmocka_unit_test(the_probe_reference_is_a_low_rank_not_the_fastest),
 		cmocka_unit_test(a_reference_no_probe_meets_is_learned_again),
+		cmocka_unit_test(an_episode_of_contention_does_not_teach_the_reference),
 		cmocka_unit_test(counting_failure_falls_back_to_time),
 		cmocka_unit_test(below_the_chain_is_rejected),
 		cmocka_unit_test(calibrated_ticks_and_the_bracket),
