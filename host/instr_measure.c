@@ -14,6 +14,7 @@
 #include "instr/pack.h"
 #include "bench/instr_run.h"
 #include "bench/harness.h"
+#include "bench/stats.h"
 #include "bench/ukernel.h"
 #include "bench/ukernel_code.h"
 #include "cpu/cpu.h"
@@ -332,8 +333,23 @@ static void show_kernel(void *ctx, const struct instr_pack_form *f, size_t j)
 	}
 }
 
-/* Measure plan p (its bytes in res) as the image measures a form of its pack, and emit its record. */
-static bool measure_plan(struct instr_plan *p, struct instr_result *res, bool assembled)
+/* Whether a figure of the form was taken beside another thread on the core (unstable "contended"). */
+static bool contended(const struct instr_plan *p, const struct instr_result *res)
+{
+	const char *name = stats_unstable_name(STATS_UNSTABLE_CONTENDED);
+	for (size_t j = 0; j < p->n; j++)
+		if (res[j].measured && res[j].unstable && !strcmp(res[j].unstable, name))
+			return true;
+	return false;
+}
+
+enum plan_outcome { PLAN_FIGURE, PLAN_NO_FIGURE, PLAN_DEFERRED };
+
+/*
+ * Measure plan p (its bytes in res) as the image measures a form of its pack, and emit its record; with
+ * may_defer, a form with a figure taken beside another thread is not emitted but left for the second pass.
+ */
+static enum plan_outcome measure_plan(struct instr_plan *p, struct instr_result *res, bool assembled, bool may_defer)
 {
 	static struct instr_pack_form f;
 	static struct instr_pack_code code[IKM_MAX];
@@ -357,6 +373,8 @@ static bool measure_plan(struct instr_plan *p, struct instr_result *res, bool as
 		instr_run_form(&S.run, &f, res);
 	else
 		memset(res, 0, p->n * sizeof(*res));
+	if (may_defer && contended(p, res))
+		return PLAN_DEFERRED;
 	struct instr_record_ctx c = {
 		.emulated = S.ci.exec == EXEC_EMULATED,
 		.tsc_only = S.hs.emulated_time,
@@ -366,7 +384,7 @@ static bool measure_plan(struct instr_plan *p, struct instr_result *res, bool as
 		.events = &S.events,
 	};
 	S.run.ctx = p;
-	return instr_record_emit(&f, res, &c, (int64_t)((now() - t0) * 1000));
+	return instr_record_emit(&f, res, &c, (int64_t)((now() - t0) * 1000)) ? PLAN_FIGURE : PLAN_NO_FIGURE;
 }
 
 size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const struct instr_measure_opts *o,
@@ -395,31 +413,68 @@ size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const
 	out_text("instr: %zu forms on CPU %d; cycles from the TSC x %.3f (the harness's add-chain calibration: no "
 		 "counters here)",
 		 n, hw_linux_pinned_cpu(), (double)S.hs.clock.ppm / 1e6);
-	for (size_t at = 0; at < n; at += INSTR_BATCH_FORMS) {
-		size_t nb = n - at < INSTR_BATCH_FORMS ? n - at : INSTR_BATCH_FORMS;
-		memset(res, 0, sizeof(res));
-		for (size_t i = 0; i < nb; i++)
-			instr_plan_build(forms[at + i], plans[i]);
-		uint8_t *obj = instr_assemble(&S.as, plans, nb, res);
-		for (size_t i = 0; i < nb; i++) {
-			S.run.ctx = plans[i];
-			if (measure_plan(plans[i], res[i], obj != NULL))
-				good++;
-			else
-				bad++;
+	/*
+	 * Up to INSTR_PASSES passes.  A form with a figure that could only be taken beside another thread on
+	 * the core (unstable "contended": every sample of a kernel thrown away by the contention probe,
+	 * retakes and all) is not written, but measured again after every other form of its pass: an episode
+	 * of contention lasts seconds to minutes, and a later pass is a later draw (docs/instr.md "Speed").
+	 * The last pass writes what it measured.  Records of a later pass follow the earlier ones'.
+	 */
+	const struct instr_form **later = malloc((n ? n : 1) * sizeof(*later));
+	const struct instr_form **list = malloc((n ? n : 1) * sizeof(*list));
+	size_t count = n, nlater = 0, again = 0;
+	if (list)
+		memcpy(list, forms, n * sizeof(*list));
+	for (unsigned pass = 0; list && later && count && pass < INSTR_PASSES; pass++) {
+		bool last = pass + 1 == INSTR_PASSES;
+		double pass_start = now();
+		nlater = 0;
+		if (pass)
+			out_text("instr: pass %u: %zu forms with a figure taken beside another thread, measured again",
+				 pass + 1, count);
+		for (size_t at = 0; at < count; at += INSTR_BATCH_FORMS) {
+			size_t nb = count - at < INSTR_BATCH_FORMS ? count - at : INSTR_BATCH_FORMS;
+			memset(res, 0, sizeof(res));
+			for (size_t i = 0; i < nb; i++)
+				instr_plan_build(list[at + i], plans[i]);
+			uint8_t *obj = instr_assemble(&S.as, plans, nb, res);
+			for (size_t i = 0; i < nb; i++) {
+				S.run.ctx = plans[i];
+				switch (measure_plan(plans[i], res[i], obj != NULL, !last)) {
+				case PLAN_FIGURE:
+					good++;
+					break;
+				case PLAN_NO_FIGURE:
+					bad++;
+					break;
+				case PLAN_DEFERRED:
+					later[nlater++] = list[at + i];
+					break;
+				}
+			}
+			free(obj);
+			if (count > INSTR_BATCH_FORMS) {
+				double spent = now() - pass_start;
+				out_text("instr: %s%zu of %zu forms, %.0f s, about %.0f min left at this rate; %llu of %llu "
+					 "samples contended",
+					 pass ? "again: " : "", at + nb, count, now() - start,
+					 spent * (double)(count - at - nb) / (double)(at + nb) / 60,
+					 (unsigned long long)S.contention.contended, (unsigned long long)S.contention.probed);
+			}
 		}
-		free(obj);
-		if (n > INSTR_BATCH_FORMS) {
-			double spent = now() - start;
-			out_text("instr: %zu of %zu forms, %.0f s, about %.0f min left at this rate; %llu of %llu samples "
-				 "contended",
-				 at + nb, n, spent, spent * (double)(n - at - nb) / (double)(at + nb) / 60,
-				 (unsigned long long)S.contention.contended, (unsigned long long)S.contention.probed);
-		}
+		/* The forms left for the next pass become its list. */
+		const struct instr_form **t = list;
+		list = later;
+		later = t;
+		count = nlater;
+		again += nlater;
 	}
+	free(list);
+	free(later);
 	double secs = now() - start;
-	out_text("instr: %zu forms measured, %zu without a figure, in %.1f s (%.0f forms per minute)", good, bad, secs,
-		 secs > 0 ? (double)n * 60 / secs : 0.0);
+	out_text("instr: %zu forms measured, %zu without a figure, in %.1f s (%.0f forms per minute); %zu measured "
+		 "again in later passes",
+		 good, bad, secs, secs > 0 ? (double)n * 60 / secs : 0.0, again);
 	/* How often another thread shared the core: the samples the harness threw away for it and took again. */
 	out_text("instr: contention probe: %llu of %llu samples thrown away as contended (the probe's reference %.3f "
 		 "cycles an add, learned again %u times)",

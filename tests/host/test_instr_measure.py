@@ -201,6 +201,13 @@ def test_the_catalogues_forms_through_pmuboot_host_instr(ctx):
     status = {tuple(line.split("\t")[:2]): line.split("\t")[3] for line in listed.stdout.splitlines()}
     assert status[("PUSH r64", "PUSH_GPRv_50")] == "measure: latency op1->stack; throughput", status
     assert status[("ADD r64, r64", "ADD_GPRv_GPRv_01")].startswith("measure: latency op1->op1"), status
+    # Each listed form once, whichever pass measured it (a form with a figure taken beside another thread
+    # is measured again after the others, and only then written).
+    assert sorted((r["asm"], r["iform"]) for r in recs) == sorted(
+        k for k, st in status.items() if not st.startswith("excluded")), (recs, status)
+    again = re.search(r"instr: \d+ forms measured, \d+ without a figure, .*; (\d+) measured again in later passes",
+                      p.stdout)
+    assert again and int(again.group(1)) <= len(recs), p.stdout[-2000:]
     # A dump is listed, never measured.
     p = ctx.run_host("instr", "--cpuid-dump", "/nonexistent", "--match", "^STD$")
     assert p.returncode == 2 and "only this machine's measured" in p.stderr, p.stderr
