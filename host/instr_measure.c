@@ -425,9 +425,12 @@ size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const
 	size_t count = n, nlater = 0, again = 0;
 	if (list)
 		memcpy(list, forms, n * sizeof(*list));
+	double first_pass = 0;
 	for (unsigned pass = 0; list && later && count && pass < INSTR_PASSES; pass++) {
 		bool last = pass + 1 == INSTR_PASSES;
 		double pass_start = now();
+		if (pass == 1)
+			first_pass = pass_start - start;
 		nlater = 0;
 		if (pass)
 			out_text("instr: pass %u: %zu forms with a figure taken beside another thread, measured again",
@@ -440,7 +443,9 @@ size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const
 			uint8_t *obj = instr_assemble(&S.as, plans, nb, res);
 			for (size_t i = 0; i < nb; i++) {
 				S.run.ctx = plans[i];
-				switch (measure_plan(plans[i], res[i], obj != NULL, !last)) {
+				/* Later passes take at most as long as the first, together: then the pass writes all. */
+				bool defer = !last && (!pass || now() - start < INSTR_LATER_PASSES_SHARE * first_pass);
+				switch (measure_plan(plans[i], res[i], obj != NULL, defer)) {
 				case PLAN_FIGURE:
 					good++;
 					break;
