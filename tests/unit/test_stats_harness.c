@@ -757,6 +757,21 @@ static void a_contended_sample_is_thrown_away_and_retaken(void **state)
 	assert_int_equal(pc.probes, 0);
 }
 
+/* A probe reference far below the fake core's probe (about 252), the streak over it 4 probes short of
+ * BENCH_PROBE_RELEARN (the 2 warm-ups are cut too, then one measured sample), and a setup probing with it. */
+static void stuck_reference(struct bench_contention *p, struct bench_setup *s)
+{
+	memset(p, 0, sizeof(*p));
+	p->nlow = BENCH_PROBE_LOW_RANK;
+	for (unsigned i = 0; i < BENCH_PROBE_LOW_RANK; i++)
+		p->low[i] = 100;
+	p->over_in_a_row = BENCH_PROBE_RELEARN - 4;
+	setup_fk(s, 1);
+	s->cb = NULL;
+	s->contention = p;
+	s->tight_runs = true;
+}
+
 /*
  * A reference no probe meets any more (taught by a run converted with a clock that had moved, or a core
  * shared for good) is learned again after BENCH_PROBE_RELEARN probes in a row over it, and the samples are
@@ -768,15 +783,7 @@ static void a_reference_no_probe_meets_is_learned_again(void **state)
 	struct bench_contention p;
 	struct bench_setup s;
 	struct bench_figures r;
-	memset(&p, 0, sizeof(p));
-	p.nlow = BENCH_PROBE_LOW_RANK;
-	for (unsigned i = 0; i < BENCH_PROBE_LOW_RANK; i++)
-		p.low[i] = 100;	/* the fake core's probe takes about 252 */
-	p.over_in_a_row = BENCH_PROBE_RELEARN - 4;	/* the 2 warm-ups are cut too, then one measured sample */
-	setup_fk(&s, 1);
-	s.cb = NULL;
-	s.contention = &p;
-	s.tight_runs = true;
+	stuck_reference(&p, &s);
 	assert_true(bench_measure_variant(&s, bench_def_find("ref", "load_chain"), window, NULL, &r));
 	assert_int_equal(p.relearned, 1);
 	assert_int_equal(r.contended, 1);	/* the one before the relearning */
@@ -796,21 +803,13 @@ static void an_episode_of_contention_does_not_teach_the_reference(void **state)
 	struct bench_contention p;
 	struct bench_setup s;
 	struct bench_figures r;
-	memset(&p, 0, sizeof(p));
-	p.nlow = BENCH_PROBE_LOW_RANK;
-	for (unsigned i = 0; i < BENCH_PROBE_LOW_RANK; i++)
-		p.low[i] = 100;	/* the fake core's probe takes about 252 */
-	/* The streak so far: probes from 300 to 1000, twice as spread as the tolerance allows. */
+	stuck_reference(&p, &s);
+	/* The streak so far: probes from 300 to 1000, far more spread than the tolerance allows. */
 	for (unsigned i = 0; i < BENCH_PROBE_LOW_RANK; i++) {
 		p.streak_low[i] = 300 + i;
 		p.streak_high[i] = 1000 - i;
 	}
 	p.streak_nlow = p.streak_nhigh = BENCH_PROBE_LOW_RANK;
-	p.over_in_a_row = BENCH_PROBE_RELEARN - 4;
-	setup_fk(&s, 1);
-	s.cb = NULL;
-	s.contention = &p;
-	s.tight_runs = true;
 	assert_true(bench_measure_variant(&s, bench_def_find("ref", "load_chain"), window, NULL, &r));
 	assert_int_equal(p.relearned, 0);
 	assert_true(p.episodes >= 1);
