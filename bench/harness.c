@@ -384,12 +384,6 @@ static void drop_counting(struct pass_ctx *c, struct count_set **set, size_t *ne
 }
 
 
-/* Keep milli among the BENCH_PROBE_LOW_RANK fastest runs (ascending insertion). */
-static void contention_note(struct bench_contention *p, int64_t milli)
-{
-	rank_note(p->low, &p->nlow, milli, false);
-}
-
 /* Whether a sample's own calibration is one to convert with (judge's first rules, for an unjudged sample). */
 static bool sample_clock_held(const struct pass_ctx *c, const struct sample_verdict *sv)
 {
@@ -402,7 +396,7 @@ static void contention_learn(struct bench_contention *p, uint64_t ticks, int64_t
 {
 	int64_t milli = probe_milli(ticks, ppm);
 	if (milli > 0 && !probe_over(p, ticks, ppm, BENCH_PROBE_TOLERANCE_PERMILLE))
-		contention_note(p, milli);
+		rank_note(p->low, &p->nlow, milli, false);
 }
 
 /*
@@ -422,7 +416,7 @@ static enum stats_fate judge_contention(struct bench_contention *p, uint64_t tic
 		return STATS_REJECT_CONTENDED;
 	}
 	contention_met(p);
-	contention_note(p, milli);
+	rank_note(p->low, &p->nlow, milli, false);
 	return STATS_KEPT;
 }
 
@@ -898,20 +892,16 @@ static bool measure_bracketed(struct bench_setup *s, const struct bench_def *d, 
 		/* Only the harness's own calibration can be repeated after the variant. */
 		if (!bracket || before.source != BENCH_CALIB_HARNESS || f->cycles_source != BENCH_CYCLES_TSC_CALIBRATED)
 			return true;
-		/* Reused: no calibration after, every sample converted with its own clock. */
-		if (s->clock_reuse_ticks && f->calibration.per_sample) {
+		/* Reused (clock_reuse_ticks): no calibration after, every sample converted with its own clock. */
+		bool reused = s->clock_reuse_ticks && f->calibration.per_sample;
+		if (reused) {
 			f->calibration.before = before.ppm;
 			f->calibration.remeasured = remeasured;
-			if (!starved(f) || remeasured == MAX_REMEASURE)
-				return true;
-			continue;
-		}
-		if (!bench_calibrate(s, window, &after) || after.source != BENCH_CALIB_HARNESS) {
+		} else if (!bench_calibrate(s, window, &after) || after.source != BENCH_CALIB_HARNESS) {
 			f->calibration.before = before.ppm;	/* only the figure from before */
 			f->calibration.remeasured = remeasured;
 			return true;
-		}
-		if (f->calibration.per_sample) {
+		} else if (f->calibration.per_sample) {
 			f->calibration.before = before.ppm;
 			f->calibration.after = after.ppm;
 			f->calibration.remeasured = remeasured;
@@ -936,7 +926,7 @@ static bool measure_bracketed(struct bench_setup *s, const struct bench_def *d, 
 		 * by it, so a clock that moved between the variant's ends moved no figure (on the shared Xeon
 		 * host, whose clock steps about 3% between two turbo bins, it remeasured every other variant).
 		 */
-		bool moved = !f->calibration.per_sample && !clock_held(after.ppm, before.ppm);
+		bool moved = !reused && !f->calibration.per_sample && !clock_held(after.ppm, before.ppm);
 		if ((!moved && !starved(f)) || remeasured == MAX_REMEASURE)
 			return true;
 	}

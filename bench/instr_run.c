@@ -149,9 +149,8 @@ static bool measure(struct instr_runner *rn, const struct instr_pack_meas *m, st
 	 * when most samples were thrown away as contended: an episode of contention can last minutes (99%
 	 * of a full table's samples for two minutes once), and retakes inside it only made the run slower.
 	 */
-	bool tried = false;
+	bool tried = ok;	/* measured at least once (a kernel that did not seal or faulted in its trial is not) */
 	for (unsigned attempt = 0; ok && attempt <= MEASURE_RETAKES; attempt++) {
-		tried = true;
 		bool kept = take(rn, &d, m, &figs);
 		*fig = figs.cycles;
 		if (kept) {
