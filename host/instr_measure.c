@@ -472,7 +472,8 @@ size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const
 		list = later;
 		later = t;
 		count = nlater;
-		again += nlater;
+		if (!pass)
+			again = nlater;	/* forms measured again: each later pass's are among the first's */
 	}
 	free(list);
 	free(later);
