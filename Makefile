@@ -241,9 +241,9 @@ bench:
 	@$(PYTHON) tools/bench-table.py $(B)/pmuboot-host probe=$(B)/chase-probe
 
 # The independent pointer chase `make bench` measures the machine's own drift with (no pmuboot code in it).
-$(B)/chase-probe: tools/probe/chase_probe.c
+$(B)/chase-probe: tools/probe/chase_probe.c tools/probe/forward.c tools/probe/forward.h
 	@mkdir -p $(@D)
-	$(CC) -O2 -Wall -Wextra -o $@ $<
+	$(CC) -O2 -Wall -Wextra -o $@ tools/probe/chase_probe.c tools/probe/forward.c
 
 clean:
 	rm -rf $(B)

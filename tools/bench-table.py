@@ -17,6 +17,9 @@ figures with the targets of docs/benchmarks.md ("make bench"):
       within the larger of 2 % and the spread the independent probe
       (tools/probe/chase_probe.c) measured in this run at the same size, page
       size and kind of access, with the same differential of as many units;
+      a store-forwarding chain of one store and one load (FORWARD_PAIRS): within
+      the larger of 2 % and the spread the probe measured running the same
+      store and load (tools/probe/forward.c) in this run;
   - the reference chains within 1 % of their integer latencies (the add chain
     at 1.00 cycles per add, the load chain at its L1 latency, whole cycles);
   - no figure below its kernel's dependency chain (chain_min);
@@ -67,7 +70,20 @@ REF_TARGET = 0.01       # docs/benchmarks.md: reference chains within 1 % of a w
 # of it (1 MiB) already read 20.6-22.6 cycles against the L2's 16 in the quietest and spread 1.7-640 %, and
 # 7/8 of it 81-409 cycles.
 CORE_SHARE = 4
-CORE, PROBE = "core", "probe"
+CORE, PROBE, FORWARD = "core", "probe", "fwd"
+# The store-forwarding chains of one store and one load (bench/kernels.c, the record's `body`) the probe runs
+# too (tools/probe/forward.c): variant -> (store bytes, load bytes, the load's offset from the store).  The
+# vector ones vary of themselves on the development host's Raptor Cove cores (a run of zmm_upper anywhere in
+# 6.4-7.2 cycles, its samples' own clocks steady; the probe's IQR 2.3-3.5% over 101 samples), so each is
+# judged by the probe like a point past the core: within the larger of 2% and what the same store and load,
+# run by code that shares nothing with pmuboot, vary by in the same run.  docs/benchmarks.md has the figures.
+FORWARD_PAIRS = {
+    "forward": (8, 8, 0), "size_mismatch": (4, 8, 0), "partial_overlap": (8, 8, 4),
+    "ymm_forward": (32, 32, 0), "ymm_upper": (32, 16, 16), "xmm_ymm": (16, 32, 0),
+    "zmm_forward": (64, 64, 0), "zmm_upper": (64, 32, 32), "ymm_zmm": (32, 64, 0),
+}
+# The probe's buffer for a forwarding chain: two lines are all it touches; one page is the least it maps.
+FORWARD_BYTES = 4096
 # Unstable reasons that are the shape of the samples (judged by the spread against the probe's, which has
 # the same shape when the machine is what moves), not a shortage of them (`budget`, `disturbed`).
 SHAPE_REASONS = ("spread", "outliers")
@@ -168,10 +184,18 @@ def buffer_bytes(b):
     return (b.get("memory") or {}).get("size")
 
 
+def forward_pair(b):
+    """(store bytes, load bytes, offset) of a store-forwarding chain the probe runs too, or None."""
+    return FORWARD_PAIRS.get(b.get("variant")) if b.get("kernel") == "store_forward" else None
+
+
 def point_class(b, private):
     """CORE when the variant's data lives in the core: no buffer at all, or a buffer of at most 1/CORE_SHARE
     of the core's largest own cache.  PROBE otherwise, and for every buffer when the cache record names no
-    level below the last (nothing says the buffer is the core's own)."""
+    level below the last (nothing says the buffer is the core's own).  FORWARD for a store-forwarding chain
+    the probe runs too (FORWARD_PAIRS)."""
+    if forward_pair(b):
+        return FORWARD
     size = buffer_bytes(b)
     if not size:
         return CORE
@@ -185,14 +209,19 @@ Probe = collections.namedtuple("Probe", "ns cycles spread median kept retaken hu
 def probe_request(b):
     """What the probe runs to stand beside a memory point: the same access (a chase for latency and tlb, the
     bandwidth op's stream), the same page size, the same bytes, as many units (loads, or 256-byte blocks per
-    stream) per N run as pmuboot's N run; None for a variant without a buffer."""
+    stream) per N run as pmuboot's N run; for a store-forwarding chain of FORWARD_PAIRS, the same store and
+    load, as many pairs per N run; None for any other variant without a buffer."""
+    units = max(8, (b.get("iterations") or 0) // 8 * 8)
+    pair = forward_pair(b)
+    if pair:
+        return ProbeRequest("forward-%d-%d-%d" % pair, "2m", FORWARD_BYTES, units)
     size = buffer_bytes(b)
     kernel = b.get("kernel")
     if not size or kernel not in ("latency", "tlb", "bandwidth"):
         return None
     kind = "chase" if kernel != "bandwidth" else (b.get("memory") or {}).get("op") or b["variant"].rsplit("_", 1)[0]
     pages = "4k" if b.get("arena_page") == 4096 else "2m"
-    return ProbeRequest(kind, pages, size, max(8, (b.get("iterations") or 0) // 8 * 8))
+    return ProbeRequest(kind, pages, size, units)
 
 
 def quartile(xs, f):
@@ -286,7 +315,8 @@ def judge_spread(b, cls, probe=None):
             return Verdict(False, SPREAD_TARGET, f"unstable ({unstable})")
         return Verdict(s is not None and s <= SPREAD_TARGET, SPREAD_TARGET, "")
     if not isinstance(probe, Probe):
-        return Verdict(False, None, f"not judged: no probe figure at this size ({probe or 'no probe given'})")
+        return Verdict(False, None, f"not judged: no probe figure {'for this chain' if cls == FORWARD else 'at this size'} "
+                                    f"({probe or 'no probe given'})")
     machine = figure_spread(probe.samples, c.get("n") or 0)
     if machine is None:
         return Verdict(False, None, f"not judged: the probe kept {probe.kept} samples, pmuboot {c.get('n')}")
@@ -354,7 +384,7 @@ def evaluate(recs, probe_fn, before=None):
                   if size in ladder]
     requests, probes = {}, {}
     for b in benches:
-        if classes[key(b)] == PROBE or any(a[1] is b for a in agreements):
+        if classes[key(b)] in (PROBE, FORWARD) or any(a[1] is b for a in agreements):
             req = probe_request(b)
             if req:
                 requests[key(b)] = req
@@ -572,6 +602,8 @@ def print_table(t, probe):
           "\n                    MISS: spread above 2%, or the figure marked unstable"
           "\n             probe  past the core's own caches: the larger of 2% and the independent probe's spread at"
           "\n                    the same size, pages and access, measured in this run (n/a: no probe figure)"
+          "\n             fwd    a store-forwarding chain: the larger of 2% and the probe's spread running the same"
+          "\n                    store and load (tools/probe/forward.c) in this run"
           "\n  iters      iterations per N run the harness chose (each run spans >= the target in TSC ticks);"
           "\n             * the time budget capped it; w cut to fit the window (a process cannot hold the"
           "\n             scheduler's tick off: bench_setup.adaptive.window_ticks)"
@@ -594,7 +626,8 @@ def print_table(t, probe):
             mine = f"{c['median']:9.1f} {spread(c) * 100:7.1f}%" if c else f"{'n/a':>9} {'':8}"
             v = ev.verdicts[k]
             theirs = (f"{got.median:9.1f} {got.spread * 100:7.1f}% {got.kept:5d} {got.retaken:7d} {got.huge:4.0f}%  "
-                      + (f"{v.allowed * 100:.1f}% ({v.why})" if ev.classes[k] == PROBE and v.allowed is not None
+                      + (f"{v.allowed * 100:.1f}% ({v.why})" if ev.classes[k] in (PROBE, FORWARD)
+                         and v.allowed is not None
                          else "-" if ev.classes[k] == CORE else v.why)
                       if isinstance(got, Probe) and got.spread is not None else f"  {got}")
             print(f"  {b['kernel'] + '.' + b['variant']:28} {req.kind + ' ' + req.pages:>14} {mine}   {theirs}")
@@ -612,7 +645,9 @@ def variant_text(t, k):
 
 SPREAD_TARGETS = ((CORE, "within 2%", "in the core (no buffer, or one of at most {core}), none unstable"),
                   (PROBE, "within the larger of 2% and the probe's spread at the same size in this run",
-                   "past the core's own caches"))
+                   "past the core's own caches"),
+                  (FORWARD, "within the larger of 2% and the probe's spread on the same store and load in this run",
+                   "of store-to-load forwarding"))
 
 
 def judge_take(t):

@@ -31,7 +31,7 @@ from testlib import Skip
 from testlib.bench import records, run as run_host
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-PROBE_SRC = os.path.join(ROOT, "tools", "probe", "chase_probe.c")
+PROBE_SRC = [os.path.join(ROOT, "tools", "probe", f) for f in ("chase_probe.c", "forward.c")]
 REAL = os.path.join(ROOT, "tests", "fixtures", "cpuid-real")
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
 # A ring past every L2 there is (4 MiB at most, an E-core cluster's): sixteen times it.
@@ -54,7 +54,7 @@ def name(size):
 
 def build_probe():
     out = os.path.join(tempfile.mkdtemp(prefix="pmuboot-probe-"), "chase_probe")
-    p = subprocess.run(["gcc", "-O2", "-Wall", "-o", out, PROBE_SRC], capture_output=True, text=True)
+    p = subprocess.run(["gcc", "-O2", "-Wall", "-o", out] + PROBE_SRC, capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     return out
 

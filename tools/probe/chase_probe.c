@@ -13,7 +13,10 @@
  *   chase_probe CPU BYTES LOADS REPS [KIND [PAGES]]
  * KIND: chase (default; one unit is one load), read, write, write_nt or copy
  * (one unit is 256 bytes per stream, swept in order and wrapping; copy reads the
- * first half of the buffer and writes the second).  PAGES: 2m (default) or 4k.
+ * first half of the buffer and writes the second), or forward-S-L-OFF (one unit
+ * is a store of S bytes at the buffer's start and a load of L bytes OFF bytes on,
+ * the loaded register the next store's data: the store-forwarding chain of
+ * forward.c; LOADS a multiple of 8).  PAGES: 2m (default) or 4k.
  *
  * A sample is a run of LOADS units then one of 2 x LOADS, back to back, between two
  * runs of a 2^14-add chain whose ticks convert it to core cycles; REPS samples are
@@ -47,12 +50,14 @@
 #include <time.h>
 #include <x86intrin.h>
 
+#include "forward.h"
+
 #define LINE 64
 #define HUGE (2ul << 20)
 #define UNIT 256		/* bytes per stream per unit of the streaming kinds */
 #define N2N_SLACK 1.10		/* 2N run <= 2 x N run + 10%: the timer's own jitter */
 
-enum kind { CHASE, READ, WRITE, WRITE_NT, COPY };
+enum kind { CHASE, READ, WRITE, WRITE_NT, COPY, FORWARD };
 static const char *const kinds[] = { "chase", "read", "write", "write_nt", "copy" };
 
 static uint64_t rng = 88172645463325252ull;
@@ -167,6 +172,8 @@ static uint64_t chain_ticks(void)
 struct walk {
 	enum kind kind;
 	void **p;
+	const struct forward *fwd;
+	size_t fwd_off;
 	uint8_t *src, *dst;
 	size_t bytes, off;	/* bytes: each stream's length, a multiple of UNIT */
 	__m128i sink;
@@ -231,12 +238,38 @@ static void walk(struct walk *w, long units)
 {
 	if (w->kind == CHASE)
 		chase(w, units);
+	else if (w->kind == FORWARD)
+		w->fwd->chain(w->src, w->src + w->fwd_off, units);
 	else
 		stream(w, units);
 }
 
+/* The furthest a forwarding load may start from its store: within the pair of lines the store begins. */
+#define FORWARD_OFF_MAX 64
+
+/*
+ * forward-S-L-OFF into w, or an error message: a pairing forward.c has, that this CPU runs (what
+ * forward_usable says), with the load within FORWARD_OFF_MAX.
+ */
+static const char *parse_forward(const char *s, struct walk *w)
+{
+	int store, load, off, end = 0;
+	if (sscanf(s, "forward-%d-%d-%d%n", &store, &load, &off, &end) != 3 || s[end])
+		return "is not forward-S-L-OFF (store bytes, load bytes, load offset)";
+	if (!(w->fwd = forward_find(store, load)))
+		return "pairs a store and load width forward.c has no chain for";
+	if (off < 0 || off > FORWARD_OFF_MAX)
+		return "has a load offset outside 0..64";
+	if (!forward_usable(w->fwd))
+		return "needs vector state this CPU or its OS does not give";
+	w->fwd_off = (size_t)off;
+	return NULL;
+}
+
 static int parse_kind(const char *s)
 {
+	if (!strncmp(s, "forward-", 8))
+		return FORWARD;
 	for (int k = 0; k < (int)(sizeof(kinds) / sizeof(kinds[0])); k++)
 		if (!strcmp(s, kinds[k]))
 			return k;
@@ -266,7 +299,7 @@ static int build_ring(uint8_t *buf, size_t lines)
 int main(int argc, char **argv)
 {
 	if (argc < 5 || argc > 7) {
-		fprintf(stderr, "usage: chase_probe CPU BYTES LOADS REPS [chase|read|write|write_nt|copy [2m|4k]]\n");
+		fprintf(stderr, "usage: chase_probe CPU BYTES LOADS REPS [chase|read|write|write_nt|copy|forward-S-L-OFF [2m|4k]]\n");
 		return 2;
 	}
 	char *end[4];
@@ -281,7 +314,13 @@ int main(int argc, char **argv)
 		}
 	int kind = argc > 5 ? parse_kind(argv[5]) : CHASE;
 	if (kind < 0) {
-		fprintf(stderr, "chase_probe: KIND '%s' is not chase, read, write, write_nt or copy\n", argv[5]);
+		fprintf(stderr, "chase_probe: KIND '%s' is not chase, read, write, write_nt, copy or forward-S-L-OFF\n", argv[5]);
+		return 2;
+	}
+	struct walk fw = { 0 };
+	const char *bad = kind == FORWARD ? parse_forward(argv[5], &fw) : NULL;
+	if (bad) {
+		fprintf(stderr, "chase_probe: KIND '%s' %s\n", argv[5], bad);
 		return 2;
 	}
 	const char *pages = argc > 6 ? argv[6] : "2m";
@@ -289,10 +328,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "chase_probe: PAGES '%s' is not 2m or 4k\n", pages);
 		return 2;
 	}
-	/* A ring needs two lines, a stream (two, to copy) one unit; loads go in eights; the quartiles need a run each. */
-	size_t least = kind == CHASE ? 2 * LINE : kind == COPY ? 2 * UNIT : UNIT;
-	if (cpu < 0 || bytes < least || lines > UINT32_MAX || loads < 8 || reps < 1) {
-		fprintf(stderr, "chase_probe: want CPU >= 0, %zu <= BYTES < 256 GiB, LOADS >= 8, REPS >= 1\n", least);
+	/*
+	 * A ring needs two lines, a stream (two, to copy) one unit, a forwarding pair the two lines its load may
+	 * reach; loads go in eights; the quartiles need a run each.
+	 */
+	size_t least = kind == CHASE || kind == FORWARD ? 2 * LINE : kind == COPY ? 2 * UNIT : UNIT;
+	if (cpu < 0 || bytes < least || lines > UINT32_MAX || loads < 8 || reps < 1
+	    || (kind == FORWARD && loads % FORWARD_UNROLL)) {
+		fprintf(stderr, "chase_probe: want CPU >= 0, %zu <= BYTES < 256 GiB, LOADS >= 8 (a multiple of %d to "
+			"forward), REPS >= 1\n", least, FORWARD_UNROLL);
 		return 2;
 	}
 	cpu_set_t set;
@@ -312,7 +356,7 @@ int main(int argc, char **argv)
 	uint8_t *buf = (uint8_t *)(((uintptr_t)raw + HUGE - 1) & ~(HUGE - 1));
 	madvise(buf, span, strcmp(pages, "4k") ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 	memset(buf, 1, span);
-	struct walk w = { .kind = (enum kind)kind, .p = (void **)buf };
+	struct walk w = { .kind = (enum kind)kind, .p = (void **)buf, .fwd = fw.fwd, .fwd_off = fw.fwd_off };
 	if (kind == CHASE) {
 		if (build_ring(buf, lines)) {
 			fprintf(stderr, "chase_probe: no memory for the ring's order (%zu lines)\n", lines);
@@ -363,7 +407,7 @@ int main(int argc, char **argv)
 	double cpt1 = cycles_per_tick(), cpt = (cpt0 + cpt1) / 2;
 	qsort(ns, kept, sizeof(*ns), cmp);
 	qsort(cyc, kept, sizeof(*cyc), cmp);
-	int used = w.kind == CHASE ? w.p != NULL : _mm_cvtsi128_si32(w.sink) != 0;
+	int used = w.kind == CHASE ? w.p != NULL : w.kind == FORWARD || _mm_cvtsi128_si32(w.sink) != 0;
 	printf("%.4f %.4f %.3f %.1f %.2f%s\n", ns[kept / 2], cyc[kept / 2],
 	       100.0 * (cpt1 > cpt0 ? cpt1 - cpt0 : cpt0 - cpt1) / cpt, huge_share(buf, span),
 	       100.0 * (cyc[3 * kept / 4] - cyc[kept / 4]) / cyc[kept / 2],
