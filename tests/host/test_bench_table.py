@@ -1,7 +1,7 @@
 """tools/bench-table.py (`make bench`): its published figures, keyed by event-set keys of events/sets.csv,
 the one list of them, and found through the event set identification names in the cpu record (no model
-table of its own); and its judging, on synthetic tables (no timing is judged here): which variants live in
-the core (2%) and which are held against the independent probe's spread at their size, what the probe is
+table of its own); and its judging, on synthetic tables (no timing is judged here): which variants are held at
+2% and which against the independent probe's spread (at their size, or on the same store and load), what the probe is
 asked to run, how its spread is read for a figure of pmuboot's sample count, the reference chains, the
 ladder beside the probe, and the exit status over a whole table."""
 import importlib.util
@@ -93,43 +93,24 @@ def samples_with_spread(median, spread, n=101):
     return [median - width / 2 + width * i / (n - 1) for i in range(n)]
 
 
-def test_shared_levels_are_told_apart_by_the_cache_record(ctx):
-    """The core's own cache is the largest data or unified level below the last, from the cache record, never
-    from a table of the tool's own."""
+def test_every_memory_point_is_judged_by_the_probe_and_only_chains_without_a_buffer_at_two_percent(ctx):
+    """The rule: a variant without a buffer is held at 2%, a store-forwarding chain of one store and one load
+    beside the probe running the same pair, and every ladder, TLB and bandwidth point beside the probe at its
+    size, the small ones too (an SMT sibling shares L1 and L2: no level is the core's alone)."""
     bt = bench_table(ctx)
-    assert bt.private_bytes([{"type": "cpu"}, CACHE]) == 2 * MIB
-    # A part whose last level is L2 (shared by a module's cores): L1 is the core's own.
-    two = {"type": "cache", "levels": [CACHE["levels"][0], CACHE["levels"][2]]}
-    assert bt.private_bytes([two]) == 48 * KIB
-    # One level only, or no cache record: nothing to tell apart.
-    assert bt.private_bytes([{"type": "cache", "levels": [CACHE["levels"][0]]}]) is None
-    assert bt.private_bytes([]) is None
-
-
-def test_a_point_lives_in_the_core_when_its_buffer_is_a_quarter_of_the_core_cache(ctx):
-    """The rule: no buffer, or a buffer of at most 1/4 of the core's largest own cache, is the core's (judged
-    at 2%); anything larger (the L2 boundary points latency.1m, latency.1792k, tlb.1m on a 2 MiB L2) and every
-    buffer when the cache record names no level below the last is judged by the probe."""
-    bt = bench_table(ctx)
-    private = 2 * MIB
     f = figure(5.0)
-    assert bt.point_class(scalar("alias_4k", "same_offset", f), private) == bt.CORE
-    # A store-forwarding chain of one store and one load is judged beside the probe running the same pair;
-    # store_forward's other variants (two stores, throughput, late address or data) stay the core's.
+    assert bt.point_class(scalar("alias_4k", "same_offset", f)) == bt.CORE
+    assert bt.point_class(scalar("ref", "add_chain", f)) == bt.CORE
+    # store_forward's other variants (two stores, throughput, late address or data) are held at 2%.
     for variant in ("forward", "size_mismatch", "partial_overlap", "zmm_upper", "ymm_zmm"):
-        assert bt.point_class(scalar("store_forward", variant, f), private) == bt.FORWARD, variant
+        assert bt.point_class(scalar("store_forward", variant, f)) == bt.FORWARD, variant
     for variant in ("two_stores", "forward_tput", "sta_unknown"):
-        assert bt.point_class(scalar("store_forward", variant, f), private) == bt.CORE, variant
-    assert bt.point_class(scalar("ref", "add_chain", f), None) == bt.CORE
-    assert bt.point_class(point("latency", "512k", 512 * KIB, f), private) == bt.CORE
-    assert bt.point_class(point("tlb", "512k", 512 * KIB, f, arena="4k"), private) == bt.CORE
-    assert bt.point_class(point("latency", "516k", 516 * KIB, f), private) == bt.PROBE
-    for size in (1 * MIB, 1792 * KIB, 2 * MIB, 64 * MIB):
-        assert bt.point_class(point("latency", "x", size, f), private) == bt.PROBE, size
-    assert bt.point_class(point("tlb", "1m", 1 * MIB, f, arena="4k"), private) == bt.PROBE
-    assert bt.point_class(point("bandwidth", "read_l2", 1 * MIB, f, op="read"), private) == bt.PROBE
-    assert bt.point_class(point("bandwidth", "read_l1", 24 * KIB, f, op="read"), private) == bt.CORE
-    assert bt.point_class(point("latency", "16k", 16 * KIB, f), None) == bt.PROBE
+        assert bt.point_class(scalar("store_forward", variant, f)) == bt.CORE, variant
+    for size in (4 * KIB, 32 * KIB, 512 * KIB, 1 * MIB, 1792 * KIB, 64 * MIB):
+        assert bt.point_class(point("latency", "x", size, f)) == bt.PROBE, size
+    assert bt.point_class(point("tlb", "512k", 512 * KIB, f, arena="4k")) == bt.PROBE
+    assert bt.point_class(point("bandwidth", "read_l1", 24 * KIB, f, op="read")) == bt.PROBE
+    assert bt.point_class(point("bandwidth", "read_l2", 1 * MIB, f, op="read")) == bt.PROBE
 
 
 def test_the_probe_runs_the_same_access_size_pages_and_units(ctx):
@@ -367,11 +348,12 @@ def test_evaluate_probes_once_where_needed_and_judges_each_variant(ctx):
     calls = []
     ev = bt.evaluate(table(bt), fake_probe(bt, calls))
     sizes = sorted(req.size for _, req in calls if not req.kind.startswith("forward-"))
-    # Every point past the core, and the issue's three ladder points; never a variant without a buffer.
+    # Every memory point, once each (the issue's three ladder points among them); never a variant without a buffer.
     assert sizes == sorted([16 * KIB, 512 * KIB, 1 * MIB, 65 * MIB, 8 * MIB, 2048 * MIB]), sizes
     assert all(cpu == 1 for cpu, _ in calls)
     assert {req.pages for _, req in calls if req.size == 8 * MIB} == {"4k"}
-    assert ev.classes[("latency", "512k", "2m")] == bt.CORE and ev.classes[("latency", "1m", "2m")] == bt.PROBE
+    assert ev.classes[("latency", "512k", "2m")] == bt.PROBE
+    assert ev.classes[("alias_4k", "same_offset", None)] == bt.CORE
     assert all(v.ok for v in ev.verdicts.values()), ev.verdicts
     assert ev.verdicts[("latency", "65m", "2m")].allowed > 0.05
     assert ev.verdicts[("alias_4k", "same_offset", None)].allowed == 0.02
@@ -549,7 +531,7 @@ def test_a_disturbed_take_is_retaken_and_a_persistent_miss_stays_a_miss(ctx):
             rc, out, n = canned_takes(ctx, bt, d, takes)
         assert (rc, n) == (want, runs), (name, rc, n, out[-3000:])
         targets = out[out.index("Targets"):]
-        spread_line = next(x for x in targets.splitlines() if "variants in the core" in x)
+        spread_line = next(x for x in targets.splitlines() if "variants without a buffer" in x)
         if name == "met on the second take":
             assert "[met ]" in spread_line and "alias_4k.same_offset (5.00% > 2.00%) -> take 2" in spread_line, \
                 spread_line
