@@ -627,8 +627,14 @@ SPREAD_TARGETS = ((CORE, "within 2%", "without a buffer, none unstable"),
                    "of store-to-load forwarding"))
 
 
+def no_figure(b):
+    """Why a variant measured in this take has no cycles figure."""
+    return f"no figure ({b.get('cycles_invalid') or b.get('problem') or 'not measured'})"
+
+
 def judge_take(t):
-    """Every target but the spreads of one take: [(id, policy, ok or None, text)] in the order they print."""
+    """Every target but the spreads of one take: [(id, policy, ok or None, text)] in the order they print.  A
+    target whose variants ran but gave no figure is a miss saying so (a retake may meet it), never left out."""
     out = []
     below = []
     for b in t.benches:
@@ -640,7 +646,11 @@ def judge_take(t):
         f"{n}{'@' + a if a else ''} min {m:.3f} < {ch:.3f}" for n, a, m, ch in below))))
     for variant, whole in (("add_chain", 1), ("load_chain", None)):
         ref = t.by_key.get(("ref", variant, None))
-        if not ref or not ref.get("cycles"):
+        if not ref:
+            continue
+        if not ref.get("cycles"):
+            out.append((f"ref.{variant}", ANY, False, f"ref.{variant} within 1% of its integer latency: "
+                        + no_figure(ref)))
             continue
         ok, want, m = judge_reference(ref, whole)
         out.append((f"ref.{variant}", ANY, ok, f"ref.{variant} within 1% of {want} cycles: {m:.3f} "
@@ -656,7 +666,10 @@ def judge_take(t):
     if key:
         name, fig, variant, source = PUBLISHED[key]
         b = t.by_key.get(("store_forward", variant, None))
-        if b and b.get("cycles"):
+        if b and not b.get("cycles"):
+            out.append(("published", ANY, False, f"store-forward failure ({variant}) vs published {fig} for {name}: "
+                        + no_figure(b)))
+        elif b:
             m = b["cycles"]["median"]
             dev = (m - fig) / fig
             pen = (b.get("penalty") or {}).get("median")
@@ -671,7 +684,14 @@ def judge_take(t):
         for kind in ("load", "store"):
             line = t.by_key.get(("split", f"{kind}_line", arena))
             page = t.by_key.get(("split", f"{kind}_page", arena))
-            if not (line and page and line.get("penalty") and page.get("penalty")):
+            if not (line and page):
+                continue
+            if not (line.get("penalty") and page.get("penalty")):
+                why = next((f"{b['variant']}: " + (no_figure(b) if not b.get("cycles") else
+                                                   f"no penalty ({b.get('penalty_why') or 'its control has no figure'})")
+                            for b in (line, page) if not b.get("penalty")))
+                out.append((f"split.{arena}.{kind}", ANY, False,
+                            f"{kind} page-split penalty > line-split penalty [{arena} arena]: {why}"))
                 continue
             lp, pp = line["penalty"]["median"], page["penalty"]["median"]
             crossed = page.get("page_crossed")
@@ -705,6 +725,40 @@ def spread_results(takes):
                 + ("; met on a retake: " + ", ".join(
                     f"{variant_text(takes[0], k)} -> take {met_in[k] + 1}" for k in later) if later else ""))
         out.append((f"spread.{cls}", not missed, text))
+    return out
+
+
+def target_ids(judged):
+    """(id, policy) of every target any take judged, in the order they first appear: a target a take could not
+    judge at all is still a target of the run."""
+    seen, out = set(), []
+    for j in judged:
+        for tid, policy, _, _ in j:
+            if tid not in seen:
+                seen.add(tid)
+                out.append((tid, policy))
+    return out
+
+
+def over_takes(judged):
+    """[(ok or None, text)] of every target over the takes (judged: judge_take of each): a target a disturbance
+    can miss (ANY) is met when one take met it, and names that take; one that must hold in every take (EVERY)
+    is missed when any take missed it."""
+    out = []
+    for tid, policy in target_ids(judged):
+        # (take number, ok, text) of each take that judged it.
+        per_take = [(n + 1, ok, text) for n, j in enumerate(judged) for x, _, ok, text in j if x == tid]
+        if policy == EVERY:
+            bad = next((p for p in per_take if p[1] is False), None)
+            ok = None if all(p[1] is None for p in per_take) else bad is None
+            text = (bad or per_take[0])[2] + (f" (take {bad[0]})" if bad and len(judged) > 1 else "")
+        else:
+            good = next((p for p in per_take if p[1]), None)
+            ok = True if good else (None if all(p[1] is None for p in per_take) else False)
+            shown = good or per_take[-1]
+            text = shown[2] + (f" (take {shown[0]}; take 1: {per_take[0][2]})" if good and shown[0] > 1 and
+                               per_take[0][0] == 1 else f" (take {shown[0]})" if good and shown[0] > 1 else "")
+        out.append((ok, text))
     return out
 
 
@@ -755,20 +809,7 @@ def main(argv):
 
     for _, ok, text in spread_results(takes):
         target(ok, text)
-    for i, (tid, policy, _, _) in enumerate(judged[0]):
-        per_take = [next(((ok, text) for x, _, ok, text in j if x == tid), None) for j in judged]
-        per_take = [x for x in per_take if x is not None]
-        oks = [ok for ok, _ in per_take]
-        if policy == EVERY:
-            bad = next((n for n, ok in enumerate(oks) if ok is False), None)
-            ok = None if all(o is None for o in oks) else bad is None
-            text = per_take[bad if bad is not None else 0][1] + (f" (take {bad + 1})" if bad is not None and
-                                                                    len(takes) > 1 else "")
-        else:
-            good = next((n for n, ok in enumerate(oks) if ok), None)
-            ok = True if good is not None else (None if all(o is None for o in oks) else False)
-            n = good if good is not None else len(per_take) - 1
-            text = per_take[n][1] + (f" (take {n + 1}; take 1: {per_take[0][1]})" if good and n > 0 else "")
+    for ok, text in over_takes(judged):
         target(ok, text)
     met = sum(1 for r in results if r)
     missed = sum(1 for r in results if r is False)

@@ -515,6 +515,39 @@ def canned_takes(ctx, bt, d, takes):
     return p.returncode, p.stdout, runs
 
 
+def test_a_target_whose_variants_gave_no_figure_is_a_miss_not_left_out(ctx):
+    """A take in which the reference chain or a split pair kept no sample judges their targets as misses that say
+    why; a later take with figures meets them (and says which take); with no figure in any take they stay misses.
+    Before, such a target vanished from the run's targets when the first take had no figure for it."""
+    bt = bench_table(ctx)
+
+    def take(has_figures):
+        def fig(variant, cycles, penalty=None):
+            b = dict(scalar("split", variant, figure(cycles) if has_figures else None), arena="4k")
+            b["penalty"] = {"median": penalty} if has_figures and penalty is not None else None
+            if not has_figures:
+                b["cycles_invalid"] = "no sample was kept"
+            return b
+        ref = dict(scalar("ref", "add_chain", figure(1.0) if has_figures else None), cycles_source="tsc_calibrated")
+        if not has_figures:
+            ref["cycles_invalid"] = "no sample was kept"
+        benches = [ref, fig("load_aligned", 5.0), fig("load_line", 6.5, 1.5), fig("load_page", 12.0, 7.0)]
+        by_key = {(b["kernel"], b["variant"], b.get("arena")): b for b in benches}
+        return bt.Take(benches, benches, bt.Evaluation({}, {}, {}, {}, []), [], None, {}, {}, {}, by_key)
+
+    empty = bt.judge_take(take(False))
+    ids = {tid: (ok, text) for tid, _, ok, text in empty}
+    assert ids["ref.add_chain"][0] is False and "no sample was kept" in ids["ref.add_chain"][1], ids
+    assert ids["split.4k.load"][0] is False and "no sample was kept" in ids["split.4k.load"][1], ids
+    later = bt.over_takes([empty, bt.judge_take(take(True))])
+    for what in ("load page-split", "ref.add_chain"):
+        ok, text = next((ok, text) for ok, text in later if text.startswith(what))
+        assert ok is True and "(take 2; take 1: " in text and "no sample was kept" in text, (what, text)
+    never = [(ok, text) for ok, text in bt.over_takes([empty, empty, empty])
+             if text.startswith(("load page-split", "ref.add_chain"))]
+    assert len(never) == 2 and all(ok is False for ok, _ in never), never
+
+
 def test_a_disturbed_take_is_retaken_and_a_persistent_miss_stays_a_miss(ctx):
     """The take rule: a spread missed in one take and met in the next is met (and says which take); missed in all
     three takes, it is a miss after exactly three; a take that meets everything ends the retakes; a figure below
