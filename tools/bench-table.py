@@ -742,8 +742,8 @@ def target_ids(judged):
 
 def over_takes(judged):
     """[(ok or None, text)] of every target over the takes (judged: judge_take of each): a target a disturbance
-    can miss (ANY) is met when one take met it, and names that take; one that must hold in every take (EVERY)
-    is missed when any take missed it."""
+    can miss (ANY) is met when one take met it, and names that take, else n/a when one take found it does not
+    apply, else missed; one that must hold in every take (EVERY) is missed when any take missed it."""
     out = []
     for tid, policy in target_ids(judged):
         # (take number, ok, text) of each take that judged it.
@@ -753,9 +753,12 @@ def over_takes(judged):
             ok = None if all(p[1] is None for p in per_take) else bad is None
             text = (bad or per_take[0])[2] + (f" (take {bad[0]})" if bad and len(judged) > 1 else "")
         else:
+            # The best take: met, else judged not to apply (n/a: e.g. the core does not distinguish the splits),
+            # else missed.
             good = next((p for p in per_take if p[1]), None)
-            ok = True if good else (None if all(p[1] is None for p in per_take) else False)
-            shown = good or per_take[-1]
+            na = next((p for p in per_take if p[1] is None), None)
+            ok = True if good else None if na else False
+            shown = good or na or per_take[-1]
             text = shown[2] + (f" (take {shown[0]}; take 1: {per_take[0][2]})" if good and shown[0] > 1 and
                                per_take[0][0] == 1 else f" (take {shown[0]})" if good and shown[0] > 1 else "")
         out.append((ok, text))

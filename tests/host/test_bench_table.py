@@ -543,6 +543,12 @@ def test_a_target_whose_variants_gave_no_figure_is_a_miss_not_left_out(ctx):
     for what in ("load page-split", "ref.add_chain"):
         ok, text = next((ok, text) for ok, text in later if text.startswith(what))
         assert ok is True and "(take 2; take 1: " in text and "no sample was kept" in text, (what, text)
+    # A take that finds the core does not distinguish the splits (n/a) stands over one without figures.
+    same = take(True)
+    same.by_key[("split", "load_page", "4k")]["penalty"] = {"median": 1.6}
+    ok, text = next((ok, text) for ok, text in bt.over_takes([empty, bt.judge_take(same)])
+                    if text.startswith("load page-split"))
+    assert ok is None and "does not distinguish" in text, (ok, text)
     never = [(ok, text) for ok, text in bt.over_takes([empty, empty, empty])
              if text.startswith(("load page-split", "ref.add_chain"))]
     assert len(never) == 2 and all(ok is False for ok, _ in never), never
