@@ -243,7 +243,7 @@ bench:
 # The independent pointer chase `make bench` measures the machine's own drift with (no pmuboot code in it).
 $(B)/chase-probe: tools/probe/chase_probe.c tools/probe/forward.c tools/probe/forward.h
 	@mkdir -p $(@D)
-	$(CC) -O2 -Wall -Wextra -o $@ tools/probe/chase_probe.c tools/probe/forward.c
+	$(CC) -O2 -Wall -Wextra -I. -o $@ tools/probe/chase_probe.c tools/probe/forward.c
 
 clean:
 	rm -rf $(B)

@@ -442,7 +442,7 @@ def test_the_probe_runs_each_access_and_says_why_when_it_cannot(ctx):
     bt = bench_table(ctx)
     with tempfile.TemporaryDirectory() as d:
         exe = os.path.join(d, "chase_probe")
-        p = subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", exe,
+        p = subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-I", ctx.root, "-o", exe,
                             os.path.join(ctx.root, "tools", "probe", "chase_probe.c"),
                             os.path.join(ctx.root, "tools", "probe", "forward.c")], capture_output=True, text=True)
         assert p.returncode == 0, p.stderr

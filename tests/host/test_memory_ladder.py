@@ -54,7 +54,7 @@ def name(size):
 
 def build_probe():
     out = os.path.join(tempfile.mkdtemp(prefix="pmuboot-probe-"), "chase_probe")
-    p = subprocess.run(["gcc", "-O2", "-Wall", "-o", out] + PROBE_SRC, capture_output=True, text=True)
+    p = subprocess.run(["gcc", "-O2", "-Wall", "-I", ROOT, "-o", out] + PROBE_SRC, capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     return out
 

@@ -50,7 +50,7 @@
 #include <time.h>
 #include <x86intrin.h>
 
-#include "forward.h"
+#include "tools/probe/forward.h"
 
 #define LINE 64
 #define HUGE (2ul << 20)

@@ -6,7 +6,7 @@
  */
 #include <stddef.h>
 
-#include "forward.h"
+#include "tools/probe/forward.h"
 
 #define STR(x) #x
 #define XSTR(x) STR(x)

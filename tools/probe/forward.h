@@ -4,8 +4,8 @@
  * the next store's data, so a unit's time is the forwarding latency of that pairing.  Written apart from
  * pmuboot's kernels (bench/k_store_forward.asm): `make bench` holds their spread against this one's.
  */
-#ifndef PROBE_FORWARD_H
-#define PROBE_FORWARD_H
+#ifndef PMUBOOT_TOOLS_PROBE_FORWARD_H
+#define PMUBOOT_TOOLS_PROBE_FORWARD_H
 
 #include <stdint.h>
 
