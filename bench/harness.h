@@ -91,6 +91,16 @@ struct bench_calibration {
  * modern core, a tick in 0.004%, well inside the 0.1% the clock rule resolves.
  */
 #define BENCH_SAMPLE_CALIB_ADDS (1u << 15)
+/*
+ * bench_setup.contended_patience_ticks of the table's variants: how long a variant keeps retaking samples
+ * thrown away as contended once its drop budget has run out, in ms, and at most how many such samples (a
+ * bound that holds should the TSC not move).  An episode of another thread on the core lasts far longer than
+ * the budget's retakes (a few milliseconds): on the development host whole `make bench` takes lost every
+ * sample of the split and alias variants, which a quiet moment a few tens of milliseconds later would have
+ * given.
+ */
+#define BENCH_CONTENDED_PATIENCE_MS 200u
+#define BENCH_CONTENDED_PATIENCE_SAMPLES 65536u
 /* bench_setup.clock_reuse_ticks of the instruction table: a calibration at most every this many ms. */
 #define BENCH_CLOCK_REUSE_MS 100u
 
@@ -243,6 +253,12 @@ struct bench_setup {
 	 * windows of a form, where the forms' own samples were the rest.
 	 */
 	uint64_t clock_reuse_ticks;
+	/*
+	 * TSC ticks a variant keeps retaking contended samples after drop_budget has run out (0: not at all;
+	 * BENCH_CONTENDED_PATIENCE_MS).  The stage sets it for the table's variants; the instruction table keeps
+	 * it 0 and measures a form with a contended figure again in a later pass instead.
+	 */
+	uint64_t contended_patience_ticks;
 	struct bench_calibration fallback;	/* platform/timing's, used when the harness's fails (ppm 0: none) */
 	/*
 	 * Tests only (NULL in the image and on the host): apply the counters'

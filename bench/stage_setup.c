@@ -146,6 +146,7 @@ void stage_setup_clock(struct stage *st)
 	bool rate = t && t->tsc_hz;
 	st->hs.target_ticks = st->emulator || !rate ? 0 : BENCH_TARGET_TICKS;
 	st->hs.budget_ticks = rate ? t->tsc_hz / 1000 * BENCH_VARIANT_BUDGET_MS : 0;
+	st->hs.contended_patience_ticks = rate ? t->tsc_hz / 1000 * BENCH_CONTENDED_PATIENCE_MS : 0;
 	st->hs.window_ticks_max = st->hs.target_ticks ? t->tsc_hz / 1000000 * hw_platform()->run_us_max : 0;
 }
 

@@ -265,6 +265,11 @@ bool stats_take_note(struct stats_take *t, enum stats_fate fate)
 	return t->good < t->wanted && t->thrown < t->budget;
 }
 
+void stats_take_extend(struct stats_take *t)
+{
+	t->budget++;
+}
+
 bool stats_take_exhausted(const struct stats_take *t)
 {
 	return t->good < t->wanted;

@@ -218,6 +218,8 @@ struct stats_take {
 void stats_take_init(struct stats_take *t, uint32_t wanted, uint32_t budget);
 /* Record one sample's fate; true while more should be taken. */
 bool stats_take_note(struct stats_take *t, enum stats_fate fate);
+/* One more sample may be thrown away before the budget runs out (the harness's patience with contention). */
+void stats_take_extend(struct stats_take *t);
 /* True when the budget ran out before `wanted` good samples were kept. */
 bool stats_take_exhausted(const struct stats_take *t);
 /* Samples rejected as impossible (every fate but KEPT, DISTURBED and CONTENDED). */

@@ -757,6 +757,63 @@ static void a_contended_sample_is_thrown_away_and_retaken(void **state)
 	assert_int_equal(pc.probes, 0);
 }
 
+/*
+ * An episode of another thread on the core that outlasts the drop budget (probes from the first measured
+ * sample's on, `episode` of them slow): without patience the variant keeps no sample; with
+ * contended_patience_ticks it goes on retaking until the episode ends and keeps the quiet samples; a
+ * patience of a few ticks runs out at once, and an episode that never ends stops when the patience does.
+ */
+static unsigned episode_probes;
+static uint64_t an_episode(unsigned run, const struct bench_call *c)
+{
+	(void)run;
+	if (c->kernel != (bench_kernel_fn)(void (*)(void))calib_add_block)
+		return 0;
+	++pc.probes;
+	return pc.probes >= 5 && pc.probes < 5 + episode_probes ? c->trips * CALIB_ADDS_PER_ITER / FAKE_ADDS_PER_TICK
+								  : 0;
+}
+
+static void episode_run(unsigned episode, uint64_t patience, struct bench_contention *probe, struct bench_figures *r)
+{
+	struct bench_setup s;
+	setup_fk(&s, 1);
+	s.cb = NULL;
+	memset(probe, 0, sizeof(*probe));
+	memset(&pc, 0, sizeof(pc));
+	episode_probes = episode;
+	s.contention = probe;
+	s.tight_runs = true;
+	s.contended_patience_ticks = patience;
+	fake_measure_extra(an_episode);
+	assert_true(bench_measure_variant(&s, bench_def_find("ref", "load_chain"), window, NULL, r));
+}
+
+static void a_variant_waits_out_an_episode_of_contention_within_its_patience(void **state)
+{
+	(void)state;
+	struct bench_contention probe;
+	struct bench_figures r;
+	/* Twenty slow probes: each ends its sample before the kernel's runs, four times the budget of 5. */
+	episode_run(20, 0, &probe, &r);
+	assert_int_equal(r.cycles.n, 0);
+	assert_true(r.exhausted);
+	assert_int_equal(r.cycles.unstable, STATS_UNSTABLE_CONTENDED);
+	episode_run(20, 1ull << 40, &probe, &r);
+	assert_false(r.exhausted);
+	assert_int_equal(r.cycles.n, 5);
+	assert_int_equal(r.cycles.median, TICKS_PER_ITER_MILLI);
+	assert_true(r.contended >= 20);
+	assert_int_equal(r.retaken, r.contended);
+	/* A patience of a tick is spent by the first sample: as without one. */
+	episode_run(20, 1, &probe, &r);
+	assert_int_equal(r.cycles.n, 0);
+	/* An episode that does not end: the patience runs out on the fake TSC, and the variant says why. */
+	episode_run(1u << 30, 4000000, &probe, &r);
+	assert_int_equal(r.cycles.n, 0);
+	assert_true(r.exhausted && r.contended > 20);
+}
+
 /* A probe reference far below the fake core's probe (about 252), the streak over it 4 probes short of
  * BENCH_PROBE_RELEARN (the 2 warm-ups are cut too, then one measured sample), and a setup probing with it. */
 static void stuck_reference(struct bench_contention *p, struct bench_setup *s)
@@ -1257,6 +1314,7 @@ int main(void)
 		cmocka_unit_test(a_disturbance_the_window_missed_is_rejected_as_n_2n),
 		cmocka_unit_test(a_moving_clock_in_a_sample_is_rejected),
 		cmocka_unit_test(a_contended_sample_is_thrown_away_and_retaken),
+		cmocka_unit_test(a_variant_waits_out_an_episode_of_contention_within_its_patience),
 		cmocka_unit_test(the_probe_reference_is_a_low_rank_not_the_fastest),
 		cmocka_unit_test(a_reference_no_probe_meets_is_learned_again),
 		cmocka_unit_test(an_episode_of_contention_does_not_teach_the_reference),
