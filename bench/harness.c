@@ -631,8 +631,8 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 			 * while contention is at least half of what the budget went on (the sample that spends it may
 			 * be any other: an interrupt or a run a stall made impossible, inside the episode).
 			 */
-			if (!more && fate != STATS_KEPT && take.good < take.wanted &&
-			    2 * take.by[STATS_REJECT_CONTENDED] >= take.thrown && patience < BENCH_CONTENDED_PATIENCE_SAMPLES &&
+			if (!more && stats_take_exhausted(&take) && 2 * take.by[STATS_REJECT_CONTENDED] >= take.thrown &&
+			    patience < BENCH_CONTENDED_PATIENCE_SAMPLES &&
 			    hw_tsc() - started < s->contended_patience_ticks) {
 				stats_take_extend(&take);
 				patience++;

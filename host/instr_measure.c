@@ -347,7 +347,7 @@ enum plan_outcome { PLAN_FIGURE, PLAN_NO_FIGURE, PLAN_DEFERRED };
 
 /*
  * Measure plan p (its bytes in res) as the image measures a form of its pack, and emit its record; with
- * may_defer, a form with a figure taken beside another thread is not emitted but left for the second pass.
+ * may_defer, a form with a figure taken beside another thread is not emitted but left for the next pass.
  */
 static enum plan_outcome measure_plan(struct instr_plan *p, struct instr_result *res, bool assembled, bool may_defer)
 {
@@ -423,8 +423,10 @@ size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const
 	const struct instr_form **later = malloc((n ? n : 1) * sizeof(*later));
 	const struct instr_form **list = malloc((n ? n : 1) * sizeof(*list));
 	size_t count = n, nlater = 0, again = 0;
-	if (list)
+	if (list && later)
 		memcpy(list, forms, n * sizeof(*list));
+	else
+		rec_error("instr", "memory", "no room for the lists of %zu forms: none measured", n);
 	double first_pass = 0;
 	for (unsigned pass = 0; list && later && count && pass < INSTR_PASSES; pass++) {
 		bool last = pass + 1 == INSTR_PASSES;

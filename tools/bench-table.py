@@ -283,13 +283,17 @@ def spread(c):
 Verdict = collections.namedtuple("Verdict", "ok allowed why")
 
 
+def no_figure(b):
+    """Why a variant measured in this take has no cycles figure."""
+    return f"no figure ({b.get('cycles_invalid') or b.get('problem') or 'not measured'})"
+
+
 def judge_spread(b, cls, probe=None):
     """The spread verdict of one variant: ok (True, False), the spread allowed (a fraction, None when nothing
     could be allowed) and why, in words."""
     c = b.get("cycles")
     if not c:
-        return Verdict(False, SPREAD_TARGET if cls == CORE else None,
-                       f"no figure ({b.get('cycles_invalid') or b.get('problem') or 'not measured'})")
+        return Verdict(False, SPREAD_TARGET if cls == CORE else None, no_figure(b))
     s = spread(c)
     unstable = c.get("unstable")
     if cls == CORE:
@@ -625,11 +629,6 @@ SPREAD_TARGETS = ((CORE, "within 2%", "without a buffer, none unstable"),
                    "with a buffer (ladder, TLB, bandwidth)"),
                   (FORWARD, "within the larger of 2% and the probe's spread on the same store and load in this run",
                    "of store-to-load forwarding"))
-
-
-def no_figure(b):
-    """Why a variant measured in this take has no cycles figure."""
-    return f"no figure ({b.get('cycles_invalid') or b.get('problem') or 'not measured'})"
 
 
 def judge_take(t):

@@ -700,18 +700,26 @@ static uint64_t one_slow_probe(unsigned run, const struct bench_call *c)
 	return ++pc.probes == pc.slow_probe ? c->trips * CALIB_ADDS_PER_ITER / FAKE_ADDS_PER_TICK : 0;
 }
 
-static void contended_run(unsigned slow_probe, struct bench_contention *probe, struct bench_figures *r)
+/* ref.load_chain measured with a fresh contention probe, the fake core's probe runs timed by extra. */
+static void probed_run(fake_measure_extra_fn extra, uint64_t patience, struct bench_contention *probe,
+		       struct bench_figures *r)
 {
 	struct bench_setup s;
 	setup_fk(&s, 1);
 	s.cb = NULL;
 	memset(probe, 0, sizeof(*probe));
-	memset(&pc, 0, sizeof(pc));
-	pc.slow_probe = slow_probe;
 	s.contention = probe;
 	s.tight_runs = true;	/* the probe is for kernels that live in the core */
-	fake_measure_extra(one_slow_probe);
+	s.contended_patience_ticks = patience;
+	fake_measure_extra(extra);
 	assert_true(bench_measure_variant(&s, bench_def_find("ref", "load_chain"), window, NULL, r));
+}
+
+static void contended_run(unsigned slow_probe, struct bench_contention *probe, struct bench_figures *r)
+{
+	memset(&pc, 0, sizeof(pc));
+	pc.slow_probe = slow_probe;
+	probed_run(one_slow_probe, 0, probe, r);
 }
 
 static void a_contended_sample_is_thrown_away_and_retaken(void **state)
@@ -776,17 +784,9 @@ static uint64_t an_episode(unsigned run, const struct bench_call *c)
 
 static void episode_run(unsigned episode, uint64_t patience, struct bench_contention *probe, struct bench_figures *r)
 {
-	struct bench_setup s;
-	setup_fk(&s, 1);
-	s.cb = NULL;
-	memset(probe, 0, sizeof(*probe));
 	memset(&pc, 0, sizeof(pc));
 	episode_probes = episode;
-	s.contention = probe;
-	s.tight_runs = true;
-	s.contended_patience_ticks = patience;
-	fake_measure_extra(an_episode);
-	assert_true(bench_measure_variant(&s, bench_def_find("ref", "load_chain"), window, NULL, r));
+	probed_run(an_episode, patience, probe, r);
 }
 
 static void a_variant_waits_out_an_episode_of_contention_within_its_patience(void **state)

@@ -246,6 +246,8 @@ static void walk(struct walk *w, long units)
 
 /* The furthest a forwarding load may start from its store: within the pair of lines the store begins. */
 #define FORWARD_OFF_MAX 64
+#define STR(x) #x
+#define XSTR(x) STR(x)
 
 /*
  * forward-S-L-OFF into w, or an error message: a pairing forward.c has, that this CPU runs (what
@@ -259,7 +261,7 @@ static const char *parse_forward(const char *s, struct walk *w)
 	if (!(w->fwd = forward_find(store, load)))
 		return "pairs a store and load width forward.c has no chain for";
 	if (off < 0 || off > FORWARD_OFF_MAX)
-		return "has a load offset outside 0..64";
+		return "has a load offset outside 0.." XSTR(FORWARD_OFF_MAX);
 	if (!forward_usable(w->fwd))
 		return "needs vector state this CPU or its OS does not give";
 	w->fwd_off = (size_t)off;
