@@ -400,7 +400,8 @@ def target_text(cls, v):
 # The worked examples of docs/kernels.md and what each must show (their `expected` column; the bounds are those
 # tests/host/test_kernels.py held them to until issue 30 moved timings out of `make test`):
 #   name: (what, judge(figures of this run) -> (ok, text)); figures: {name: median cycles or None}, with
-#   "builtin.size_mismatch" the built-in store_forward.size_mismatch measured in the same run.
+#   "builtin.size_mismatch" the built-in store_forward.size_mismatch measured in the same run and
+#   "builtin.size_mismatch.all" the one of the take's bench=all run.
 EXAMPLES = os.path.join(ROOT, "docs", "kernels")
 USER_TOLERANCE = 0.05     # the user copy of size_mismatch beside the built-in
 
@@ -423,12 +424,21 @@ def _above(name, control, least):
 
 
 def _beside_builtin(f):
-    m, b = f.get("sf_size_mismatch"), f.get("builtin.size_mismatch")
-    if m is None or b is None:
-        return False, f"user {fmt(m, 0).strip()}, built-in {fmt(b, 0).strip()}"
+    """The user copy beside the nearer of the take's two built-in figures: the one in its own run and the one
+    in the take's bench=all run.  The core's store forwarding moves between two modes (16.4-17.4 and 20.0
+    cycles for size_mismatch on the development host), within one process too: a user copy of one mode
+    beside a built-in of the other is 15-20% apart with nothing wrong (docs/benchmarks.md, "Takes")."""
+    m = f.get("sf_size_mismatch")
+    builtins = [(b, where) for b, where in ((f.get("builtin.size_mismatch"), "its run"),
+                                            (f.get("builtin.size_mismatch.all"), "the bench=all run"))
+                if b is not None]
+    if m is None or not builtins:
+        return False, f"user {fmt(m, 0).strip()}, built-in {fmt(f.get('builtin.size_mismatch'), 0).strip()}"
+    b, where = min(builtins, key=lambda bw: abs(m - bw[0]) / bw[0])
     off = abs(m - b) / b
-    return off <= USER_TOLERANCE, f"user {m:.3f} against the built-in {b:.3f} cycles ({off * 100:.1f}% apart, " \
-                                  f"within {USER_TOLERANCE:.0%})"
+    others = "".join(f", {o:.3f} in {w}" for o, w in builtins if w != where)
+    return off <= USER_TOLERANCE, f"user {m:.3f} against the built-in {b:.3f} cycles in {where} " \
+                                  f"({off * 100:.1f}% apart, within {USER_TOLERANCE:.0%}{others})"
 
 
 USER_EXPECTED = (
@@ -461,9 +471,11 @@ def user_figures(recs):
     return f, skipped
 
 
-def judge_user(recs):
-    """[(name, what, ok or None, text)] for every expectation: None (n/a) when the kernel was skipped here."""
+def judge_user(recs, builtin_all=None):
+    """[(name, what, ok or None, text)] for every expectation: None (n/a) when the kernel was skipped here;
+    builtin_all is the built-in size_mismatch's median in the take's bench=all run (None: none)."""
     f, skipped = user_figures(recs)
+    f["builtin.size_mismatch.all"] = builtin_all
     out = []
     for name, what, judge in USER_EXPECTED:
         if name in skipped:
@@ -659,7 +671,8 @@ def judge_take(t):
     if t.user_recs is None:
         out.append(("user", ANY, False, f"the worked examples of docs/kernels.md: not measured ({t.user_why})"))
     else:
-        for name, what, ok, text in judge_user(t.user_recs):
+        sm = (t.by_key.get(("store_forward", "size_mismatch", None)) or {}).get("cycles") or {}
+        for name, what, ok, text in judge_user(t.user_recs, sm.get("median")):
             out.append((f"user.{name}.{what}", ANY, ok, f"user.{name}: {what}: {text}"))
     key = core_key(t.cpu)
     if key:

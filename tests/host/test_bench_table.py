@@ -282,6 +282,15 @@ def test_the_worked_examples_show_what_docs_kernels_expects(ctx):
     # No figure is a miss, never a pass.
     assert missed(div_lat=None) == ["div_lat"]
     assert missed(builtin=None) == ["sf_size_mismatch"]
+    # The store forwarding's two modes: the user copy beside the nearer of the take's two built-in figures.
+    def beside(user, own, elsewhere):
+        got = bt.judge_user(user_run(**dict(GOOD, sf_size_mismatch=user, builtin=own)), elsewhere)
+        return next((ok, text) for n, w, ok, text in got if n == "sf_size_mismatch" and "user copy" in w)
+    ok, text = beside(20.0, 16.6, 19.9)
+    assert ok and "19.900 cycles in the bench=all run" in text and "16.600 in its run" in text, text
+    assert beside(16.6, 16.5, 20.0)[0] and beside(20.0, 20.1, 16.5)[0]
+    assert not beside(20.0, 16.6, 16.7)[0] and not beside(18.5, 16.6, 20.0)[0]
+    assert not beside(20.0, None, None)[0] and beside(20.0, None, 20.2)[0]
 
 
 def test_reference_chains_within_one_percent_of_their_integers(ctx):
