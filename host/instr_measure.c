@@ -12,6 +12,7 @@
 #include "host/host_dump.h"
 #include "instr/kernel.h"
 #include "instr/pack.h"
+#include "bench/instr_passes.h"
 #include "bench/instr_run.h"
 #include "bench/harness.h"
 #include "bench/stats.h"
@@ -345,11 +346,8 @@ static bool contended(const struct instr_plan *p, const struct instr_result *res
 
 enum plan_outcome { PLAN_FIGURE, PLAN_NO_FIGURE, PLAN_DEFERRED };
 
-/*
- * Measure plan p (its bytes in res) as the image measures a form of its pack, and emit its record; with
- * may_defer, a form with a figure taken beside another thread is not emitted but left for the next pass.
- */
-static enum plan_outcome measure_plan(struct instr_plan *p, struct instr_result *res, bool assembled, bool may_defer)
+/* Plan p as the pack would give it, its kernels' bytes and words in res (pointers into static room). */
+static struct instr_pack_form *form_of(const struct instr_plan *p, const struct instr_result *res)
 {
 	static struct instr_pack_form f;
 	static struct instr_pack_code code[IKM_MAX];
@@ -357,7 +355,6 @@ static enum plan_outcome measure_plan(struct instr_plan *p, struct instr_result 
 	/* The assembler's words for a kernel it refused, copied out of res: instr_run_form clears res before it
 	 * reads the form's whys, which pointing into res lost (68 forms of a full run had no why). */
 	static char refused[IKM_MAX][sizeof(res->why)];
-	double t0 = now();
 
 	for (size_t j = 0; j < p->n; j++) {
 		code[j] = (struct instr_pack_code){ res[j].init, res[j].body, res[j].init_len, res[j].body_len, NULL };
@@ -366,15 +363,13 @@ static enum plan_outcome measure_plan(struct instr_plan *p, struct instr_result 
 			code[j].why = refused[j];
 		}
 	}
-	if (!assembled)
-		snprintf(p->why, sizeof(p->why), "the assembler could not be run (its error record says why)");
 	instr_pack_form_from_plan(p, code, &f, via);
-	if (assembled)
-		instr_run_form(&S.run, &f, res);
-	else
-		memset(res, 0, p->n * sizeof(*res));
-	if (may_defer && contended(p, res))
-		return PLAN_DEFERRED;
+	return &f;
+}
+
+static enum plan_outcome emit(struct instr_plan *p, const struct instr_pack_form *f, const struct instr_result *res,
+			      int64_t seconds_milli)
+{
 	struct instr_record_ctx c = {
 		.emulated = S.ci.exec == EXEC_EMULATED,
 		.tsc_only = S.hs.emulated_time,
@@ -384,7 +379,58 @@ static enum plan_outcome measure_plan(struct instr_plan *p, struct instr_result 
 		.events = &S.events,
 	};
 	S.run.ctx = p;
-	return instr_record_emit(&f, res, &c, (int64_t)((now() - t0) * 1000)) ? PLAN_FIGURE : PLAN_NO_FIGURE;
+	return instr_record_emit(f, res, &c, seconds_milli) ? PLAN_FIGURE : PLAN_NO_FIGURE;
+}
+
+/*
+ * Measure plan p (its bytes in res) as the image measures a form of its pack, and emit its record; with
+ * may_defer, a form with a figure taken beside another thread is not emitted but left for the next pass
+ * (*ms: how long its measuring took).
+ */
+static enum plan_outcome measure_plan(struct instr_plan *p, struct instr_result *res, bool assembled, bool may_defer,
+				      int64_t *ms)
+{
+	double t0 = now();
+
+	if (!assembled)
+		snprintf(p->why, sizeof(p->why), "the assembler could not be run (its error record says why)");
+	struct instr_pack_form *f = form_of(p, res);
+	if (assembled)
+		instr_run_form(&S.run, f, res);
+	else
+		memset(res, 0, p->n * sizeof(*res));
+	*ms = (int64_t)((now() - t0) * 1000);
+	if (may_defer && contended(p, res))
+		return PLAN_DEFERRED;
+	return emit(p, f, res, *ms);
+}
+
+/* A form left for a later pass, with what its latest measurement gave: written as it is when time is up. */
+struct left {
+	const struct instr_form *form;
+	struct instr_result *res; /* its plan's results, on the heap (NULL in the first pass's list) */
+	int64_t ms;
+};
+
+static void tally(enum plan_outcome o, size_t *good, size_t *bad)
+{
+	if (o == PLAN_FIGURE)
+		++*good;
+	else
+		++*bad;
+}
+
+/* Write form l's record from its kept results (its plan built again: plans are made the same way each time). */
+static enum plan_outcome emit_kept(struct instr_plan *p, const struct left *l)
+{
+	static struct instr_result res[IKM_MAX];
+	instr_plan_build(l->form, p);
+	memcpy(res, l->res, p->n * sizeof(*res));
+	for (size_t j = 0; j < p->n; j++) {
+		res[j].init = res[j].body = NULL; /* the batch's object they pointed into is gone */
+		res[j].init_len = res[j].body_len = 0;
+	}
+	return emit(p, form_of(p, res), res, l->ms);
 }
 
 size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const struct instr_measure_opts *o,
@@ -414,49 +460,61 @@ size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const
 		 "counters here)",
 		 n, hw_linux_pinned_cpu(), (double)S.hs.clock.ppm / 1e6);
 	/*
-	 * Up to INSTR_PASSES passes.  A form with a figure that could only be taken beside another thread on
-	 * the core (unstable "contended": every sample of a kernel thrown away by the contention probe,
-	 * retakes and all) is not written, but measured again after every other form of its pass: an episode
-	 * of contention lasts seconds to minutes, and a later pass is a later draw (docs/instr.md "Speed").
-	 * The last pass writes what it measured.  Records of a later pass follow the earlier ones'.
+	 * Up to INSTR_PASSES passes (bench/instr_passes.h): a form with a figure that could only be taken beside
+	 * another thread on the core is not written but measured again after every other form of its pass, until
+	 * the passes' time is up; then what it has is written.  Records of a later pass follow the earlier ones'.
 	 */
-	const struct instr_form **later = malloc((n ? n : 1) * sizeof(*later));
-	const struct instr_form **list = malloc((n ? n : 1) * sizeof(*list));
-	size_t count = n, nlater = 0, again = 0;
+	struct left *later = malloc((n ? n : 1) * sizeof(*later));
+	struct left *list = malloc((n ? n : 1) * sizeof(*list));
+	size_t count = n, nlater = 0, again = 0, kept = 0;
 	if (list && later)
-		memcpy(list, forms, n * sizeof(*list));
-	else
+		for (size_t i = 0; i < n; i++)
+			list[i] = (struct left){ forms[i], NULL, 0 };
+	else {
 		rec_error("instr", "memory", "no room for the lists of %zu forms: none measured", n);
-	double first_pass = 0;
-	for (unsigned pass = 0; list && later && count && pass < INSTR_PASSES; pass++) {
-		bool last = pass + 1 == INSTR_PASSES;
+		count = 0;
+	}
+	struct instr_passes ps;
+	instr_passes_begin(&ps, start);
+	for (bool more = count != 0; more; more = count && instr_passes_next(&ps, now())) {
 		double pass_start = now();
-		if (pass == 1)
-			first_pass = pass_start - start;
 		nlater = 0;
-		if (pass)
+		if (ps.pass)
 			out_text("instr: pass %u: %zu forms with a figure taken beside another thread, measured again",
-				 pass + 1, count);
+				 ps.pass + 1, count);
 		for (size_t at = 0; at < count; at += INSTR_BATCH_FORMS) {
 			size_t nb = count - at < INSTR_BATCH_FORMS ? count - at : INSTR_BATCH_FORMS;
+			if (!instr_passes_measure_again(&ps, now())) {
+				for (size_t i = at; i < count; i++, kept++)
+					tally(emit_kept(plans[0], &list[i]), &good, &bad);
+				break;
+			}
 			memset(res, 0, sizeof(res));
 			for (size_t i = 0; i < nb; i++)
-				instr_plan_build(list[at + i], plans[i]);
+				instr_plan_build(list[at + i].form, plans[i]);
 			uint8_t *obj = instr_assemble(&S.as, plans, nb, res);
 			for (size_t i = 0; i < nb; i++) {
+				struct left *l = &list[at + i];
 				S.run.ctx = plans[i];
-				/* Later passes take at most as long as the first, together: then the pass writes all. */
-				bool defer = !last && (!pass || now() - start < INSTR_LATER_PASSES_SHARE * first_pass);
-				switch (measure_plan(plans[i], res[i], obj != NULL, defer)) {
+				int64_t ms = 0;
+				enum plan_outcome outcome =
+					measure_plan(plans[i], res[i], obj != NULL, instr_passes_defer(&ps, now()), &ms);
+				switch (outcome) {
 				case PLAN_FIGURE:
-					good++;
-					break;
 				case PLAN_NO_FIGURE:
-					bad++;
+					tally(outcome, &good, &bad);
 					break;
-				case PLAN_DEFERRED:
-					later[nlater++] = list[at + i];
+				case PLAN_DEFERRED: {
+					size_t bytes = plans[i]->n * sizeof(res[i][0]);
+					struct instr_result *copy = malloc(bytes ? bytes : 1);
+					if (!copy) { /* no room to keep it: written now, as it is */
+						tally(emit(plans[i], form_of(plans[i], res[i]), res[i], ms), &good, &bad);
+						break;
+					}
+					memcpy(copy, res[i], bytes);
+					later[nlater++] = (struct left){ l->form, copy, ms };
 					break;
+				}
 				}
 			}
 			free(obj);
@@ -464,25 +522,32 @@ size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const
 				double spent = now() - pass_start;
 				out_text("instr: %s%zu of %zu forms, %.0f s, about %.0f min left at this rate; %llu of %llu "
 					 "samples contended",
-					 pass ? "again: " : "", at + nb, count, now() - start,
+					 ps.pass ? "again: " : "", at + nb, count, now() - start,
 					 spent * (double)(count - at - nb) / (double)(at + nb) / 60,
 					 (unsigned long long)S.contention.contended, (unsigned long long)S.contention.probed);
 			}
 		}
+		for (size_t i = 0; i < count; i++)
+			free(list[i].res);
 		/* The forms left for the next pass become its list. */
-		const struct instr_form **t = list;
+		struct left *t = list;
 		list = later;
 		later = t;
 		count = nlater;
-		if (!pass)
-			again = nlater;	/* forms measured again: each later pass's are among the first's */
+		if (!ps.pass)
+			again = nlater; /* forms left for later passes: each later pass's are among the first's */
+	}
+	/* The last pass defers nothing; were a form still left, it is written with what it has, never lost. */
+	for (size_t i = 0; i < count; i++, kept++) {
+		tally(emit_kept(plans[0], &list[i]), &good, &bad);
+		free(list[i].res);
 	}
 	free(list);
 	free(later);
 	double secs = now() - start;
-	out_text("instr: %zu forms measured, %zu without a figure, in %.1f s (%.0f forms per minute); %zu measured "
-		 "again in later passes",
-		 good, bad, secs, secs > 0 ? (double)n * 60 / secs : 0.0, again);
+	out_text("instr: %zu forms measured, %zu without a figure, in %.1f s (%.0f forms per minute); %zu left for "
+		 "later passes, %zu of them written with an earlier pass's figure when the passes' time was up",
+		 good, bad, secs, secs > 0 ? (double)n * 60 / secs : 0.0, again, kept);
 	/* How often another thread shared the core: the samples the harness threw away for it and took again. */
 	out_text("instr: contention probe: %llu of %llu samples thrown away as contended (the probe's reference %.3f "
 		 "cycles an add, learned again %u times; %u episodes of another thread coming and going kept it)",

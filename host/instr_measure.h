@@ -29,16 +29,6 @@ struct instr_measure_opts {
 
 /* Forms assembled together: one assembler run each (about 40 ms), plans on the heap (about 100 KiB each). */
 #define INSTR_BATCH_FORMS 48
-/*
- * Passes at most over the forms: a form with a figure taken beside another thread on the core is measured
- * again in the next (instr_measure_host).  On the development host under heavy sharing (70% of samples
- * thrown away as contended), a second pass took the forms with such a figure from 37% of the figures to 18%.
- */
-#define INSTR_PASSES 3
-/* Time of all passes at most this many times the first's: beyond it a pass writes what it measured (under
- * that heavy sharing three passes took 2.3 times as long as the first: 17 minutes for the table). */
-#define INSTR_LATER_PASSES_SHARE 2
-
 /* The assembler and its working directory (a temporary one, removed by instr_asm_close). */
 struct instr_asm {
 	const char *as;

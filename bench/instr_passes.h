@@ -1,0 +1,40 @@
+/*
+ * bench/instr_passes.h - when pmuboot-host measures an instruction form again and when it writes what it has
+ * (docs/instr.md "Speed").  A form whose figure could only be taken beside another thread on the core (unstable
+ * "contended") is left for a later pass: an episode of contention lasts seconds to minutes, and a later pass
+ * is a later draw.  The time the passes may take is bounded by the first pass's, so a core shared all the
+ * time cannot stretch the table past it: once that time is up, a form left from an earlier pass is written
+ * with the figure it has, not measured again.  Pure: the caller reads the clock.
+ */
+#ifndef PMUBOOT_BENCH_INSTR_PASSES_H
+#define PMUBOOT_BENCH_INSTR_PASSES_H
+
+#include <stdbool.h>
+
+/*
+ * Passes at most over the forms.  On the development host under heavy sharing (70% of samples thrown away as
+ * contended), a second pass took the forms with such a figure from 37% of the figures to 18%.
+ */
+#define INSTR_PASSES 3
+/*
+ * All passes together take at most this many times the first's.  Under that heavy sharing three passes took
+ * 2.3 times as long as the first (17 minutes for the table); at 87% of samples contended the last pass
+ * measuring every form still left took 2.5 times (22.5 minutes) before the bound held for it too.
+ */
+#define INSTR_LATER_PASSES_SHARE 2
+
+struct instr_passes {
+	unsigned pass;	   /* 0: the first */
+	double start;	   /* seconds, the caller's clock */
+	double first_pass; /* the first pass's length; 0 while it runs */
+};
+
+void instr_passes_begin(struct instr_passes *ps, double now);
+/* The pass that was running has ended at `now`; false when no pass follows (INSTR_PASSES reached). */
+bool instr_passes_next(struct instr_passes *ps, double now);
+/* Whether a form just measured with a contended figure is left for the next pass (false: it is written). */
+bool instr_passes_defer(const struct instr_passes *ps, double now);
+/* Whether a form left from an earlier pass is measured again now (false: its earlier figure is written). */
+bool instr_passes_measure_again(const struct instr_passes *ps, double now);
+
+#endif
