@@ -433,6 +433,14 @@ static enum plan_outcome emit_kept(struct instr_plan *p, const struct left *l)
 	return emit(p, form_of(p, res), res, l->ms);
 }
 
+/* Write the forms left[0..n) from their kept results (p: room for a plan); returns n. */
+static size_t write_kept(struct instr_plan *p, const struct left *left, size_t n, size_t *good, size_t *bad)
+{
+	for (size_t i = 0; i < n; i++)
+		tally(emit_kept(p, &left[i]), good, bad);
+	return n;
+}
+
 size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const struct instr_measure_opts *o,
 			  size_t *failed)
 {
@@ -485,8 +493,7 @@ size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const
 		for (size_t at = 0; at < count; at += INSTR_BATCH_FORMS) {
 			size_t nb = count - at < INSTR_BATCH_FORMS ? count - at : INSTR_BATCH_FORMS;
 			if (!instr_passes_measure_again(&ps, now())) {
-				for (size_t i = at; i < count; i++, kept++)
-					tally(emit_kept(plans[0], &list[i]), &good, &bad);
+				kept += write_kept(plans[0], list + at, count - at, &good, &bad);
 				break;
 			}
 			memset(res, 0, sizeof(res));
@@ -538,10 +545,9 @@ size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const
 			again = nlater; /* forms left for later passes: each later pass's are among the first's */
 	}
 	/* The last pass defers nothing; were a form still left, it is written with what it has, never lost. */
-	for (size_t i = 0; i < count; i++, kept++) {
-		tally(emit_kept(plans[0], &list[i]), &good, &bad);
+	kept += write_kept(plans[0], list, count, &good, &bad);
+	for (size_t i = 0; i < count; i++)
 		free(list[i].res);
-	}
 	free(list);
 	free(later);
 	double secs = now() - start;
