@@ -1,11 +1,12 @@
 /* bench/instr_passes_host.c - the passes of pmuboot-host's instruction table; see instr_passes.h. */
 #include "bench/instr_passes.h"
 
-void instr_passes_begin(struct instr_passes *ps, double now)
+void instr_passes_begin(struct instr_passes *ps, double now, double budget)
 {
 	ps->pass = 0;
 	ps->start = now;
 	ps->first_pass = 0;
+	ps->budget = budget;
 }
 
 bool instr_passes_next(struct instr_passes *ps, double now)
@@ -18,18 +19,28 @@ bool instr_passes_next(struct instr_passes *ps, double now)
 	return true;
 }
 
-/* Whether the time the passes may take together is not yet up (the first pass has all it needs). */
-static bool time_left(const struct instr_passes *ps, double now)
+/*
+ * Seconds from the start the passes may take together.  While the first pass runs its length is not known:
+ * the ceiling is the most the default can allow, and a form deferred past it would only be written later
+ * with the figure it has now.
+ */
+static double until(const struct instr_passes *ps)
 {
-	return !ps->pass || now - ps->start < INSTR_LATER_PASSES_SHARE * ps->first_pass;
+	if (ps->budget >= 0)
+		return ps->budget;
+	if (!ps->pass)
+		return INSTR_PASSES_CEILING_S;
+	double t = INSTR_LATER_PASSES_SHARE * ps->first_pass;
+	return t < INSTR_PASSES_CEILING_S ? t : INSTR_PASSES_CEILING_S;
 }
 
 bool instr_passes_defer(const struct instr_passes *ps, double now)
 {
-	return ps->pass + 1 < INSTR_PASSES && time_left(ps, now);
+	return ps->pass + 1 < INSTR_PASSES && now - ps->start < until(ps);
 }
 
+/* The first pass has all it needs: each form is measured at least once. */
 bool instr_passes_measure_again(const struct instr_passes *ps, double now)
 {
-	return time_left(ps, now);
+	return !ps->pass || now - ps->start < until(ps);
 }

@@ -2,7 +2,7 @@
  * host/cmd_instr.c - the instruction table of a CPU (issue 31; docs/instr.md).
  *
  *   pmuboot-host instr --list [--cpuid-dump FILE] [--cpu N] [--match REGEX] [--extension E,...]
- *   pmuboot-host instr [--cpu N] [--match REGEX] [--extension E,...] [--reps N]
+ *   pmuboot-host instr [--cpu N] [--match REGEX] [--extension E,...] [--reps N] [--minutes M]
  *   pmuboot-host instr pack [--match REGEX] [--extension E,...] [--as PATH] -o FILE
  *
  * --list prints the catalogue's forms this CPU has (instr/select.h: its CPUID bits, the state
@@ -39,6 +39,8 @@
 #define INSTR_TALLY_MAX 256
 /* --reps: samples kept per figure, as `bench`'s reps= allows at most. */
 #define INSTR_REPS_MAX 255
+/* --minutes: a day at most (a longer wait is a typing error, not a plan). */
+#define INSTR_MINUTES_MAX (24 * 60)
 /* A --list status line's room: every measurement of a plan named. */
 #define INSTR_STATUS_MAX 1024
 
@@ -47,7 +49,7 @@ static const char no_state_reason[] = "state not enabled: XCR0 lacks the AVX or 
 static int usage(FILE *f)
 {
 	fprintf(f, "usage: pmuboot-host instr --list [--cpuid-dump FILE] [--cpu N] [--match REGEX] [--extension E,...]\n"
-		   "       pmuboot-host instr [--cpu N] [--match REGEX] [--extension E,...] [--reps N]\n"
+		   "       pmuboot-host instr [--cpu N] [--match REGEX] [--extension E,...] [--reps N] [--minutes M]\n"
 		   "       pmuboot-host instr pack [--match REGEX] [--extension E,...] [--as PATH] -o FILE\n"
 		   "\n"
 		   "The instruction forms of the catalogue (instr/forms.tsv.gz, from Intel XED's data) that a CPU\n"
@@ -59,6 +61,10 @@ static int usage(FILE *f)
 		   "\n"
 		   "  --list              list the forms; do not measure\n"
 		   "  --reps N            samples kept per figure (default 7; 1..255)\n"
+		   "  --minutes M         forms whose figure was taken beside another thread on the core are\n"
+		   "                      measured again until M minutes after the start (default: as long as\n"
+		   "                      the first pass took, ending by 18 minutes; 0: one pass).  The first\n"
+		   "                      pass measures every form whatever M (0..1440)\n"
 		   "  --cpu N             run on CPU N; with --cpuid-dump, use the dump's block N (default 0)\n"
 		   "  --cpuid-dump FILE   answer CPUID from a dump (docs/cpuid-dumps.md); XCR0 is then the one\n"
 		   "                      the image would set on that CPU\n"
@@ -245,7 +251,8 @@ int cmd_instr(int argc, char **argv)
 	const char *dump = NULL, *match = NULL, *ext_arg = NULL, *out = NULL, *assembler = NULL;
 	bool list = false, pack = argc > 1 && !strcmp(argv[1], "pack");
 	long cpu_n = -1;
-	uint64_t reps = 0;
+	uint64_t reps = 0, minutes = 0;
+	bool minutes_given = false;
 
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
@@ -273,6 +280,14 @@ int cmd_instr(int argc, char **argv)
 					argv[i]);
 				return 2;
 			}
+		} else if (!strcmp(argv[i], "--minutes") && i + 1 < argc) {
+			i++;
+			if (!dec_whole(argv[i], strlen(argv[i]), INSTR_MINUTES_MAX, &minutes)) {
+				fprintf(stderr, "pmuboot-host instr: --minutes wants 0..%u, not '%s'\n", INSTR_MINUTES_MAX,
+					argv[i]);
+				return 2;
+			}
+			minutes_given = true;
 		} else {
 			fprintf(stderr, "pmuboot-host instr: unexpected argument '%s'\n", argv[i]);
 			return usage(stderr);
@@ -289,9 +304,9 @@ int cmd_instr(int argc, char **argv)
 	}
 	if (ext_arg && !read_extensions(ext_arg, ext, &flt.n_ext))
 		return 2;
-	if (pack != (out != NULL) || (pack && (list || dump || cpu_n >= 0 || reps))) {
+	if (pack != (out != NULL) || (pack && (list || dump || cpu_n >= 0 || reps || minutes_given))) {
 		fprintf(stderr, "pmuboot-host instr: pack wants -o FILE (and -o is for pack alone); --list, "
-				"--cpuid-dump, --cpu and --reps are not for pack\n");
+				"--cpuid-dump, --cpu, --reps and --minutes are not for pack\n");
 		return 2;
 	}
 	if (pack) {
@@ -364,7 +379,7 @@ int cmd_instr(int argc, char **argv)
 	if (list)
 		return 0;
 	struct instr_measure_opts o = { .cpu = cpu_n, .reps = (unsigned)reps, .warmup = INSTR_WARMUP_DEFAULT,
-					 .assembler = assembler };
+					 .assembler = assembler, .minutes = minutes_given ? (long)minutes : -1 };
 	size_t failed = 0;
 	host_output_stdout();
 	host_stream_begin("instr");

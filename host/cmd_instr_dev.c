@@ -46,7 +46,7 @@ static bool count_arg(const char *opt, const char *arg, unsigned max, uint64_t *
 int cmd_instr_dev(int argc, char **argv)
 {
 	uint64_t v;
-	struct instr_measure_opts o = { .cpu = -1, .warmup = INSTR_WARMUP_DEFAULT };
+	struct instr_measure_opts o = { .cpu = -1, .warmup = INSTR_WARMUP_DEFAULT, .minutes = -1 };
 	const struct instr_form **forms = calloc(ikm_test_forms_count, sizeof(*forms));
 	size_t n = 0, repeat = 1;
 	bool named = false;

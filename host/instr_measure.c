@@ -483,7 +483,7 @@ size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const
 		count = 0;
 	}
 	struct instr_passes ps;
-	instr_passes_begin(&ps, start);
+	instr_passes_begin(&ps, start, o->minutes < 0 ? -1.0 : (double)o->minutes * 60);
 	for (bool more = count != 0; more; more = count && instr_passes_next(&ps, now())) {
 		double pass_start = now();
 		nlater = 0;

@@ -21,6 +21,7 @@ struct instr_measure_opts {
 	unsigned iterations;   /* the floor of iterations per run (adaptive above it) */
 	bool show_kernels;     /* print each kernel's assembly as text lines */
 	const char *assembler; /* NULL: "as" */
+	long minutes;	       /* the later passes end this long after the start (bench/instr_passes.h); < 0: default */
 };
 
 #define INSTR_REPS_DEFAULT 7

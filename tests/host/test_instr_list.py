@@ -119,6 +119,11 @@ def test_bad_input_exits_2_naming_it(ctx):
     assert p.returncode == 1 and "/nonexistent/dump.txt" in p.stderr
     p = ctx.run_host("instr", "--reps", "0", "--match", "^STD$")
     assert p.returncode == 2 and "--reps wants 1..255, not '0'" in p.stderr and not p.stdout, p.stderr
+    for bad in ("1441", "-1", "ten", ""):
+        p = ctx.run_host("instr", "--minutes", bad, "--match", "^STD$")
+        assert p.returncode == 2 and f"--minutes wants 0..1440, not '{bad}'" in p.stderr and not p.stdout, p.stderr
+    p = ctx.run_host("instr", "pack", "--minutes", "5", "-o", os.devnull)
+    assert p.returncode == 2 and "--minutes" in p.stderr, p.stderr
     p = ctx.run_host("instr", "--help")
     assert p.returncode == 0 and "--list" in p.stdout
     p = ctx.run_host("--help")

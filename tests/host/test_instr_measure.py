@@ -222,6 +222,20 @@ def test_the_catalogues_forms_through_pmuboot_host_instr(ctx):
     assert p.returncode == 2 and "only this machine's measured" in p.stderr, p.stderr
 
 
+def test_minutes_zero_is_one_pass(ctx):
+    """--minutes 0: no form is left for a later pass, whatever the contention; each listed form is written once,
+    from its one measurement (a figure taken beside another thread says so, it is not measured again)."""
+    want = "^(ADD r64, r64|IMUL r64, r64|VPADDD xmm, xmm, xmm|ORPD xmm, m128)$"
+    p = ctx.run_host("instr", "--minutes", "0", "--match", want, timeout=600)
+    assert p.returncode == 0, (p.returncode, p.stderr[-2000:])
+    recs = [r for r in records(p.stdout) if r["type"] == "instr"]
+    listed = ctx.run_host("instr", "--list", "--match", want).stdout.splitlines()
+    assert sorted((r["asm"], r["iform"]) for r in recs) == sorted(tuple(l.split("\t")[:2]) for l in listed), recs
+    assert re.search(r"; 0 left for later passes, 0 of them written with an earlier pass's figure", p.stdout), \
+        p.stdout[-2000:]
+    assert "instr: pass 2" not in p.stdout, p.stdout[-2000:]
+
+
 def test_x87_forms_measured(ctx):
     """x87 forms (every x86-64 core has them) through `pmuboot-host instr --match`: each gets a throughput and no
     why, with pushes and pops balanced (a push onto a full stack would load NaNs, a pop of an empty one too;
