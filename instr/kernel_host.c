@@ -351,6 +351,14 @@ static bool read_operands(struct ctx *c)
 				 i + 1);
 			return false;
 		}
+		/*
+		 * XED's cw, a register written only on some inputs (CMOVcc, FCMOVcc, BSF and BSR on a zero source):
+		 * where it is not written it keeps its value, so the result depends on the old one and the core
+		 * waits for it whichever way the condition goes.  An input, as rcw is: its own chain is measured.
+		 */
+		if (!d->implicit && d->file != RF_NONE && d->file != RF_MEM && (d->access & IA_WRITE) &&
+		    (d->access & IA_COND))
+			d->access |= IA_READ;
 		if (d->implicit && d->fixed)
 			snprintf(d->name, sizeof(d->name), "%s", f->ops[i].reg ? f->ops[i].reg : "rcx");
 		else if (d->implicit)

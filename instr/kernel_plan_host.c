@@ -5,7 +5,7 @@
 #include "instr/kernel.h"
 #include "lib/strbuf.h"
 
-#define LAT_UNROLL 16 /* body copies of a latency kernel */
+#define LAT_UNROLL 64 /* body copies of a latency kernel */
 
 const char *const ikm_gpr_names[4][16] = {
 	{ "al", "cl", "dl", "bl", "spl", "bpl", "sil", "dil", "r8b", "r9b", "r10b", "r11b", "r12b", "r13b", "r14b",
