@@ -230,6 +230,46 @@ static void conditional_write_chains_and_loops_are_long(void **state)
 			assert_true((unsigned)p.m[i].unroll * p.m[i].per_iter >= 64);
 }
 
+/* A store narrower than its register is read back as wide as it was stored, so that it forwards. */
+static void narrow_store_read_back_as_stored(void **state)
+{
+	(void)state;
+	static const struct {
+		uint8_t kind;
+		uint16_t rbits, mbits;
+		const char *mnemonic, *want;
+	} cases[] = {
+		{ IK_XMM, 128, 64, "movq", "movq xmm" },
+		{ IK_XMM, 128, 32, "movd", "movd xmm" },
+		{ IK_XMM, 128, 8, "pextrb", "pinsrb xmm" },
+		{ IK_YMM, 256, 128, "vextracti128", "vmovdqu xmm" },
+		{ IK_ZMM, 512, 256, "vpmovqd", "vmovdqu64 ymm" },
+		{ IK_MM, 64, 32, "movd", "movd mm" },
+		{ IK_XMM, 128, 128, "movdqu", "movdqu xmm" }, /* as wide: the register's own load, as before */
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct instr_operand ops[] = { { IK_MEM, IA_WRITE, 0, 0, cases[i].mbits, NULL },
+					       { cases[i].kind, IA_READ, 0, 0, cases[i].rbits, NULL } };
+		bool v = cases[i].mnemonic[0] == 'v';
+		struct instr_form f = { .asm_name = "X m, r",
+					.mnemonic = cases[i].mnemonic,
+					.iform = "X_01",
+					.ops = ops,
+					.n_ops = 2,
+					.n_explicit = 2,
+					.extension = cases[i].kind == IK_ZMM ? "AVX512EVEX" : v ? "AVX" : "SSE2" };
+		assert_true(instr_plan_build(&f, &p));
+		const struct ikm *m = find(&p, "op2", "op1");
+		assert_non_null(m);
+		assert_int_equal(m->bound, IKM_UPPER);
+		const char *load = strstr(m->body, "\n");
+		assert_non_null(load);
+		if (!strstr(load + 1, cases[i].want) || !strstr(load + 1, ikm_size_word(cases[i].mbits)))
+			fail_msg("%s m%u, r%u read back with '%s', not %s", cases[i].mnemonic, cases[i].mbits,
+				 cases[i].rbits, load + 1, cases[i].want);
+	}
+}
+
 static void connectors(void **state)
 {
 	(void)state;
@@ -718,6 +758,7 @@ int main(void)
 		cmocka_unit_test(registers_rotated),	cmocka_unit_test(implicit_chain_named),
 		cmocka_unit_test(flags_pairs),		cmocka_unit_test(connectors),
 		cmocka_unit_test(conditional_write_chains_and_loops_are_long),
+		cmocka_unit_test(narrow_store_read_back_as_stored),
 		cmocka_unit_test(memory_pairs),		cmocka_unit_test(idioms_labelled),
 		cmocka_unit_test(division_values),	cmocka_unit_test(vector_state),
 		cmocka_unit_test(texts_well_formed),	cmocka_unit_test(every_shape_within_bounds),
