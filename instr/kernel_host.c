@@ -787,7 +787,8 @@ static const char *narrow_reload(const struct ctx *c, const struct opnd *o, int 
 	if (mbits >= rbits)
 		return NULL;
 	switch (mbits) {
-	/* PINSRB: SSE4.1, as every form that stores a byte of a vector register (PEXTRB, VPMOV*B) already is. */
+	/* PINSRB: SSE4.1, as every form that stores a byte of a vector register (PEXTRB, VPMOV*B) already is.  For
+	 * xmm16-31 VPINSRB and VPINSRW are AVX512BW, which every AVX-512 core but Xeon Phi has. */
 	case 8:
 		snprintf(buf, cap, v ? "vpinsrb xmm%d, xmm%d, byte ptr [rsi], 0" : "pinsrb xmm%d, byte ptr [rsi], 0", r,
 			 r);
