@@ -19,7 +19,8 @@ static const char *cents(char buf[24], int64_t milli)
 {
 	bool neg = milli < 0;
 	uint64_t a = (uint64_t)(neg ? -milli : milli), c = (a + 5) / 10;
-	snprintf(buf, 24, "%s%llu.%02llu", neg ? "-" : "", (unsigned long long)(c / 100), (unsigned long long)(c % 100));
+	snprintf(buf, 24, "%s%llu.%02llu", neg ? "-" : "", (unsigned long long)(c / 100),
+		 (unsigned long long)(c % 100));
 	return buf;
 }
 
@@ -111,7 +112,7 @@ bool instr_record_emit(const struct instr_pack_form *p, const struct instr_resul
 		       const struct instr_record_ctx *c, int64_t seconds_milli)
 {
 	static struct rec rec;
-	const struct instr_result *fault = NULL, *tp_u = NULL, *tp_l = NULL, *id_l = NULL, *id_t = NULL;
+	const struct instr_result *fault = NULL, *tp_u = NULL, *tp_l = NULL, *tp_b = NULL, *id_l = NULL, *id_t = NULL;
 	char line[512], why[IKP_TEXT_MAX], num[24];
 	size_t k = 0, figures = 0;
 	const char *unstable = NULL;
@@ -134,6 +135,8 @@ bool instr_record_emit(const struct instr_pack_form *p, const struct instr_resul
 			tp_u = r;
 		if (m->kind == IKM_TP_LOOP && r->measured)
 			tp_l = r;
+		if (m->kind == IKM_TP_BROKEN && r->measured)
+			tp_b = r;
 		if (m->kind == IKM_IDIOM_LATENCY)
 			id_l = r;
 		if (m->kind == IKM_IDIOM_TP)
@@ -155,9 +158,9 @@ bool instr_record_emit(const struct instr_pack_form *p, const struct instr_resul
 		}
 		rec_str(&rec, "bound", m->bound == IKM_UPPER ? "upper" : "exact");
 		rec_str(&rec, "via", m->via);
-		rec_str(&rec, "note", m->note || m->via || !r->measured || r->per_instance >= RENAMED_LINK_MILLI
-					      ? m->note
-					      : RENAMED_LINK_NOTE);
+		rec_str(&rec, "note",
+			m->note || m->via || !r->measured || r->per_instance >= RENAMED_LINK_MILLI ? m->note
+												   : RENAMED_LINK_NOTE);
 		rec_obj_end(&rec);
 	}
 	rec_arr_end(&rec);
@@ -177,11 +180,15 @@ bool instr_record_emit(const struct instr_pack_form *p, const struct instr_resul
 		rec_obj_end(&rec);
 	}
 	rec_arr_end(&rec);
+	/* The lowest of the unrolled run, the loop and, where a chain could not be avoided, the run breaking it. */
 	const struct instr_result *best = tp_u && (!tp_l || tp_u->per_instance <= tp_l->per_instance) ? tp_u : tp_l;
+	if (tp_b && (!best || tp_b->per_instance < best->per_instance))
+		best = tp_b;
+	const char *how = best == tp_u ? "unrolled" : best == tp_l ? "loop" : "broken";
 	if (best) {
 		rec_obj(&rec, "throughput");
 		figure_fields(&rec, best);
-		rec_str(&rec, "how", best == tp_u ? "unrolled" : "loop");
+		rec_str(&rec, "how", how);
 		if (tp_u)
 			rec_milli(&rec, "unrolled", tp_u->per_instance);
 		else
@@ -190,18 +197,22 @@ bool instr_record_emit(const struct instr_pack_form *p, const struct instr_resul
 			rec_milli(&rec, "loop", tp_l->per_instance);
 		else
 			rec_null(&rec, "loop");
+		if (tp_b)
+			rec_milli(&rec, "broken", tp_b->per_instance);
+		else
+			rec_null(&rec, "broken");
 		rec_str(&rec, "chain", p->chain);
 		rec_obj_end(&rec);
 		figures++;
 		unstable = unstable ? unstable : best->unstable;
-		k = str_appendf(line, sizeof(line), k, "  tp %s (%s)", cents(num, best->per_instance),
-				best == tp_u ? "unrolled" : "loop");
+		k = str_appendf(line, sizeof(line), k, "  tp %s (%s)", cents(num, best->per_instance), how);
 		rec_null(&rec, "throughput_why");
 	} else {
 		rec_null(&rec, "throughput");
 		const char *tw = "no throughput kernel could be built";
 		for (size_t j = 0; j < p->n; j++)
-			if (p->m[j].kind == IKM_TP_UNROLLED || p->m[j].kind == IKM_TP_LOOP)
+			if (p->m[j].kind == IKM_TP_UNROLLED || p->m[j].kind == IKM_TP_LOOP ||
+			    p->m[j].kind == IKM_TP_BROKEN)
 				tw = res[j].why[0] ? res[j].why : "not measured";
 		rec_str(&rec, "throughput_why", tw);
 	}
@@ -271,4 +282,3 @@ bool instr_record_emit(const struct instr_pack_form *p, const struct instr_resul
 	out_text("%s", line);
 	return figures > 0;
 }
-

@@ -48,35 +48,36 @@ static const char no_state_reason[] = "state not enabled: XCR0 lacks the AVX or 
 
 static int usage(FILE *f)
 {
-	fprintf(f, "usage: pmuboot-host instr --list [--cpuid-dump FILE] [--cpu N] [--match REGEX] [--extension E,...]\n"
-		   "       pmuboot-host instr [--cpu N] [--match REGEX] [--extension E,...] [--reps N] [--minutes M]\n"
-		   "       pmuboot-host instr pack [--match REGEX] [--extension E,...] [--as PATH] -o FILE\n"
-		   "\n"
-		   "The instruction forms of the catalogue (instr/forms.tsv.gz, from Intel XED's data) that a CPU\n"
-		   "has.  --list: one a line, asm, iform, extension and status (what will be measured, or\n"
-		   "`excluded: why`), then a summary on stderr (forms, excluded, by reason and by extension).\n"
-		   "Without --list: measure them on this machine, one `instr` record and line each (latency\n"
-		   "per operand pair, throughput), with progress lines.  pack: assemble the kernels of every\n"
-		   "form not excluded (whatever this CPU has) into a kernel pack for the image.  docs/instr.md.\n"
-		   "\n"
-		   "  --list              list the forms; do not measure\n"
-		   "  --reps N            samples kept per figure (default 7; 1..255)\n"
-		   "  --minutes M         forms whose figure was taken beside another thread on the core are\n"
-		   "                      measured again until M minutes after the start (default: as long as\n"
-		   "                      the first pass took, ending by 18 minutes; 0: one pass).  The first\n"
-		   "                      pass measures every form whatever M (0..1440)\n"
-		   "  --cpu N             run on CPU N; with --cpuid-dump, use the dump's block N (default 0)\n"
-		   "  --cpuid-dump FILE   answer CPUID from a dump (docs/cpuid-dumps.md); XCR0 is then the one\n"
-		   "                      the image would set on that CPU\n"
-		   "  --match REGEX       only forms whose asm name matches (POSIX ERE subset: lib/regex.h)\n"
-		   "  --extension E,...   only forms of these XED extensions (BASE, SSE2, AVX512EVEX, ...)\n"
-		   "  --as PATH           the GNU assembler to use (default: as)\n"
-		   "  -o FILE             pack: the file to write\n"
-		   "  -h, --help          this text\n"
-		   "\n"
-		   "Exit status: 0 listed or measured, 1 an error (unreadable dump, no form measured), 2 bad\n"
-		   "arguments (a bad regex, an unknown extension, --cpuid-dump without --list: a dump can be\n"
-		   "listed, only this machine measured).\n");
+	fprintf(f,
+		"usage: pmuboot-host instr --list [--cpuid-dump FILE] [--cpu N] [--match REGEX] [--extension E,...]\n"
+		"       pmuboot-host instr [--cpu N] [--match REGEX] [--extension E,...] [--reps N] [--minutes M]\n"
+		"       pmuboot-host instr pack [--match REGEX] [--extension E,...] [--as PATH] -o FILE\n"
+		"\n"
+		"The instruction forms of the catalogue (instr/forms.tsv.gz, from Intel XED's data) that a CPU\n"
+		"has.  --list: one a line, asm, iform, extension and status (what will be measured, or\n"
+		"`excluded: why`), then a summary on stderr (forms, excluded, by reason and by extension).\n"
+		"Without --list: measure them on this machine, one `instr` record and line each (latency\n"
+		"per operand pair, throughput), with progress lines.  pack: assemble the kernels of every\n"
+		"form not excluded (whatever this CPU has) into a kernel pack for the image.  docs/instr.md.\n"
+		"\n"
+		"  --list              list the forms; do not measure\n"
+		"  --reps N            samples kept per figure (default 7; 1..255)\n"
+		"  --minutes M         forms whose figure was taken beside another thread on the core are\n"
+		"                      measured again until M minutes after the start (default: as long as\n"
+		"                      the first pass took, ending by 18 minutes; 0: one pass).  The first\n"
+		"                      pass measures every form whatever M (0..1440)\n"
+		"  --cpu N             run on CPU N; with --cpuid-dump, use the dump's block N (default 0)\n"
+		"  --cpuid-dump FILE   answer CPUID from a dump (docs/cpuid-dumps.md); XCR0 is then the one\n"
+		"                      the image would set on that CPU\n"
+		"  --match REGEX       only forms whose asm name matches (POSIX ERE subset: lib/regex.h)\n"
+		"  --extension E,...   only forms of these XED extensions (BASE, SSE2, AVX512EVEX, ...)\n"
+		"  --as PATH           the GNU assembler to use (default: as)\n"
+		"  -o FILE             pack: the file to write\n"
+		"  -h, --help          this text\n"
+		"\n"
+		"Exit status: 0 listed or measured, 1 an error (unreadable dump, no form measured), 2 bad\n"
+		"arguments (a bad regex, an unknown extension, --cpuid-dump without --list: a dump can be\n"
+		"listed, only this machine measured).\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -88,7 +89,10 @@ static void host_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf, struct cpuid_
 
 struct tally {
 	size_t n;
-	struct { const char *name; size_t forms, excluded; } row[INSTR_TALLY_MAX];
+	struct {
+		const char *name;
+		size_t forms, excluded;
+	} row[INSTR_TALLY_MAX];
 };
 
 static void count(struct tally *t, const char *name, bool excluded)
@@ -122,8 +126,10 @@ static bool read_extensions(const char *arg, const char **ext, size_t *n_ext)
 		memcpy(text + used, item, len);
 		text[used + len] = 0;
 		if (!instr_extension_known(instr_forms, instr_forms_count, text + used)) {
-			fprintf(stderr, "pmuboot-host instr: --extension: unknown extension '%s' (the catalogue's "
-					"extensions are XED's: BASE, SSE2, AVX, AVX512EVEX, ...)\n", text + used);
+			fprintf(stderr,
+				"pmuboot-host instr: --extension: unknown extension '%s' (the catalogue's "
+				"extensions are XED's: BASE, SSE2, AVX, AVX512EVEX, ...)\n",
+				text + used);
 			return false;
 		}
 		ext[(*n_ext)++] = text + used;
@@ -150,19 +156,23 @@ static const char *plan_status(const struct instr_form *f, char *buf, size_t cap
 	k = str_appendf(buf, cap, k, "measure:");
 	for (size_t j = 0; j < plan.n; j++)
 		if (plan.m[j].kind == IKM_LATENCY)
-			k = str_appendf(buf, cap, k, "%s %s->%s", lat++ ? "," : " latency", plan.m[j].from, plan.m[j].to);
+			k = str_appendf(buf, cap, k, "%s %s->%s", lat++ ? "," : " latency", plan.m[j].from,
+					plan.m[j].to);
 	for (size_t j = 0; j < plan.n; j++)
 		if (plan.m[j].kind == IKM_TP_UNROLLED || plan.m[j].kind == IKM_TP_LOOP) {
 			k = str_appendf(buf, cap, k, "%sthroughput", lat ? "; " : " ");
 			break;
 		}
+	for (size_t j = 0; j < plan.n; j++)
+		if (plan.m[j].kind == IKM_TP_BROKEN)
+			k = str_appendf(buf, cap, k, " (also with its chain broken)");
 	if (plan.idiom != IKM_IDIOM_NONE)
 		k = str_appendf(buf, cap, k, "; %s", ikm_idiom_name((enum ikm_idiom)plan.idiom));
 	return buf;
 }
 
-static void summary(const struct tally *ext, const struct tally *why, size_t forms, size_t excluded,
-		    const char *source, const char *xcr0_source)
+static void summary(const struct tally *ext, const struct tally *why, size_t forms, size_t excluded, const char *source,
+		    const char *xcr0_source)
 {
 	fprintf(stderr, "pmuboot-host instr: %zu forms for %s (%s), %zu to measure, %zu excluded (%zu.%zu%%)\n", forms,
 		source, xcr0_source, forms - excluded, excluded, forms ? excluded * 100 / forms : 0,
@@ -283,8 +293,8 @@ int cmd_instr(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--minutes") && i + 1 < argc) {
 			i++;
 			if (!dec_whole(argv[i], strlen(argv[i]), INSTR_MINUTES_MAX, &minutes)) {
-				fprintf(stderr, "pmuboot-host instr: --minutes wants 0..%u, not '%s'\n", INSTR_MINUTES_MAX,
-					argv[i]);
+				fprintf(stderr, "pmuboot-host instr: --minutes wants 0..%u, not '%s'\n",
+					INSTR_MINUTES_MAX, argv[i]);
 				return 2;
 			}
 			minutes_given = true;
@@ -326,8 +336,10 @@ int cmd_instr(int argc, char **argv)
 		return rc;
 	}
 	if (!list && dump) {
-		fprintf(stderr, "pmuboot-host instr: --cpuid-dump %s: a dump's forms can be listed (--list), only this "
-				"machine's measured\n", dump);
+		fprintf(stderr,
+			"pmuboot-host instr: --cpuid-dump %s: a dump's forms can be listed (--list), only this "
+			"machine's measured\n",
+			dump);
 		return 2;
 	}
 
@@ -378,8 +390,11 @@ int cmd_instr(int argc, char **argv)
 	free(src.text);
 	if (list)
 		return 0;
-	struct instr_measure_opts o = { .cpu = cpu_n, .reps = (unsigned)reps, .warmup = INSTR_WARMUP_DEFAULT,
-					 .assembler = assembler, .minutes = minutes_given ? (long)minutes : -1 };
+	struct instr_measure_opts o = { .cpu = cpu_n,
+					.reps = (unsigned)reps,
+					.warmup = INSTR_WARMUP_DEFAULT,
+					.assembler = assembler,
+					.minutes = minutes_given ? (long)minutes : -1 };
 	size_t failed = 0;
 	host_output_stdout();
 	host_stream_begin("instr");

@@ -41,6 +41,7 @@ enum ikm_kind {
 	IKM_CONNECTOR,	   /* a connecting instruction's own latency, subtracted from latencies */
 	IKM_IDIOM_LATENCY, /* the same-register idiom's chain */
 	IKM_IDIOM_TP,	   /* the same-register idiom, rotated */
+	IKM_TP_BROKEN,	   /* throughput, unrolled, a reset before each instance breaking the chain it cannot avoid */
 };
 
 enum ikm_bound {

@@ -605,6 +605,16 @@ static struct ikm *add(struct ctx *c, enum ikm_kind kind, const char *name)
 }
 
 /* The start every kernel of the form shares: vector lanes 1.0f, general registers 1, mm 1, k all ones. */
+/* rdx:rax (dx:ax, ah:al) = 0 : the largest positive dividend of the width; every divisor is 1. */
+static uint64_t divide_rax(const struct ctx *c)
+{
+	unsigned bits = 64;
+	for (size_t i = 0; i < c->nop; i++)
+		if (!c->op[i].implicit)
+			bits = c->op[i].bits;
+	return (bits >= 64 ? ~0ull : (1ull << bits) - 1) >> 1;
+}
+
 static size_t init_common(const struct ctx *c, char *buf, size_t cap)
 {
 	size_t k = 0;
@@ -637,15 +647,8 @@ static size_t init_common(const struct ctx *c, char *buf, size_t cap)
 		k = str_appendf(buf, cap, k, "kxnorw k%d, k%d, k%d\n", r, r, r);
 	if (c->selector)
 		k = str_appendf(buf, cap, k, "xor ecx, ecx\n");
-	if (c->divide) {
-		/* rdx:rax (dx:ax, ah:al) = 0 : the largest positive dividend of the width; every divisor is 1. */
-		unsigned bits = 64;
-		for (size_t i = 0; i < c->nop; i++)
-			if (!c->op[i].implicit)
-				bits = c->op[i].bits;
-		k = str_appendf(buf, cap, k, "xor edx, edx\nmov rax, 0x%llx\n",
-				(unsigned long long)((bits >= 64 ? ~0ull : (1ull << bits) - 1) >> 1));
-	}
+	if (c->divide)
+		k = str_appendf(buf, cap, k, "xor edx, edx\nmov rax, 0x%llx\n", (unsigned long long)divide_rax(c));
 	return k;
 }
 
@@ -1032,7 +1035,7 @@ static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 }
 
 /* Independent instances: each written register its own per instance, memory one line apart. */
-static size_t rotated(const struct ctx *c, char *buf, size_t cap, bool same_reg)
+static size_t rotated(const struct ctx *c, char *buf, size_t cap, bool same_reg, const char *before)
 {
 	size_t per = 0, k = 0, n;
 	size_t need[RF_MEM] = { 0 };
@@ -1067,10 +1070,83 @@ static size_t rotated(const struct ctx *c, char *buf, size_t cap, bool same_reg)
 			a.reg[q] = first = r;
 		}
 		a.off = (int)n * MEM_STRIDE;
+		if (before)
+			k = str_appendf(buf, cap, k, "%s", before);
 		k = instance(c, buf, cap, k, &a);
 		per++;
 	}
 	return per;
+}
+
+/*
+ * Whether o is a fixed register the form reads that it also writes, as itself or as a part or a whole of it
+ * (MUL r64's rax; MUL r8 reads al and writes ax, CBW al and ax): every instance then waits for the last.
+ */
+static bool chained(const struct ctx *c, const struct opnd *o)
+{
+	if (!o->fixed || !is_in(o))
+		return false;
+	for (size_t q = 0; q < c->nop; q++)
+		if (c->op[q].fixed && is_out(&c->op[q]) && c->op[q].file == o->file &&
+		    c->op[q].fixed_reg == o->fixed_reg)
+			return true;
+	return false;
+}
+
+/*
+ * What breaks the chain throughput() names: before each instance, a fixed general register the form reads and
+ * writes gets the value init gave it again (`mov eax, 1`; DIV's dividend, `xor edx, edx`), and flags it reads
+ * and writes are set by `test` of a register no instance writes (CF, OF 0).  Both have no input from an
+ * earlier instance, so the instances are independent and the figure is their throughput with the resets
+ * included, not subtracted (they run beside the form on other ports where they can); uops.info measures
+ * such forms with dependency-breaking instructions likewise.  False when some chained register is not a
+ * general one (nothing resets it here): then there is no such kernel.
+ */
+static bool breakers(const struct ctx *c, char *buf, size_t cap)
+{
+	size_t k = 0;
+	buf[0] = 0;
+	for (size_t q = 0; q < c->nop; q++) {
+		const struct opnd *o = &c->op[q];
+		if (!chained(c, o))
+			continue;
+		if (o->file != RF_GPR)
+			return false;
+		if (c->divide && o->fixed_reg == GPR_RDX)
+			k = str_appendf(buf, cap, k, "xor edx, edx\n");
+		else if (c->divide && o->fixed_reg == GPR_RAX)
+			k = str_appendf(buf, cap, k, "mov rax, 0x%llx\n", (unsigned long long)divide_rax(c));
+		else
+			k = str_appendf(buf, cap, k, "mov %s, %d\n", ikm_gpr_names[2][o->fixed_reg], IKM_GPR_START);
+	}
+	if (c->f->flags_read & c->f->flags_written) {
+		const char *r = ikm_gpr_names[3][c->pool[RF_GPR][c->npool[RF_GPR] - 1]];
+		k = str_appendf(buf, cap, k, "test %s, %s\n", r, r);
+	}
+	return k > 0 && k + 1 < cap;
+}
+
+/* The unrolled throughput with the chain broken (breakers above), beside the chained u; k: p->chain's length. */
+static void broken(struct ctx *c, const struct ikm *u, size_t k)
+{
+	char before[160];
+	if (!breakers(c, before, sizeof(before)))
+		return;
+	struct ikm *b = add(c, IKM_TP_BROKEN, "tp_broken");
+	if (!b)
+		return;
+	init_common(c, b->init, sizeof(b->init));
+	b->per_iter = (uint16_t)rotated(c, b->body, sizeof(b->body), false, before);
+	if (b->per_iter != u->per_iter || strlen(b->body) + 1 >= sizeof(b->body)) {
+		c->p->n--; /* the body did not fit: no such kernel */
+		return;
+	}
+	b->unroll = u->unroll;
+	k = str_appendf(c->p->chain, sizeof(c->p->chain), k, "; broken by");
+	for (const char *s = before, *e; (e = strchr(s, '\n')) != NULL; s = e + 1)
+		k = str_appendf(c->p->chain, sizeof(c->p->chain), k, "%s%.*s", s == before ? " " : "; ", (int)(e - s),
+				s);
+	str_appendf(c->p->chain, sizeof(c->p->chain), k, " before each instance (included)");
 }
 
 static void throughput(struct ctx *c)
@@ -1079,7 +1155,7 @@ static void throughput(struct ctx *c)
 	if (!u)
 		return;
 	init_common(c, u->init, sizeof(u->init));
-	u->per_iter = (uint16_t)rotated(c, u->body, sizeof(u->body), false);
+	u->per_iter = (uint16_t)rotated(c, u->body, sizeof(u->body), false, NULL);
 	if (!u->per_iter) {
 		c->p->n--;
 		return;
@@ -1090,12 +1166,14 @@ static void throughput(struct ctx *c)
 	/* What chains the instances whatever the registers: fixed registers read and written, the flags. */
 	size_t k = 0;
 	for (size_t q = 0; q < c->nop; q++)
-		if (c->op[q].fixed && is_in(&c->op[q]) && is_out(&c->op[q]))
+		if (chained(c, &c->op[q]))
 			k = str_appendf(c->p->chain, sizeof(c->p->chain), k, "%s%s", k ? ", " : "", c->op[q].name);
 	if ((c->f->flags_read & c->f->flags_written) != 0)
 		k = str_appendf(c->p->chain, sizeof(c->p->chain), k, "%sflags", k ? ", " : "");
 	if (k)
-		str_appendf(c->p->chain, sizeof(c->p->chain), k, " read and written by every instance");
+		k = str_appendf(c->p->chain, sizeof(c->p->chain), k, " read and written by every instance");
+	if (k)
+		broken(c, u, k);
 }
 
 static void idiom(struct ctx *c)
@@ -1128,7 +1206,7 @@ static void idiom(struct ctx *c)
 	if (!t)
 		return;
 	init_common(c, t->init, sizeof(t->init));
-	t->per_iter = (uint16_t)rotated(c, t->body, sizeof(t->body), true);
+	t->per_iter = (uint16_t)rotated(c, t->body, sizeof(t->body), true, NULL);
 	t->unroll = (uint16_t)((TP_INSTANCES_UNROLLED + t->per_iter - 1) / (t->per_iter ? t->per_iter : 1));
 	t->note = l->note;
 }
@@ -1285,7 +1363,7 @@ bool instr_plan_build(const struct instr_form *f, struct instr_plan *p)
 
 const char *ikm_kind_name(enum ikm_kind k)
 {
-	static const char *const NAMES[] = { "latency",	  "throughput_unrolled", "throughput_loop",
-					     "connector", "idiom_latency",	 "idiom_throughput" };
+	static const char *const NAMES[] = { "latency",	      "throughput_unrolled", "throughput_loop",	 "connector",
+					     "idiom_latency", "idiom_throughput",    "throughput_broken" };
 	return (unsigned)k < ARRAY_SIZE(NAMES) ? NAMES[k] : "?";
 }

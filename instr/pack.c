@@ -76,7 +76,7 @@ static void meas(struct cur *c, const struct instr_pack *pk, struct instr_pack_m
 	m->fill = num(c, 8, "truncated measurement");
 	if (c->bad)
 		return;
-	if (m->kind > IKM_IDIOM_TP)
+	if (m->kind > IKM_TP_BROKEN)
 		fail(c, at, "unknown measurement kind");
 	else if (m->bound > IKM_UPPER)
 		fail(c, at + 1, "unknown bound");

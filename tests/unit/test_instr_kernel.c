@@ -181,9 +181,15 @@ static void registers_rotated(void **state)
 static void implicit_chain_named(void **state)
 {
 	(void)state;
-	assert_string_equal(plan("DIV r64", 0)->chain, "rax, rdx read and written by every instance");
-	assert_string_equal(plan("ADC r64, r64", 0)->chain, "flags read and written by every instance");
-	assert_string_equal(plan("MUL r64", 0)->chain, "rax read and written by every instance");
+	assert_string_equal(
+		plan("DIV r64", 0)->chain,
+		"rax, rdx read and written by every instance; broken by mov rax, 0x7fffffffffffffff; xor edx, "
+		"edx before each instance (included)");
+	assert_non_null(
+		strstr(plan("ADC r64, r64", 0)->chain, "flags read and written by every instance; broken by test r"));
+	assert_string_equal(
+		plan("MUL r64", 0)->chain,
+		"rax read and written by every instance; broken by mov eax, 1 before each instance (included)");
 }
 
 static void flags_pairs(void **state)
@@ -239,12 +245,9 @@ static void narrow_store_read_back_as_stored(void **state)
 		uint16_t rbits, mbits;
 		const char *mnemonic, *want;
 	} cases[] = {
-		{ IK_XMM, 128, 64, "movq", "movq xmm" },
-		{ IK_XMM, 128, 32, "movd", "movd xmm" },
-		{ IK_XMM, 128, 8, "pextrb", "pinsrb xmm" },
-		{ IK_YMM, 256, 128, "vextracti128", "vmovdqu xmm" },
-		{ IK_ZMM, 512, 256, "vpmovqd", "vmovdqu64 ymm" },
-		{ IK_MM, 64, 32, "movd", "movd mm" },
+		{ IK_XMM, 128, 64, "movq", "movq xmm" },	  { IK_XMM, 128, 32, "movd", "movd xmm" },
+		{ IK_XMM, 128, 8, "pextrb", "pinsrb xmm" },	  { IK_YMM, 256, 128, "vextracti128", "vmovdqu xmm" },
+		{ IK_ZMM, 512, 256, "vpmovqd", "vmovdqu64 ymm" }, { IK_MM, 64, 32, "movd", "movd mm" },
 		{ IK_XMM, 128, 128, "movdqu", "movdqu xmm" }, /* as wide: the register's own load, as before */
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
@@ -257,7 +260,9 @@ static void narrow_store_read_back_as_stored(void **state)
 					.ops = ops,
 					.n_ops = 2,
 					.n_explicit = 2,
-					.extension = cases[i].kind == IK_ZMM ? "AVX512EVEX" : v ? "AVX" : "SSE2" };
+					.extension = cases[i].kind == IK_ZMM ? "AVX512EVEX"
+						     : v		     ? "AVX"
+									     : "SSE2" };
 		assert_true(instr_plan_build(&f, &p));
 		const struct ikm *m = find(&p, "op2", "op1");
 		assert_non_null(m);
@@ -268,6 +273,39 @@ static void narrow_store_read_back_as_stored(void **state)
 			fail_msg("%s m%u, r%u read back with '%s', not %s", cases[i].mnemonic, cases[i].mbits,
 				 cases[i].rbits, load + 1, cases[i].want);
 	}
+}
+
+/* A chain throughput cannot avoid (a fixed register, the flags) gets a run with it broken before each instance. */
+static void unavoidable_chains_broken(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *asm_name, *breaker, *chain;
+		size_t lines; /* the resets' lines before each instance */
+	} cases[] = {
+		{ "MUL r64", "mov eax, 1\n", "rax", 1 },
+		{ "DIV r64", "xor edx, edx\n", "broken by mov rax, 0x7fffffffffffffff; xor edx, edx", 2 },
+		{ "ADC r64, r64", "test ", "flags", 1 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const struct instr_plan *pl = plan(cases[i].asm_name, 0);
+		const struct ikm *u = kind(pl, IKM_TP_UNROLLED), *b = kind(pl, IKM_TP_BROKEN);
+		assert_non_null(u);
+		if (!b)
+			fail_msg("%s: no throughput with its chain broken (chain '%s')", cases[i].asm_name, pl->chain);
+		/* The same instances, each after its reset: as many resets as instances. */
+		assert_int_equal(b->per_iter, u->per_iter);
+		assert_int_equal(b->unroll, u->unroll);
+		size_t resets = 0;
+		for (const char *at = b->body; (at = strstr(at, cases[i].breaker)) != NULL; at++)
+			resets++;
+		assert_int_equal(resets, b->per_iter);
+		assert_int_equal(lines(b->body), lines(u->body) + b->per_iter * cases[i].lines);
+		if (!strstr(pl->chain, cases[i].chain) || !strstr(pl->chain, "broken by"))
+			fail_msg("%s: chain '%s'", cases[i].asm_name, pl->chain);
+	}
+	/* Nothing chains ADD's instances (it writes the flags, reads none): no such run. */
+	assert_null(kind(plan("ADD r64, r64", 0), IKM_TP_BROKEN));
 }
 
 static void connectors(void **state)
@@ -491,8 +529,7 @@ static void respelled_forms(void **state)
 	assert_true(instr_plan_build(catalogue_form("MOVSXD r16, r16", "MOVSXD_GPRv_GPRz"), &p));
 	assert_string_equal(line(tp_body(), 0, l, sizeof(l)), "data16 movsxd eax, r13d");
 	assert_true(instr_plan_build(catalogue_form("MOVSXD r16, m16", "MOVSXD_GPRz_MEMz"), &p));
-	assert_string_equal(line(tp_body(), 0, l, sizeof(l)),
-			    "data16 movsxd eax, dword ptr [rsi+0]");
+	assert_string_equal(line(tp_body(), 0, l, sizeof(l)), "data16 movsxd eax, dword ptr [rsi+0]");
 	/* 66 0F C8+rd. */
 	assert_true(instr_plan_build(catalogue_form("BSWAP r16", "BSWAP_GPRv"), &p));
 	assert_true(starts_with(tp_body(), "data16 bswap eax\n"));
@@ -536,9 +573,9 @@ static void reserved_nops_as_bytes(void **state)
 static int x87_delta(const char *l)
 {
 	static const char *const push[] = { "fld", "fild", "fbld", "fptan", "fsincos", "fxtract" };
-	static const char *const pop[] = { "fstp",  "fistp", "fisttp", "fbstp",	 "fcomp",  "fucomp", "ficomp",
-					   "faddp", "fsubp", "fsubrp", "fmulp",	 "fdivp",  "fdivrp", "fcomip",
-					   "fucomip", "fyl2x", "fpatan", "fyl2xp1" };
+	static const char *const pop[] = { "fstp",   "fistp",  "fisttp",  "fbstp",  "fcomp",  "fucomp",
+					   "ficomp", "faddp",  "fsubp",	  "fsubrp", "fmulp",  "fdivp",
+					   "fdivrp", "fcomip", "fucomip", "fyl2x",  "fpatan", "fyl2xp1" };
 	char m[16];
 	size_t n = strcspn(l, " ");
 	if (n >= sizeof(m))
@@ -754,17 +791,27 @@ static void every_shape_within_bounds(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(pairs_of_add),		cmocka_unit_test(two_encodings_chosen),
-		cmocka_unit_test(registers_rotated),	cmocka_unit_test(implicit_chain_named),
-		cmocka_unit_test(flags_pairs),		cmocka_unit_test(connectors),
+		cmocka_unit_test(pairs_of_add),
+		cmocka_unit_test(two_encodings_chosen),
+		cmocka_unit_test(registers_rotated),
+		cmocka_unit_test(implicit_chain_named),
+		cmocka_unit_test(flags_pairs),
+		cmocka_unit_test(connectors),
 		cmocka_unit_test(conditional_write_chains_and_loops_are_long),
 		cmocka_unit_test(narrow_store_read_back_as_stored),
-		cmocka_unit_test(memory_pairs),		cmocka_unit_test(idioms_labelled),
-		cmocka_unit_test(division_values),	cmocka_unit_test(vector_state),
-		cmocka_unit_test(texts_well_formed),	cmocka_unit_test(every_shape_within_bounds),
-		cmocka_unit_test(what_cannot_be_built),	cmocka_unit_test(broadcasts_spelt),
-		cmocka_unit_test(x87_stack_balanced),	cmocka_unit_test(x87_chains),
-		cmocka_unit_test(reserved_nops_as_bytes), cmocka_unit_test(respelled_forms),
+		cmocka_unit_test(unavoidable_chains_broken),
+		cmocka_unit_test(memory_pairs),
+		cmocka_unit_test(idioms_labelled),
+		cmocka_unit_test(division_values),
+		cmocka_unit_test(vector_state),
+		cmocka_unit_test(texts_well_formed),
+		cmocka_unit_test(every_shape_within_bounds),
+		cmocka_unit_test(what_cannot_be_built),
+		cmocka_unit_test(broadcasts_spelt),
+		cmocka_unit_test(x87_stack_balanced),
+		cmocka_unit_test(x87_chains),
+		cmocka_unit_test(reserved_nops_as_bytes),
+		cmocka_unit_test(respelled_forms),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
