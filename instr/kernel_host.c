@@ -1099,8 +1099,8 @@ static bool chained(const struct ctx *c, const struct opnd *o)
  * and writes are set by `test` of a register no instance writes (CF, OF 0).  Both have no input from an
  * earlier instance, so the instances are independent and the figure is their throughput with the resets
  * included, not subtracted (they run beside the form on other ports where they can); uops.info's pages
- * likewise show such forms measured "with additional dependency-breaking instructions".  False when some chained register is not a
- * general one (nothing resets it here): then there is no such kernel.
+ * likewise show such forms measured "with additional dependency-breaking instructions".  False when some
+ * chained register is not a general one (nothing resets it here): then there is no such kernel.
  */
 static bool breakers(const struct ctx *c, char *buf, size_t cap)
 {
