@@ -770,60 +770,66 @@ static const char *cross(const struct ctx *c, uint8_t from, uint8_t to, int src,
 }
 
 /*
- * The load that brings a store narrower than its vector or MMX register back into that register, as wide as
- * the store (NULL when the widths agree or there is no such load).  A load wider than the store it reads cannot
- * take the stored data forwarded and waits for the store to reach the cache: on the development host
- * MOVQ m64, xmm read back with a 128-bit load measured 19-21 cycles, the penalty and not the form.
+ * A register operand's width in bits: an MMX register's 64 (XED gives MOVD's the 32 bits it moves), a vector
+ * register's by its kind (xmm, ymm, zmm) unless it is fixed.
  */
-static const char *narrow_reload(const struct ctx *c, const struct opnd *o, int r, unsigned mbits, char *buf,
-				 size_t cap)
+static unsigned reg_bits(const struct opnd *o)
 {
-	bool v = c->vex || c->evex;
-	if (o->file == RF_MM && mbits == 32) {
-		snprintf(buf, cap, "movd mm%d, dword ptr [rsi]", r);
-		return buf;
-	}
-	if (o->file != RF_VEC)
-		return NULL;
-	unsigned rbits =
-		o->fixed ? o->bits : (unsigned)(128 << (o->kind >= IK_XMM && o->kind <= IK_ZMM ? o->kind - IK_XMM : 0));
-	if (mbits >= rbits)
-		return NULL;
-	switch (mbits) {
-	/* PINSRB: SSE4.1, as every form that stores a byte of a vector register (PEXTRB, VPMOV*B) already is.  For
-	 * xmm16-31 VPINSRB and VPINSRW are AVX512BW, which every AVX-512 core but Xeon Phi has. */
-	case 8:
-		snprintf(buf, cap, v ? "vpinsrb xmm%d, xmm%d, byte ptr [rsi], 0" : "pinsrb xmm%d, byte ptr [rsi], 0", r,
-			 r);
-		break;
-	case 16:
-		snprintf(buf, cap, v ? "vpinsrw xmm%d, xmm%d, word ptr [rsi], 0" : "pinsrw xmm%d, word ptr [rsi], 0", r,
-			 r);
-		break;
-	case 32: snprintf(buf, cap, v ? "vmovd xmm%d, dword ptr [rsi]" : "movd xmm%d, dword ptr [rsi]", r); break;
-	case 64: snprintf(buf, cap, v ? "vmovq xmm%d, qword ptr [rsi]" : "movq xmm%d, qword ptr [rsi]", r); break;
-	case 128:
-		snprintf(buf, cap,
-			 c->evex ? "vmovdqu64 xmm%d, xmmword ptr [rsi]"
-			 : v	 ? "vmovdqu xmm%d, xmmword ptr [rsi]"
-				 : "movdqu xmm%d, xmmword ptr [rsi]",
-			 r);
-		break;
-	case 256:
-		snprintf(buf, cap, c->evex ? "vmovdqu64 ymm%d, ymmword ptr [rsi]" : "vmovdqu ymm%d, ymmword ptr [rsi]",
-			 r);
-		break;
-	default: return NULL;
-	}
-	return buf;
+	if (o->file == RF_MM)
+		return 64;
+	if (o->file != RF_VEC || o->fixed)
+		return o->bits;
+	return 128u << (o->kind >= IK_XMM && o->kind <= IK_ZMM ? o->kind - IK_XMM : 0);
 }
 
-/* A store of register r of operand o to [rsi], or a load of it from [rsi]: the memory connectors. */
-static const char *mem_move(const struct ctx *c, const struct opnd *o, int r, bool store, char *buf, size_t cap)
+/*
+ * The loads that bring a store narrower than its vector register back into it, as wide as the store: legacy
+ * SSE, VEX and EVEX spellings, each given the register number twice (the inserts name it as source too).
+ * PINSRB is SSE4.1, as every form that stores a byte of a vector register (PEXTRB, VPMOV*B) already is; for
+ * xmm16-31 the inserts are AVX512BW, which every AVX-512 core but Xeon Phi has.
+ */
+static const struct {
+	unsigned bits;
+	const char *sse, *vex, *evex;
+} NARROW_RELOADS[] = {
+	{ 8, "pinsrb xmm%d, byte ptr [rsi], 0", "vpinsrb xmm%d, xmm%d, byte ptr [rsi], 0",
+	  "vpinsrb xmm%d, xmm%d, byte ptr [rsi], 0" },
+	{ 16, "pinsrw xmm%d, word ptr [rsi], 0", "vpinsrw xmm%d, xmm%d, word ptr [rsi], 0",
+	  "vpinsrw xmm%d, xmm%d, word ptr [rsi], 0" },
+	{ 32, "movd xmm%d, dword ptr [rsi]", "vmovd xmm%d, dword ptr [rsi]", "vmovd xmm%d, dword ptr [rsi]" },
+	{ 64, "movq xmm%d, qword ptr [rsi]", "vmovq xmm%d, qword ptr [rsi]", "vmovq xmm%d, qword ptr [rsi]" },
+	{ 128, "movdqu xmm%d, xmmword ptr [rsi]", "vmovdqu xmm%d, xmmword ptr [rsi]",
+	  "vmovdqu64 xmm%d, xmmword ptr [rsi]" },
+	{ 256, NULL, "vmovdqu ymm%d, ymmword ptr [rsi]", "vmovdqu64 ymm%d, ymmword ptr [rsi]" },
+};
+
+/*
+ * The memory connectors: a store of register r of operand o to [rsi], or a load of it from [rsi].  A load
+ * reads mbits, the memory operand's width, where the form stored fewer bits than the register holds (0: the
+ * register's width): a load wider than the store it reads cannot take the stored data forwarded and waits
+ * for the store to reach the cache (on the development host MOVQ m64, xmm read back with a 128-bit load
+ * measured 19-21 cycles, the penalty and not the form).
+ */
+static const char *mem_move(const struct ctx *c, const struct opnd *o, int r, bool store, unsigned mbits, char *buf,
+			    size_t cap)
 {
 	char n[16];
 	const char *name = reg_name(o, r, n, sizeof(n));
 	const char *fmt;
+	unsigned bits = reg_bits(o);
+	if (!store && mbits && mbits < bits) {
+		if (o->file == RF_MM && mbits == 32) {
+			snprintf(buf, cap, "movd mm%d, dword ptr [rsi]", r);
+			return buf;
+		}
+		for (size_t i = 0; o->file == RF_VEC && i < ARRAY_SIZE(NARROW_RELOADS); i++) {
+			fmt = c->evex ? NARROW_RELOADS[i].evex : c->vex ? NARROW_RELOADS[i].vex : NARROW_RELOADS[i].sse;
+			if (NARROW_RELOADS[i].bits == mbits && fmt) {
+				snprintf(buf, cap, fmt, r, r);
+				return buf;
+			}
+		}
+	}
 	switch (o->file) {
 	case RF_GPR: fmt = store ? "mov %s[rsi], %s" : "mov %s, %s[rsi]"; break;
 	case RF_VEC:
@@ -837,9 +843,6 @@ static const char *mem_move(const struct ctx *c, const struct opnd *o, int r, bo
 	case RF_MM: fmt = store ? "movq %s[rsi], %s" : "movq %s, %s[rsi]"; break;
 	default: return NULL;
 	}
-	unsigned bits = o->file == RF_VEC
-				? (unsigned)(128 << (o->kind >= IK_XMM && o->kind <= IK_ZMM ? o->kind - IK_XMM : 0))
-				: o->bits;
 	if (store)
 		snprintf(buf, cap, fmt, ikm_size_word(bits), name);
 	else
@@ -968,8 +971,8 @@ static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 		/* Memory contents -> register: a store puts the result back where the next instance loads.
 		 * Register -> memory: a load brings the stored value back into the register. */
 		bool store = i->file == RF_MEM;
-		if (!(!store && narrow_reload(c, i, a.reg[in.op], o->bits, line, sizeof(line))) &&
-		    !mem_move(c, store ? o : i, a.reg[store ? out.op : in.op], store, line, sizeof(line))) {
+		if (!mem_move(c, store ? o : i, a.reg[store ? out.op : in.op], store, store ? 0 : o->bits, line,
+			      sizeof(line))) {
 			c->p->n--;
 			note_skip(c, from, tname,
 				  store ? "no store for this register file" : "no load for this register file");
