@@ -184,8 +184,8 @@ bool instr_record_emit(const struct instr_pack_form *p, const struct instr_resul
 	const struct instr_result *best = tp_u && (!tp_l || tp_u->per_instance <= tp_l->per_instance) ? tp_u : tp_l;
 	if (tp_b && (!best || tp_b->per_instance < best->per_instance))
 		best = tp_b;
-	const char *how = best == tp_u ? "unrolled" : best == tp_l ? "loop" : "broken";
 	if (best) {
+		const char *how = best == tp_u ? "unrolled" : best == tp_l ? "loop" : "broken";
 		rec_obj(&rec, "throughput");
 		figure_fields(&rec, best);
 		rec_str(&rec, "how", how);
