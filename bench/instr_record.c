@@ -173,10 +173,12 @@ bool instr_record_emit(const struct instr_pack_form *p, const struct instr_resul
 		rec_obj(&rec, NULL);
 		rec_str(&rec, "name", p->m[j].name);
 		rec_str(&rec, "asm", p->m[j].via); /* the pack keeps a connector's first line as its via */
-		if (res[j].measured)
+		if (res[j].measured) {
 			rec_milli(&rec, "cycles", res[j].per_instance);
-		else
+		} else {
 			rec_null(&rec, "cycles");
+			rec_str(&rec, "why", res[j].why[0] ? res[j].why : "not measured");
+		}
 		rec_obj_end(&rec);
 	}
 	rec_arr_end(&rec);

@@ -185,7 +185,12 @@ static bool measure(struct instr_runner *rn, const struct instr_pack_meas *m, st
 
 static int64_t per_instance(int64_t v, const struct instr_pack_meas *m) { return m->per_iter ? v / m->per_iter : v; }
 
-/* A connector's cycles per instance (measured once per run, by name): false when it could not be measured. */
+/*
+ * A connector's cycles per instance (measured once per run, by name): false when it could not be measured,
+ * r->why saying why.  Only a figure is kept for the run: a connector whose samples were all thrown away
+ * (a moment of interrupts or a moving clock; CI saw MOVSB's once) is measured again for the next form
+ * that needs it rather than leaving every later form of the run without the figures it subtracts.
+ */
 static bool connector(struct instr_runner *rn, const struct instr_pack_meas *m, struct instr_result *r,
 		      int64_t *cycles)
 {
@@ -193,14 +198,13 @@ static bool connector(struct instr_runner *rn, const struct instr_pack_meas *m, 
 	for (size_t i = 0; i < rn->nconn; i++)
 		if (!strcmp(rn->conn[i].name, m->name)) {
 			*cycles = rn->conn[i].cycles;
-			return rn->conn[i].ok;
+			return true;
 		}
 	bool ok = r->assembled && measure(rn, m, r, &fig);
 	*cycles = ok ? per_instance(fig.median, m) : 0;
-	if (rn->nconn < INSTR_CONN_MAX && strlen(m->name) < sizeof(rn->conn[0].name)) {
+	if (ok && rn->nconn < INSTR_CONN_MAX && strlen(m->name) < sizeof(rn->conn[0].name)) {
 		snprintf(rn->conn[rn->nconn].name, sizeof(rn->conn[0].name), "%s", m->name);
-		rn->conn[rn->nconn].cycles = *cycles;
-		rn->conn[rn->nconn++].ok = ok;
+		rn->conn[rn->nconn++].cycles = *cycles;
 	}
 	return ok;
 }

@@ -6,8 +6,8 @@
  * placed in executable memory inside the harness's frame (bench/ukernel_code.c), tried once under the
  * guard (platform/guard.h) with the trip counts the measurement will use, then measured by
  * bench_measure_variant: the N/2N differential in the interrupts-off window, the ledger and the
- * statistics.  Connectors are measured once per run (by name) and subtracted; a form whose kernel faults
- * is left with the fault and its other kernels are not run.
+ * statistics.  Connectors are measured once per run (by name; again when they had no figure) and
+ * subtracted; a form whose kernel faults is left with the fault and its other kernels are not run.
  */
 #ifndef PMUBOOT_BENCH_INSTR_RUN_H
 #define PMUBOOT_BENCH_INSTR_RUN_H
@@ -29,8 +29,7 @@ struct instr_runner {
 	struct {
 		char name[IKM_NAME_MAX];
 		int64_t cycles; /* per instance, thousandths */
-		bool ok;
-	} conn[INSTR_CONN_MAX];
+	} conn[INSTR_CONN_MAX]; /* the connectors measured so far in this run */
 	size_t nconn;
 };
 

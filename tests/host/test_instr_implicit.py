@@ -69,7 +69,13 @@ def test_stack_string_and_segment_forms(ctx):
     for asm in ("MOVSB", "REP MOVSB", "LODSQ", "XLAT"):
         r = one(recs, asm)
         names = [c["name"] for c in r["connectors"]]
-        assert names and all(c["cycles"] is not None for c in r["connectors"]), r["connectors"]
+        assert names, r
+        # A connector has a figure or says why not (under the parallel test load every sample of one can
+        # be thrown away, as CI saw once); the throughput reported subtracted one that was measured.
+        for c in r["connectors"]:
+            assert (c["cycles"] is not None and c["cycles"] > 0) != bool(c.get("why")), c
+        used = names[0] + ("_loop" if r["throughput"]["how"] == "loop" else "")
+        assert used in names and r["connectors"][names.index(used)]["cycles"] is not None, (r["throughput"], names)
         assert names[0] in r["throughput"]["chain"], r["throughput"]
     assert "rcx = 64" in one(recs, "REP MOVSB")["values"]
     assert "rcx = 64" in one(recs, "REPNE SCASB")["values"]
