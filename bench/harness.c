@@ -147,6 +147,8 @@ static bool contention_stuck(struct bench_contention *p, int64_t milli)
 		memcpy(p->low, p->streak_low, sizeof(p->low));
 		p->nlow = p->streak_nlow;
 		p->relearned++;
+		if (p->quiet_met < BENCH_PROBE_RELEARN)
+			p->quiet = p->quiet_met = 0; /* never the quiet core's: a wrong reference */
 	} else {
 		p->episodes++;
 	}
@@ -439,6 +441,7 @@ static enum stats_fate judge_contention(struct bench_contention *p, uint64_t tic
 	contention_met(p);
 	*shared = p->quiet && (__int128)milli * 1000 > (__int128)p->quiet * (1000 + BENCH_PROBE_TOLERANCE_PERMILLE);
 	p->shared += *shared;
+	p->quiet_met += p->quiet && !*shared;
 	contention_note(p, milli);
 	return STATS_KEPT;
 }

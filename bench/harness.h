@@ -150,9 +150,12 @@ struct bench_contention {
 	 * The lowest reference the run has had once its ranks were full (0 before): the quiet core's.  A
 	 * reference learned again sits above it; a sample kept under such a reference whose probe is over the
 	 * quiet one by more than the tolerance was taken beside another thread all the same, and a figure most
-	 * of whose samples were is marked unstable "contended" (harness.c judge_contention).
+	 * of whose samples were is marked unstable "contended" (harness.c judge_contention).  A quiet reference
+	 * fewer than BENCH_PROBE_RELEARN kept probes ever met is forgotten when the reference is learned again:
+	 * it was a wrong one (runs converted with a clock that had moved), not the quiet core's.
 	 */
 	int64_t quiet;
+	uint64_t quiet_met;			/* kept probes within the tolerance of quiet */
 	uint64_t shared;			/* samples kept so (counted in probed, not in contended) */
 };
 /* The probe's reference (cycles per 1000 adds): the BENCH_PROBE_LOW_RANK-th fastest run, or the slowest of

@@ -866,6 +866,7 @@ static void a_figure_kept_under_a_reference_learned_again_is_marked(void **state
 	struct bench_figures r;
 	stuck_reference(&p, &s);
 	p.quiet = 100;
+	p.quiet_met = BENCH_PROBE_RELEARN;	/* met by as many probes as a relearning needs: the quiet core's */
 	assert_true(bench_measure_variant(&s, bench_def_find("ref", "load_chain"), window, NULL, &r));
 	assert_int_equal(p.relearned, 1);
 	assert_int_equal(r.cycles.n, 5);
@@ -874,6 +875,15 @@ static void a_figure_kept_under_a_reference_learned_again_is_marked(void **state
 	assert_int_equal(r.cycles.unstable, STATS_UNSTABLE_CONTENDED);
 	assert_int_equal(r.tsc.unstable, STATS_UNSTABLE_CONTENDED);
 	assert_int_equal(p.quiet, 100);
+	/* A quiet reference a probe short of that was a wrong one: forgotten, and nothing is marked. */
+	stuck_reference(&p, &s);
+	p.quiet = 100;
+	p.quiet_met = BENCH_PROBE_RELEARN - 1;
+	assert_true(bench_measure_variant(&s, bench_def_find("ref", "load_chain"), window, NULL, &r));
+	assert_int_equal(p.relearned, 1);
+	assert_int_equal(r.shared, 0);
+	assert_int_equal(r.cycles.unstable, STATS_STABLE);
+	assert_int_equal(p.quiet, bench_contention_reference(&p)); /* learned again once the ranks filled */
 }
 
 /*
@@ -930,6 +940,7 @@ static void the_probe_reference_is_a_low_rank_not_the_fastest(void **state)
 	assert_int_equal(bench_contention_reference(&p), 250);
 	/* The quiet core's: the reference is the quiet one, and no kept sample is over it. */
 	assert_int_equal(p.quiet, 250);
+	assert_int_equal(p.quiet_met, 5);
 	assert_int_equal(r.shared, 0);
 	assert_int_equal(r.cycles.unstable, STATS_STABLE);
 }
