@@ -1,8 +1,8 @@
 /*
  * bench/instr_passes.h - when pmuboot-host measures an instruction form again and when it writes what it has
  * (docs/instr.md "Speed").  A form whose figure could only be taken beside another thread on the core (unstable
- * "contended") is left for a later pass: an episode of contention lasts seconds to minutes, and a later pass
- * is a later draw.  The time the passes may take is bounded by the first pass's and by a ceiling, so a core
+ * "contended"), or with a kernel that kept no sample, is left for a later pass: an episode of contention lasts
+ * seconds to minutes, and a later pass is a later draw.  The time the passes may take is bounded by the first pass's and by a ceiling, so a core
  * shared all the time cannot stretch the table past either: once that time is up, a form left from an earlier
  * pass is written with the figure it has, not measured again.  The user may set the time instead (pmuboot-host
  * instr --minutes).  Pure: the caller reads the clock.

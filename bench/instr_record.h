@@ -17,6 +17,7 @@
 /* What became of one measurement. */
 struct instr_result {
 	bool assembled, measured, faulted;
+	bool unkept;		      /* run, but every sample thrown away (or its connector's): a moment's */
 	char why[INSTR_WHY_MAX];      /* not assembled / not measured: why */
 	struct hw_guard_result guard; /* the fault */
 	int64_t per_instance;	      /* cycles per instance, thousandths, connectors subtracted */

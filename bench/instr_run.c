@@ -176,6 +176,7 @@ static bool measure(struct instr_runner *rn, const struct instr_pack_meas *m, st
 			r->why[0] = 0;
 		}
 	}
+	r->unkept = tried && !ok;
 	if (ok && count_set_for(rn, m))
 		instr_events_take(rn->events, &figs, m->per_iter, &r->uops);
 	rn->hs->iterations = saved;
@@ -248,6 +249,7 @@ void instr_run_form(struct instr_runner *rn, const struct instr_pack_form *f, st
 			}
 		if (!sub_ok) {
 			snprintf(r->why, sizeof(r->why), "its connector could not be measured");
+			r->unkept = true;
 			continue;
 		}
 		r->measured = true;

@@ -2,7 +2,8 @@
  * A form's connectors (bench/instr_run.h; docs/instr.md "Running the kernels"): measured once per run and
  * subtracted from the kernels that name them; one whose every sample was thrown away leaves those kernels
  * without a figure, says why in the record, and is measured again for the next form that needs it (CI once
- * lost MOVSB's this way under the parallel test load).  Run by instr_run_form on the fake CPU, whose clock
+ * lost MOVSB's this way under the parallel test load); a kernel that kept no sample says so (unkept, which
+ * pmuboot-host's later passes go by).  Run by instr_run_form on the fake CPU, whose clock
  * (tests/fake/measure_fake.h) the test disturbs: the kernels really run.
  */
 #include <stdarg.h>
@@ -141,6 +142,8 @@ static void a_connector_without_a_figure_says_why_and_is_measured_again(void **s
 	assert_false(res[1].measured);
 	assert_non_null(strstr(res[0].why, "not measured: "));
 	assert_string_equal(res[1].why, "its connector could not be measured");
+	/* Both were run and kept nothing: pmuboot-host measures such a form again in a later pass. */
+	assert_true(res[0].unkept && res[1].unkept);
 	/* The record: null cycles, never a figure, and why. */
 	assert_non_null(
 		strstr(r, "{\"name\":\"conn\",\"asm\":\"mov rax, rcx\",\"cycles\":null,\"why\":\"not measured: "));
@@ -150,6 +153,7 @@ static void a_connector_without_a_figure_says_why_and_is_measured_again(void **s
 	r = run_and_record("ADD r64, r64 (later)", &cap);
 	assert_true(res[0].measured);
 	assert_true(res[1].measured);
+	assert_false(res[0].unkept || res[1].unkept);
 	assert_null(strstr(r, "could not be measured"));
 	capture_free(&cap);
 }
