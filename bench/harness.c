@@ -147,8 +147,6 @@ static bool contention_stuck(struct bench_contention *p, int64_t milli)
 		memcpy(p->low, p->streak_low, sizeof(p->low));
 		p->nlow = p->streak_nlow;
 		p->relearned++;
-		if (p->quiet_met < BENCH_PROBE_RELEARN)
-			p->quiet = p->quiet_met = 0; /* never the quiet core's: a wrong reference */
 	} else {
 		p->episodes++;
 	}
@@ -393,45 +391,24 @@ static bool sample_clock_held(const struct pass_ctx *c, const struct sample_verd
 	       stats_judge_clock(sv->cal_n, sv->cal_2n, c->s->clock.spread_milli) == STATS_KEPT;
 }
 
-/* A time figure most of whose samples were kept beside another thread: unstable "contended" unless worse. */
-static void shared_figure(struct bench_figure *f)
-{
-	if (f->unstable == STATS_STABLE || f->unstable == STATS_UNSTABLE_OUTLIERS ||
-	    f->unstable == STATS_UNSTABLE_SPREAD)
-		f->unstable = STATS_UNSTABLE_CONTENDED;
-}
-
-/* milli joins the reference's ranks; the quiet reference follows the reference down, never up. */
-static void contention_note(struct bench_contention *p, int64_t milli)
-{
-	rank_note(p->low, &p->nlow, milli, false);
-	int64_t ref = bench_contention_reference(p);
-	if (p->nlow == BENCH_PROBE_LOW_RANK && (!p->quiet || ref < p->quiet))
-		p->quiet = ref;
-}
-
 /* A probe of an unjudged sample (a warm-up) joins the reference's ranks unless it is over the tolerance. */
 static void contention_learn(struct bench_contention *p, uint64_t ticks, int64_t ppm)
 {
 	int64_t milli = probe_milli(ticks, ppm);
 	if (milli > 0 && !probe_over(p, ticks, ppm, BENCH_PROBE_TOLERANCE_PERMILLE))
-		contention_note(p, milli);
+		rank_note(p->low, &p->nlow, milli, false);
 }
 
 /*
  * The probe's ticks in cycles per 1000 adds, with the sample's own calibration, against the probe's
  * reference: CONTENDED when slower by more than the tolerance; a run kept joins the reference's ranks, so a
  * run that starts contended learns the quiet figure as soon as samples see it.  The first run has no
- * reference and is kept.  *shared: kept, but over the quiet reference by more than the tolerance (under a
- * reference learned again while another thread held the core steadily: a full table at 69-90% of its
- * samples contended relearned 38-102 times, and the slowed figures it let through unmarked were the
- * higher in 253 of 288 disagreements with a quieter run).
+ * reference and is kept.
  */
-static enum stats_fate judge_contention(struct bench_contention *p, uint64_t ticks, int64_t ppm, bool *shared)
+static enum stats_fate judge_contention(struct bench_contention *p, uint64_t ticks, int64_t ppm)
 {
 	int64_t milli = probe_milli(ticks, ppm);
 	p->probed++;
-	*shared = false;
 	if (milli <= 0)
 		return STATS_KEPT;
 	if (probe_over(p, ticks, ppm, BENCH_PROBE_TOLERANCE_PERMILLE) && !contention_stuck(p, milli)) {
@@ -439,10 +416,7 @@ static enum stats_fate judge_contention(struct bench_contention *p, uint64_t tic
 		return STATS_REJECT_CONTENDED;
 	}
 	contention_met(p);
-	*shared = p->quiet && (__int128)milli * 1000 > (__int128)p->quiet * (1000 + BENCH_PROBE_TOLERANCE_PERMILLE);
-	p->shared += *shared;
-	p->quiet_met += p->quiet && !*shared;
-	contention_note(p, milli);
+	rank_note(p->low, &p->nlow, milli, false);
 	return STATS_KEPT;
 }
 
@@ -457,7 +431,7 @@ static enum stats_fate judge_contention(struct bench_contention *p, uint64_t tic
  */
 static enum stats_fate judge(const struct pass_ctx *c, const struct sample_verdict *sv, const struct run_values *b,
 			     const struct run_values *m, const size_t *idx, size_t nev, int cyc_ev, int64_t chain,
-			     int64_t *ppm, bool *shared)
+			     int64_t *ppm)
 {
 	const struct bench_setup *s = c->s;
 	enum stats_fate fate = stats_judge_time(b->tsc, m->tsc);
@@ -468,7 +442,6 @@ static enum stats_fate judge(const struct pass_ctx *c, const struct sample_verdi
 		fate = stats_judge_runs_tight(b->tsc, m->tsc);
 
 	*ppm = 0;
-	*shared = false;
 	if (fate == STATS_KEPT && c->per_sample) {
 		fate = stats_judge_time(sv->cal_n, sv->cal_2n);
 		if (fate == STATS_KEPT) {
@@ -476,7 +449,7 @@ static enum stats_fate judge(const struct pass_ctx *c, const struct sample_verdi
 			fate = stats_judge_clock(sv->cal_n, sv->cal_2n, s->clock.spread_milli);
 		}
 		if (fate == STATS_KEPT && c->probe && sv->probe)
-			fate = judge_contention(c->probe, sv->probe, *ppm, shared);
+			fate = judge_contention(c->probe, sv->probe, *ppm);
 	}
 	if (fate == STATS_KEPT && s->cycles_msr) {
 		fate = stats_judge_time(b->cyc, m->cyc);
@@ -601,7 +574,7 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 		size_t nev = set ? pass_events(set, n_user, pass, idx) : 0;
 		int64_t *tsc_s = s->pool, *cyc_s = s->pool + f->reps, *ppm_s = s->pool + 2 * f->reps;
 		struct stats_take take;
-		uint32_t warm = s->warmup, kept_shared = 0;
+		uint32_t warm = s->warmup;
 		bool more = true;
 
 		c.pass = pass;
@@ -628,7 +601,6 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 				continue;
 			}
 			int64_t ppm = 0;
-			bool shared = false;
 			if (sv.cut) {
 				c.probe->probed++;
 				c.probe->contended++;
@@ -636,7 +608,7 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 			enum stats_fate fate = sv.disturbed ? STATS_REJECT_DISTURBED
 					       : sv.cut	   ? STATS_REJECT_CONTENDED
 							    : judge(&c, &sv, &base, &main, idx, nev, c.set ? cyc_ev : -1,
-								    chain, &ppm, &shared);
+								    chain, &ppm);
 			if (fate == STATS_REJECT_DISTURBED) {
 				for (unsigned src = 0; src < LEDGER_SOURCES; src++)
 					f->disturbed[src] += (sv.v.sources >> src) & 1;
@@ -649,7 +621,6 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 				cyc_s[k] = c.per_sample ? stats_scale(tsc_s[k], (uint64_t)ppm, 1000000)
 							: stats_differential_milli(base.cyc, main.cyc, s->iterations);
 				ppm_s[k] = ppm;
-				kept_shared += shared;
 				for (size_t e = 0; e < nev; e++)
 					s->pool[(3 + e) * f->reps + k] =
 						stats_differential_milli(base.ev[idx[e]], main.ev[idx[e]], s->iterations);
@@ -684,12 +655,6 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 			if (s->cycles_msr || c.per_sample) {
 				stats_summarise(cyc_s, take.good, &aperf);
 				stats_judge_figure(&aperf, &take, true);
-			}
-			/* Most samples kept beside another thread (judge_contention's shared): said so. */
-			f->shared = kept_shared;
-			if (2 * kept_shared > take.good) {
-				shared_figure(&f->tsc);
-				shared_figure(&aperf);
 			}
 			if (c.per_sample) {
 				stats_summarise(ppm_s, take.good, &per_sample);

@@ -146,17 +146,6 @@ struct bench_contention {
 	unsigned streak_nlow, streak_nhigh;
 	uint32_t relearned;			/* times the reference was learned again (BENCH_PROBE_RELEARN) */
 	uint32_t episodes;			/* streaks of BENCH_PROBE_RELEARN that did not agree: kept the reference */
-	/*
-	 * The lowest reference the run has had once its ranks were full (0 before): the quiet core's.  A
-	 * reference learned again sits above it; a sample kept under such a reference whose probe is over the
-	 * quiet one by more than the tolerance was taken beside another thread all the same, and a figure most
-	 * of whose samples were is marked unstable "contended" (harness.c judge_contention).  A quiet reference
-	 * fewer than BENCH_PROBE_RELEARN kept probes ever met is forgotten when the reference is learned again:
-	 * it was a wrong one (runs converted with a clock that had moved), not the quiet core's.
-	 */
-	int64_t quiet;
-	uint64_t quiet_met;			/* kept probes within the tolerance of quiet */
-	uint64_t shared;			/* samples kept so (counted in probed, not in contended) */
 };
 /* The probe's reference (cycles per 1000 adds): the BENCH_PROBE_LOW_RANK-th fastest run, or the slowest of
  * fewer; 0 before any. */
@@ -189,7 +178,6 @@ struct bench_figures {
 	uint32_t disturbed[LEDGER_SOURCES];	/* disturbed samples by the source that saw it (one may count twice) */
 	uint32_t retaken;		/* disturbed samples taken again (the others ended their pass's budget) */
 	uint32_t contended;		/* samples thrown away because the contention probe slowed, all passes */
-	uint32_t shared;		/* samples kept over the probe's quiet reference (bench_contention.quiet) */
 	char disturbance[96];		/* the first disturbed sample's verdict in words ("2 SMIs"), "" if none */
 	unsigned smi_event_passes;	/* passes that counted the setup's smi_event beside the variant's events */
 	char smi_event_missing[64];	/* why a pass had no SMI event ("no spare counter in pass 2"), "" if none */

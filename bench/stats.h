@@ -49,8 +49,7 @@ enum stats_unstable {
 	STATS_UNSTABLE_OUTLIERS,	/* too many outliers */
 	STATS_UNSTABLE_SPREAD,		/* interquartile range too wide */
 	STATS_UNSTABLE_DISTURBED,	/* fewer samples kept than wanted, most of those thrown away disturbed */
-	STATS_UNSTABLE_CONTENDED,	/* fewer samples kept than wanted, most thrown away as contended; or most
-					 * kept beside another thread (bench/harness.h bench_contention.quiet) */
+	STATS_UNSTABLE_CONTENDED,	/* fewer samples kept than wanted, most thrown away as contended */
 };
 /* Short name for records ("budget", "outliers", "spread", "disturbed", "contended"); NULL for STATS_STABLE. */
 const char *stats_unstable_name(enum stats_unstable u);

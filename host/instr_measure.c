@@ -562,11 +562,10 @@ size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const
 		 good, bad, secs, secs > 0 ? (double)n * 60 / secs : 0.0, again, kept);
 	/* How often another thread shared the core: the samples the harness threw away for it and took again. */
 	out_text("instr: contention probe: %llu of %llu samples thrown away as contended (the probe's reference %.3f "
-		 "cycles an add, learned again %u times; %u episodes of another thread coming and going kept it); "
-		 "%llu kept over the quiet reference %.3f (a figure mostly of those is marked contended)",
+		 "cycles an add, learned again %u times; %u episodes of another thread coming and going kept it)",
 		 (unsigned long long)S.contention.contended, (unsigned long long)S.contention.probed,
 		 (double)bench_contention_reference(&S.contention) / 1000, S.contention.relearned,
-		 S.contention.episodes, (unsigned long long)S.contention.shared, (double)S.contention.quiet / 1000);
+		 S.contention.episodes);
 	for (size_t i = 0; i < INSTR_BATCH_FORMS; i++)
 		free(plans[i]);
 	free(plans);

@@ -847,43 +847,6 @@ static void a_reference_no_probe_meets_is_learned_again(void **state)
 	assert_int_equal(r.cycles.n, 5);
 	assert_true(bench_contention_reference(&p) > 200);
 	assert_int_equal(p.over_in_a_row, 0);
-	/* No quiet reference was ever learned by this run (its ranks were set by hand): nothing is marked. */
-	assert_int_equal(r.shared, 0);
-	assert_int_equal(r.cycles.unstable, STATS_STABLE);
-	assert_int_equal(p.quiet, bench_contention_reference(&p));
-}
-
-/*
- * The same, in a run whose quiet reference was the one no probe meets now: another thread holds the core
- * steadily.  The samples are kept under the reference learned again, and the figure says it was taken
- * beside another thread (unstable "contended"); the quiet reference stays what it was.
- */
-static void a_figure_kept_under_a_reference_learned_again_is_marked(void **state)
-{
-	(void)state;
-	struct bench_contention p;
-	struct bench_setup s;
-	struct bench_figures r;
-	stuck_reference(&p, &s);
-	p.quiet = 100;
-	p.quiet_met = BENCH_PROBE_RELEARN;	/* met by as many probes as a relearning needs: the quiet core's */
-	assert_true(bench_measure_variant(&s, bench_def_find("ref", "load_chain"), window, NULL, &r));
-	assert_int_equal(p.relearned, 1);
-	assert_int_equal(r.cycles.n, 5);
-	assert_int_equal(r.shared, 5);
-	assert_int_equal(p.shared, 5);
-	assert_int_equal(r.cycles.unstable, STATS_UNSTABLE_CONTENDED);
-	assert_int_equal(r.tsc.unstable, STATS_UNSTABLE_CONTENDED);
-	assert_int_equal(p.quiet, 100);
-	/* A quiet reference a probe short of that was a wrong one: forgotten, and nothing is marked. */
-	stuck_reference(&p, &s);
-	p.quiet = 100;
-	p.quiet_met = BENCH_PROBE_RELEARN - 1;
-	assert_true(bench_measure_variant(&s, bench_def_find("ref", "load_chain"), window, NULL, &r));
-	assert_int_equal(p.relearned, 1);
-	assert_int_equal(r.shared, 0);
-	assert_int_equal(r.cycles.unstable, STATS_STABLE);
-	assert_int_equal(p.quiet, bench_contention_reference(&p)); /* learned again once the ranks filled */
 }
 
 /*
@@ -938,11 +901,6 @@ static void the_probe_reference_is_a_low_rank_not_the_fastest(void **state)
 	assert_int_equal(r.cycles.n, 5);
 	assert_int_equal(p.low[0], 180);
 	assert_int_equal(bench_contention_reference(&p), 250);
-	/* The quiet core's: the reference is the quiet one, and no kept sample is over it. */
-	assert_int_equal(p.quiet, 250);
-	assert_int_equal(p.quiet_met, 5);
-	assert_int_equal(r.shared, 0);
-	assert_int_equal(r.cycles.unstable, STATS_STABLE);
 }
 
 /* Adaptive iterations, timed only: a floor, a target, room to retake. */
@@ -1359,7 +1317,6 @@ int main(void)
 		cmocka_unit_test(a_variant_waits_out_an_episode_of_contention_within_its_patience),
 		cmocka_unit_test(the_probe_reference_is_a_low_rank_not_the_fastest),
 		cmocka_unit_test(a_reference_no_probe_meets_is_learned_again),
-		cmocka_unit_test(a_figure_kept_under_a_reference_learned_again_is_marked),
 		cmocka_unit_test(an_episode_of_contention_does_not_teach_the_reference),
 		cmocka_unit_test(counting_failure_falls_back_to_time),
 		cmocka_unit_test(below_the_chain_is_rejected),
