@@ -35,9 +35,18 @@ static const uint8_t GPR_POOL[] = { 0, 3, 1, 2, 5, 8, 9, 10, 11, 12, 13, 14, 15 
 #define MEM_STRIDE 64
 #define ADDR_MASK 0xff8 /* an address register chained through memory stays in the first page, aligned */
 #define VCONST_OFF 4032 /* [rdx + VCONST_OFF]: the 32-bit pattern the vector registers start from */
-/* Every lane starts at 1.0f (IEEE 754 binary32 0x3f800000): normal for single and, paired, for double. */
+/*
+ * Every lane starts at 1.0 of the form's element type (IEEE 754): binary32 0x3f800000, or for a form of
+ * double elements binary64 0x3ff0000000000000.  Paired binary32 ones read as a double are 2^-7 (1.0078),
+ * which a read-write destination multiplied by it again each instance (MULSD xmm, xmm's throughput)
+ * drove into the subnormal range within a run: each register paid a few microcode assists a run, a cost
+ * the N/2N differential does not cancel, and MULSD and MULPD kept no throughput sample on the
+ * development host (their 2N runs over twice the N runs).  1.0 times 1.0 stays 1.0.
+ */
 #define VEC_LANE 0x3f800000u
+#define VEC_LANE_DOUBLE_HIGH 0x3ff00000u /* the high dword of binary64 1.0; its low dword is 0 */
 #define FILL_FP 0x3f8000003f800000ull
+#define FILL_FP_DOUBLE 0x3ff0000000000000ull
 #define FILL_ONE 1ull		   /* integer divisors in memory: the low byte, word, dword or qword reads 1 */
 #define IMM64_VALUE 0x123456789ull /* wider than 32 bits, so `mov r64, imm64` keeps its 10-byte form */
 #define TP_INSTANCES_UNROLLED 512  /* instances in the unrolled throughput run */
@@ -136,6 +145,7 @@ struct ctx {
 	struct opnd op[OPS_MAX];
 	size_t nop;
 	bool evex, vex, divide, fp_data;
+	bool fp_double;			 /* its vector elements are doubles (fp_double_form) */
 	bool selector;			 /* ecx selects what the form reads (ECX_SELECTS) */
 	bool seg_read;			 /* an explicit segment register source (MOV r/m, Sreg) */
 	int vec_bits;			 /* the widest vector operand, for {1toN} */
@@ -168,6 +178,19 @@ static bool in_list(const char *s, const char *const *list, size_t n)
 }
 
 static bool starts(const char *s, const char *prefix) { return !strncmp(s, prefix, strlen(prefix)); }
+
+/*
+ * Whether a vector form's elements are doubles, by its mnemonic: Intel names double-precision forms with a
+ * PD or SD suffix (MULPD, VFMADD231SD, VBROADCASTSD) and conversions from doubles with PD2 or SD2
+ * (CVTPD2PS, VCVTTSD2SI).  A few integer forms end so too (VPABSD, VPDPBUSD): their lanes start at
+ * 1.0's bits instead, which no integer operation minds.
+ */
+static bool fp_double_form(const char *mnemonic)
+{
+	size_t n = strlen(mnemonic);
+	return (n > 2 && (!strcmp(mnemonic + n - 2, "pd") || !strcmp(mnemonic + n - 2, "sd"))) ||
+	       strstr(mnemonic, "pd2") || strstr(mnemonic, "sd2");
+}
 
 /* A fixed register's file and number from its name ("rax", "cl", "xmm0", "k1"); false when not one of ours. */
 static bool parse_reg(const char *name, uint8_t *file, int8_t *num, uint16_t *bits)
@@ -600,7 +623,7 @@ static struct ikm *add(struct ctx *c, enum ikm_kind kind, const char *name)
 {
 	struct ikm *m = ikm_plan_add(c->p, kind, name);
 	if (m)
-		m->fill = c->fp_data ? FILL_FP : c->divide ? FILL_ONE : 0;
+		m->fill = c->fp_double ? FILL_FP_DOUBLE : c->fp_data ? FILL_FP : c->divide ? FILL_ONE : 0;
 	return m;
 }
 
@@ -618,7 +641,20 @@ static uint64_t divide_rax(const struct ctx *c)
 static size_t init_common(const struct ctx *c, char *buf, size_t cap)
 {
 	size_t k = 0;
-	if (c->npool[RF_VEC] && c->vec_bits) {
+	if (c->npool[RF_VEC] && c->vec_bits && c->fp_double) {
+		k = str_appendf(buf, cap, k, "mov dword ptr [rdx+%d], 0\nmov dword ptr [rdx+%d], 0x%x\n", VCONST_OFF,
+				VCONST_OFF + 4, VEC_LANE_DOUBLE_HIGH);
+		for (int i = 0; i < (c->evex ? VEC_EVEX : VEC_LEGACY); i++) {
+			if (c->evex)
+				k = str_appendf(buf, cap, k, "vbroadcastsd zmm%d, qword ptr [rdx+%d]\n", i, VCONST_OFF);
+			else if (c->vex)
+				k = str_appendf(buf, cap, k, "vbroadcastsd ymm%d, qword ptr [rdx+%d]\n", i, VCONST_OFF);
+			else
+				k = str_appendf(buf, cap, k,
+						"movsd xmm%d, qword ptr [rdx+%d]\nshufpd xmm%d, xmm%d, 0\n", i,
+						VCONST_OFF, i, i);
+		}
+	} else if (c->npool[RF_VEC] && c->vec_bits) {
 		k = str_appendf(buf, cap, k, "mov dword ptr [rdx+%d], 0x%x\n", VCONST_OFF, VEC_LANE);
 		for (int i = 0; i < (c->evex ? VEC_EVEX : VEC_LEGACY); i++) {
 			if (c->evex)
@@ -1273,6 +1309,7 @@ bool instr_plan_build(const struct instr_form *f, struct instr_plan *p)
 	c.divide = in_list(f->mnemonic, INT_DIVIDES, ARRAY_SIZE(INT_DIVIDES));
 	c.selector = in_list(f->mnemonic, ECX_SELECTS, ARRAY_SIZE(ECX_SELECTS));
 	c.fp_data = c.vec_bits > 0;
+	c.fp_double = c.fp_data && fp_double_form(f->mnemonic);
 	if (in_list(f->mnemonic, ZERO_IDIOMS, ARRAY_SIZE(ZERO_IDIOMS)))
 		p->idiom = IKM_IDIOM_ZERO;
 	else if (in_list(f->mnemonic, ONES_IDIOMS, ARRAY_SIZE(ONES_IDIOMS)))
@@ -1319,10 +1356,12 @@ bool instr_plan_build(const struct instr_form *f, struct instr_plan *p)
 			 "divisors 1 (memory: 1)");
 	else
 		snprintf(p->values, sizeof(p->values),
-			 "general registers %u, cl %u, imm8 %u, imm16 0x%x, imm32 0x%x, vector lanes 0x%08x (1.0f), "
-			 "memory %s",
-			 IKM_GPR_START, IKM_GPR_START, IKM_IMM8, IKM_IMM16, IKM_IMM32, VEC_LANE,
-			 c.fp_data ? "0x3f8000003f800000 per qword" : "0");
+			 "general registers %u, cl %u, imm8 %u, imm16 0x%x, imm32 0x%x, vector lanes %s, memory %s",
+			 IKM_GPR_START, IKM_GPR_START, IKM_IMM8, IKM_IMM16, IKM_IMM32,
+			 c.fp_double ? "0x3ff0000000000000 (1.0)" : "0x3f800000 (1.0f)",
+			 c.fp_double ? "0x3ff0000000000000 per qword"
+			 : c.fp_data ? "0x3f8000003f800000 per qword"
+				     : "0");
 	if (c.seg_read || c.selector)
 		str_appendf(p->values, sizeof(p->values), strlen(p->values), "; %s",
 			    c.seg_read ? "the segment register read: " SEG_READ

@@ -632,6 +632,40 @@ static void x87_stack_balanced(void **state)
 	assert_true(forms >= 100);
 }
 
+/*
+ * Vector lanes start at 1.0 of the form's elements: doubles for MULSD (whose read-write destination is
+ * multiplied again each instance, and from 1.0f's bits paired as a double, 2^-7, fell into the subnormal
+ * range within a run), single for MULSS; the memory operands likewise.
+ */
+static void lanes_start_at_one_of_the_element_type(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *asm_name, *iform, *init, *values;
+		uint64_t fill;
+	} cases[] = {
+		{ "MULSD xmm, xmm", "MULSD_XMMsd_XMMsd",
+		  "mov dword ptr [rdx+4032], 0\nmov dword ptr [rdx+4036], 0x3ff00000\n"
+		  "movsd xmm0, qword ptr [rdx+4032]\nshufpd xmm0, xmm0, 0\n",
+		  "vector lanes 0x3ff0000000000000 (1.0)", 0x3ff0000000000000ull },
+		{ "VMULPD zmm, zmm, zmm", "VMULPD_ZMMf64_MASKmskw_ZMMf64_ZMMf64_AVX512",
+		  "vbroadcastsd zmm31, qword ptr [rdx+4032]\n", "vector lanes 0x3ff0000000000000 (1.0)",
+		  0x3ff0000000000000ull },
+		{ "MULSS xmm, xmm", "MULSS_XMMss_XMMss",
+		  "mov dword ptr [rdx+4032], 0x3f800000\nmovss xmm0, dword ptr [rdx+4032]\n",
+		  "vector lanes 0x3f800000 (1.0f)", 0x3f8000003f800000ull },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		assert_true(instr_plan_build(catalogue_form(cases[i].asm_name, cases[i].iform), &p));
+		const struct ikm *t = kind(&p, IKM_TP_UNROLLED);
+		assert_non_null(t);
+		if (!strstr(t->init, cases[i].init))
+			fail_msg("%s: no %s in %s", cases[i].asm_name, cases[i].init, t->init);
+		assert_non_null(strstr(p.values, cases[i].values));
+		assert_int_equal(t->fill, cases[i].fill);
+	}
+}
+
 /* The x87 chains: a destination's own, through memory, with balancing pushes off the chain. */
 static void x87_chains(void **state)
 {
@@ -810,6 +844,7 @@ int main(void)
 		cmocka_unit_test(broadcasts_spelt),
 		cmocka_unit_test(x87_stack_balanced),
 		cmocka_unit_test(x87_chains),
+		cmocka_unit_test(lanes_start_at_one_of_the_element_type),
 		cmocka_unit_test(reserved_nops_as_bytes),
 		cmocka_unit_test(respelled_forms),
 	};
