@@ -1,6 +1,10 @@
 /* bench/instr_passes_host.c - the passes of pmuboot-host's instruction table; see instr_passes.h. */
 #include "bench/instr_passes.h"
 
+#include <string.h>
+
+#include "bench/stats.h"
+
 void instr_passes_begin(struct instr_passes *ps, double now, double budget)
 {
 	ps->pass = 0;
@@ -43,4 +47,32 @@ bool instr_passes_defer(const struct instr_passes *ps, double now)
 bool instr_passes_measure_again(const struct instr_passes *ps, double now)
 {
 	return !ps->pass || now - ps->start < until(ps);
+}
+
+static bool contended_figure(const struct instr_result *r)
+{
+	return r->measured && r->unstable && !strcmp(r->unstable, stats_unstable_name(STATS_UNSTABLE_CONTENDED));
+}
+
+bool instr_passes_again(const struct instr_result *res, size_t n)
+{
+	for (size_t j = 0; j < n; j++)
+		if (res[j].unkept || contended_figure(&res[j]))
+			return true;
+	return false;
+}
+
+/* How good a kernel's result is: a figure taken alone, one beside another thread, none. */
+static int result_rank(const struct instr_result *r) { return !r->measured ? 0 : contended_figure(r) ? 1 : 2; }
+
+void instr_passes_keep_better(struct instr_result *now, const struct instr_result *before, size_t n)
+{
+	for (size_t j = 0; before && j < n; j++) {
+		if (result_rank(&before[j]) <= result_rank(&now[j]))
+			continue;
+		struct instr_result r = before[j];
+		r.init = now[j].init, r.body = now[j].body;
+		r.init_len = now[j].init_len, r.body_len = now[j].body_len;
+		now[j] = r;
+	}
 }

@@ -334,21 +334,6 @@ static void show_kernel(void *ctx, const struct instr_pack_form *f, size_t j)
 	}
 }
 
-/*
- * Whether the form is worth measuring again in a later pass: a figure of it was taken beside another thread
- * on the core (unstable "contended"), or a kernel of it kept no sample (all thrown away as contended,
- * disturbed or impossible, its own or its connector's: in a full table at 69% of samples contended, 416
- * forms were written with such a gap, most of them without a throughput).
- */
-static bool measure_again(const struct instr_plan *p, const struct instr_result *res)
-{
-	const char *name = stats_unstable_name(STATS_UNSTABLE_CONTENDED);
-	for (size_t j = 0; j < p->n; j++)
-		if (res[j].unkept || (res[j].measured && res[j].unstable && !strcmp(res[j].unstable, name)))
-			return true;
-	return false;
-}
-
 enum plan_outcome { PLAN_FIGURE, PLAN_NO_FIGURE, PLAN_DEFERRED };
 
 /* Plan p as the pack would give it, its kernels' bytes and words in res (pointers into static room). */
@@ -388,12 +373,12 @@ static enum plan_outcome emit(struct instr_plan *p, const struct instr_pack_form
 }
 
 /*
- * Measure plan p (its bytes in res) as the image measures a form of its pack, and emit its record; with
- * may_defer, a form to measure again (measure_again) is not emitted but left for the next pass (*ms: how
- * long its measuring took).
+ * Measure plan p (its bytes in res) as the image measures a form of its pack, keeping an earlier pass's
+ * better results (before, or NULL), and emit its record; with may_defer, a form to measure again
+ * (instr_passes_again) is not emitted but left for the next pass (*ms: how long its measuring took).
  */
-static enum plan_outcome measure_plan(struct instr_plan *p, struct instr_result *res, bool assembled, bool may_defer,
-				      int64_t *ms)
+static enum plan_outcome measure_plan(struct instr_plan *p, struct instr_result *res, const struct instr_result *before,
+				      bool assembled, bool may_defer, int64_t *ms)
 {
 	double t0 = now();
 
@@ -405,7 +390,9 @@ static enum plan_outcome measure_plan(struct instr_plan *p, struct instr_result 
 	else
 		memset(res, 0, p->n * sizeof(*res));
 	*ms = (int64_t)((now() - t0) * 1000);
-	if (may_defer && measure_again(p, res))
+	if (assembled)
+		instr_passes_keep_better(res, before, p->n);
+	if (may_defer && instr_passes_again(res, p->n))
 		return PLAN_DEFERRED;
 	return emit(p, f, res, *ms);
 }
@@ -511,7 +498,8 @@ size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const
 				S.run.ctx = plans[i];
 				int64_t ms = 0;
 				enum plan_outcome outcome =
-					measure_plan(plans[i], res[i], obj != NULL, instr_passes_defer(&ps, now()), &ms);
+					measure_plan(plans[i], res[i], l->res, obj != NULL, instr_passes_defer(&ps, now()),
+						     &ms);
 				switch (outcome) {
 				case PLAN_FIGURE:
 				case PLAN_NO_FIGURE:

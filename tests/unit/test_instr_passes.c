@@ -107,6 +107,65 @@ static void the_last_pass_writes_all_it_measures_and_no_pass_follows(void **stat
 	assert_true(ps.first_pass == FIRST);
 }
 
+/* Results of a form's kernels: a figure taken alone, one taken beside another thread, one that kept none. */
+static struct instr_result alone(int64_t milli)
+{
+	return (struct instr_result){ .assembled = true, .measured = true, .per_instance = milli };
+}
+static struct instr_result beside(int64_t milli)
+{
+	struct instr_result r = alone(milli);
+	r.unstable = "contended";
+	return r;
+}
+static struct instr_result none(void)
+{
+	return (struct instr_result){ .assembled = true,
+				      .unkept = true,
+				      .why = "not measured: no sample could be kept" };
+}
+
+static void a_contended_figure_or_a_kernel_that_kept_nothing_is_measured_again(void **state)
+{
+	(void)state;
+	struct instr_result r[3] = { alone(1000), alone(250), alone(330) };
+	assert_false(instr_passes_again(r, 3));
+	r[1] = beside(310);
+	assert_true(instr_passes_again(r, 3));
+	r[1] = alone(250);
+	r[2] = none();
+	assert_true(instr_passes_again(r, 3));
+	/* Another unstable reason, or a kernel never run (not assembled), is no reason to draw again. */
+	r[2] = alone(330);
+	r[2].unstable = "outliers";
+	r[0] = (struct instr_result){ .why = "not assembled: no such instruction in this assembler" };
+	assert_false(instr_passes_again(r, 3));
+}
+
+static void a_later_pass_keeps_each_kernels_better_result(void **state)
+{
+	(void)state;
+	static const uint8_t later_bytes[4];
+	struct instr_result before[4] = { alone(1000), beside(600), none(), beside(900) };
+	struct instr_result now[4] = { none(), alone(500), beside(320), beside(950) };
+	for (size_t j = 0; j < 4; j++)
+		now[j].body = later_bytes, now[j].body_len = sizeof(later_bytes);
+	instr_passes_keep_better(now, before, 4);
+	/* The latency taken alone before stays; the throughput now taken alone, and the one now taken at all,
+	 * replace theirs; of two taken beside another thread, the later stands. */
+	assert_true(now[0].measured && now[0].per_instance == 1000 && !now[0].unkept);
+	assert_true(now[1].per_instance == 500 && !now[1].unstable);
+	assert_true(now[2].per_instance == 320);
+	assert_int_equal(now[3].per_instance, 950);
+	for (size_t j = 0; j < 4; j++)
+		assert_ptr_equal(now[j].body, later_bytes); /* the bytes are the later pass's */
+	assert_false(instr_passes_again(now, 2));	    /* the first two now taken alone */
+	assert_true(instr_passes_again(now, 3));	    /* the third still only beside another thread */
+	/* The first pass has no earlier results. */
+	instr_passes_keep_better(now, NULL, 4);
+	assert_int_equal(now[0].per_instance, 1000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -116,6 +175,8 @@ int main(void)
 		cmocka_unit_test(a_budget_of_zero_is_one_pass_with_every_form_written),
 		cmocka_unit_test(a_later_pass_defers_and_measures_again_until_the_share_is_spent),
 		cmocka_unit_test(the_last_pass_writes_all_it_measures_and_no_pass_follows),
+		cmocka_unit_test(a_contended_figure_or_a_kernel_that_kept_nothing_is_measured_again),
+		cmocka_unit_test(a_later_pass_keeps_each_kernels_better_result),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
