@@ -638,33 +638,35 @@ static uint64_t divide_rax(const struct ctx *c)
 	return (bits >= 64 ? ~0ull : (1ull << bits) - 1) >> 1;
 }
 
+/*
+ * How every vector register gets the lane's value, by element width (single, double): a broadcast where
+ * VEX or EVEX is there, else a scalar load and a shuffle of element 0 to all (SDM Vol. 2: VBROADCASTSS/SD,
+ * MOVSS, MOVSD, SHUFPS, SHUFPD).
+ */
+static const struct lane_spread {
+	const char *bcast, *load, *shuffle, *ptr;
+} LANE_SPREAD[2] = {
+	{ "vbroadcastss", "movss", "shufps", "dword" },
+	{ "vbroadcastsd", "movsd", "shufpd", "qword" },
+};
+
 static size_t init_common(const struct ctx *c, char *buf, size_t cap)
 {
 	size_t k = 0;
-	if (c->npool[RF_VEC] && c->vec_bits && c->fp_double) {
-		k = str_appendf(buf, cap, k, "mov dword ptr [rdx+%d], 0\nmov dword ptr [rdx+%d], 0x%x\n", VCONST_OFF,
-				VCONST_OFF + 4, VEC_LANE_DOUBLE_HIGH);
+	if (c->npool[RF_VEC] && c->vec_bits) {
+		const struct lane_spread *ls = &LANE_SPREAD[c->fp_double];
+		if (c->fp_double)
+			k = str_appendf(buf, cap, k, "mov dword ptr [rdx+%d], 0\nmov dword ptr [rdx+%d], 0x%x\n",
+					VCONST_OFF, VCONST_OFF + 4, VEC_LANE_DOUBLE_HIGH);
+		else
+			k = str_appendf(buf, cap, k, "mov dword ptr [rdx+%d], 0x%x\n", VCONST_OFF, VEC_LANE);
 		for (int i = 0; i < (c->evex ? VEC_EVEX : VEC_LEGACY); i++) {
-			if (c->evex)
-				k = str_appendf(buf, cap, k, "vbroadcastsd zmm%d, qword ptr [rdx+%d]\n", i, VCONST_OFF);
-			else if (c->vex)
-				k = str_appendf(buf, cap, k, "vbroadcastsd ymm%d, qword ptr [rdx+%d]\n", i, VCONST_OFF);
+			if (c->evex || c->vex)
+				k = str_appendf(buf, cap, k, "%s %cmm%d, %s ptr [rdx+%d]\n", ls->bcast,
+						c->evex ? 'z' : 'y', i, ls->ptr, VCONST_OFF);
 			else
-				k = str_appendf(buf, cap, k,
-						"movsd xmm%d, qword ptr [rdx+%d]\nshufpd xmm%d, xmm%d, 0\n", i,
-						VCONST_OFF, i, i);
-		}
-	} else if (c->npool[RF_VEC] && c->vec_bits) {
-		k = str_appendf(buf, cap, k, "mov dword ptr [rdx+%d], 0x%x\n", VCONST_OFF, VEC_LANE);
-		for (int i = 0; i < (c->evex ? VEC_EVEX : VEC_LEGACY); i++) {
-			if (c->evex)
-				k = str_appendf(buf, cap, k, "vbroadcastss zmm%d, dword ptr [rdx+%d]\n", i, VCONST_OFF);
-			else if (c->vex)
-				k = str_appendf(buf, cap, k, "vbroadcastss ymm%d, dword ptr [rdx+%d]\n", i, VCONST_OFF);
-			else
-				k = str_appendf(buf, cap, k,
-						"movss xmm%d, dword ptr [rdx+%d]\nshufps xmm%d, xmm%d, 0\n", i,
-						VCONST_OFF, i, i);
+				k = str_appendf(buf, cap, k, "%s xmm%d, %s ptr [rdx+%d]\n%s xmm%d, xmm%d, 0\n",
+						ls->load, i, ls->ptr, VCONST_OFF, ls->shuffle, i, i);
 		}
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(GPR_POOL); i++)
