@@ -4,7 +4,8 @@ string forms with and without REP, XLAT, segment-register reads, XGETBV and, whe
 and scatters.
 
 Each kernel is assembled by GNU as and run: the process goes on after it (a stack left misplaced or the
-harness's rdi lost would crash it or never end the loop), every form has a figure and no why, and what is
+harness's rdi lost would crash it or never end the loop), every form has a figure and no why (a throughput
+whose every sample the parallel test load threw away says so, in at most half the forms), and what is
 checked follows from definitions only: a figure is positive, a gather's index->result chain is a chain of
 dependent loads (at least a cycle each), and each record names the pairing or the reset it measured with.
 """
@@ -26,7 +27,8 @@ def records(text):
 
 
 def measured(ctx, names):
-    p = ctx.run_host("instr", "--match", regex(names), timeout=600)
+    # A minute for the later passes: a kernel that kept no sample under the parallel test load is drawn again.
+    p = ctx.run_host("instr", "--minutes", "1", "--match", regex(names), timeout=600)
     assert p.returncode == 0, (p.returncode, p.stderr[-2000:])
     recs = records(p.stdout)
     assert recs[-1]["type"] == "end" and recs[-1]["status"] == "ok", recs[-1]
@@ -42,12 +44,24 @@ def one(recs, asm):
 def figures(r):
     lat = [e for e in r["latency"] if e["cycles"] is not None]
     assert r["fault"] is None and r["why"] is None, (r["asm"], r["fault"], r["why"])
-    assert r["throughput"] and r["throughput"]["cycles"] > 0, (r["asm"], r["throughput"])
+    if r["throughput"] is None:
+        # Every sample of a wide kernel can be thrown away beside a busy sibling, later passes and all (CI saw
+        # VGATHERDPD zmm's once): said so, never a figure. whole() keeps that to a few forms a run.
+        assert "no sample could be kept" in (r["throughput_why"] or ""), (r["asm"], r["throughput_why"])
+    else:
+        assert r["throughput"]["cycles"] > 0, (r["asm"], r["throughput"])
     for e in lat:
         assert e["cycles"] > 0, (r["asm"], e)
         if e["bound"] == "upper":
             assert e["via"], (r["asm"], e)
     return lat
+
+
+def whole(recs):
+    """Most forms have their throughput: a kernel that kept no sample is a moment's, not the rule."""
+    without = [r["asm"] for r in recs if r["throughput"] is None]
+    assert len(without) * 2 <= len(recs), without
+    return [r for r in recs if r["throughput"] is not None]
 
 
 def test_stack_string_and_segment_forms(ctx):
@@ -56,7 +70,7 @@ def test_stack_string_and_segment_forms(ctx):
     for r in recs:
         figures(r)
     # Pairs: both halves named; a push's value comes back through the slot.
-    for r in recs:
+    for r in whole(recs):
         if r["asm"].startswith(("PUSH", "POP", "ENTER")):
             assert "pair" in r["throughput"]["chain"], r["throughput"]
     push = [r for r in recs if r["asm"] == "PUSH r64"]
@@ -74,6 +88,8 @@ def test_stack_string_and_segment_forms(ctx):
         # be thrown away, as CI saw once); the throughput reported subtracted one that was measured.
         for c in r["connectors"]:
             assert (c["cycles"] is not None and c["cycles"] > 0) != bool(c.get("why")), c
+        if r["throughput"] is None:
+            continue
         used = names[0] + ("_loop" if r["throughput"]["how"] == "loop" else "")
         assert used in names and r["connectors"][names.index(used)]["cycles"] is not None, (r["throughput"], names)
         assert names[0] in r["throughput"]["chain"], r["throughput"]
@@ -94,10 +110,11 @@ def test_gathers_and_scatters_where_the_cpu_has_them(ctx):
         return      # no AVX2 here: nothing to measure (the unit tests check the kernels' text)
     recs = measured(ctx, have)
     assert sorted({r["asm"] for r in recs}) == have
+    whole(recs)
     for r in recs:
         lat = figures(r)
         assert lat, r["asm"]
-        assert "re-made" in r["throughput"]["chain"] and r["connectors"], r["throughput"]
+        assert r["throughput"] is None or ("re-made" in r["throughput"]["chain"] and r["connectors"]), r["throughput"]
         if "GATHER" in r["asm"]:
             e = lat[0]
             assert e["from"] == "op2.addr" and e["bound"] == "exact", e
