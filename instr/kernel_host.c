@@ -34,7 +34,7 @@ static const uint8_t GPR_POOL[] = { 0, 3, 1, 2, 5, 8, 9, 10, 11, 12, 13, 14, 15 
  */
 #define MEM_STRIDE 64
 #define ADDR_MASK 0xff8 /* an address register chained through memory stays in the first page, aligned */
-#define VCONST_OFF 4032 /* [rdx + VCONST_OFF]: the 32-bit pattern the vector registers start from */
+#define VCONST_OFF 4032 /* [rdx + VCONST_OFF]: the lane the vector registers start from (LANES) */
 /*
  * Every lane starts at 1.0 of the form's element type (IEEE 754): binary32 0x3f800000, or for a form of
  * double elements binary64 0x3ff0000000000000.  Paired binary32 ones read as a double are 2^-7 (1.0078),
@@ -43,10 +43,19 @@ static const uint8_t GPR_POOL[] = { 0, 3, 1, 2, 5, 8, 9, 10, 11, 12, 13, 14, 15 
  * the N/2N differential does not cancel, and MULSD and MULPD kept no throughput sample on the
  * development host (their 2N runs over twice the N runs).  1.0 times 1.0 stays 1.0.
  */
-#define VEC_LANE 0x3f800000u
-#define VEC_LANE_DOUBLE_HIGH 0x3ff00000u /* the high dword of binary64 1.0; its low dword is 0 */
-#define FILL_FP 0x3f8000003f800000ull
-#define FILL_FP_DOUBLE 0x3ff0000000000000ull
+/*
+ * The lanes' 1.0 and how every vector register gets it, by element width (single, double; the memory
+ * operands' fill, qword by qword, too): a broadcast where VEX or EVEX is there, else a scalar load and a
+ * shuffle of element 0 to all (SDM Vol. 2: VBROADCASTSS/SD, MOVSS, MOVSD, SHUFPS, SHUFPD).
+ */
+static const struct lane {
+	uint64_t fill; /* a qword of lanes: two binary32 1.0f, or one binary64 1.0 */
+	unsigned bits; /* one lane's */
+	const char *name, *bcast, *load, *shuffle, *ptr;
+} LANES[2] = {
+	{ 0x3f8000003f800000ull, 32, "1.0f", "vbroadcastss", "movss", "shufps", "dword" },
+	{ 0x3ff0000000000000ull, 64, "1.0", "vbroadcastsd", "movsd", "shufpd", "qword" },
+};
 #define FILL_ONE 1ull		   /* integer divisors in memory: the low byte, word, dword or qword reads 1 */
 #define IMM64_VALUE 0x123456789ull /* wider than 32 bits, so `mov r64, imm64` keeps its 10-byte form */
 #define TP_INSTANCES_UNROLLED 512  /* instances in the unrolled throughput run */
@@ -623,7 +632,7 @@ static struct ikm *add(struct ctx *c, enum ikm_kind kind, const char *name)
 {
 	struct ikm *m = ikm_plan_add(c->p, kind, name);
 	if (m)
-		m->fill = c->fp_double ? FILL_FP_DOUBLE : c->fp_data ? FILL_FP : c->divide ? FILL_ONE : 0;
+		m->fill = c->fp_data ? LANES[c->fp_double].fill : c->divide ? FILL_ONE : 0;
 	return m;
 }
 
@@ -638,28 +647,15 @@ static uint64_t divide_rax(const struct ctx *c)
 	return (bits >= 64 ? ~0ull : (1ull << bits) - 1) >> 1;
 }
 
-/*
- * How every vector register gets the lane's value, by element width (single, double): a broadcast where
- * VEX or EVEX is there, else a scalar load and a shuffle of element 0 to all (SDM Vol. 2: VBROADCASTSS/SD,
- * MOVSS, MOVSD, SHUFPS, SHUFPD).
- */
-static const struct lane_spread {
-	const char *bcast, *load, *shuffle, *ptr;
-} LANE_SPREAD[2] = {
-	{ "vbroadcastss", "movss", "shufps", "dword" },
-	{ "vbroadcastsd", "movsd", "shufpd", "qword" },
-};
-
 static size_t init_common(const struct ctx *c, char *buf, size_t cap)
 {
 	size_t k = 0;
 	if (c->npool[RF_VEC] && c->vec_bits) {
-		const struct lane_spread *ls = &LANE_SPREAD[c->fp_double];
-		if (c->fp_double)
-			k = str_appendf(buf, cap, k, "mov dword ptr [rdx+%d], 0\nmov dword ptr [rdx+%d], 0x%x\n",
-					VCONST_OFF, VCONST_OFF + 4, VEC_LANE_DOUBLE_HIGH);
-		else
-			k = str_appendf(buf, cap, k, "mov dword ptr [rdx+%d], 0x%x\n", VCONST_OFF, VEC_LANE);
+		const struct lane *ls = &LANES[c->fp_double];
+		/* One lane at [rdx + VCONST_OFF], a dword at a time. */
+		for (unsigned at = 0; at < ls->bits; at += 32)
+			k = str_appendf(buf, cap, k, "mov dword ptr [rdx+%u], %#x\n", VCONST_OFF + at / 8,
+					(unsigned)(ls->fill >> at));
 		for (int i = 0; i < (c->evex ? VEC_EVEX : VEC_LEGACY); i++) {
 			if (c->evex || c->vex)
 				k = str_appendf(buf, cap, k, "%s %cmm%d, %s ptr [rdx+%d]\n", ls->bcast,
@@ -1352,18 +1348,20 @@ bool instr_plan_build(const struct instr_form *f, struct instr_plan *p)
 			  "a segment register cannot be written in the loop (writes to segment registers are "
 			  "excluded): not chained");
 	}
+	const struct lane *lane = &LANES[c.fp_double];
+	char fill_text[40];
+	snprintf(fill_text, sizeof(fill_text), "0x%016llx per qword", (unsigned long long)lane->fill);
 	if (c.divide)
 		snprintf(p->values, sizeof(p->values),
 			 "dividend rdx:rax = 0 : the largest positive value of the width, "
 			 "divisors 1 (memory: 1)");
 	else
 		snprintf(p->values, sizeof(p->values),
-			 "general registers %u, cl %u, imm8 %u, imm16 0x%x, imm32 0x%x, vector lanes %s, memory %s",
-			 IKM_GPR_START, IKM_GPR_START, IKM_IMM8, IKM_IMM16, IKM_IMM32,
-			 c.fp_double ? "0x3ff0000000000000 (1.0)" : "0x3f800000 (1.0f)",
-			 c.fp_double ? "0x3ff0000000000000 per qword"
-			 : c.fp_data ? "0x3f8000003f800000 per qword"
-				     : "0");
+			 "general registers %u, cl %u, imm8 %u, imm16 0x%x, imm32 0x%x, vector lanes 0x%0*llx (%s), "
+			 "memory %s",
+			 IKM_GPR_START, IKM_GPR_START, IKM_IMM8, IKM_IMM16, IKM_IMM32, (int)(lane->bits / 4),
+			 (unsigned long long)(lane->fill & (~0ull >> (64 - lane->bits))), lane->name,
+			 c.fp_data ? fill_text : "0");
 	if (c.seg_read || c.selector)
 		str_appendf(p->values, sizeof(p->values), strlen(p->values), "; %s",
 			    c.seg_read ? "the segment register read: " SEG_READ
