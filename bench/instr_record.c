@@ -107,12 +107,21 @@ static size_t uops_fields(struct rec *rec, const struct instr_events *ie, const 
 	return k;
 }
 
+/*
+ * The throughput kernels, in the order the record names them; the lowest figure is reported, an earlier
+ * kind on a tie (the broken run only when it is lower: it includes its resets).
+ */
+static const struct {
+	enum ikm_kind kind;
+	const char *how;
+} TP_KINDS[] = { { IKM_TP_UNROLLED, "unrolled" }, { IKM_TP_LOOP, "loop" }, { IKM_TP_BROKEN, "broken" } };
+
 /* The figures of one form, its record and its line. */
 bool instr_record_emit(const struct instr_pack_form *p, const struct instr_result *res,
 		       const struct instr_record_ctx *c, int64_t seconds_milli)
 {
 	static struct rec rec;
-	const struct instr_result *fault = NULL, *tp_u = NULL, *tp_l = NULL, *tp_b = NULL, *id_l = NULL, *id_t = NULL;
+	const struct instr_result *fault = NULL, *tp[ARRAY_SIZE(TP_KINDS)] = { NULL }, *id_l = NULL, *id_t = NULL;
 	char line[512], why[IKP_TEXT_MAX], num[24];
 	size_t k = 0, figures = 0;
 	const char *unstable = NULL;
@@ -131,12 +140,9 @@ bool instr_record_emit(const struct instr_pack_form *p, const struct instr_resul
 	for (size_t j = 0; j < p->n; j++) {
 		const struct instr_pack_meas *m = &p->m[j];
 		const struct instr_result *r = &res[j];
-		if (m->kind == IKM_TP_UNROLLED && r->measured)
-			tp_u = r;
-		if (m->kind == IKM_TP_LOOP && r->measured)
-			tp_l = r;
-		if (m->kind == IKM_TP_BROKEN && r->measured)
-			tp_b = r;
+		for (size_t t = 0; t < ARRAY_SIZE(TP_KINDS); t++)
+			if (m->kind == TP_KINDS[t].kind && r->measured)
+				tp[t] = r;
 		if (m->kind == IKM_IDIOM_LATENCY)
 			id_l = r;
 		if (m->kind == IKM_IDIOM_TP)
@@ -183,26 +189,21 @@ bool instr_record_emit(const struct instr_pack_form *p, const struct instr_resul
 	}
 	rec_arr_end(&rec);
 	/* The lowest of the unrolled run, the loop and, where a chain could not be avoided, the run breaking it. */
-	const struct instr_result *best = tp_u && (!tp_l || tp_u->per_instance <= tp_l->per_instance) ? tp_u : tp_l;
-	if (tp_b && (!best || tp_b->per_instance < best->per_instance))
-		best = tp_b;
-	if (best) {
-		const char *how = best == tp_u ? "unrolled" : best == tp_l ? "loop" : "broken";
+	size_t b = ARRAY_SIZE(TP_KINDS);
+	for (size_t t = 0; t < ARRAY_SIZE(TP_KINDS); t++)
+		if (tp[t] && (b == ARRAY_SIZE(TP_KINDS) || tp[t]->per_instance < tp[b]->per_instance))
+			b = t;
+	if (b < ARRAY_SIZE(TP_KINDS)) {
+		const struct instr_result *best = tp[b];
+		const char *how = TP_KINDS[b].how;
 		rec_obj(&rec, "throughput");
 		figure_fields(&rec, best);
 		rec_str(&rec, "how", how);
-		if (tp_u)
-			rec_milli(&rec, "unrolled", tp_u->per_instance);
-		else
-			rec_null(&rec, "unrolled");
-		if (tp_l)
-			rec_milli(&rec, "loop", tp_l->per_instance);
-		else
-			rec_null(&rec, "loop");
-		if (tp_b)
-			rec_milli(&rec, "broken", tp_b->per_instance);
-		else
-			rec_null(&rec, "broken");
+		for (size_t t = 0; t < ARRAY_SIZE(TP_KINDS); t++)
+			if (tp[t])
+				rec_milli(&rec, TP_KINDS[t].how, tp[t]->per_instance);
+			else
+				rec_null(&rec, TP_KINDS[t].how);
 		rec_str(&rec, "chain", p->chain);
 		rec_obj_end(&rec);
 		figures++;
@@ -213,9 +214,9 @@ bool instr_record_emit(const struct instr_pack_form *p, const struct instr_resul
 		rec_null(&rec, "throughput");
 		const char *tw = "no throughput kernel could be built";
 		for (size_t j = 0; j < p->n; j++)
-			if (p->m[j].kind == IKM_TP_UNROLLED || p->m[j].kind == IKM_TP_LOOP ||
-			    p->m[j].kind == IKM_TP_BROKEN)
-				tw = res[j].why[0] ? res[j].why : "not measured";
+			for (size_t t = 0; t < ARRAY_SIZE(TP_KINDS); t++)
+				if (p->m[j].kind == TP_KINDS[t].kind)
+					tw = res[j].why[0] ? res[j].why : "not measured";
 		rec_str(&rec, "throughput_why", tw);
 	}
 	const char *idiom = ikm_idiom_name((enum ikm_idiom)p->idiom);
@@ -240,7 +241,7 @@ bool instr_record_emit(const struct instr_pack_form *p, const struct instr_resul
 		rec_null(&rec, "idiom");
 	}
 	rec_str(&rec, "values", p->values);
-	k = uops_fields(&rec, c->events, tp_u, line, sizeof(line), k);
+	k = uops_fields(&rec, c->events, tp[0], line, sizeof(line), k); /* counted on the unrolled kernel */
 	rec_str(&rec, "cycles_source", c->tsc_only ? "tsc" : "tsc_calibrated");
 	rec_milli(&rec, "core_per_tsc", c->core_per_tsc_ppm / MILLI);
 	if (fault) {

@@ -165,8 +165,10 @@ static const char *plan_status(const struct instr_form *f, char *buf, size_t cap
 			break;
 		}
 	for (size_t j = 0; j < plan.n; j++)
-		if (plan.m[j].kind == IKM_TP_BROKEN)
+		if (plan.m[j].kind == IKM_TP_BROKEN) {
 			k = str_appendf(buf, cap, k, " (also with its chain broken)");
+			break;
+		}
 	if (plan.idiom != IKM_IDIOM_NONE)
 		k = str_appendf(buf, cap, k, "; %s", ikm_idiom_name((enum ikm_idiom)plan.idiom));
 	return buf;
