@@ -777,7 +777,8 @@ unsigned bench_settle(struct bench_setup *s, uint8_t *window)
 /* N runs a sample makes (an unmeasured one, N, 2N), for the budget. */
 #define RUNS_PER_SAMPLE 4
 
-/* TSC ticks of one N run of d at `iters`: the differential of an N and a 2N run, the least of PILOT_RUNS windows. */
+/* TSC ticks of one N run of d at `iters`: the differential of an N and a 2N run (stats_pilot_ticks), the least of
+ * PILOT_RUNS windows. */
 static uint64_t pilot(const struct bench_def *d, uint8_t *window, uint32_t iters)
 {
 	struct bench_call call = { .kernel = d->fn, .p = window + d->p_off, .q = window + d->q_off };
@@ -796,8 +797,9 @@ static uint64_t pilot(const struct bench_def *d, uint8_t *window, uint32_t iters
 		uint64_t n2 = call.tsc_end - call.tsc_start;
 		if (windowed)
 			hw_window_leave(&w);
-		if (n2 > n && n2 - n < best)
-			best = n2 - n;
+		uint64_t est = stats_pilot_ticks(n, n2);
+		if (est && est < best)
+			best = est;
 	}
 	return best == UINT64_MAX ? 0 : best;
 }

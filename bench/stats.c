@@ -191,6 +191,12 @@ enum stats_fate stats_judge_clock(uint64_t cal_n, uint64_t cal_2n, int64_t ref_s
 	return moved * 1000 > (__int128)cal_2n * allowed ? STATS_REJECT_CLOCK : STATS_KEPT;
 }
 
+uint64_t stats_pilot_ticks(uint64_t n, uint64_t n2)
+{
+	uint64_t d = n2 > n ? n2 - n : 0;
+	return d < n / 2 ? n / 2 : d;
+}
+
 uint32_t stats_fit_window(uint32_t iters, uint32_t unroll, uint64_t ticks, uint64_t max_ticks)
 {
 	if (!unroll)

@@ -185,6 +185,16 @@ enum stats_fate stats_judge_clock(uint64_t cal_n, uint64_t cal_2n, int64_t ref_s
  * A pilot that saw no ticks at all gives the cap.
  */
 /*
+ * One pilot window's estimate of an N run's ticks from its N run (n) and 2N run (n2): their differential,
+ * but never under half the N run.  A differential below that means one of the two runs was held back
+ * (another thread on the core, an interrupt) and says nothing of the kernel: on the shared development
+ * host such windows (differentials of 0 to tens of ticks at 256 iterations) extrapolated to the most
+ * iterations allowed, pilots of over a second each and most of a full instruction table's time.  Half the
+ * N run errs long, which costs a sample short of the target (chosen again from the kept samples), never a
+ * run a thousand times too long.
+ */
+uint64_t stats_pilot_ticks(uint64_t n, uint64_t n2);
+/*
  * The iterations, from `iters` whose run spanned `ticks`, that keep one run
  * within max_ticks: a multiple of unroll, at least one unroll, rounded down
  * (iters itself when it fits or max_ticks is 0).

@@ -352,6 +352,25 @@ static void a_run_is_cut_to_fit_the_window(void **state)
 	assert_int_equal(stats_fit_window(32, 0, 10000000, 1000), 1);
 }
 
+/* A pilot window's estimate: the differential, but a window whose runs were held back never looks nearly free. */
+static void pilot_windows_never_look_free(void **state)
+{
+	(void)state;
+	/* A quiet window: the 2N run is the N run and one more N of the kernel's work. */
+	assert_int_equal(stats_pilot_ticks(1000, 1900), 900);
+	/* The N run held back (another thread): the differential 10 would extrapolate 2,000 times too far. */
+	assert_int_equal(stats_pilot_ticks(1000, 1010), 500);
+	/* The 2N run no longer than the N run: half the N run, not 0 (which chose the most iterations allowed). */
+	assert_int_equal(stats_pilot_ticks(1000, 1000), 500);
+	assert_int_equal(stats_pilot_ticks(1000, 400), 500);
+	/* And from there the iterations stay within sight of the target: 256 x 22500 / 500 -> 11520 (x8). */
+	bool capped;
+	assert_int_equal(stats_choose_iterations(256, 8, 256, stats_pilot_ticks(1000, 1000), 22500, 0, 1u << 24,
+						 &capped),
+			 11520);
+	assert_false(capped);
+}
+
 /* Adaptive iterations: enough for the target, a multiple of the unroll, never below the floor, capped by the budget. */
 static void iterations_reach_the_target_within_the_budget(void **state)
 {
@@ -453,6 +472,7 @@ int main(void)
 		cmocka_unit_test(slack_follows_the_calibration_spread),
 		cmocka_unit_test(a_sample_whose_clock_moved_is_rejected),
 		cmocka_unit_test(a_run_is_cut_to_fit_the_window),
+		cmocka_unit_test(pilot_windows_never_look_free),
 		cmocka_unit_test(iterations_reach_the_target_within_the_budget),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
