@@ -78,15 +78,19 @@ struct instr_operand {
 #define IFA_REP 0x40u		/* with a REP / REPE / REPNE prefix */
 
 /*
- * A CPUID bit an ISA set needs (XED's cpuid.xed.txt and the extension folders' cpuid files):
- * leaf, subleaf, register (0 EAX .. 3 EDX) and bit.  A form is usable when every one of its
- * bits is set.
+ * A CPUID condition an ISA set needs (XED's cpuid.xed.txt and the extension folders' cpuid files):
+ * leaf, subleaf, register (0 EAX .. 3 EDX), and a field of `width` bits from `bit` that must read at
+ * least `least`.  A feature flag is a field of one bit, at least 1; the AVX10 version (CPUID.(EAX=24H,
+ * ECX=0):EBX[7:0], Intel AVX10 Architecture Specification) a field of eight, at least 2 for AVX10.2's
+ * sets.  A form is usable when every one of its conditions holds.
  */
 struct instr_cpuid_bit {
 	uint32_t leaf;
 	uint32_t subleaf;
 	uint8_t reg;
 	uint8_t bit;
+	uint8_t width;
+	uint8_t least;
 };
 
 struct instr_form {

@@ -151,8 +151,13 @@ static bool form(struct cur *c, const struct instr_pack *pk, struct instr_pack_f
 		f->cpuid[i].subleaf = (uint32_t)num(c, 4, "truncated CPUID bit");
 		f->cpuid[i].reg = (uint8_t)num(c, 1, "truncated CPUID bit");
 		f->cpuid[i].bit = (uint8_t)num(c, 1, "truncated CPUID bit");
-		if (!c->bad && (f->cpuid[i].reg > 3 || f->cpuid[i].bit > 31))
+		f->cpuid[i].width = (uint8_t)num(c, 1, "truncated CPUID bit");
+		f->cpuid[i].least = (uint8_t)num(c, 1, "truncated CPUID bit");
+		const struct instr_cpuid_bit *b = &f->cpuid[i];
+		if (!c->bad && (b->reg > 3 || b->bit > 31 || !b->width || b->width > 32 - b->bit))
 			fail(c, at + 8, "CPUID register or bit out of range");
+		else if (!c->bad && (!b->least || (b->width < 8 && b->least >> b->width)))
+			fail(c, at + 11, "CPUID field's least value 0 or wider than the field");
 	}
 	for (size_t j = 0; !c->bad && j < f->n; j++)
 		meas(c, pk, &f->m[j], f->n);
@@ -173,7 +178,7 @@ bool instr_pack_open(struct instr_pack *pk, const uint8_t *buf, size_t len, char
 	if (memcmp(buf, INSTR_PACK_MAGIC, INSTR_PACK_MAGIC_LEN))
 		return fail(&c, 0, "not a kernel pack (no PMUI magic)");
 	if (buf[4] != INSTR_PACK_VERSION)
-		return fail(&c, 4, "format version not 1");
+		return fail(&c, 4, "format version not " INSTR_PACK_VERSION_TEXT);
 	if (buf[5])
 		return fail(&c, 5, "reserved byte not 0");
 	uint32_t forms = (uint32_t)le(buf + 8, 4), total = (uint32_t)le(buf + 12, 4);

@@ -8,7 +8,7 @@
  * from it (bench/src_instr.c).  Every form not excluded is in the pack, whatever CPU built it: the image
  * chooses by its own CPUID (the bits and the XCR0 state each form needs are in the pack).
  *
- * Format version 1 (all integers little-endian; a string is a u16 length then that many bytes, the last
+ * Format version 2 (all integers little-endian; a string is a u16 length then that many bytes, the last
  * of them a NUL and no other; length 0 is an absent string):
  *   header (28 bytes)
  *     0   4  magic "PMUI"
@@ -27,7 +27,9 @@
  *     u8 idiom (enum ikm_idiom), u8 CPUID bits, u8 measurements, u8 reserved 0
  *     u16 attrs (IFA_*), u16 reserved 0, u64 the XCR0 bits its state needs (instr_form_xcr0)
  *     strings asm, iform, extension, isa_set (required), values, chain, skipped, why (optional)
- *     per CPUID bit: u32 leaf, u32 subleaf, u8 register (0 EAX .. 3 EDX), u8 bit
+ *     per CPUID bit: u32 leaf, u32 subleaf, u8 register (0 EAX .. 3 EDX), u8 bit, u8 width, u8 least (the
+ *       field of `width` bits from `bit` reads at least `least`: instr/catalogue.h; version 1 had no such
+ *       field, so it could not tell AVX10.2 from AVX10.1)
  *     per measurement: u8 kind (enum ikm_kind), u8 bound (enum ikm_bound), u16 per_iter, u16 unroll,
  *       i8 sub[2] (a measurement of this form, or -1), u64 fill, strings from, to, name (required),
  *       via, note, why (why: not assembled, then it has no bytes), u16 init (its entry in the init table),
@@ -43,7 +45,8 @@
 
 #define INSTR_PACK_MAGIC "PMUI"
 #define INSTR_PACK_MAGIC_LEN 4
-#define INSTR_PACK_VERSION 1
+#define INSTR_PACK_VERSION 2
+#define INSTR_PACK_VERSION_TEXT "2"
 #define INSTR_PACK_HEADER 28
 #define INSTR_PACK_CRC_AT 20
 #define INSTR_PACK_CRC_END 24 /* the CRC covers every byte but [CRC_AT, CRC_END) */

@@ -139,6 +139,8 @@ bool instr_pack_write_form(struct instr_pack_writer *w, const struct instr_plan 
 		put(w, f->cpuid[i].subleaf, 4);
 		put(w, f->cpuid[i].reg, 1);
 		put(w, f->cpuid[i].bit, 1);
+		put(w, f->cpuid[i].width, 1);
+		put(w, f->cpuid[i].least, 1);
 	}
 	for (size_t j = 0; j < p->n; j++) {
 		const struct ikm *m = &p->m[j];

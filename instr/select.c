@@ -92,7 +92,10 @@ bool instr_cpu_bit(struct instr_cpu *c, const struct instr_cpuid_bit *b)
 		return c->osxsave;
 	ask(c, b->leaf, b->subleaf, &r);
 	uint32_t word = b->reg == 0 ? r.eax : b->reg == 1 ? r.ebx : b->reg == 2 ? r.ecx : r.edx;
-	return b->bit < 32 && (word >> b->bit) & 1u;
+	if (b->bit >= 32 || !b->width || b->width > 32 - b->bit)
+		return false;
+	uint32_t field = (word >> b->bit) & (b->width == 32 ? ~0u : (1u << b->width) - 1);
+	return field >= b->least;
 }
 
 static bool is_vector(uint8_t kind) { return kind == IK_XMM || kind == IK_YMM || kind == IK_ZMM; }

@@ -205,9 +205,12 @@ def read_cpuid(paths):
 
     A set may be given several times, as alternatives (`XED_ISA_SET_X, AVX10 : ...`): its plain
     definition is kept, else the first alternative, for instr/catalogue.h's model (every bit set)
-    cannot say "or".  A field value
-    (`avx10_ver1.24.0.ebx[0:7]=1`, the AVX10 version) is not a bit either: it is left out, and the
-    set's other bits (AVX10 enabled) stand for it (docs/instr.md "The catalogue")."""
+    cannot say "or".  A field value (`avx10_ver2.24.0.ebx[0:7]=2`, the AVX10 version in
+    CPUID.24H.0:EBX[7:0]) becomes LEAF.SUBLEAF.REG.LO:HI>=N: the field must read at least N.  At
+    least, not exactly: XED gives AVX10.1's sets `=1` and AVX10.2's `=2`, and an AVX10.2 core runs
+    AVX10.1's instructions (the versions are cumulative, Intel AVX10 Architecture Specification).
+    Leaving the version out (as the catalogue once did) listed AVX10.2's 2,087 forms on an AVX10.1
+    core: not one assembled or ran (docs/instr.md "The catalogue")."""
     sets, plain = {}, {}
     for path, n, line in data_lines(paths):
         if not line.startswith("XED_ISA_SET_"):
@@ -222,8 +225,14 @@ def read_cpuid(paths):
             m = re.fullmatch(r"\w+\.([0-9a-fA-F]+)\.([0-9a-fA-F]+)\.(eax|ebx|ecx|edx)(?:\.(\d+)|\[(\d+)\])", tok)
             if m:
                 bits.append(f"{m.group(1)}.{m.group(2)}.{m.group(3)}.{m.group(4) or m.group(5)}")
-            elif not re.fullmatch(r"\w+\.[0-9a-fA-F]+\.[0-9a-fA-F]+\.e[a-d]x\[\d+:\d+\][=<>]+\d+", tok):
+                continue
+            m = re.fullmatch(r"\w+\.([0-9a-fA-F]+)\.([0-9a-fA-F]+)\.(eax|ebx|ecx|edx)\[(\d+):(\d+)\]=(\d+)", tok)
+            if not m:
                 raise DataError(f"{path}:{n}: cannot read CPUID bit '{tok}'")
+            lo, hi = sorted((int(m.group(4)), int(m.group(5))))
+            if hi > 31 or not 1 <= int(m.group(6)) < 1 << (hi - lo + 1):
+                raise DataError(f"{path}:{n}: CPUID field '{tok}' does not fit its register")
+            bits.append(f"{m.group(1)}.{m.group(2)}.{m.group(3)}.{lo}:{hi}>={int(m.group(6))}")
         # A plain definition wins over an alternative (AVX512F_512 is AVX-512F's bit, not AVX10's).
         if not alias:
             plain.setdefault(name, bits)
@@ -906,7 +915,8 @@ HEADER = """# instr/forms.tsv.gz - the instruction catalogue (issue 31; docs/ins
 # Columns (tab-separated): {columns}
 # operands: explicit ones in asm order, then implicit ones; each KIND:ACCESS:BITS[:imp][:bcast][:reg=NAME]
 # flags: cf,pf,af,zf,sf,df,of or -; attrs: mask,zeroing,bcast,er,sae,lock,rep or -;
-# cpuid: LEAF.SUBLEAF.REG.BIT (hex leaf) each needed, or -; excluded: the reason, or -.
+# cpuid: LEAF.SUBLEAF.REG.BIT (hex leaf) or LEAF.SUBLEAF.REG.LO:HI>=N (a field, at least N) each needed, or -;
+# excluded: the reason, or -.
 """
 
 
@@ -930,7 +940,8 @@ def write_tsv(rows, out, release):
 
 ASM_RE = re.compile(r"^(LOCK |REP |REPE |REPNE )?[A-Z][A-Z0-9_]*( .+)?$")
 OP_RE = re.compile(r"^(\w+):(r|w|rw|cr|cw|rcw|crw):(\d+)((?::imp|:bcast|:reg=[a-z0-9_]+)*)$")
-CPUID_RE = re.compile(r"^([0-9a-fA-F]{1,8})\.([0-9a-fA-F]{1,8})\.(eax|ebx|ecx|edx)\.(\d+)$")
+# LEAF.SUBLEAF.REG.BIT, or LEAF.SUBLEAF.REG.LO:HI>=N (a field that must read at least N).
+CPUID_RE = re.compile(r"^([0-9a-fA-F]{1,8})\.([0-9a-fA-F]{1,8})\.(eax|ebx|ecx|edx)\.(\d+)(?::(\d+)>=(\d+))?$")
 
 
 def c_str(s):
@@ -987,9 +998,14 @@ def check_row(cols):
     if r["cpuid"] != "-":
         for b in r["cpuid"].split(" "):
             m = CPUID_RE.match(b)
-            if not m or int(m.group(4)) > 31:
-                raise ValueError(f"cpuid bit '{b}' is not LEAF.SUBLEAF.REG.BIT (hex leaf, bit 0-31)")
-            bits.append((int(m.group(1), 16), int(m.group(2), 16), CPUID_REGS.index(m.group(3)), int(m.group(4))))
+            lo = int(m.group(4)) if m else 0
+            hi = int(m.group(5)) if m and m.group(5) else lo
+            least = int(m.group(6)) if m and m.group(6) else 1
+            if not m or hi > 31 or hi < lo or not 1 <= least < 1 << (hi - lo + 1):
+                raise ValueError(f"cpuid bit '{b}' is not LEAF.SUBLEAF.REG.BIT or LEAF.SUBLEAF.REG.LO:HI>=N "
+                                 "(hex leaf, bits 0-31, N >= 1 and fitting the field)")
+            bits.append((int(m.group(1), 16), int(m.group(2), 16), CPUID_REGS.index(m.group(3)), lo, hi - lo + 1,
+                         least))
     return r, ops, n_explicit, fl, attrs, bits
 
 
@@ -1025,7 +1041,7 @@ def compile_c(tsv, out):
         if bits and key not in cp_ids:
             i = len(cp_ids)
             cp_ids[key] = i
-            items = ", ".join("{ 0x%x, 0x%x, %d, %d }" % b for b in bits)
+            items = ", ".join("{ 0x%x, 0x%x, %d, %d, %d, %d }" % b for b in bits)
             body.append(f"static const struct instr_cpuid_bit cp{i}[] = {{ {items} }};\n")
     body.append("\nconst struct instr_form instr_forms[] = {\n")
     for r, ops, n_explicit, fl, attrs, bits in rows:

@@ -35,6 +35,9 @@
 #define CPUID_LEAF_POWER		0x00000006u	/* thermal and power management */
 #define CPUID_LEAF_EXT_TOPOLOGY		0x0000000Bu	/* Intel extended topology (x2APIC ID, SMT and core levels) */
 #define CPUID_LEAF_PERFMON_EXT		0x00000023u	/* Intel architectural PerfMon extended leaf */
+#define CPUID_LEAF_AVX10		0x00000024u	/* subleaf 0: EBX[7:0] the AVX10 version (Intel AVX10 Architecture Spec., CPUID) */
+#define CPUID24_EBX_AVX10_VERSION	0x000000FFu
+#define CPUID7_1_EDX_AVX10		(1u << 19)	/* CPUID.(EAX=07H,ECX=1):EDX[19]: AVX10 (leaf 24H is valid) */
 #define CPUID_LEAF_XSAVE		0x0000000Du	/* subleaf 0: EDX:EAX the XCR0 bits supported (SDM Vol. 1 §13.2) */
 #define CPUID_LEAF_AMD_FEATURES		0x80000001u	/* [APM3] E.4.2 Fn8000_0001: extended features */
 #define CPUID_LEAF_AMD_IBS		0x8000001Bu	/* [APM3] E.4.13 Fn8000_001B: IBS capability flags */

@@ -98,7 +98,9 @@ static int teardown(void **state)
 static void round_trip(void **state)
 {
 	(void)state;
-	assert_memory_equal(file, "PMUI\x01\x00", 6);
+	assert_memory_equal(file, "PMUI", 4);
+	assert_int_equal(file[4], INSTR_PACK_VERSION);
+	assert_int_equal(file[5], 0);
 	assert_int_equal(file[8], 2);
 	assert_true(instr_pack_open(&pk, file, len, why, sizeof(why)));
 	assert_int_equal(pk.forms, 2);
@@ -118,7 +120,11 @@ static void round_trip(void **state)
 		assert_int_equal(f.n_cpuid, p->f->n_cpuid);
 		for (size_t b = 0; b < f.n_cpuid; b++) {
 			assert_int_equal(f.cpuid[b].leaf, p->f->cpuid[b].leaf);
+			assert_int_equal(f.cpuid[b].subleaf, p->f->cpuid[b].subleaf);
+			assert_int_equal(f.cpuid[b].reg, p->f->cpuid[b].reg);
 			assert_int_equal(f.cpuid[b].bit, p->f->cpuid[b].bit);
+			assert_int_equal(f.cpuid[b].width, p->f->cpuid[b].width);
+			assert_int_equal(f.cpuid[b].least, p->f->cpuid[b].least);
 		}
 		if (p->values[0])
 			assert_string_equal(f.values, p->values);
@@ -201,10 +207,20 @@ static void bad_crc(void **state)
 	file[0] = 'X';
 	refused(len, "magic");
 	file[0] = 'P';
-	file[4] = 2;
+	file[4] = INSTR_PACK_VERSION - 1; /* version 1 had no CPUID fields: its bits would be read wrong */
 	refused(len, "version");
-	file[4] = 1;
+	file[4] = INSTR_PACK_VERSION;
 	assert_true(instr_pack_open(&pk, file, len, why, sizeof(why)));
+}
+
+/* The offset of the first CPUID condition of the form at `at`: past its fixed fields and its eight strings. */
+static size_t cpuid_at(size_t at)
+{
+	const size_t fixed = 20, strings = 8;
+	at += fixed;
+	for (size_t i = 0; i < strings; i++)
+		at += 2 + (size_t)(file[at] | file[at + 1] << 8);
+	return at;
 }
 
 /* Lengths and counts that do not add up, resealed so only they are wrong. */
@@ -248,6 +264,19 @@ static void bad_lengths(void **state)
 	reseal();
 	refused(len, "NUL");
 	file[s] = old;
+	/* The second form's first CPUID condition: a field reaching past its register, and one that needs 0. */
+	size_t c = cpuid_at(h + flen);
+	file[c + 10] = 33;
+	reseal();
+	refused(len, "CPUID register or bit out of range");
+	file[c + 10] = 1;
+	file[c + 11] = 0;
+	reseal();
+	refused(len, "least value");
+	file[c + 11] = 2; /* 2 in a field of one bit: no CPU could have it */
+	reseal();
+	refused(len, "least value");
+	file[c + 11] = 1;
 	/* An unknown idiom. */
 	file[h + 4] = 9;
 	reseal();
