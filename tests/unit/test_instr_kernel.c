@@ -406,6 +406,19 @@ static void idioms_labelled(void **state)
 	/* The ordinary pairs are measured too, with two registers. */
 	assert_string_equal(line(find(pl, "op2", "op1")->body, 0, b, sizeof(b)), "{store} xor rax, rbx");
 	assert_int_equal(plan("PCMPEQD xmm, xmm", 0)->idiom, IKM_IDIOM_ONES);
+	/* A form that cannot name one register twice is no idiom, whatever its mnemonic. */
+	static const char *const never[] = { "XOR r64, imm32", "SUB r64, imm8", "XOR r64, m64", "PXOR xmm, m128",
+					      "PCMPEQD xmm, m128" };
+	for (size_t i = 0; i < sizeof(never) / sizeof(never[0]); i++) {
+		const struct instr_form *f = NULL;
+		for (size_t k = 0; k < instr_forms_count && !f; k++)
+			if (!strcmp(instr_forms[k].asm_name, never[i]))
+				f = &instr_forms[k];
+		assert_non_null(f);
+		assert_true(instr_plan_build(f, &p));
+		assert_int_equal(p.idiom, IKM_IDIOM_NONE);
+		assert_null(kind(&p, IKM_IDIOM_LATENCY));
+	}
 	pl = plan("MOV r64, r64", 0);
 	assert_int_equal(pl->idiom, IKM_IDIOM_MOVE);
 	assert_non_null(strstr(find(pl, "op2", "op1")->note, "move elimination"));
