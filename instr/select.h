@@ -42,7 +42,8 @@ struct instr_cpu {
  */
 void instr_cpu_init(struct instr_cpu *c, instr_cpuid_fn cpuid, void *ctx, bool xcr0_known, uint64_t xcr0);
 
-/* Whether one CPUID bit is set (a leaf past the CPU's highest reads as zero). */
+/* Whether one CPUID condition holds: a flag set, a field at least its least (a leaf past the CPU's highest
+ * reads as zero). */
 bool instr_cpu_bit(struct instr_cpu *c, const struct instr_cpuid_bit *b);
 
 enum instr_avail {

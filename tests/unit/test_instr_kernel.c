@@ -408,7 +408,7 @@ static void idioms_labelled(void **state)
 	assert_int_equal(plan("PCMPEQD xmm, xmm", 0)->idiom, IKM_IDIOM_ONES);
 	/* A form that cannot name one register twice is no idiom, whatever its mnemonic. */
 	static const char *const never[] = { "XOR r64, imm32", "SUB r64, imm8", "XOR r64, m64", "PXOR xmm, m128",
-					      "PCMPEQD xmm, m128" };
+					     "PCMPEQD xmm, m128" };
 	for (size_t i = 0; i < sizeof(never) / sizeof(never[0]); i++) {
 		const struct instr_form *f = NULL;
 		for (size_t k = 0; k < instr_forms_count && !f; k++)

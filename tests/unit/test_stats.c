@@ -365,9 +365,9 @@ static void pilot_windows_never_look_free(void **state)
 	assert_int_equal(stats_pilot_ticks(1000, 400), 500);
 	/* And from there the iterations stay within sight of the target: 256 x 22500 / 500 -> 11520 (x8). */
 	bool capped;
-	assert_int_equal(stats_choose_iterations(256, 8, 256, stats_pilot_ticks(1000, 1000), 22500, 0, 1u << 24,
-						 &capped),
-			 11520);
+	assert_int_equal(
+		stats_choose_iterations(256, 8, 256, stats_pilot_ticks(1000, 1000), 22500, 0, 1u << 24, &capped),
+		11520);
 	assert_false(capped);
 }
 
