@@ -264,19 +264,23 @@ static void bad_lengths(void **state)
 	reseal();
 	refused(len, "NUL");
 	file[s] = old;
-	/* The second form's first CPUID condition: a field reaching past its register, and one that needs 0. */
+	/* The second form's first CPUID condition (width at +10, least at +11): a field reaching past its
+	 * register, one that needs 0, and 2 in a field of one bit (no CPU could have it). */
+	static const struct {
+		size_t at;
+		uint8_t v;
+		const char *want;
+	} bad_fields[] = { { 10, 33, "CPUID register or bit out of range" },
+			   { 11, 0, "least value" },
+			   { 11, 2, "least value" } };
 	size_t c = cpuid_at(h + flen);
-	file[c + 10] = 33;
-	reseal();
-	refused(len, "CPUID register or bit out of range");
-	file[c + 10] = 1;
-	file[c + 11] = 0;
-	reseal();
-	refused(len, "least value");
-	file[c + 11] = 2; /* 2 in a field of one bit: no CPU could have it */
-	reseal();
-	refused(len, "least value");
-	file[c + 11] = 1;
+	for (size_t i = 0; i < sizeof(bad_fields) / sizeof(bad_fields[0]); i++) {
+		uint8_t was = file[c + bad_fields[i].at];
+		file[c + bad_fields[i].at] = bad_fields[i].v;
+		reseal();
+		refused(len, bad_fields[i].want);
+		file[c + bad_fields[i].at] = was;
+	}
 	/* An unknown idiom. */
 	file[h + 4] = 9;
 	reseal();
