@@ -209,7 +209,7 @@ def read_cpuid(paths):
     CPUID.24H.0:EBX[7:0]) becomes LEAF.SUBLEAF.REG.LO:HI>=N: the field must read at least N.  At
     least, not exactly: XED gives AVX10.1's sets `=1` and AVX10.2's `=2`, and an AVX10.2 core runs
     AVX10.1's instructions (the versions are cumulative, Intel AVX10 Architecture Specification).
-    Leaving the version out (as the catalogue once did) listed AVX10.2's 2,087 forms on an AVX10.1
+    Leaving the version out (as the catalogue once did) listed AVX10.2's 2,263 forms on an AVX10.1
     core: not one assembled or ran (docs/instr.md "The catalogue")."""
     sets, plain = {}, {}
     for path, n, line in data_lines(paths):
@@ -230,7 +230,7 @@ def read_cpuid(paths):
             if not m:
                 raise DataError(f"{path}:{n}: cannot read CPUID bit '{tok}'")
             lo, hi = sorted((int(m.group(4)), int(m.group(5))))
-            if hi > 31 or not 1 <= int(m.group(6)) < 1 << (hi - lo + 1):
+            if hi > 31 or not 1 <= int(m.group(6)) < min(256, 1 << (hi - lo + 1)):
                 raise DataError(f"{path}:{n}: CPUID field '{tok}' does not fit its register")
             bits.append(f"{m.group(1)}.{m.group(2)}.{m.group(3)}.{lo}:{hi}>={int(m.group(6))}")
         # A plain definition wins over an alternative (AVX512F_512 is AVX-512F's bit, not AVX10's).
@@ -1001,9 +1001,9 @@ def check_row(cols):
             lo = int(m.group(4)) if m else 0
             hi = int(m.group(5)) if m and m.group(5) else lo
             least = int(m.group(6)) if m and m.group(6) else 1
-            if not m or hi > 31 or hi < lo or not 1 <= least < 1 << (hi - lo + 1):
+            if not m or hi > 31 or hi < lo or not 1 <= least < min(256, 1 << (hi - lo + 1)):
                 raise ValueError(f"cpuid bit '{b}' is not LEAF.SUBLEAF.REG.BIT or LEAF.SUBLEAF.REG.LO:HI>=N "
-                                 "(hex leaf, bits 0-31, N >= 1 and fitting the field)")
+                                 "(hex leaf, bits 0-31, 1 <= N <= 255 and fitting the field)")
             bits.append((int(m.group(1), 16), int(m.group(2), 16), CPUID_REGS.index(m.group(3)), lo, hi - lo + 1,
                          least))
     return r, ops, n_explicit, fl, attrs, bits

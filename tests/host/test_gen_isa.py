@@ -77,6 +77,7 @@ def test_c_mode_refuses_bad_rows_by_line(ctx):
         "cpuid bit '24.0.ebx.0:7>=0'": "\t".join(GOOD.split("\t")[:10] + ["24.0.ebx.0:7>=0", "-"]),
         "cpuid bit '24.0.ebx.0:0>=2'": "\t".join(GOOD.split("\t")[:10] + ["24.0.ebx.0:0>=2", "-"]),
         "cpuid bit '24.0.ebx.30:33>=1'": "\t".join(GOOD.split("\t")[:10] + ["24.0.ebx.30:33>=1", "-"]),
+        "cpuid bit '24.0.ebx.0:15>=256'": "\t".join(GOOD.split("\t")[:10] + ["24.0.ebx.0:15>=256", "-"]),
         "explicit operand after an implicit": GOOD.replace("r64:rw:64 r64:r:64", "r64:rw:64:imp r64:r:64"),
         "asm 'add r64'": GOOD.replace("ADD r64, r64", "add r64"),
         "column excluded is empty": "\t".join(GOOD.split("\t")[:11] + [""]),
