@@ -263,7 +263,7 @@ static bool sample(struct pass_ctx *c, uint64_t trips, struct run_values *base, 
 	 * episode cost.  Judged with the calibration run right before it (run_ppm), at twice the tolerance:
 	 * a cut sample is not taken at all, so only a clear slowdown cuts it.
 	 */
-	int64_t ppm_before = c->per_sample ? run_ppm(BENCH_SAMPLE_CALIB_ADDS, sv->cal_n) : c->s->clock.ppm;
+	int64_t ppm_before = run_ppm(BENCH_SAMPLE_CALIB_ADDS, sv->cal_n); /* the probe is per_sample's alone */
 	if (c->probe && probe_over(c->probe, probe_before, ppm_before, BENCH_PROBE_CUT_PERMILLE) &&
 	    !contention_stuck(c->probe, probe_milli(probe_before, ppm_before))) {
 		sv->cut = true;

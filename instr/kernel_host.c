@@ -41,12 +41,10 @@ static const uint8_t GPR_POOL[] = { 0, 3, 1, 2, 5, 8, 9, 10, 11, 12, 13, 14, 15 
  * which a read-write destination multiplied by it again each instance (MULSD xmm, xmm's throughput)
  * drove into the subnormal range within a run: each register paid a few microcode assists a run, a cost
  * the N/2N differential does not cancel, and MULSD and MULPD kept no throughput sample on the
- * development host (their 2N runs over twice the N runs).  1.0 times 1.0 stays 1.0.
- */
-/*
- * The lanes' 1.0 and how every vector register gets it, by element width (single, double; the memory
- * operands' fill, qword by qword, too): a broadcast where VEX or EVEX is there, else a scalar load and a
- * shuffle of element 0 to all (SDM Vol. 2: VBROADCASTSS/SD, MOVSS, MOVSD, SHUFPS, SHUFPD).
+ * development host (their 2N runs over twice the N runs).  1.0 times 1.0 stays 1.0.  By element width
+ * (single, double) the table holds the lane, the memory operands' qword fill, and how every vector
+ * register gets it: a broadcast where VEX or EVEX is there, else a scalar load and a shuffle of element
+ * 0 to all (SDM Vol. 2: VBROADCASTSS/SD, MOVSS, MOVSD, SHUFPS, SHUFPD).
  */
 static const struct lane {
 	uint64_t fill; /* a qword of lanes: two binary32 1.0f, or one binary64 1.0 */
@@ -1229,10 +1227,9 @@ static bool same_register_possible(const struct ctx *c)
 	return regs >= 2;
 }
 
+/* The same-register kernels of a zero or all-ones idiom (the plan names one only where same_register_possible). */
 static void idiom(struct ctx *c)
 {
-	if (!same_register_possible(c))
-		return;
 	struct ikm *l = add(c, IKM_IDIOM_LATENCY, "idiom_lat");
 	if (!l)
 		return;
@@ -1318,9 +1315,10 @@ bool instr_plan_build(const struct instr_form *f, struct instr_plan *p)
 	c.selector = in_list(f->mnemonic, ECX_SELECTS, ARRAY_SIZE(ECX_SELECTS));
 	c.fp_data = c.vec_bits > 0;
 	c.fp_double = c.fp_data && fp_double_form(f->mnemonic);
-	if (in_list(f->mnemonic, ZERO_IDIOMS, ARRAY_SIZE(ZERO_IDIOMS)) && same_register_possible(&c))
+	bool twice = same_register_possible(&c);
+	if (twice && in_list(f->mnemonic, ZERO_IDIOMS, ARRAY_SIZE(ZERO_IDIOMS)))
 		p->idiom = IKM_IDIOM_ZERO;
-	else if (in_list(f->mnemonic, ONES_IDIOMS, ARRAY_SIZE(ONES_IDIOMS)) && same_register_possible(&c))
+	else if (twice && in_list(f->mnemonic, ONES_IDIOMS, ARRAY_SIZE(ONES_IDIOMS)))
 		p->idiom = IKM_IDIOM_ONES;
 	else if (in_list(f->mnemonic, MOVES, ARRAY_SIZE(MOVES)) && c.nop >= 2 && c.op[0].file == c.op[1].file &&
 		 c.op[0].file != RF_MEM)

@@ -154,7 +154,7 @@ static bool form(struct cur *c, const struct instr_pack *pk, struct instr_pack_f
 		f->cpuid[i].width = (uint8_t)num(c, 1, "truncated CPUID bit");
 		f->cpuid[i].least = (uint8_t)num(c, 1, "truncated CPUID bit");
 		const struct instr_cpuid_bit *b = &f->cpuid[i];
-		if (!c->bad && (b->reg > 3 || b->bit > 31 || !b->width || b->width > 32 - b->bit))
+		if (!c->bad && !instr_cpu_bit_fits(b))
 			fail(c, at + 8, "CPUID register or bit out of range");
 		else if (!c->bad && (!b->least || (b->width < 8 && b->least >> b->width)))
 			fail(c, at + 11, "CPUID field's least value 0 or wider than the field");
@@ -177,8 +177,12 @@ bool instr_pack_open(struct instr_pack *pk, const uint8_t *buf, size_t len, char
 		return fail(&c, len, "shorter than the 28-byte header");
 	if (memcmp(buf, INSTR_PACK_MAGIC, INSTR_PACK_MAGIC_LEN))
 		return fail(&c, 0, "not a kernel pack (no PMUI magic)");
-	if (buf[4] != INSTR_PACK_VERSION)
-		return fail(&c, 4, "format version not " INSTR_PACK_VERSION_TEXT);
+	if (buf[4] != INSTR_PACK_VERSION) {
+		char what[64];
+		snprintf(what, sizeof(what), "format version %u; this pmuboot reads version %u", buf[4],
+			 INSTR_PACK_VERSION);
+		return fail(&c, 4, what);
+	}
 	if (buf[5])
 		return fail(&c, 5, "reserved byte not 0");
 	uint32_t forms = (uint32_t)le(buf + 8, 4), total = (uint32_t)le(buf + 12, 4);

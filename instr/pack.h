@@ -46,7 +46,6 @@
 #define INSTR_PACK_MAGIC "PMUI"
 #define INSTR_PACK_MAGIC_LEN 4
 #define INSTR_PACK_VERSION 2
-#define INSTR_PACK_VERSION_TEXT "2"
 #define INSTR_PACK_HEADER 28
 #define INSTR_PACK_CRC_AT 20
 #define INSTR_PACK_CRC_END 24 /* the CRC covers every byte but [CRC_AT, CRC_END) */

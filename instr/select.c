@@ -75,6 +75,11 @@ void instr_cpu_init(struct instr_cpu *c, instr_cpuid_fn cpuid, void *ctx, bool x
 	}
 }
 
+bool instr_cpu_bit_fits(const struct instr_cpuid_bit *b)
+{
+	return b->reg <= 3 && b->bit < 32 && b->width && b->width <= 32 - b->bit;
+}
+
 bool instr_cpu_bit(struct instr_cpu *c, const struct instr_cpuid_bit *b)
 {
 	struct cpuid_regs r;
@@ -92,7 +97,7 @@ bool instr_cpu_bit(struct instr_cpu *c, const struct instr_cpuid_bit *b)
 		return c->osxsave;
 	ask(c, b->leaf, b->subleaf, &r);
 	uint32_t word = b->reg == 0 ? r.eax : b->reg == 1 ? r.ebx : b->reg == 2 ? r.ecx : r.edx;
-	if (b->bit >= 32 || !b->width || b->width > 32 - b->bit)
+	if (!instr_cpu_bit_fits(b))
 		return false;
 	uint32_t field = (word >> b->bit) & (b->width == 32 ? ~0u : (1u << b->width) - 1);
 	return field >= b->least;

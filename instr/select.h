@@ -43,8 +43,10 @@ struct instr_cpu {
 void instr_cpu_init(struct instr_cpu *c, instr_cpuid_fn cpuid, void *ctx, bool xcr0_known, uint64_t xcr0);
 
 /* Whether one CPUID condition holds: a flag set, a field at least its least (a leaf past the CPU's highest
- * reads as zero). */
+ * reads as zero).  A condition that does not fit (instr_cpu_bit_fits) never holds. */
 bool instr_cpu_bit(struct instr_cpu *c, const struct instr_cpuid_bit *b);
+/* Whether a condition's field lies in its register: register 0-3, bit 0-31, width 1 to the bits left. */
+bool instr_cpu_bit_fits(const struct instr_cpuid_bit *b);
 
 enum instr_avail {
 	INSTR_PRESENT,		/* every CPUID bit set and its state enabled */
