@@ -115,12 +115,15 @@ static unsigned summary_lines(char out[][SL_SUMMARY_LINE], uint8_t *attr, unsign
 		LINE(SL_NORMAL, "%-*s%u figures of %u variants (%s); %u reps x %u iterations each%s", LABEL_W,
 		     "Measured", ss->bench_done, ss->variants, ss->kernels, c ? c->reps : 0, c ? c->iterations : 0,
 		     ss->multi ? ", on each processor in Passes" : "");
-	else
+	else if (!ss->instr_done)
 		LINE(SL_NORMAL, "%-*sno benchmarks ran (bench=%s)", LABEL_W, "Measured", c ? c->bench : "?");
+	if (ss->instr_done)
+		LINE(SL_NORMAL, "%-*s%u instruction form%s (instr=%.40s): latency as cycles/it, pair and tp beside it",
+		     LABEL_W, "Forms", ss->instr_done, ss->instr_done == 1 ? "" : "s", c ? c->instr : "?");
 	if (ss->multi && ss->passes[0])
 		LINE(SL_NORMAL, "%-*sprocessor %s", LABEL_W, "Passes", ss->passes);
 	if (ss->bench_unstable)
-		LINE(SL_UNSTABLE, "%-*s%u figure%s marked ~ could not be measured stably (the bench records say why)",
+		LINE(SL_UNSTABLE, "%-*s%u figure%s marked ~ could not be measured stably (their records say why)",
 		     LABEL_W, "Figures", ss->bench_unstable, ss->bench_unstable == 1 ? "" : "s");
 	unsigned pass = ss->checks[SS_PASS], fail = ss->checks[SS_FAIL], uns = ss->checks[SS_UNSTABLE],
 		 skip = ss->checks[SS_SKIP];

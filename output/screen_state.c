@@ -179,18 +179,24 @@ static void row_name(const struct rec *o, char name[SS_NAME])
 	snprintf(name, SS_NAME, "%s%s.%s%s%s", who_of(o, who), T("kernel"), T("variant"), arena[0] ? " @" : "", arena);
 }
 
-/* The row called name, made when new; NULL when the table is full (the caller counts what is dropped). */
-static struct ss_row *row_named(const char *name)
+/* A new row called name; NULL when the table is full (the caller counts what is dropped). */
+static struct ss_row *row_new(const char *name)
 {
-	for (unsigned i = ssp->nrows; i-- > 0;)
-		if (!strcmp(ssp->rows[i].name, name))
-			return &ssp->rows[i];
 	if (ssp->nrows == SS_ROWS)
 		return NULL;
 	struct ss_row *r = &ssp->rows[ssp->nrows++];
 	memset(r, 0, sizeof(*r));
 	snprintf(r->name, sizeof(r->name), "%s", name);
 	return r;
+}
+
+/* The row called name, made when new; NULL when the table is full. */
+static struct ss_row *row_named(const char *name)
+{
+	for (unsigned i = ssp->nrows; i-- > 0;)
+		if (!strcmp(ssp->rows[i].name, name))
+			return &ssp->rows[i];
+	return row_new(name);
 }
 
 static struct ss_row *row_for(const struct rec *o)
@@ -227,6 +233,78 @@ static void on_bench(const struct rec *o)
 	const char *pen = T("penalty.median");
 	if (pen[0])
 		snprintf(r->penalty, sizeof(r->penalty), "%s%s", pen[0] == '-' ? "" : "+", pen);
+}
+
+/*
+ * The latency an instruction form's row shows (docs/instr.md "The record"): the destination's own chain
+ * (op1 -> op1) where measured, else the largest exact pair, else the first pair with a figure; -1 if none.
+ */
+static int headline_latency(const struct rec *o, int lat)
+{
+	char from[8], to[8], b[16];
+	int best = -1, exact = -1, any = -1;
+	int64_t m, best_m = -1;
+	for (size_t i = 0; i < rec_count(o, lat); i++) {
+		int e = rec_child(o, lat, i);
+		int c = rec_find(o, e, "cycles");
+		if (!rec_milli_of(o, c, &m))
+			continue;
+		if (any < 0)
+			any = e;
+		rec_text(o, rec_find(o, e, "from"), from, sizeof(from));
+		rec_text(o, rec_find(o, e, "to"), to, sizeof(to));
+		if (!strcmp(from, "op1") && !strcmp(to, "op1"))
+			return e;
+		if (!strcmp(rec_text(o, rec_find(o, e, "bound"), b, sizeof(b)), "exact") && m > best_m) {
+			best_m = m;
+			exact = e;
+		}
+	}
+	best = exact >= 0 ? exact : any;
+	return best;
+}
+
+/*
+ * An instruction form (instr=, bench/src_instr.c): a row named by its asm, its headline latency under
+ * cycles ("<=" an upper bound, "~" unstable), and under events which pair that is and the throughput.
+ */
+static void on_instr(const struct rec *o)
+{
+	char tmp[6][SS_LINE], who[SS_WHO], name[SS_NAME], c[12], from[8], to[8], b[16];
+	snprintf(name, sizeof(name), "%s%s", who_of(o, who), T("asm"));
+	/* A row of its own: forms of one name (VEX and EVEX encodings) are different forms. */
+	struct ss_row *r = row_new(name);
+	ssp->instr_done++;
+	if (!r) {
+		ssp->rows_dropped++;
+		return;
+	}
+	snprintf(ssp->bench_last, sizeof(ssp->bench_last), "%s", r->name);
+	if (rec_has(o, "fault") && !rec_is_null(o, "fault")) {
+		snprintf(r->cycles, sizeof(r->cycles), "fault");
+		snprintf(r->events, sizeof(r->events), "FAULT %s", T("fault.name"));
+		return;
+	}
+	int e = headline_latency(o, rec_find(o, REC_ROOT, "latency"));
+	bool shaky = false;
+	if (e >= 0) {
+		rec_text(o, rec_find(o, e, "cycles"), c, sizeof(c));
+		bool upper = !strcmp(rec_text(o, rec_find(o, e, "bound"), b, sizeof(b)), "upper");
+		int u = rec_find(o, e, "unstable");
+		shaky = u >= 0 && rec_type_of(o, u) != REC_NULL;
+		snprintf(r->cycles, sizeof(r->cycles), "%s%s%s", upper ? "<=" : "", c, shaky ? "~" : "");
+	}
+	const char *tp = T("throughput.cycles");
+	size_t k = rec_is_true(o, "emulated") ? str_appendf(r->events, sizeof(r->events), 0, "emulated: ") : 0;
+	if (e >= 0)
+		k = str_appendf(r->events, sizeof(r->events), k, "%s->%s",
+				rec_text(o, rec_find(o, e, "from"), from, sizeof(from)),
+				rec_text(o, rec_find(o, e, "to"), to, sizeof(to)));
+	if (tp[0])
+		k = str_appendf(r->events, sizeof(r->events), k, "%stp %s (%s)", e >= 0 ? "; " : "", tp, T("throughput.how"));
+	if (e < 0 && !tp[0])
+		snprintf(r->cycles, sizeof(r->cycles), "-");
+	ssp->bench_unstable += shaky;
 }
 
 /* Far above any share in percent: a node beyond it is shown as not known. */
@@ -407,7 +485,7 @@ static const struct {
 	{ "pmu", on_pmu },	 { "ibs", on_ibs },		{ "bench_setup", on_bench_setup },
 	{ "bench", on_bench },	 { "check", on_check },		{ "error", on_error },	   { "fault", on_fault },
 	{ "selftest", on_selftest }, { "end", on_end },		{ "topology", on_topology }, { "pass", on_pass },
-	{ "audit", on_audit },	 { "metrics", on_metrics },
+	{ "audit", on_audit },	 { "metrics", on_metrics },	{ "instr", on_instr },
 };
 
 static void note_activity(void)

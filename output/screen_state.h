@@ -46,6 +46,7 @@ struct screen_state {
 	char activity[48];
 	unsigned bench_total, bench_done;
 	unsigned bench_unstable;	/* figures whose bench record says `unstable`: shown with a ~ */
+	unsigned instr_done;		/* instr records (instruction forms, instr=): a row each */
 	char bench_last[48];
 	char kernels[SS_LINE];
 	bool multi;		/* several processors are measured (topology's chosen_count > 1) */

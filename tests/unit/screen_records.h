@@ -401,4 +401,70 @@
 	"expected_because\":null,\"boot_processor\":false,\"neighbours\":\"others: running whatever Linux sch" \
 	"edules on them (not parked)\"}"
 
+/*
+ * instr records (issue 31): QEMU_INSTR_ADD from the image under QEMU with instr="^ADD r64" and a kernel
+ * pack of those forms; INSTR_* from `pmuboot-host instr --cpu 1` on 2026-11-30's KVM Xeon (no counters):
+ * a write-only destination (POPCNT: no op1 -> op1 chain), a form with only an upper bound (BT: flags), a
+ * form that faulted (RDPMC, #GP in that VM).
+ */
+#define QEMU_INSTR_ADD \
+	"@pmuboot {\"type\":\"instr\",\"cpu\":{\"n\":0,\"apic_id\":0},\"asm\":\"ADD r64, r64\",\"iform\":\"AD" \
+	"D_GPRv_GPRv_01\",\"extension\":\"BASE\",\"isa_set\":\"I86\",\"latency\":[{\"from\":\"op1\",\"to\":\"" \
+	"op1\",\"cycles\":1.035,\"spread\":{\"min\":0.272,\"max\":1.688},\"unstable\":\"spread\",\"bound\":\"" \
+	"exact\",\"via\":null,\"note\":null},{\"from\":\"op1\",\"to\":\"flags\",\"cycles\":4.901,\"spread\":{" \
+	"\"min\":3.974,\"max\":8.493},\"unstable\":\"spread\",\"bound\":\"upper\",\"via\":\"sbb r, r (flags -" \
+	"> register, not measurable alone: included)\",\"note\":null},{\"from\":\"op2\",\"to\":\"op1\",\"cycl" \
+	"es\":1.035,\"spread\":{\"min\":0.218,\"max\":2.395},\"unstable\":\"spread\",\"bound\":\"exact\",\"vi" \
+	"a\":null,\"note\":null},{\"from\":\"op2\",\"to\":\"flags\",\"cycles\":4.138,\"spread\":{\"min\":2.34" \
+	"1,\"max\":7.894},\"unstable\":\"spread\",\"bound\":\"upper\",\"via\":\"sbb r, r (flags -> register, " \
+	"not measurable alone: included)\",\"note\":null}],\"latency_skipped\":null,\"connectors\":[],\"throu" \
+	"ghput\":{\"cycles\":0.137,\"spread\":{\"min\":0.040,\"max\":0.505},\"unstable\":\"spread\",\"how\":" \
+	"\"unrolled\",\"unrolled\":0.137,\"loop\":1.034,\"broken\":null,\"chain\":null},\"throughput_why\":nul" \
+	"l,\"idiom\":null,\"values\":\"general registers 1, cl 1, imm8 3, imm16 0x123, imm32 0x12345, vector " \
+	"lanes 0x3f800000 (1.0f), memory 0\",\"uops\":null,\"ports\":null,\"uops_why\":\"no counters: no work" \
+	"ing PMU: the counters CPUID implies do not keep a value written to them; QEMU TCG emulates none\",\"" \
+	"ports_why\":\"no counters: no working PMU: the counters CPUID implies do not keep a value written to" \
+	" them; QEMU TCG emulates none\",\"cycles_source\":\"tsc\",\"core_per_tsc\":1.742,\"fault\":null,\"wh" \
+	"y\":null,\"unstable\":\"spread\",\"emulated\":true,\"seconds\":0.002}"
+#define INSTR_POPCNT \
+	"@pmuboot {\"type\":\"instr\",\"cpu\":{\"n\":1,\"apic_id\":1},\"asm\":\"POPCNT r64, r64\",\"iform\":" \
+	"\"POPCNT_GPRv_GPRv\",\"extension\":\"SSE4\",\"isa_set\":\"POPCNT\",\"latency\":[{\"from\":\"op2\",\"t" \
+	"o\":\"op1\",\"cycles\":2.981,\"spread\":{\"min\":2.974,\"max\":3.008},\"unstable\":null,\"bound\":\"" \
+	"exact\",\"via\":null,\"note\":null},{\"from\":\"op2\",\"to\":\"flags\",\"cycles\":3.977,\"spread\":{" \
+	"\"min\":3.967,\"max\":3.995},\"unstable\":null,\"bound\":\"upper\",\"via\":\"sbb r, r (flags -> regi" \
+	"ster, not measurable alone: included)\",\"note\":null}],\"latency_skipped\":null,\"connectors\":[]," \
+	"\"throughput\":{\"cycles\":0.998,\"spread\":{\"min\":0.993,\"max\":1.003},\"unstable\":null,\"how\":" \
+	"\"unrolled\",\"unrolled\":0.998,\"loop\":1.002,\"broken\":null,\"chain\":null},\"throughput_why\":nul" \
+	"l,\"idiom\":null,\"values\":\"general registers 1, cl 1, imm8 3, imm16 0x123, imm32 0x12345, vector " \
+	"lanes 0x3f800000 (1.0f), memory 0\",\"uops\":null,\"ports\":null,\"uops_why\":\"no counters: perf_ev" \
+	"ent_open: No such file or directory (no PMU exposed to this VM)\",\"ports_why\":\"no counters: perf_" \
+	"event_open: No such file or directory (no PMU exposed to this VM)\",\"cycles_source\":\"tsc_calibrat" \
+	"ed\",\"core_per_tsc\":1.536,\"fault\":null,\"why\":null,\"unstable\":null,\"emulated\":false,\"secon" \
+	"ds\":0.009}"
+#define INSTR_BT_IMM8 \
+	"@pmuboot {\"type\":\"instr\",\"cpu\":{\"n\":1,\"apic_id\":1},\"asm\":\"BT r64, imm8\",\"iform\":\"BT" \
+	"_GPRv_IMMb\",\"extension\":\"BASE\",\"isa_set\":\"I386\",\"latency\":[{\"from\":\"op1\",\"to\":\"fla" \
+	"gs\",\"cycles\":1.987,\"spread\":{\"min\":1.985,\"max\":2.001},\"unstable\":null,\"bound\":\"upper\"" \
+	",\"via\":\"sbb r, r (flags -> register, not measurable alone: included)\",\"note\":null}],\"latency_" \
+	"skipped\":null,\"connectors\":[],\"throughput\":{\"cycles\":0.993,\"spread\":{\"min\":0.991,\"max\":" \
+	"0.999},\"unstable\":null,\"how\":\"unrolled\",\"unrolled\":0.993,\"loop\":1.000,\"broken\":null,\"ch" \
+	"ain\":null},\"throughput_why\":null,\"idiom\":null,\"values\":\"general registers 1, cl 1, imm8 3, i" \
+	"mm16 0x123, imm32 0x12345, vector lanes 0x3f800000 (1.0f), memory 0\",\"uops\":null,\"ports\":null," \
+	"\"uops_why\":\"no counters: perf_event_open: No such file or directory (no PMU exposed to this VM)\"," \
+	"\"ports_why\":\"no counters: perf_event_open: No such file or directory (no PMU exposed to this VM)" \
+	"\",\"cycles_source\":\"tsc_calibrated\",\"core_per_tsc\":1.533,\"fault\":null,\"why\":null,\"unstable" \
+	"\":null,\"emulated\":false,\"seconds\":0.009}"
+#define INSTR_RDPMC \
+	"@pmuboot {\"type\":\"instr\",\"cpu\":{\"n\":1,\"apic_id\":1},\"asm\":\"RDPMC\",\"iform\":\"RDPMC\"," \
+	"\"extension\":\"BASE\",\"isa_set\":\"RDPMC\",\"latency\":[],\"latency_skipped\":\"implicit msrs: not " \
+	"chained; ecx->eax: ecx selects what is read: a chain would change it (#GP); ecx->edx: ecx selects wh" \
+	"at is read: a chain would change it (#GP)\",\"connectors\":[],\"throughput\":null,\"throughput_why\"" \
+	":\"not measured\",\"idiom\":null,\"values\":\"general registers 1, cl 1, imm8 3, imm16 0x123, imm32 " \
+	"0x12345, vector lanes 0x3f800000 (1.0f), memory 0; ecx 0 (it selects what is read: XCR0, counter 0, " \
+	"PKRU)\",\"uops\":null,\"ports\":null,\"uops_why\":\"no counters: perf_event_open: No such file or di" \
+	"rectory (no PMU exposed to this VM)\",\"ports_why\":\"no counters: perf_event_open: No such file or " \
+	"directory (no PMU exposed to this VM)\",\"cycles_source\":\"tsc_calibrated\",\"core_per_tsc\":1.536," \
+	"\"fault\":{\"vector\":13,\"name\":\"#GP\",\"signal\":\"SIGSEGV\",\"rip\":\"0x7ff2408b90c0\"},\"why\"" \
+	":\"faulted: #GP (SIGSEGV): not measured\",\"unstable\":null,\"emulated\":false,\"seconds\":0.000}"
+
 #endif

@@ -261,6 +261,26 @@ static void the_summary_at_the_end(void **state)
 	assert_string_equal(fr->text[24], "Errors    argument 1: bogus");
 }
 
+/* Instruction forms only (bench=none instr=...): the summary counts the forms, not "no benchmarks ran". */
+static void forms_counted_in_the_summary(void **state)
+{
+	(void)state;
+	one_processor();
+	st->bench_done = 0;
+	st->instr_done = 5;
+	snprintf(cfg.bench, sizeof(cfg.bench), "none");
+	snprintf(cfg.instr, sizeof(cfg.instr), "^ADD r64");
+	st->finished = true;
+	lay_out(120, 40);
+	bool forms = false;
+	for (unsigned r = 0; r < 40; r++) {
+		assert_null(strstr(fr->text[r], "no benchmarks ran"));
+		forms = forms || !strcmp(fr->text[r], "Forms     5 instruction forms (instr=^ADD r64): latency as cycles/it, "
+							 "pair and tp beside it");
+	}
+	assert_true(forms);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -268,6 +288,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(a_narrow_screen, fresh, done),
 		cmocka_unit_test_setup_teardown(many_rows_while_running, fresh, done),
 		cmocka_unit_test_setup_teardown(the_summary_at_the_end, fresh, done),
+		cmocka_unit_test_setup_teardown(forms_counted_in_the_summary, fresh, done),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
