@@ -64,7 +64,6 @@ struct sample_verdict {
 	struct ledger_verdict v;
 	uint64_t cal_n, cal_2n;		/* calib_per_sample: ticks of the calibration's N and 2N runs */
 	uint64_t probe;			/* the contention probe's slower run, TSC ticks (0: not probed) */
-	int64_t probe_ppm;		/* the clock beside that run (run_ppm of its calibration run) */
 	bool cut;			/* the probe before the kernel's runs was already contended: none were run */
 };
 
@@ -95,20 +94,6 @@ int64_t bench_contention_reference(const struct bench_contention *p)
 static int64_t probe_milli(uint64_t ticks, int64_t ppm)
 {
 	return stats_scale((int64_t)ticks, (uint64_t)ppm, (uint64_t)BENCH_PROBE_ADDS * 1000);
-}
-
-/*
- * One calibration run's own clock, cycles per million ticks: its adds (one a cycle) over its ticks, the
- * call's few ticks included (a constant share, which the probe's reference absorbs).  Each probe run is
- * converted with the calibration run beside it, not with the sample's differential, which spans the
- * kernel's runs: wide vector code slows the clock while it runs and for a while after (on 2026-11-30's
- * host the add chain right after a zmm kernel ran 9% slower than right before it).  The differential mixed
- * the two clocks and converted the probe after such a kernel 8% fast; the reference (the 8th fastest probe)
- * learned that, and the samples after it, of any kernel, looked contended until it was learned again.
- */
-static int64_t run_ppm(uint64_t adds, uint64_t ticks)
-{
-	return ticks ? stats_scale((int64_t)adds, 1000000, ticks) : 0;
 }
 
 /* Whether a probe of `ticks` at ppm is slower than p's reference by more than tolerance_permille. */
@@ -260,15 +245,14 @@ static bool sample(struct pass_ctx *c, uint64_t trips, struct run_values *base, 
 	/*
 	 * A probe already slow before the kernel's runs ends the sample here: it would be thrown away as
 	 * contended, and in an episode of contention its runs and calibration were most of the time the
-	 * episode cost.  Judged with the calibration run right before it (run_ppm), at twice the tolerance:
-	 * a cut sample is not taken at all, so only a clear slowdown cuts it.
+	 * episode cost.  Judged with the clock in force (the sample's own is not known yet) and so at twice
+	 * the tolerance: after wide vector code the clock can be slower than the bracket's calibration said,
+	 * and a full table cut three times as many AVX-512 forms' samples as others' at the tolerance.
 	 */
-	int64_t ppm_before = run_ppm(BENCH_SAMPLE_CALIB_ADDS, sv->cal_n); /* the probe is per_sample's alone */
-	if (c->probe && probe_over(c->probe, probe_before, ppm_before, BENCH_PROBE_CUT_PERMILLE) &&
-	    !contention_stuck(c->probe, probe_milli(probe_before, ppm_before))) {
+	if (c->probe && probe_over(c->probe, probe_before, c->s->clock.ppm, BENCH_PROBE_CUT_PERMILLE) &&
+	    !contention_stuck(c->probe, probe_milli(probe_before, c->s->clock.ppm))) {
 		sv->cut = true;
 		sv->probe = probe_before;
-		sv->probe_ppm = ppm_before;
 		sample_close(l, &m, &w, LEDGER_NO_SMI_EVENT, sv);
 		return true;
 	}
@@ -291,16 +275,12 @@ static bool sample(struct pass_ctx *c, uint64_t trips, struct run_values *base, 
 		if (!ok || !c->tight || stats_judge_runs_tight(base->tsc, main->tsc) == STATS_KEPT)
 			break;
 	}
-	uint64_t probe_after = c->probe ? probe_run() : 0;
+	if (c->probe) {
+		uint64_t after = probe_run();
+		sv->probe = after > probe_before ? after : probe_before;
+	}
 	if (c->per_sample)
 		sv->cal_2n = calib_run(2 * SAMPLE_CALIB_TRIPS);
-	/* The slower of the two probes, each at the clock of the calibration run beside it (run_ppm). */
-	if (c->probe) {
-		int64_t ppm_after = run_ppm(2 * (uint64_t)BENCH_SAMPLE_CALIB_ADDS, sv->cal_2n);
-		bool after = probe_milli(probe_after, ppm_after) > probe_milli(probe_before, ppm_before);
-		sv->probe = after ? probe_after : probe_before;
-		sv->probe_ppm = after ? ppm_after : ppm_before;
-	}
 	/* The runs' values are read: what happens after the ledger closes cannot touch them. */
 	sample_close(l, &m, &w, ok ? smi_count(c, base, main) : LEDGER_NO_SMI_EVENT, sv);
 	return ok;
@@ -420,7 +400,7 @@ static void contention_learn(struct bench_contention *p, uint64_t ticks, int64_t
 }
 
 /*
- * The probe's ticks in cycles per 1000 adds, with the calibration run beside it (run_ppm), against the probe's
+ * The probe's ticks in cycles per 1000 adds, with the sample's own calibration, against the probe's
  * reference: CONTENDED when slower by more than the tolerance; a run kept joins the reference's ranks, so a
  * run that starts contended learns the quiet figure as soon as samples see it.  The first run has no
  * reference and is kept.
@@ -469,7 +449,7 @@ static enum stats_fate judge(const struct pass_ctx *c, const struct sample_verdi
 			fate = stats_judge_clock(sv->cal_n, sv->cal_2n, s->clock.spread_milli);
 		}
 		if (fate == STATS_KEPT && c->probe && sv->probe)
-			fate = judge_contention(c->probe, sv->probe, sv->probe_ppm);
+			fate = judge_contention(c->probe, sv->probe, *ppm);
 	}
 	if (fate == STATS_KEPT && s->cycles_msr) {
 		fate = stats_judge_time(b->cyc, m->cyc);
@@ -615,7 +595,8 @@ bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, u
 			if (warm) {
 				/* Not judged, but the probe's reference learns from them before the first that is. */
 				if (c.probe && !sv.cut && sv.probe && !sv.disturbed && sample_clock_held(&c, &sv))
-					contention_learn(c.probe, sv.probe, sv.probe_ppm);
+					contention_learn(c.probe, sv.probe,
+							 stats_scale(BENCH_SAMPLE_CALIB_ADDS, 1000000, sv.cal_2n - sv.cal_n));
 				warm--;
 				continue;
 			}

@@ -107,11 +107,9 @@ struct bench_calibration {
 /*
  * The contention probe (bench_setup.contention): with the per-sample calibration, each sample also runs
  * platform/calib.asm's independent-add block (BENCH_PROBE_ADDS adds, half with a load) right before and right after the
- * kernel's runs, each converted to cycles with the calibration run beside it (harness.c run_ppm: wide vector
- * code slows the clock, so the sample's differential, which spans the kernel, would mix two clocks).  The
- * dependent chain runs at one add a cycle whoever shares the core; the block runs as wide as the core's
- * ports, and slows when another thread on the core (an SMT sibling: under a hypervisor another tenant's, or
- * the VM's own other vCPU) takes them.
+ * kernel's runs, converted to cycles with the sample's own calibration.  The dependent chain runs at one add
+ * a cycle whoever shares the core; the block runs as wide as the core's ports, and slows when another thread
+ * on the core (an SMT sibling: under a hypervisor another tenant's, or the VM's own other vCPU) takes them.
  * A sample whose slower probe is more than BENCH_PROBE_TOLERANCE_PERMILLE above the probe's reference
  * (below) is thrown away as contended (STATS_REJECT_CONTENDED) and taken again, like a disturbed one: the
  * kernel beside it shared the core too.  Seen on the shared development host (Raptor Cove, KVM): in

@@ -766,72 +766,6 @@ static void a_contended_sample_is_thrown_away_and_retaken(void **state)
 }
 
 /*
- * Wide vector code slows the clock while it runs and for a while after (on 2026-11-30's host the add chain
- * right after a zmm kernel ran 9% slower than right before it).  Here the clock comes back between samples
- * and slows by SLOW_PERCENT from the kernel's first run on: its measured runs, the probe after them and the
- * calibration's 2N run.  Each probe is converted with the calibration run beside it, so the probe's
- * reference stays the quiet core's and nothing is contended.  Converted with the sample's differential,
- * which spans the kernel, the probe after read 4% fast and the reference learned it, a bar that every
- * later sample at the usual clock then stood over (on that host: zmm forms' samples thrown away as
- * contended three to ten times as often as xmm forms').
- */
-#define SLOW_PERCENT 4
-static bool slowed;
-static uint64_t clock_slows_from_the_kernel(unsigned run, const struct bench_call *c)
-{
-	(void)run;
-	bool chain = c->kernel == (bench_kernel_fn)(void (*)(void))calib_add_chain,
-	     block = c->kernel == (bench_kernel_fn)(void (*)(void))calib_add_block;
-	if (chain && c->trips == CALIB_TRIPS)
-		slowed = false; /* a sample's first calibration run: the clock had time to come back */
-	struct bench_call none = *c;
-	none.trips = 0; /* the call's own ticks, which the slower clock does not stretch here */
-	uint64_t extra = slowed && (chain || block || c->kernel == bk_load_chain)
-				 ? (fake_measure_ticks(c) - fake_measure_ticks(&none)) * SLOW_PERCENT / 100
-				 : 0;
-	if (c->kernel == bk_load_chain)
-		slowed = true;
-	return extra;
-}
-
-static void a_clock_slowed_by_the_kernel_teaches_the_probe_nothing(void **state)
-{
-	(void)state;
-	struct bench_contention probe;
-	struct bench_figures r;
-	struct bench_setup s;
-	setup_fk(&s, 1);
-	s.cb = NULL;
-	memset(&probe, 0, sizeof(probe));
-	s.contention = &probe;
-	s.tight_runs = true;
-	/* A bracket calibration that stands, with the spread of a host whose clock steps (10%), so the samples'
-	 * own calibrations are judged by it, as on that host. */
-	s.clock = (struct bench_calibration){ .source = BENCH_CALIB_HARNESS, .ppm = 1000000, .spread_milli = 100 };
-	s.clock_reuse_ticks = UINT64_MAX / 4;
-	fake_tsc_advance(1); /* clock_at 0 would mean none taken */
-	s.clock_at = hw_tsc();
-	slowed = false;
-	fake_measure_extra(clock_slows_from_the_kernel);
-	assert_true(bench_measure_variant(&s, bench_def_find("ref", "load_chain"), window, NULL, &r));
-	assert_true(r.calibration.per_sample);
-	assert_int_equal(r.contended, 0);
-	assert_int_equal(r.cycles.n, 5);
-	int64_t quiet = (int64_t)fake_measure_ticks(&(struct bench_call){
-				.kernel = (bench_kernel_fn)(void (*)(void))calib_add_block,
-				.trips = BENCH_PROBE_ADDS / CALIB_ADDS_PER_ITER }) *
-			1000 / BENCH_PROBE_ADDS;
-	assert_in_range(bench_contention_reference(&probe), quiet - 1, quiet + 2);
-	/* The next kernel at the usual clock keeps every sample. */
-	fake_measure_extra(NULL);
-	s.clock_at = hw_tsc();
-	assert_true(bench_measure_variant(&s, bench_def_find("ref", "load_chain"), window, NULL, &r));
-	assert_int_equal(r.contended, 0);
-	assert_int_equal(r.cycles.n, 5);
-	assert_int_equal(probe.contended, 0);
-}
-
-/*
  * An episode of another thread on the core that outlasts the drop budget (probes from the first measured
  * sample's on, `episode` of them slow): without patience the variant keeps no sample; with
  * contended_patience_ticks it goes on retaking until the episode ends and keeps the quiet samples; a
@@ -1380,7 +1314,6 @@ int main(void)
 		cmocka_unit_test(a_disturbance_the_window_missed_is_rejected_as_n_2n),
 		cmocka_unit_test(a_moving_clock_in_a_sample_is_rejected),
 		cmocka_unit_test(a_contended_sample_is_thrown_away_and_retaken),
-		cmocka_unit_test(a_clock_slowed_by_the_kernel_teaches_the_probe_nothing),
 		cmocka_unit_test(a_variant_waits_out_an_episode_of_contention_within_its_patience),
 		cmocka_unit_test(the_probe_reference_is_a_low_rank_not_the_fastest),
 		cmocka_unit_test(a_reference_no_probe_meets_is_learned_again),
