@@ -241,8 +241,12 @@ def test_x87_forms_measured(ctx):
     why, with pushes and pops balanced (a push onto a full stack would load NaNs, a pop of an empty one too;
     neither faults, so what is checked is the figure): the chain of a destination that is its own source
     (FADD st0, st(i); FMUL; FADDP after its balancing fld1) is a whole number of cycles, at least 1, since
-    nothing but the form's own latency is in it (retaken on a busy host)."""
+    nothing but the form's own latency is in it.  On a busy host (another tenant's thread on the core's
+    sibling comes and goes) one chain or another can read off in a run: each must read whole in one of
+    RETAKES runs, chain by chain (all three in one run failed 3 of 8 runs of the instr tests here)."""
     want = "^(FADD st0, st|FMUL st0, st|FADDP st, st0|FLD m32|FLD1|FCOMPP|FXTRACT|FSTP m64)$"
+    chains = ("FADD st0, st", "FMUL st0, st", "FADDP st, st0")
+    seen = {a: [] for a in chains}
     for attempt in range(RETAKES):
         p = ctx.run_host("instr", "--match", want, timeout=600)
         assert p.returncode == 0, (p.returncode, p.stderr[-2000:])
@@ -251,11 +255,11 @@ def test_x87_forms_measured(ctx):
         for r in recs:
             assert r["why"] is None and r["throughput"] and r["throughput"]["cycles"] > 0, r
             assert "1.0" in r["values"], r
-        whole = [lat(by_asm(recs, a)[0], "op1", "op1")["cycles"] for a in ("FADD st0, st", "FMUL st0, st",
-                                                                           "FADDP st, st0")]
-        if all(c >= 1 - 0.05 and abs(c - round(c)) <= 0.1 for c in whole):
+        for a in chains:
+            seen[a].append(lat(by_asm(recs, a)[0], "op1", "op1")["cycles"])
+        if all(any(c >= 1 - 0.05 and abs(c - round(c)) <= 0.1 for c in v) for v in seen.values()):
             break
     else:
-        raise AssertionError(f"x87 chains not whole cycles: {whole}")
+        raise AssertionError(f"x87 chains not whole cycles in any run: {seen}")
     load = lat(by_asm(recs, "FLD m32")[0], "op1", "st0")
     assert load["bound"] == "upper" and "store" in load["via"], load
