@@ -68,8 +68,9 @@ PORTABLE_ASM := $(foreach r,$(PORTABLE_ROOMS),$(wildcard $(r)/*.asm))
 IMAGE_ONLY_C := lib/libc_min.c $(wildcard boot/*.c) $(wildcard platform/metal/*.c)
 IMAGE_ONLY_ASM := $(wildcard platform/metal/*.asm)
 HOST_ONLY_C := $(wildcard linux/*.c) $(wildcard host/*.c)
-# The unit tests' executable memory is the host's (platform/guard.h: mmap on Linux either way).
-FAKE_C := $(wildcard tests/fake/*.c) linux/xmem_linux.c
+# The unit tests' executable memory is the host's (platform/guard.h: mmap on Linux either way), and
+# they test the host window's parse of /proc/interrupts (linux/irq_count.h), which is pure.
+FAKE_C := $(wildcard tests/fake/*.c) linux/xmem_linux.c linux/irq_count.c
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
 
 IMAGE_OBJS := $(patsubst %.c,$(B)/image/%.o,$(PORTABLE_C) $(IMAGE_ONLY_C)) \

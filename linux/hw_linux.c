@@ -17,12 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "platform/hw.h"
 #include "lib/x86/cpuid.h"
 #include "linux/cpuinfo_linux.h"
 #include "linux/hw_linux.h"
+#include "linux/irq_count.h"
 
 static hw_cpuid_source_fn cpuid_source;
 static void *cpuid_ctx;
@@ -179,7 +181,10 @@ uint64_t hw_tsc(void)
  * switches of this thread (getrusage) and interrupts taken by this CPU
  * (the CPU's column of /proc/interrupts, timer ticks included).  A sample
  * during which either moved is polluted, as one with an NMI would be on
- * bare metal, and the harness takes it again.
+ * bare metal, and the harness takes it again.  A window entered right
+ * after another starts from that one's last count (linux/irq_count.h):
+ * samples run back to back, and the read was a third of a full
+ * instruction table's time.
  */
 static uint32_t switches(void)
 {
@@ -194,7 +199,7 @@ static uint32_t switches(void)
 #define WIN_POLLED 1
 
 /* Sum of this CPU's column in /proc/interrupts; 0 when it cannot be read. */
-static uint64_t cpu_interrupts(void)
+static uint64_t cpu_interrupts(int cpu)
 {
 	static char buf[PROC_INTERRUPTS_MAX];
 	int fd = open("/proc/interrupts", O_RDONLY | O_CLOEXEC);
@@ -205,43 +210,18 @@ static uint64_t cpu_interrupts(void)
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';
+	uint64_t sum;
+	return irq_count_column(buf, cpu, &sum) ? sum : 0;
+}
 
-	/* The header names the columns ("CPU0 CPU1 ..."); find ours among them. */
-	int cpu = hw_linux_pinned_cpu(), col = -1, k = 0;
-	char *p = buf;
-	while (*p && *p != '\n') {
-		while (*p == ' ')
-			p++;
-		if (!strncmp(p, "CPU", 3) && atoi(p + 3) == cpu)
-			col = k;
-		while (*p && *p != ' ' && *p != '\n')
-			p++;
-		k++;
-	}
-	if (col < 0)
-		return 0;
-	uint64_t sum = 0;
-	while (*p) {
-		p = strchr(p, '\n');
-		if (!p)
-			break;
-		p++;
-		char *colon = strchr(p, ':');
-		char *eol = strchr(p, '\n');
-		if (!colon || (eol && colon > eol))
-			continue;
-		char *q = colon + 1;
-		for (int c = 0; c <= col; c++) {
-			char *end;
-			unsigned long long v = strtoull(q, &end, 10);
-			if (end == q)
-				break;	/* a line with fewer columns (ERR:, MIS:) */
-			if (c == col)
-				sum += v;
-			q = end;
-		}
-	}
-	return sum;
+/* The last count read, which the next window may start from (linux/irq_count.h). */
+static struct irq_chain irq_last;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 bool hw_window_enter(struct hw_window *w)
@@ -255,7 +235,11 @@ bool hw_window_enter(struct hw_window *w)
 		w->nmi_start = w->nmi_end = 0;
 		return true;
 	}
-	w->opaque[0] = cpu_interrupts();
+	int cpu = hw_linux_pinned_cpu();
+	uint64_t start;
+	if (!irq_chain_reuse(&irq_last, cpu, now_ns(), &start))
+		start = cpu_interrupts(cpu);
+	w->opaque[0] = start;
 	w->opaque[WIN_POLLED] = 0;
 	w->nmi_start = switches();
 	w->nmi_end = w->nmi_start;
@@ -267,8 +251,10 @@ void hw_window_poll(struct hw_window *w)
 	if (have_msr_source && msr_source.own_windows)
 		return;
 	uint32_t sw = switches();
-	uint64_t irq = cpu_interrupts() - w->opaque[0];
-	w->nmi_end = sw + (uint32_t)irq;
+	int cpu = hw_linux_pinned_cpu();
+	uint64_t now = cpu_interrupts(cpu);
+	irq_chain_note(&irq_last, cpu, now, now_ns());
+	w->nmi_end = sw + (uint32_t)(now - w->opaque[0]);
 	w->opaque[WIN_POLLED] = 1;
 }
 
