@@ -1,12 +1,13 @@
 /*
- * bench/instr_passes.h - when pmuboot-host measures an instruction form again and when it writes what it has
- * (docs/instr.md "Speed").  A form whose figure could only be taken beside another thread on the core (unstable
- * "contended"), or with a kernel that kept no sample, is left for a later pass: an episode of contention lasts
- * seconds to minutes, and a later pass is a later draw (which keeps, kernel by kernel, an earlier pass's
- * better result).  The time the passes may take is bounded by the first pass's and by a ceiling, so a core
- * shared all the time cannot stretch the table past either: once that time is up, a form left from an earlier
- * pass is written with the figures it has, not measured again.  The user may set the time instead
- * (pmuboot-host instr --minutes).  Pure: the caller reads the clock.
+ * bench/instr_passes.h - when pmuboot-host measures an instruction form again and when it writes what it
+ * has (docs/instr.md "Speed").  A form whose figure could only be taken beside another thread on the core
+ * (unstable "contended") or holds one or two samples, or with a kernel that kept no sample, is left for a
+ * later pass: an episode of contention lasts seconds to minutes, and a later pass is a later draw (which
+ * keeps, kernel by kernel, an earlier pass's better result).  The time the passes may take is bounded by
+ * the first pass's and by a ceiling, so a core shared all the time cannot stretch the table past either:
+ * once that time is up, a form left from an earlier pass is written with the figures it has, not measured
+ * again.  The user may set the time instead (pmuboot-host instr --minutes).  Pure: the caller reads the
+ * clock.
  */
 #ifndef PMUBOOT_BENCH_INSTR_PASSES_H
 #define PMUBOOT_BENCH_INSTR_PASSES_H
@@ -53,16 +54,17 @@ void instr_passes_begin(struct instr_passes *ps, double now, double budget);
 bool instr_passes_next(struct instr_passes *ps, double now);
 /*
  * Whether a form's results res[0..n) are worth measuring again in a later pass: a figure of it was taken
- * beside another thread on the core (unstable "contended"), or a kernel of it kept no sample (unkept: every
- * sample thrown away as contended, disturbed or impossible, its own or its connector's; in a full table at
- * 69% of samples contended, 416 forms were written with such a gap, most of them without a throughput).
+ * beside another thread on the core (unstable "contended") or is thin (INSTR_THIN_SAMPLES), or a kernel of
+ * it kept no sample (unkept: every sample thrown away as contended, disturbed or impossible, its own or its
+ * connector's; in a full table at 69% of samples contended, 416 forms were written with such a gap, most
+ * of them without a throughput).
  */
 bool instr_passes_again(const struct instr_result *res, size_t n);
 /*
  * A later pass's results now[0..n) keep, kernel by kernel, an earlier pass's (before, or NULL) where that
- * was better: a figure taken alone over one taken beside another thread, either over none.  A form
- * measured again for its throughput so does not lose a latency the later draw could not take.  The bytes
- * (init, body) stay now's: the earlier batch's object is gone.
+ * was better: a figure of several samples taken alone over one taken beside another thread, that over a
+ * thin one, any over none.  A form measured again for its throughput so does not lose a latency the later
+ * draw could not take.  The bytes (init, body) stay now's: the earlier batch's object is gone.
  */
 void instr_passes_keep_better(struct instr_result *now, const struct instr_result *before, size_t n);
 /* Whether a form just measured that instr_passes_again names is left for the next pass (false: it is written). */

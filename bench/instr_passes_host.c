@@ -54,16 +54,21 @@ static bool contended_figure(const struct instr_result *r)
 	return r->measured && r->unstable && !strcmp(r->unstable, stats_unstable_name(STATS_UNSTABLE_CONTENDED));
 }
 
+static bool thin_figure(const struct instr_result *r) { return r->measured && r->thin; }
+
 bool instr_passes_again(const struct instr_result *res, size_t n)
 {
 	for (size_t j = 0; j < n; j++)
-		if (res[j].unkept || contended_figure(&res[j]))
+		if (res[j].unkept || contended_figure(&res[j]) || thin_figure(&res[j]))
 			return true;
 	return false;
 }
 
-/* How good a kernel's result is: a figure taken alone, one beside another thread, none. */
-static int result_rank(const struct instr_result *r) { return !r->measured ? 0 : contended_figure(r) ? 1 : 2; }
+/* How good a kernel's result is: a figure taken alone, one beside another thread, a thin one, none. */
+static int result_rank(const struct instr_result *r)
+{
+	return !r->measured ? 0 : thin_figure(r) ? 1 : contended_figure(r) ? 2 : 3;
+}
 
 void instr_passes_keep_better(struct instr_result *now, const struct instr_result *before, size_t n)
 {

@@ -285,3 +285,8 @@ bool instr_record_emit(const struct instr_pack_form *p, const struct instr_resul
 	out_text("%s", line);
 	return figures > 0;
 }
+
+bool instr_figure_thin(const struct bench_figure *fig, uint32_t asked)
+{
+	return fig->n < INSTR_THIN_SAMPLES && fig->n < asked;
+}

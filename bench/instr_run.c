@@ -186,9 +186,10 @@ static bool measure(struct instr_runner *rn, const struct instr_pack_meas *m, st
 
 static int64_t per_instance(int64_t v, const struct instr_pack_meas *m) { return m->per_iter ? v / m->per_iter : v; }
 
+
 /*
  * A connector's cycles per instance (measured once per run, by name): false when it could not be measured,
- * r->why saying why.  Only a figure is kept for the run: a connector whose samples were all thrown away
+ * r->why saying why.  Only a figure of several samples is kept for the run: a connector whose samples were all thrown away
  * (a moment of interrupts or a moving clock; CI saw MOVSB's once) is measured again for the next form
  * that needs it rather than leaving every later form of the run without the figures it subtracts.
  */
@@ -203,7 +204,9 @@ static bool connector(struct instr_runner *rn, const struct instr_pack_meas *m, 
 		}
 	bool ok = r->assembled && measure(rn, m, r, &fig);
 	*cycles = ok ? per_instance(fig.median, m) : 0;
-	if (ok && rn->nconn < INSTR_CONN_MAX && strlen(m->name) < sizeof(rn->conn[0].name)) {
+	r->thin = ok && instr_figure_thin(&fig, rn->hs->reps);
+	/* A thin figure would be subtracted from every later form's latencies: it serves this form only. */
+	if (ok && !r->thin && rn->nconn < INSTR_CONN_MAX && strlen(m->name) < sizeof(rn->conn[0].name)) {
 		snprintf(rn->conn[rn->nconn].name, sizeof(rn->conn[0].name), "%s", m->name);
 		rn->conn[rn->nconn++].cycles = *cycles;
 	}
@@ -257,5 +260,6 @@ void instr_run_form(struct instr_runner *rn, const struct instr_pack_form *f, st
 		r->lo = per_instance(fig.min, m) - sub;
 		r->hi = per_instance(fig.max, m) - sub;
 		r->unstable = fig.unstable == STATS_STABLE ? NULL : stats_unstable_name(fig.unstable);
+		r->thin = instr_figure_thin(&fig, rn->hs->reps);
 	}
 }

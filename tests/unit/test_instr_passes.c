@@ -107,10 +107,20 @@ static void the_last_pass_writes_all_it_measures_and_no_pass_follows(void **stat
 	assert_true(ps.first_pass == FIRST);
 }
 
-/* Results of a form's kernels: a figure taken alone, one taken beside another thread, one that kept none. */
+/*
+ * Results of a form's kernels: a figure taken alone, one taken beside another thread, a thin one (a
+ * sample or two when the drop budget ran out), one that kept none.
+ */
 static struct instr_result alone(int64_t milli)
 {
 	return (struct instr_result){ .assembled = true, .measured = true, .per_instance = milli };
+}
+static struct instr_result thin(int64_t milli)
+{
+	struct instr_result r = alone(milli);
+	r.thin = true;
+	r.unstable = "budget";
+	return r;
 }
 static struct instr_result beside(int64_t milli)
 {
@@ -125,7 +135,7 @@ static struct instr_result none(void)
 				      .why = "not measured: no sample could be kept" };
 }
 
-static void a_contended_figure_or_a_kernel_that_kept_nothing_is_measured_again(void **state)
+static void a_contended_or_thin_figure_or_a_kernel_that_kept_nothing_is_measured_again(void **state)
 {
 	(void)state;
 	struct instr_result r[3] = { alone(1000), alone(250), alone(330) };
@@ -135,11 +145,35 @@ static void a_contended_figure_or_a_kernel_that_kept_nothing_is_measured_again(v
 	r[1] = alone(250);
 	r[2] = none();
 	assert_true(instr_passes_again(r, 3));
+	/* A thin figure is drawn again. */
+	r[2] = thin(310);
+	assert_true(instr_passes_again(r, 3));
 	/* Another unstable reason, or a kernel never run (not assembled), is no reason to draw again. */
 	r[2] = alone(330);
 	r[2].unstable = "outliers";
 	r[0] = (struct instr_result){ .why = "not assembled: no such instruction in this assembler" };
 	assert_false(instr_passes_again(r, 3));
+}
+
+/* Thin: fewer than INSTR_THIN_SAMPLES samples because the drop budget ran out, not because fewer were asked. */
+static void a_figure_is_thin_when_the_budget_left_it_one_or_two_samples(void **state)
+{
+	(void)state;
+	struct bench_figure f = { .n = 1, .unstable = STATS_UNSTABLE_BUDGET };
+	assert_true(instr_figure_thin(&f, 7));
+	f.n = INSTR_THIN_SAMPLES - 1;
+	assert_true(instr_figure_thin(&f, 7));
+	f.unstable = STATS_UNSTABLE_CONTENDED;	/* taken without the probe, the budget spent all the same */
+	assert_true(instr_figure_thin(&f, 7));
+	f.n = INSTR_THIN_SAMPLES;
+	assert_false(instr_figure_thin(&f, 7));
+	/* One sample asked for and kept (reps 1), or two of two. */
+	f = (struct bench_figure){ .n = 1, .unstable = STATS_STABLE };
+	assert_false(instr_figure_thin(&f, 1));
+	f.n = 2;
+	assert_false(instr_figure_thin(&f, 2));
+	f.n = 1;
+	assert_true(instr_figure_thin(&f, 2));
 }
 
 static void a_later_pass_keeps_each_kernels_better_result(void **state)
@@ -161,6 +195,13 @@ static void a_later_pass_keeps_each_kernels_better_result(void **state)
 		assert_ptr_equal(now[j].body, later_bytes); /* the bytes are the later pass's */
 	assert_false(instr_passes_again(now, 2));	    /* the first two now taken alone */
 	assert_true(instr_passes_again(now, 3));	    /* the third still only beside another thread */
+	/* A thin figure gives way to one taken beside another thread, and wins over none. */
+	struct instr_result thin_before[3] = { thin(800), thin(700), beside(600) };
+	struct instr_result thin_now[3] = { beside(900), none(), thin(500) };
+	instr_passes_keep_better(thin_now, thin_before, 3);
+	assert_int_equal(thin_now[0].per_instance, 900);
+	assert_true(thin_now[1].measured && thin_now[1].per_instance == 700);
+	assert_int_equal(thin_now[2].per_instance, 600);
 	/* The first pass has no earlier results. */
 	instr_passes_keep_better(now, NULL, 4);
 	assert_int_equal(now[0].per_instance, 1000);
@@ -175,7 +216,8 @@ int main(void)
 		cmocka_unit_test(a_budget_of_zero_is_one_pass_with_every_form_written),
 		cmocka_unit_test(a_later_pass_defers_and_measures_again_until_the_share_is_spent),
 		cmocka_unit_test(the_last_pass_writes_all_it_measures_and_no_pass_follows),
-		cmocka_unit_test(a_contended_figure_or_a_kernel_that_kept_nothing_is_measured_again),
+		cmocka_unit_test(a_contended_or_thin_figure_or_a_kernel_that_kept_nothing_is_measured_again),
+		cmocka_unit_test(a_figure_is_thin_when_the_budget_left_it_one_or_two_samples),
 		cmocka_unit_test(a_later_pass_keeps_each_kernels_better_result),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
