@@ -186,12 +186,12 @@ static bool measure(struct instr_runner *rn, const struct instr_pack_meas *m, st
 
 static int64_t per_instance(int64_t v, const struct instr_pack_meas *m) { return m->per_iter ? v / m->per_iter : v; }
 
-
 /*
  * A connector's cycles per instance (measured once per run, by name): false when it could not be measured,
- * r->why saying why.  Only a figure of several samples is kept for the run: a connector whose samples were all thrown away
- * (a moment of interrupts or a moving clock; CI saw MOVSB's once) is measured again for the next form
- * that needs it rather than leaving every later form of the run without the figures it subtracts.
+ * r->why saying why.  Only a figure that is not thin is kept for the run: a connector whose samples were
+ * all thrown away (a moment of interrupts or a moving clock; CI saw MOVSB's once) is measured again for
+ * the next form that needs it rather than leaving every later form of the run without the figures it
+ * subtracts.
  */
 static bool connector(struct instr_runner *rn, const struct instr_pack_meas *m, struct instr_result *r,
 		      int64_t *cycles)

@@ -26,13 +26,13 @@ bool irq_count_column(const char *text, int cpu, uint64_t *sum);
  * one read of /proc/interrupts instead of two.  The gap is bounded so that a sample is not thrown
  * away for an interrupt taken long before it began (a tick every 1-10 ms).
  */
-#define IRQ_CHAIN_MAX_NS 200000ull	/* 0.2 ms */
+#define IRQ_CHAIN_MAX_NS 200000ull /* 0.2 ms */
 
 struct irq_chain {
-	bool valid;		/* a count was read */
-	int cpu;		/* on this CPU */
-	uint64_t count;		/* the count read */
-	uint64_t at_ns;		/* when it was read (CLOCK_MONOTONIC_RAW) */
+	bool valid;	/* a count was read */
+	int cpu;	/* on this CPU */
+	uint64_t count; /* the count read */
+	uint64_t at_ns; /* when it was read (CLOCK_MONOTONIC_RAW) */
 };
 
 /* Remember a count read on cpu at now_ns. */

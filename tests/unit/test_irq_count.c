@@ -62,9 +62,9 @@ static void truncated_text_counts_what_it_holds(void **state)
 static void chain_reuses_a_recent_count_on_the_same_cpu(void **state)
 {
 	(void)state;
-	struct irq_chain c = {0};
+	struct irq_chain c = { 0 };
 	uint64_t count = 0;
-	assert_false(irq_chain_reuse(&c, 1, 1000, &count));	/* nothing read yet */
+	assert_false(irq_chain_reuse(&c, 1, 1000, &count)); /* nothing read yet */
 	irq_chain_note(&c, 1, 4242, 1000000);
 	assert_true(irq_chain_reuse(&c, 1, 1000000 + 5000, &count));
 	assert_int_equal(count, 4242);
@@ -74,13 +74,13 @@ static void chain_reuses_a_recent_count_on_the_same_cpu(void **state)
 static void chain_reads_afresh_after_a_gap_another_cpu_or_a_clock_backwards(void **state)
 {
 	(void)state;
-	struct irq_chain c = {0};
+	struct irq_chain c = { 0 };
 	uint64_t count = 7;
 	irq_chain_note(&c, 1, 4242, 1000000);
 	assert_false(irq_chain_reuse(&c, 1, 1000000 + IRQ_CHAIN_MAX_NS + 1, &count));
 	assert_false(irq_chain_reuse(&c, 0, 1000000 + 10, &count));
 	assert_false(irq_chain_reuse(&c, 1, 999999, &count));
-	assert_int_equal(count, 7);	/* untouched when refused */
+	assert_int_equal(count, 7); /* untouched when refused */
 }
 
 int main(void)
