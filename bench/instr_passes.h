@@ -67,6 +67,14 @@ bool instr_passes_again(const struct instr_result *res, size_t n);
  * draw could not take.  The bytes (init, body) stay now's: the earlier batch's object is gone.
  */
 void instr_passes_keep_better(struct instr_result *now, const struct instr_result *before, size_t n);
+/*
+ * How much a form's results res[0..n) need a later draw, for the order of a later pass: 0 (a kernel with
+ * no figure) to 3 (every figure taken alone, of several samples; the rank keep_better goes by).  A later
+ * pass measures its forms most in need first, so that when its time runs out the forms it leaves are
+ * those with the better figures (at 85% of samples contended a full table's second pass reached 11,760 of
+ * its 12,490 forms).
+ */
+int instr_passes_need(const struct instr_result *res, size_t n);
 /* Whether a form just measured that instr_passes_again names is left for the next pass (false: it is written). */
 bool instr_passes_defer(const struct instr_passes *ps, double now);
 /* Whether a form left from an earlier pass is measured again now (false: its earlier figure is written). */

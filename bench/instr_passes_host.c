@@ -70,6 +70,18 @@ static int result_rank(const struct instr_result *r)
 	return !r->measured ? 0 : thin_figure(r) ? 1 : contended_figure(r) ? 2 : 3;
 }
 
+int instr_passes_need(const struct instr_result *res, size_t n)
+{
+	int need = 3;
+	for (size_t j = 0; j < n; j++) {
+		/* A kernel never run (not assembled) is nothing a later draw could mend. */
+		int r = res[j].measured || res[j].unkept ? result_rank(&res[j]) : 3;
+		if (r < need)
+			need = r;
+	}
+	return need;
+}
+
 void instr_passes_keep_better(struct instr_result *now, const struct instr_result *before, size_t n)
 {
 	for (size_t j = 0; before && j < n; j++) {

@@ -402,7 +402,20 @@ struct left {
 	const struct instr_form *form;
 	struct instr_result *res; /* its plan's results, on the heap (NULL in the first pass's list) */
 	int64_t ms;
+	int need;		  /* instr_passes_need(res) */
 };
+
+/* left[0..n) in order of need, most first, in their order otherwise (into scratch, then back). */
+static void order_by_need(struct left *left, size_t n, struct left *scratch)
+{
+	size_t k = 0;
+	for (int need = 0; need <= 3; need++)
+		for (size_t i = 0; i < n; i++)
+			if (left[i].need == need)
+				scratch[k++] = left[i];
+	if (k == n)
+		memcpy(left, scratch, n * sizeof(*left));
+}
 
 static void tally(enum plan_outcome o, size_t *good, size_t *bad)
 {
@@ -469,7 +482,7 @@ size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const
 	size_t count = n, nlater = 0, again = 0, kept = 0;
 	if (list && later)
 		for (size_t i = 0; i < n; i++)
-			list[i] = (struct left){ forms[i], NULL, 0 };
+			list[i] = (struct left){ forms[i], NULL, 0, 0 };
 	else {
 		rec_error("instr", "memory", "no room for the lists of %zu forms: none measured", n);
 		count = 0;
@@ -513,7 +526,8 @@ size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const
 						break;
 					}
 					memcpy(copy, res[i], bytes);
-					later[nlater++] = (struct left){ l->form, copy, ms };
+					int need = instr_passes_need(copy, plans[i]->n);
+					later[nlater++] = (struct left){ l->form, copy, ms, need };
 					break;
 				}
 				}
@@ -530,11 +544,12 @@ size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const
 		}
 		for (size_t i = 0; i < count; i++)
 			free(list[i].res);
-		/* The forms left for the next pass become its list. */
+		/* The forms left for the next pass become its list, most in need first. */
 		struct left *t = list;
 		list = later;
 		later = t;
 		count = nlater;
+		order_by_need(list, count, later);
 		if (!ps.pass)
 			again = nlater; /* forms left for later passes: each later pass's are among the first's */
 	}

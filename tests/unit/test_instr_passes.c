@@ -176,6 +176,25 @@ static void a_figure_is_thin_when_the_budget_left_it_one_or_two_samples(void **s
 	assert_true(instr_figure_thin(&f, 2));
 }
 
+/* A later pass takes the forms with a kernel without a figure first, then thin, then contended ones. */
+static void need_is_the_worst_kernels_rank(void **state)
+{
+	(void)state;
+	struct instr_result r[3] = { alone(1000), alone(250), alone(330) };
+	assert_int_equal(instr_passes_need(r, 3), 3);
+	r[1] = beside(310);
+	int contended = instr_passes_need(r, 3);
+	r[2] = thin(320);
+	int thinner = instr_passes_need(r, 3);
+	r[0] = none();
+	int gap = instr_passes_need(r, 3);
+	assert_true(gap < thinner && thinner < contended && contended < 3);
+	/* A kernel never run (not assembled) is no need: a later draw would not run it either. */
+	r[0] = (struct instr_result){ .why = "not assembled: no such instruction in this assembler" };
+	assert_int_equal(instr_passes_need(r, 3), thinner);
+	assert_int_equal(instr_passes_need(r, 1), 3);
+}
+
 static void a_later_pass_keeps_each_kernels_better_result(void **state)
 {
 	(void)state;
@@ -218,6 +237,7 @@ int main(void)
 		cmocka_unit_test(the_last_pass_writes_all_it_measures_and_no_pass_follows),
 		cmocka_unit_test(a_contended_or_thin_figure_or_a_kernel_that_kept_nothing_is_measured_again),
 		cmocka_unit_test(a_figure_is_thin_when_the_budget_left_it_one_or_two_samples),
+		cmocka_unit_test(need_is_the_worst_kernels_rank),
 		cmocka_unit_test(a_later_pass_keeps_each_kernels_better_result),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
