@@ -1,7 +1,7 @@
 /*
  * bench/instr_passes.h - when pmuboot-host measures an instruction form again and when it writes what it
  * has (docs/instr.md "Speed").  A form whose figure could only be taken beside another thread on the core
- * (unstable "contended") or holds one or two samples, or with a kernel that kept no sample, is left for a
+ * (unstable "contended") or holds fewer samples than asked, or with a kernel that kept no sample, is left for a
  * later pass: an episode of contention lasts seconds to minutes, and a later pass is a later draw (which
  * keeps, kernel by kernel, an earlier pass's better result).  The time the passes may take is bounded by
  * the first pass's and by a ceiling, so a core shared all the time cannot stretch the table past either:
@@ -54,7 +54,7 @@ void instr_passes_begin(struct instr_passes *ps, double now, double budget);
 bool instr_passes_next(struct instr_passes *ps, double now);
 /*
  * Whether a form's results res[0..n) are worth measuring again in a later pass: a figure of it was taken
- * beside another thread on the core (unstable "contended") or is thin (INSTR_THIN_SAMPLES), or a kernel of
+ * beside another thread on the core (unstable "contended") or is thin (instr_figure_thin), or a kernel of
  * it kept no sample (unkept: every sample thrown away as contended, disturbed or impossible, its own or its
  * connector's; in a full table at 69% of samples contended, 416 forms were written with such a gap, most
  * of them without a throughput).

@@ -15,16 +15,17 @@
 #define INSTR_WHY_MAX 200
 
 /*
- * A figure of fewer samples than this is thin when it also has fewer than the `asked` (bench_setup.reps):
- * the drop budget ran out first (unstable "budget", or "contended" when it was taken without the probe).
- * A user who asks for one or two samples has what was asked.  Beside a sibling busy for 94% of the samples, 18% of a full table's figures held a single
- * sample, and one sample's conversion can be 8-15% off (FSUB m32's latency 2.75 where its other figures
- * read 3.01, PSUBSB mm's throughput 0.85 against 1.00): two such tables agreed on 64.7% of the figures
- * where either was a single sample and on 94.2% where both held several.  pmuboot-host measures a form
- * with a thin figure again in a later pass (bench/instr_passes.h), and a thin connector is not kept for
- * the run's later forms.
+ * A figure is thin when the drop budget ran out before it had the samples asked for (`asked`,
+ * bench_setup.reps): unstable "budget", or "contended" when it was taken without the probe.  Beside a
+ * sibling busy for 85-94% of the samples such figures were the table's least repeatable: 18% of a full
+ * table's figures held a single sample, and one sample's conversion can be 8-15% off (FSUB m32's latency
+ * 2.75 where its other figures read 3.01); two tables agreed on 64.7% of the figures where either held a
+ * single sample.  With only those of one or two samples measured again, two tables still agreed on
+ * only 82.6% of the figures both marked "budget", and on 86.9% where one was and the other was quiet,
+ * against 100% for two quiet ones and 93.5% for two taken beside another thread.  pmuboot-host measures a form with a thin figure
+ * again in a later pass (bench/instr_passes.h), and a thin connector is not kept for the run's later
+ * forms.
  */
-#define INSTR_THIN_SAMPLES 3
 bool instr_figure_thin(const struct bench_figure *fig, uint32_t asked);
 
 /* What became of one measurement. */
@@ -36,7 +37,7 @@ struct instr_result {
 	int64_t per_instance;	      /* cycles per instance, thousandths, connectors subtracted */
 	int64_t lo, hi;		      /* the samples' range, per instance */
 	const char *unstable;	      /* the figure's unstable reason, or NULL */
-	bool thin;		      /* the figure is thin (INSTR_THIN_SAMPLES) */
+	bool thin;		      /* the figure is thin (instr_figure_thin) */
 	struct instr_uops uops;	      /* the µop events counted on it (the unrolled throughput kernel) */
 	const uint8_t *init, *body;   /* pmuboot-host: the assembled bytes (inside the batch's object) */
 	size_t init_len, body_len;

@@ -29,7 +29,7 @@ struct instr_runner {
 	struct {
 		char name[IKM_NAME_MAX];
 		int64_t cycles; /* per instance, thousandths */
-	} conn[INSTR_CONN_MAX]; /* the connectors measured so far in this run (none thin: INSTR_THIN_SAMPLES) */
+	} conn[INSTR_CONN_MAX]; /* the connectors measured so far in this run (none thin: instr_figure_thin) */
 	size_t nconn;
 };
 

@@ -108,8 +108,8 @@ static void the_last_pass_writes_all_it_measures_and_no_pass_follows(void **stat
 }
 
 /*
- * Results of a form's kernels: a figure taken alone, one taken beside another thread, a thin one (a
- * sample or two when the drop budget ran out), one that kept none.
+ * Results of a form's kernels: a figure taken alone, one taken beside another thread, a thin one (fewer
+ * samples than asked when the drop budget ran out), one that kept none.
  */
 static struct instr_result alone(int64_t milli)
 {
@@ -155,17 +155,17 @@ static void a_contended_or_thin_figure_or_a_kernel_that_kept_nothing_is_measured
 	assert_false(instr_passes_again(r, 3));
 }
 
-/* Thin: fewer than INSTR_THIN_SAMPLES samples because the drop budget ran out, not because fewer were asked. */
-static void a_figure_is_thin_when_the_budget_left_it_one_or_two_samples(void **state)
+/* Thin: fewer samples than asked because the drop budget ran out first. */
+static void a_figure_is_thin_when_the_budget_left_it_short(void **state)
 {
 	(void)state;
 	struct bench_figure f = { .n = 1, .unstable = STATS_UNSTABLE_BUDGET };
 	assert_true(instr_figure_thin(&f, 7));
-	f.n = INSTR_THIN_SAMPLES - 1;
+	f.n = 6;
 	assert_true(instr_figure_thin(&f, 7));
 	f.unstable = STATS_UNSTABLE_CONTENDED;	/* taken without the probe, the budget spent all the same */
 	assert_true(instr_figure_thin(&f, 7));
-	f.n = INSTR_THIN_SAMPLES;
+	f.n = 7;
 	assert_false(instr_figure_thin(&f, 7));
 	/* One sample asked for and kept (reps 1), or two of two. */
 	f = (struct bench_figure){ .n = 1, .unstable = STATS_STABLE };
@@ -236,7 +236,7 @@ int main(void)
 		cmocka_unit_test(a_later_pass_defers_and_measures_again_until_the_share_is_spent),
 		cmocka_unit_test(the_last_pass_writes_all_it_measures_and_no_pass_follows),
 		cmocka_unit_test(a_contended_or_thin_figure_or_a_kernel_that_kept_nothing_is_measured_again),
-		cmocka_unit_test(a_figure_is_thin_when_the_budget_left_it_one_or_two_samples),
+		cmocka_unit_test(a_figure_is_thin_when_the_budget_left_it_short),
 		cmocka_unit_test(need_is_the_worst_kernels_rank),
 		cmocka_unit_test(a_later_pass_keeps_each_kernels_better_result),
 	};
