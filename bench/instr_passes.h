@@ -1,9 +1,9 @@
 /*
  * bench/instr_passes.h - when pmuboot-host measures an instruction form again and when it writes what it
  * has (docs/instr.md "Speed").  A form whose figure could only be taken beside another thread on the core
- * (unstable "contended") or holds fewer samples than asked, or with a kernel that kept no sample, is left for a
- * later pass: an episode of contention lasts seconds to minutes, and a later pass is a later draw (which
- * keeps, kernel by kernel, an earlier pass's better result).  The time the passes may take is bounded by
+ * (unstable "contended") or holds fewer samples than asked, or with a kernel that kept no sample, is left
+ * for a later pass: an episode of contention lasts seconds to minutes, and a later pass is a later draw
+ * (which keeps, kernel by kernel, an earlier pass's better result).  The time the passes may take is bounded by
  * the first pass's and by a ceiling, so a core shared all the time cannot stretch the table past either:
  * once that time is up, a form left from an earlier pass is written with the figures it has, not measured
  * again.  The user may set the time instead (pmuboot-host instr --minutes).  Pure: the caller reads the
@@ -67,14 +67,21 @@ bool instr_passes_again(const struct instr_result *res, size_t n);
  * draw could not take.  The bytes (init, body) stay now's: the earlier batch's object is gone.
  */
 void instr_passes_keep_better(struct instr_result *now, const struct instr_result *before, size_t n);
+/* How good a kernel's result is, worst first: the order keep_better and a later pass's order go by. */
+enum instr_rank {
+	INSTR_RANK_NONE,      /* no figure */
+	INSTR_RANK_THIN,      /* cut short of the samples asked (instr_figure_thin) */
+	INSTR_RANK_CONTENDED, /* taken beside another thread on the core */
+	INSTR_RANK_ALONE,     /* taken alone, every sample asked for */
+};
 /*
- * How much a form's results res[0..n) need a later draw, for the order of a later pass: 0 (a kernel with
- * no figure) to 3 (every figure taken alone, of several samples; the rank keep_better goes by).  A later
- * pass measures its forms most in need first, so that when its time runs out the forms it leaves are
- * those with the better figures (at 85% of samples contended a full table's second pass reached 11,760 of
- * its 12,490 forms).
+ * How much a form's results res[0..n) need a later draw: its worst kernel's rank (a kernel never run,
+ * not assembled, counts as INSTR_RANK_ALONE: a later draw would not run it either).  A later pass
+ * measures its forms most in need first, so that when its time runs out the forms it leaves are those
+ * with the better figures (at 85% of samples contended a full table's second pass reached 11,760 of its
+ * 12,490 forms).
  */
-int instr_passes_need(const struct instr_result *res, size_t n);
+enum instr_rank instr_passes_need(const struct instr_result *res, size_t n);
 /* Whether a form just measured that instr_passes_again names is left for the next pass (false: it is written). */
 bool instr_passes_defer(const struct instr_passes *ps, double now);
 /* Whether a form left from an earlier pass is measured again now (false: its earlier figure is written). */

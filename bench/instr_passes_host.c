@@ -64,18 +64,19 @@ bool instr_passes_again(const struct instr_result *res, size_t n)
 	return false;
 }
 
-/* How good a kernel's result is: a figure taken alone, one beside another thread, a thin one, none. */
-static int result_rank(const struct instr_result *r)
+static enum instr_rank result_rank(const struct instr_result *r)
 {
-	return !r->measured ? 0 : thin_figure(r) ? 1 : contended_figure(r) ? 2 : 3;
+	return !r->measured		? INSTR_RANK_NONE
+	       : thin_figure(r)		? INSTR_RANK_THIN
+	       : contended_figure(r)	? INSTR_RANK_CONTENDED
+					: INSTR_RANK_ALONE;
 }
 
-int instr_passes_need(const struct instr_result *res, size_t n)
+enum instr_rank instr_passes_need(const struct instr_result *res, size_t n)
 {
-	int need = 3;
+	enum instr_rank need = INSTR_RANK_ALONE;
 	for (size_t j = 0; j < n; j++) {
-		/* A kernel never run (not assembled) is nothing a later draw could mend. */
-		int r = res[j].measured || res[j].unkept ? result_rank(&res[j]) : 3;
+		enum instr_rank r = res[j].measured || res[j].unkept ? result_rank(&res[j]) : INSTR_RANK_ALONE;
 		if (r < need)
 			need = r;
 	}

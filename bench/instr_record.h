@@ -20,11 +20,11 @@
  * sibling busy for 85-94% of the samples such figures were the table's least repeatable: 18% of a full
  * table's figures held a single sample, and one sample's conversion can be 8-15% off (FSUB m32's latency
  * 2.75 where its other figures read 3.01); two tables agreed on 64.7% of the figures where either held a
- * single sample.  With only those of one or two samples measured again, two tables still agreed on
- * only 82.6% of the figures both marked "budget", and on 86.9% where one was and the other was quiet,
- * against 100% for two quiet ones and 93.5% for two taken beside another thread.  pmuboot-host measures a form with a thin figure
- * again in a later pass (bench/instr_passes.h), and a thin connector is not kept for the run's later
- * forms.
+ * single sample.  With only those of one or two samples measured again, two tables still agreed on only
+ * 82.6% of the figures both marked "budget", and on 86.9% where one was and the other was quiet, against
+ * 100% for two quiet ones and 93.5% for two taken beside another thread.  pmuboot-host measures a form
+ * with a thin figure again in a later pass (bench/instr_passes.h), and a thin connector is not kept for
+ * the run's later forms.
  */
 bool instr_figure_thin(const struct bench_figure *fig, uint32_t asked);
 

@@ -402,14 +402,14 @@ struct left {
 	const struct instr_form *form;
 	struct instr_result *res; /* its plan's results, on the heap (NULL in the first pass's list) */
 	int64_t ms;
-	int need;		  /* instr_passes_need(res) */
+	enum instr_rank need;	  /* instr_passes_need(res) */
 };
 
 /* left[0..n) in order of need, most first, in their order otherwise (into scratch, then back). */
 static void order_by_need(struct left *left, size_t n, struct left *scratch)
 {
 	size_t k = 0;
-	for (int need = 0; need <= 3; need++)
+	for (enum instr_rank need = INSTR_RANK_NONE; need <= INSTR_RANK_ALONE; need++)
 		for (size_t i = 0; i < n; i++)
 			if (left[i].need == need)
 				scratch[k++] = left[i];
@@ -482,7 +482,7 @@ size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const
 	size_t count = n, nlater = 0, again = 0, kept = 0;
 	if (list && later)
 		for (size_t i = 0; i < n; i++)
-			list[i] = (struct left){ forms[i], NULL, 0, 0 };
+			list[i] = (struct left){ forms[i], NULL, 0, INSTR_RANK_NONE };
 	else {
 		rec_error("instr", "memory", "no room for the lists of %zu forms: none measured", n);
 		count = 0;
@@ -526,7 +526,7 @@ size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const
 						break;
 					}
 					memcpy(copy, res[i], bytes);
-					int need = instr_passes_need(copy, plans[i]->n);
+					enum instr_rank need = instr_passes_need(copy, plans[i]->n);
 					later[nlater++] = (struct left){ l->form, copy, ms, need };
 					break;
 				}

@@ -214,15 +214,17 @@ static uint64_t cpu_interrupts(int cpu)
 	return irq_count_column(buf, cpu, &sum) ? sum : 0;
 }
 
-/* The last count read, which the next window may start from (linux/irq_count.h). */
-static struct irq_chain irq_last;
+#define NS_PER_S 1000000000ull
 
-static uint64_t now_ns(void)
+uint64_t hw_linux_mono_raw_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
 }
+
+/* The last count read, which the next window may start from (linux/irq_count.h). */
+static struct irq_chain irq_last;
 
 bool hw_window_enter(struct hw_window *w)
 {
@@ -237,7 +239,7 @@ bool hw_window_enter(struct hw_window *w)
 	}
 	int cpu = hw_linux_pinned_cpu();
 	uint64_t start;
-	if (!irq_chain_reuse(&irq_last, cpu, now_ns(), &start))
+	if (!irq_chain_reuse(&irq_last, cpu, hw_linux_mono_raw_ns(), &start))
 		start = cpu_interrupts(cpu);
 	w->opaque[0] = start;
 	w->opaque[WIN_POLLED] = 0;
@@ -253,7 +255,7 @@ void hw_window_poll(struct hw_window *w)
 	uint32_t sw = switches();
 	int cpu = hw_linux_pinned_cpu();
 	uint64_t now = cpu_interrupts(cpu);
-	irq_chain_note(&irq_last, cpu, now, now_ns());
+	irq_chain_note(&irq_last, cpu, now, hw_linux_mono_raw_ns());
 	w->nmi_end = sw + (uint32_t)(now - w->opaque[0]);
 	w->opaque[WIN_POLLED] = 1;
 }

@@ -33,6 +33,8 @@ struct hw_msr_source {
 	bool own_windows;
 };
 void hw_linux_set_msr_source(const struct hw_msr_source *src);
+/* CLOCK_MONOTONIC_RAW in nanoseconds: the reference clock linux/timing_linux.c times the TSC by. */
+uint64_t hw_linux_mono_raw_ns(void);
 /* The CPU this thread runs on (after pinning). */
 int hw_linux_pinned_cpu(void);
 /* The thread was moved to another CPU (pmuboot-host run cpus=): MSRs are opened again for it. */

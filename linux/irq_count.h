@@ -15,8 +15,8 @@
 
 /*
  * The sum of CPU `cpu`'s column of /proc/interrupts text (NUL-terminated), every row (device IRQs and
- * the architecture's: LOC, RES, CAL, TLB...).  Rows with fewer columns (ERR:, MIS:) add nothing.
- * False when the header names no such CPU.
+ * the architecture's: LOC, RES, CAL, TLB...).  ERR: and MIS: hold one system-wide count, in CPU0's
+ * place: it adds to CPU0's sum only.  False when the header names no such CPU.
  */
 bool irq_count_column(const char *text, int cpu, uint64_t *sum);
 

@@ -16,6 +16,7 @@
 #include "platform/timing.h"
 #include "platform/timing_common.h"
 #include "platform/hw.h"
+#include "linux/hw_linux.h"
 
 #define NS_PER_S 1000000000ull
 #define MEASURE_RUNS 5
@@ -31,10 +32,8 @@ static char how[128];
 
 static uint64_t mono_raw_ns(void *ctx)
 {
-	struct timespec ts;
 	(void)ctx;
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
+	return hw_linux_mono_raw_ns();
 }
 
 static void clocksource(char *buf, size_t cap)

@@ -181,18 +181,18 @@ static void need_is_the_worst_kernels_rank(void **state)
 {
 	(void)state;
 	struct instr_result r[3] = { alone(1000), alone(250), alone(330) };
-	assert_int_equal(instr_passes_need(r, 3), 3);
+	assert_int_equal(instr_passes_need(r, 3), INSTR_RANK_ALONE);
 	r[1] = beside(310);
-	int contended = instr_passes_need(r, 3);
+	enum instr_rank contended = instr_passes_need(r, 3);
 	r[2] = thin(320);
-	int thinner = instr_passes_need(r, 3);
+	enum instr_rank thinner = instr_passes_need(r, 3);
 	r[0] = none();
-	int gap = instr_passes_need(r, 3);
-	assert_true(gap < thinner && thinner < contended && contended < 3);
+	enum instr_rank gap = instr_passes_need(r, 3);
+	assert_true(gap < thinner && thinner < contended && contended < INSTR_RANK_ALONE);
 	/* A kernel never run (not assembled) is no need: a later draw would not run it either. */
 	r[0] = (struct instr_result){ .why = "not assembled: no such instruction in this assembler" };
 	assert_int_equal(instr_passes_need(r, 3), thinner);
-	assert_int_equal(instr_passes_need(r, 1), 3);
+	assert_int_equal(instr_passes_need(r, 1), INSTR_RANK_ALONE);
 }
 
 static void a_later_pass_keeps_each_kernels_better_result(void **state)
