@@ -302,6 +302,7 @@ void stage_setup_record(struct stage *st, const char *arena_notes)
 	rec_milli(r, "chain_slack_min", STATS_CHAIN_SLACK_MIN_PERMILLE);
 	rec_u64(r, "chain_slack_spreads", STATS_CHAIN_SLACK_SPREADS);
 	rec_milli(r, "clock_floor", STATS_CLOCK_FLOOR_PERMILLE);
+	rec_milli(r, "clock_ceiling", STATS_CLOCK_CEIL_PERMILLE);
 	rec_u64(r, "calib_adds", BENCH_CALIB_ADDS);
 	rec_u64(r, "sample_calib_adds", BENCH_SAMPLE_CALIB_ADDS);
 	rec_milli(r, "n_2n_tight_under", STATS_N2N_TIGHT_UNDER_PERMILLE);

@@ -184,6 +184,8 @@ enum stats_fate stats_judge_clock(uint64_t cal_n, uint64_t cal_2n, int64_t ref_s
 	if (!cal_n || cal_2n <= cal_n)
 		return STATS_REJECT_CLOCK;
 	int64_t allowed = ref_spread_milli > STATS_CLOCK_FLOOR_PERMILLE ? ref_spread_milli : STATS_CLOCK_FLOOR_PERMILLE;
+	if (allowed > STATS_CLOCK_CEIL_PERMILLE)
+		allowed = STATS_CLOCK_CEIL_PERMILLE;
 	/* At one clock the 2N run is twice the N run less their shared overhead: the difference is the move. */
 	__int128 moved = (__int128)cal_2n - 2 * (__int128)cal_n;
 	if (moved < 0)

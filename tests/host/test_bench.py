@@ -90,7 +90,7 @@ def check_every_record(recs):
                >= b["reps"] for b in benches)
     assert set(setup["rules"]) == {"outlier_z", "mad_floor", "n_2n_slack", "chain_slack", "unstable_outliers",
                                    "unstable_iqr", "chain_slack_min", "chain_slack_spreads", "clock_floor",
-                                   "calib_adds", "sample_calib_adds", "n_2n_tight_under", "n_2n_tight_over",
+                                   "clock_ceiling", "calib_adds", "sample_calib_adds", "n_2n_tight_under", "n_2n_tight_over",
                                    "contention_tolerance"} and setup["rules"]["outlier_z"] == OUTLIER_Z, setup
     adaptive = setup["adaptive"]
     assert adaptive["on"] is True and adaptive["target_ticks"] == 20000, adaptive

@@ -330,6 +330,15 @@ static void a_sample_whose_clock_moved_is_rejected(void **state)
 		{ 50000, 100101, 0, STATS_REJECT_CLOCK },
 		/* A host's step from 1.38 to 1.57 cycles per tick inside the window: the 2N run is 12% short. */
 		{ 45016, 83334, 6, STATS_REJECT_CLOCK },
+		/*
+		 * A reference whose spread spans such steps (283 per mille) allows no more than the ceiling
+		 * (0.5%, about 500 ticks here): 490 kept, 510 not, and the 12% step not.
+		 */
+		{ 50000, 100490, 283, STATS_KEPT },
+		{ 50000, 99510, 283, STATS_KEPT },
+		{ 50000, 100510, 283, STATS_REJECT_CLOCK },
+		{ 50000, 99490, 283, STATS_REJECT_CLOCK },
+		{ 45016, 83334, 283, STATS_REJECT_CLOCK },
 		/* A calibration that saw nothing, or a 2N run no longer than its N run, is not a figure. */
 		{ 0, 100000, 4, STATS_REJECT_CLOCK },
 		{ 50000, 50000, 4, STATS_REJECT_CLOCK },
