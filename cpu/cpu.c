@@ -159,6 +159,42 @@ static void read_microcode(struct cpu_info *ci)
 	}
 }
 
+/* uarch_doubt's CPUID: a leaf the CPU has (subleaves of leaf 07H up to its subleaf 0's EAX). */
+static bool doubt_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t out[4])
+{
+	const struct cpu_info *ci = ctx;
+	struct cpuid_regs r;
+	bool ext = leaf >= CPUID_LEAF_EXT_MAX;
+	if (ext ? !ci->max_ext_leaf || leaf > ci->max_ext_leaf : leaf > ci->max_leaf)
+		return false;
+	if (leaf == CPUID_LEAF_EXT_FEATURES && subleaf) {
+		hw_cpuid(leaf, 0, &r);
+		if (subleaf > r.eax)	/* EAX: the highest subleaf (SDM Vol. 2A, CPUID leaf 07H) */
+			return false;
+	}
+	hw_cpuid(leaf, subleaf, &r);
+	out[0] = r.eax;
+	out[1] = r.ebx;
+	out[2] = r.ecx;
+	out[3] = r.edx;
+	return true;
+}
+
+/* The doubt in words: which bit, which cores have it, and what a contradiction means here. */
+static void identify_doubt(struct cpu_info *ci, const struct uarch_match *m)
+{
+	struct uarch_doubt d;
+	ci->uarch_doubt[0] = 0;
+	uarch_doubt(ci->vendor, m, doubt_cpuid, ci, &d);
+	if (!d.feature)
+		return;
+	snprintf(ci->uarch_doubt, sizeof(ci->uarch_doubt),
+		 "CPUID enumerates %s (leaf 0x%x subleaf %u E%cX[%u]), which no %s has (only %s): %s", d.feature,
+		 d.leaf, d.subleaf, d.reg - 'a' + 'A', d.bit, ci->uarch, d.cores,
+		 ci->hypervisor ? "the hypervisor reports a model number that is not its core's"
+				: "a part this table does not know");
+}
+
 static void identify_uarch(struct cpu_info *ci)
 {
 	struct uarch_match m;
@@ -180,6 +216,7 @@ static void identify_uarch(struct cpu_info *ci)
 	ci->fallback = m.fallback;
 	ci->fallback_kind = uarch_fallback_name(m.fallback_kind);
 	memcpy(ci->fallback_reason, m.reason, sizeof(ci->fallback_reason));
+	identify_doubt(ci, &m);
 }
 
 void cpu_identify(struct cpu_info *ci)
@@ -264,6 +301,8 @@ void cpu_report(const struct cpu_info *ci, struct rec *r)
 		out_text("cpu: no event set: %s", ci->event_set_note);
 	if (ci->fallback)
 		out_text("cpu: FALLBACK (%s), not an exact identification: %s", ci->fallback_kind, ci->fallback_reason);
+	if (ci->uarch_doubt[0])
+		out_text("cpu: DOUBT: %s", ci->uarch_doubt);
 	if (ci->microcode_valid)
 		out_text("cpu: microcode revision 0x%x (%s)", ci->microcode, ci->microcode_source);
 	else
@@ -304,6 +343,7 @@ void cpu_report(const struct cpu_info *ci, struct rec *r)
 	rec_bool(r, "fallback", ci->fallback);
 	rec_str(r, "fallback_kind", ci->fallback ? ci->fallback_kind : NULL);
 	rec_str(r, "fallback_reason", ci->fallback ? ci->fallback_reason : NULL);
+	rec_str(r, "uarch_doubt", ci->uarch_doubt[0] ? ci->uarch_doubt : NULL);
 	rec_str(r, "source", source_note ? source_note : "cpuid");
 	/* The vector extensions this run may use (platform/vec.h): CPUID and XCR0 as in force now. */
 	struct hw_vector_state vs;

@@ -67,6 +67,8 @@ struct cpu_info {
 	bool fallback;			/* not an exact table match: see fallback_kind, fallback_reason */
 	const char *fallback_kind;	/* "generic", "assumed_p_core", "unlisted_native_model", "unlisted_stepping" */
 	char fallback_reason[200];
+	/* The CPU enumerates a feature the core its signature names never has (uarch_doubt): what and why, "" if none. */
+	char uarch_doubt[240];
 };
 
 /* Identify the CPU this code runs on (through hw_cpuid / hw_rdmsr). */

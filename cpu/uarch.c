@@ -232,3 +232,41 @@ void uarch_lookup(enum cpu_vendor vendor, uint32_t family, uint32_t model, uint3
 	struct uarch_query q = { vendor, family, model, stepping, core_type, UARCH_NATIVE_ANY, arch_pmu };
 	uarch_identify(&q, m);
 }
+
+/* Whether feature f's line lists core `key`. */
+static bool feature_lists(const struct uarch_feature *f, const char *key)
+{
+	for (size_t k = 0; k < UARCH_FEATURE_KEYS && f->keys[k] != UARCH_FEATURE_NO_KEY; k++)
+		if (!strcmp(uarch_strings + f->keys[k], key))
+			return true;
+	return false;
+}
+
+void uarch_doubt(enum cpu_vendor vendor, const struct uarch_match *m, uarch_cpuid_fn cpuid, void *ctx,
+		 struct uarch_doubt *d)
+{
+	memset(d, 0, sizeof(*d));
+	if (!m->row || m->fallback || !m->key)
+		return;
+	for (size_t i = 0; i < uarch_features_count; i++) {
+		const struct uarch_feature *f = &uarch_features[i];
+		uint32_t r[4] = { 0, 0, 0, 0 };
+		if (f->vendor != vendor || feature_lists(f, m->key) || !cpuid(ctx, f->leaf, f->subleaf, r) ||
+		    !(r[f->reg] >> f->bit & 1))
+			continue;
+		d->feature = uarch_strings + f->name;
+		d->leaf = f->leaf;
+		d->subleaf = f->subleaf;
+		d->reg = (char)('a' + f->reg);
+		d->bit = f->bit;
+		size_t at = 0;
+		for (size_t k = 0; k < UARCH_FEATURE_KEYS && f->keys[k] != UARCH_FEATURE_NO_KEY; k++) {
+			int n = snprintf(d->cores + at, sizeof(d->cores) - at, "%s%s", k ? ", " : "",
+					 uarch_strings + f->keys[k]);
+			if (n < 0 || (size_t)n >= sizeof(d->cores) - at)
+				break;
+			at += (size_t)n;
+		}
+		return;
+	}
+}

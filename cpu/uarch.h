@@ -104,6 +104,25 @@ uint8_t uarch_core_type(bool intel, bool hybrid, uint8_t core_type);
 void uarch_lookup(enum cpu_vendor vendor, uint32_t family, uint32_t model, uint32_t stepping, uint8_t core_type,
 		  bool arch_pmu, struct uarch_match *m);
 
+/*
+ * Whether the CPU's features contradict the core its signature names: the first feature of
+ * cpu/uarch_features.csv for m's vendor that the CPU enumerates and that core (m->key, an exact
+ * row only: a fallback names no core) is not listed with.  A hypervisor may report a model number
+ * that is not its core's; so may a part the table does not know.  cpuid answers a leaf and subleaf
+ * (false when the CPU has no such leaf), so tests and dumps can stand in for the CPU.
+ */
+struct uarch_doubt {
+	const char *feature;		/* e.g. "AMX-TILE"; NULL when nothing contradicts the row */
+	uint32_t leaf, subleaf;
+	char reg;			/* 'a', 'b', 'c' or 'd' */
+	uint8_t bit;
+	char cores[96];			/* the keys of the cores that enumerate it, ", " between */
+};
+/* r: EAX, EBX, ECX, EDX. */
+typedef bool (*uarch_cpuid_fn)(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t r[4]);
+void uarch_doubt(enum cpu_vendor vendor, const struct uarch_match *m, uarch_cpuid_fn cpuid, void *ctx,
+		 struct uarch_doubt *d);
+
 /* Record spellings: "vendor", "related_core", "generic", NULL (no event set). */
 const char *uarch_basis_name(enum uarch_basis b);
 /* Record spellings: NULL (exact), "generic", "assumed_p_core", "unlisted_native_model", "unlisted_stepping". */

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import tempfile
 
-DATA = (("cpu", "uarch.csv"), ("cpu", "uarch_notes.csv"), ("events", "sets.csv"))
+DATA = (("cpu", "uarch.csv"), ("cpu", "uarch_notes.csv"), ("cpu", "uarch_features.csv"), ("events", "sets.csv"))
 
 
 def gen(ctx, root, out):
@@ -106,6 +106,25 @@ BAD = [
     ("uarch_notes.csv", "note,text\n", "note,text\nspare,a note no line uses\n",
      "note 'spare' is used by no line", None),
     ("uarch.csv", "vendor,family,", "vendor,family2,", "header must be vendor,family,model", None),
+    ("uarch_features.csv", "AMX-TILE,intel,0x7,0x0,edx,24,sapphirerapids",
+     "AMX-TILE,intel,0x7,0x0,edx,24,sapphire_rapids", "core 'sapphire_rapids' is not a key of cpu/uarch.csv", True),
+    ("uarch_features.csv", "AMX-TILE,intel,0x7,0x0,edx,24,sapphirerapids",
+     "AMX-TILE,intel,0x7,0x0,edx,24,zen4 sapphirerapids", "core 'zen4' is amd's, the line is intel's", True),
+    ("uarch_features.csv", "AMX-TILE,intel,0x7,0x0,edx,24,", "AMX-TILE,intel,0x7,0x0,edx,32,",
+     "bit '32' must be a number 0..31", True),
+    ("uarch_features.csv", "AMX-TILE,intel,0x7,0x0,edx,24,", "AMX-TILE,intel,0x7,0x0,rdx,24,",
+     "reg 'rdx' must be one of", True),
+    ("uarch_features.csv", "AMX-TILE,intel,0x7,0x0,edx,24,", "AMX-TILE,hygon,0x7,0x0,edx,24,",
+     "vendor 'hygon' must be one of", True),
+    ("uarch_features.csv", "AMX-TILE,intel,0x7,0x0,edx,24,", "AMX-TILE,intel,7,0x0,edx,24,",
+     "leaf '7' must be a hex number", True),
+    ("uarch_features.csv", "AMX-TILE,intel,0x7,0x0,edx,24,sapphirerapids emeraldrapids graniterapids,",
+     "AMX-TILE,intel,0x7,0x0,edx,24,,", "no cores listed", True),
+    ("uarch_features.csv", "AVX10,intel,0x7,0x1,", "AMX-TILE,intel,0x7,0x1,", "feature 'AMX-TILE' listed twice for intel",
+     True),
+    ("uarch_features.csv", "AVX10,intel,0x7,0x1,edx,19,graniterapids,\"Intel SDM Vol. 2A, CPUID leaf 07H subleaf 1 "
+     "(EDX[19] AVX10); Intel AVX10 Architecture Specification (AVX10.1: Granite Rapids)\"",
+     "AVX10,intel,0x7,0x1,edx,19,graniterapids,", "the line needs a source", True),
     ("sets.csv", ",Pentium Pro,libpfm4 intel-legacy/intel_ppro_events.h intel_ppro_pe", ",Pentium Pro,",
      "intel needs exactly one set without vendor data (its fallback); there are 2", None),
 ]
