@@ -1,9 +1,10 @@
 /*
  * cpu/uarch_data.h - the microarchitecture table as tools/gen_uarch.py
  * generates it from cpu/uarch.csv, cpu/uarch_notes.csv,
- * cpu/uarch_features.csv and events/sets.csv into $(B)/gen/uarch_table.c.  Private to cpu/uarch.c
- * (everyone else uses cpu/uarch.h).  Strings are offsets into
- * uarch_strings, so the tables hold no pointers.
+ * cpu/uarch_features.csv and events/sets.csv into
+ * $(B)/gen/uarch_table.c.  Private to cpu/uarch.c (everyone else uses
+ * cpu/uarch.h).  Strings are offsets into uarch_strings, so the tables
+ * hold no pointers.
  */
 #ifndef PMUBOOT_CPU_UARCH_DATA_H
 #define PMUBOOT_CPU_UARCH_DATA_H

@@ -31,11 +31,10 @@ UARCH_COLUMNS = ["vendor", "family", "model", "stepping", "core_type", "native_m
                  "basis", "note", "pmu", "parts"]
 NOTE_COLUMNS = ["note", "text"]
 FEATURE_COLUMNS = ["feature", "vendor", "leaf", "subleaf", "reg", "bit", "keys", "source"]
-# A feature line's vendor -> the C name; its register -> the index in struct cpuid_regs order.
+# A feature line's vendor -> the C name; its register -> its index in uarch_cpuid_fn's r[] (EAX..EDX).
 FEATURE_VENDORS = {"intel": "VENDOR_INTEL", "amd": "VENDOR_AMD"}
 REGS = {"eax": 0, "ebx": 1, "ecx": 2, "edx": 3}
 FEATURE_KEYS_MAX = 6        # uarch_data.h UARCH_FEATURE_KEYS
-NO_KEY = 0xFFFF             # uarch_data.h UARCH_FEATURE_NO_KEY
 LEAF_MAX = 0xFFFFFFFF
 FEATURE_RE = re.compile(r"^[A-Z0-9][A-Z0-9_-]*$")
 

@@ -120,8 +120,8 @@ BAD = [
      "leaf '7' must be a hex number", True),
     ("uarch_features.csv", "AMX-TILE,intel,0x7,0x0,edx,24,sapphirerapids emeraldrapids graniterapids,",
      "AMX-TILE,intel,0x7,0x0,edx,24,,", "no cores listed", True),
-    ("uarch_features.csv", "AVX10,intel,0x7,0x1,", "AMX-TILE,intel,0x7,0x1,", "feature 'AMX-TILE' listed twice for intel",
-     True),
+    ("uarch_features.csv", "AVX10,intel,0x7,0x1,", "AMX-TILE,intel,0x7,0x1,",
+     "feature 'AMX-TILE' listed twice for intel", True),
     ("uarch_features.csv", "AVX10,intel,0x7,0x1,edx,19,graniterapids,\"Intel SDM Vol. 2A, CPUID leaf 07H subleaf 1 "
      "(EDX[19] AVX10); Intel AVX10 Architecture Specification (AVX10.1: Granite Rapids)\"",
      "AVX10,intel,0x7,0x1,edx,19,graniterapids,", "the line needs a source", True),
