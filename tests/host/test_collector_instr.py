@@ -127,6 +127,26 @@ def test_names_from_records_are_escaped(ctx):
         assert "not used" in text and "&lt;svg onload=alert(1)&gt;" in text
 
 
+def test_run_page_shows_identifications_doubt(ctx):
+    """A cpu record's uarch_doubt (a model number its features contradict) is shown beside the CPU,
+    escaped; a run without one shows none, and one of the wrong type is named, not shown as a doubt."""
+    doubt = "CPUID enumerates AMX-TILE (leaf 0x7 subleaf 0 EDX[24]), which no <b>Rocket Lake</b> has"
+    with tempfile.TemporaryDirectory() as d, Collector(os.path.join(d, "runs.sqlite")) as c:
+        recs = mk.head("INSTR-DOUBT")
+        recs[2]["uarch_doubt"] = doubt
+        _, text = posted_page(c, mk.frame(recs + [mk.record(0, mk.FORMS[0], "a")]))
+        t = Tables(text)
+        assert "uarch-doubt" in t.ids
+        assert "DOUBT: CPUID enumerates AMX-TILE" in text and "<b>Rocket" not in text, text
+        assert "&lt;b&gt;Rocket Lake&lt;/b&gt;" in text
+        _, text = posted_page(c, fixture("instr-a.jsonl"))
+        assert "uarch-doubt" not in Tables(text).ids
+        recs = mk.head("INSTR-DOUBT-BAD")
+        recs[2]["uarch_doubt"] = 7
+        _, text = posted_page(c, mk.frame(recs + [mk.record(0, mk.FORMS[0], "a")]))
+        assert "DOUBT: not used:" in html.unescape(text) and "uarch_doubt is an integer" in html.unescape(text)
+
+
 def test_sku_page_lists_the_forms_that_differ_beyond_noise(ctx):
     with tempfile.TemporaryDirectory() as d, Collector(os.path.join(d, "runs.sqlite")) as c:
         ids = []

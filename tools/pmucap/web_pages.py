@@ -126,11 +126,20 @@ def results(run):
         irows, inotes, ishaky = instr.rows(itable)
         ishown = {"rows": irows, "notes": inotes, "unstable": ishaky, "problems": itable.problems,
                   "emulated": bool(itable.forms) and all(f.emulated for f in itable.forms)}
+    # Identification's doubt of the model number (the cpu record's uarch_doubt): a fleet groups runs by
+    # that number, and a hypervisor's may not be its core's.
+    doubt = None
+    cpu = capture.first_record(run, "cpu")
+    if cpu is not None:
+        try:
+            doubt = capture.get(cpu, "uarch_doubt", capture.STR)
+        except capture.FieldError as e:
+            doubt = f"not used: {e}"
     audits = capture.run_records(run, "audit")
     tally = collections.Counter(capture.get(a, "status", capture.STR, "?") for a in audits)
     # The counts of every check record (the image's own summary counts the same) and the verdict as a
     # person reads it: a PASS says what it rests on, "nothing verified" included (verdict.shown).
-    return {"rows": rows, "notes": notes, "instr": ishown,
+    return {"rows": rows, "notes": notes, "instr": ishown, "doubt": doubt,
             "checks": run.tally.checks_in_words() if run.tally.checks else "none",
             "verdict_shown": verdict_shown(run),
             "audit": dict(tally), "audit_failed": [a for a in audits if a.get("status") == "fail"],
