@@ -37,8 +37,8 @@ LEAVES = [
     (0x00000000, 0),     # cpu/cpu.c: maximum leaf, vendor string
     (0x00000001, 0),     # cpu.c, pmu/caps/pmu_caps.c: signature, CPUID.1:ECX[31] hypervisor
     (0x00000006, 0),     # pmu_caps.c: thermal and power (APERF/MPERF)
-    (0x00000007, 0),     # cpu.c: CPUID.07H:EDX[15] hybrid
-    (0x00000007, 1),     # pmu_caps.c: CPUID.(07H,01H):EAX[8] architectural PerfMon extension (leaf 23H)
+    (0x00000007, 0),     # cpu.c: CPUID.07H:EDX[15] hybrid; features that date a core (cpu/uarch_features.csv)
+    (0x00000007, 1),     # pmu_caps.c: CPUID.(07H,01H):EAX[8] architectural PerfMon extension (leaf 23H); cpu.c: AVX10
     (0x0000000A, 0),     # cpu.c, pmu_caps.c: architectural PMU
     (0x00000015, 0),     # pmu/count/pmu_model_host.c: TSC/crystal ratio and crystal (the reference clocks)
     (0x00000016, 0),     # pmu_model_host.c: base and bus frequency

@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 
 import pmucap
 from testlib import Skip
@@ -170,6 +171,27 @@ def check_dump(ctx, name):
     # A dump carries no MSRs: the microcode revision is unknown, and says why.
     assert cpu["microcode"] is None and "no MSR access" in cpu["microcode_reason"], cpu
     assert cpu["microcode_source"] is None, cpu
+    # Every real part is the core its signature names: no feature of cpu/uarch_features.csv contradicts
+    # it (Sapphire Rapids' AMX and AVX512-FP16, Zen 4's and Zen 5's AVX-512 among them).
+    assert cpu["uarch_doubt"] is None and "DOUBT" not in out, cpu
+
+
+def test_a_signature_the_features_contradict_is_doubted(ctx):
+    """Sapphire Rapids' dump with Rocket Lake's signature (family 6 model A7H, as the development host's
+    KVM guest reports it): named by the signature still, with the doubt in the record and the text."""
+    with open(real("GenuineIntel00806F8_SapphireRapids_05_CPUID.txt"), encoding="utf-8") as f:
+        text = f.read()
+    assert ": 00000001.00: 000806F8 " in text
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "spr_as_rocket_lake.txt")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text.replace(": 00000001.00: 000806F8 ", ": 00000001.00: 000A0671 "))
+        cpu, _, out = identify(ctx, "--cpuid-dump", path)
+    assert cpu["uarch_key"] == "rocketlake" and cpu["fallback"] is False, cpu
+    assert cpu["uarch_doubt"].startswith("CPUID enumerates AMX-TILE (leaf 0x7 subleaf 0 EDX[24]), which no "
+                                         "Cypress Cove (Rocket Lake) has"), cpu
+    assert cpu["uarch_doubt"].endswith("a part this table does not know"), cpu   # the dump has no hypervisor
+    assert "cpu: DOUBT: " + cpu["uarch_doubt"] in out, out
 
 
 def _dump_case(name):
