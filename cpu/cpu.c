@@ -159,6 +159,8 @@ static void read_microcode(struct cpu_info *ci)
 	}
 }
 
+#define DOUBT_EVENT_NOTE "the model number is doubted (uarch_doubt): only the events every core of the vendor has"
+
 /* uarch_doubt's CPUID: a leaf the CPU has (subleaves of leaf 07H up to its subleaf 0's EAX). */
 static bool doubt_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t out[4])
 {
@@ -193,6 +195,14 @@ static void identify_doubt(struct cpu_info *ci, const struct uarch_match *m)
 		 d.leaf, d.subleaf, d.reg - 'a' + 'A', d.bit, ci->uarch, d.cores,
 		 ci->hypervisor ? "the hypervisor reports a model number that is not its core's"
 				: "a part this table does not know");
+	/*
+	 * The row's model-specific events are another core's, whose codes may count something else here
+	 * (per-port µops, top-down slots): only the events every core of the vendor has, as for a model the
+	 * table does not know (an Intel core needs CPUID.0AH for them).
+	 */
+	ci->event_set = ci->vendor == VENDOR_INTEL && !ci->arch_pmu_version ? NULL : uarch_fallback_event_set(ci->vendor);
+	ci->event_set_basis = ci->event_set ? uarch_basis_name(BASIS_GENERIC) : NULL;
+	ci->event_set_note = ci->event_set ? DOUBT_EVENT_NOTE : NULL;
 }
 
 static void identify_uarch(struct cpu_info *ci)
@@ -295,14 +305,15 @@ void cpu_report(const struct cpu_info *ci, struct rec *r)
 	out_text("cpu: %s, event set %s%s", ci->uarch, ci->event_set ? ci->event_set : "none",
 		 !ci->hybrid ? "" : !ct ? "; hybrid part, core type not enumerated"
 			: ct[0] == 'a' ? "; hybrid part, running on an Atom (E-core)" : "; hybrid part, running on a Core (P-core)");
-	if (ci->event_set_note && ci->event_set)
+	if (ci->uarch_doubt[0])
+		out_text("cpu: DOUBT: %s; event set %s", ci->uarch_doubt,
+			 ci->event_set ? ci->event_set : "none (no architectural PMU either)");
+	else if (ci->event_set_note && ci->event_set)
 		out_text("cpu: event set %s is a related core's: %s", ci->event_set, ci->event_set_note);
 	else if (ci->event_set_note)
 		out_text("cpu: no event set: %s", ci->event_set_note);
 	if (ci->fallback)
 		out_text("cpu: FALLBACK (%s), not an exact identification: %s", ci->fallback_kind, ci->fallback_reason);
-	if (ci->uarch_doubt[0])
-		out_text("cpu: DOUBT: %s", ci->uarch_doubt);
 	if (ci->microcode_valid)
 		out_text("cpu: microcode revision 0x%x (%s)", ci->microcode, ci->microcode_source);
 	else

@@ -331,16 +331,18 @@ int cmd_events(int argc, char **argv)
 	const struct event_set *set = NULL;
 	bool ibs = uarch && !lc_strcasecmp(uarch, EVENTS_IBS_KEY);
 	bool all = uarch && !strcmp(uarch, "all");
-	if (!uarch) {
-		/* This CPU's set, as identification gives it. */
+	if (!uarch && !spec) {
+		/* This CPU's set, as identification gives it.  A CPU with none (no architectural PMU on a model
+		 * the table does not know, or a doubted one) is not an error: its listing is empty. */
 		static struct cpu_info ci;
 		cpu_identify(&ci);
 		if (!ci.event_set || !(set = events_set_find(ci.event_set))) {
 			fprintf(stderr, "pmuboot-host events: this CPU (%s family 0x%x model 0x%x) has no event set; "
 				"--uarch KEY or --uarch all lists others\n", ci.vendor_str, ci.family, ci.model);
-			return 1;
+			puts(HEADER);
+			return 0;
 		}
-	} else if (!ibs && !all && !(set = events_set_find(uarch))) {
+	} else if (uarch && !ibs && !all && !(set = events_set_find(uarch))) {
 		fprintf(stderr, "pmuboot-host events: unknown microarchitecture '%s'; valid keys:\n", uarch);
 		list_keys(stderr, false);
 		return 2;

@@ -157,12 +157,14 @@ static void the_record_and_the_text_say_it(void **state)
 	const char *c = capture_find(&cap, "cpu");
 	assert_non_null(c);
 	assert_non_null(strstr(c, "\"uarch_key\":\"rocketlake\""));
+	/* No architectural PMU in this fake (leaf 0AH absent): no event set rather than Rocket Lake's. */
+	assert_non_null(strstr(c, "\"event_set\":null"));
 	assert_non_null(strstr(c, "\"uarch_doubt\":\"CPUID enumerates AMX-TILE (leaf 0x7 subleaf 0 EDX[24])"));
 	assert_non_null(strstr(c, "the hypervisor reports a model number that is not its core's"));
 	bool said = false;
 	for (size_t i = 0; i < cap.n; i++)
-		said |= cap.kinds[i] == OUT_TEXT &&
-			strstr(cap.lines[i], "cpu: DOUBT: CPUID enumerates AMX-TILE") != NULL;
+		said |= cap.kinds[i] == OUT_TEXT && strstr(cap.lines[i], "cpu: DOUBT: CPUID enumerates AMX-TILE") &&
+			strstr(cap.lines[i], "; event set none (no architectural PMU either)");
 	assert_true(said);
 	capture_free(&cap);
 
@@ -170,6 +172,18 @@ static void the_record_and_the_text_say_it(void **state)
 	fake_intel(0x000a0671, 0, 0, L7_EDX_AMX_TILE);
 	cpu_identify(&ci);
 	assert_non_null(strstr(ci.uarch_doubt, "a part this table does not know"));
+	/* With an architectural PMU (CPUID.0AH version 5): its events only, said so. */
+	fake_cpuid_set(0xa, 0, 0x07300805, 0, 0, 0x00000603);
+	cpu_identify(&ci);
+	assert_string_equal(ci.event_set, "intel_arch");
+	assert_string_equal(ci.event_set_basis, "generic");
+	assert_non_null(strstr(ci.event_set_note, "the model number is doubted"));
+	/* Without the doubt, Rocket Lake's own set. */
+	fake_intel(0x000a0671, 0, 0, 0);
+	fake_cpuid_set(0xa, 0, 0x07300805, 0, 0, 0x00000603);
+	cpu_identify(&ci);
+	assert_string_equal(ci.event_set, "rocketlake");
+	assert_null(ci.event_set_note);
 
 	/* Subleaf 1 is read only where subleaf 0's EAX says it exists. */
 	fake_intel(0x000806f8, 0, 0, 0);
