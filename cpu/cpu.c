@@ -159,53 +159,35 @@ static void read_microcode(struct cpu_info *ci)
 	}
 }
 
-#define DOUBT_EVENT_NOTE "the model number is doubted (uarch_doubt): only the events every core of the vendor has"
-
-/* uarch_doubt's CPUID: a leaf the CPU has (subleaves of leaf 07H up to its subleaf 0's EAX). */
-static bool doubt_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t out[4])
+void cpu_read_leaf7(uint32_t max_leaf, struct cpu_leaf7 *out)
 {
-	const struct cpu_info *ci = ctx;
 	struct cpuid_regs r;
-	bool ext = leaf >= CPUID_LEAF_EXT_MAX;
-	if (ext ? !ci->max_ext_leaf || leaf > ci->max_ext_leaf : leaf > ci->max_leaf)
-		return false;
-	if (leaf == CPUID_LEAF_EXT_FEATURES && subleaf) {
-		hw_cpuid(leaf, 0, &r);
-		if (subleaf > r.eax)	/* EAX: the highest subleaf (SDM Vol. 2A, CPUID leaf 07H) */
-			return false;
+	memset(out, 0, sizeof(*out));
+	for (uint32_t sub = 0; max_leaf >= CPUID_LEAF_EXT_FEATURES && sub < CPU_LEAF7_SUBLEAVES; sub++) {
+		hw_cpuid(CPUID_LEAF_EXT_FEATURES, sub, &r);
+		/* struct cpuid_regs is EAX, EBX, ECX, EDX in enum cpu_reg's order. */
+		_Static_assert(sizeof(r) == sizeof(out->r[0]), "cpuid_regs as r[]");
+		memcpy(out->r[sub], &r, sizeof(r));
+		out->n = sub + 1;
+		if (out->r[0][CPU_EAX] <= sub)	/* subleaf 0's EAX: the highest subleaf */
+			break;
 	}
-	hw_cpuid(leaf, subleaf, &r);
-	out[0] = r.eax;
-	out[1] = r.ebx;
-	out[2] = r.ecx;
-	out[3] = r.edx;
-	return true;
 }
 
 /* The doubt in words: which bit, which cores have it, and what a contradiction means here. */
-static void identify_doubt(struct cpu_info *ci, const struct uarch_match *m)
+static void doubt_text(struct cpu_info *ci, const struct uarch_doubt *d)
 {
-	struct uarch_doubt d;
 	ci->uarch_doubt[0] = 0;
-	uarch_doubt(ci->vendor, m, doubt_cpuid, ci, &d);
-	if (!d.feature)
+	if (!d->feature)
 		return;
 	snprintf(ci->uarch_doubt, sizeof(ci->uarch_doubt),
-		 "CPUID enumerates %s (leaf 0x%x subleaf %u E%cX[%u]), which no %s has (only %s): %s", d.feature,
-		 d.leaf, d.subleaf, d.reg - 'a' + 'A', d.bit, ci->uarch, d.cores,
+		 "CPUID enumerates %s (leaf 0x7 subleaf %u E%cX[%u]), which no %s has (only %s): %s", d->feature,
+		 d->subleaf, d->reg - 'a' + 'A', d->bit, ci->uarch, d->cores,
 		 ci->hypervisor ? "the hypervisor reports a model number that is not its core's"
 				: "a part this table does not know");
-	/*
-	 * The row's model-specific events are another core's, whose codes may count something else here
-	 * (per-port µops, top-down slots): only the events every core of the vendor has, as for a model the
-	 * table does not know (an Intel core needs CPUID.0AH for them).
-	 */
-	ci->event_set = ci->vendor == VENDOR_INTEL && !ci->arch_pmu_version ? NULL : uarch_fallback_event_set(ci->vendor);
-	ci->event_set_basis = ci->event_set ? uarch_basis_name(BASIS_GENERIC) : NULL;
-	ci->event_set_note = ci->event_set ? DOUBT_EVENT_NOTE : NULL;
 }
 
-static void identify_uarch(struct cpu_info *ci)
+static void identify_uarch(struct cpu_info *ci, const struct cpu_leaf7 *l7)
 {
 	struct uarch_match m;
 	/* The native model ID means something only beside a core type (leaf 1AH enumerated). */
@@ -217,6 +199,8 @@ static void identify_uarch(struct cpu_info *ci)
 	};
 
 	uarch_identify(&q, &m);
+	struct uarch_doubt d;
+	uarch_doubt(&q, &m, l7, &d);
 	ci->uarch = m.uarch;
 	ci->uarch_key = m.key;
 	ci->event_set = m.event_set;
@@ -226,7 +210,7 @@ static void identify_uarch(struct cpu_info *ci)
 	ci->fallback = m.fallback;
 	ci->fallback_kind = uarch_fallback_name(m.fallback_kind);
 	memcpy(ci->fallback_reason, m.reason, sizeof(ci->fallback_reason));
-	identify_doubt(ci, &m);
+	doubt_text(ci, &d);
 }
 
 void cpu_identify(struct cpu_info *ci)
@@ -267,10 +251,9 @@ void cpu_identify(struct cpu_info *ci)
 		regs_to_str(ci->hv_vendor, words, 3);
 	}
 	identify_hypervisor(ci);
-	if (ci->max_leaf >= CPUID_LEAF_EXT_FEATURES) {
-		hw_cpuid(CPUID_LEAF_EXT_FEATURES, 0, &r);
-		ci->hybrid = ci->vendor == VENDOR_INTEL && (r.edx & CPUID7_EDX_HYBRID);
-	}
+	struct cpu_leaf7 l7;
+	cpu_read_leaf7(ci->max_leaf, &l7);
+	ci->hybrid = ci->vendor == VENDOR_INTEL && l7.n && (l7.r[0][CPU_EDX] & CPUID7_EDX_HYBRID);
 	if (ci->vendor == VENDOR_INTEL && ci->max_leaf >= CPUID_LEAF_ARCH_PERFMON) {
 		hw_cpuid(CPUID_LEAF_ARCH_PERFMON, 0, &r);
 		ci->arch_pmu_version = CPUID0A_VERSION(r.eax);
@@ -288,7 +271,7 @@ void cpu_identify(struct cpu_info *ci)
 		read_brand(ci);
 
 	read_microcode(ci);
-	identify_uarch(ci);
+	identify_uarch(ci, &l7);
 }
 
 void cpu_report(const struct cpu_info *ci, struct rec *r)

@@ -30,6 +30,20 @@ enum uarch_pmu {
 	UARCH_PMU_NONE,		/* no performance counters at all (AMD-K6) */
 };
 
+/*
+ * CPUID leaf 07H as read on one CPU: subleaves 0 and 1 (SDM Vol. 2A, CPUID leaf 07H: subleaf 0's EAX is
+ * the highest subleaf), each as EAX, EBX, ECX, EDX; n is how many were read (0 without the leaf).  The
+ * hybrid bit and the features that date a core (cpu/uarch_features.csv) come from it.
+ */
+#define CPU_LEAF7_SUBLEAVES 2
+enum cpu_reg { CPU_EAX, CPU_EBX, CPU_ECX, CPU_EDX };	/* the index of a register in r[] */
+struct cpu_leaf7 {
+	unsigned n;
+	uint32_t r[CPU_LEAF7_SUBLEAVES][4];
+};
+/* Read on the calling CPU, whose CPUID.0:EAX is max_leaf. */
+void cpu_read_leaf7(uint32_t max_leaf, struct cpu_leaf7 *out);
+
 struct cpu_info {
 	enum cpu_vendor vendor;
 	char vendor_str[13];

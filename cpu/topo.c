@@ -34,10 +34,8 @@ void topo_probe(struct topo_cpu *c)
 		c->signature = r.eax;
 		c->cpuid_apic_id = CPUID1_EBX_APIC_ID(r.ebx);
 	}
-	if (c->max_leaf >= CPUID_LEAF_EXT_FEATURES) {
-		hw_cpuid(CPUID_LEAF_EXT_FEATURES, 0, &r);
-		c->hybrid = intel && (r.edx & CPUID7_EDX_HYBRID);
-	}
+	cpu_read_leaf7(c->max_leaf, &c->leaf7);
+	c->hybrid = intel && c->leaf7.n && (c->leaf7.r[0][CPU_EDX] & CPUID7_EDX_HYBRID);
 	if (c->max_leaf >= CPUID_LEAF_EXT_TOPOLOGY) {
 		hw_cpuid(CPUID_LEAF_EXT_TOPOLOGY, 0, &r);
 		if (CPUID0B_LEVEL_TYPE(r.ecx) == CPUID0B_LEVEL_SMT) {
@@ -108,10 +106,13 @@ void topo_classify(struct topology *t)
 			.arch_pmu = CPUID0A_VERSION(c->pmu_eax) != 0,
 		};
 		uarch_identify(&q, &m);
+		struct uarch_doubt d;
+		uarch_doubt(&q, &m, &c->leaf7, &d);
 		c->uarch = m.uarch;
 		c->uarch_key = m.key;
 		c->event_set = m.event_set;
 		c->fallback = m.fallback;
+		c->doubt = d.feature;
 	}
 }
 
@@ -293,6 +294,7 @@ void topo_report(const struct topology *t, struct rec *r, const char *cpus_value
 		rec_str(r, "uarch_key", p->uarch_key);
 		rec_str(r, "event_set", p->event_set);
 		rec_bool(r, "fallback", p->fallback);
+		rec_str(r, "doubt", p->doubt);
 		rec_u64(r, "count", count);
 		rec_u64(r, "first", p->n);
 		rec_u64(r, "pmu_version", CPUID0A_VERSION(p->pmu_eax));

@@ -32,6 +32,7 @@ struct topo_cpu {
 	uint32_t signature;		/* CPUID.1:EAX */
 	uint32_t cpuid_apic_id;		/* x2APIC ID (CPUID.0BH:EDX) where leaf 0BH exists, else CPUID.1:EBX[31:24] */
 	uint8_t smt_shift, core_shift;	/* CPUID.0BH level shifts (0 when leaf 0BH is absent) */
+	struct cpu_leaf7 leaf7;		/* CPUID leaf 07H: the hybrid bit, the features that date a core */
 	bool hybrid;			/* CPUID.07H.0:EDX[15] */
 	uint8_t core_type;		/* CPUID.1AH:EAX[31:24], 0 when not enumerated */
 	uint32_t native_model;		/* CPUID.1AH:EAX[23:0] (with a core type: Arrow Lake-H's two kinds of E-core) */
@@ -42,6 +43,7 @@ struct topo_cpu {
 	/* Filled by topo_classify. */
 	const char *uarch, *uarch_key, *event_set;
 	bool fallback;
+	const char *doubt;		/* the feature that contradicts the row (uarch_doubt), or NULL */
 };
 
 struct topology {

@@ -101,6 +101,12 @@ static void mark(struct uarch_match *m, enum uarch_fallback kind)
 	m->fallback_kind = kind;
 }
 
+/* The vendor's family-level event set for q: Intel's needs an architectural PMU (CPUID.0AH). */
+static const char *generic_event_set(const struct uarch_query *q)
+{
+	return q->vendor == VENDOR_INTEL && !q->arch_pmu ? NULL : uarch_fallback_event_set(q->vendor);
+}
+
 /* No row of this model applies: the vendor's family-level fallback. */
 static void family_fallback(const struct uarch_query *q, struct uarch_match *m, const char *why)
 {
@@ -111,14 +117,14 @@ static void family_fallback(const struct uarch_query *q, struct uarch_match *m, 
 	if (q->vendor == VENDOR_INTEL) {
 		m->uarch = "unknown Intel model";
 		m->key = "intel_unknown";
-		m->event_set = q->arch_pmu ? uarch_fallback_event_set(q->vendor) : NULL;
+		m->event_set = generic_event_set(q);
 		snprintf(m->reason, sizeof(m->reason), "%s family 0x%x model 0x%x; %s", why, q->family, q->model,
 			 q->arch_pmu ? "using the architectural events of CPUID.0AH only"
 				     : "no architectural PMU (CPUID.0AH) either, so no event set");
 	} else if (q->vendor == VENDOR_AMD || q->vendor == VENDOR_HYGON) {
 		m->uarch = q->vendor == VENDOR_AMD ? "unknown AMD model" : "unknown Hygon model";
 		m->key = "amd_unknown";
-		m->event_set = uarch_fallback_event_set(q->vendor);
+		m->event_set = generic_event_set(q);
 		snprintf(m->reason, sizeof(m->reason), "%s family 0x%x model 0x%x; using the legacy AMD core events only",
 			 why, q->family, q->model);
 	} else {
@@ -233,6 +239,9 @@ void uarch_lookup(enum cpu_vendor vendor, uint32_t family, uint32_t model, uint3
 	uarch_identify(&q, m);
 }
 
+/* A doubted row's event_set note (uarch_doubt). */
+#define UARCH_DOUBT_NOTE "the model number is doubted (uarch_doubt): only the events every core of the vendor has"
+
 /* Whether feature f's line lists core `key`. */
 static bool feature_lists(const struct uarch_feature *f, const char *key)
 {
@@ -242,7 +251,7 @@ static bool feature_lists(const struct uarch_feature *f, const char *key)
 	return false;
 }
 
-void uarch_doubt(enum cpu_vendor vendor, const struct uarch_match *m, uarch_cpuid_fn cpuid, void *ctx,
+void uarch_doubt(const struct uarch_query *q, struct uarch_match *m, const struct cpu_leaf7 *l7,
 		 struct uarch_doubt *d)
 {
 	memset(d, 0, sizeof(*d));
@@ -250,12 +259,13 @@ void uarch_doubt(enum cpu_vendor vendor, const struct uarch_match *m, uarch_cpui
 		return;
 	for (size_t i = 0; i < uarch_features_count; i++) {
 		const struct uarch_feature *f = &uarch_features[i];
-		uint32_t r[4] = { 0, 0, 0, 0 };
-		if (f->vendor != vendor || feature_lists(f, m->key) || !cpuid(ctx, f->leaf, f->subleaf, r) ||
-		    !(r[f->reg] >> f->bit & 1))
+		if (f->vendor != q->vendor || f->subleaf >= l7->n || feature_lists(f, m->key) ||
+		    !(l7->r[f->subleaf][f->reg] >> f->bit & 1))
 			continue;
+		m->event_set = generic_event_set(q);
+		m->basis = m->event_set ? BASIS_GENERIC : BASIS_NONE;
+		m->note = m->event_set ? UARCH_DOUBT_NOTE : NULL;
 		d->feature = uarch_strings + f->name;
-		d->leaf = f->leaf;
 		d->subleaf = f->subleaf;
 		d->reg = (char)('a' + f->reg);
 		d->bit = f->bit;

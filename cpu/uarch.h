@@ -106,21 +106,21 @@ void uarch_lookup(enum cpu_vendor vendor, uint32_t family, uint32_t model, uint3
 
 /*
  * Whether the CPU's features contradict the core its signature names: the first feature of
- * cpu/uarch_features.csv for m's vendor that the CPU enumerates and that core (m->key, an exact
+ * cpu/uarch_features.csv for q's vendor that the CPU enumerates and that core (m->key, an exact
  * row only: a fallback names no core) is not listed with.  A hypervisor may report a model number
- * that is not its core's; so may a part the table does not know.  cpuid answers a leaf and subleaf
- * (false when the CPU has no such leaf), so tests and dumps can stand in for the CPU.
+ * that is not its core's; so may a part the table does not know.  On a doubt, m keeps the row's
+ * name and key, but its event set becomes the vendor's family-level one (the row's model-specific
+ * codes are another core's), with basis BASIS_GENERIC (BASIS_NONE without one) and a note saying why.
+ * l7 is the CPU's leaf 07H (cpu_read_leaf7), the one leaf the file's lines may name.
  */
 struct uarch_doubt {
 	const char *feature;		/* e.g. "AMX-TILE"; NULL when nothing contradicts the row */
-	uint32_t leaf, subleaf;
+	uint32_t subleaf;		/* of leaf 07H */
 	char reg;			/* 'a', 'b', 'c' or 'd' */
 	uint8_t bit;
 	char cores[96];			/* the keys of the cores that enumerate it, ", " between */
 };
-/* r: EAX, EBX, ECX, EDX. */
-typedef bool (*uarch_cpuid_fn)(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t r[4]);
-void uarch_doubt(enum cpu_vendor vendor, const struct uarch_match *m, uarch_cpuid_fn cpuid, void *ctx,
+void uarch_doubt(const struct uarch_query *q, struct uarch_match *m, const struct cpu_leaf7 *l7,
 		 struct uarch_doubt *d);
 
 /* Record spellings: "vendor", "related_core", "generic", NULL (no event set). */

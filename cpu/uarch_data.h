@@ -24,7 +24,7 @@ struct uarch_set {
 struct uarch_feature {
 	uint16_t name;				/* offset of the feature's name, e.g. "AMX-TILE" */
 	uint8_t vendor;				/* enum cpu_vendor of the cores it judges */
-	uint32_t leaf, subleaf;
+	uint8_t subleaf;			/* of leaf 07H (tools/gen_uarch.py refuses others) */
 	uint8_t reg;				/* 0..3: EAX, EBX, ECX, EDX */
 	uint8_t bit;
 	uint16_t keys[UARCH_FEATURE_KEYS];	/* offsets of the keys of the cores that have it */

@@ -31,11 +31,13 @@ UARCH_COLUMNS = ["vendor", "family", "model", "stepping", "core_type", "native_m
                  "basis", "note", "pmu", "parts"]
 NOTE_COLUMNS = ["note", "text"]
 FEATURE_COLUMNS = ["feature", "vendor", "leaf", "subleaf", "reg", "bit", "keys", "source"]
-# A feature line's vendor -> the C name; its register -> its index in uarch_cpuid_fn's r[] (EAX..EDX).
+# A feature line's vendor -> the C name; its register -> its index in struct cpu_leaf7's r[] (cpu/cpu.h enum cpu_reg).
 FEATURE_VENDORS = {"intel": "VENDOR_INTEL", "amd": "VENDOR_AMD"}
 REGS = {"eax": 0, "ebx": 1, "ecx": 2, "edx": 3}
 FEATURE_KEYS_MAX = 6        # uarch_data.h UARCH_FEATURE_KEYS
 LEAF_MAX = 0xFFFFFFFF
+LEAF7 = 0x7                 # the one leaf a feature line may name (cpu/cpu.h struct cpu_leaf7)
+LEAF7_SUBLEAVES = 2         # cpu.h CPU_LEAF7_SUBLEAVES
 FEATURE_RE = re.compile(r"^[A-Z0-9][A-Z0-9_-]*$")
 
 # Column words -> the C names they compile to (cpu/cpu.h, cpu/uarch.h).
@@ -170,6 +172,10 @@ def read_features(path, rows):
              "leaf": parse_hex(r["leaf"], "leaf", where, LEAF_MAX),
              "subleaf": parse_hex(r["subleaf"], "subleaf", where, LEAF_MAX),
              "reg": word(r["reg"], REGS, "reg", where)}
+        # Every CPU of the topology records leaf 07H subleaves 0 and 1 only (cpu/cpu.h struct cpu_leaf7).
+        if f["leaf"] != LEAF7 or f["subleaf"] >= LEAF7_SUBLEAVES:
+            raise DataError(f"{where}: leaf {r['leaf']} subleaf {r['subleaf']}: only leaf 0x7 subleaves 0 and 1 "
+                            f"are read on every CPU (cpu/cpu.h cpu_read_leaf7)")
         if not re.match(r"^[0-9]+$", r["bit"]) or int(r["bit"]) > 31:
             raise DataError(f"{where}: bit '{r['bit']}' must be a number 0..31")
         f["bit"] = int(r["bit"])
@@ -317,7 +323,7 @@ def emit(sets, fb, notes, rows, features):
     o.append("const struct uarch_feature uarch_features[] = {")
     for f in features:
         keys = [str(pool.add(k)) for k in f["keys"]] + ["UARCH_FEATURE_NO_KEY"] * (FEATURE_KEYS_MAX - len(f["keys"]))
-        o.append(f"\t{{ {pool.add(f['feature'])}, {FEATURE_VENDORS[f['vendor']]}, {f['leaf']:#x}, {f['subleaf']:#x}, "
+        o.append(f"\t{{ {pool.add(f['feature'])}, {FEATURE_VENDORS[f['vendor']]}, {f['subleaf']}, "
                  f"{REGS[f['reg']]}, {f['bit']}, {{ {', '.join(keys)} }} }},\t/* {os.path.basename(f['where'])} */")
     o.append("};")
     o.append("const size_t uarch_features_count = ARRAY_SIZE(uarch_features);")

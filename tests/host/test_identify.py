@@ -178,6 +178,9 @@ def check_dump(ctx, name):
     # Every real part is the core its signature names: no feature of cpu/uarch_features.csv contradicts
     # it (Sapphire Rapids' AMX and AVX512-FP16, Zen 4's and Zen 5's AVX-512 among them).
     assert cpu["uarch_doubt"] is None and "DOUBT" not in out, cpu
+    for _, r in records(out).records:
+        if r["type"] == "topology":
+            assert all(t["doubt"] is None for t in r["core_types"]), r
 
 
 def test_a_signature_the_features_contradict_is_doubted(ctx):
@@ -192,6 +195,10 @@ def test_a_signature_the_features_contradict_is_doubted(ctx):
             f.write(text.replace(": 00000001.00: 000806F8 ", ": 00000001.00: 000A0671 "))
         cpu, _, out = identify(ctx, "--cpuid-dump", path)
     assert cpu["uarch_key"] == "rocketlake" and cpu["fallback"] is False, cpu
+    # Every CPU of the topology is judged alike (its own leaf 07H): one core type, doubted, generic events.
+    topo = next(r for _, r in records(out).records if r["type"] == "topology")
+    types = [(t["uarch_key"], t["event_set"], t["doubt"]) for t in topo["core_types"]]
+    assert types == [("rocketlake", "intel_arch", "AMX-TILE")], types
     # Rocket Lake's events are another core's here: the architectural ones only (the dump has leaf 0AH).
     assert (cpu["event_set"], cpu["event_set_basis"]) == ("intel_arch", "generic"), cpu
     assert "the model number is doubted" in cpu["event_set_note"], cpu
