@@ -250,6 +250,7 @@ void instr_run_form(struct instr_runner *rn, const struct instr_pack_form *f, st
 				sub += conn[(size_t)m->sub[s]];
 				sub_ok = sub_ok && conn_ok[(size_t)m->sub[s]];
 			}
+		sub += (int64_t)m->least * IKM_LEAST_MILLI; /* instr/kernel.h: each at least a cycle */
 		if (!sub_ok) {
 			snprintf(r->why, sizeof(r->why), "its connector could not be measured");
 			r->unkept = true;

@@ -949,9 +949,11 @@ static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 			k = str_appendf(b, cap, k, "%s\n", line);
 		str_appendf(b, cap, k, "test %s, %s\n", ikm_gpr_names[3][t], ikm_gpr_names[3][t]);
 		m->bound = IKM_UPPER;
-		m->via = o->file == RF_GPR
-				 ? "test r64, r64 (register -> flags, not measurable alone: included)"
-				 : "a move to a general register and test r64, r64 (not measurable alone: included)";
+		m->least = o->file == RF_GPR ? 1 : 2;
+		m->via = o->file == RF_GPR ? "test r64, r64 (register -> flags, not measurable alone: counted at 1 cycle, "
+					     "its least)"
+					   : "a move to a general register and test r64, r64 (not measurable alone: "
+					     "counted at 1 cycle each, their least)";
 		return;
 	}
 	if (i && !o) {
@@ -969,9 +971,11 @@ static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 		if (i->file != RF_GPR)
 			str_appendf(b, cap, k, "%s\n", line);
 		m->bound = IKM_UPPER;
-		m->via = i->file == RF_GPR
-				 ? "sbb r, r (flags -> register, not measurable alone: included)"
-				 : "sbb r64, r64 and a move into the register file (not measurable alone: included)";
+		m->least = i->file == RF_GPR ? 1 : 2;
+		m->via = i->file == RF_GPR ? "sbb r, r (flags -> register, not measurable alone: counted at 1 cycle, "
+					     "its least)"
+					   : "sbb r64, r64 and a move into the register file (not measurable alone: "
+					     "counted at 1 cycle each, their least)";
 		return;
 	}
 	if (in.addr) {
@@ -1066,7 +1070,8 @@ static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 	k = instance(c, b, cap, k, &a);
 	str_appendf(b, cap, k, "%s\n", line);
 	m->bound = IKM_UPPER;
-	m->via = "a move between register files (not measurable alone: included)";
+	m->least = 1;
+	m->via = "a move between register files (not measurable alone: counted at 1 cycle, its least)";
 }
 
 /* Independent instances: each written register its own per instance, memory one line apart. */

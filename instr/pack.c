@@ -69,6 +69,7 @@ static void meas(struct cur *c, const struct instr_pack *pk, struct instr_pack_m
 	size_t at = c->at;
 	m->kind = (uint8_t)num(c, 1, "truncated measurement");
 	m->bound = (uint8_t)num(c, 1, "truncated measurement");
+	m->least = (uint8_t)num(c, 1, "truncated measurement");
 	m->per_iter = (uint16_t)num(c, 2, "truncated measurement");
 	m->unroll = (uint16_t)num(c, 2, "truncated measurement");
 	for (size_t s = 0; s < IKM_SUB_MAX; s++)
@@ -80,13 +81,15 @@ static void meas(struct cur *c, const struct instr_pack *pk, struct instr_pack_m
 		fail(c, at, "unknown measurement kind");
 	else if (m->bound > IKM_UPPER)
 		fail(c, at + 1, "unknown bound");
+	else if (m->least > IKM_LEAST_MAX || (m->least && m->bound != IKM_UPPER))
+		fail(c, at + 2, "least cycles outside 0..2, or without an upper bound");
 	else if (!m->per_iter)
-		fail(c, at + 2, "per_iter 0");
+		fail(c, at + 3, "per_iter 0");
 	else if (!m->unroll || m->unroll > INSTR_PACK_UNROLL_MAX)
-		fail(c, at + 4, "unroll outside 1..256");
+		fail(c, at + 5, "unroll outside 1..256");
 	for (size_t s = 0; s < IKM_SUB_MAX; s++)
 		if (m->sub[s] != IKM_NO_SUB && (m->sub[s] < 0 || (size_t)m->sub[s] >= n_meas))
-			fail(c, at + 6 + s, "subtracted measurement out of range");
+			fail(c, at + 7 + s, "subtracted measurement out of range");
 	m->from = str(c, "measurement without from", true);
 	m->to = str(c, "measurement without to", true);
 	m->name = str(c, "measurement without a name", true);

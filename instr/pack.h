@@ -8,7 +8,7 @@
  * from it (bench/src_instr.c).  Every form not excluded is in the pack, whatever CPU built it: the image
  * chooses by its own CPUID (the bits and the XCR0 state each form needs are in the pack).
  *
- * Format version 2 (all integers little-endian; a string is a u16 length then that many bytes, the last
+ * Format version 3 (all integers little-endian; a string is a u16 length then that many bytes, the last
  * of them a NUL and no other; length 0 is an absent string):
  *   header (28 bytes)
  *     0   4  magic "PMUI"
@@ -30,7 +30,9 @@
  *     per CPUID bit: u32 leaf, u32 subleaf, u8 register (0 EAX .. 3 EDX), u8 bit, u8 width, u8 least (the
  *       field of `width` bits from `bit` reads at least `least`: instr/catalogue.h; version 1 had no such
  *       field, so it could not tell AVX10.2 from AVX10.1)
- *     per measurement: u8 kind (enum ikm_kind), u8 bound (enum ikm_bound), u16 per_iter, u16 unroll,
+ *     per measurement: u8 kind (enum ikm_kind), u8 bound (enum ikm_bound), u8 least (connecting
+ *       instructions counted at one cycle each, 0..IKM_LEAST_MAX, only with an upper bound; version 2 had no
+ *       such field, so its figures kept the whole round trip), u16 per_iter, u16 unroll,
  *       i8 sub[2] (a measurement of this form, or -1), u64 fill, strings from, to, name (required),
  *       via, note, why (why: not assembled, then it has no bytes), u16 init (its entry in the init table),
  *       u16 body length, the body bytes
@@ -45,7 +47,7 @@
 
 #define INSTR_PACK_MAGIC "PMUI"
 #define INSTR_PACK_MAGIC_LEN 4
-#define INSTR_PACK_VERSION 2
+#define INSTR_PACK_VERSION 3
 #define INSTR_PACK_HEADER 28
 #define INSTR_PACK_CRC_AT 20
 #define INSTR_PACK_CRC_END 24 /* the CRC covers every byte but [CRC_AT, CRC_END) */
@@ -57,7 +59,7 @@
 
 /* One measurement as the pack holds it: struct ikm's fields with the assembled bytes (pointers into the pack). */
 struct instr_pack_meas {
-	uint8_t kind, bound;
+	uint8_t kind, bound, least;
 	uint16_t per_iter, unroll;
 	int8_t sub[IKM_SUB_MAX];
 	uint64_t fill;

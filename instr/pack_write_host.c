@@ -154,6 +154,7 @@ bool instr_pack_write_form(struct instr_pack_writer *w, const struct instr_plan 
 		}
 		put(w, m->kind, 1);
 		put(w, m->bound, 1);
+		put(w, m->least, 1);
 		put(w, m->per_iter ? m->per_iter : 1, 2);
 		put(w, pack_unroll(m), 2);
 		for (size_t s = 0; s < IKM_SUB_MAX; s++)
@@ -203,6 +204,7 @@ void instr_pack_form_from_plan(const struct instr_plan *p, const struct instr_pa
 		struct instr_pack_meas *q = &f->m[j];
 		q->kind = m->kind;
 		q->bound = m->bound;
+		q->least = m->least;
 		q->per_iter = m->per_iter ? m->per_iter : 1;
 		q->unroll = pack_unroll(m);
 		memcpy(q->sub, m->sub, sizeof(q->sub));

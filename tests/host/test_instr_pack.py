@@ -39,7 +39,7 @@ def test_pack_add_r64(ctx):
     forms, kernels, refused, size = map(int, m.groups())
     assert forms == 2 and refused == 0 and size == len(data), text
     magic, version, inits, nforms, nkernels, total, crc, table = struct.unpack_from("<4sBxHIIIII", data)
-    assert (magic, version, nforms, nkernels, total) == (b"PMUI", 2, forms, kernels, len(data))
+    assert (magic, version, nforms, nkernels, total) == (b"PMUI", 3, forms, kernels, len(data))
     assert crc == zlib.crc32(data[:20] + data[24:])
     # The init table ends the file: inits shared by the kernels, each once (fewer than the kernels).
     assert HEADER < table < len(data) and 1 <= inits < kernels

@@ -200,6 +200,7 @@ static void flags_pairs(void **state)
 	assert_non_null(m);
 	assert_int_equal(m->bound, IKM_UPPER);
 	assert_non_null(strstr(m->body, "test "));
+	assert_int_equal(m->least, 1); /* TEST: a cycle at least, subtracted; the figure stays a bound */
 	m = find(pl, "flags", "flags");
 	assert_non_null(m);
 	assert_int_equal(m->bound, IKM_EXACT);
@@ -328,6 +329,8 @@ static void connectors(void **state)
 	m = find(pl, "op2", "op1");
 	assert_int_equal(m->bound, IKM_UPPER);
 	assert_int_equal(m->sub[0], IKM_NO_SUB);
+	assert_int_equal(m->least, 1); /* the move back counted at its least, a cycle (uops.info's bound) */
+	assert_non_null(strstr(m->via, "1 cycle"));
 	char l[64];
 	assert_string_equal(line(m->body, 0, l, sizeof(l)), "movq xmm0, rax");
 	assert_string_equal(line(m->body, 1, l, sizeof(l)), "movq rax, xmm0");
@@ -341,9 +344,18 @@ static void connectors(void **state)
 	/* A vector input -> flags: sbb into a general register, then into the vector register. */
 	m = find(plan("PTEST xmm, xmm", 0), "op1", "flags");
 	assert_string_equal(m->body, "ptest xmm15, xmm14\nsbb rax, rax\nmovq xmm15, rax\n");
+	assert_int_equal(m->least, 2); /* SBB and the move: a cycle each at least */
+	assert_int_equal(find(plan("CMP r64, r64", 0), "op1", "flags")->least, 1);
 	/* flags -> a byte register: TEST reads the whole register the SETcc wrote. */
 	assert_string_equal(find(plan("SETB r8", 0), "flags", "op1")->body, "setb r14b\ntest r14, r14\n");
 	/* A fixed vector input (BLENDVPS's xmm0): the shuffle copy, subtracted. */
+	/* Connectors measured and subtracted count no cycle more; nor do chains with none. */
+	for (size_t i = 0; i < ikm_test_forms_count; i++) {
+		assert_true(instr_plan_build(&ikm_test_forms[i], &p) || p.n == 0);
+		for (size_t j = 0; j < p.n; j++)
+			if (p.m[j].bound != IKM_UPPER || p.m[j].sub[0] != IKM_NO_SUB)
+				assert_int_equal(p.m[j].least, 0);
+	}
 	pl = plan("BLENDVPS xmm, xmm", 0);
 	m = find(pl, "xmm0", "op1");
 	assert_string_equal(m->body, "blendvps xmm1, xmm14\npshufd xmm0, xmm1, 0xe4\n");

@@ -107,6 +107,10 @@ static void round_trip(void **state)
 	/* ADD's and VADDPS's kernels share a handful of inits, each kept once. */
 	assert_true(pk.inits >= 1 && pk.inits < pk.measurements);
 	assert_int_equal(pk.measurements, plans[0].n + plans[1].n);
+	size_t least = 0; /* ADD's pairs into the flags count SBB's cycle: the field has something to carry */
+	for (size_t j = 0; j < plans[0].n; j++)
+		least += plans[0].m[j].least;
+	assert_true(least > 0);
 	for (size_t i = 0; i < 2; i++) {
 		const struct instr_plan *p = &plans[i];
 		assert_true(instr_pack_next(&pk, &f));
@@ -136,6 +140,7 @@ static void round_trip(void **state)
 			const struct instr_pack_meas *q = &f.m[j];
 			assert_int_equal(q->kind, m->kind);
 			assert_int_equal(q->bound, m->bound);
+			assert_int_equal(q->least, m->least);
 			assert_int_equal(q->per_iter, m->per_iter);
 			assert_int_equal(q->sub[0], m->sub[0]);
 			assert_int_equal(q->sub[1], m->sub[1]);
@@ -286,6 +291,25 @@ static void bad_lengths(void **state)
 	reseal();
 	refused(len, "unknown idiom");
 	file[h + 4] = (uint8_t)plans[0].idiom;
+	/* The first form's first measurement (ADD's op1 -> op1, exact): cycles counted at their least on an
+	 * exact figure, and more of them than any connector has (its bound made upper for that). */
+	const size_t cpuid_bit = 12;
+	size_t m0 = cpuid_at(h) + file[h + 5] * cpuid_bit;
+	assert_int_equal(plans[0].m[0].bound, IKM_EXACT);
+	assert_int_equal(file[m0 + 1], IKM_EXACT);
+	file[m0 + 2] = 1;
+	reseal();
+	refused(len, "without an upper bound");
+	assert_non_null(strstr(why, "byte"));
+	file[m0 + 1] = IKM_UPPER;
+	file[m0 + 2] = IKM_LEAST_MAX + 1;
+	reseal();
+	refused(len, "least cycles outside");
+	file[m0 + 2] = IKM_LEAST_MAX;
+	reseal();
+	assert_true(instr_pack_open(&pk, file, len, why, sizeof(why)));
+	file[m0 + 1] = IKM_EXACT;
+	file[m0 + 2] = 0;
 	reseal();
 	assert_true(instr_pack_open(&pk, file, len, why, sizeof(why)));
 }

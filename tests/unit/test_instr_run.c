@@ -158,6 +158,35 @@ static void a_connector_without_a_figure_says_why_and_is_measured_again(void **s
 	capture_free(&cap);
 }
 
+/*
+ * A connecting instruction that cannot be measured alone is counted at its least, a cycle, and taken off the
+ * figure, which stays an upper bound (instr/kernel.h IKM_LEAST_MILLI): the same kernel reads that much less.
+ */
+static void cycles_counted_at_their_least_are_subtracted(void **state)
+{
+	(void)state;
+	form_with_connector(&form, "MOVQ xmm, r64");
+	form.m[1].sub[0] = IKM_NO_SUB;
+	form.m[1].bound = IKM_UPPER;
+	instr_run_form(&rn, &form, res);
+	assert_true(res[1].measured);
+	int64_t whole = res[1].per_instance, lo = res[1].lo, hi = res[1].hi;
+	form.m[1].least = IKM_LEAST_MAX;
+	instr_run_form(&rn, &form, res);
+	assert_true(res[1].measured);
+	assert_int_equal(res[1].per_instance, whole - IKM_LEAST_MAX * IKM_LEAST_MILLI);
+	assert_int_equal(res[1].lo, lo - IKM_LEAST_MAX * IKM_LEAST_MILLI);
+	assert_int_equal(res[1].hi, hi - IKM_LEAST_MAX * IKM_LEAST_MILLI);
+	struct capture cap;
+	struct instr_record_ctx c = { .core_per_tsc_ppm = 1000000 };
+	capture_start(&cap);
+	assert_true(instr_record_emit(&form, res, &c, 0));
+	const char *r = capture_find(&cap, "instr");
+	assert_non_null(r);
+	assert_non_null(strstr(r, "\"bound\":\"upper\""));
+	capture_free(&cap);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -165,6 +194,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(a_connector_without_a_figure_says_why_and_is_measured_again, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(cycles_counted_at_their_least_are_subtracted, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
