@@ -19,7 +19,7 @@ struct uarch_set {
 };
 
 /* A CPUID feature that dates a core (cpu/uarch_features.csv): the cores known to enumerate it. */
-#define UARCH_FEATURE_KEYS 6		/* tools/gen_uarch.py FEATURE_KEYS_MAX */
+#define UARCH_FEATURE_KEYS 8		/* tools/gen_uarch.py FEATURE_KEYS_MAX */
 #define UARCH_FEATURE_NO_KEY 0xffff	/* an unused keys[] slot */
 struct uarch_feature {
 	uint16_t name;				/* offset of the feature's name, e.g. "AMX-TILE" */

@@ -34,7 +34,7 @@ FEATURE_COLUMNS = ["feature", "vendor", "leaf", "subleaf", "reg", "bit", "keys",
 # A feature line's vendor -> the C name; its register -> its index in struct cpu_leaf7's r[] (cpu/cpu.h enum cpu_reg).
 FEATURE_VENDORS = {"intel": "VENDOR_INTEL", "amd": "VENDOR_AMD"}
 REGS = {"eax": 0, "ebx": 1, "ecx": 2, "edx": 3}
-FEATURE_KEYS_MAX = 6        # uarch_data.h UARCH_FEATURE_KEYS
+FEATURE_KEYS_MAX = 8        # uarch_data.h UARCH_FEATURE_KEYS
 LEAF_MAX = 0xFFFFFFFF
 LEAF7 = 0x7                 # the one leaf a feature line may name (cpu/cpu.h struct cpu_leaf7)
 LEAF7_SUBLEAVES = 2         # cpu.h CPU_LEAF7_SUBLEAVES

@@ -91,3 +91,18 @@ def test_amd_ibs_absent_reason_under_qemu(ctx):
     # EPYC is Family 17h model 01h: the reason mentions the firmware that may hide IBS on Zen.
     assert ibs["present"] is False and ibs["absent_reason"].startswith("CPUID 8000_0001h:ECX[10] (IBS) is clear"), ibs
     assert "Family 17h models 00h-2Fh" in ibs["absent_reason"], ibs
+
+
+def test_qemu_tcg_cpu_doubted(ctx):
+    """QEMU's TCG CPU under -cpu max (the default boot, `make run`'s) gives K8's family 0Fh with AVX2, which
+    no K8 has: named by its signature still, the model number doubted by the feature, generic events."""
+    res = ctx.boot("default")
+    assert res.status == qemurun.OK, describe(res)
+    rec = res.first("cpu")
+    assert (rec["vendor"], int(rec["family"], 16), rec["uarch_key"]) == ("amd", 0xF, "k8"), rec
+    assert "avx2" in rec["vector"], rec
+    assert rec["uarch_doubt"].startswith("CPUID enumerates AVX2 (leaf 0x7 subleaf 0 EBX[5]), which no K8"), rec
+    assert "the hypervisor reports a model number that is not its core's" in rec["uarch_doubt"], rec
+    assert (rec["event_set"], rec["event_set_basis"]) == ("amd_legacy", "generic"), rec
+    assert "cpu: DOUBT: " + rec["uarch_doubt"] + "; event set amd_legacy" in res.log, describe(res)
+    assert res.run.end["status"] == "ok", res.run.end
