@@ -175,6 +175,7 @@ void rec_start(struct rec *r, const char *type)
 	r->len = 0;
 	r->depth = 0;
 	r->overflow = false;
+	r->lost = 0;
 	r->index_short = false;
 	r->json = NULL;
 	memset(r->comma, 0, sizeof(r->comma));
@@ -256,8 +257,11 @@ void rec_milli(struct rec *r, const char *k, int64_t milli)
 static void open_nest(struct rec *r, const char *k, char open, char close)
 {
 	struct key_at ka = key(r, k);
-	if (r->depth + 1 >= REC_MAX_DEPTH) {
+	if (r->overflow || r->depth + 1 >= REC_MAX_DEPTH) {
+		/* Its opener is not written, so neither is its closer: the reserve holds only the closers of what
+		 * was open when the text overflowed, and a closer each for the rest ran past the buffer. */
 		r->overflow = true;
+		r->lost++;
 		return;
 	}
 	size_t at = r->len;
@@ -271,6 +275,10 @@ static void open_nest(struct rec *r, const char *k, char open, char close)
 
 static void close_nest(struct rec *r)
 {
+	if (r->lost) {
+		r->lost--;
+		return;
+	}
 	if (r->depth == 0)
 		return;
 	/* Written even after an overflow: the reserve keeps room for closers. */
@@ -327,6 +335,7 @@ void rec_emit(struct rec *r)
 		while (r->nfields > 1 && field_start(&r->field[r->nfields - 1]) >= cut)
 			r->nfields--;
 		r->overflow = false;
+		r->lost = 0;
 		r->depth = 0;
 		struct key_at ka = { r->len + 2, strlen("truncated") };
 		memcpy(r->buf + r->len, trunc_tail, sizeof(trunc_tail) - 1);

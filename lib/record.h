@@ -58,6 +58,7 @@ struct rec {
 	bool comma[REC_MAX_DEPTH];
 	char closer[REC_MAX_DEPTH];
 	bool overflow;
+	uint32_t lost;	/* objects and arrays opened after the overflow: nothing of them is written, closers neither */
 	/* The index, from the pool with the text. */
 	struct rec_field *field;
 	uint16_t nfields, field_cap;

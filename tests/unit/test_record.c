@@ -108,6 +108,44 @@ static void oversized_record_is_truncated_validly(void **state)
 	capture_free(&cap);
 }
 
+/*
+ * Objects opened and closed after the text overflowed write nothing, closers included: each used to add its
+ * closer past the reserve (an instr record's latency pairs are an object each), into the field index beside
+ * the text and, from the small fallback buffer, past it.
+ */
+static void nests_after_an_overflow_write_nothing(void **state)
+{
+	(void)state;
+	struct capture cap;
+	static struct rec r;
+	char big[600];
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	capture_start(&cap);
+	rec_start(&r, "instr");
+	rec_u64(&r, "first", 1);
+	rec_arr(&r, "latency");
+	for (int i = 0; i < 40; i++)
+		rec_str(&r, NULL, big);
+	assert_true(r.overflow);
+	size_t at = r.len;
+	for (int i = 0; i < 500; i++) {
+		rec_obj(&r, NULL);
+		rec_arr(&r, "spread");
+		rec_arr_end(&r);
+		rec_obj_end(&r);
+	}
+	assert_int_equal(r.len, at);
+	rec_arr_end(&r);
+	assert_true(r.len <= r.cap);
+	rec_u64(&r, "after", 2);
+	rec_emit(&r);
+	const char *s = capture_record(&cap, 0);
+	assert_non_null(s);
+	assert_string_equal(s, "{\"type\":\"instr\",\"first\":1,\"truncated\":true}");
+	capture_free(&cap);
+}
+
 static void stream_end_counts_and_crcs(void **state)
 {
 	(void)state;
@@ -177,6 +215,7 @@ int main(void)
 		cmocka_unit_test(record_fields),
 		cmocka_unit_test(unclosed_nesting_is_closed),
 		cmocka_unit_test(oversized_record_is_truncated_validly),
+		cmocka_unit_test(nests_after_an_overflow_write_nothing),
 		cmocka_unit_test(stream_end_counts_and_crcs),
 		cmocka_unit_test(error_line_names_each_part_once),
 		cmocka_unit_test(fixed_point_text),
