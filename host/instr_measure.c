@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -59,6 +60,26 @@ static struct {
 
 static void show_kernel(void *ctx, const struct instr_pack_form *f, size_t j);
 
+/*
+ * The scratch window between two pages nothing may touch.  A kernel writes where its form's memory operands
+ * point; were one of them outside the window (an implicit operand the builder got wrong), the write would land
+ * in whatever the heap put beside it and show up later as someone else's damage: a full table once ended in
+ * glibc's `malloc(): invalid next size (unsorted)` after 686 s, with nothing to say which kernel.  Beside a
+ * page with no access it faults at once, and the guard records the fault against that form.
+ */
+static uint8_t *guarded_window(void)
+{
+	size_t len = BENCH_WINDOW_BYTES + 2 * BENCH_PAGE;
+	uint8_t *p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	if (mprotect(p + BENCH_PAGE, BENCH_WINDOW_BYTES, PROT_READ | PROT_WRITE) != 0) {
+		munmap(p, len);
+		return NULL;
+	}
+	return p + BENCH_PAGE;
+}
+
 static bool setup(const struct instr_measure_opts *o)
 {
 	static int64_t pool[256 * (3 + COUNT_MAX_EVENTS)];
@@ -75,9 +96,10 @@ static bool setup(const struct instr_measure_opts *o)
 	const struct timing_info *t = timing_init(S.ci.exec);
 	struct ledger_opts lo = { .clear_logs = false };
 	ledger_init_opts(&S.ledger, &S.ci, NULL, &lo);
-	S.window = aligned_alloc(BENCH_PAGE, BENCH_WINDOW_BYTES);
+	if (!S.window)
+		S.window = guarded_window();
 	if (!S.window) {
-		rec_error("instr", "memory", "no scratch window");
+		rec_error("instr", "memory", "no scratch window: mmap: %s", strerror(errno));
 		return false;
 	}
 	struct bench_setup *hs = &S.hs;
