@@ -97,6 +97,8 @@ const struct instr_form ikm_test_forms[] = {
 	FORM("ADD r64, m64", "add", "ADD_GPRv_MEMv", "BASE", "I86", "BINARY", G_M, 2, 0, IFL_ARITH, 0),
 	FORM("ADD m64, r64", "add", "ADD_MEMv_GPRv", "BASE", "I86", "BINARY", M_G, 2, 0, IFL_ARITH, 0),
 	FORM("MOV m64, r64", "mov", "MOV_MEMv_GPRv", "BASE", "I86", "DATAXFER", M_G_STORE, 2, 0, 0, 0),
+	/* A register bit offset into memory (SDM Vol. 2A BTS): its chains must keep the offset in the window. */
+	FORM("BTS m64, r64", "bts", "BTS_MEMv_GPRv", "BASE", "I386", "BITBYTE", M_G, 2, 0, IFL_CF, 0),
 	FORM("LEA r64, m", "lea", "LEA_GPRv_AGEN", "BASE", "I86", "MISC", LEA, 2, 0, 0, 0),
 	FORM("MOVQ xmm, r64", "movq", "MOVQ_XMMdq_GPR64", "SSE2", "SSE2", "DATAXFER", X_G, 2, 0, 0, 0),
 	FORM("MOVQ r64, xmm", "movq", "MOVQ_GPR64_XMMq", "SSE2", "SSE2", "DATAXFER", G_X, 2, 0, 0, 0),

@@ -885,6 +885,28 @@ static const char *mem_move(const struct ctx *c, const struct opnd *o, int r, bo
 static bool is_in(const struct opnd *o) { return o->access & IA_READ; }
 static bool is_out(const struct opnd *o) { return o->access & IA_WRITE; }
 
+/*
+ * Whether general register operand o is the bit offset of BT, BTS, BTR or BTC into a memory operand: a signed
+ * offset from it, -2^63 to 2^63 - 1 bits for 64 (SDM Vol. 2A BT, "Bit Test": the bit base in memory is
+ * addressed with it).  A chain that hands it SBB's -1 tests or writes the bytes before the window: on the
+ * heap, BTS m64, r64 set bit 63 of the allocator's own size field there, and a full table ended in glibc's
+ * `malloc(): invalid next size` after 686 s.
+ */
+static bool bit_offset_into_memory(const struct ctx *c, const struct opnd *o)
+{
+	static const char *const BT[] = { "bt", "bts", "btr", "btc" };
+	static const char LOCK[] = "lock "; /* the catalogue spells LOCK forms' mnemonics with it */
+	const char *mn = c->f->mnemonic;
+	bool bt = false, mem = false;
+	if (!strncmp(mn, LOCK, sizeof(LOCK) - 1))
+		mn += sizeof(LOCK) - 1;
+	for (size_t i = 0; i < ARRAY_SIZE(BT); i++)
+		bt = bt || !strcmp(mn, BT[i]);
+	for (size_t q = 0; q < c->nop; q++)
+		mem = mem || c->op[q].file == RF_MEM;
+	return bt && mem && o->file == RF_GPR && !o->addr_only;
+}
+
 /* The latency measurement of one pair, or a note in p->skipped. */
 static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 {
@@ -970,6 +992,13 @@ static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 		k = str_appendf(b, cap, k, "sbb %s, %s\n", r, r);
 		if (i->file != RF_GPR)
 			str_appendf(b, cap, k, "%s\n", line);
+		if (bit_offset_into_memory(c, i)) {
+			/* 0 or -1 made 0 or 4088 bits, inside the window: the address chains' AND, measured alone. */
+			str_appendf(b, cap, k, "and %s, 0x%x\n", ikm_gpr_names[3][t], ADDR_MASK);
+			m->sub[0] = (int8_t)connector_and(c);
+			m->note = "a bit offset: SBB's 0 or -1 made 0 or 4088 bits by and r64, imm32 (measured alone, "
+				  "subtracted), so the tested bit stays in the window";
+		}
 		m->bound = IKM_UPPER;
 		m->least = i->file == RF_GPR ? 1 : 2;
 		m->via = i->file == RF_GPR ? "sbb r, r (flags -> register, not measurable alone: counted at 1 cycle, "

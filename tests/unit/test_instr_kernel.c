@@ -349,13 +349,23 @@ static void connectors(void **state)
 	/* flags -> a byte register: TEST reads the whole register the SETcc wrote. */
 	assert_string_equal(find(plan("SETB r8", 0), "flags", "op1")->body, "setb r14b\ntest r14, r14\n");
 	/* A fixed vector input (BLENDVPS's xmm0): the shuffle copy, subtracted. */
-	/* Connectors measured and subtracted count no cycle more; nor do chains with none. */
+	/* Only an upper bound counts a connector at its least. */
 	for (size_t i = 0; i < ikm_test_forms_count; i++) {
 		assert_true(instr_plan_build(&ikm_test_forms[i], &p) || p.n == 0);
 		for (size_t j = 0; j < p.n; j++)
-			if (p.m[j].bound != IKM_UPPER || p.m[j].sub[0] != IKM_NO_SUB)
+			if (p.m[j].bound != IKM_UPPER)
 				assert_int_equal(p.m[j].least, 0);
 	}
+	/* A bit offset into memory through SBB (0 or -1): the address chains' AND keeps it in the window, measured
+	 * alone and subtracted; SBB still counts at its least. */
+	pl = plan("BTS m64, r64", 0);
+	m = find(pl, "op2", "flags");
+	assert_non_null(m);
+	assert_string_equal(m->body, "bts qword ptr [rsi+0], r14\nsbb r14, r14\nand r14, 0xff8\n");
+	assert_string_equal(pl->m[m->sub[0]].name, "conn_and_gpr");
+	assert_int_equal(m->least, 1);
+	/* CMP's register is no offset: SBB alone. */
+	assert_string_equal(find(plan("CMP r64, r64", 0), "op1", "flags")->body, "{store} cmp r14, r13\nsbb r14, r14\n");
 	pl = plan("BLENDVPS xmm, xmm", 0);
 	m = find(pl, "xmm0", "op1");
 	assert_string_equal(m->body, "blendvps xmm1, xmm14\npshufd xmm0, xmm1, 0xe4\n");
