@@ -62,10 +62,10 @@ static void show_kernel(void *ctx, const struct instr_pack_form *f, size_t j);
 
 /*
  * The scratch window between two pages nothing may touch.  A kernel writes where its form's memory operands
- * point; were one of them outside the window (an implicit operand the builder got wrong), the write would land
- * in whatever the heap put beside it and show up later as someone else's damage: a full table once ended in
- * glibc's `malloc(): invalid next size (unsorted)` after 686 s, with nothing to say which kernel.  Beside a
- * page with no access it faults at once, and the guard records the fault against that form.
+ * point; where one points outside the window, the write lands in whatever the heap put beside it and shows
+ * up later as someone else's damage (a full table ended in glibc's `malloc(): invalid next size (unsorted)`
+ * after 686 s, with nothing to say which kernel: the BT family's bit offset, instr/kernel_host.c
+ * bit_offset_into_memory).  Beside a page with no access it faults at once, named against its form.
  */
 static uint8_t *guarded_window(void)
 {

@@ -84,20 +84,26 @@ static void unclosed_nesting_is_closed(void **state)
 	capture_free(&cap);
 }
 
+/* 40 strings of 599 bytes under key k (NULL: array members): more text than a record holds. */
+static void overflow_text(struct rec *r, const char *k)
+{
+	static char big[600];
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	for (int i = 0; i < 40; i++)
+		rec_str(r, k, big);
+}
+
 static void oversized_record_is_truncated_validly(void **state)
 {
 	(void)state;
 	struct capture cap;
 	static struct rec r;
-	char big[600];
-	memset(big, 'x', sizeof(big) - 1);
-	big[sizeof(big) - 1] = 0;
 	capture_start(&cap);
 	rec_start(&r, "bench");
 	rec_u64(&r, "first", 1);
 	rec_obj(&r, "events");
-	for (int i = 0; i < 40; i++)
-		rec_str(&r, "k", big);
+	overflow_text(&r, "k");
 	rec_obj_end(&r);
 	rec_emit(&r);
 	const char *s = capture_record(&cap, 0);
@@ -118,15 +124,11 @@ static void nests_after_an_overflow_write_nothing(void **state)
 	(void)state;
 	struct capture cap;
 	static struct rec r;
-	char big[600];
-	memset(big, 'x', sizeof(big) - 1);
-	big[sizeof(big) - 1] = 0;
 	capture_start(&cap);
 	rec_start(&r, "instr");
 	rec_u64(&r, "first", 1);
 	rec_arr(&r, "latency");
-	for (int i = 0; i < 40; i++)
-		rec_str(&r, NULL, big);
+	overflow_text(&r, NULL);
 	assert_true(r.overflow);
 	size_t at = r.len;
 	for (int i = 0; i < 500; i++) {
