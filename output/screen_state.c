@@ -59,17 +59,39 @@ static void on_platform(const struct rec *o)
 		 rec_is_true(o, "secure_boot") ? ", Secure Boot on" : "");
 }
 
+/*
+ * What a doubted identification says on the screen (the cpu record's uarch_doubt, cpu/uarch.c): the feature
+ * its text leads with ("CPUID enumerates AVX2 (leaf ...": "CPUID has AVX2"), or where to read it; "" for none.
+ */
+static void doubt_words(const char *doubt, char *buf, size_t cap)
+{
+	static const char LEAD[] = "CPUID enumerates ";
+	buf[0] = 0;
+	if (!doubt[0])
+		return;
+	if (strncmp(doubt, LEAD, sizeof(LEAD) - 1)) {
+		snprintf(buf, cap, " (doubted: see the cpu record)");
+		return;
+	}
+	const char *f = doubt + sizeof(LEAD) - 1;
+	int n = 0;
+	while (f[n] && f[n] != ' ' && f[n] != '(')
+		n++;
+	snprintf(buf, cap, " (doubted: CPUID has %.*s)", n, f);
+}
+
 /* The CPU block shows the first processor identified (the boot one); a pass elsewhere has its own line in Passes. */
 static void on_cpu(const struct rec *o)
 {
-	char tmp[6][SS_LINE];
+	char tmp[6][SS_LINE], doubt[SS_LINE];
 	if (ssp->cpu[0])
 		return;
 	snprintf(ssp->cpu, sizeof(ssp->cpu), "%s family %s model %s stepping %s, %s", T("vendor_string"), T("family"),
 		 T("model"), T("stepping"), T("brand"));
 	const char *mc = T("microcode");
 	bool hv = rec_is_true(o, "hypervisor");
-	snprintf(ssp->cpu2, sizeof(ssp->cpu2), "%s, microcode %s%s%s", T("uarch"), mc[0] ? mc : "unknown",
+	doubt_words(T("uarch_doubt"), doubt, sizeof(doubt));
+	snprintf(ssp->cpu2, sizeof(ssp->cpu2), "%s%s, microcode %s%s%s", T("uarch"), doubt, mc[0] ? mc : "unknown",
 		 hv ? ", under " : "", hv ? T("hypervisor_name") : "");
 }
 

@@ -269,6 +269,25 @@ static void instruction_forms_a_row_each(void **state)
 	assert_int_equal(ssp->bench_done, 0);
 }
 
+/*
+ * A doubted identification says so on the CPU line, by the feature that contradicts the model number (the
+ * default QEMU CPU: K8's family with AVX2); a doubt in other words points to the record.
+ */
+static void a_doubted_identification_on_the_cpu_line(void **state)
+{
+	(void)state;
+	feed_with(QEMU_CPU, "\"source\":", "\"uarch_doubt\":\"CPUID enumerates AVX2 (leaf 0x7 subleaf 0 EBX[5]), "
+					   "which no K8 (Family 0Fh) has (only excavator, fam15h, zen): the hypervisor "
+					   "reports a model number that is not its core's\",\"source\":");
+	assert_string_equal(ssp->cpu2, "K8 (Family 0Fh) (doubted: CPUID has AVX2), microcode 0x1000065, under QEMU TCG");
+	ssp->cpu[0] = 0;
+	feed_with(QEMU_CPU, "\"source\":", "\"uarch_doubt\":\"the signature is not the core's\",\"source\":");
+	assert_string_equal(ssp->cpu2, "K8 (Family 0Fh) (doubted: see the cpu record), microcode 0x1000065, under QEMU TCG");
+	ssp->cpu[0] = 0;
+	feed(QEMU_CPU); /* no doubt: the line as ever */
+	assert_string_equal(ssp->cpu2, "K8 (Family 0Fh), microcode 0x1000065, under QEMU TCG");
+}
+
 static void checks_by_status(void **state)
 {
 	(void)state;
@@ -578,6 +597,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(the_committed_capture_whole, fresh, done),
 		cmocka_unit_test_setup_teardown(a_pmu_and_the_audit, fresh, done),
 		cmocka_unit_test_setup_teardown(checks_by_status, fresh, done),
+		cmocka_unit_test_setup_teardown(a_doubted_identification_on_the_cpu_line, fresh, done),
 		cmocka_unit_test_setup_teardown(instruction_forms_a_row_each, fresh, done),
 		cmocka_unit_test_setup_teardown(a_run_on_two_processors, fresh, done),
 		cmocka_unit_test_setup_teardown(errors_and_an_end_with_errors, fresh, done),
