@@ -178,6 +178,7 @@ void cpu_read_leaf7(uint32_t max_leaf, struct cpu_leaf7 *out)
 static void doubt_text(struct cpu_info *ci, const struct uarch_doubt *d)
 {
 	ci->uarch_doubt[0] = 0;
+	ci->uarch_doubt_feature = d->feature;
 	if (!d->feature)
 		return;
 	snprintf(ci->uarch_doubt, sizeof(ci->uarch_doubt),
@@ -338,6 +339,7 @@ void cpu_report(const struct cpu_info *ci, struct rec *r)
 	rec_str(r, "fallback_kind", ci->fallback ? ci->fallback_kind : NULL);
 	rec_str(r, "fallback_reason", ci->fallback ? ci->fallback_reason : NULL);
 	rec_str(r, "uarch_doubt", ci->uarch_doubt[0] ? ci->uarch_doubt : NULL);
+	rec_str(r, "uarch_doubt_feature", ci->uarch_doubt_feature);
 	rec_str(r, "source", source_note ? source_note : "cpuid");
 	/* The vector extensions this run may use (platform/vec.h): CPUID and XCR0 as in force now. */
 	struct hw_vector_state vs;

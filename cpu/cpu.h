@@ -83,6 +83,7 @@ struct cpu_info {
 	char fallback_reason[200];
 	/* The CPU enumerates a feature the core its signature names never has (uarch_doubt): what and why, "" if none. */
 	char uarch_doubt[240];
+	const char *uarch_doubt_feature; /* the feature it names ("AMX-TILE", cpu/uarch_features.csv), or NULL */
 };
 
 /* Identify the CPU this code runs on (through hw_cpuid / hw_rdmsr). */

@@ -33,6 +33,9 @@ static const uint8_t GPR_POOL[] = { 0, 3, 1, 2, 5, 8, 9, 10, 11, 12, 13, 14, 15 
  * read-modify-write form do not chain through memory; the vector constant in the second page (rdx).
  */
 #define MEM_STRIDE 64
+/* A connector that cannot be measured alone, counted at its least (instr/kernel.h IKM_LEAST_MILLI), in words. */
+#define LEAST_ONE "not measurable alone: counted at 1 cycle, its least"
+#define LEAST_EACH "not measurable alone: counted at 1 cycle each, their least"
 #define ADDR_MASK 0xff8 /* an address register chained through memory stays in the first page, aligned */
 #define VCONST_OFF 4032 /* [rdx + VCONST_OFF]: the lane the vector registers start from (LANES) */
 /*
@@ -972,10 +975,8 @@ static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 		str_appendf(b, cap, k, "test %s, %s\n", ikm_gpr_names[3][t], ikm_gpr_names[3][t]);
 		m->bound = IKM_UPPER;
 		m->least = o->file == RF_GPR ? 1 : 2;
-		m->via = o->file == RF_GPR ? "test r64, r64 (register -> flags, not measurable alone: counted at 1 cycle, "
-					     "its least)"
-					   : "a move to a general register and test r64, r64 (not measurable alone: "
-					     "counted at 1 cycle each, their least)";
+		m->via = o->file == RF_GPR ? "test r64, r64 (register -> flags, " LEAST_ONE ")"
+					   : "a move to a general register and test r64, r64 (" LEAST_EACH ")";
 		return;
 	}
 	if (i && !o) {
@@ -1001,10 +1002,8 @@ static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 		}
 		m->bound = IKM_UPPER;
 		m->least = i->file == RF_GPR ? 1 : 2;
-		m->via = i->file == RF_GPR ? "sbb r, r (flags -> register, not measurable alone: counted at 1 cycle, "
-					     "its least)"
-					   : "sbb r64, r64 and a move into the register file (not measurable alone: "
-					     "counted at 1 cycle each, their least)";
+		m->via = i->file == RF_GPR ? "sbb r, r (flags -> register, " LEAST_ONE ")"
+					   : "sbb r64, r64 and a move into the register file (" LEAST_EACH ")";
 		return;
 	}
 	if (in.addr) {
@@ -1100,7 +1099,7 @@ static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 	str_appendf(b, cap, k, "%s\n", line);
 	m->bound = IKM_UPPER;
 	m->least = 1;
-	m->via = "a move between register files (not measurable alone: counted at 1 cycle, its least)";
+	m->via = "a move between register files (" LEAST_ONE ")";
 }
 
 /* Independent instances: each written register its own per instance, memory one line apart. */

@@ -64,6 +64,11 @@ static const char *str(struct cur *c, const char *name, bool required)
 	return c->bad ? NULL : (const char *)p;
 }
 
+/* IKM_LEAST_MAX in the reader's words (instr/kernel.h). */
+#define TEXT_OF(x) #x
+#define TEXT_OF_VALUE(x) TEXT_OF(x)
+#define LEAST_MAX_TEXT TEXT_OF_VALUE(IKM_LEAST_MAX)
+
 static void meas(struct cur *c, const struct instr_pack *pk, struct instr_pack_meas *m, size_t n_meas)
 {
 	size_t at = c->at;
@@ -82,7 +87,7 @@ static void meas(struct cur *c, const struct instr_pack *pk, struct instr_pack_m
 	else if (m->bound > IKM_UPPER)
 		fail(c, at + 1, "unknown bound");
 	else if (m->least > IKM_LEAST_MAX || (m->least && m->bound != IKM_UPPER))
-		fail(c, at + 2, "least cycles outside 0..2, or without an upper bound");
+		fail(c, at + 2, "least cycles outside 0.." LEAST_MAX_TEXT ", or without an upper bound");
 	else if (!m->per_iter)
 		fail(c, at + 3, "per_iter 0");
 	else if (!m->unroll || m->unroll > INSTR_PACK_UNROLL_MAX)

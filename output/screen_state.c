@@ -60,24 +60,16 @@ static void on_platform(const struct rec *o)
 }
 
 /*
- * What a doubted identification says on the screen (the cpu record's uarch_doubt, cpu/uarch.c): the feature
- * its text leads with ("CPUID enumerates AVX2 (leaf ...": "CPUID has AVX2"), or where to read it; "" for none.
+ * What a doubted identification says on the screen: the feature that contradicts the model number (the cpu
+ * record's uarch_doubt_feature), or, a doubt without one, where to read it; "" for none.
  */
-static void doubt_words(const char *doubt, char *buf, size_t cap)
+static void doubt_words(const char *doubt, const char *feature, char *buf, size_t cap)
 {
-	static const char LEAD[] = "CPUID enumerates ";
 	buf[0] = 0;
-	if (!doubt[0])
-		return;
-	if (strncmp(doubt, LEAD, sizeof(LEAD) - 1)) {
+	if (feature[0])
+		snprintf(buf, cap, " (doubted: CPUID has %s)", feature);
+	else if (doubt[0])
 		snprintf(buf, cap, " (doubted: see the cpu record)");
-		return;
-	}
-	const char *f = doubt + sizeof(LEAD) - 1;
-	int n = 0;
-	while (f[n] && f[n] != ' ' && f[n] != '(')
-		n++;
-	snprintf(buf, cap, " (doubted: CPUID has %.*s)", n, f);
 }
 
 /* The CPU block shows the first processor identified (the boot one); a pass elsewhere has its own line in Passes. */
@@ -90,7 +82,7 @@ static void on_cpu(const struct rec *o)
 		 T("model"), T("stepping"), T("brand"));
 	const char *mc = T("microcode");
 	bool hv = rec_is_true(o, "hypervisor");
-	doubt_words(T("uarch_doubt"), doubt, sizeof(doubt));
+	doubt_words(T("uarch_doubt"), T("uarch_doubt_feature"), doubt, sizeof(doubt));
 	snprintf(ssp->cpu2, sizeof(ssp->cpu2), "%s%s, microcode %s%s%s", T("uarch"), doubt, mc[0] ? mc : "unknown",
 		 hv ? ", under " : "", hv ? T("hypervisor_name") : "");
 }

@@ -177,7 +177,7 @@ def check_dump(ctx, name):
     assert cpu["microcode_source"] is None, cpu
     # Every real part is the core its signature names: no feature of cpu/uarch_features.csv contradicts
     # it (Sapphire Rapids' AMX and AVX512-FP16, Zen 4's and Zen 5's AVX-512 among them).
-    assert cpu["uarch_doubt"] is None and "DOUBT" not in out, cpu
+    assert cpu["uarch_doubt"] is None and cpu["uarch_doubt_feature"] is None and "DOUBT" not in out, cpu
     for _, r in records(out).records:
         if r["type"] == "topology":
             assert all(t["doubt"] is None for t in r["core_types"]), r
@@ -206,6 +206,7 @@ def test_a_signature_the_features_contradict_is_doubted(ctx):
                                          "Cypress Cove (Rocket Lake) has"), cpu
     assert cpu["uarch_doubt"].endswith("a part this table does not know"), cpu   # the dump has no hypervisor
     assert "cpu: DOUBT: " + cpu["uarch_doubt"] + "; event set intel_arch" in out, out
+    assert cpu["uarch_doubt_feature"] == "AMX-TILE", cpu
 
 
 def _dump_case(name):

@@ -103,6 +103,7 @@ def test_qemu_tcg_cpu_doubted(ctx):
     assert "avx2" in rec["vector"], rec
     assert rec["uarch_doubt"].startswith("CPUID enumerates AVX2 (leaf 0x7 subleaf 0 EBX[5]), which no K8"), rec
     assert "the hypervisor reports a model number that is not its core's" in rec["uarch_doubt"], rec
+    assert rec["uarch_doubt_feature"] == "AVX2", rec
     assert (rec["event_set"], rec["event_set_basis"]) == ("amd_legacy", "generic"), rec
     assert "cpu: DOUBT: " + rec["uarch_doubt"] + "; event set amd_legacy" in res.log, describe(res)
     assert res.run.end["status"] == "ok", res.run.end

@@ -271,14 +271,15 @@ static void instruction_forms_a_row_each(void **state)
 
 /*
  * A doubted identification says so on the CPU line, by the feature that contradicts the model number (the
- * default QEMU CPU: K8's family with AVX2); a doubt in other words points to the record.
+ * default QEMU CPU: K8's family with AVX2); a doubt that names none points to the record.
  */
 static void a_doubted_identification_on_the_cpu_line(void **state)
 {
 	(void)state;
 	feed_with(QEMU_CPU, "\"source\":", "\"uarch_doubt\":\"CPUID enumerates AVX2 (leaf 0x7 subleaf 0 EBX[5]), "
 					   "which no K8 (Family 0Fh) has (only excavator, fam15h, zen): the hypervisor "
-					   "reports a model number that is not its core's\",\"source\":");
+					   "reports a model number that is not its core's\",\"uarch_doubt_feature\":"
+					   "\"AVX2\",\"source\":");
 	assert_string_equal(ssp->cpu2, "K8 (Family 0Fh) (doubted: CPUID has AVX2), microcode 0x1000065, under QEMU TCG");
 	ssp->cpu[0] = 0;
 	feed_with(QEMU_CPU, "\"source\":", "\"uarch_doubt\":\"the signature is not the core's\",\"source\":");
