@@ -104,6 +104,7 @@ struct instr_form {
 	uint8_t n_ops;
 	uint8_t n_explicit;		/* the first n_explicit of ops are written in assembly */
 	uint16_t flags_read, flags_written;	/* IFL_* (undefined-after counts as written) */
+	uint16_t flags_undefined;	/* the written ones left undefined (XED's -u): no chain runs through them */
 	uint16_t attrs;			/* IFA_* */
 	const struct instr_cpuid_bit *cpuid;	/* every bit needed; n_cpuid 0: none (I86...) */
 	uint8_t n_cpuid;

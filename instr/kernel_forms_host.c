@@ -60,6 +60,11 @@ static const struct instr_operand GG_RW_RW[] = { { IK_R64, RW, 0, 0, 64, NULL },
 static const struct instr_operand GG_RCW_R[] = { { IK_R64, RW | IA_COND, 0, 0, 64, NULL },
 						 { IK_R64, R, 0, 0, 64, NULL } };
 static const struct instr_operand G8_W[] = { { IK_R8, W, 0, 0, 8, NULL } };
+static const struct instr_operand G_RW[] = { { IK_R64, RW, 0, 0, 64, NULL } };
+static const struct instr_operand G8_RW[] = { { IK_R8, RW, 0, 0, 8, NULL } };
+/* BSF: XED's cw destination (left as it was for a zero source). */
+static const struct instr_operand GG_CW_R[] = { { IK_R64, W | IA_COND, 0, 0, 64, NULL },
+						{ IK_R64, R, 0, 0, 64, NULL } };
 static const struct instr_operand G8_IMM[] = { { IK_R8, RW, 0, 0, 8, NULL }, { IK_IMM8, R, 0, 0, 8, NULL } };
 static const struct instr_operand G_IMM32[] = { { IK_R64, RW, 0, 0, 64, NULL }, { IK_IMM32, R, 0, 0, 32, NULL } };
 static const struct instr_operand G16_ONE[] = { { IK_R16, RW, 0, 0, 16, NULL }, { IK_ONE, R, 0, 0, 8, NULL } };
@@ -77,12 +82,15 @@ static const struct instr_operand YYY_FMA[] = { { IK_YMM, RW, 0, 0, 256, NULL },
 						{ IK_YMM, R, 0, 0, 256, NULL },
 						{ IK_YMM, R, 0, 0, 256, NULL } };
 
-#define FORM(asm_, mn, iform_, ext, isa, cat, ops_, nexp, fr, fw, at) \
+#define FORM_U(asm_, mn, iform_, ext, isa, cat, ops_, nexp, fr, fw, fu, at) \
 	{ \
 		.asm_name = asm_, .mnemonic = mn, .iform = iform_, .extension = ext, .isa_set = isa, .category = cat, \
 		.ops = ops_, .n_ops = ARRAY_SIZE(ops_), .n_explicit = nexp, .flags_read = fr, .flags_written = fw, \
-		.attrs = at \
+		.flags_undefined = fu, .attrs = at \
 	}
+/* Most forms define every flag they write. */
+#define FORM(asm_, mn, iform_, ext, isa, cat, ops_, nexp, fr, fw, at) \
+	FORM_U(asm_, mn, iform_, ext, isa, cat, ops_, nexp, fr, fw, 0, at)
 
 const struct instr_form ikm_test_forms[] = {
 	FORM("ADD r64, r64", "add", "ADD_GPRv_GPRv_01", "BASE", "I86", "BINARY", GG_RW_R, 2, 0, IFL_ARITH, 0),
@@ -116,6 +124,13 @@ const struct instr_form ikm_test_forms[] = {
 	     KKK, 3, 0, 0, 0),
 	FORM("CMP r64, r64", "cmp", "CMP_GPRv_GPRv_39", "BASE", "I86", "BINARY", GG_R_R, 2, 0, IFL_ARITH, 0),
 	FORM("SETB r8", "setb", "SETB_GPR8", "BASE", "I86", "SETCC", G8_W, 1, IFL_CF, 0, 0),
+	/* Forms that leave the carry alone (INC, ADOX) or undefined (BSF, SDM Vol. 2A BSF). */
+	FORM("INC r64", "inc", "INC_GPRv_FFr0", "BASE", "I86", "BINARY", G_RW, 1, 0, IFL_ARITH & ~IFL_CF, 0),
+	FORM("INC r8", "inc", "INC_GPR8", "BASE", "I86", "BINARY", G8_RW, 1, 0, IFL_ARITH & ~IFL_CF, 0),
+	FORM_U("BSF r64, r64", "bsf", "BSF_GPRv_GPRv", "BASE", "I386", "BITBYTE", GG_CW_R, 2, 0, IFL_ARITH,
+	       IFL_ARITH & ~IFL_ZF, 0),
+	FORM("ADOX r64, r64", "adox", "ADOX_GPR64_GPR64", "ADOX_ADCX", "ADOX_ADCX", "ADOX_ADCX", GG_RW_R, 2, IFL_OF,
+	     IFL_OF, 0),
 	FORM("CMOVB r64, r64", "cmovb", "CMOVB_GPRv_GPRv", "CMOV", "CMOV", "CMOV", GG_RCW_R, 2, IFL_CF, 0, 0),
 	FORM("XCHG r64, r64", "xchg", "XCHG_GPRv_GPRv", "BASE", "I86", "DATAXFER", GG_RW_RW, 2, 0, 0, 0),
 	FORM("ADD r8, imm8", "add", "ADD_GPR8_IMMb_80r0", "BASE", "I86", "BINARY", G8_IMM, 2, 0, IFL_ARITH, 0),

@@ -38,7 +38,7 @@ def open_tsv(path):
     return open(path, encoding="utf-8", newline="")
 
 COLUMNS = ["asm", "mnemonic", "iform", "extension", "isa_set", "category", "operands",
-           "flags_read", "flags_written", "attrs", "cpuid", "excluded"]
+           "flags_read", "flags_written", "flags_undefined", "attrs", "cpuid", "excluded"]
 
 # Operand kinds as forms.tsv spells them -> instr/catalogue.h enum instr_kind.
 KINDS = {"r8": "IK_R8", "r16": "IK_R16", "r32": "IK_R32", "r64": "IK_R64", "mm": "IK_MM",
@@ -699,8 +699,11 @@ def exclusion(blk, ops, flags_w_all):
 # Expansion into forms.
 
 def parse_flags(text):
-    """FLAGS: `MUST [ of-mod ... ]`, `MAY [...]`, several groups: (read, written, all written names)."""
-    read, written, all_w = set(), set(), set()
+    """FLAGS: `MUST [ of-mod ... ]`, `MAY [...]`, several groups: (read, written, undefined, all written names).
+
+    Undefined are the written flags XED marks `-u` wherever it names them: the form may leave any value
+    there, or none (a chain through such a flag measures nothing the SDM promises)."""
+    read, written, defined, all_w = set(), set(), set(), set()
     for grp in re.findall(r"\[([^\]]*)\]", text or ""):
         for item in grp.split():
             name, _, act = item.partition("-")
@@ -711,7 +714,9 @@ def parse_flags(text):
                 all_w.add(name)
                 if name in FLAGS:
                     written.add(name)
-    return read, written, all_w
+                    if act != "u":
+                        defined.add(name)
+    return read, written, written - defined, all_w
 
 
 def flag_str(s):
@@ -849,7 +854,7 @@ def generate(xed_dir):
         isa_set = blk.get("ISA_SET", ext)
         # ISA set names differ in case between files (SSE4a, SSE4A).
         bits = cpuid.get(isa_set.upper(), cpuid.get(ext.upper(), []))
-        fr, fw, fall = parse_flags(blk.get("FLAGS"))
+        fr, fw, fu, fall = parse_flags(blk.get("FLAGS"))
         mnem, pattrs = mnemonic_of(blk)
         for pe in blk["_pats"]:
             pat = pe["PATTERN"].split()
@@ -871,6 +876,7 @@ def generate(xed_dir):
                         "isa_set": isa_set, "category": blk["CATEGORY"],
                         "operands": " ".join(fields) or "-",
                         "flags_read": flag_str(fr), "flags_written": flag_str(fw),
+                        "flags_undefined": flag_str(fu),
                         "attrs": ",".join(a for a in ATTR_ORDER if a in attrs) or "-",
                         "cpuid": " ".join(bits) or "-", "excluded": why or "-",
                         "_tag": opcode_tag(pat), "_blk": blk})
@@ -914,7 +920,7 @@ HEADER = """# instr/forms.tsv.gz - the instruction catalogue (issue 31; docs/ins
 #
 # Columns (tab-separated): {columns}
 # operands: explicit ones in asm order, then implicit ones; each KIND:ACCESS:BITS[:imp][:bcast][:reg=NAME]
-# flags: cf,pf,af,zf,sf,df,of or -; attrs: mask,zeroing,bcast,er,sae,lock,rep or -;
+# flags: cf,pf,af,zf,sf,df,of or - (flags_undefined: the written ones XED leaves undefined); attrs: mask,zeroing,bcast,er,sae,lock,rep or -;
 # cpuid: LEAF.SUBLEAF.REG.BIT (hex leaf) or LEAF.SUBLEAF.REG.LO:HI>=N (a field, at least N) each needed, or -;
 # excluded: the reason, or -.
 """
@@ -985,11 +991,14 @@ def check_row(cols):
         else:
             n_explicit += 1
     fl = {}
-    for c in ("flags_read", "flags_written"):
+    for c in ("flags_read", "flags_written", "flags_undefined"):
         fl[c] = [] if r[c] == "-" else r[c].split(",")
         for f in fl[c]:
             if f not in FLAGS:
                 raise ValueError(f"{c}: unknown flag '{f}'")
+    for f in fl["flags_undefined"]:
+        if f not in fl["flags_written"]:
+            raise ValueError(f"flags_undefined: '{f}' is not in flags_written (undefined flags are written ones)")
     attrs = [] if r["attrs"] == "-" else r["attrs"].split(",")
     for a in attrs:
         if a not in ATTRS:
@@ -1049,11 +1058,12 @@ def compile_c(tsv, out):
         cp_ref = f"cp{cp_ids[tuple(bits)]}" if bits else "NULL"
         fr = "|".join(FLAGS[f] for f in fl["flags_read"]) or "0"
         fw = "|".join(FLAGS[f] for f in fl["flags_written"]) or "0"
+        fu = "|".join(FLAGS[f] for f in fl["flags_undefined"]) or "0"
         at = "|".join(ATTRS[a] for a in attrs) or "0"
         ex = "NULL" if r["excluded"] == "-" else c_str(r["excluded"])
-        body.append("\t{ %s, %s, %s, %s, %s, %s, %s, %d, %d, %s, %s, %s, %s, %d, %s },\n" % (
+        body.append("\t{ %s, %s, %s, %s, %s, %s, %s, %d, %d, %s, %s, %s, %s, %s, %d, %s },\n" % (
             c_str(r["asm"]), c_str(r["mnemonic"]), c_str(r["iform"]), c_str(r["extension"]),
-            c_str(r["isa_set"]), c_str(r["category"]), ops_ref, len(ops), n_explicit, fr, fw, at,
+            c_str(r["isa_set"]), c_str(r["category"]), ops_ref, len(ops), n_explicit, fr, fw, fu, at,
             cp_ref, len(bits), ex))
     body.append("};\n\nconst size_t instr_forms_count = sizeof(instr_forms) / sizeof(instr_forms[0]);\n")
     tmp = out + ".tmp"
