@@ -11,7 +11,7 @@ import sys
 import tempfile
 
 COLUMNS = ["asm", "mnemonic", "iform", "extension", "isa_set", "category", "operands",
-           "flags_read", "flags_written", "attrs", "cpuid", "excluded"]
+           "flags_read", "flags_written", "flags_undefined", "attrs", "cpuid", "excluded"]
 # The operand spellings of an asm name (docs/instr.md): kinds, fixed registers, EVEX decorations.
 SPELL = re.compile(r"^(r8|r16|r32|r64|mm|xmm|ymm|zmm|k|tmm|bnd|cr|dr|seg|st|m|m\d+|m\d+bcst|vm\d+[xyz]|"
                    r"imm8|imm16|imm32|imm64|cl|1|rel8|rel32|[a-z][a-z0-9]*)(\{k\}(\{z\})?)?$")
@@ -63,24 +63,26 @@ def test_the_built_c_is_what_the_committed_file_gives(ctx):
 
 
 GOOD = "\t".join(["ADD r64, r64", "add", "ADD_GPRv_GPRv_01", "BASE", "I86", "BINARY",
-                  "r64:rw:64 r64:r:64", "-", "cf,pf,af,zf,sf,of", "-", "-", "-"])
+                  "r64:rw:64 r64:r:64", "-", "cf,pf,af,zf,sf,of", "-", "-", "-", "-"])
+F = 10  # the first column after the flags (attrs)
 
 
 def test_c_mode_refuses_bad_rows_by_line(ctx):
     bad = {
-        "a column short: '11 columns, want 12'": GOOD.rsplit("\t", 1)[0],
+        "a column short: '12 columns, want 13'": GOOD.rsplit("\t", 1)[0],
         "unknown kind 'r65'": GOOD.replace("r64:rw:64 ", "r65:rw:64 "),
         "operand 'r64:xx:64'": GOOD.replace("r64:rw:64", "r64:xx:64"),
         "unknown flag 'qf'": GOOD.replace("cf,pf", "qf,pf"),
-        "unknown attribute 'shiny'": "\t".join(GOOD.split("\t")[:9] + ["shiny", "-", "-"]),
-        "cpuid bit '7.0.exx.5'": "\t".join(GOOD.split("\t")[:10] + ["7.0.exx.5", "-"]),
-        "cpuid bit '24.0.ebx.0:7>=0'": "\t".join(GOOD.split("\t")[:10] + ["24.0.ebx.0:7>=0", "-"]),
-        "cpuid bit '24.0.ebx.0:0>=2'": "\t".join(GOOD.split("\t")[:10] + ["24.0.ebx.0:0>=2", "-"]),
-        "cpuid bit '24.0.ebx.30:33>=1'": "\t".join(GOOD.split("\t")[:10] + ["24.0.ebx.30:33>=1", "-"]),
-        "cpuid bit '24.0.ebx.0:15>=256'": "\t".join(GOOD.split("\t")[:10] + ["24.0.ebx.0:15>=256", "-"]),
+        "unknown attribute 'shiny'": "\t".join(GOOD.split("\t")[:F] + ["shiny", "-", "-"]),
+        "'zf' is not in flags_written": "\t".join(GOOD.split("\t")[:8] + ["cf", "zf"] + GOOD.split("\t")[F:]),
+        "cpuid bit '7.0.exx.5'": "\t".join(GOOD.split("\t")[:F + 1] + ["7.0.exx.5", "-"]),
+        "cpuid bit '24.0.ebx.0:7>=0'": "\t".join(GOOD.split("\t")[:F + 1] + ["24.0.ebx.0:7>=0", "-"]),
+        "cpuid bit '24.0.ebx.0:0>=2'": "\t".join(GOOD.split("\t")[:F + 1] + ["24.0.ebx.0:0>=2", "-"]),
+        "cpuid bit '24.0.ebx.30:33>=1'": "\t".join(GOOD.split("\t")[:F + 1] + ["24.0.ebx.30:33>=1", "-"]),
+        "cpuid bit '24.0.ebx.0:15>=256'": "\t".join(GOOD.split("\t")[:F + 1] + ["24.0.ebx.0:15>=256", "-"]),
         "explicit operand after an implicit": GOOD.replace("r64:rw:64 r64:r:64", "r64:rw:64:imp r64:r:64"),
         "asm 'add r64'": GOOD.replace("ADD r64, r64", "add r64"),
-        "column excluded is empty": "\t".join(GOOD.split("\t")[:11] + [""]),
+        "column excluded is empty": "\t".join(GOOD.split("\t")[:F + 2] + [""]),
     }
     with tempfile.TemporaryDirectory() as d:
         for what, row in bad.items():
@@ -146,3 +148,17 @@ def test_every_form_is_64_bit_and_named_once(ctx):
         for o in r["operands"].split(" "):
             assert o == "-" or not re.match(r"^r(8|16|32|64):\w+:(?!\1\b)", o), (r["asm"], o)
     assert len(seen) > 10000
+
+
+def test_undefined_flags_are_named_apart(ctx):
+    """The kernel builder reads back a flag the form defines (docs/instr.md): XED's `-u` flags are named."""
+    by = {}
+    for r in rows(ctx):
+        by.setdefault(r["asm"], r)
+    bsf = by["BSF r64, r64"]
+    assert "cf" in bsf["flags_undefined"].split(",") and "zf" not in bsf["flags_undefined"].split(","), bsf
+    assert by["ADD r64, r64"]["flags_undefined"] == "-"
+    assert "cf" not in by["INC r64"]["flags_written"].split(",")  # INC leaves the carry alone
+    for r in by.values():
+        und = set(r["flags_undefined"].split(",")) - {"-"}
+        assert und <= set(r["flags_written"].split(",")), r["asm"]

@@ -97,6 +97,10 @@ static void forms_as_defined(void **state)
 
 	const struct instr_form *adc = find("ADC r64, r64");
 	assert_true(adc->flags_read & IFL_CF);
+	assert_int_equal(add->flags_undefined, 0);
+	/* BSF defines ZF only (SDM Vol. 2A BSF): the rest are written but undefined. */
+	const struct instr_form *bsf = find("BSF r64, r64");
+	assert_int_equal(bsf->flags_undefined, IFL_CF | IFL_PF | IFL_AF | IFL_SF | IFL_OF);
 
 	const struct instr_form *shl = find("SHL r64, cl");
 	assert_int_equal(shl->ops[1].kind, IK_CL);
