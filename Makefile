@@ -93,7 +93,7 @@ VERSION := $(shell cat VERSION)
 # IMAGE_MAX: the whole file, 512 KiB (issue 26; the way on is to 384 KiB).  IMAGE_BUDGETS:
 # each initialised PE section's file bytes, a little above what it holds, so that growth is
 # a decision and not an accident:
-#   .text  292.5 KiB: the code (292 KiB: 16 KiB of it the instruction forms, issue 31, and 2.5 KiB more
+#   .text  293 KiB: the code (292.5 KiB: 16 KiB of it the instruction forms, issue 31, and 2.5 KiB more
 #          since for their µops and ports, their estimate and quoted option words: lib/regex.c and
 #          instr/select.c, which forms a CPU has and `instr=REGEX` chooses, 4.5 KiB; the kernel pack's
 #          reader, instr/pack.c, which checks every field of a file from the medium, the measuring of a
@@ -106,7 +106,8 @@ VERSION := $(shell cat VERSION)
 #          instead of parsing JSON back, and the benchmark stage's plan of sources; 0.8 KiB the
 #          screen's row for each instruction form, a line per form on screen as issue 31 asks; 0.7 KiB
 #          identification's doubt of a model number its CPU's features contradict, on every CPU of the
-#          topology, cpu/uarch_features.csv).
+#          topology, cpu/uarch_features.csv; 0.1 KiB an instruction latency the renamer resolved, given as 0
+#          with the chain's rate).
 #   .data  189 KiB (it holds 188.5 KiB): the event catalogue (61 KiB, every event of every core,
 #          stored compressed: 158 KiB inflated into the heap at first use), strings (63 KiB), the
 #          top-down metric tables (21 KiB, issue 23, stored compressed the same way: 36 KiB
@@ -116,7 +117,7 @@ VERSION := $(shell cat VERSION)
 #          pointers show here; the catalogue holds none).
 #   others   4 KiB each (.reloc, .dynamic: a few hundred bytes).
 IMAGE_MAX := 524288
-IMAGE_BUDGETS := --budget .text=299520 --budget .data=193536 --budget .rela=24576 --other-budget 4096
+IMAGE_BUDGETS := --budget .text=300032 --budget .data=193536 --budget .rela=24576 --other-budget 4096
 
 .PHONY: all image host test check test-slow unit run bench clean deps usb iso netboot size FORCE
 .DEFAULT_GOAL := all

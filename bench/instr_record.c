@@ -13,6 +13,16 @@
  */
 #define RENAMED_LINK_MILLI 900
 #define RENAMED_LINK_NOTE "under a cycle: no execution unit is that fast, the core resolved the chain at rename"
+/*
+ * A direct chain whose every sample ran under half a cycle a link: the renamer took most links, and a link it
+ * takes adds no latency at all (the next instruction reads the renamed register at once), so the latency is 0,
+ * as uops.info and Agner Fog's tables give an eliminated move.  The rate the chain ran at is the renamer's
+ * width, not a latency: the record keeps it as `chain_rate`.  A one-cycle link has not read under 0.8 in any
+ * full table on the development host, however busy its sibling.
+ */
+#define RENAMED_ZERO_MILLI 500
+#define RENAMED_ZERO_NOTE "resolved at rename: no execution unit on the chain, so no latency; chain_rate is the " \
+			  "renamer's rate"
 
 /* Thousandths as text with two decimals, rounded ("1.00", "-0.25"): the image formats no floating point. */
 static const char *cents(char buf[24], int64_t milli)
@@ -31,14 +41,19 @@ static const char *vector_name(unsigned v)
 	return v < ARRAY_SIZE(names) ? names[v] : "?";
 }
 
+static void figure_values(struct rec *rec, int64_t cycles, int64_t lo, int64_t hi, const char *unstable)
+{
+	rec_milli(rec, "cycles", cycles);
+	rec_obj(rec, "spread");
+	rec_milli(rec, "min", lo);
+	rec_milli(rec, "max", hi);
+	rec_obj_end(rec);
+	rec_str(rec, "unstable", unstable);
+}
+
 static void figure_fields(struct rec *rec, const struct instr_result *r)
 {
-	rec_milli(rec, "cycles", r->per_instance);
-	rec_obj(rec, "spread");
-	rec_milli(rec, "min", r->lo);
-	rec_milli(rec, "max", r->hi);
-	rec_obj_end(rec);
-	rec_str(rec, "unstable", r->unstable);
+	figure_values(rec, r->per_instance, r->lo, r->hi, r->unstable);
 }
 
 /* Thousandths rounded to hundredths, the precision µop counts are given in. */
@@ -152,21 +167,33 @@ bool instr_record_emit(const struct instr_pack_form *p, const struct instr_resul
 		rec_obj(&rec, NULL);
 		rec_str(&rec, "from", m->from);
 		rec_str(&rec, "to", m->to);
-		if (r->measured) {
+		/* An emulator's time says nothing of a renamer: its figures stay as measured, with no such note. */
+		const bool renamed = !c->emulated && r->measured && m->bound == IKM_EXACT && !m->via &&
+				     r->hi < RENAMED_ZERO_MILLI;
+		if (renamed) {
+			figure_values(&rec, 0, 0, 0, r->unstable);
+			rec_milli(&rec, "chain_rate", r->per_instance);
+		} else if (r->measured) {
 			figure_fields(&rec, r);
-			figures++;
-			unstable = unstable ? unstable : r->unstable;
-			k = str_appendf(line, sizeof(line), k, " %s->%s %s%s", m->from, m->to,
-					m->bound == IKM_UPPER ? "<=" : "", cents(num, r->per_instance));
+			rec_null(&rec, "chain_rate");
 		} else {
 			rec_null(&rec, "cycles");
 			rec_str(&rec, "why", r->why[0] ? r->why : "not measured");
+			rec_null(&rec, "chain_rate");
+		}
+		if (r->measured) {
+			figures++;
+			unstable = unstable ? unstable : r->unstable;
+			k = str_appendf(line, sizeof(line), k, " %s->%s %s%s%s", m->from, m->to,
+					m->bound == IKM_UPPER ? "<=" : "", cents(num, renamed ? 0 : r->per_instance),
+					renamed ? " (renamed)" : "");
 		}
 		rec_str(&rec, "bound", m->bound == IKM_UPPER ? "upper" : "exact");
 		rec_str(&rec, "via", m->via);
-		rec_str(&rec, "note",
-			m->note || m->via || !r->measured || r->per_instance >= RENAMED_LINK_MILLI ? m->note
-												   : RENAMED_LINK_NOTE);
+		const char *note = m->note;
+		if (!note && !m->via && !c->emulated && r->measured && r->per_instance < RENAMED_LINK_MILLI)
+			note = renamed ? RENAMED_ZERO_NOTE : RENAMED_LINK_NOTE;
+		rec_str(&rec, "note", note);
 		rec_obj_end(&rec);
 	}
 	rec_arr_end(&rec);

@@ -339,22 +339,34 @@ static void without_counters_the_record_says_why(void **state)
 
 /*
  * A register chain link measured under a cycle (Raptor Cove's `add r64, imm8`: 0.19) is said to be resolved at
- * rename; a one-cycle link, a link through a connector and one with the kernel's own note are left as they are.
+ * rename; one whose every sample ran under half a cycle has no latency at all: 0, with the rate the chain ran at.
+ * A one-cycle link, a link through a connector, an upper bound and one with the kernel's own note keep their
+ * figure (the note stays the kernel's).
  */
 static void a_link_under_a_cycle_is_said_to_be_resolved_at_rename(void **state)
 {
 	(void)state;
 	static const struct {
-		int64_t milli;
-		const char *via, *note, *want;
+		int64_t milli, hi;
+		const char *via, *note;
+		enum ikm_bound bound;
+		const char *cycles, *note_want;
 	} cases[] = {
-		{ 187, NULL, NULL, "\"note\":\"under a cycle: no execution unit is that fast, the core resolved the "
-				    "chain at rename\"" },
-		{ 899, NULL, NULL, "\"note\":\"under a cycle: " },
-		{ 900, NULL, NULL, "\"note\":null" },
-		{ 1000, NULL, NULL, "\"note\":null" },
-		{ 187, "movq r64, xmm (measured alone, subtracted)", NULL, "\"note\":null" },
-		{ 172, NULL, "move elimination may make this 0", "\"note\":\"move elimination may make this 0\"" },
+		{ 187, 187, NULL, NULL, IKM_EXACT, "\"cycles\":0.000,\"spread\":{\"min\":0.000,\"max\":0.000},\"unstable\":null,"
+						   "\"chain_rate\":0.187",
+		  "\"note\":\"resolved at rename: no execution unit on the chain, so no latency; chain_rate is the "
+		  "renamer's rate\"" },
+		{ 480, 499, NULL, NULL, IKM_EXACT, "\"cycles\":0.000,", "\"note\":\"resolved at rename: " },
+		{ 480, 500, NULL, NULL, IKM_EXACT, "\"cycles\":0.480,", "\"note\":\"under a cycle: no execution unit is that "
+									 "fast, the core resolved the chain at rename\"" },
+		{ 899, 899, NULL, NULL, IKM_EXACT, "\"chain_rate\":null", "\"note\":\"under a cycle: " },
+		{ 900, 900, NULL, NULL, IKM_EXACT, "\"cycles\":0.900,", "\"note\":null" },
+		{ 1000, 1000, NULL, NULL, IKM_EXACT, "\"cycles\":1.000,", "\"note\":null" },
+		{ 187, 187, "movq r64, xmm (measured alone, subtracted)", NULL, IKM_EXACT, "\"cycles\":0.187,",
+		  "\"note\":null" },
+		{ 187, 187, NULL, NULL, IKM_UPPER, "\"cycles\":0.187,", "\"note\":\"under a cycle: " },
+		{ 172, 172, NULL, "move elimination may make this 0", IKM_EXACT, "\"cycles\":0.000,",
+		  "\"note\":\"move elimination may make this 0\"" },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct capture cap;
@@ -365,20 +377,37 @@ static void a_link_under_a_cycle_is_said_to_be_resolved_at_rename(void **state)
 		form.extension = "BASE";
 		form.isa_set = "I86";
 		form.n = 1;
-		form.m[0] = (struct instr_pack_meas){
-			.kind = IKM_LATENCY, .from = "op1", .to = "op1", .via = cases[i].via, .note = cases[i].note
-		};
+		form.m[0] = (struct instr_pack_meas){ .kind = IKM_LATENCY,
+						      .from = "op1",
+						      .to = "op1",
+						      .via = cases[i].via,
+						      .note = cases[i].note,
+						      .bound = cases[i].bound };
 		res[0].measured = true;
-		res[0].per_instance = res[0].lo = res[0].hi = cases[i].milli;
+		res[0].per_instance = res[0].lo = cases[i].milli;
+		res[0].hi = cases[i].hi;
 		struct instr_record_ctx c = { .core_per_tsc_ppm = 1000000 };
 		capture_start(&cap);
 		assert_true(instr_record_emit(&form, res, &c, 0));
 		const char *r = capture_find(&cap, "instr");
 		assert_non_null(r);
-		if (!strstr(r, cases[i].want))
-			fail_msg("case %zu: no %s in %s", i, cases[i].want, r);
+		if (!strstr(r, cases[i].cycles) || !strstr(r, cases[i].note_want))
+			fail_msg("case %zu: no %s or no %s in %s", i, cases[i].cycles, cases[i].note_want, r);
 		capture_free(&cap);
 	}
+	/* Under an emulator the time is the emulator's: no renamer is inferred from it. */
+	struct capture cap;
+	res[0].per_instance = res[0].lo = res[0].hi = 187;
+	form.m[0].bound = IKM_EXACT;
+	form.m[0].via = form.m[0].note = NULL;
+	struct instr_record_ctx emu = { .core_per_tsc_ppm = 1000000, .emulated = true, .tsc_only = true };
+	capture_start(&cap);
+	assert_true(instr_record_emit(&form, res, &emu, 0));
+	const char *r = capture_find(&cap, "instr");
+	assert_non_null(strstr(r, "\"cycles\":0.187,"));
+	assert_non_null(strstr(r, "\"chain_rate\":null"));
+	assert_non_null(strstr(r, "\"note\":null"));
+	capture_free(&cap);
 }
 
 int main(void)
