@@ -206,6 +206,11 @@ static void flags_pairs(void **state)
 	assert_int_equal(m->bound, IKM_EXACT);
 	assert_true(m->per_iter >= 4); /* registers rotated: only the carry chains the instances */
 	assert_int_equal(lines(m->body), m->per_iter);
+	/* A long trip: the harness's dec between trips restarts an OF chain (ADOX). */
+	assert_true(m->per_iter * m->unroll >= 256);
+	m = find(plan("ADOX r64, r64", 0), "flags", "flags");
+	assert_non_null(m);
+	assert_true(m->per_iter * m->unroll >= 256);
 }
 
 /*
