@@ -191,6 +191,19 @@ def test_export_csv_parses_back(ctx):
     assert p.returncode == 0, p.stderr
     rows = list(csv.reader(io.StringIO(p.stdout, newline="")))
     assert rows[1][1] == odd and len(rows) == 2, rows
+    # A latency the renamer resolved: 0, with the chain's rate in its own column; a rate that is no number is named.
+    moved = {"type": "instr", "asm": "MOV r64, r64", "throughput": None,
+             "latency": [{"from": "op2", "to": "op1", "cycles": 0.0, "chain_rate": 0.171, "bound": "exact"}]}
+    with capture_of(mk.head("X") + [moved]) as path:
+        p = tool("export", "--instr", path)
+    assert p.returncode == 0, p.stderr
+    rows = list(csv.reader(io.StringIO(p.stdout, newline="")))
+    got = dict(zip(rows[0], rows[1]))
+    assert (got["latency"], got["latency_chain_rate"]) == ("0.0", "0.171"), got
+    moved["latency"][0]["chain_rate"] = "fast"
+    with capture_of(mk.head("X") + [moved]) as path:
+        p = tool("export", "--instr", path)
+    assert "latency[0].chain_rate" in p.stderr, p.stderr
 
 
 def test_export_misuse_and_nothing_to_export(ctx):

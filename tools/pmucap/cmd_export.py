@@ -1,7 +1,8 @@
 """pmucap export --instr - a run's instruction table as CSV (RFC 4180), for a spreadsheet or a script.
 
 One row per form and latency pair: the form's fields repeated on each of its rows, then the pair's
-(`from`, `to`, its cycles, bound, connecting instruction and spread, and `largest_register_pair` true for
+(`from`, `to`, its cycles, bound, connecting instruction and spread, `latency_chain_rate` where the renamer
+resolved the chain (its latency then 0), and `largest_register_pair` true for
 the pair `pmucap table` marks with *).  A form without a latency pair (not measured, or only a throughput)
 has one row whose pair columns are empty.  Numbers are written as read (a record's 1.000 is 1.0), a
 missing figure as an empty field, true/false as words; fields holding a comma, a quote or a line break
@@ -21,7 +22,7 @@ from . import capture, instr
 
 COLUMNS = ("cpu", "asm", "iform", "extension", "isa_set", "from", "to", "latency", "bound", "via",
            "latency_q1", "latency_q3", "latency_min", "latency_max", "latency_n", "latency_unstable", "latency_why",
-           "largest_register_pair", "throughput", "throughput_how", "throughput_q1", "throughput_q3",
+           "latency_chain_rate", "largest_register_pair", "throughput", "throughput_how", "throughput_q1", "throughput_q3",
            "throughput_unstable", "throughput_why", "uops", "ports", "why", "emulated", "line")
 EXPORT_TYPES = ("begin", "cpu", "platform", instr.RECORD_TYPE)
 
@@ -58,11 +59,12 @@ def form_rows(table):
         pairs = f.latency or [None]
         for p in pairs:
             if p is None:
-                mid = [None] * 13
+                mid = [None] * 14
             else:
                 s = p.spread
                 mid = [p.src, p.dst, p.cycles, p.bound if p.cycles is not None else None, p.via, s.get("q1"),
-                       s.get("q3"), s.get("min"), s.get("max"), s.get("n"), p.unstable, p.why, p is largest]
+                       s.get("q3"), s.get("min"), s.get("max"), s.get("n"), p.unstable, p.why, p.chain_rate,
+                       p is largest]
             out.append([_v(x) for x in head + mid + tail])
     return out
 

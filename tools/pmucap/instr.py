@@ -71,11 +71,13 @@ def _text(obj, key, path):
 
 class Figure:
     """One figure: a latency pair's or the throughput's cycles, with its spread and stability."""
-    __slots__ = ("what", "src", "dst", "via", "how", "cycles", "bound", "spread", "unstable", "why", "chain")
+    __slots__ = ("what", "src", "dst", "via", "how", "cycles", "bound", "spread", "unstable", "why", "chain",
+                 "chain_rate")
 
     def __init__(self, what):
         self.what = what
         self.src = self.dst = self.via = self.how = self.cycles = self.unstable = self.why = self.chain = None
+        self.chain_rate = None  # a latency the renamer resolved: cycles 0, the chain's rate (results-format.md)
         self.bound = "exact"
         self.spread = {}
 
@@ -261,6 +263,8 @@ def check(rec):
         fig = _figure(e, f"latency {src}->{dst}", path)
         fig.src, fig.dst = src, dst
         fig.via = _text(e, "via", f"{path}.via")
+        rate = _opt(e, "chain_rate", _is_num, "a number (cycles per instruction) or null", f"{path}.chain_rate")
+        fig.chain_rate = None if rate is None else float(rate)
         f.latency.append(fig)
     tp = rec.get("throughput")
     if tp is not None and not isinstance(tp, dict):
