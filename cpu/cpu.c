@@ -184,8 +184,9 @@ static void doubt_text(struct cpu_info *ci, const struct uarch_doubt *d)
 	snprintf(ci->uarch_doubt, sizeof(ci->uarch_doubt),
 		 "CPUID enumerates %s (leaf 0x7 subleaf %u E%cX[%u]), which no %s has (only %s): %s", d->feature,
 		 d->subleaf, d->reg - 'a' + 'A', d->bit, ci->uarch, d->cores,
-		 ci->hypervisor ? "the hypervisor reports a model number that is not its core's"
-				: "a part this table does not know");
+		 ci->exec == EXEC_EMULATED ? "an emulator's CPUID, a model number with no such core behind it"
+		 : ci->hypervisor	   ? "the hypervisor reports a model number that is not its core's"
+					   : "a part this table does not know");
 }
 
 static void identify_uarch(struct cpu_info *ci, const struct cpu_leaf7 *l7)

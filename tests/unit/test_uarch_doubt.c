@@ -167,6 +167,12 @@ static void the_record_and_the_text_say_it(void **state)
 	assert_true(said);
 	capture_free(&cap);
 
+	/* Under an emulator there is no core behind the number at all. */
+	fake_intel(0x000a0671, CPUID1_ECX_HV, 0, L7_EDX_AMX_TILE);
+	fake_cpuid_set(0x40000000, 0, 0x40000001, 0x54474354, 0x43544743, 0x47435447); /* "TCGTCGTCGTCG" */
+	cpu_identify(&ci);
+	assert_int_equal(ci.exec, EXEC_EMULATED);
+	assert_non_null(strstr(ci.uarch_doubt, "an emulator's CPUID, a model number with no such core behind it"));
 	/* On bare metal the same contradiction is a part the table does not know. */
 	fake_intel(0x000a0671, 0, 0, L7_EDX_AMX_TILE);
 	cpu_identify(&ci);
