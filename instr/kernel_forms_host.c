@@ -67,6 +67,8 @@ static const struct instr_operand GG_CW_R[] = { { IK_R64, W | IA_COND, 0, 0, 64,
 						{ IK_R64, R, 0, 0, 64, NULL } };
 static const struct instr_operand G8_IMM[] = { { IK_R8, RW, 0, 0, 8, NULL }, { IK_IMM8, R, 0, 0, 8, NULL } };
 static const struct instr_operand G_IMM32[] = { { IK_R64, RW, 0, 0, 64, NULL }, { IK_IMM32, R, 0, 0, 32, NULL } };
+static const struct instr_operand G16_IMM16[] = { { IK_R16, RW, 0, 0, 16, NULL }, { IK_IMM16, R, 0, 0, 16, NULL } };
+static const struct instr_operand G16_IMM8[] = { { IK_R16, RW, 0, 0, 16, NULL }, { IK_IMM8, R, 0, 0, 8, NULL } };
 static const struct instr_operand G16_ONE[] = { { IK_R16, RW, 0, 0, 16, NULL }, { IK_ONE, R, 0, 0, 8, NULL } };
 static const struct instr_operand G_IMM64[] = { { IK_R64, W, 0, 0, 64, NULL }, { IK_IMM64, R, 0, 0, 64, NULL } };
 static const struct instr_operand BLENDV[] = { { IK_XMM, RW, 0, 0, 128, NULL },
@@ -135,6 +137,9 @@ const struct instr_form ikm_test_forms[] = {
 	FORM("XCHG r64, r64", "xchg", "XCHG_GPRv_GPRv", "BASE", "I86", "DATAXFER", GG_RW_RW, 2, 0, 0, 0),
 	FORM("ADD r8, imm8", "add", "ADD_GPR8_IMMb_80r0", "BASE", "I86", "BINARY", G8_IMM, 2, 0, IFL_ARITH, 0),
 	FORM("ADD r64, imm32", "add", "ADD_GPRv_IMMz", "BASE", "I86", "BINARY", G_IMM32, 2, 0, IFL_ARITH, 0),
+	/* 66H with a 16-bit immediate: a length-changing prefix; with an 8-bit one it is not. */
+	FORM("ADD r16, imm16", "add", "ADD_GPRv_IMMz", "BASE", "I86", "BINARY", G16_IMM16, 2, 0, IFL_ARITH, 0),
+	FORM("ADD r16, imm8", "add", "ADD_GPRv_IMMb", "BASE", "I86", "BINARY", G16_IMM8, 2, 0, IFL_ARITH, 0),
 	FORM("ROR r16, 1", "ror", "ROR_GPRv_ONE", "BASE", "I86", "ROTATE", G16_ONE, 2, 0, IFL_CF | IFL_OF, 0),
 	FORM("MOV r64, imm64", "mov", "MOV_GPRv_IMMv", "BASE", "I86", "DATAXFER", G_IMM64, 2, 0, 0, 0),
 	FORM("BLENDVPS xmm, xmm", "blendvps", "BLENDVPS_XMMps_XMMps_XMM0", "SSE4", "SSE41", "SSE", BLENDV, 2, 0, 0, 0),

@@ -36,6 +36,7 @@ static const uint8_t GPR_POOL[] = { 0, 3, 1, 2, 5, 8, 9, 10, 11, 12, 13, 14, 15 
 /* A connector that cannot be measured alone, counted at its least (instr/kernel.h IKM_LEAST_MILLI), in words. */
 #define LEAST_ONE "not measurable alone: counted at 1 cycle, its least"
 #define LEAST_EACH "not measurable alone: counted at 1 cycle each, their least"
+#define SHORT_TRIP 4		  /* instructions a trip for a form the decoders stall on (short_trips) */
 #define FLAGS_CHAIN_INSTANCES 256 /* instances a trip of a flags -> flags chain (pair()) */
 #define ADDR_MASK 0xff8 /* an address register chained through memory stays in the first page, aligned */
 #define VCONST_OFF 4032 /* [rdx + VCONST_OFF]: the lane the vector registers start from (LANES) */
@@ -1294,6 +1295,63 @@ static void throughput(struct ctx *c)
 }
 
 /*
+ * Whether the form's encoding has a length-changing prefix: the operand-size prefix 66H that makes a
+ * 32-bit immediate a 16-bit one (Intel 64 and IA-32 Architectures Optimization Reference Manual,
+ * "Length-Changing Prefixes (LCP)").  The legacy decoders stall on each such instruction, and a long
+ * straight run of them measures the stalls: on the development host a chain of `add ax, 0x1234` ran at
+ * 3.15 cycles a link as 64 copies a trip and at 1.00 as 8 or fewer, which the core delivers from its loop
+ * buffer or µop cache without decoding them again (so did ADD, SUB, AND, CMP and TEST r16, imm16; OR, XOR,
+ * ADC and SBB did not stall).
+ */
+static bool length_changing_prefix(const struct ctx *c)
+{
+	bool imm16 = false, size16 = false;
+	for (size_t q = 0; q < c->nop; q++) {
+		imm16 = imm16 || c->op[q].kind == IK_IMM16;
+		size16 = size16 || ((c->op[q].file == RF_GPR || c->op[q].file == RF_MEM) && c->op[q].bits == 16);
+	}
+	return imm16 && size16;
+}
+
+/* Lines of a kernel body: its instructions. */
+static size_t body_lines(const char *body)
+{
+	size_t n = 0;
+	for (const char *s = body; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/*
+ * A form with a length-changing prefix is measured in short trips, at most SHORT_TRIP instructions: its
+ * latency kernels with fewer copies, its throughput loop with fewer instances (the unrolled throughput
+ * keeps its long run, the front end's cost in straight-line code, and the lower of the two is reported).
+ */
+static void short_trips(struct ctx *c)
+{
+	static const char NOTE[] = "a trip of at most 4 instructions: a longer one stalls the legacy decoders on "
+				   "the length-changing prefix (66H with a 16-bit immediate) and measures them";
+	for (size_t j = 0; j < c->p->n; j++) {
+		struct ikm *m = &c->p->m[j];
+		size_t lines = body_lines(m->body);
+		if (m->kind == IKM_LATENCY && lines && lines <= SHORT_TRIP) {
+			m->unroll = (uint16_t)(SHORT_TRIP / lines);
+			if (!m->note)
+				m->note = NOTE;
+		} else if (m->kind == IKM_TP_LOOP && m->per_iter == lines && lines > SHORT_TRIP) {
+			/* One instance a line, each on registers of its own: the first SHORT_TRIP of them, one trip. */
+			char *cut = m->body;
+			for (size_t n = 0; n < SHORT_TRIP; n++)
+				cut = strchr(cut, '\n') + 1;
+			*cut = 0;
+			m->per_iter = SHORT_TRIP;
+			m->unroll = 1;
+			m->note = NOTE;
+		}
+	}
+}
+
+/*
  * Whether the form can name one register in two of its operands, which a zero or all-ones idiom is: no
  * memory operand and two explicit registers at least.  `SUB r64, imm32` or `XOR r64, m64` cannot, and
  * were labelled "zero idiom" by their mnemonic with nothing to show for it (364 forms of a full table).
@@ -1487,6 +1545,8 @@ bool instr_plan_build(const struct instr_form *f, struct instr_plan *p)
 	throughput(&c);
 	if (p->idiom == IKM_IDIOM_ZERO || p->idiom == IKM_IDIOM_ONES)
 		idiom(&c);
+	if (length_changing_prefix(&c))
+		short_trips(&c);
 	if (!p->n)
 		str_appendf(p->why, sizeof(p->why), 0, "no measurement could be built%s%s", p->skipped[0] ? ": " : "",
 			    p->skipped);
