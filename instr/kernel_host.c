@@ -1298,10 +1298,10 @@ static void throughput(struct ctx *c)
  * Whether the form's encoding has a length-changing prefix: the operand-size prefix 66H that makes a
  * 32-bit immediate a 16-bit one (Intel 64 and IA-32 Architectures Optimization Reference Manual,
  * "Length-Changing Prefixes (LCP)").  The legacy decoders stall on each such instruction, and a long
- * straight run of them measures the stalls: on the development host a chain of `add ax, 0x1234` ran at
- * 3.15 cycles a link as 64 copies a trip and at 1.00 as 8 or fewer, which the core delivers from its loop
- * buffer or µop cache without decoding them again (so did ADD, SUB, AND, CMP and TEST r16, imm16; OR, XOR,
- * ADC and SBB did not stall).
+ * straight run of them measures the stalls: on the development host a chain of `add bx, 0x1234` ran at
+ * 3.2 cycles a link as 8 or more copies a trip and at 1.00 as 4 or fewer (`add ax, 0x1234`, a byte
+ * shorter, up to 8), which the core delivers from its loop buffer or µop cache without decoding them again
+ * (so did ADD, SUB, AND, CMP and TEST r16, imm16; OR, XOR, ADC and SBB did not stall).
  */
 static bool length_changing_prefix(const struct ctx *c)
 {
