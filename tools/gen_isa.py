@@ -920,7 +920,8 @@ HEADER = """# instr/forms.tsv.gz - the instruction catalogue (issue 31; docs/ins
 #
 # Columns (tab-separated): {columns}
 # operands: explicit ones in asm order, then implicit ones; each KIND:ACCESS:BITS[:imp][:bcast][:reg=NAME]
-# flags: cf,pf,af,zf,sf,df,of or - (flags_undefined: the written ones XED leaves undefined); attrs: mask,zeroing,bcast,er,sae,lock,rep or -;
+# flags: cf,pf,af,zf,sf,df,of or - (flags_undefined: the written ones XED leaves undefined);
+# attrs: mask,zeroing,bcast,er,sae,lock,rep or -;
 # cpuid: LEAF.SUBLEAF.REG.BIT (hex leaf) or LEAF.SUBLEAF.REG.LO:HI>=N (a field, at least N) each needed, or -;
 # excluded: the reason, or -.
 """

@@ -22,8 +22,8 @@ from . import capture, instr
 
 COLUMNS = ("cpu", "asm", "iform", "extension", "isa_set", "from", "to", "latency", "bound", "via",
            "latency_q1", "latency_q3", "latency_min", "latency_max", "latency_n", "latency_unstable", "latency_why",
-           "latency_chain_rate", "largest_register_pair", "throughput", "throughput_how", "throughput_q1", "throughput_q3",
-           "throughput_unstable", "throughput_why", "uops", "ports", "why", "emulated", "line")
+           "latency_chain_rate", "largest_register_pair", "throughput", "throughput_how", "throughput_q1",
+           "throughput_q3", "throughput_unstable", "throughput_why", "uops", "ports", "why", "emulated", "line")
 EXPORT_TYPES = ("begin", "cpu", "platform", instr.RECORD_TYPE)
 
 
