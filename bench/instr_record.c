@@ -21,8 +21,9 @@
  * full table on the development host, however busy its sibling.
  */
 #define RENAMED_ZERO_MILLI 500
-#define RENAMED_ZERO_NOTE "resolved at rename: no execution unit on the chain, so no latency; chain_rate is the " \
-			  "renamer's rate"
+#define RENAMED_ZERO_NOTE \
+	"resolved at rename: no execution unit on the chain, so no latency; chain_rate is the " \
+	"renamer's rate"
 
 /* Thousandths as text with two decimals, rounded ("1.00", "-0.25"): the image formats no floating point. */
 static const char *cents(char buf[24], int64_t milli)
@@ -168,8 +169,8 @@ bool instr_record_emit(const struct instr_pack_form *p, const struct instr_resul
 		rec_str(&rec, "from", m->from);
 		rec_str(&rec, "to", m->to);
 		/* An emulator's time says nothing of a renamer: its figures stay as measured, with no such note. */
-		const bool renamed = !c->emulated && r->measured && m->bound == IKM_EXACT && !m->via &&
-				     r->hi < RENAMED_ZERO_MILLI;
+		const bool renamed =
+			!c->emulated && r->measured && m->bound == IKM_EXACT && !m->via && r->hi < RENAMED_ZERO_MILLI;
 		if (renamed) {
 			figure_values(&rec, 0, 0, 0, r->unstable);
 			rec_milli(&rec, "chain_rate", r->per_instance);

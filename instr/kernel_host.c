@@ -1031,8 +1031,9 @@ static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 		if (in.addr || !fr ||
 		    (i->file != RF_GPR && !cross(c, RF_GPR, i->file, t, a.reg[in.op], line, sizeof(line)))) {
 			c->p->n--;
-			note_skip(c, from, tname, fr ? "no flags connector for this operand"
-						    : "no instruction reads the flags this form writes into a register");
+			note_skip(c, from, tname,
+				  fr ? "no flags connector for this operand"
+				     : "no instruction reads the flags this form writes into a register");
 			return;
 		}
 		k = instance(c, b, cap, k, &a);

@@ -352,13 +352,15 @@ static void a_link_under_a_cycle_is_said_to_be_resolved_at_rename(void **state)
 		enum ikm_bound bound;
 		const char *cycles, *note_want;
 	} cases[] = {
-		{ 187, 187, NULL, NULL, IKM_EXACT, "\"cycles\":0.000,\"spread\":{\"min\":0.000,\"max\":0.000},\"unstable\":null,"
-						   "\"chain_rate\":0.187",
+		{ 187, 187, NULL, NULL, IKM_EXACT,
+		  "\"cycles\":0.000,\"spread\":{\"min\":0.000,\"max\":0.000},\"unstable\":null,"
+		  "\"chain_rate\":0.187",
 		  "\"note\":\"resolved at rename: no execution unit on the chain, so no latency; chain_rate is the "
 		  "renamer's rate\"" },
 		{ 480, 499, NULL, NULL, IKM_EXACT, "\"cycles\":0.000,", "\"note\":\"resolved at rename: " },
-		{ 480, 500, NULL, NULL, IKM_EXACT, "\"cycles\":0.480,", "\"note\":\"under a cycle: no execution unit is that "
-									 "fast, the core resolved the chain at rename\"" },
+		{ 480, 500, NULL, NULL, IKM_EXACT, "\"cycles\":0.480,",
+		  "\"note\":\"under a cycle: no execution unit is that "
+		  "fast, the core resolved the chain at rename\"" },
 		{ 899, 899, NULL, NULL, IKM_EXACT, "\"chain_rate\":null", "\"note\":\"under a cycle: " },
 		{ 900, 900, NULL, NULL, IKM_EXACT, "\"cycles\":0.900,", "\"note\":null" },
 		{ 1000, 1000, NULL, NULL, IKM_EXACT, "\"cycles\":1.000,", "\"note\":null" },
