@@ -200,6 +200,9 @@ def test_export_csv_parses_back(ctx):
     rows = list(csv.reader(io.StringIO(p.stdout, newline="")))
     got = dict(zip(rows[0], rows[1]))
     assert (got["latency"], got["latency_chain_rate"]) == ("0.0", "0.171"), got
+    with capture_of(mk.head("X") + [moved]) as path:
+        p = tool("table", "--legend", path)
+    assert "op2->op1 0.00r" in p.stdout and "the renamer resolved the chain" in p.stdout, p.stdout
     moved["latency"][0]["chain_rate"] = "fast"
     with capture_of(mk.head("X") + [moved]) as path:
         p = tool("export", "--instr", path)

@@ -70,6 +70,8 @@ LEGEND = (
     ("it=", "image line: iterations per run used for this variant (adaptive: at least bench_setup's)"),
     ("* (instr)", "instruction table: after a latency, the largest of the form's register-to-register pairs"),
     ("<=, >= (instr)", "instruction table: before a figure, an upper or a lower bound, not an exact figure"),
+    ("r (instr)", "instruction table: after a latency of 0, the renamer resolved the chain (the record's "
+                  "chain_rate is the rate it ran at)"),
     ("disturbed: ...", "image line under a result: N samples thrown away (by source: smi_count, smi_event, nmi, "
                        "frequency, thermal; on a host context switches and interrupts) and M taken again in their "
                        "place; the first disturbance, as the ledger saw it"),

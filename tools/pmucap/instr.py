@@ -92,11 +92,13 @@ class Figure:
         return 0.0
 
     def text(self):
-        """The figure as the table shows it: `1.00`, `<=3.00` (an upper bound), `>=9.00`, `~` when unstable."""
+        """The figure as the table shows it: `1.00`, `<=3.00` (an upper bound), `>=9.00`, `~` when unstable,
+        `0.00r` when the renamer resolved the chain (chain_rate)."""
         if self.cycles is None:
             return "-"
         mark = {"upper": "<=", "lower": ">="}.get(self.bound, "")
-        return f"{mark}{self.cycles:.2f}" + ("~" if self.unstable else "")
+        return f"{mark}{self.cycles:.2f}" + ("r" if self.chain_rate is not None else "") + \
+            ("~" if self.unstable else "")
 
 
 def _spread(obj, path):
