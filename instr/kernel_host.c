@@ -36,7 +36,10 @@ static const uint8_t GPR_POOL[] = { 0, 3, 1, 2, 5, 8, 9, 10, 11, 12, 13, 14, 15 
 /* A connector that cannot be measured alone, counted at its least (instr/kernel.h IKM_LEAST_MILLI), in words. */
 #define LEAST_ONE "not measurable alone: counted at 1 cycle, its least"
 #define LEAST_EACH "not measurable alone: counted at 1 cycle each, their least"
-#define SHORT_TRIP 4		  /* instructions a trip for a form the decoders stall on (short_trips) */
+#define SHORT_TRIP 4 /* instructions a trip for a form the decoders stall on (length_changing_prefix) */
+#define SHORT_TRIP_NOTE \
+	"a trip of at most 4 instructions: a longer one stalls the legacy decoders on the length-changing prefix " \
+	"(66H with a 16-bit immediate) and measures them"
 #define FLAGS_CHAIN_INSTANCES 256 /* instances a trip of a flags -> flags chain (pair()) */
 #define ADDR_MASK 0xff8 /* an address register chained through memory stays in the first page, aligned */
 #define VCONST_OFF 4032 /* [rdx + VCONST_OFF]: the lane the vector registers start from (LANES) */
@@ -159,6 +162,7 @@ struct ctx {
 	bool evex, vex, divide, fp_data;
 	bool fp_double;			 /* its vector elements are doubles (fp_double_form) */
 	bool selector;			 /* ecx selects what the form reads (ECX_SELECTS) */
+	bool short_trips;		 /* its encoding stalls the decoders: short trips (length_changing_prefix) */
 	bool seg_read;			 /* an explicit segment register source (MOV r/m, Sreg) */
 	int vec_bits;			 /* the widest vector operand, for {1toN} */
 	const char *hint;		 /* "{load} ", "{store} " or "" */
@@ -896,20 +900,23 @@ static const char *mem_move(const struct ctx *c, const struct opnd *o, int r, bo
  * divisor stays what it was) and the move still waits for the flag.  In this order, the first flag the
  * form writes and defines; else the first it writes at all.
  */
-static const struct flag_reader {
+struct flag_reader {
 	uint16_t flag; /* IFL_* */
 	const char *insn, *via, *via_cross;
-} FLAG_READERS[] = {
-	{ IFL_CF, "sbb", "sbb r, r (flags -> register, " LEAST_ONE ")",
-	  "sbb r64, r64 and a move into the register file (" LEAST_EACH ")" },
-	{ IFL_ZF, "cmovz", "cmovz r, r (the zero flag -> register, " LEAST_ONE ")",
-	  "cmovz r64, r64 and a move into the register file (" LEAST_EACH ")" },
-	{ IFL_SF, "cmovs", "cmovs r, r (the sign flag -> register, " LEAST_ONE ")",
-	  "cmovs r64, r64 and a move into the register file (" LEAST_EACH ")" },
-	{ IFL_OF, "cmovo", "cmovo r, r (the overflow flag -> register, " LEAST_ONE ")",
-	  "cmovo r64, r64 and a move into the register file (" LEAST_EACH ")" },
-	{ IFL_PF, "cmovp", "cmovp r, r (the parity flag -> register, " LEAST_ONE ")",
-	  "cmovp r64, r64 and a move into the register file (" LEAST_EACH ")" },
+};
+/* One reader: its instruction, and the words for what it reads, spelt into both of its via texts. */
+#define FLAG_READER(flag, insn, what) \
+	{ \
+		(flag), (insn), insn " r, r (" what " -> register, " LEAST_ONE ")", \
+			insn " r64, r64 and a move into the register file (" LEAST_EACH ")" \
+	}
+static const struct flag_reader FLAG_READERS[] = {
+	FLAG_READER(IFL_CF, "sbb", "flags"),
+	FLAG_READER(IFL_ZF, "cmovz", "the zero flag"),
+	FLAG_READER(IFL_SF, "cmovs", "the sign flag"),
+	FLAG_READER(IFL_OF, "cmovo", "the overflow flag"),
+	FLAG_READER(IFL_PF, "cmovp", "the parity flag"),
+#undef FLAG_READER
 };
 
 static const struct flag_reader *flag_reader(const struct instr_form *f)
@@ -1154,7 +1161,7 @@ static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 }
 
 /* Independent instances: each written register its own per instance, memory one line apart. */
-static size_t rotated(const struct ctx *c, char *buf, size_t cap, bool same_reg, const char *before)
+static size_t rotated(const struct ctx *c, char *buf, size_t cap, bool same_reg, const char *before, size_t limit)
 {
 	size_t per = 0, k = 0, n;
 	size_t need[RF_MEM] = { 0 };
@@ -1164,7 +1171,7 @@ static size_t rotated(const struct ctx *c, char *buf, size_t cap, bool same_reg,
 		if (!c->op[q].fixed && c->op[q].file > RF_NONE && c->op[q].file < RF_MEM &&
 		    (is_out(&c->op[q]) || same_reg))
 			need[c->op[q].file]++;
-	size_t most = TP_MAX;
+	size_t most = limit;
 	for (int f = RF_GPR; f < RF_MEM; f++) {
 		/* Read-only operands keep their registers at the end of the pool. */
 		/* defaults() gives every operand a register from the end of the pool (and the general pool's last
@@ -1255,7 +1262,7 @@ static void broken(struct ctx *c, const struct ikm *u, size_t k)
 	if (!b)
 		return;
 	init_common(c, b->init, sizeof(b->init));
-	b->per_iter = (uint16_t)rotated(c, b->body, sizeof(b->body), false, before);
+	b->per_iter = (uint16_t)rotated(c, b->body, sizeof(b->body), false, before, TP_MAX);
 	if (b->per_iter != u->per_iter || strlen(b->body) + 1 >= sizeof(b->body)) {
 		c->p->n--; /* the body did not fit: no such kernel */
 		return;
@@ -1274,14 +1281,20 @@ static void throughput(struct ctx *c)
 	if (!u)
 		return;
 	init_common(c, u->init, sizeof(u->init));
-	u->per_iter = (uint16_t)rotated(c, u->body, sizeof(u->body), false, NULL);
+	u->per_iter = (uint16_t)rotated(c, u->body, sizeof(u->body), false, NULL, TP_MAX);
 	if (!u->per_iter) {
 		c->p->n--;
 		return;
 	}
 	u->unroll = (uint16_t)((TP_INSTANCES_UNROLLED + u->per_iter - 1) / u->per_iter);
-	if (!ikm_plan_loop(c->p, u))
+	struct ikm *l = ikm_plan_loop(c->p, u);
+	if (!l)
 		return;
+	if (c->short_trips) {
+		/* One trip of SHORT_TRIP instances, each on registers of its own (length_changing_prefix). */
+		l->per_iter = (uint16_t)rotated(c, l->body, sizeof(l->body), false, NULL, SHORT_TRIP);
+		l->note = SHORT_TRIP_NOTE;
+	}
 	/* What chains the instances whatever the registers: fixed registers read and written, the flags. */
 	size_t k = 0;
 	for (size_t q = 0; q < c->nop; q++)
@@ -1324,30 +1337,19 @@ static size_t body_lines(const char *body)
 }
 
 /*
- * A form with a length-changing prefix is measured in short trips, at most SHORT_TRIP instructions: its
- * latency kernels with fewer copies, its throughput loop with fewer instances (the unrolled throughput
- * keeps its long run, the front end's cost in straight-line code, and the lower of the two is reported).
+ * A form with a length-changing prefix runs its latency kernels in trips of at most SHORT_TRIP instructions:
+ * fewer copies of each body (throughput() gives its loop SHORT_TRIP instances; the unrolled throughput keeps
+ * its long run, the front end's cost in straight-line code, and the lower of the two is reported).
  */
-static void short_trips(struct ctx *c)
+static void short_latency_trips(struct ctx *c)
 {
-	static const char NOTE[] = "a trip of at most 4 instructions: a longer one stalls the legacy decoders on "
-				   "the length-changing prefix (66H with a 16-bit immediate) and measures them";
 	for (size_t j = 0; j < c->p->n; j++) {
 		struct ikm *m = &c->p->m[j];
 		size_t lines = body_lines(m->body);
 		if (m->kind == IKM_LATENCY && lines && lines <= SHORT_TRIP) {
 			m->unroll = (uint16_t)(SHORT_TRIP / lines);
 			if (!m->note)
-				m->note = NOTE;
-		} else if (m->kind == IKM_TP_LOOP && m->per_iter == lines && lines > SHORT_TRIP) {
-			/* One instance a line, each on registers of its own: the first SHORT_TRIP of them, one trip. */
-			char *cut = m->body;
-			for (size_t n = 0; n < SHORT_TRIP; n++)
-				cut = strchr(cut, '\n') + 1;
-			*cut = 0;
-			m->per_iter = SHORT_TRIP;
-			m->unroll = 1;
-			m->note = NOTE;
+				m->note = SHORT_TRIP_NOTE;
 		}
 	}
 }
@@ -1391,7 +1393,7 @@ static void idiom(struct ctx *c)
 	if (!t)
 		return;
 	init_common(c, t->init, sizeof(t->init));
-	t->per_iter = (uint16_t)rotated(c, t->body, sizeof(t->body), true, NULL);
+	t->per_iter = (uint16_t)rotated(c, t->body, sizeof(t->body), true, NULL, TP_MAX);
 	t->unroll = (uint16_t)((TP_INSTANCES_UNROLLED + t->per_iter - 1) / (t->per_iter ? t->per_iter : 1));
 	t->note = l->note;
 }
@@ -1516,6 +1518,7 @@ bool instr_plan_build(const struct instr_form *f, struct instr_plan *p)
 			    c.seg_read ? "the segment register read: " SEG_READ
 				       : "ecx 0 (it selects what is read: XCR0, counter 0, PKRU)");
 
+	c.short_trips = length_changing_prefix(&c);
 	/* Latency: every input that can be chained to every output. */
 	for (size_t q = 0; q < c.nop; q++) {
 		const struct opnd *i = &c.op[q];
@@ -1546,8 +1549,8 @@ bool instr_plan_build(const struct instr_form *f, struct instr_plan *p)
 	throughput(&c);
 	if (p->idiom == IKM_IDIOM_ZERO || p->idiom == IKM_IDIOM_ONES)
 		idiom(&c);
-	if (length_changing_prefix(&c))
-		short_trips(&c);
+	if (c.short_trips)
+		short_latency_trips(&c);
 	if (!p->n)
 		str_appendf(p->why, sizeof(p->why), 0, "no measurement could be built%s%s", p->skipped[0] ? ": " : "",
 			    p->skipped);
