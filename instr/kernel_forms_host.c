@@ -17,6 +17,10 @@ static const struct instr_operand G_CL[] = { { IK_R64, RW, 0, 0, 64, NULL }, { I
 static const struct instr_operand DIV64[] = { { IK_R64, R, 0, 0, 64, NULL },
 					      { IK_FIXED, RW, 1, 0, 64, "rax" },
 					      { IK_FIXED, RW, 1, 0, 64, "rdx" } };
+static const struct instr_operand DIV_M64[] = { { IK_MEM, R, 0, 0, 64, NULL },
+					       { IK_FIXED, RW, 1, 0, 64, "rax" },
+					       { IK_FIXED, RW, 1, 0, 64, "rdx" } };
+static const struct instr_operand IDIV8[] = { { IK_R8, R, 0, 0, 8, NULL }, { IK_FIXED, RW, 1, 0, 16, "ax" } };
 static const struct instr_operand MUL64[] = { { IK_R64, R, 0, 0, 64, NULL },
 					      { IK_FIXED, RW, 1, 0, 64, "rax" },
 					      { IK_FIXED, W, 1, 0, 64, "rdx" } };
@@ -100,7 +104,10 @@ const struct instr_form ikm_test_forms[] = {
 	FORM("ADC r64, r64", "adc", "ADC_GPRv_GPRv_11", "BASE", "I86", "BINARY", GG_RW_R, 2, IFL_CF, IFL_ARITH, 0),
 	FORM("IMUL r64, r64", "imul", "IMUL_GPRv_GPRv", "BASE", "I86", "BINARY", GG_RW_R, 2, 0, IFL_ARITH, 0),
 	FORM("SHL r64, cl", "shl", "SHL_GPRv_CL_D3r4", "BASE", "I86", "SHIFT", G_CL, 2, 0, IFL_ARITH, 0),
-	FORM("DIV r64", "div", "DIV_GPRv", "BASE", "I86", "BINARY", DIV64, 1, 0, IFL_ARITH, 0),
+	/* A divide leaves every flag it writes undefined (SDM Vol. 2A DIV, IDIV). */
+	FORM_U("DIV r64", "div", "DIV_GPRv", "BASE", "I86", "BINARY", DIV64, 1, 0, IFL_ARITH, IFL_ARITH, 0),
+	FORM_U("DIV m64", "div", "DIV_MEMv", "BASE", "I86", "BINARY", DIV_M64, 1, 0, IFL_ARITH, IFL_ARITH, 0),
+	FORM_U("IDIV r8", "idiv", "IDIV_GPR8", "BASE", "I86", "BINARY", IDIV8, 1, 0, IFL_ARITH, IFL_ARITH, 0),
 	FORM("MUL r64", "mul", "MUL_GPRv", "BASE", "I86", "BINARY", MUL64, 1, 0, IFL_ARITH, 0),
 	FORM("XOR r64, r64", "xor", "XOR_GPRv_GPRv_31", "BASE", "I86", "LOGICAL", GG_RW_R, 2, 0, IFL_ARITH, 0),
 	FORM("MOV r64, r64", "mov", "MOV_GPRv_GPRv_89", "BASE", "I86", "DATAXFER", GG_W_R, 2, 0, 0, 0),

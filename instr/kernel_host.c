@@ -954,6 +954,9 @@ static bool bit_offset_into_memory(const struct ctx *c, const struct opnd *o)
 	return bt && mem && o->file == RF_GPR && !o->addr_only;
 }
 
+static void divide_pair(struct ctx *c, struct ikm *m, struct assign *a, struct endpoint in, struct endpoint out,
+			size_t ik);
+
 /* The latency measurement of one pair, or a note in p->skipped. */
 static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 {
@@ -975,8 +978,9 @@ static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 		note_skip(c, from, tname, "ecx selects what is read: a chain would change it (#GP)");
 		return;
 	}
-	if (c->divide && (in.op != out.op || in.addr)) {
-		note_skip(c, from, tname, "data-dependent: only the chains that keep the values are measured");
+	if (c->divide && out.op == EP_FLAGS) {
+		note_skip(c, from, tname, "a divide leaves every flag undefined (SDM Vol. 2A DIV, IDIV): no chain runs "
+					  "through them");
 		return;
 	}
 	if (!(m = add(c, IKM_LATENCY, name))) {
@@ -990,6 +994,10 @@ static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 	char *b = m->body;
 	const size_t cap = sizeof(m->body);
 
+	if (c->divide && (in.op != out.op || in.addr)) {
+		divide_pair(c, m, &a, in, out, ik);
+		return;
+	}
 	if (!i && !o) {
 		/* flags -> flags: registers rotated so that only the flags chain the instances. */
 		m->per_iter = 0;
@@ -1219,6 +1227,73 @@ static bool chained(const struct ctx *c, const struct opnd *o)
 	return false;
 }
 
+/* A divide's dividend half `reg` (rax or rdx) given its starting value again, by an instruction with no input. */
+static size_t divide_reset(const struct ctx *c, char *buf, size_t cap, size_t k, int reg)
+{
+	if (reg == GPR_RDX)
+		return str_appendf(buf, cap, k, "xor edx, edx\n");
+	return str_appendf(buf, cap, k, "mov rax, 0x%llx\n", (unsigned long long)divide_rax(c));
+}
+
+/* The plan's `xor r64, r64` chain (the register written also read): a divide's connector. */
+static int connector_xor(struct ctx *c)
+{
+	for (size_t i = 0; i < c->p->n; i++)
+		if (!strcmp(c->p->m[i].name, "conn_xor_gpr"))
+			return (int)i;
+	struct ikm *m = add(c, IKM_CONNECTOR, "conn_xor_gpr");
+	if (!m)
+		return IKM_NO_SUB;
+	init_common(c, m->init, sizeof(m->init));
+	snprintf(m->body, sizeof(m->body), "xor %s, %s\n", ikm_gpr_names[3][c->pool[RF_GPR][0]],
+		 ikm_gpr_names[3][c->pool[RF_GPR][1]]);
+	m->note = "two registers: not the zeroing idiom";
+	return (int)(m - c->p->m);
+}
+
+/*
+ * A divide's pair between two operands: the divisor (or its memory, or its address) to the quotient or the
+ * remainder, one half of the dividend to the other.  The output cannot be handed to the input as it is: a
+ * quotient for a divisor or a remainder for a dividend changes the values, and with them the time (or
+ * raises #DE).  `xor in, out` twice leaves the input's value as it was yet makes it wait for the output, so
+ * every instance divides the same numbers; both XORs are measured alone and subtracted.  An input the
+ * divide also writes is set again before them, and the other chained half after them, so that only the
+ * pair's path runs from one instance to the next.  The divisor in memory is stored back from a register
+ * that holds 1 and took the XORs (store forwarding included: an upper bound); its address is an index
+ * that stays 0 (the window holds divisors 1 everywhere).
+ */
+static void divide_pair(struct ctx *c, struct ikm *m, struct assign *a, struct endpoint in, struct endpoint out,
+			size_t ik)
+{
+	const struct opnd *i = &c->op[in.op], *o = &c->op[out.op];
+	const bool memory = i->file == RF_MEM && !in.addr;
+	const int t = in.addr || memory ? c->pool[RF_GPR][0] : i->fixed ? i->fixed_reg : a->reg[in.op];
+	const int src = o->fixed ? o->fixed_reg : a->reg[out.op];
+	char *b = m->body;
+	const size_t cap = sizeof(m->body);
+
+	if (in.addr) {
+		a->index = t;
+		str_appendf(m->init, sizeof(m->init), ik, "xor %s, %s\n", ikm_gpr_names[2][t], ikm_gpr_names[2][t]);
+	}
+	size_t k = instance(c, b, cap, 0, a);
+	if (i->fixed && is_out(i))
+		k = divide_reset(c, b, cap, k, t);
+	for (int n = 0; n < 2; n++)
+		k = str_appendf(b, cap, k, "xor %s, %s\n", ikm_gpr_names[3][t], ikm_gpr_names[3][src]);
+	if (memory)
+		k = str_appendf(b, cap, k, "mov %s[rsi], %s\n", ikm_size_word(i->bits),
+				ikm_gpr_names[ikm_width_index(i->bits)][t]);
+	for (size_t q = 0; q < c->nop; q++)
+		if (chained(c, &c->op[q]) && (in.addr || memory || !i->fixed || c->op[q].fixed_reg != t))
+			k = divide_reset(c, b, cap, k, c->op[q].fixed_reg);
+	m->sub[0] = m->sub[1] = (int8_t)connector_xor(c);
+	m->bound = memory ? IKM_UPPER : IKM_EXACT;
+	m->via = memory ? "xor r64, r64 twice into a register holding 1 (measured alone, subtracted), stored to "
+			  "the divisor's memory (store forwarding included)"
+			: "xor in, out twice: the input keeps its value (measured alone, subtracted)";
+}
+
 /*
  * What breaks the chain throughput() names: before each instance, a fixed general register the form reads and
  * writes gets the value init gave it again (`mov eax, 1`; DIV's dividend, `xor edx, edx`), and flags it reads
@@ -1238,10 +1313,8 @@ static bool breakers(const struct ctx *c, char *buf, size_t cap)
 			continue;
 		if (o->file != RF_GPR)
 			return false;
-		if (c->divide && o->fixed_reg == GPR_RDX)
-			k = str_appendf(buf, cap, k, "xor edx, edx\n");
-		else if (c->divide && o->fixed_reg == GPR_RAX)
-			k = str_appendf(buf, cap, k, "mov rax, 0x%llx\n", (unsigned long long)divide_rax(c));
+		if (c->divide && (o->fixed_reg == GPR_RDX || o->fixed_reg == GPR_RAX))
+			k = divide_reset(c, buf, cap, k, o->fixed_reg);
 		else
 			k = str_appendf(buf, cap, k, "mov %s, %d\n", ikm_gpr_names[2][o->fixed_reg], IKM_GPR_START);
 	}
