@@ -20,6 +20,9 @@ static const struct instr_operand DIV64[] = { { IK_R64, R, 0, 0, 64, NULL },
 static const struct instr_operand DIV_M64[] = { { IK_MEM, R, 0, 0, 64, NULL },
 					       { IK_FIXED, RW, 1, 0, 64, "rax" },
 					       { IK_FIXED, RW, 1, 0, 64, "rdx" } };
+static const struct instr_operand MUL_M64[] = { { IK_MEM, R, 0, 0, 64, NULL },
+					       { IK_FIXED, RW, 1, 0, 64, "rax" },
+					       { IK_FIXED, W, 1, 0, 64, "rdx" } };
 static const struct instr_operand IDIV8[] = { { IK_R8, R, 0, 0, 8, NULL }, { IK_FIXED, RW, 1, 0, 16, "ax" } };
 static const struct instr_operand MUL64[] = { { IK_R64, R, 0, 0, 64, NULL },
 					      { IK_FIXED, RW, 1, 0, 64, "rax" },
@@ -109,6 +112,7 @@ const struct instr_form ikm_test_forms[] = {
 	FORM_U("DIV m64", "div", "DIV_MEMv", "BASE", "I86", "BINARY", DIV_M64, 1, 0, IFL_ARITH, IFL_ARITH, 0),
 	FORM_U("IDIV r8", "idiv", "IDIV_GPR8", "BASE", "I86", "BINARY", IDIV8, 1, 0, IFL_ARITH, IFL_ARITH, 0),
 	FORM("MUL r64", "mul", "MUL_GPRv", "BASE", "I86", "BINARY", MUL64, 1, 0, IFL_ARITH, 0),
+	FORM("MUL m64", "mul", "MUL_MEMv", "BASE", "I86", "BINARY", MUL_M64, 1, 0, IFL_ARITH, 0),
 	FORM("XOR r64, r64", "xor", "XOR_GPRv_GPRv_31", "BASE", "I86", "LOGICAL", GG_RW_R, 2, 0, IFL_ARITH, 0),
 	FORM("MOV r64, r64", "mov", "MOV_GPRv_GPRv_89", "BASE", "I86", "DATAXFER", GG_W_R, 2, 0, 0, 0),
 	FORM("ADD r64, m64", "add", "ADD_GPRv_MEMv", "BASE", "I86", "BINARY", G_M, 2, 0, IFL_ARITH, 0),

@@ -595,13 +595,14 @@ static size_t instance(const struct ctx *c, char *buf, size_t cap, size_t k, con
 				k = str_appendf(buf, cap, k, "[%s+%s*1]",
 						ikm_gpr_names[3][a->index >= 0 ? a->index : a->reg[i]],
 						ikm_gpr_names[3][c->pool[RF_GPR][c->npool[RF_GPR] - 1]]);
-			else if (a->index >= 0)
-				k = str_appendf(buf, cap, k, "%s[rsi+%s]", ikm_size_word(o->bits),
-						ikm_gpr_names[3][a->index]);
-			else if (o->bcast && !bcast_count(c, o))
-				k = str_appendf(buf, cap, k, "%s[rsi+%d]", bcast_word(o->bits), a->off);
-			else
-				k = str_appendf(buf, cap, k, "%s[rsi+%d]", ikm_size_word(o->bits), a->off);
+			else {
+				const char *w = o->bcast && !bcast_count(c, o) ? bcast_word(o->bits)
+									   : ikm_size_word(o->bits);
+				if (a->index >= 0)
+					k = str_appendf(buf, cap, k, "%s[rsi+%s]", w, ikm_gpr_names[3][a->index]);
+				else
+					k = str_appendf(buf, cap, k, "%s[rsi+%d]", w, a->off);
+			}
 			if (o->bcast && bcast_count(c, o))
 				k = str_appendf(buf, cap, k, "{1to%u}", bcast_count(c, o));
 			break;
@@ -956,6 +957,7 @@ static bool bit_offset_into_memory(const struct ctx *c, const struct opnd *o)
 
 static void divide_pair(struct ctx *c, struct ikm *m, struct assign *a, struct endpoint in, struct endpoint out,
 			size_t ik);
+static bool address_xor(struct ctx *c, struct ikm *m, struct assign *a, struct endpoint out, size_t ik);
 
 /* The latency measurement of one pair, or a note in p->skipped. */
 static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
@@ -1072,14 +1074,16 @@ static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 		m->via = i->file == RF_GPR ? fr->via : fr->via_cross;
 		return;
 	}
+	if (in.addr && (o->fixed || o->file != RF_GPR || o->bits < 32)) {
+		if (!address_xor(c, m, &a, out, ik)) {
+			c->p->n--;
+			note_skip(c, from, tname, "no move from the result's register file to a general register");
+		}
+		return;
+	}
 	if (in.addr) {
 		/* The address: the result is the index of the next instance's address, kept in the window by an AND
 		 * (measured alone, subtracted); the window holds zeros, so the address does not move. */
-		if (o->file != RF_GPR || o->bits < 32 || o->file == RF_MEM) {
-			c->p->n--;
-			note_skip(c, from, tname, "address chain built for results in r32/r64 only");
-			return;
-		}
 		m->fill = 0;
 		int r = a.reg[out.op] = c->pool[RF_GPR][0];
 		a.index = r;
@@ -1235,6 +1239,22 @@ static size_t divide_reset(const struct ctx *c, char *buf, size_t cap, size_t k,
 	return str_appendf(buf, cap, k, "mov rax, 0x%llx\n", (unsigned long long)divide_rax(c));
 }
 
+/* A chained fixed general register given the value init gave it again, by an instruction with no input. */
+static size_t reset_fixed(const struct ctx *c, char *buf, size_t cap, size_t k, int reg)
+{
+	if (c->divide && (reg == GPR_RDX || reg == GPR_RAX))
+		return divide_reset(c, buf, cap, k, reg);
+	return str_appendf(buf, cap, k, "mov %s, %d\n", ikm_gpr_names[2][reg], IKM_GPR_START);
+}
+
+/* `xor t, src` twice (full registers): t keeps its value yet waits for src. */
+static size_t xor_back(char *buf, size_t cap, size_t k, int t, int src)
+{
+	for (int n = 0; n < 2; n++)
+		k = str_appendf(buf, cap, k, "xor %s, %s\n", ikm_gpr_names[3][t], ikm_gpr_names[3][src]);
+	return k;
+}
+
 /* The plan's `xor r64, r64` chain (the register written also read): a divide's connector. */
 static int connector_xor(struct ctx *c)
 {
@@ -1279,8 +1299,7 @@ static void divide_pair(struct ctx *c, struct ikm *m, struct assign *a, struct e
 	size_t k = instance(c, b, cap, 0, a);
 	if (i->fixed && is_out(i))
 		k = divide_reset(c, b, cap, k, t);
-	for (int n = 0; n < 2; n++)
-		k = str_appendf(b, cap, k, "xor %s, %s\n", ikm_gpr_names[3][t], ikm_gpr_names[3][src]);
+	k = xor_back(b, cap, k, t, src);
 	if (memory)
 		k = str_appendf(b, cap, k, "mov %s[rsi], %s\n", ikm_size_word(i->bits),
 				ikm_gpr_names[ikm_width_index(i->bits)][t]);
@@ -1292,6 +1311,47 @@ static void divide_pair(struct ctx *c, struct ikm *m, struct assign *a, struct e
 	m->via = memory ? "xor r64, r64 twice into a register holding 1 (measured alone, subtracted), stored to "
 			  "the divisor's memory (store forwarding included)"
 			: "xor in, out twice: the input keeps its value (measured alone, subtracted)";
+}
+
+/*
+ * A load's address -> a result the AND chain cannot take: a fixed register (MUL m64's rax, PCMPISTRI's ecx,
+ * which the form also reads or which is not the instance's to index with), one narrower than 32 bits, or
+ * one of another file.  The index is a register of its own, 0, that takes the result by `xor` twice (both
+ * measured alone and subtracted) and so keeps the address while waiting for the result; a result of
+ * another file is moved to a general register first (not measurable alone: counted at its least, an upper
+ * bound).  The window keeps the form's own values, and fixed registers the form chains are set again after,
+ * so only the address path runs from one instance to the next.  False when no move leaves the file.
+ */
+static bool address_xor(struct ctx *c, struct ikm *m, struct assign *a, struct endpoint out, size_t ik)
+{
+	const struct opnd *o = &c->op[out.op];
+	const int t = c->pool[RF_GPR][0], tmp = c->pool[RF_GPR][1];
+	const int r = o->fixed ? o->fixed_reg : a->reg[out.op];
+	char line[64], *b = m->body;
+	const size_t cap = sizeof(m->body);
+	const bool crossed = o->file != RF_GPR;
+
+	if (crossed && !cross(c, o->file, RF_GPR, r, tmp, line, sizeof(line)))
+		return false;
+	a->index = t;
+	str_appendf(m->init, sizeof(m->init), ik, "xor %s, %s\n", ikm_gpr_names[2][t], ikm_gpr_names[2][t]);
+	size_t k = instance(c, b, cap, 0, a);
+	if (crossed)
+		k = str_appendf(b, cap, k, "%s\n", line);
+	k = xor_back(b, cap, k, t, crossed ? tmp : r);
+	for (size_t q = 0; q < c->nop; q++)
+		if (chained(c, &c->op[q]) && c->op[q].file == RF_GPR)
+			k = reset_fixed(c, b, cap, k, c->op[q].fixed_reg);
+	m->sub[0] = m->sub[1] = (int8_t)connector_xor(c);
+	if (crossed) {
+		m->bound = IKM_UPPER;
+		m->least = 1;
+		m->via = "a move to a general register (" LEAST_ONE "), then xor r64, r64 twice into the index, "
+			 "which stays 0 (measured alone, subtracted)";
+	} else {
+		m->via = "xor r64, r64 twice into the index, which stays 0 (measured alone, subtracted)";
+	}
+	return true;
 }
 
 /*
@@ -1313,10 +1373,7 @@ static bool breakers(const struct ctx *c, char *buf, size_t cap)
 			continue;
 		if (o->file != RF_GPR)
 			return false;
-		if (c->divide && (o->fixed_reg == GPR_RDX || o->fixed_reg == GPR_RAX))
-			k = divide_reset(c, buf, cap, k, o->fixed_reg);
-		else
-			k = str_appendf(buf, cap, k, "mov %s, %d\n", ikm_gpr_names[2][o->fixed_reg], IKM_GPR_START);
+		k = reset_fixed(c, buf, cap, k, o->fixed_reg);
 	}
 	if (c->f->flags_read & c->f->flags_written) {
 		const char *r = ikm_gpr_names[3][c->pool[RF_GPR][c->npool[RF_GPR] - 1]];

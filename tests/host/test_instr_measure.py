@@ -164,6 +164,12 @@ def test_labels_and_stated_values(ctx):
     assert e["bound"] == "exact" and e["cycles"] > 1.0 and "xor" in e["via"], e
     assert "rax, rdx" in div["throughput"]["chain"], div["throughput"]
     assert "flags" in by_asm(recs, "ADC r64, r64")[0]["throughput"]["chain"]
+    # An address into a fixed result through an index of its own: a load and a multiply, on every x86 core
+    # more than 5 cycles (the index the instance never wrote read 2 here).
+    e = lat(by_asm(recs, "MUL m64")[0], "op1.addr", "rax")
+    assert e["bound"] == "exact" and e["cycles"] > 5.0, e
+    e = lat(by_asm(recs, "VMOVAPS xmm, m128")[0], "op2.addr", "op1")
+    assert e["bound"] == "upper" and e["cycles"] > 3.0 and "to a general register" in e["via"], e
     movq = by_asm(recs, "MOVQ xmm, r64")[0]
     e = lat(movq, "op2", "op1")
     assert e["bound"] == "upper" and e["cycles"] >= 1.0, e   # a round trip of two moves between files

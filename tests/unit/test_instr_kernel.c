@@ -437,6 +437,8 @@ static void connectors(void **state)
 	assert_string_equal(pl->m[m->sub[0]].name, "conn_shuf_vec_sse");
 }
 
+static void assert_xor_connected(const struct instr_plan *pl, const struct ikm *m);
+
 static void memory_pairs(void **state)
 {
 	(void)state;
@@ -471,6 +473,59 @@ static void memory_pairs(void **state)
 	m = find(pl, "op2.addr", "op1");
 	assert_non_null(m);
 	assert_string_equal(line(m->body, 0, l, sizeof(l)), "lea rax, [rax+r15*1]");
+}
+
+/* An index of its own that stays 0 and takes the result by xor twice: the line after `after` (or the first). */
+static void assert_xor_index(const struct instr_plan *pl, const struct ikm *m, const char *result)
+{
+	char idx[8], want[64];
+	assert_non_null(m);
+	const char *at = strstr(m->body, "[rsi+");
+	assert_non_null(at);
+	assert_int_equal(sscanf(at, "[rsi+%7[a-z0-9]]", idx), 1);
+	snprintf(want, sizeof(want), "xor %s, %s\nxor %s, %s\n", idx, result, idx, result);
+	assert_non_null(strstr(m->body, want));
+	assert_xor_connected(pl, m);
+	/* 0 from init: the 32-bit zeroing idiom of the same register. */
+	for (int w = 0; w < 16; w++)
+		if (!strcmp(ikm_gpr_names[3][w], idx)) {
+			snprintf(want, sizeof(want), "xor %s, %s\n", ikm_gpr_names[2][w], ikm_gpr_names[2][w]);
+			assert_non_null(strstr(m->init, want));
+		}
+}
+
+/* Address -> a result the AND chain cannot index with: a fixed register, a vector, a broadcast. */
+static void address_pairs(void **state)
+{
+	(void)state;
+	/* MUL m64 writes rax, which it also reads: the index is another register, and rax is set again after. */
+	const struct instr_plan *pl = plan("MUL m64", 0);
+	const struct ikm *m = find(pl, "op1.addr", "rax");
+	assert_xor_index(pl, m, "rax");
+	assert_int_equal(m->bound, IKM_EXACT);
+	assert_non_null(strstr(strstr(m->body, "xor "), "mov eax, 1\n"));
+	assert_int_equal(strncmp(m->body, "mul qword ptr [rsi+", 19), 0);
+	assert_xor_index(pl, find(pl, "op1.addr", "rdx"), "rdx");
+	/* A vector result goes to a general register first: counted at its least, an upper bound. */
+	pl = plan("VMOVAPS xmm, m128", 0);
+	m = find(pl, "op2.addr", "op1");
+	char tmp[8];
+	assert_non_null(m);
+	assert_int_equal(m->bound, IKM_UPPER);
+	assert_int_equal(m->least, 1);
+	const char *move = strstr(m->body, "vmovq ");
+	assert_non_null(move);
+	assert_int_equal(sscanf(move, "vmovq %7[a-z0-9], xmm", tmp), 1);
+	assert_xor_index(pl, m, tmp);
+	/* A broadcast stays one with an index (GNU as: `dword bcst`; `dword ptr` would load 32 bits). */
+	pl = plan("VADDPS zmm, zmm, m32bcst", 0);
+	m = find(pl, "op3.addr", "op1");
+	assert_non_null(m);
+	assert_int_equal(m->bound, IKM_UPPER);
+	assert_non_null(strstr(m->body, ", dword bcst [rsi+"));
+	/* Divides keep their own: the divisor's address, an index through xor, exact. */
+	pl = plan("DIV m64", 0);
+	assert_xor_index(pl, find(pl, "op1.addr", "rdx"), "rdx");
 }
 
 static void idioms_labelled(void **state)
@@ -992,6 +1047,7 @@ int main(void)
 		cmocka_unit_test(idioms_labelled),
 		cmocka_unit_test(division_values),
 		cmocka_unit_test(division_pairs),
+		cmocka_unit_test(address_pairs),
 		cmocka_unit_test(vector_state),
 		cmocka_unit_test(texts_well_formed),
 		cmocka_unit_test(every_shape_within_bounds),
