@@ -52,6 +52,14 @@ static const struct instr_operand ZZZ_KZ[] = { { IK_ZMM, W, 0, 0, 512, NULL },
 					       { IK_ZMM, R, 0, 0, 512, NULL },
 					       { IK_ZMM, R, 0, 0, 512, NULL },
 					       { IK_K, R, 1, 0, 64, NULL } };
+/* A compare into a mask under a mask (zeroing: the destination is not read). */
+static const struct instr_operand KZZ_K[] = { { IK_K, W, 0, 0, 64, NULL },
+					      { IK_ZMM, R, 0, 0, 512, NULL },
+					      { IK_ZMM, R, 0, 0, 512, NULL },
+					      { IK_K, R, 1, 0, 64, NULL } };
+static const struct instr_operand MZ_K[] = { { IK_MEM, W, 0, 0, 512, NULL },
+					     { IK_ZMM, R, 0, 0, 512, NULL },
+					     { IK_K, R, 1, 0, 64, NULL } };
 static const struct instr_operand ZZ_BCST[] = { { IK_ZMM, W, 0, 0, 512, NULL },
 						{ IK_ZMM, R, 0, 0, 512, NULL },
 						{ IK_MEM, R, 0, 1, 32, NULL } };
@@ -129,6 +137,13 @@ const struct instr_form ikm_test_forms[] = {
 	     "AVX512F_512", "AVX512", ZZZ, 3, 0, 0, 0),
 	FORM("VADDPS zmm{k}, zmm, zmm", "vaddps", "VADDPS_ZMMf32_MASKmskw_ZMMf32_ZMMf32_AVX512", "AVX512EVEX",
 	     "AVX512F_512", "AVX512", ZZZ_K, 3, 0, 0, IFA_MASK),
+	/* 64 byte elements: a 64-bit write mask (AVX512BW). */
+	FORM("VPADDB zmm{k}, zmm, zmm", "vpaddb", "VPADDB_ZMMu8_MASKmskw_ZMMu8_ZMMu8_AVX512", "AVX512EVEX",
+	     "AVX512BW_512", "AVX512", ZZZ_K, 3, 0, 0, IFA_MASK),
+	FORM("VPCMPEQD k{k}, zmm, zmm", "vpcmpeqd", "VPCMPEQD_MASKmskw_MASKmskw_ZMMu32_ZMMu32_AVX512", "AVX512EVEX",
+	     "AVX512F_512", "AVX512", KZZ_K, 3, 0, 0, IFA_MASK),
+	FORM("VMOVUPS m512{k}, zmm", "vmovups", "VMOVUPS_MEMf32_MASKmskw_ZMMf32_AVX512", "AVX512EVEX", "AVX512F_512",
+	     "DATAXFER", MZ_K, 2, 0, 0, IFA_MASK),
 	FORM("VADDPS zmm, zmm, m32bcst", "vaddps", "VADDPS_ZMMf32_MASKmskw_ZMMf32_MEMf32_AVX512", "AVX512EVEX",
 	     "AVX512F_512", "AVX512", ZZ_BCST, 3, 0, 0, IFA_BCAST),
 	FORM("PCMPEQD xmm, xmm", "pcmpeqd", "PCMPEQD_XMMdq_XMMdq", "SSE2", "SSE2", "SSE", XX_RW, 2, 0, 0, 0),

@@ -644,6 +644,48 @@ static struct ikm *add(struct ctx *c, enum ikm_kind kind, const char *name)
 	return m;
 }
 
+/*
+ * The write mask's width in bits: one bit per element of the destination, which XED's iform names first with
+ * its element type (VADDPS_ZMMf32_..., VPADDB_ZMMu8_..., VFMADDCPH_ZMM2f16_... a pair of 16-bit halves: one
+ * 32-bit element), or, for a destination mask, the first vector operand's (VPCMPEQB_MASKmskw_MASKmskw_ZMMu8_...)
+ * or memory's with the vector length (..._MEMf16_IMM8_AVX512_VL512).  0 for a form without a write mask or an
+ * iform that does not say.
+ */
+static unsigned mask_bits(const struct instr_form *f)
+{
+	static const struct {
+		const char *tag;
+		unsigned bits;
+	} WIDTH[] = { { "_XMM", 128 }, { "_YMM", 256 }, { "_ZMM", 512 }, { "_MEM", 0 } };
+	if (!(f->attrs & IFA_MASK))
+		return 0;
+	for (size_t w = 0; w < ARRAY_SIZE(WIDTH); w++) {
+		const char *t = strstr(f->iform, WIDTH[w].tag);
+		unsigned width = WIDTH[w].bits, n = 0, bits = 0;
+		if (!t)
+			continue;
+		t += strlen(WIDTH[w].tag);
+		while (lc_isdigit(*t))
+			n = n * 10 + (unsigned)(*t++ - '0');
+		while (*t >= 'a' && *t <= 'z')
+			t++;
+		while (lc_isdigit(*t))
+			bits = bits * 10 + (unsigned)(*t++ - '0');
+		const char *vl = strstr(f->iform, "_VL");
+		if (!width && vl)
+			width = (unsigned)strtoul(vl + 3, NULL, 10);
+		bits *= n ? n : 1;
+		return bits && width && width % bits == 0 ? width / bits : 0;
+	}
+	return 0;
+}
+
+/* The K-instruction suffix for a mask of `bits` (0: unknown, a word): w, d or q (the latter two AVX512BW). */
+static const char *k_width_suffix(unsigned bits)
+{
+	return bits > 32 ? "q" : bits > 16 ? "d" : "w";
+}
+
 /* The start every kernel of the form shares: vector lanes 1.0f, general registers 1, mm 1, k all ones. */
 /* rdx:rax (dx:ax, ah:al) = 0 : the largest positive dividend of the width; every divisor is 1. */
 static uint64_t divide_rax(const struct ctx *c)
@@ -685,8 +727,11 @@ static size_t init_common(const struct ctx *c, char *buf, size_t cap)
 	bool kregs = c->f->attrs & IFA_MASK;
 	for (size_t i = 0; i < c->nop; i++)
 		kregs = kregs || c->op[i].file == RF_K;
+	/* All ones as wide as the write mask: KXNORW clears bits 16 up (SDM Vol. 2A KXNORW), which left a
+	 * 64-byte form's mask at 16 of its elements. */
+	const char *kx = k_width_suffix(mask_bits(c->f));
 	for (int r = 1; kregs && r < K_COUNT; r++)
-		k = str_appendf(buf, cap, k, "kxnorw k%d, k%d, k%d\n", r, r, r);
+		k = str_appendf(buf, cap, k, "kxnor%s k%d, k%d, k%d\n", kx, r, r, r);
 	if (c->selector)
 		k = str_appendf(buf, cap, k, "xor ecx, ecx\n");
 	if (c->divide)
@@ -958,6 +1003,7 @@ static bool bit_offset_into_memory(const struct ctx *c, const struct opnd *o)
 static void divide_pair(struct ctx *c, struct ikm *m, struct assign *a, struct endpoint in, struct endpoint out,
 			size_t ik);
 static bool address_xor(struct ctx *c, struct ikm *m, struct assign *a, struct endpoint out, size_t ik);
+static void mask_pair(struct ctx *c, int out);
 
 /* The latency measurement of one pair, or a note in p->skipped. */
 static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
@@ -1354,6 +1400,72 @@ static bool address_xor(struct ctx *c, struct ikm *m, struct assign *a, struct e
 	return true;
 }
 
+/* The plan's `kxor kA, kA, kB` chain at the write mask's width: the mask pairs' connector. */
+static int connector_kxor(struct ctx *c, const char *suffix)
+{
+	char name[IKM_NAME_MAX];
+	snprintf(name, sizeof(name), "conn_kxor%s_k", suffix);
+	for (size_t i = 0; i < c->p->n; i++)
+		if (!strcmp(c->p->m[i].name, name))
+			return (int)i;
+	struct ikm *m = add(c, IKM_CONNECTOR, name);
+	if (!m)
+		return IKM_NO_SUB;
+	init_common(c, m->init, sizeof(m->init));
+	int a = c->pool[RF_K][0], b = c->pool[RF_K][1];
+	snprintf(m->body, sizeof(m->body), "kxor%s k%d, k%d, k%d\n", suffix, a, a, b);
+	return (int)(m - c->p->m);
+}
+
+/*
+ * The write mask -> a result (`VADDPS zmm{k}, zmm, zmm` k1->op1, `VPCMPEQD k{k}, zmm, zmm` k1->op1): the
+ * mask takes the result by `kxor k1, k1, kR` twice, which keeps it all ones yet makes it wait (the KXOR
+ * chain measured alone and subtracted twice); a vector result becomes a mask first by `vptestmd` (AVX512F;
+ * whatever bits it gives cancel), which cannot be measured alone: counted at its least, an upper bound.  A
+ * masked store's memory is not chained (a load and a test would stand between).
+ */
+static void mask_pair(struct ctx *c, int out)
+{
+	const struct opnd *o = &c->op[out];
+	char name[IKM_NAME_MAX], n[16];
+	struct assign a;
+	unsigned bits = mask_bits(c->f);
+	if (o->file == RF_MEM || (o->file != RF_K && o->file != RF_VEC) || !bits || c->npool[RF_K] < 2) {
+		note_skip(c, "k1", o->name,
+			  o->file == RF_MEM ? "a masked store: the mask is not chained through memory"
+			  : !bits	    ? "the mask's width is not known from the iform"
+					    : "no connector from this result back to the mask");
+		return;
+	}
+	snprintf(name, sizeof(name), "lat_k1_%s", o->name);
+	struct ikm *m = add(c, IKM_LATENCY, name);
+	if (!m) {
+		note_skip(c, "k1", o->name, "no room for more measurements");
+		return;
+	}
+	snprintf(m->from, sizeof(m->from), "k%d", K_MASK);
+	snprintf(m->to, sizeof(m->to), "%s", o->name);
+	init_common(c, m->init, sizeof(m->init));
+	defaults(c, &a);
+	const char *w = k_width_suffix(bits);
+	int r = o->fixed ? o->fixed_reg : a.reg[out], kr = r;
+	size_t k = instance(c, m->body, sizeof(m->body), 0, &a);
+	if (o->file == RF_VEC) {
+		kr = c->pool[RF_K][0];
+		snprintf(n, sizeof(n), "zmm%d", r);
+		k = str_appendf(m->body, sizeof(m->body), k, "vptestmd k%d, %s, %s\n", kr, n, n);
+		m->bound = IKM_UPPER;
+		m->least = 1;
+		m->via = "vptestmd k, zmm, zmm (" LEAST_ONE "), then kxor k1, k1, k twice: the mask stays all ones "
+			 "(measured alone, subtracted)";
+	} else {
+		m->via = "kxor k1, k1, k twice: the mask stays all ones (measured alone, subtracted)";
+	}
+	for (int i = 0; i < 2; i++)
+		k = str_appendf(m->body, sizeof(m->body), k, "kxor%s k%d, k%d, k%d\n", w, K_MASK, K_MASK, kr);
+	m->sub[0] = m->sub[1] = (int8_t)connector_kxor(c, w);
+}
+
 /*
  * What breaks the chain throughput() names: before each instance, a fixed general register the form reads and
  * writes gets the value init gave it again (`mov eax, 1`; DIV's dividend, `xor edx, edx`), and flags it reads
@@ -1675,7 +1787,9 @@ bool instr_plan_build(const struct instr_form *f, struct instr_plan *p)
 			pair(&c, (struct endpoint){ EP_FLAGS, false }, (struct endpoint){ EP_FLAGS, false });
 	}
 	if (f->attrs & IFA_MASK)
-		note_skip(&c, "k1", "op1", "the write mask is not chained (k1 holds all ones)");
+		for (size_t r = 0; r < c.nop; r++)
+			if (is_out(&c.op[r]) && c.op[r].file != RF_NONE)
+				mask_pair(&c, (int)r);
 	throughput(&c);
 	if (p->idiom == IKM_IDIOM_ZERO || p->idiom == IKM_IDIOM_ONES)
 		idiom(&c);

@@ -813,8 +813,15 @@ def variants(mnem, blk, pat, ops):
         explicit = [o for o in ops if not o.implicit]
         implicit = [o for o in ops if o.implicit and o is not mask]
         spells, fields = [], []
+        # Merge masking keeps the destination's elements the mask leaves (SDM Vol. 2A, 2.6.4): the
+        # destination is read as well.  XED writes it `w` and says so only by MASKOP_EVEX.  A blend's
+        # mask selects between its sources instead (XED's MASK_AS_CONTROL: VPBLENDMD).
+        merge = (mask is not None and mask.txt == "MASK1" and "mask" in vattrs and "zeroing" not in vattrs
+                 and "MASK_AS_CONTROL" not in blk.get("ATTRIBUTES", "").split())
         for i, o in enumerate(explicit):
             s, f = op_spell(o), op_field(o)
+            if merge and i == 0 and o.kind in ("xmm", "ymm", "zmm") and o.access == "w":
+                f = f.replace(":w:", ":rw:", 1)
             if o.kind == "m" and o.bcast:
                 bits = esize(pat) or 32
                 s = f"m{bits}bcst" if bcast else (f"m{o.bits}" if o.bits else "m")

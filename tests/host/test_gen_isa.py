@@ -162,3 +162,28 @@ def test_undefined_flags_are_named_apart(ctx):
     for r in by.values():
         und = set(r["flags_undefined"].split(",")) - {"-"}
         assert und <= set(r["flags_written"].split(",")), r["asm"]
+
+
+def test_merge_masking_reads_the_destination(ctx):
+    """{k} keeps the elements the mask leaves (SDM Vol. 2A 2.6.4): the destination is read; {k}{z} and a
+    blend's selector mask (XED's MASK_AS_CONTROL) do not read it, and neither does a masked store."""
+    by = {}
+    for r in rows(ctx):
+        by.setdefault(r["asm"], r)
+
+    def dest(asm):
+        return by[asm]["operands"].split()[0]
+    assert dest("VADDPS zmm{k}, zmm, zmm") == "zmm:rw:512"
+    assert dest("VADDPS zmm{k}{z}, zmm, zmm") == "zmm:w:512"
+    assert dest("VADDPS zmm, zmm, zmm") == "zmm:w:512"
+    assert dest("VPBLENDMD zmm{k}, zmm, zmm") == "zmm:w:512"
+    assert dest("VMOVUPS m512{k}, zmm") == "m:w:512"
+    assert dest("VPCMPEQD k{k}, zmm, zmm").startswith("k:w:")
+    # Every merge-masked vector destination is read, but for the blends (gathers, whose mask is a completion
+    # mask the gather clears, have kernels of their own: docs/instr.md).
+    for r in by.values():
+        first = r["operands"].split()[0]
+        if "mask" in r["attrs"].split(",") and "zeroing" not in r["attrs"].split(",") \
+                and re.match(r"[xyz]mm:", first) and not r["asm"].startswith(("VPBLENDM", "VBLENDM")) \
+                and not re.search(r"\bvm\d+[xyz]\b", r["asm"]):
+            assert ":r" in first or "rw" in first, r["asm"]

@@ -634,6 +634,61 @@ static void division_pairs(void **state)
 	assert_non_null(strstr(find(pl, "op1", "ax")->body, "mov rax, 0x7f\n"));
 }
 
+/* The connector of a mask pair: kxor at the mask's width, twice, both subtracted. */
+static void assert_kxor_connected(const struct instr_plan *pl, const struct ikm *m, const char *suffix, const char *kr)
+{
+	char want[64], a[8], b[8];
+	snprintf(want, sizeof(want), "kxor%s k1, k1, %s\nkxor%s k1, k1, %s\n", suffix, kr, suffix, kr);
+	assert_non_null(strstr(m->body, want));
+	assert_int_not_equal(m->sub[0], IKM_NO_SUB);
+	assert_int_equal(m->sub[0], m->sub[1]);
+	const struct ikm *x = &pl->m[m->sub[0]];
+	assert_int_equal(x->kind, IKM_CONNECTOR);
+	snprintf(want, sizeof(want), "kxor%s %%7[k0-9], %%7[k0-9], k", suffix);
+	assert_int_equal(sscanf(x->body, want, a, b), 2);
+	assert_string_equal(a, b);   /* a chain through its first register */
+	assert_string_not_equal(a, "k1"); /* not the mask the instances read */
+}
+
+/* The write mask -> the result: the mask takes it back by kxor twice and stays all ones, at its width. */
+static void mask_pairs(void **state)
+{
+	(void)state;
+	const struct instr_plan *pl = plan("VADDPS zmm{k}, zmm, zmm", 0);
+	const struct ikm *m = find(pl, "k1", "op1");
+	char out[8], kr[8], l[96];
+	assert_non_null(m);
+	assert_int_equal(m->bound, IKM_UPPER); /* a vector made a mask: counted at its least */
+	assert_int_equal(m->least, 1);
+	assert_int_equal(sscanf(line(m->body, 0, l, sizeof(l)), "vaddps %7[a-z0-9]{k1}", out), 1);
+	const char *t = strstr(m->body, "vptestmd ");
+	assert_non_null(t);
+	assert_int_equal(sscanf(t, "vptestmd %7[k0-9], ", kr), 1);
+	assert_non_null(strstr(t, out + 1)); /* the result's register, as zmm */
+	assert_kxor_connected(pl, m, "w", kr);
+	assert_non_null(strstr(m->init, "kxnorw k1, k1, k1\n"));
+	/* 64 byte elements: the mask is all ones in 64 bits (KXNORW would clear bits 16 up). */
+	pl = plan("VPADDB zmm{k}, zmm, zmm", 0);
+	m = find(pl, "k1", "op1");
+	assert_non_null(m);
+	assert_non_null(strstr(m->init, "kxnorq k1, k1, k1\n"));
+	assert_null(strstr(m->init, "kxnorw"));
+	assert_int_equal(sscanf(strstr(m->body, "vptestmd "), "vptestmd %7[k0-9], ", kr), 1);
+	assert_kxor_connected(pl, m, "q", kr);
+	assert_non_null(strstr(kind(pl, IKM_TP_UNROLLED)->init, "kxnorq k1, k1, k1\n"));
+	/* A mask result: no move between files, exact. */
+	pl = plan("VPCMPEQD k{k}, zmm, zmm", 0);
+	m = find(pl, "k1", "op1");
+	assert_non_null(m);
+	assert_int_equal(m->bound, IKM_EXACT);
+	assert_int_equal(sscanf(line(m->body, 0, l, sizeof(l)), "vpcmpeqd %7[k0-9]{k1}", kr), 1);
+	assert_kxor_connected(pl, m, "w", kr);
+	/* A masked store's memory is not chained back into the mask. */
+	pl = plan("VMOVUPS m512{k}, zmm", 0);
+	assert_null(find(pl, "k1", "op1"));
+	assert_non_null(strstr(pl->skipped, "k1->op1: a masked store"));
+}
+
 static void vector_state(void **state)
 {
 	(void)state;
@@ -645,7 +700,7 @@ static void vector_state(void **state)
 	}
 	assert_non_null(strstr(u->init, "kxnorw k1, k1, k1\n"));
 	assert_non_null(strstr(u->init, "vbroadcastss zmm31, dword ptr [rdx+4032]\n"));
-	assert_non_null(strstr(pl->skipped, "k1->op1"));
+	assert_non_null(find(pl, "k1", "op1")); /* the mask is chained too */
 	/* The same form with its mask listed as an operand of its own (after op1): the same kernels. */
 	static const struct instr_operand zkzz[] = { { IK_ZMM, IA_READ | IA_WRITE, 0, 0, 512, NULL },
 						     { IK_K, IA_READ, 0, 0, 64, NULL },
@@ -1048,6 +1103,7 @@ int main(void)
 		cmocka_unit_test(division_values),
 		cmocka_unit_test(division_pairs),
 		cmocka_unit_test(address_pairs),
+		cmocka_unit_test(mask_pairs),
 		cmocka_unit_test(vector_state),
 		cmocka_unit_test(texts_well_formed),
 		cmocka_unit_test(every_shape_within_bounds),
