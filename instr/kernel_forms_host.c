@@ -18,11 +18,11 @@ static const struct instr_operand DIV64[] = { { IK_R64, R, 0, 0, 64, NULL },
 					      { IK_FIXED, RW, 1, 0, 64, "rax" },
 					      { IK_FIXED, RW, 1, 0, 64, "rdx" } };
 static const struct instr_operand DIV_M64[] = { { IK_MEM, R, 0, 0, 64, NULL },
-					       { IK_FIXED, RW, 1, 0, 64, "rax" },
-					       { IK_FIXED, RW, 1, 0, 64, "rdx" } };
+						{ IK_FIXED, RW, 1, 0, 64, "rax" },
+						{ IK_FIXED, RW, 1, 0, 64, "rdx" } };
 static const struct instr_operand MUL_M64[] = { { IK_MEM, R, 0, 0, 64, NULL },
-					       { IK_FIXED, RW, 1, 0, 64, "rax" },
-					       { IK_FIXED, W, 1, 0, 64, "rdx" } };
+						{ IK_FIXED, RW, 1, 0, 64, "rax" },
+						{ IK_FIXED, W, 1, 0, 64, "rdx" } };
 static const struct instr_operand IDIV8[] = { { IK_R8, R, 0, 0, 8, NULL }, { IK_FIXED, RW, 1, 0, 16, "ax" } };
 static const struct instr_operand MUL64[] = { { IK_R64, R, 0, 0, 64, NULL },
 					      { IK_FIXED, RW, 1, 0, 64, "rax" },

@@ -596,8 +596,8 @@ static size_t instance(const struct ctx *c, char *buf, size_t cap, size_t k, con
 						ikm_gpr_names[3][a->index >= 0 ? a->index : a->reg[i]],
 						ikm_gpr_names[3][c->pool[RF_GPR][c->npool[RF_GPR] - 1]]);
 			else {
-				const char *w = o->bcast && !bcast_count(c, o) ? bcast_word(o->bits)
-									   : ikm_size_word(o->bits);
+				const char *w =
+					o->bcast && !bcast_count(c, o) ? bcast_word(o->bits) : ikm_size_word(o->bits);
 				if (a->index >= 0)
 					k = str_appendf(buf, cap, k, "%s[rsi+%s]", w, ikm_gpr_names[3][a->index]);
 				else
@@ -681,12 +681,8 @@ static unsigned mask_bits(const struct instr_form *f)
 }
 
 /* The K-instruction suffix for a mask of `bits` (0: unknown, a word): w, d or q (the latter two AVX512BW). */
-static const char *k_width_suffix(unsigned bits)
-{
-	return bits > 32 ? "q" : bits > 16 ? "d" : "w";
-}
+static const char *k_width_suffix(unsigned bits) { return bits > 32 ? "q" : bits > 16 ? "d" : "w"; }
 
-/* The start every kernel of the form shares: vector lanes 1.0f, general registers 1, mm 1, k all ones. */
 /* rdx:rax (dx:ax, ah:al) = 0 : the largest positive dividend of the width; every divisor is 1. */
 static uint64_t divide_rax(const struct ctx *c)
 {
@@ -697,6 +693,7 @@ static uint64_t divide_rax(const struct ctx *c)
 	return (bits >= 64 ? ~0ull : (1ull << bits) - 1) >> 1;
 }
 
+/* The start every kernel of the form shares: vector lanes 1.0f, general registers 1, mm 1, k all ones. */
 static size_t init_common(const struct ctx *c, char *buf, size_t cap)
 {
 	size_t k = 0;
@@ -1027,8 +1024,9 @@ static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 		return;
 	}
 	if (c->divide && out.op == EP_FLAGS) {
-		note_skip(c, from, tname, "a divide leaves every flag undefined (SDM Vol. 2A DIV, IDIV): no chain runs "
-					  "through them");
+		note_skip(c, from, tname,
+			  "a divide leaves every flag undefined (SDM Vol. 2A DIV, IDIV): no chain runs "
+			  "through them");
 		return;
 	}
 	if (!(m = add(c, IKM_LATENCY, name))) {

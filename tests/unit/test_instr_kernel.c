@@ -646,7 +646,7 @@ static void assert_kxor_connected(const struct instr_plan *pl, const struct ikm 
 	assert_int_equal(x->kind, IKM_CONNECTOR);
 	snprintf(want, sizeof(want), "kxor%s %%7[k0-9], %%7[k0-9], k", suffix);
 	assert_int_equal(sscanf(x->body, want, a, b), 2);
-	assert_string_equal(a, b);   /* a chain through its first register */
+	assert_string_equal(a, b);	  /* a chain through its first register */
 	assert_string_not_equal(a, "k1"); /* not the mask the instances read */
 }
 
