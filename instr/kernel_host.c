@@ -770,6 +770,25 @@ static const char *full_name(const struct ctx *c, uint8_t file, int r, char *buf
 	}
 }
 
+/*
+ * The plan's connector measurement `name`, made once: its index, with *fresh the new measurement (the form's
+ * init in place, the body for the caller to write) the first time and NULL after; IKM_NO_SUB when the plan
+ * is full.
+ */
+static int connector_slot(struct ctx *c, const char *name, struct ikm **fresh)
+{
+	*fresh = NULL;
+	for (size_t i = 0; i < c->p->n; i++)
+		if (!strcmp(c->p->m[i].name, name))
+			return (int)i;
+	struct ikm *m = add(c, IKM_CONNECTOR, name);
+	if (!m)
+		return IKM_NO_SUB;
+	init_common(c, m->init, sizeof(m->init));
+	*fresh = m;
+	return (int)(m - c->p->m);
+}
+
 /* The plan's connector measurement for moves in `file` (made once): its index, or IKM_NO_SUB. */
 static int connector_move(struct ctx *c, uint8_t file)
 {
@@ -781,14 +800,11 @@ static int connector_move(struct ctx *c, uint8_t file)
 		 : c->evex	? "_evex"
 		 : c->vex	? "_vex"
 				: "_sse");
-	for (size_t i = 0; i < c->p->n; i++)
-		if (!strcmp(c->p->m[i].name, name))
-			return (int)i;
-	struct ikm *m = add(c, IKM_CONNECTOR, name);
+	struct ikm *m;
+	int at = connector_slot(c, name, &m);
 	if (!m)
-		return IKM_NO_SUB;
+		return at;
 	int r0 = c->pool[file][0], r1 = c->pool[file][1];
-	init_common(c, m->init, sizeof(m->init));
 	size_t k = 0;
 	snprintf(line, sizeof(line), move_text(c, file), full_name(c, file, r1, a, sizeof(a)),
 		 full_name(c, file, r0, b, sizeof(b)));
@@ -798,21 +814,17 @@ static int connector_move(struct ctx *c, uint8_t file)
 	str_appendf(m->body, sizeof(m->body), k, "%s\n", line);
 	m->per_iter = 2;
 	m->note = "a copy that executes (not a move the renamer could eliminate)";
-	return (int)(m - c->p->m);
+	return at;
 }
 
 /* The plan's `and r64, ADDR_MASK` chain: an address register kept in the window. */
 static int connector_and(struct ctx *c)
 {
-	for (size_t i = 0; i < c->p->n; i++)
-		if (!strcmp(c->p->m[i].name, "conn_and_gpr"))
-			return (int)i;
-	struct ikm *m = add(c, IKM_CONNECTOR, "conn_and_gpr");
-	if (!m)
-		return IKM_NO_SUB;
-	init_common(c, m->init, sizeof(m->init));
-	snprintf(m->body, sizeof(m->body), "and %s, 0x%x\n", ikm_gpr_names[3][c->pool[RF_GPR][0]], ADDR_MASK);
-	return (int)(m - c->p->m);
+	struct ikm *m;
+	int at = connector_slot(c, "conn_and_gpr", &m);
+	if (m)
+		snprintf(m->body, sizeof(m->body), "and %s, 0x%x\n", ikm_gpr_names[3][c->pool[RF_GPR][0]], ADDR_MASK);
+	return at;
 }
 
 static void note_skip(struct ctx *c, const char *from, const char *to, const char *why)
@@ -1302,17 +1314,14 @@ static size_t xor_back(char *buf, size_t cap, size_t k, int t, int src)
 /* The plan's `xor r64, r64` chain (the register written also read): a divide's connector. */
 static int connector_xor(struct ctx *c)
 {
-	for (size_t i = 0; i < c->p->n; i++)
-		if (!strcmp(c->p->m[i].name, "conn_xor_gpr"))
-			return (int)i;
-	struct ikm *m = add(c, IKM_CONNECTOR, "conn_xor_gpr");
-	if (!m)
-		return IKM_NO_SUB;
-	init_common(c, m->init, sizeof(m->init));
-	snprintf(m->body, sizeof(m->body), "xor %s, %s\n", ikm_gpr_names[3][c->pool[RF_GPR][0]],
-		 ikm_gpr_names[3][c->pool[RF_GPR][1]]);
-	m->note = "two registers: not the zeroing idiom";
-	return (int)(m - c->p->m);
+	struct ikm *m;
+	int at = connector_slot(c, "conn_xor_gpr", &m);
+	if (m) {
+		snprintf(m->body, sizeof(m->body), "xor %s, %s\n", ikm_gpr_names[3][c->pool[RF_GPR][0]],
+			 ikm_gpr_names[3][c->pool[RF_GPR][1]]);
+		m->note = "two registers: not the zeroing idiom";
+	}
+	return at;
 }
 
 /*
@@ -1403,16 +1412,11 @@ static int connector_kxor(struct ctx *c, const char *suffix)
 {
 	char name[IKM_NAME_MAX];
 	snprintf(name, sizeof(name), "conn_kxor%s_k", suffix);
-	for (size_t i = 0; i < c->p->n; i++)
-		if (!strcmp(c->p->m[i].name, name))
-			return (int)i;
-	struct ikm *m = add(c, IKM_CONNECTOR, name);
-	if (!m)
-		return IKM_NO_SUB;
-	init_common(c, m->init, sizeof(m->init));
-	int a = c->pool[RF_K][0], b = c->pool[RF_K][1];
-	snprintf(m->body, sizeof(m->body), "kxor%s k%d, k%d, k%d\n", suffix, a, a, b);
-	return (int)(m - c->p->m);
+	struct ikm *m;
+	int at = connector_slot(c, name, &m), a = c->pool[RF_K][0], b = c->pool[RF_K][1];
+	if (m)
+		snprintf(m->body, sizeof(m->body), "kxor%s k%d, k%d, k%d\n", suffix, a, a, b);
+	return at;
 }
 
 /*
