@@ -1133,7 +1133,8 @@ static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 	if (in.addr && (o->fixed || o->file != RF_GPR || o->bits < 32)) {
 		if (!address_xor(c, m, &a, out, ik)) {
 			c->p->n--;
-			note_skip(c, from, tname, "no move from the result's register file to a general register");
+			note_skip(c, from, tname, "no move from the result's register file to a general register, or no "
+						  "general register left for the index");
 		}
 		return;
 	}
@@ -1357,7 +1358,7 @@ static void divide_pair(struct ctx *c, struct ikm *m, struct assign *a, struct e
 		k = str_appendf(b, cap, k, "mov %s[rsi], %s\n", ikm_size_word(i->bits),
 				ikm_gpr_names[ikm_width_index(i->bits)][t]);
 	for (size_t q = 0; q < c->nop; q++)
-		if (chained(c, &c->op[q]) && (in.addr || memory || !i->fixed || c->op[q].fixed_reg != t))
+		if (chained(c, &c->op[q]) && !(i->fixed && c->op[q].fixed_reg == t)) /* the input: reset above */
 			k = divide_reset(c, b, cap, k, c->op[q].fixed_reg);
 	m->sub[0] = m->sub[1] = (int8_t)connector_xor(c);
 	m->bound = memory ? IKM_UPPER : IKM_EXACT;
@@ -1384,6 +1385,9 @@ static bool address_xor(struct ctx *c, struct ikm *m, struct assign *a, struct e
 	const size_t cap = sizeof(m->body);
 	const bool crossed = o->file != RF_GPR;
 
+	for (size_t q = 0; q < c->nop; q++)
+		if (c->op[q].file == RF_GPR && !c->op[q].fixed && (a->reg[q] == t || a->reg[q] == tmp))
+			return false; /* the form's own registers reach the pool's first two: none to spare */
 	if (crossed && !cross(c, o->file, RF_GPR, r, tmp, line, sizeof(line)))
 		return false;
 	a->index = t;
