@@ -1133,8 +1133,9 @@ static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 	if (in.addr && (o->fixed || o->file != RF_GPR || o->bits < 32)) {
 		if (!address_xor(c, m, &a, out, ik)) {
 			c->p->n--;
-			note_skip(c, from, tname, "no move from the result's register file to a general register, or no "
-						  "general register left for the index");
+			note_skip(c, from, tname,
+				  "no move from the result's register file to a general register, or no "
+				  "general register left for the index");
 		}
 		return;
 	}
