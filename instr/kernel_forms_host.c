@@ -52,6 +52,10 @@ static const struct instr_operand ZZZ_KZ[] = { { IK_ZMM, W, 0, 0, 512, NULL },
 					       { IK_ZMM, R, 0, 0, 512, NULL },
 					       { IK_ZMM, R, 0, 0, 512, NULL },
 					       { IK_K, R, 1, 0, 64, NULL } };
+static const struct instr_operand YYY_K[] = { { IK_YMM, RW, 0, 0, 256, NULL },
+					      { IK_YMM, R, 0, 0, 256, NULL },
+					      { IK_YMM, R, 0, 0, 256, NULL },
+					      { IK_K, R, 1, 0, 64, NULL } };
 /* A compare into a mask under a mask (zeroing: the destination is not read). */
 static const struct instr_operand KZZ_K[] = { { IK_K, W, 0, 0, 64, NULL },
 					      { IK_ZMM, R, 0, 0, 512, NULL },
@@ -137,6 +141,8 @@ const struct instr_form ikm_test_forms[] = {
 	     "AVX512F_512", "AVX512", ZZZ, 3, 0, 0, 0),
 	FORM("VADDPS zmm{k}, zmm, zmm", "vaddps", "VADDPS_ZMMf32_MASKmskw_ZMMf32_ZMMf32_AVX512", "AVX512EVEX",
 	     "AVX512F_512", "AVX512", ZZZ_K, 3, 0, 0, IFA_MASK),
+	FORM("VADDPS ymm{k}, ymm, ymm", "vaddps", "VADDPS_YMMf32_MASKmskw_YMMf32_YMMf32_AVX512", "AVX512EVEX",
+	     "AVX512F_256", "AVX512", YYY_K, 3, 0, 0, IFA_MASK),
 	/* 64 byte elements: a 64-bit write mask (AVX512BW). */
 	FORM("VPADDB zmm{k}, zmm, zmm", "vpaddb", "VPADDB_ZMMu8_MASKmskw_ZMMu8_ZMMu8_AVX512", "AVX512EVEX",
 	     "AVX512BW_512", "AVX512", ZZZ_K, 3, 0, 0, IFA_MASK),

@@ -1427,8 +1427,8 @@ static int connector_kxor(struct ctx *c, const char *suffix)
 /*
  * The write mask -> a result (`VADDPS zmm{k}, zmm, zmm` k1->op1, `VPCMPEQD k{k}, zmm, zmm` k1->op1): the
  * mask takes the result by `kxor k1, k1, kR` twice, which keeps it all ones yet makes it wait (the KXOR
- * chain measured alone and subtracted twice); a vector result becomes a mask first by `vptestmd` (AVX512F;
- * whatever bits it gives cancel), which cannot be measured alone: counted at its least, an upper bound.  A
+ * chain measured alone and subtracted twice); a vector result becomes a mask first by `vptestmd` at its
+ * width (whatever bits it gives cancel), which cannot be measured alone: counted at its least, an upper bound.  A
  * masked store's memory is not chained (a load and a test would stand between).
  */
 static void mask_pair(struct ctx *c, int out)
@@ -1458,12 +1458,13 @@ static void mask_pair(struct ctx *c, int out)
 	int r = o->fixed ? o->fixed_reg : a.reg[out], kr = r;
 	size_t k = instance(c, m->body, sizeof(m->body), 0, &a);
 	if (o->file == RF_VEC) {
+		/* At the result's own width: an xmm or ymm form's CPU has AVX512VL, and none needs zmm. */
+		const char *v = reg_name(o, r, n, sizeof(n));
 		kr = c->pool[RF_K][0];
-		snprintf(n, sizeof(n), "zmm%d", r);
-		k = str_appendf(m->body, sizeof(m->body), k, "vptestmd k%d, %s, %s\n", kr, n, n);
+		k = str_appendf(m->body, sizeof(m->body), k, "vptestmd k%d, %s, %s\n", kr, v, v);
 		m->bound = IKM_UPPER;
 		m->least = 1;
-		m->via = "vptestmd k, zmm, zmm (" LEAST_ONE "), then kxor k1, k1, k twice: the mask stays all ones "
+		m->via = "vptestmd k, v, v (" LEAST_ONE "), then kxor k1, k1, k twice: the mask stays all ones "
 			 "(measured alone, subtracted)";
 	} else {
 		m->via = "kxor k1, k1, k twice: the mask stays all ones (measured alone, subtracted)";

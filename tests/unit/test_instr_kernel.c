@@ -676,6 +676,15 @@ static void mask_pairs(void **state)
 	assert_int_equal(sscanf(strstr(m->body, "vptestmd "), "vptestmd %7[k0-9], ", kr), 1);
 	assert_kxor_connected(pl, m, "q", kr);
 	assert_non_null(strstr(kind(pl, IKM_TP_UNROLLED)->init, "kxnorq k1, k1, k1\n"));
+	/* A ymm result is tested as ymm (AVX512VL, which the form's CPU has), not as zmm. */
+	pl = plan("VADDPS ymm{k}, ymm, ymm", 0);
+	m = find(pl, "k1", "op1");
+	assert_non_null(m);
+	assert_int_equal(sscanf(line(m->body, 0, l, sizeof(l)), "vaddps %7[a-z0-9]{k1}", out), 1);
+	char want[48];
+	snprintf(want, sizeof(want), ", %s, %s\n", out, out);
+	assert_non_null(strstr(m->body, want));
+	assert_null(strstr(m->body, "zmm"));
 	/* A mask result: no move between files, exact. */
 	pl = plan("VPCMPEQD k{k}, zmm, zmm", 0);
 	m = find(pl, "k1", "op1");
