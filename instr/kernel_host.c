@@ -411,6 +411,10 @@ static bool read_operands(struct ctx *c)
 
 static void make_pools(struct ctx *c)
 {
+	/* XCHG with rAX has a one-byte form of its own (90+r, SDM Vol. 2B XCHG), which GNU as chooses for any
+	 * `xchg r, rax`: rax given to XCHG r64, r64 measured that iform, whose paths differ from 87 /r's. */
+	if (!strcmp(c->f->mnemonic, "xchg"))
+		c->reserved[RF_GPR][GPR_RAX] = true;
 	for (size_t i = 0; i < ARRAY_SIZE(GPR_POOL); i++)
 		if (!c->reserved[RF_GPR][GPR_POOL[i]])
 			c->pool[RF_GPR][c->npool[RF_GPR]++] = GPR_POOL[i];
@@ -1183,6 +1187,30 @@ static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 	}
 	if (in.op == out.op) {
 		k = instance(c, b, cap, k, &a); /* a read-write operand: its own register chains */
+		if (!strcmp(c->f->mnemonic, "xchg"))
+			m->note = "XCHG hands op1 op2's value and op2 op1's: this chain runs op1->op2 and op2->op1 in turn "
+				  "and reads their mean";
+		return;
+	}
+	if (i->file == RF_GPR && o->file == RF_GPR && is_out(i)) {
+		/*
+		 * The input is written too (XCHG, XADD, CMPXCHG; MUL's rax -> rdx): alternating registers, or a copy
+		 * OR-ed into it, let its own path run beside the pair's (`xchg rax, rbx` in turn read 1.5 for both
+		 * pairs on the development host: the mean of op1->op2's 1 and op2->op1's 2).  The zeroing idiom
+		 * drops its own value, then `or IN, OUT` copies the output in (measured alone, subtracted).
+		 */
+		int ri = i->fixed ? i->fixed_reg : c->pool[RF_GPR][0];
+		int ro = o->fixed ? o->fixed_reg : c->pool[RF_GPR][i->fixed ? 0 : 1];
+		if (!i->fixed)
+			a.reg[in.op] = ri;
+		if (!o->fixed)
+			a.reg[out.op] = ro;
+		k = instance(c, b, cap, k, &a);
+		k = str_appendf(b, cap, k, "xor %s, %s\n", ikm_gpr_names[2][ri], ikm_gpr_names[2][ri]);
+		str_appendf(b, cap, k, "or %s, %s\n", ikm_gpr_names[3][ri], ikm_gpr_names[3][ro]);
+		m->sub[0] = (int8_t)connector_move(c, RF_GPR);
+		m->via = "xor IN, IN (the zeroing idiom drops IN's own value), then or IN, OUT (measured alone, "
+			 "subtracted)";
 		return;
 	}
 	if (i->file == o->file && !i->fixed && !o->fixed) {

@@ -698,6 +698,36 @@ static void mask_pairs(void **state)
 	assert_non_null(strstr(pl->skipped, "k1->op1: a masked store"));
 }
 
+/* Both operands written (XCHG, MUL's rax -> rdx): the input's own value dropped, the output copied in. */
+static void written_input_pairs(void **state)
+{
+	(void)state;
+	const struct instr_plan *pl = plan("XCHG r64, r64", 0);
+	const struct ikm *m = find(pl, "op2", "op1");
+	char a[8], b[8], want[64], l[64];
+	assert_non_null(m);
+	assert_int_equal(m->per_iter, 1);
+	assert_int_equal(sscanf(line(m->body, 0, l, sizeof(l)), "xchg %7[a-z0-9], %7[a-z0-9]", a, b), 2);
+	/* op2 is the input: zeroed (the idiom), then op1's value copied in. */
+	int w = -1;
+	for (int r = 0; r < 16; r++)
+		w = strcmp(ikm_gpr_names[3][r], b) ? w : r;
+	assert_true(w >= 0);
+	snprintf(want, sizeof(want), "\nxor %s, %s\nor %s, %s\n", ikm_gpr_names[2][w], ikm_gpr_names[2][w], b, a);
+	assert_non_null(strstr(m->body, want));
+	assert_string_equal(pl->m[m->sub[0]].name, "conn_or_gpr");
+	/* rax has XCHG's one-byte form of its own: never handed to XCHG r64, r64. */
+	for (size_t i = 0; i < pl->n; i++)
+		assert_null(strstr(pl->m[i].body, "rax"));
+	/* The self pairs run both paths in turn: said so. */
+	assert_non_null(strstr(find(pl, "op1", "op1")->note, "their mean"));
+	/* MUL's rax is read and written: rax -> rdx drops rax's own value before rdx is copied in. */
+	pl = plan("MUL r64", 0);
+	m = find(pl, "rax", "rdx");
+	assert_non_null(m);
+	assert_non_null(strstr(m->body, "\nxor eax, eax\nor rax, rdx\n"));
+}
+
 static void vector_state(void **state)
 {
 	(void)state;
@@ -1113,6 +1143,7 @@ int main(void)
 		cmocka_unit_test(division_pairs),
 		cmocka_unit_test(address_pairs),
 		cmocka_unit_test(mask_pairs),
+		cmocka_unit_test(written_input_pairs),
 		cmocka_unit_test(vector_state),
 		cmocka_unit_test(texts_well_formed),
 		cmocka_unit_test(every_shape_within_bounds),
