@@ -1188,8 +1188,9 @@ static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 	if (in.op == out.op) {
 		k = instance(c, b, cap, k, &a); /* a read-write operand: its own register chains */
 		if (!strcmp(c->f->mnemonic, "xchg"))
-			m->note = "XCHG hands op1 op2's value and op2 op1's: this chain runs op1->op2 and op2->op1 in turn "
-				  "and reads their mean";
+			m->note =
+				"XCHG hands op1 op2's value and op2 op1's: this chain runs op1->op2 and op2->op1 in turn "
+				"and reads their mean";
 		return;
 	}
 	if (i->file == RF_GPR && o->file == RF_GPR && is_out(i)) {
