@@ -831,6 +831,22 @@ static int connector_and(struct ctx *c)
 	return at;
 }
 
+/* The figure an upper bound: `least` connecting instructions on its chain that cannot be measured alone, each
+ * counted at its least cycle (instr/kernel.h), which `via` names. */
+static void counted_least(struct ikm *m, uint8_t least, const char *via)
+{
+	m->bound = IKM_UPPER;
+	m->least = least;
+	m->via = via;
+}
+
+/* The measurement's memory operand indexed by general register r, which its init makes 0. */
+static void index_at_zero(struct ikm *m, struct assign *a, size_t ik, int r)
+{
+	a->index = r;
+	str_appendf(m->init, sizeof(m->init), ik, "xor %s, %s\n", ikm_gpr_names[2][r], ikm_gpr_names[2][r]);
+}
+
 static void note_skip(struct ctx *c, const char *from, const char *to, const char *why)
 {
 	size_t k = strlen(c->p->skipped);
@@ -1094,10 +1110,9 @@ static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 		 * kernels `cmovz rax, rbx / test rax, rax` 2.68 cycles, `... / cmp rax, 0` 1.95), which every
 		 * such form's flags -> register figure carried. */
 		str_appendf(b, cap, k, "cmp %s, 0\n", ikm_gpr_names[3][t]);
-		m->bound = IKM_UPPER;
-		m->least = o->file == RF_GPR ? 1 : 2;
-		m->via = o->file == RF_GPR ? "cmp r64, 0 (register -> flags, " LEAST_ONE ")"
-					   : "a move to a general register and cmp r64, 0 (" LEAST_EACH ")";
+		counted_least(m, o->file == RF_GPR ? 1 : 2,
+			      o->file == RF_GPR ? "cmp r64, 0 (register -> flags, " LEAST_ONE ")"
+						: "a move to a general register and cmp r64, 0 (" LEAST_EACH ")");
 		return;
 	}
 	if (i && !o) {
@@ -1129,9 +1144,7 @@ static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 			m->note = "a bit offset: SBB's 0 or -1 made 0 or 4088 bits by and r64, imm32 (measured alone, "
 				  "subtracted), so the tested bit stays in the window";
 		}
-		m->bound = IKM_UPPER;
-		m->least = i->file == RF_GPR ? 1 : 2;
-		m->via = i->file == RF_GPR ? fr->via : fr->via_cross;
+		counted_least(m, i->file == RF_GPR ? 1 : 2, i->file == RF_GPR ? fr->via : fr->via_cross);
 		return;
 	}
 	if (in.addr && (o->fixed || o->file != RF_GPR || o->bits < 32)) {
@@ -1148,8 +1161,7 @@ static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 		 * (measured alone, subtracted); the window holds zeros, so the address does not move. */
 		m->fill = 0;
 		int r = a.reg[out.op] = c->pool[RF_GPR][0];
-		a.index = r;
-		str_appendf(m->init, sizeof(m->init), ik, "xor %s, %s\n", ikm_gpr_names[2][r], ikm_gpr_names[2][r]);
+		index_at_zero(m, &a, ik, r);
 		k = instance(c, b, cap, k, &a);
 		str_appendf(b, cap, k, "and %s, 0x%x\n", ikm_gpr_names[3][r], ADDR_MASK);
 		m->sub[0] = (int8_t)connector_and(c);
@@ -1254,9 +1266,7 @@ static void pair(struct ctx *c, struct endpoint in, struct endpoint out)
 	}
 	k = instance(c, b, cap, k, &a);
 	str_appendf(b, cap, k, "%s\n", line);
-	m->bound = IKM_UPPER;
-	m->least = 1;
-	m->via = "a move between register files (" LEAST_ONE ")";
+	counted_least(m, 1, "a move between register files (" LEAST_ONE ")");
 }
 
 /* Independent instances: each written register its own per instance, memory one line apart. */
@@ -1376,10 +1386,8 @@ static void divide_pair(struct ctx *c, struct ikm *m, struct assign *a, struct e
 	char *b = m->body;
 	const size_t cap = sizeof(m->body);
 
-	if (in.addr) {
-		a->index = t;
-		str_appendf(m->init, sizeof(m->init), ik, "xor %s, %s\n", ikm_gpr_names[2][t], ikm_gpr_names[2][t]);
-	}
+	if (in.addr)
+		index_at_zero(m, a, ik, t);
 	size_t k = instance(c, b, cap, 0, a);
 	if (i->fixed && is_out(i))
 		k = divide_reset(c, b, cap, k, t);
@@ -1420,8 +1428,7 @@ static bool address_xor(struct ctx *c, struct ikm *m, struct assign *a, struct e
 			return false; /* the form's own registers reach the pool's first two: none to spare */
 	if (crossed && !cross(c, o->file, RF_GPR, r, tmp, line, sizeof(line)))
 		return false;
-	a->index = t;
-	str_appendf(m->init, sizeof(m->init), ik, "xor %s, %s\n", ikm_gpr_names[2][t], ikm_gpr_names[2][t]);
+	index_at_zero(m, a, ik, t);
 	size_t k = instance(c, b, cap, 0, a);
 	if (crossed)
 		k = str_appendf(b, cap, k, "%s\n", line);
@@ -1430,14 +1437,12 @@ static bool address_xor(struct ctx *c, struct ikm *m, struct assign *a, struct e
 		if (chained(c, &c->op[q]) && c->op[q].file == RF_GPR)
 			k = reset_fixed(c, b, cap, k, c->op[q].fixed_reg);
 	m->sub[0] = m->sub[1] = (int8_t)connector_xor(c);
-	if (crossed) {
-		m->bound = IKM_UPPER;
-		m->least = 1;
-		m->via = "a move to a general register (" LEAST_ONE "), then xor r64, r64 twice into the index, "
-			 "which stays 0 (measured alone, subtracted)";
-	} else {
+	if (crossed)
+		counted_least(m, 1,
+			      "a move to a general register (" LEAST_ONE "), then xor r64, r64 twice into the index, "
+			      "which stays 0 (measured alone, subtracted)");
+	else
 		m->via = "xor r64, r64 twice into the index, which stays 0 (measured alone, subtracted)";
-	}
 	return true;
 }
 
@@ -1491,10 +1496,9 @@ static void mask_pair(struct ctx *c, int out)
 		const char *v = reg_name(o, r, n, sizeof(n));
 		kr = c->pool[RF_K][0];
 		k = str_appendf(m->body, sizeof(m->body), k, "vptestmd k%d, %s, %s\n", kr, v, v);
-		m->bound = IKM_UPPER;
-		m->least = 1;
-		m->via = "vptestmd k, v, v (" LEAST_ONE "), then kxor k1, k1, k twice: the mask stays all ones "
-			 "(measured alone, subtracted)";
+		counted_least(m, 1,
+			      "vptestmd k, v, v (" LEAST_ONE "), then kxor k1, k1, k twice: the mask stays all ones "
+			      "(measured alone, subtracted)");
 	} else {
 		m->via = "kxor k1, k1, k twice: the mask stays all ones (measured alone, subtracted)";
 	}
