@@ -409,11 +409,33 @@ static bool read_operands(struct ctx *c)
 	return true;
 }
 
+/*
+ * Forms GNU as writes in a shorter encoding of their own when the register is rAX, which is another iform
+ * (SDM Vol. 2D Table A-2: 04/05 ADD, 0C/0D OR, 14/15 ADC, 1C/1D SBB, 24/25 AND, 2C/2D SUB, 34/35 XOR, 3C/3D
+ * CMP and A8/A9 TEST with an immediate; 90+r XCHG): such a form is never handed rAX.  `add rax, 0x12345` in
+ * ADD r64, imm32's throughput run was 48 05 (ADD_OrAX_IMMz), not 48 81 /0; XCHG r64, r64 given rax measured
+ * the one-byte form, whose paths run the other way round (op2->op1 1.02, op1->op2 2.01).
+ */
+static const struct {
+	const char *mnemonic;
+	bool with_imm; /* only with an immediate operand */
+} RAX_SHORT[] = { { "add", true }, { "or", true },  { "adc", true }, { "sbb", true },  { "and", true },
+		  { "sub", true }, { "xor", true }, { "cmp", true }, { "test", true }, { "xchg", false } };
+
+static bool rax_has_short_form(const struct instr_form *f)
+{
+	bool imm = false;
+	for (size_t i = 0; i < f->n_ops; i++)
+		imm = imm || f->ops[i].kind == IK_IMM8 || f->ops[i].kind == IK_IMM16 || f->ops[i].kind == IK_IMM32;
+	for (size_t i = 0; i < ARRAY_SIZE(RAX_SHORT); i++)
+		if (!strcmp(f->mnemonic, RAX_SHORT[i].mnemonic) && (imm || !RAX_SHORT[i].with_imm))
+			return true;
+	return false;
+}
+
 static void make_pools(struct ctx *c)
 {
-	/* XCHG with rAX has a one-byte form of its own (90+r, SDM Vol. 2B XCHG), which GNU as chooses for any
-	 * `xchg r, rax`: rax given to XCHG r64, r64 measured that iform, whose paths differ from 87 /r's. */
-	if (!strcmp(c->f->mnemonic, "xchg"))
+	if (rax_has_short_form(c->f))
 		c->reserved[RF_GPR][GPR_RAX] = true;
 	for (size_t i = 0; i < ARRAY_SIZE(GPR_POOL); i++)
 		if (!c->reserved[RF_GPR][GPR_POOL[i]])

@@ -719,6 +719,16 @@ static void written_input_pairs(void **state)
 	/* rax has XCHG's one-byte form of its own: never handed to XCHG r64, r64. */
 	for (size_t i = 0; i < pl->n; i++)
 		assert_null(strstr(pl->m[i].body, "rax"));
+	/* ADD with an immediate has a shorter rAX form too (05 id, ADD_OrAX_IMMz): no kernel gives it rax or al. */
+	static const char *const imm_forms[] = { "ADD r64, imm32", "ADD r8, imm8" };
+	for (size_t f = 0; f < ARRAY_SIZE(imm_forms); f++) {
+		const struct instr_plan *q = plan(imm_forms[f], 0);
+		for (size_t i = 0; i < q->n; i++) {
+			assert_null(strstr(q->m[i].body, "rax"));
+			assert_null(strstr(q->m[i].body, " al,"));
+		}
+	}
+	pl = plan("XCHG r64, r64", 0);
 	/* The self pairs run both paths in turn: said so. */
 	assert_non_null(strstr(find(pl, "op1", "op1")->note, "their mean"));
 	/* MUL's rax is read and written: rax -> rdx drops rax's own value before rdx is copied in. */
