@@ -25,6 +25,8 @@ COLUMNS = ("cpu", "asm", "iform", "extension", "isa_set", "from", "to", "latency
            "latency_chain_rate", "largest_register_pair", "throughput", "throughput_how", "throughput_q1",
            "throughput_q3", "throughput_unstable", "throughput_why", "uops", "ports", "why", "emulated", "line")
 EXPORT_TYPES = ("begin", "cpu", "platform", instr.RECORD_TYPE)
+# The latency pair's columns, empty on the one row of a form without a pair.
+PAIR_COLUMNS = COLUMNS[COLUMNS.index("from"):COLUMNS.index("largest_register_pair") + 1]
 
 
 def add_parser(sub):
@@ -59,7 +61,7 @@ def form_rows(table):
         pairs = f.latency or [None]
         for p in pairs:
             if p is None:
-                mid = [None] * 14
+                mid = [None] * len(PAIR_COLUMNS)
             else:
                 s = p.spread
                 mid = [p.src, p.dst, p.cycles, p.bound if p.cycles is not None else None, p.via, s.get("q1"),
