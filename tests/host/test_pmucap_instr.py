@@ -209,6 +209,34 @@ def test_export_csv_parses_back(ctx):
     assert "latency[0].chain_rate" in p.stderr, p.stderr
 
 
+def test_compare_lists_what_differs_first_and_counts_the_unstable_that_agree(ctx):
+    """A full table has thousands of unstable figures, most within the tolerance of the other run's: text lists
+    what differs first and counts those instead of listing them (--all lists them; json has them all)."""
+    def one(asm, c, unstable=None):
+        return {"type": "instr", "cpu": {"n": 0}, "asm": asm, "iform": asm.split()[0], "extension": "BASE",
+                "isa_set": "I86", "throughput": None,
+                "latency": [{"from": "op2", "to": "op1", "cycles": c, "bound": "exact", "spread": mk.spread(c),
+                             "unstable": unstable}]}
+    # (asm, A's figure, B's figure, B's unstable): within the tolerance, unstable; far, unstable; far, stable.
+    forms = [(f"ADD r{w}, r{w}", 1.0, 1.01, "outliers") for w in (8, 16, 32)] + \
+        [("IMUL r64, r64", 3.0, 3.9, "spread"), ("POPCNT r64, r64", 3.0, 4.0, None)]
+    recs_a = mk.head("A") + [one(f, a) for f, a, _, _ in forms]
+    recs_b = mk.head("B") + [one(f, b, u) for f, _, b, u in forms]
+    with capture_of(recs_a) as pa, capture_of(recs_b) as pb:
+        text = tool("compare", pa, pb).stdout
+        every = tool("compare", "--all", pa, pb).stdout
+        res = json.loads(tool("compare", "--format", "json", pa, pb).stdout)["instr"]
+    lines = text.splitlines()
+    listed = [l.split("  ")[0] for l in lines if l.endswith("not judged") or l.endswith("DIFFERS beyond noise")]
+    assert listed == ["POPCNT r64, r64", "IMUL r64, r64"], text        # what differs first, the far unstable one
+    assert "3 unstable figure(s) within the tolerance of the other run's not listed (--all lists them)" in text, text
+    assert "4 unstable" in text and lines[-1] == "1 instruction figure(s) differ beyond noise", text
+    assert sum(l.endswith("unstable: not judged") for l in every.splitlines()) == 4 and "not listed" not in every
+    assert sorted(r["form"] for r in res["rows"] if r["status"] == "unstable") == \
+        sorted(f for f, _, _, u in forms if u), res["rows"]
+    assert [r["status"] for r in res["rows"]] == ["differs"] + ["unstable"] * 4, res["rows"]   # json: the same order
+
+
 def test_export_misuse_and_nothing_to_export(ctx):
     p = tool("export", A)
     assert p.returncode == 2 and "--instr" in p.stderr, (p.returncode, p.stderr)

@@ -65,6 +65,9 @@ def add_parser(sub):
     p.add_argument("--floor", type=non_negative, default=DEFAULT_FLOOR,
                    help=f"smallest absolute change flagged, per iteration (default {DEFAULT_FLOOR})")
     p.add_argument("--fail-on-change", action="store_true", help="exit 3 when any figure is flagged")
+    p.add_argument("--all", action="store_true",
+                   help="text: list every unstable instruction figure, also those within the tolerance of the "
+                        "other run's (json and csv always have them all)")
     p.add_argument("--allow-incomplete", action="store_true",
                    help="compare even a truncated or damaged run (its problems are printed)")
     p.set_defaults(func=run)
@@ -140,13 +143,19 @@ def _fig(f):
     return f"{f['median']:.3f} [{f['min']:.3f}..{f['max']:.3f}]"
 
 
+# The order of the instruction rows (text, json, the collector's page): what differs first, what was not
+# judged last; within a status, the forms' order.
+INSTR_STATUS_ORDER = (instr.DIFFERS, instr.BOUND, instr.ONE_RUN, "only in A", "only in B", instr.UNSTABLE)
+
+
 def compare_instr(run_a, run_b):
     """instr.compare of the two runs' instruction tables (and their unused records' problems), or None when
-    neither run has instr records."""
+    neither run has instr records.  Rows in INSTR_STATUS_ORDER."""
     ta, tb = instr.read(run_a), instr.read(run_b)
     if not (ta.any or tb.any):
         return None
     res = instr.compare(ta, tb)
+    res["rows"].sort(key=lambda r: INSTR_STATUS_ORDER.index(r["status"]))
     res["problems"] = [f"A: {p}" for p in ta.problems] + [f"B: {p}" for p in tb.problems]
     return res
 
@@ -172,7 +181,18 @@ INSTR_STATUS_WORDS = {instr.DIFFERS: "DIFFERS beyond noise", instr.UNSTABLE: "un
                       instr.ONE_RUN: "measured in one run only", instr.BOUND: "bounds differ: not judged"}
 
 
-def print_instr(res, out):
+def _apart(r):
+    """Whether a row's two figures are further apart than the tolerance (instr.tolerance), spreads aside."""
+    a, b = r["a"], r["b"]
+    if r["what"] is None or a is None or b is None or a.cycles is None or b.cycles is None:
+        return True
+    return abs(b.cycles - a.cycles) > instr.tolerance(a.what, a.cycles, b.cycles)
+
+
+def print_instr(res, out, all_unstable=False):
+    """The instruction section as text.  An unstable figure within the tolerance of the other run's is counted,
+    not listed, unless all_unstable: a full table has thousands (one run's figure with many outliers, the
+    same in the other), and they buried the few that differ."""
     c = res["counts"]
     out.write(f"\ninstruction forms: {c['both']} in both ({c['compared']} figures compared), {c['only in A']} only "
               f"in A, {c['only in B']} only in B; {c[instr.DIFFERS]} figure(s) differ beyond noise, "
@@ -182,6 +202,11 @@ def print_instr(res, out):
               f"max({instr.THROUGHPUT_ABS} cycle, {instr.THROUGHPUT_REL:.0%}) for a throughput, of the smaller, "
               "and over both figures' spreads, q3 - q1)\n")
     rows = res["rows"]
+    quiet = 0
+    if not all_unstable:
+        shown = [r for r in rows if r["status"] != instr.UNSTABLE or _apart(r)]
+        quiet = len(rows) - len(shown)
+        rows = shown
     if rows:
         table = [("form", "figure", "A", "B", "delta", "")]
         for r in rows:
@@ -198,12 +223,14 @@ def print_instr(res, out):
         for t in table:
             out.write("  ".join(f"{v:<{w}}" if i != 4 else f"{v:>{w}}" for i, (v, w) in enumerate(zip(t, widths)))
                       .rstrip() + "\n")
+    if quiet:
+        out.write(f"{quiet} unstable figure(s) within the tolerance of the other run's not listed (--all lists them)\n")
     for p in res["problems"]:
         out.write(f"not used: {p}\n")
     out.write(f"{c[instr.DIFFERS]} instruction figure(s) differ beyond noise\n")
 
 
-def print_text(rows, notes, name_a, name_b, out, instr_res=None):
+def print_text(rows, notes, name_a, name_b, out, instr_res=None, all_unstable=False):
     out.write(f"A: {name_a}\nB: {name_b}\n")
     for n in notes:
         out.write(f"note: the runs differ: {n}\n")
@@ -211,7 +238,7 @@ def print_text(rows, notes, name_a, name_b, out, instr_res=None):
         if instr_res is None:
             out.write("no bench records in either run: nothing to compare\n")
         else:
-            print_instr(instr_res, out)
+            print_instr(instr_res, out, all_unstable)
         return
     w = max(len(r["variant"]) for r in rows)
     m = max([len(r["metric"] or "") for r in rows] + [6])
@@ -230,7 +257,7 @@ def print_text(rows, notes, name_a, name_b, out, instr_res=None):
     flagged = sum(1 for r in rows if r.get("flag"))
     out.write(f"{flagged} figure(s) changed beyond the spread\n")
     if instr_res is not None:
-        print_instr(instr_res, out)
+        print_instr(instr_res, out, all_unstable)
 
 
 def run(args):
@@ -247,7 +274,7 @@ def run(args):
             capture.warn(f"{p}: the record is not used")
     if args.format == "text":
         print_text(rows, notes, f"{args.a} run {run_a.number}: {capture.describe_run(run_a)}",
-                   f"{args.b} run {run_b.number}: {capture.describe_run(run_b)}", sys.stdout, ires)
+                   f"{args.b} run {run_b.number}: {capture.describe_run(run_b)}", sys.stdout, ires, args.all)
     elif args.format == "json":
         out = {"a": args.a, "b": args.b, "run_a": run_a.number, "run_b": run_b.number,
                "differences": notes, "rows": rows}
