@@ -209,6 +209,30 @@ def test_export_csv_parses_back(ctx):
     assert "latency[0].chain_rate" in p.stderr, p.stderr
 
 
+def test_a_long_cell_does_not_widen_every_line_and_unstable_figures_go_one_a_line(ctx):
+    """A full table has a few forms with a dozen pairs: their cells no longer pad every other line (a full table
+    of the development host was 836 characters a line), and its thousands of unstable figures are listed one a
+    line under a count by reason, not on one line."""
+    def one(asm, npairs, unstable=None):
+        lat = [{"from": f"op{j + 2}", "to": "op1", "cycles": 1.0 + j, "bound": "exact", "spread": mk.spread(1.0 + j),
+                "unstable": unstable} for j in range(npairs)]
+        return {"type": "instr", "cpu": {"n": 0}, "asm": asm, "iform": asm.split()[0], "extension": "BASE",
+                "isa_set": "I86", "latency": lat, "throughput": None}
+    recs = [one(f"ADD{i} r64, r64", 1) for i in range(40)] + [one("WIDE r64, r64", 12)] + \
+        [one("SHAKY r64, r64", 1, "outliers"), one("JITTERY r64, r64", 1, "spread")]
+    with capture_of(mk.head("X") + recs) as path:
+        p = tool("table", path)
+    assert p.returncode == 0, p.stderr
+    lines = table_lines(p.stdout)
+    wide = next(l for l in lines if l.startswith("WIDE "))
+    others = [l for l in lines if l.startswith("ADD")]
+    assert len(others) == 40 and "op13->op1 12.00" in wide, lines
+    assert max(len(l) for l in others) < len(wide) - 100, (max(len(l) for l in others), len(wide))
+    assert "~ unstable: 2 figure(s), marked ~ above (outliers 1, spread 1):" in p.stdout, p.stdout[-400:]
+    assert "~ SHAKY r64, r64 latency op2->op1 (outliers)\n" in p.stdout and \
+        "~ JITTERY r64, r64 latency op2->op1 (spread)\n" in p.stdout, p.stdout[-400:]
+
+
 def test_compare_lists_what_differs_first_and_counts_the_unstable_that_agree(ctx):
     """A full table has thousands of unstable figures, most within the tolerance of the other run's: text lists
     what differs first and counts those instead of listing them (--all lists them; json has them all)."""

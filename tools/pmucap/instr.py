@@ -20,6 +20,7 @@ the rule symmetric (A against B lists what B against A lists).  A figure that is
 side is reported as unstable, never as a difference; two figures whose `bound` differs (exact against
 upper) are reported as such, not as a difference; a figure measured in one run only says so.
 """
+import math
 import re
 
 from .capture import _is_int, type_name
@@ -504,6 +505,18 @@ COLUMNS = (("form", "asm", "<"), ("latency", "latency (from->to cycles; * larges
            ("throughput", "throughput", "<"), ("uops", "uops", "<"), ("ports", "ports", "<"), ("why", "why", "<"))
 
 
+# The share of a column's cells its width fits; a longer cell pushes the rest of its own line right.
+COLUMN_FIT = 0.95
+
+
+def _column_width(cells, title):
+    """A column's width: its title's, or what fits COLUMN_FIT of its cells if wider.  Padding every line to the
+    longest cell made a full table's lines 836 characters (10.7 MB), for the few forms with a dozen pairs."""
+    lengths = sorted(len(c) for c in cells)
+    fit = lengths[max(0, math.ceil(len(lengths) * COLUMN_FIT) - 1)] if lengths else 0
+    return max(len(title), fit)
+
+
 def write_table(table, out):
     """The instruction table as text: a heading, one line per form, the notes, the unstable figures and the
     records not used."""
@@ -518,13 +531,21 @@ def write_table(table, out):
         if emulated:
             for r in rs:
                 r["why"] = "; ".join(w for w in r["why"].split("; ") if w != "emulated")
-        widths = {k: max(len(title), *(len(r[k]) for r in rs)) for k, title, _ in COLUMNS}
+        widths = {k: _column_width([r[k] for r in rs], title) for k, title, _ in COLUMNS}
         out.write("  ".join(f"{title:{al}{widths[k]}}" for k, title, al in COLUMNS).rstrip() + "\n")
         for r in rs:
             out.write("  ".join(f"{r[k]:{al}{widths[k]}}" for k, _, al in COLUMNS).rstrip() + "\n")
     for i, n in enumerate(notes, 1):
         out.write(f"[{i}] {n}\n")
     if shaky:
-        out.write("~ unstable: " + ", ".join(shaky) + "\n")
+        # One a line: a full table has thousands (on one line they made a line of 159,000 characters).
+        why = {}
+        for s in shaky:
+            w = s[s.rindex("(") + 1:-1]
+            why[w] = why.get(w, 0) + 1
+        out.write(f"~ unstable: {len(shaky)} figure(s), marked ~ above ("
+                  + ", ".join(f"{w} {n}" for w, n in sorted(why.items(), key=lambda kv: -kv[1])) + "):\n")
+        for s in shaky:
+            out.write(f"~ {s}\n")
     for p in table.problems:
         out.write(f"not used: {p}\n")
