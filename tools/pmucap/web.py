@@ -24,6 +24,7 @@ import threading
 import urllib.parse
 
 from . import capture, fleet, store as store_mod
+from .cmd_serve import DEFAULT_MAX_UPLOAD_MIB
 
 SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
@@ -45,7 +46,7 @@ log = logging.getLogger("pmucap.serve")
 class Settings:
     """What `pmucap serve` was told: shared by every request."""
 
-    def __init__(self, store, token=None, max_upload_bytes=16 << 20, margin_pct=fleet.DEFAULT_MARGIN_PCT,
+    def __init__(self, store, token=None, max_upload_bytes=DEFAULT_MAX_UPLOAD_MIB << 20, margin_pct=fleet.DEFAULT_MARGIN_PCT,
                  floor=fleet.DEFAULT_FLOOR, read_token=None, admin_token=None, public_names=()):
         self.store = store
         self.token = token
