@@ -25,6 +25,12 @@
 #define PROGRESS_FORMS 48
 #define MS_PER_S 1000u
 #define MS_PER_TENTH 100u
+/*
+ * One form's output, bytes: its instr record and its readable line (the development host's full table:
+ * 1,705 and 106 bytes on average).  On a line of fixed rate (a UART polled byte by byte) it costs time.
+ */
+#define OUTPUT_BYTES_PER_FORM 1811u
+#define S_PER_MIN 60u
 
 static struct {
 	struct instr_choice ch;
@@ -85,19 +91,40 @@ static void pack_record(struct stage *st, const char *where, const char *status,
 	else
 		rec_null(&st->rec, "estimate_s");
 	rec_bool(&st->rec, "estimate_at_least", e.at_least);
+	/* Only a UART on bare metal waits at its baud: an emulator's or a hypervisor's takes bytes at once. */
+	const char *slow = NULL;
+	uint32_t rate = st->ci->exec == EXEC_BARE_METAL ? out_slowest_rate(&slow) : 0;
+	uint64_t out_s = rate ? ((uint64_t)is.chosen * OUTPUT_BYTES_PER_FORM + rate / 2) / rate : 0;
+	char output[160] = "";
+	if (rate && is.chosen)
+		snprintf(
+			output, sizeof(output),
+			"; their records on %s take about %llu %s more (%u bytes a second; serial=off leaves them to the "
+			"results file)",
+			slow, (unsigned long long)(out_s >= 2 * S_PER_MIN ? out_s / S_PER_MIN : out_s),
+			out_s >= 2 * S_PER_MIN ? "min" : "s", rate);
+	if (rate)
+		rec_u64(&st->rec, "output_s", out_s);
+	else
+		rec_null(&st->rec, "output_s");
 	rec_emit(&st->rec);
 	is.estimate = e;
 	if (!is.chosen)
 		out_text("instr: none of the pack's %u forms chosen (instr=%s): this CPU has none of them, or none is "
 			 "asked for", is.pk.forms, st->p->instr);
 	else if (!e.ms)
-		out_text("instr: %zu of the pack's %u forms chosen (instr=%s), %zu kernels: no estimate before the first "
-			 "forms (no TSC rate or calibration)", is.chosen, is.pk.forms, st->p->instr, is.kernels);
+		out_text(
+			"instr: %zu of the pack's %u forms chosen (instr=%s), %zu kernels: no estimate before the first "
+			"forms (no TSC rate or calibration)%s",
+			is.chosen, is.pk.forms, st->p->instr, is.kernels, output);
 	else
-		out_text("instr: %zu of the pack's %u forms chosen (instr=%s), %zu kernels: %s by the harness's samples "
-			 "and budget%s", is.chosen, is.pk.forms, st->p->instr, is.kernels, said,
-			 emulated ? " (under an emulator: its time, not the core's; each form's own work comes on top)"
-				  : "");
+		out_text(
+			"instr: %zu of the pack's %u forms chosen (instr=%s), %zu kernels: %s by the harness's samples "
+			"and budget%s%s",
+			is.chosen, is.pk.forms, st->p->instr, is.kernels, said,
+			emulated ? " (under an emulator: its time, not the core's; each form's own work comes on top)"
+				 : "",
+			output);
 }
 
 /* Whether this CPU has form f and instr= asks for it. */

@@ -14,6 +14,8 @@
 
 #define COM1_PORT 0x3f8		/* PC/AT convention */
 #define DEFAULT_BAUD 115200
+/* 8N1: a start bit, eight data bits and a stop bit on the line for every byte (the frame uart_init sets). */
+#define UART_BITS_PER_BYTE 10u
 #define ACPI_HEADER_LENGTH_OFFSET 4	/* ACPI 6.5 §5.2.6: the table length follows the signature */
 #define SPCR_MAX_LENGTH 4096		/* far above any revision; guards a corrupt length field */
 
@@ -114,7 +116,11 @@ void boot_serial_setup(const struct serial_cfg *want, struct serial_choice *out)
 	}
 	out->active = true;
 	/* Port I/O or MMIO only: live on any processor, so a rig on the serial line sees a pass as it runs. */
-	struct out_sink sink = { .name = "serial", .write_line = uart_line, .ctx = &console_uart, .any_cpu = true };
+	struct out_sink sink = { .name = "serial",
+				 .write_line = uart_line,
+				 .ctx = &console_uart,
+				 .any_cpu = true,
+				 .bytes_per_s = out->baud / UART_BITS_PER_BYTE };
 	out_add_sink(&sink);
 }
 

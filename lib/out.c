@@ -15,6 +15,18 @@ bool out_add_sink(const struct out_sink *sink)
 	return true;
 }
 
+uint32_t out_slowest_rate(const char **name)
+{
+	uint32_t slowest = 0;
+	for (size_t i = 0; i < nsinks; i++)
+		if (sinks[i].bytes_per_s && (!slowest || sinks[i].bytes_per_s < slowest)) {
+			slowest = sinks[i].bytes_per_s;
+			if (name)
+				*name = sinks[i].name;
+		}
+	return slowest;
+}
+
 void out_remove_sink(const char *name)
 {
 	for (size_t i = 0; i < nsinks; i++) {

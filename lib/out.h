@@ -39,6 +39,11 @@ struct out_sink {
 	 * sink stays live during a pass on another processor (output/spool.c).
 	 */
 	bool any_cpu;
+	/*
+	 * Bytes a second where write_line waits on a line of fixed rate (a UART: its baud over the ten bits
+	 * 8N1 sends a byte in); 0 where the sink is not bounded so.  A long run says what its output costs.
+	 */
+	uint32_t bytes_per_s;
 };
 
 #define OUT_MAX_SINKS 6
@@ -46,6 +51,8 @@ struct out_sink {
 /* Returns false when the table is full. */
 bool out_add_sink(const struct out_sink *sink);
 void out_remove_sink(const char *name);
+/* The slowest rate among the sinks' bytes_per_s (0: none is bounded) and, where one is, its name in *name. */
+uint32_t out_slowest_rate(const char **name);
 void out_reset(void);
 
 /*

@@ -57,6 +57,7 @@ def test_add_r64_forms_measured_emulated(ctx):
         assert len(chain) == 1 and chain[0]["cycles"] is not None and r["fault"] is None, r
     # The estimate under an emulator is a floor (fixed iterations), said so in the record and the line.
     assert pack[0]["estimate_at_least"] is True and isinstance(pack[0]["estimate_s"], int), pack
+    assert pack[0]["output_s"] is None, pack    # an emulator's UART takes bytes at once: no time at its baud
     assert "%d kernels: at least " % pack[0]["kernels"] in res.log and "by the harness's samples and budget" in res.log, describe(res)
     assert "instr: %d forms measured" % len(recs) in res.log, describe(res)
 

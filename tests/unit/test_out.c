@@ -110,6 +110,34 @@ static void long_hostile_line_stays_one_bounded_line(void **state)
 	capture_free(&cap);
 }
 
+static void nowhere(void *ctx, enum out_kind kind, const char *line, size_t len)
+{
+	(void)ctx;
+	(void)kind;
+	(void)line;
+	(void)len;
+}
+
+/* The slowest sink bounded by a rate names itself; sinks not bounded so (rate 0) are not the slowest. */
+static void the_slowest_bounded_sink_is_named(void **state)
+{
+	(void)state;
+	const char *name = NULL;
+	out_reset();
+	assert_true(out_add_sink(&(struct out_sink){ .name = "file", .write_line = nowhere }));
+	assert_int_equal(out_slowest_rate(&name), 0);
+	assert_null(name);
+	assert_true(out_add_sink(&(struct out_sink){ .name = "serial", .write_line = nowhere, .bytes_per_s = 11520 }));
+	assert_true(out_add_sink(&(struct out_sink){ .name = "slow", .write_line = nowhere, .bytes_per_s = 960 }));
+	assert_true(out_add_sink(&(struct out_sink){ .name = "screen", .write_line = nowhere }));
+	assert_int_equal(out_slowest_rate(&name), 960);
+	assert_string_equal(name, "slow");
+	out_remove_sink("slow");
+	assert_int_equal(out_slowest_rate(&name), 11520);
+	assert_string_equal(name, "serial");
+	out_reset();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -119,6 +147,7 @@ int main(void)
 		cmocka_unit_test(embedded_newline_does_not_start_a_line),
 		cmocka_unit_test(error_text_is_escaped_but_record_keeps_the_bytes),
 		cmocka_unit_test(long_hostile_line_stays_one_bounded_line),
+		cmocka_unit_test(the_slowest_bounded_sink_is_named),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
