@@ -233,6 +233,27 @@ def test_a_long_cell_does_not_widen_every_line_and_unstable_figures_go_one_a_lin
         "~ JITTERY r64, r64 latency op2->op1 (spread)\n" in p.stdout, p.stdout[-400:]
 
 
+def test_match_chooses_the_forms_shown_and_exported(ctx):
+    """--match REGEX (table, export --instr) keeps the forms whose asm name it finds; a bad expression exits 2
+    naming it, an expression no form matches exits 1 saying so."""
+    names = [f[0] for f in mk.FORMS if f[0] != mk.ONLY_B]
+    want = [n for n in names if n.startswith("ADD ")]
+    assert 1 < len(want) < len(names), want
+    p = tool("table", "--match", "^ADD ", A)
+    assert p.returncode == 0, p.stderr
+    assert f"instruction table: {len(want)} form(s) of {len(names)} matching '^ADD '," in p.stdout, p.stdout[-800:]
+    shown = [l for l in table_lines(p.stdout) if l and l[0].isupper() and not l.startswith("[")]
+    assert [next(n for n in names if l.startswith(n + " ")) for l in shown] == want, shown
+    rows = list(csv.DictReader(io.StringIO(tool("export", "--instr", "--match", "^ADD ", A).stdout)))
+    assert sorted({r["asm"] for r in rows}) == sorted(want), rows
+    for args in (("table", "--match", "(", A), ("export", "--instr", "--match", "[z-a]", A)):
+        p = tool(*args)
+        assert p.returncode == 2 and "--match" in p.stderr and "not a regular expression" in p.stderr, p.stderr
+    p = tool("export", "--instr", "--match", "^NOSUCH", A)
+    assert p.returncode == 1 and f"none of run 1's {len(names)} instruction forms matches '^NOSUCH'" in p.stderr, \
+        p.stderr
+
+
 def test_compare_lists_what_differs_first_and_counts_the_unstable_that_agree(ctx):
     """A full table has thousands of unstable figures, most within the tolerance of the other run's: text lists
     what differs first and counts those instead of listing them (--all lists them; json has them all)."""

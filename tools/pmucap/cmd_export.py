@@ -35,6 +35,8 @@ def add_parser(sub):
     p.add_argument("capture", help="a serial capture or a saved results .jsonl")
     p.add_argument("--instr", action="store_true", required=True,
                    help="the instruction table (the instr records): the one thing export writes today")
+    p.add_argument("--match", type=instr.match_pattern, metavar="REGEX",
+                   help="only the forms whose asm name this regular expression finds (Python's re)")
     p.add_argument("-o", "--output", metavar="FILE", help="write the CSV here (default: standard output)")
     p.add_argument("--run", type=int, metavar="N", help="which run (1 = the first in the capture; default the last)")
     p.add_argument("--allow-incomplete", action="store_true",
@@ -87,6 +89,12 @@ def run(args):
     if not table.forms:
         raise capture.InputError(f"{args.capture}: run {r.number} has no instr records to export"
                                  + (f" ({len(table.problems)} could not be used)" if table.problems else ""))
+    if args.match is not None:
+        every = len(table.forms)
+        table = instr.only(table, args.match)
+        if not table.forms:
+            raise capture.InputError(f"{args.capture}: none of run {r.number}'s {every} instruction forms matches "
+                                     f"{args.match.pattern!r}")
     rows = form_rows(table)
     if args.output is None:
         sys.stdout.reconfigure(newline="")

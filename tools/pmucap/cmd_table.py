@@ -42,6 +42,9 @@ def add_parser(sub):
                    help="show even a truncated or damaged run (its problems are printed)")
     p.add_argument("--ladder", action="store_true",
                    help="show the memory ladder size by size even for an emulated run (whose times mean nothing)")
+    p.add_argument("--match", type=instr.match_pattern, metavar="REGEX",
+                   help="the instruction table: only the forms whose asm name this regular expression finds "
+                        "(Python's re: 'VADDPS', '^ADD r64', 'zmm')")
     p.add_argument("--legend", action="store_true",
                    help="explain every abbreviation of the table and of the image's result lines, after the table "
                         "(or alone, without a capture)")
@@ -211,7 +214,7 @@ def iterations_text(floor, adaptive, used):
         + (", adaptive" if adaptive else "") + ")"
 
 
-def render(run, path, total_runs, out, legend=False, whole_ladder=False, iterations=None):
+def render(run, path, total_runs, out, legend=False, whole_ladder=False, iterations=None, match=None):
     out.write(f"{path} run {run.number} of {total_runs}: {capture.describe_run(run)}\n")
     setup = capture.first_record(run, "bench_setup") or {}
     first = next(iter(capture.bench_table(run).values()), {})
@@ -256,7 +259,11 @@ def render(run, path, total_runs, out, legend=False, whole_ladder=False, iterati
         out.write(f"[{i}] {n}\n")
     write_disturbances(rows, out)
     write_ladder(run, out, whole_ladder)
-    if itable.any:
+    if itable.any and match is not None:
+        every = len(itable.forms)
+        itable = instr.only(itable, match)
+        instr.write_table(itable, out, f" of {every} matching {match.pattern!r}")
+    elif itable.any:
         instr.write_table(itable, out)
     if legend:
         out.write("\n")
@@ -400,5 +407,6 @@ def run(args):
     r = cap.pick(args.run)
     for w in cap.verify([r], args.allow_incomplete):
         capture.warn(w)
-    render(r, args.capture, len(cap.runs), sys.stdout, args.legend, args.ladder, iterations.get(r.number, set()))
+    render(r, args.capture, len(cap.runs), sys.stdout, args.legend, args.ladder, iterations.get(r.number, set()),
+           args.match)
     return 0

@@ -297,6 +297,21 @@ class Table:
         return {f.key: f for f in self.forms}
 
 
+def match_pattern(text):
+    """An argparse type: --match's regular expression (Python's re), compiled; a bad one is refused naming what
+    is wrong and where."""
+    import argparse
+    try:
+        return re.compile(text)
+    except re.error as e:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a regular expression: {e}") from None
+
+
+def only(table, pattern):
+    """The Table of table's forms whose asm name pattern (compiled) finds, its problems kept."""
+    return Table([f for f in table.forms if pattern.search(f.asm)], table.problems)
+
+
 def read(run):
     """The Table of a capture.Run's instr records.  A record that does not hold is no form but a problem: its
     run, line and (when it has one) asm name, and what is wrong ("run 1, line 7: instr record "AND r64, r64":
@@ -517,13 +532,13 @@ def _column_width(cells, title):
     return max(len(title), fit)
 
 
-def write_table(table, out):
+def write_table(table, out, chosen=""):
     """The instruction table as text: a heading, one line per form, the notes, the unstable figures and the
-    records not used."""
+    records not used.  chosen: how the forms were chosen, for the heading ("of 15686 matching 'VADDPS'")."""
     rs, notes, shaky = rows(table)
     measured = sum(1 for f in table.forms if any(g.cycles is not None for _, g in f.figures()))
     emulated = bool(table.forms) and all(f.emulated for f in table.forms)
-    out.write(f"\ninstruction table: {len(table.forms)} form(s), {measured} with a figure, "
+    out.write(f"\ninstruction table: {len(table.forms)} form(s){chosen}, {measured} with a figure, "
               f"{len(table.forms) - measured} without (why says why)"
               + ("; EMULATED: times are not any silicon's" if emulated else "")
               + "; cycles, reciprocal throughput and how it was measured\n")
