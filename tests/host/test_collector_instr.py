@@ -128,6 +128,30 @@ def test_a_full_instruction_table_is_taken_under_the_default_limit(ctx):
         assert grown <= 16 * len(text), f"with its page the peak RSS grew {grown >> 20} MiB for {len(text) >> 20} MiB"
 
 
+def test_run_page_chooses_forms_by_a_regular_expression(ctx):
+    """?match=REGEX on the run page keeps the instruction rows (and their unstable figures) whose form it
+    finds, saying how many of how many; a bad expression is named and every row shown."""
+    names = [f[0] for f in mk.FORMS if f[0] != mk.ONLY_B]
+    want = [n for n in names if n.startswith("ADD ")]
+    with tempfile.TemporaryDirectory() as d, Collector(os.path.join(d, "runs.sqlite")) as c:
+        up, _ = posted_page(c, fixture("instr-a.jsonl"))
+        text = page(c, f"/runs/{up['id']}?match=" + urllib.parse.quote("^ADD "))
+        t = Tables(text)
+        assert [r[0] for r in t.tables["instr"][1:]] == want, t.tables["instr"]
+        assert f"{len(want)} of {len(names)} forms match ^ADD ." in " ".join(text.split()), text[:3000]
+        assert 'value="^ADD "' in text and "instr-match-error" not in t.ids
+        text = page(c, f"/runs/{up['id']}?match=" + urllib.parse.quote("(<b>"))
+        t = Tables(text)
+        assert len(t.tables["instr"]) - 1 == len(names) and "instr-match-error" in t.ids, t.ids
+        assert "&#39;(&lt;b&gt;&#39; is not a regular expression" in text and "(<b>" not in text, text[:3000]
+        # B's one unstable figure is listed with its form, and not with the others.
+        up_b, _ = posted_page(c, fixture("instr-b.jsonl"))
+        shaky = mk.UNSTABLE[0]
+        t = Tables(page(c, f"/runs/{up_b['id']}?match=" + urllib.parse.quote("^" + shaky.split()[0] + " ")))
+        assert "instr-unstable" in t.ids and [r[0] for r in t.tables["instr"][1:]] == [shaky], t.tables["instr"]
+        assert "instr-unstable" not in Tables(page(c, f"/runs/{up_b['id']}?match=%5EADD%20")).ids
+
+
 def test_bad_records_are_named_and_the_rest_shown(ctx):
     with tempfile.TemporaryDirectory() as d, Collector(os.path.join(d, "runs.sqlite")) as c:
         _, text = posted_page(c, fixture("instr-bad.jsonl"))

@@ -14,6 +14,7 @@ plot: a figure from records that do not hold is never shown as a measurement.
 import collections
 import math
 import os
+import re
 import tempfile
 import threading
 
@@ -146,6 +147,24 @@ def results(run):
             "events": any(m != "cycles" for r in capture.run_records(run, "bench") for m in capture.figures(r))}
 
 
+def choose_forms(shown, match):
+    """The run page's instruction rows whose form `match` (a regular expression, ?match=) finds, and their
+    unstable figures; shown["every"] is how many there were, shown["match_error"] what is wrong with a bad
+    expression (then every row is shown).  A full table is 15,686 rows, 7 MB of HTML."""
+    shown["every"], shown["match_error"] = len(shown["rows"]), None
+    if not match:
+        return
+    try:
+        pat = re.compile(match)
+    except re.error as e:
+        shown["match_error"] = f"{match!r} is not a regular expression: {e}"
+        return
+    shown["rows"] = [r for r in shown["rows"] if pat.search(r["form"])]
+    labels = {r["form"] for r in shown["rows"]}
+    shown["unstable"] = [u for u in shown["unstable"]
+                         if re.split(r" (?:latency \S+|throughput) \(", u, maxsplit=1)[0] in labels]
+
+
 def by_machine(rows):
     """Runs (newest first) grouped by machine, machines in the order of their newest run."""
     groups = collections.OrderedDict()
@@ -172,12 +191,15 @@ def register(app, settings):
             abort(404)
         intact = row["verdict"] in INTACT
         res = None
+        match = request.args.get("match") or None
         if intact:
             run, _ = web.load_run(row, settings)
             res = results(run)
+            if res.get("instr"):
+                choose_forms(res["instr"], match)
         earlier = [r for r in st.runs(machine=row["machine"], limit=50)
                    if r["id"] < run_id and r["verdict"] in INTACT] if intact else []
-        return render_template("run.html", run=row, intact=intact, res=res,
+        return render_template("run.html", run=row, intact=intact, res=res, match=match,
                                previous=earlier[0] if earlier else None)
 
     @app.get(f"/runs/<int(max={web_api.RUN_ID_MAX}):run_id>/plot.png")
