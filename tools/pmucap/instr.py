@@ -20,6 +20,7 @@ the rule symmetric (A against B lists what B against A lists).  A figure that is
 side is reported as unstable, never as a difference; two figures whose `bound` differs (exact against
 upper) are reported as such, not as a difference; a figure measured in one run only says so.
 """
+import argparse
 import math
 import re
 
@@ -300,7 +301,6 @@ class Table:
 def match_pattern(text):
     """An argparse type: --match's regular expression (Python's re), compiled; a bad one is refused naming what
     is wrong and where."""
-    import argparse
     try:
         return re.compile(text)
     except re.error as e:

@@ -147,19 +147,28 @@ def results(run):
             "events": any(m != "cycles" for r in capture.run_records(run, "bench") for m in capture.figures(r))}
 
 
+def finds(match, name):
+    """Whether the run page's ?match= finds an asm name: the text anywhere in it, at its start after a leading
+    ^, at its end before a trailing $.  Not a regular expression: anyone who may read the page may type one,
+    and a backtracking expression ((a+)+$) can hold a server thread for hours."""
+    start, end = match.startswith("^"), match.endswith("$") and len(match) > 1
+    core = match[1 if start else 0:len(match) - 1 if end else len(match)]
+    if start and end:
+        return name == core
+    if start:
+        return name.startswith(core)
+    if end:
+        return name.endswith(core)
+    return core in name
+
+
 def choose_forms(shown, match):
-    """The run page's instruction rows whose form `match` (a regular expression, ?match=) finds, and their
-    unstable figures; shown["every"] is how many there were, shown["match_error"] what is wrong with a bad
-    expression (then every row is shown).  A full table is 15,686 rows, 7 MB of HTML."""
-    shown["every"], shown["match_error"] = len(shown["rows"]), None
+    """The run page's instruction rows whose form `match` (?match=, finds()) finds, and their unstable figures;
+    shown["every"] is how many there were.  A full table is 15,686 rows, 7 MB of HTML."""
+    shown["every"] = len(shown["rows"])
     if not match:
         return
-    try:
-        pat = re.compile(match)
-    except re.error as e:
-        shown["match_error"] = f"{match!r} is not a regular expression: {e}"
-        return
-    shown["rows"] = [r for r in shown["rows"] if pat.search(r["form"])]
+    shown["rows"] = [r for r in shown["rows"] if finds(match, r["form"])]
     labels = {r["form"] for r in shown["rows"]}
     shown["unstable"] = [u for u in shown["unstable"]
                          if re.split(r" (?:latency \S+|throughput) \(", u, maxsplit=1)[0] in labels]
