@@ -3,6 +3,7 @@ SKU page (and /api/sku) lists the forms whose figures differ between machines of
 noise (tools/pmucap/instr.py's rule), and every name from a record is escaped.  The runs are
 tests/fixtures/instr-captures (make_instr.py), uploaded to a collector of the test's own
 (tests/testlib/collector.py)."""
+import copy
 import html.parser
 import json
 import os
@@ -201,6 +202,32 @@ def test_run_page_shows_identifications_doubt(ctx):
         recs[2]["uarch_doubt"] = 7
         _, text = posted_page(c, mk.frame(recs + [mk.record(0, mk.FORMS[0], "a")]))
         assert "DOUBT: not used:" in html.unescape(text) and "uarch_doubt is an integer" in html.unescape(text)
+
+
+def test_sku_page_counts_the_unstable_figures_that_agree(ctx):
+    """Two full tables have thousands of unstable figures, nearly all agreeing across the machines: the page
+    lists what differs first and an unstable figure only when it may hide a difference (its machines' figures
+    apart beyond the tolerance), counting the others; /api/sku has every row."""
+    a = mk.machine("a")
+    b = copy.deepcopy(a)
+    b[1]["smbios"]["system_serial"] = "INSTR-Q"
+    forms = [r for r in b if r.get("type") == "instr" and r.get("latency")]
+    near, far, moved = forms[0], forms[1], forms[2]
+    near["latency"][0].update(cycles=near["latency"][0]["cycles"] + 0.01, unstable="outliers")
+    far["latency"][0].update(cycles=far["latency"][0]["cycles"] + 2.0, unstable="spread")
+    moved["latency"][0].update(cycles=moved["latency"][0]["cycles"] + 2.0)
+    with tempfile.TemporaryDirectory() as d, Collector(os.path.join(d, "runs.sqlite")) as c:
+        for recs in (a, b):
+            status, up = c.post(mk.frame(recs))
+            assert status == 201 and up["verdict"] == "PASS", up
+        text = page(c, sku_path())
+        t = Tables(text)
+        body = t.tables["instr-fleet"][1:]
+        assert [(r[0], r[2]) for r in body] == [(moved["asm"], "differs"), (far["asm"], "unstable")], body
+        assert "instr-quiet" in t.ids and "1 unstable figure(s) within the tolerance" in text, text[-2000:]
+        status, sku = c.get(sku_path(api=True))
+        assert status == 200 and near["asm"] in {r["form"] for r in sku["instr"]["rows"]}, sku["instr"]["rows"]
+        assert [r["status"] for r in sku["instr"]["rows"]] == ["differs", "unstable", "unstable"], sku["instr"]
 
 
 def test_sku_page_lists_the_forms_that_differ_beyond_noise(ctx):

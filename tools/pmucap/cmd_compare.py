@@ -181,14 +181,6 @@ INSTR_STATUS_WORDS = {instr.DIFFERS: "DIFFERS beyond noise", instr.UNSTABLE: "un
                       instr.ONE_RUN: "measured in one run only", instr.BOUND: "bounds differ: not judged"}
 
 
-def _apart(r):
-    """Whether a row's two figures are further apart than the tolerance (instr.tolerance), spreads aside."""
-    a, b = r["a"], r["b"]
-    if r["what"] is None or a is None or b is None or a.cycles is None or b.cycles is None:
-        return True
-    return abs(b.cycles - a.cycles) > instr.tolerance(a.what, a.cycles, b.cycles)
-
-
 def print_instr(res, out, all_unstable=False):
     """The instruction section as text.  An unstable figure within the tolerance of the other run's is counted,
     not listed, unless all_unstable: a full table has thousands (one run's figure with many outliers, the
@@ -204,7 +196,7 @@ def print_instr(res, out, all_unstable=False):
     rows = res["rows"]
     quiet = 0
     if not all_unstable:
-        shown = [r for r in rows if r["status"] != instr.UNSTABLE or _apart(r)]
+        shown = [r for r in rows if r["status"] != instr.UNSTABLE or instr.apart((r["a"], r["b"]))]
         quiet = len(rows) - len(shown)
         rows = shown
     if rows:

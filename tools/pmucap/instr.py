@@ -357,6 +357,17 @@ def tolerance(what, a, b):
     return max(absolute, rel * min(abs(a), abs(b)))
 
 
+def apart(figs):
+    """Whether the lowest and the highest measured of figs (one figure, several runs or machines) are further
+    apart than the tolerance, their spreads aside; True with fewer than two measured (nothing to say they
+    agree).  What lists an unstable figure only when it may hide a difference."""
+    measured = [f.cycles for f in figs if f is not None and f.cycles is not None]
+    if len(measured) < 2:
+        return True
+    lo, hi = min(measured), max(measured)
+    return hi - lo > tolerance(next(f.what for f in figs if f is not None), lo, hi)
+
+
 def differ(fa, fb):
     """How figure fb stands against fa: SAME, DIFFERS, UNSTABLE, BOUND or ONE_RUN (the module's rule)."""
     if fa.cycles is None and fb.cycles is None:

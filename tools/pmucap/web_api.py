@@ -306,6 +306,7 @@ def sku_instr(st, runs, settings=None):
     if not tables:
         return None
     res = instr.compare_fleet([(m, t) for m, t, _ in tables])
+    res["rows"].sort(key=lambda r: r["status"] != instr.DIFFERS)   # what differs first, as compare lists it
     res.update(machines=[m for m, _, _ in tables], runs={m: i for m, _, i in tables},
                problems=[f"{m} (run {i}): {p}" for m, t, i in tables for p in t.problems],
                left_out=max(0, len(runs) - SKU_INSTR_MACHINES), limit=SKU_INSTR_MACHINES)

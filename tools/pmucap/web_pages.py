@@ -235,6 +235,13 @@ def register(app, settings):
             abort(404)
         bios, microcode = request.args.get("bios") or None, request.args.get("microcode") or None
         res = web_api.sku_comparison(st, cpu, bios, microcode, settings.margin_pct, settings.floor, settings)
+        ix = res.get("instr") if isinstance(res, dict) else None
+        if ix:
+            # As pmucap compare: an unstable figure that agrees across the machines within the tolerance is
+            # counted, not listed (two full tables have thousands); /api/sku has every row.
+            shown = [r for r in ix["rows"] if r["status"] != instr.UNSTABLE or instr.apart(list(r["cells"].values()))]
+            ix["quiet"] = len(ix["rows"]) - len(shown)
+            ix["rows"] = shown
         return render_template("sku.html", cpu=cpu, bios=bios, microcode=microcode, res=res,
                                min_machines=web_api.fleet.MIN_MACHINES)
 
