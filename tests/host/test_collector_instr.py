@@ -228,6 +228,12 @@ def test_sku_page_counts_the_unstable_figures_that_agree(ctx):
         status, sku = c.get(sku_path(api=True))
         assert status == 200 and near["asm"] in {r["form"] for r in sku["instr"]["rows"]}, sku["instr"]["rows"]
         assert [r["status"] for r in sku["instr"]["rows"]] == ["differs", "unstable", "unstable"], sku["instr"]
+        # The two runs' page lists and counts the same way.
+        text = page(c, "/compare?a=1&b=2")
+        t = Tables(text)
+        assert [(r[0], r[4]) for r in t.tables["instr-compare"][1:]] == \
+            [(moved["asm"], "differs"), (far["asm"], "unstable")], t.tables["instr-compare"]
+        assert "instr-quiet" in t.ids and "1 unstable figure(s) within the tolerance" in text, text[-2000:]
 
 
 def test_sku_page_lists_the_forms_that_differ_beyond_noise(ctx):

@@ -357,15 +357,22 @@ def tolerance(what, a, b):
     return max(absolute, rel * min(abs(a), abs(b)))
 
 
-def apart(figs):
-    """Whether the lowest and the highest measured of figs (one figure, several runs or machines) are further
-    apart than the tolerance, their spreads aside; True with fewer than two measured (nothing to say they
-    agree).  What lists an unstable figure only when it may hide a difference."""
-    measured = [f.cycles for f in figs if f is not None and f.cycles is not None]
+def apart_values(what, values):
+    """Whether the lowest and the highest of values (cycles, None where not measured) of one figure `what`,
+    in several runs or machines, are further apart than the tolerance, their spreads aside; True with fewer
+    than two measured (nothing says they agree).  What lists an unstable figure only when it may hide a
+    difference."""
+    measured = [v for v in values if v is not None]
     if len(measured) < 2:
         return True
     lo, hi = min(measured), max(measured)
-    return hi - lo > tolerance(next(f.what for f in figs if f is not None), lo, hi)
+    return hi - lo > tolerance(what, lo, hi)
+
+
+def apart(figs):
+    """apart_values of Figures (None for a run without the figure)."""
+    figs = [f for f in figs if f is not None]
+    return apart_values(figs[0].what if figs else "", [f.cycles for f in figs])
 
 
 def differ(fa, fb):

@@ -257,4 +257,10 @@ def register(app, settings):
                                    web_api.cmd_compare.DEFAULT_FLOOR, settings)
         if isinstance(out, tuple):
             return render_template("message.html", title="No comparison", message=out[1]), out[0]
+        ix = out.get("instr")
+        if ix:
+            # As pmucap compare's text: an unstable figure within the tolerance of the other run's is counted.
+            shown = [r for r in ix["rows"] if r["status"] != instr.UNSTABLE or instr.apart_values(
+                r["figure"], [(r[k] or {}).get("cycles") for k in ("a", "b")])]
+            ix["quiet"], ix["rows"] = len(ix["rows"]) - len(shown), shown
         return render_template("compare.html", cmp=out)
