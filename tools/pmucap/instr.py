@@ -494,8 +494,14 @@ def _marks(fig, label, notes, shaky):
     if fig.cycles is None and fig.why:
         marks += _note(notes, fig.why)
     if fig.unstable:
-        shaky.append(f"{label} {fig.what} ({fig.unstable})")
+        shaky.append((label, fig.what, fig.unstable))
     return marks
+
+
+def unstable_text(entry):
+    """An unstable figure of rows() as the table lists it: "form figure (why)"."""
+    label, what, why = entry
+    return f"{label} {what} ({why})"
 
 
 def rows(table):
@@ -504,9 +510,11 @@ def rows(table):
     A row is {"form", "pairs": [{"pair", "figure", "largest", "note"}], "latency" (the pairs in one cell),
     "throughput", "uops", "ports", "why", "emulated"}; notes are numbered texts the cells point to
     ([N]: a pair's connecting instruction or why it has no figure, a throughput's chain or why);
-    unstable lists "form figure (why)" for every unstable figure."""
+    unstable lists (form, figure, why) for every unstable figure (unstable_text() writes one), and each row's
+    "unstable" its own."""
     notes, shaky, out = [], [], []
     for f in table.forms:
+        first = len(shaky)
         largest = f.largest_register_pair()
         pairs = []
         for p in f.latency:
@@ -530,7 +538,7 @@ def rows(table):
                     "latency": ", ".join(f"{p['pair']} {p['figure']}{'*' if p['largest'] else ''}{p['note']}"
                                          for p in pairs) or "-",
                     "throughput": thr, "uops": uops, "ports": ports, "why": "; ".join(why),
-                    "emulated": f.emulated})
+                    "emulated": f.emulated, "unstable": shaky[first:]})
     return out, notes, shaky
 
 
@@ -573,12 +581,11 @@ def write_table(table, out, chosen=""):
     if shaky:
         # One a line: a full table has thousands (on one line they made a line of 159,000 characters).
         why = {}
-        for s in shaky:
-            w = s[s.rindex("(") + 1:-1]
+        for _, _, w in shaky:
             why[w] = why.get(w, 0) + 1
         out.write(f"~ unstable: {len(shaky)} figure(s), marked ~ above ("
                   + ", ".join(f"{w} {n}" for w, n in sorted(why.items(), key=lambda kv: -kv[1])) + "):\n")
-        for s in shaky:
-            out.write(f"~ {s}\n")
+        for u in shaky:
+            out.write(f"~ {unstable_text(u)}\n")
     for p in table.problems:
         out.write(f"not used: {p}\n")

@@ -14,7 +14,6 @@ plot: a figure from records that do not hold is never shown as a measurement.
 import collections
 import math
 import os
-import re
 import tempfile
 import threading
 
@@ -125,7 +124,8 @@ def results(run):
     ishown = None
     if itable.any:
         irows, inotes, ishaky = instr.rows(itable)
-        ishown = {"rows": irows, "notes": inotes, "unstable": ishaky, "problems": itable.problems,
+        ishown = {"rows": irows, "notes": inotes, "unstable": [instr.unstable_text(u) for u in ishaky],
+                  "problems": itable.problems,
                   "emulated": bool(itable.forms) and all(f.emulated for f in itable.forms)}
     # Identification's doubt of the model number (the cpu record's uarch_doubt): a fleet groups runs by
     # that number, and a hypervisor's may not be its core's.
@@ -169,9 +169,7 @@ def choose_forms(shown, match):
     if not match:
         return
     shown["rows"] = [r for r in shown["rows"] if finds(match, r["form"])]
-    labels = {r["form"] for r in shown["rows"]}
-    shown["unstable"] = [u for u in shown["unstable"]
-                         if re.split(r" (?:latency \S+|throughput) \(", u, maxsplit=1)[0] in labels]
+    shown["unstable"] = [instr.unstable_text(u) for r in shown["rows"] for u in r["unstable"]]
 
 
 def by_machine(rows):
