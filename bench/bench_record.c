@@ -247,4 +247,7 @@ void stage_emit_bench(struct stage *st, const struct bench_row *row, const struc
 			 "shared the core)", f->contended, f->contended == 1 ? "" : "s");
 	if (f->problem[0])
 		out_text("    note: %s", f->problem);
+	char away[320];
+	if (cy->n && bench_clock_away(&f->calibration, away, sizeof(away)))
+		out_text("    %s", away);
 }

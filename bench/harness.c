@@ -3,6 +3,7 @@
 #include "events/events.h"
 #include "platform/calib.h"
 #include "platform/hw.h"
+#include "lib/record.h"
 #include "lib/strbuf.h"
 
 /* bench/measure.asm reads these offsets. */
@@ -351,6 +352,26 @@ static void add_smi_events(const struct bench_setup *s, struct pass_ctx *c, stru
 	if (missing)
 		str_appendf(f->smi_event_missing, sizeof(f->smi_event_missing), 0, "no spare counter in %u of %u passes (pass %u)",
 			    missing, set->passes, first_missing + 1);
+}
+
+bool bench_clock_away(const struct bench_calibration *k, char *buf, size_t cap)
+{
+	char at[32], ref[32];
+	if (cap)
+		buf[0] = 0;
+	if (!k->per_sample || !k->samples.n || k->ppm <= 0)
+		return false;
+	int64_t d = k->samples.median - k->ppm, mag = d < 0 ? -d : d;
+	if ((__int128)mag * 1000 <= (__int128)k->ppm * BENCH_CLOCK_AWAY_PERMILLE)
+		return false;
+	int64_t tenths = stats_scale(mag, 1000, (uint64_t)k->ppm); /* tenths of a percent */
+	snprintf(buf, cap,
+		 "clock: the samples ran at %s cycles a tick, %lld.%lld%% %s the %s measured right before the variant "
+		 "(a step of the clock, or the kernel moving it: 512-bit vector code does on some cores); its cycles "
+		 "take the clock right after the kernel as the kernel's own",
+		 fmt_milli(at, k->samples.median / 1000), (long long)(tenths / 10), (long long)(tenths % 10),
+		 d < 0 ? "below" : "above", fmt_milli(ref, k->ppm / 1000));
+	return true;
 }
 
 const char *bench_disturbed_by_source(const struct bench_figures *f, char *buf, size_t cap)

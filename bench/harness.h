@@ -281,6 +281,17 @@ struct bench_setup {
 bool bench_run_variant(const struct bench_setup *s, const struct bench_def *d, uint8_t *window,
 		       struct count_set *set, struct bench_figures *f);
 
+/*
+ * A variant whose kept samples ran at a clock other than the one measured right before it: more than
+ * BENCH_CLOCK_AWAY_PERMILLE apart.  On the development host every built-in variant's samples ran within 0.3%
+ * of it, and 512-bit user kernels' 7.5% below (the clock after such code; bench/harness.c sample()).  Each
+ * sample's cycles are converted with its own clock, as always; the line says that this clock is the one
+ * right after the kernel, which is the kernel's own only if the kernel did not move it.  Writes the note
+ * into buf and returns true for such a figure; false (buf empty) otherwise or without per-sample clocks.
+ */
+#define BENCH_CLOCK_AWAY_PERMILLE 30
+bool bench_clock_away(const struct bench_calibration *k, char *buf, size_t cap);
+
 /* Disturbed samples by source, "smi_count 2, nmi 1" ("" when none), into buf. */
 const char *bench_disturbed_by_source(const struct bench_figures *f, char *buf, size_t cap);
 

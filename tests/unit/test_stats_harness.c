@@ -644,6 +644,36 @@ static void a_kernel_that_moves_the_clock_is_calibrated_at_its_own_clock(void **
 	/* Converted with the clock the kernel left (16/17 cycles a tick): the chain's own cycle an iteration. */
 	assert_int_equal(r.calibration.samples.median, 1000000 * SLOW_DIV / (SLOW_DIV + 1));
 	assert_in_range(r.cycles.median, TICKS_PER_ITER_MILLI - 1, TICKS_PER_ITER_MILLI + 1);
+	/* Its line says the samples' clock is not the one before the variant (5.9% below). */
+	char note[320];
+	assert_true(bench_clock_away(&r.calibration, note, sizeof(note)));
+	assert_non_null(strstr(note, "5.9% below"));
+}
+
+/* A variant whose samples ran at another clock than the one measured before it says so (bench_clock_away). */
+static void samples_at_another_clock_are_noted(void **state)
+{
+	(void)state;
+	char buf[320];
+	struct bench_calibration k = { .source = BENCH_CALIB_HARNESS, .ppm = 1574000, .per_sample = true };
+	k.samples.n = 11;
+	k.samples.median = 1456000; /* the development host's 512-bit user kernels */
+	assert_true(bench_clock_away(&k, buf, sizeof(buf)));
+	assert_non_null(strstr(buf, "the samples ran at 1.456 cycles a tick, 7.5% below the 1.574 measured"));
+	k.samples.median = 1570000; /* a steady variant: within 0.3% */
+	assert_false(bench_clock_away(&k, buf, sizeof(buf)));
+	assert_string_equal(buf, "");
+	k.samples.median = k.ppm + k.ppm * (BENCH_CLOCK_AWAY_PERMILLE + 1) / 1000;
+	assert_true(bench_clock_away(&k, buf, sizeof(buf)));
+	assert_non_null(strstr(buf, "3.1% above"));
+	k.samples.median = k.ppm + k.ppm * BENCH_CLOCK_AWAY_PERMILLE / 1000; /* at the line: not beyond it */
+	assert_false(bench_clock_away(&k, buf, sizeof(buf)));
+	k.samples.median = 1456000;
+	k.per_sample = false; /* one calibration converted the figure: no samples' clock to compare */
+	assert_false(bench_clock_away(&k, buf, sizeof(buf)));
+	k.per_sample = true;
+	k.samples.n = 0;
+	assert_false(bench_clock_away(&k, buf, sizeof(buf)));
 }
 
 /*
@@ -1364,6 +1394,7 @@ int main(void)
 		cmocka_unit_test(a_disturbance_the_window_missed_is_rejected_as_n_2n),
 		cmocka_unit_test(a_moving_clock_in_a_sample_is_rejected),
 		cmocka_unit_test(a_kernel_that_moves_the_clock_is_calibrated_at_its_own_clock),
+		cmocka_unit_test(samples_at_another_clock_are_noted),
 		cmocka_unit_test(a_contended_sample_is_thrown_away_and_retaken),
 		cmocka_unit_test(a_variant_waits_out_an_episode_of_contention_within_its_patience),
 		cmocka_unit_test(the_probe_reference_is_a_low_rank_not_the_fastest),

@@ -78,6 +78,10 @@ LEGEND = (
     ("disturbed: ...", "image line under a result: N samples thrown away (by source: smi_count, smi_event, nmi, "
                        "frequency, thermal; on a host context switches and interrupts) and M taken again in their "
                        "place; the first disturbance, as the ledger saw it"),
+    ("clock: ...", "image line under a result whose cycles come from the TSC: its samples ran at a clock more "
+                   "than 3% from the one measured right before the variant (a step of the clock, or the kernel "
+                   "moving it, as 512-bit vector code does on some cores); its cycles take the clock right after "
+                   "the kernel as the kernel's own"),
 )
 
 
