@@ -2,7 +2,31 @@
 #include "bench/instr_choice.h"
 #include "lib/strbuf.h"
 
-static bool is_ext_char(char ch) { return (ch >= 'A' && ch <= 'Z') || lc_isdigit(ch) || ch == '_'; }
+static bool is_capital(char ch) { return ch >= 'A' && ch <= 'Z'; }
+static bool is_ext_char(char ch) { return is_capital(ch) || (ch >= 'a' && ch <= 'z') || lc_isdigit(ch) || ch == '_'; }
+
+/*
+ * Whether v has the shape of an extension list: items of letters, digits and '_', none empty, each with a
+ * capital.  XED writes one name with a lower-case letter (AMD's SSE4a), and --list prints it so.  No asm
+ * name has a capital next to a lower-case letter (operands follow a blank), so a value of this shape that
+ * mixes the cases could match no form as a regex either.
+ */
+static bool is_ext_list(const char *v, size_t len)
+{
+	bool capital = false;
+	for (size_t i = 0; i < len; i++) {
+		if (v[i] == ',') {
+			if (!capital || i + 1 == len)
+				return false;
+			capital = false;
+		} else if (!is_ext_char(v[i])) {
+			return false;
+		} else {
+			capital = capital || is_capital(v[i]);
+		}
+	}
+	return capital;
+}
 
 bool instr_choice_parse(struct instr_choice *ch, const char *v, size_t len, char *why, size_t cap)
 {
@@ -20,11 +44,7 @@ bool instr_choice_parse(struct instr_choice *ch, const char *v, size_t len, char
 		ch->kind = INSTR_CHOOSE_ALL;
 		return true;
 	}
-	/* Capitals, digits, '_' and commas only: extensions; anything else is a regular expression. */
-	bool ext = true;
-	for (size_t i = 0; i < len && ext; i++)
-		ext = is_ext_char(v[i]) || (v[i] == ',' && i && i + 1 < len && v[i + 1] != ',');
-	if (ext) {
+	if (is_ext_list(v, len)) {
 		size_t n = 0;
 		for (char *p = ch->text; *p;) {
 			if (n == INSTR_CHOICE_EXT_MAX) {

@@ -2,12 +2,12 @@
  * bench/instr_choice.h - instr=: which instruction forms of the kernel pack a run measures (issue 31;
  * docs/instr.md "In the image").
  *
- * The value is `none` (the default), `all`, a comma list of XED extensions written in capitals
- * (`BASE,AVX2`: every item of [A-Z0-9_]+, no empty item), or anything else: a regular expression on the
- * form's asm name (lib/regex.h; `^ADD r64`).  XED names extensions in capitals, digits and '_', and an
- * asm name has a blank or a lower-case operand in it, so the two seldom meet; a value of the list's shape
- * meant as a regex (`ADD`) is read as a list, and the extension ADD that no form has is an error that
- * lists the pack's (instr_choice_unknown_ext).
+ * The value is `none` (the default), `all`, a comma list of XED extensions (`BASE,AVX2,SSE4a`: every
+ * item of letters, digits and '_' with at least one capital, no empty item), or anything else: a regular
+ * expression on the form's asm name (lib/regex.h; `^ADD r64`).  XED names extensions in capitals, digits
+ * and '_' (and one, SSE4a, with a lower-case letter), while an asm name has a blank before its lower-case
+ * operands, so the two seldom meet; a value of the list's shape meant as a regex (`ADD`) is read as a
+ * list, and the extension ADD that no form has is an error that lists the pack's (instr_choice_unknown_ext).
  *
  * The options reader checks it (run/config_opts.c) and the benchmark
  * stage's instr source (bench/src_instr.c) uses it; this file stands alone so the options reader does not

@@ -181,8 +181,9 @@ const struct opt_def config_opts[] = {
 	{ "instr", OPT_STR, OFF(instr), NULL, 0, 0, "none", DOC("instr=\"^ADD r64\""),
 	  DOC("Instruction forms to measure from the kernel pack on the boot medium (`\\pmuboot\\instr.pack`, "
 	  "put there by `make usb`, `make iso`, `make netboot`; docs/instr.md, \"In the image\"): `none`, `all` "
-	  "(every form this CPU has), a comma-separated list of XED extensions (`BASE,AVX2`: capitals, digits and "
-	  "`_` only, so that `BASE` is an extension and `^ADD` is not), or anything else: a regular expression on "
+	  "(every form this CPU has), a comma-separated list of XED extensions (`BASE,AVX2,SSE4a`: letters, digits "
+	  "and `_`, each name with a capital, so that `BASE` is an extension and `^ADD` and `xmm` are not), or "
+	  "anything else: a regular expression on "
 	  "the form's asm name (lib/regex.h's POSIX ERE subset), quoted where it has a space "
 	  "(`instr=\"^ADD r64\"`, or `^ADD.r64`). An extension no form of the pack has is an `error` naming it "
 	  "and listing the pack's, and the forms of the others are measured. One `instr` record per form, after "

@@ -358,7 +358,7 @@ static void selection(void **state)
 	assert_true(instr_pack_form_matches(&vadd, &by_ext));
 }
 
-/* instr=: none, all, extensions in capitals, else a regex (a bad one named by position). */
+/* instr=: none, all, extensions (each with a capital), else a regex (a bad one named by position). */
 static void choice(void **state)
 {
 	(void)state;
@@ -383,6 +383,15 @@ static void choice(void **state)
 	assert_false(instr_pack_form_matches(&add, &ch.flt));
 	/* "BASE," is no extension list (an empty item): a regex, which compiles. */
 	assert_true(instr_choice_parse(&ch, "BASE,", 5, w, sizeof(w)) && ch.kind == INSTR_CHOOSE_REGEX);
+	/* XED's SSE4a has a lower-case letter, as --list prints it: still a list, not a regex matching nothing. */
+	assert_true(instr_choice_parse(&ch, "SSE4a,BASE", 10, w, sizeof(w)) && ch.kind == INSTR_CHOOSE_EXT);
+	assert_int_equal(ch.flt.n_ext, 2);
+	assert_string_equal(ch.flt.ext[0], "SSE4a");
+	/* An item with no capital makes the value a regex: xmm finds the forms with an xmm operand. */
+	assert_true(instr_choice_parse(&ch, "xmm", 3, w, sizeof(w)) && ch.kind == INSTR_CHOOSE_REGEX);
+	assert_true(instr_choice_parse(&ch, "BASE,r64", 8, w, sizeof(w)) && ch.kind == INSTR_CHOOSE_REGEX);
+	assert_true(instr_choice_parse(&ch, "r64", 3, w, sizeof(w)) && ch.kind == INSTR_CHOOSE_REGEX);
+	assert_true(instr_pack_form_matches(&add, &ch.flt));
 	assert_false(instr_choice_parse(&ch, "^ADD(", 5, w, sizeof(w)));
 	assert_non_null(strstr(w, "at position"));
 }
