@@ -186,6 +186,15 @@ static bool measure(struct instr_runner *rn, const struct instr_pack_meas *m, st
 
 static int64_t per_instance(int64_t v, const struct instr_pack_meas *m) { return m->per_iter ? v / m->per_iter : v; }
 
+/* Thousandths as a decimal, "-0.012". */
+static const char *milli_text(char *buf, size_t cap, int64_t v)
+{
+	uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	snprintf(buf, cap, "%s%llu.%03llu", v < 0 ? "-" : "", (unsigned long long)(a / 1000),
+		 (unsigned long long)(a % 1000));
+	return buf;
+}
+
 /*
  * A connector's cycles per instance (measured once per run, by name): false when it could not be measured,
  * r->why saying why.  Only a figure that is not thin is kept for the run: a connector whose samples were
@@ -256,8 +265,20 @@ void instr_run_form(struct instr_runner *rn, const struct instr_pack_form *f, st
 			r->unkept = true;
 			continue;
 		}
+		int64_t trip = per_instance(fig.median, m);
+		if (trip < sub) {
+			/*
+			 * The round trip took less than its connectors are counted at (measured alone, or a cycle at
+			 * their least): no latency is left to be this pair's, and a negative one is no figure.
+			 */
+			char t[24], c[24];
+			snprintf(r->why, sizeof(r->why),
+				 "round trip %s cycles < its connectors' %s: no latency left", 
+				 milli_text(t, sizeof(t), trip), milli_text(c, sizeof(c), sub));
+			continue;
+		}
 		r->measured = true;
-		r->per_instance = per_instance(fig.median, m) - sub;
+		r->per_instance = trip - sub;
 		r->lo = per_instance(fig.min, m) - sub;
 		r->hi = per_instance(fig.max, m) - sub;
 		r->unstable = fig.unstable == STATS_STABLE ? NULL : stats_unstable_name(fig.unstable);

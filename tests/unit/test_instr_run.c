@@ -15,6 +15,7 @@
 
 #include "bench/instr_record.h"
 #include "bench/instr_run.h"
+#include "platform/calib.h"
 #include "tests/fake/capture.h"
 #include "tests/fake/hw_fake.h"
 #include "tests/fake/measure_fake.h"
@@ -162,9 +163,22 @@ static void a_connector_without_a_figure_says_why_and_is_measured_again(void **s
  * A connecting instruction that cannot be measured alone is counted at its least, a cycle, and taken off the
  * figure, which stays an upper bound (instr/kernel.h IKM_LEAST_MILLI): the same kernel reads that much less.
  */
+/* Whether c runs a form's kernel, not the harness's calibration chain or contention probe. */
+static bool form_kernel(const struct bench_call *c)
+{
+	return c->kernel != (bench_kernel_fn)(void (*)(void))calib_add_chain &&
+	       c->kernel != (bench_kernel_fn)(void (*)(void))calib_add_block;
+}
+/* Each instance of the form's kernels a little more than IKM_LEAST_MAX cycles. */
+static uint64_t long_trips(unsigned run, const struct bench_call *c)
+{
+	(void)run;
+	return form_kernel(c) ? c->trips * 8 * PER_ITER * IKM_LEAST_MAX : 0;
+}
 static void cycles_counted_at_their_least_are_subtracted(void **state)
 {
 	(void)state;
+	fake_measure_extra(long_trips);
 	form_with_connector(&form, "MOVQ xmm, r64");
 	form.m[1].sub[0] = IKM_NO_SUB;
 	form.m[1].bound = IKM_UPPER;
@@ -187,6 +201,44 @@ static void cycles_counted_at_their_least_are_subtracted(void **state)
 	capture_free(&cap);
 }
 
+/* While set, each trip costs this much more: the connector, measured before the `before` hook clears it. */
+static bool slow_connector;
+static uint64_t slow_first(unsigned run, const struct bench_call *c)
+{
+	(void)run;
+	return slow_connector && form_kernel(c) ? c->trips * 8 * PER_ITER : 0;
+}
+static void connector_done(void *ctx, const struct instr_pack_form *f, size_t j)
+{
+	(void)ctx, (void)f, (void)j;
+	slow_connector = false;
+}
+
+/*
+ * A round trip that took less than its connector alone leaves no latency for the pair: the record has no
+ * figure and why names both numbers, never a negative latency (under QEMU's TCG, ANDN's op2->flags read
+ * "<=-0.84" before this).
+ */
+static void a_round_trip_shorter_than_its_connectors_is_no_figure(void **state)
+{
+	(void)state;
+	fake_measure_extra(slow_first);
+	rn.before = connector_done;
+	rn.nconn = 0;
+	slow_connector = true;
+	struct capture cap;
+	const char *r = run_and_record("ADD r64, r64 (slow connector)", &cap);
+	assert_true(res[0].measured);
+	assert_false(res[1].measured);
+	assert_false(res[1].unkept);
+	assert_true(res[0].per_instance > 0);
+	assert_non_null(strstr(res[1].why, "round trip "));
+	assert_non_null(strstr(res[1].why, "< its connectors' "));
+	assert_null(strstr(r, "\"cycles\":-"));
+	assert_non_null(strstr(r, "no latency left"));
+	capture_free(&cap);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,6 +247,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(a_connector_without_a_figure_says_why_and_is_measured_again, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(cycles_counted_at_their_least_are_subtracted, setup, teardown),
+		cmocka_unit_test_setup_teardown(a_round_trip_shorter_than_its_connectors_is_no_figure, setup,
+						teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
