@@ -586,11 +586,17 @@ size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const
 		 "later passes, %zu of them written with an earlier pass's figure when the passes' time was up",
 		 good, bad, secs, secs > 0 ? (double)n * 60 / secs : 0.0, again, kept);
 	/* How often another thread shared the core: the samples the harness threw away for it and took again. */
-	out_text("instr: contention probe: %llu of %llu samples thrown away as contended (the probe's reference %.3f "
-		 "cycles an add, learned again %u times; %u episodes of another thread coming and going kept it)",
-		 (unsigned long long)S.contention.contended, (unsigned long long)S.contention.probed,
-		 (double)bench_contention_reference(&S.contention) / 1000, S.contention.relearned,
-		 S.contention.episodes);
+	if (!S.contention.probed)
+		out_text("instr: contention probe: not run (%s)",
+			 S.hs.emulated_time ? "an emulator's clock is no core's to share"
+					    : "no sample carried a calibration of its own to guard");
+	else
+		out_text("instr: contention probe: %llu of %llu samples thrown away as contended (the probe's "
+			 "reference %.3f cycles an add, learned again %u times; %u episodes of another thread coming "
+			 "and going kept it)",
+			 (unsigned long long)S.contention.contended, (unsigned long long)S.contention.probed,
+			 (double)bench_contention_reference(&S.contention) / 1000, S.contention.relearned,
+			 S.contention.episodes);
 	for (size_t i = 0; i < INSTR_BATCH_FORMS; i++)
 		free(plans[i]);
 	free(plans);

@@ -27,6 +27,7 @@ gnu-efi              /usr/lib/crt0-efi-x86_64.o          image run usb iso netbo
 libcmocka-dev        /usr/include/cmocka.h               unit test
 python3              /usr/bin/python3                    run bench test
 qemu-system-x86      /usr/bin/qemu-system-x86_64         run test
+qemu-user            /usr/bin/qemu-x86_64                test
 ovmf                 /usr/share/OVMF/OVMF_CODE_4M.fd     run test
 mtools               /usr/bin/mcopy                      run usb iso test
 dosfstools           /usr/sbin/mkfs.fat                  run usb iso test
