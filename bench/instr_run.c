@@ -272,8 +272,7 @@ void instr_run_form(struct instr_runner *rn, const struct instr_pack_form *f, st
 			 * their least): no latency is left to be this pair's, and a negative one is no figure.
 			 */
 			char t[24], c[24];
-			snprintf(r->why, sizeof(r->why),
-				 "round trip %s cycles < its connectors' %s: no latency left", 
+			snprintf(r->why, sizeof(r->why), "round trip %s cycles < its connectors' %s: no latency left",
 				 milli_text(t, sizeof(t), trip), milli_text(c, sizeof(c), sub));
 			continue;
 		}

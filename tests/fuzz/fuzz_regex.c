@@ -54,11 +54,11 @@ static bool to_posix(const char *p, char *o, size_t cap)
 {
 	size_t n = 0;
 	bool in_class = false;
-#define PUT(ch)                        \
-	do {                           \
-		if (n + 1 >= cap)      \
-			return false;  \
-		o[n++] = (char)(ch);   \
+#define PUT(ch) \
+	do { \
+		if (n + 1 >= cap) \
+			return false; \
+		o[n++] = (char)(ch); \
 	} while (0)
 	for (size_t i = 0; p[i]; i++) {
 		char c = p[i];

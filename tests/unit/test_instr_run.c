@@ -247,8 +247,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(a_connector_without_a_figure_says_why_and_is_measured_again, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(cycles_counted_at_their_least_are_subtracted, setup, teardown),
-		cmocka_unit_test_setup_teardown(a_round_trip_shorter_than_its_connectors_is_no_figure, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(a_round_trip_shorter_than_its_connectors_is_no_figure, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
