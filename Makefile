@@ -121,7 +121,7 @@ VERSION := $(shell cat VERSION)
 IMAGE_MAX := 524288
 IMAGE_BUDGETS := --budget .text=300800 --budget .data=194048 --budget .rela=24576 --other-budget 4096
 
-.PHONY: all image host test check test-slow unit run bench clean deps usb iso netboot size FORCE
+.PHONY: all image host test check test-slow unit run bench bench-instr clean deps usb iso netboot size FORCE
 .DEFAULT_GOAL := all
 all: image host
 
@@ -251,6 +251,17 @@ bench:
 	@tools/deps.sh --quiet --for bench
 	@$(MAKE) --no-print-directory $(BUILD_JOBS) host $(B)/chase-probe
 	@$(PYTHON) tools/bench-table.py $(B)/pmuboot-host probe=$(B)/chase-probe
+
+# The instruction table beside an independent probe of some fifty forms (docs/benchmarks.md "make bench-instr").
+bench-instr:
+	@tools/deps.sh --quiet --for bench
+	@$(MAKE) --no-print-directory $(BUILD_JOBS) host $(B)/instr-probe
+	@$(PYTHON) tools/instr-probe.py $(B)/pmuboot-host $(B)/instr-probe
+
+# Intel syntax for the kernels' inline assembly; no pmuboot code in it.
+$(B)/instr-probe: tools/probe/instr_probe.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -Wall -Wextra -masm=intel -o $@ $<
 
 # The independent pointer chase `make bench` measures the machine's own drift with (no pmuboot code in it).
 $(B)/chase-probe: tools/probe/chase_probe.c tools/probe/forward.c tools/probe/forward.h
