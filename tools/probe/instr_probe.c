@@ -84,7 +84,10 @@
 #define VEX "vzeroupper\n"
 #define SSE ""
 
-enum need { NONE, SSSE3, SSE41, SSE42, BMI1, BMI2, LZCNT, POPCNT, AVX, AVX2, FMA, AVX512F, AVX512DQ, AVX512BW };
+enum need {
+	NONE, SSSE3, SSE41, SSE42, BMI1, BMI2, LZCNT, POPCNT, AVX, AVX2, FMA,
+	AVX512F, AVX512DQ, AVX512BW, AVX512VL, AVX512DQVL
+};
 
 FORM(add, GPR_INIT GCOPY, GPR, "add rax, rax", TP_GPR("add \\r, rcx"))
 FORM(imul, GPR_INIT GCOPY, GPR, "imul rax, rax", TP_GPR("imul \\r, rcx"))
@@ -134,6 +137,14 @@ FORM(vpermd_z, ZMM_F ZCOPY, VEX, "vpermd zmm0, zmm1, zmm0", TP_VEC("vpermd zmm\\
 FORM(vpmullq_z, ZMM_F ZCOPY, VEX, "vpmullq zmm0, zmm0, zmm0", TP_VEC("vpmullq zmm\\r, zmm13, zmm14"))
 FORM(vpshufb_z, ZMM_F ZCOPY, VEX, "vpshufb zmm0, zmm0, zmm1", TP_VEC("vpshufb zmm\\r, zmm13, zmm14"))
 
+FORM(vphaddd_x, VEC_F YCOPY, VEX, "vphaddd xmm0, xmm0, xmm0", TP_VEC("vphaddd xmm\\r, xmm13, xmm14"))
+FORM(vpmulld_x, VEC_F YCOPY, VEX, "vpmulld xmm0, xmm0, xmm0", TP_VEC("vpmulld xmm\\r, xmm13, xmm14"))
+FORM(phaddd_x, SSE_F XCOPY, SSE, "phaddd xmm0, xmm0", TP_VEC("phaddd xmm\\r, xmm13"))
+FORM(vpmovdb, ZMM_F ZCOPY, VEX, "vpmovdb xmm0, ymm0", TP_VEC("vpmovdb xmm\\r, ymm13"))
+FORM(vpmullq_x, ZMM_F ZCOPY, VEX, "vpmullq xmm0, xmm0, xmm0", TP_VEC("vpmullq xmm\\r, xmm13, xmm14"))
+FORM(vrndscalepd_x, VEC_D YCOPY, VEX, "vrndscalepd xmm0, xmm0, 0", TP_VEC("vrndscalepd xmm\\r, xmm13, 0"))
+FORM(vpsraw_z, ZMM_F ZCOPY, VEX, "vpsraw zmm0, zmm0, xmm1", TP_VEC("vpsraw zmm\\r, zmm13, xmm14"))
+
 /* The reference: a chain of dependent adds, one cycle each. */
 KERNEL(add_chain, "mov eax, 1\n", ".rept 64\n add rax, rax\n .endr\n", GPR)
 
@@ -180,7 +191,10 @@ static const struct form forms[] = {
 	F(vcvtdq2ps_y, "VCVTDQ2PS ymm, ymm", "op2->op1", AVX),
 	F(vpbroadcastd_y, "VPBROADCASTD ymm, xmm", "op2->op1", AVX2),
 	F(vpermps_y, "VPERMPS ymm, ymm, ymm", "op3->op1", AVX2),
+	F(vphaddd_x, "VPHADDD xmm, xmm, xmm", "op2->op1", AVX),
+	F(vpmulld_x, "VPMULLD xmm, xmm, xmm", "op2->op1", AVX),
 	F(pshufb_x, "PSHUFB xmm, xmm", "op1->op1", SSSE3),
+	F(phaddd_x, "PHADDD xmm, xmm", "op1->op1", SSSE3),
 	F(pmulld_x, "PMULLD xmm, xmm", "op1->op1", SSE41),
 	F(addsd, "ADDSD xmm, xmm", "op1->op1", NONE),
 	F(mulsd, "MULSD xmm, xmm", "op1->op1", NONE),
@@ -193,10 +207,16 @@ static const struct form forms[] = {
 	F(vpermd_z, "VPERMD zmm, zmm, zmm", "op3->op1", AVX512F),
 	F(vpmullq_z, "VPMULLQ zmm, zmm, zmm", "op2->op1", AVX512DQ),
 	F(vpshufb_z, "VPSHUFB zmm, zmm, zmm", "op2->op1", AVX512BW),
+	F(vpsraw_z, "VPSRAW zmm, zmm, xmm", "op2->op1", AVX512BW),
+	F(vpmovdb, "VPMOVDB xmm, ymm", "op2->op1", AVX512VL),
+	F(vrndscalepd_x, "VRNDSCALEPD xmm, xmm, imm8", "op2->op1", AVX512VL),
+	F(vpmullq_x, "VPMULLQ xmm, xmm, xmm", "op2->op1", AVX512DQVL),
 };
 
-static const char *const need_names[] = { "",	 "SSSE3", "SSE4.1", "SSE4.2",  "BMI1",	  "BMI2",	"LZCNT",
-					   "POPCNT", "AVX",   "AVX2",   "FMA",     "AVX512F", "AVX512DQ", "AVX512BW" };
+static const char *const need_names[] = {
+	"", "SSSE3", "SSE4.1", "SSE4.2", "BMI1", "BMI2", "LZCNT", "POPCNT", "AVX", "AVX2", "FMA",
+	"AVX512F", "AVX512DQ", "AVX512BW", "AVX512VL", "AVX512DQ and AVX512VL"
+};
 
 /* CPUID bits (Intel SDM Vol. 2A, CPUID; AMD APM Vol. 3, E.3) and XCR0's state (SDM Vol. 1, 13.3). */
 #define XCR0_AVX 0x6u	   /* SSE and AVX state */
@@ -230,6 +250,8 @@ static bool has(enum need n)
 	case AVX512F: return avx512;
 	case AVX512DQ: return avx512 && (b7 & (1u << 17));
 	case AVX512BW: return avx512 && (b7 & (1u << 30));
+	case AVX512VL: return avx512 && (b7 & (1u << 31));
+	case AVX512DQVL: return avx512 && (b7 & (1u << 17)) && (b7 & (1u << 31));
 	}
 	return false;
 }
