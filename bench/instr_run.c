@@ -109,7 +109,8 @@ static bool measure(struct instr_runner *rn, const struct instr_pack_meas *m, st
 	k.unroll = (uint16_t)unroll;
 	k.init_len = m->init_len;
 	k.body_len = m->body_len;
-	memcpy(k.init, m->init, m->init_len);
+	if (m->init_len) /* a kernel with no init may have no pointer to one */
+		memcpy(k.init, m->init, m->init_len);
 	memcpy(k.body, m->body, m->body_len);
 	size_t len = ukernel_code_size(&k, unroll);
 	uint8_t *code = hw_xmem_alloc(len, why, sizeof(why));
