@@ -269,7 +269,7 @@ static void ignore_implicit(struct ctx *c, struct opnd *d, const char *reg)
 static bool read_operands(struct ctx *c)
 {
 	const struct instr_form *f = c->f;
-	unsigned imp = 0, ex = 0;
+	uint8_t imp = 0, ex = 0; /* a form has a few operands (IKM_OPS_MAX), so the names stay short */
 	bool mask = false;
 
 	if (f->n_ops > OPS_MAX) {
@@ -400,9 +400,9 @@ static bool read_operands(struct ctx *c)
 		if (d->implicit && d->fixed)
 			snprintf(d->name, sizeof(d->name), "%s", f->ops[i].reg ? f->ops[i].reg : "rcx");
 		else if (d->implicit)
-			snprintf(d->name, sizeof(d->name), "imp%u", ++imp);
+			snprintf(d->name, sizeof(d->name), "imp%u", (unsigned)++imp);
 		else
-			snprintf(d->name, sizeof(d->name), "op%u", ++ex);
+			snprintf(d->name, sizeof(d->name), "op%u", (unsigned)++ex);
 		if (d->fixed)
 			c->reserved[d->file][d->fixed_reg] = true;
 	}
@@ -789,9 +789,10 @@ static const char *full_name(const struct ctx *c, uint8_t file, int r, char *buf
 {
 	switch (file) {
 	case RF_GPR: return ikm_gpr_names[3][r];
-	case RF_VEC: snprintf(buf, cap, "%s%d", c->evex ? "zmm" : c->vex ? "ymm" : "xmm", r); return buf;
-	case RF_MM: snprintf(buf, cap, "mm%d", r); return buf;
-	case RF_K: snprintf(buf, cap, "k%d", r); return buf;
+	/* r is a register number, 0-31: the mask tells the compiler so (-Wformat-truncation=2). */
+	case RF_VEC: snprintf(buf, cap, "%s%d", c->evex ? "zmm" : c->vex ? "ymm" : "xmm", r & 31); return buf;
+	case RF_MM: snprintf(buf, cap, "mm%d", r & 31); return buf;
+	case RF_K: snprintf(buf, cap, "k%d", r & 31); return buf;
 	default: return "?";
 	}
 }
@@ -1815,7 +1816,7 @@ bool instr_plan_build(const struct instr_form *f, struct instr_plan *p)
 		snprintf(p->values, sizeof(p->values),
 			 "general registers %u, cl %u, imm8 %u, imm16 0x%x, imm32 0x%x, vector lanes 0x%0*llx (%s), "
 			 "memory %s",
-			 IKM_GPR_START, IKM_GPR_START, IKM_IMM8, IKM_IMM16, IKM_IMM32, (int)(lane->bits / 4),
+			 IKM_GPR_START, IKM_GPR_START, IKM_IMM8, IKM_IMM16, IKM_IMM32, lane->bits == 64 ? 16 : 8,
 			 (unsigned long long)(lane->fill & (~0ull >> (64 - lane->bits))), lane->name,
 			 c.fp_data ? fill_text : "0");
 	if (c.seg_read || c.selector)

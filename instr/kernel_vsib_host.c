@@ -158,9 +158,10 @@ static void latency(struct vsib *v)
 		/* data -> memory: the same elements gathered back into the data register. */
 		static char gather[24];
 		const char *sc = strstr(v->f->mnemonic, "scatter");
-		if (!sc || !(m = add(v, IKM_LATENCY, "lat_op2_op1")))
+		size_t pre = sc ? (size_t)(sc - v->f->mnemonic) : 0; /* "v" or "vp": XED's scatters are no other */
+		if (!sc || pre > 2 || !(m = add(v, IKM_LATENCY, "lat_op2_op1")))
 			return;
-		snprintf(gather, sizeof(gather), "%.*sgather%s", (int)(sc - v->f->mnemonic), v->f->mnemonic, sc + 7);
+		snprintf(gather, sizeof(gather), "%.*sgather%s", (int)pre, v->f->mnemonic, sc + 7);
 		size_t k = instance(v, m->body, sizeof(m->body), 0, ALT_REG, IDX_REG);
 		k = str_appendf(m->body, sizeof(m->body), k, "kxnorw k1, k0, k0\n%s %s%d{k1}, ", gather,
 				vreg(v->data_bits), ALT_REG);

@@ -73,6 +73,8 @@ static const char *via_of(const struct ikm *m, char *buf, size_t cap)
 	if (m->via || m->kind != IKM_CONNECTOR)
 		return m->via;
 	size_t n = strcspn(m->body, "\n");
+	if (n >= cap) /* the line as far as it fits */
+		n = cap - 1;
 	snprintf(buf, cap, "%.*s", (int)n, m->body);
 	return buf;
 }

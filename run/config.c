@@ -355,6 +355,9 @@ static size_t key_len(const char *s, size_t len)
 	return eq ? (size_t)(eq - s) : len;
 }
 
+/* Longer than any option's key but kernel.NAME with a long NAME, which is cut. */
+#define STRAY_KEY_SHOWN 32
+
 /*
  * A word without '=' after key=value words on its line (instr=^ADD r64): most likely a value's blank
  * unquoted.  The message shows the value quoted, from kv (unquoted, as written) to the end of w.
@@ -364,10 +367,14 @@ static void stray_word_hint(struct config_error *err, const struct word *kv, con
 	const char *eq = find_char(kv->raw, kv->raw_len, '=');
 	size_t klen = (size_t)(eq - kv->raw), vlen = (size_t)(w->raw + w->raw_len - (eq + 1));
 
-	/* Neither word has a quote (one would have opened a quoted span), so double quotes hold the value. */
+	/*
+	 * Neither word has a quote (one would have opened a quoted span), so double quotes hold the value.  The
+	 * key is shown to STRAY_KEY_SHOWN characters, so the whole message fits its buffer (two QUOTE_MAX parts,
+	 * the key and 56 characters of text).
+	 */
 	snprintf(err->message, sizeof(err->message),
 		 "'%.*s' is not key=value (a value with spaces is quoted: %.*s=\"%.*s\")", QUOTED(w->len), w->text,
-		 QUOTED(klen), kv->raw, QUOTED(vlen), eq + 1);
+		 (int)(klen > STRAY_KEY_SHOWN ? STRAY_KEY_SHOWN : klen), kv->raw, QUOTED(vlen), eq + 1);
 }
 
 /* Whether the next word on the line (from *at on) is an unquoted word without '=' (a stray_word_hint's). */
