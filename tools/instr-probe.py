@@ -6,7 +6,7 @@
 Runs tools/probe/instr_probe.c's kernels (hand-written chains and independent blocks of some fifty common
 forms, timed against a dependent add chain; no code or method of pmuboot's) and `pmuboot-host instr` on
 the same forms and CPU, then prints each form's latency (the pair the probe chains) and reciprocal
-throughput from both, whether they agree within the tolerances of issue 31's repeatability (max(0.15
+throughput from both, whether they agree within the instruction table's repeatability tolerances (max(0.15
 cycle, 7%) for latency, max(0.05 cycle, 15%) for throughput), and how many do.  A figure is measured
 each time, never read from a table; the agreement is printed, not judged: on a machine whose SMT sibling
 is busy the probe, which has no contention guard of its own, reads slow.  --records keeps pmuboot-host's
