@@ -384,7 +384,7 @@ static enum plan_outcome emit(struct instr_plan *p, const struct instr_pack_form
 {
 	struct instr_record_ctx c = {
 		.emulated = S.ci.exec == EXEC_EMULATED,
-		.tsc_only = S.hs.emulated_time,
+		.tsc_only = S.hs.clock.ppm <= 0, /* the harness converts ticks whenever it has a calibration */
 		.core_per_tsc_ppm = (int64_t)S.hs.clock.ppm,
 		.watchdog = S.run.watchdog,
 		.trial_bound_ms = INSTR_TRIAL_BOUND_US / 1000,
@@ -510,7 +510,11 @@ size_t instr_measure_host(const struct instr_form *const *forms, size_t n, const
 		count = 0;
 	}
 	struct instr_passes ps;
-	instr_passes_begin(&ps, start, o->minutes < 0 ? -1.0 : (double)o->minutes * 60);
+	/* Under an emulator a figure is its time, not a core's: measuring a form again cannot make it one. */
+	double budget = o->minutes < 0 ? (S.hs.emulated_time ? 0 : -1.0) : (double)o->minutes * 60;
+	if (S.hs.emulated_time && o->minutes < 0)
+		out_text("instr: one pass (an emulator's figures are its time, not a core's: none is measured again)");
+	instr_passes_begin(&ps, start, budget);
 	for (bool more = count != 0; more; more = count && instr_passes_next(&ps, now())) {
 		double pass_start = now();
 		nlater = 0;

@@ -4,7 +4,8 @@ The development machines have been Intel for many sessions, so the host build's 
 as Zen 3, the forms only AMD has, SSE4a's EXTRQ and INSERTQ) ran nowhere but in unit tests.  Under QEMU's
 user mode the same binary sees an AMD CPUID.  Its clocks are the emulator's, so nothing here is a figure of
 any core: checked are the forms chosen for that CPU, one record per form, every record labelled emulated,
-each form with a figure or a why, and the run's last line saying the contention probe did not run and why.
+each form with a figure or a why and its cycles labelled as the harness converted them, one pass only, and
+the run's last line saying the contention probe did not run and why.
 """
 import json
 import shutil
@@ -44,6 +45,9 @@ def test_instr_on_an_emulated_zen3(ctx):
     recs = _records(p.stdout, "instr")
     assert sorted(r["asm"] for r in recs) == sorted(measured), (len(recs), len(measured))
     assert all(r["emulated"] is True for r in recs), [r["asm"] for r in recs if r["emulated"] is not True]
+    # The harness converted the emulator's ticks with its one add-chain calibration, and the record says so
+    # (it said "tsc", raw ticks, beside that calibration's core_per_tsc).
+    assert all(r["cycles_source"] == "tsc_calibrated" and r["core_per_tsc"] > 0 for r in recs), recs[0]
 
     def has_figure(r):
         return (any(x["cycles"] is not None for x in r["latency"] or [])
@@ -54,3 +58,6 @@ def test_instr_on_an_emulated_zen3(ctx):
     assert [(x["from"], x["to"]) for x in extrq["latency"]] == [("op2", "op1")], extrq["latency"]
     assert "instr: contention probe: not run (an emulator's clock is no core's to share)" in p.stdout, \
         p.stdout[-1500:]
+    # One pass: measuring a form again cannot make an emulator's time a core's.
+    assert "instr: one pass (an emulator's figures are its time" in p.stdout, p.stdout[-1500:]
+    assert "instr: pass 2" not in p.stdout, p.stdout[-1500:]
