@@ -93,8 +93,8 @@ def main():
     print(f"instr-probe: {len(rows)} forms on CPU {a.cpu}, the probe's {a.reps} runs each beside pmuboot-host instr")
     for s in skipped:
         print(f"  {s}")
-    w = max(len(r["asm"]) for r in rows)
-    print(f"{'form':<{w}}  {'pair':<9} {'latency':>8} {'table':>8}      {'tp':>6} {'table':>6}")
+    w, pw = max(len(r["asm"]) for r in rows), max(len(r["pair"]) for r in rows)
+    print(f"{'form':<{w}}  {'pair':<{pw}} {'latency':>8} {'table':>8}      {'tp':>6} {'table':>6}")
     n_lat = ok_lat = n_tp = ok_tp = 0
     for r in rows:
         rec = recs.get(r["asm"])
@@ -106,7 +106,7 @@ def main():
         ok_lat += la
         ok_tp += ta
         why = "" if rec else "  (no record from pmuboot-host)"
-        print(f"{r['asm']:<{w}}  {r['pair']:<9} {fmt(r['lat']):>8} {fmt(lat):>8} {'ok' if la else 'DIFF':>4}"
+        print(f"{r['asm']:<{w}}  {r['pair']:<{pw}} {fmt(r['lat']):>8} {fmt(lat):>8} {'ok' if la else 'DIFF':>4}"
               f" {fmt(r['tp']):>6} {fmt(tp):>6} {'ok' if ta else 'DIFF':>4}{why}")
     print(f"latency: {ok_lat} of {n_lat} within max({LAT_FLOOR} cycle, {LAT_PCT:g}%) of the table's")
     print(f"throughput: {ok_tp} of {n_tp} within max({TP_FLOOR} cycle, {TP_PCT:g}%) of the table's")

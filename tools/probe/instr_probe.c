@@ -66,15 +66,18 @@
 #define TP_GPR(ins) ".rept 6\n .irp r, r8,r9,r10,r11,r12,r13,r14,r15\n " ins "\n .endr\n .endr\n"
 #define TP_VEC(ins) ".rept 4\n .irp r, 1,2,3,4,5,6,7,8,9,10,11,12\n " ins "\n .endr\n .endr\n"
 
+/* Memory the load forms read, at rsi in every kernel: a qword holding its own address (main sets it). */
+static uint64_t cell[8] __attribute__((aligned(64)));
+
 /*
  * A kernel: init, then n trips of body, then tail (VZEROUPPER after VEX and EVEX code, so that the legacy
  * SSE forms meet clean upper halves; nothing after general-register code, which must run without AVX).
  * Built with -masm=intel; the counter's register is gcc's choice.
  */
-#define KERNEL(fn, init, body, tail)                                                     \
-	static void fn(uint64_t n)                                                               \
-	{                                                                                        \
-		__asm__ volatile(init "1:\n" body "dec %0\n jnz 1b\n" tail : "+r"(n) : : CLOBBERS); \
+#define KERNEL(fn, init, body, tail)                                                                   \
+	static void fn(uint64_t n)                                                                             \
+	{                                                                                                      \
+		__asm__ volatile(init "1:\n" body "dec %0\n jnz 1b\n" tail : "+r"(n) : "S"(cell) : CLOBBERS); \
 	}
 
 /* One form: its latency kernel (LAT_N chained instances a trip) and throughput kernel (TP_N). */
@@ -102,6 +105,7 @@ FORM(pdep, GPR_INIT GCOPY, GPR, "pdep rax, rax, rcx", TP_GPR("pdep \\r, rdx, rcx
 FORM(pext, GPR_INIT GCOPY, GPR, "pext rax, rax, rcx", TP_GPR("pext \\r, rdx, rcx"))
 FORM(crc32, GPR_INIT GCOPY, GPR, "crc32 rax, rax", TP_GPR("crc32 \\r, rcx"))
 FORM(bswap, GPR_INIT GCOPY, GPR, "bswap rax", TP_GPR("bswap \\r"))
+FORM(load, "mov rax, rsi\n", GPR, "mov rax, [rax]", TP_GPR("mov \\r, [rsi]"))
 FORM(rol_imm, GPR_INIT GCOPY, GPR, "rol rax, 3", TP_GPR("rol \\r, 3"))
 FORM(movsxd, GPR_INIT GCOPY, GPR, "movsxd rax, eax", TP_GPR("movsxd \\r, ecx"))
 FORM(vaddps_x, VEC_F YCOPY, VEX, "vaddps xmm0, xmm0, xmm0", TP_VEC("vaddps xmm\\r, xmm13, xmm14"))
@@ -170,6 +174,7 @@ static const struct form forms[] = {
 	F(pext, "PEXT r64, r64, r64", "op2->op1", BMI2),
 	F(crc32, "CRC32 r64, r64", "op1->op1", SSE42),
 	F(bswap, "BSWAP r64", "op1->op1", NONE),
+	F(load, "MOV r64, m64", "op2.addr->op1", NONE), /* a pointer chase; the throughput one address */
 	F(rol_imm, "ROL r64, imm8", "op1->op1", NONE),
 	F(movsxd, "MOVSXD r64, r32", "op2->op1", NONE),
 	F(vaddps_x, "VADDPS xmm, xmm, xmm", "op2->op1", AVX),
@@ -301,6 +306,7 @@ int main(int argc, char **argv)
 		perror("instr_probe: sched_setaffinity");
 		return 1;
 	}
+	cell[0] = (uint64_t)(uintptr_t)cell;
 	if (reps < 1 || reps > REPS_MAX) {
 		fprintf(stderr, "instr_probe: REPS is 1 to %d\n", REPS_MAX);
 		return 2;
