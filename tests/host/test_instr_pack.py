@@ -7,7 +7,6 @@ and length are what the command printed, misuse exits 2 naming what is wrong, an
 hostile bytes (tests/fuzz/fuzz_instr_pack.c: the seed corpus, every prefix, bit flip and byte set to
 0x00/0xff, each read as it is and with its CRC made right) never crashes under ASan and UBSan.
 """
-import glob
 import os
 import re
 import struct
@@ -15,10 +14,10 @@ import subprocess
 import tempfile
 import zlib
 
+from testlib import replay
+
 SOURCES = ["tests/fuzz/fuzz_instr_pack.c", "instr/pack.c", "instr/select.c", "lib/crc32.c", "lib/regex.c",
-           "lib/libc_util.c", "lib/decimal.c", "tests/fuzz/replay.c"]
-FLAGS = ["-std=gnu11", "-g", "-O1", "-DPMUBOOT_HOSTED", "-I.", "-fsanitize=address,undefined",
-         "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"]
+           "lib/libc_util.c", "lib/decimal.c"]
 CORPUS = "tests/fuzz/corpus/instr_pack"
 HEADER = 28
 
@@ -57,13 +56,4 @@ def test_pack_misuse_exits_2(ctx):
 
 
 def test_fuzz_replay_corpus_and_mutations(ctx):
-    seeds = sorted(glob.glob(os.path.join(CORPUS, "*")))
-    assert len(seeds) >= 3, seeds
-    with tempfile.TemporaryDirectory() as d:
-        exe = os.path.join(d, "replay")
-        p = subprocess.run(["gcc", *FLAGS, *SOURCES, "-o", exe], capture_output=True, text=True, timeout=300)
-        assert p.returncode == 0, p.stderr[-3000:]
-        p = subprocess.run([exe, "--mutate", *seeds], capture_output=True, text=True, timeout=300)
-        assert p.returncode == 0, (p.stdout[-2000:], p.stderr[-3000:])
-        assert "replay: %d files" % len(seeds) in p.stdout, p.stdout
-        assert int(p.stdout.split(",")[1].split()[0]) > 10000, p.stdout
+    replay.replay_mutations(SOURCES, CORPUS, min_seeds=3, min_inputs=10000)

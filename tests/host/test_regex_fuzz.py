@@ -7,32 +7,18 @@ where and what, the same answer twice, and regexec's answer wherever POSIX reads
 way.  A second check proves the comparison can fail: an input where the two must differ if the engine
 dropped alternation is caught by a mutated engine.
 """
-import glob
 import os
 import subprocess
 import tempfile
 
-SOURCES = ["tests/fuzz/fuzz_regex.c", "lib/regex.c", "lib/libc_util.c", "lib/decimal.c", "tests/fuzz/replay.c"]
-FLAGS = ["-std=gnu11", "-g", "-O1", "-DPMUBOOT_HOSTED", "-I.", "-fsanitize=address,undefined",
-         "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"]
+from testlib import replay
+
+SOURCES = ["tests/fuzz/fuzz_regex.c", "lib/regex.c", "lib/libc_util.c", "lib/decimal.c"]
 CORPUS = "tests/fuzz/corpus/regex"
 
 
-def _build(sources, out):
-    p = subprocess.run(["gcc", *FLAGS, *sources, "-o", out], capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, p.stderr[-3000:]
-
-
 def test_replay_corpus_and_mutations(ctx):
-    seeds = sorted(glob.glob(os.path.join(CORPUS, "*")))
-    assert len(seeds) >= 8, seeds
-    with tempfile.TemporaryDirectory() as d:
-        exe = os.path.join(d, "replay")
-        _build(SOURCES, exe)
-        p = subprocess.run([exe, "--mutate", *seeds], capture_output=True, text=True, timeout=300)
-        assert p.returncode == 0, (p.stdout[-2000:], p.stderr[-3000:])
-        assert "replay: %d files" % len(seeds) in p.stdout, p.stdout
-        assert int(p.stdout.split(",")[1].split()[0]) > 1000, p.stdout
+    replay.replay_mutations(SOURCES, CORPUS, min_seeds=8, min_inputs=1000)
 
 
 def test_a_wrong_answer_is_caught(ctx):
@@ -47,7 +33,7 @@ def test_a_wrong_answer_is_caught(ctx):
         with open(mutated, "w") as f:
             f.write(broken)
         exe = os.path.join(d, "replay")
-        _build([s if s != "lib/regex.c" else mutated for s in SOURCES], exe)
+        replay.build([s if s != "lib/regex.c" else mutated for s in SOURCES] + ["tests/fuzz/replay.c"], exe)
         p = subprocess.run([exe, os.path.join(CORPUS, "alternation")], capture_output=True, text=True, timeout=60)
         assert p.returncode != 0, p.stdout
         assert "regexec" in p.stderr and "property broken" in p.stderr, p.stderr[-2000:]

@@ -6,34 +6,20 @@ of each seed (tests/fuzz/replay.c); with clang's libFuzzer present it also
 fuzzes for a bounded number of runs.  Any crash, sanitizer report or broken
 round trip fails the test.
 """
-import glob
 import os
 import shutil
 import subprocess
 import tempfile
 
+from testlib import replay
+
 SOURCES = ["tests/fuzz/fuzz_ukernel.c", "bench/ukernel.c", "bench/ukernel_encode_host.c", "lib/crc32.c"]
-FLAGS = ["-std=gnu11", "-g", "-O1", "-DPMUBOOT_HOSTED", "-I.", "-fsanitize=address,undefined",
-         "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"]
+FLAGS = replay.FLAGS
 CORPUS = "tests/fuzz/corpus/ukernel"
 
 
-def _build(cc, extra, out):
-    p = subprocess.run([cc, *FLAGS, *extra, "-o", out], capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, p.stderr[-3000:]
-
-
 def test_replay_corpus_and_mutations(ctx):
-    seeds = sorted(glob.glob(os.path.join(CORPUS, "*")))
-    assert len(seeds) >= 4, seeds
-    with tempfile.TemporaryDirectory() as d:
-        exe = os.path.join(d, "replay")
-        _build("gcc", SOURCES + ["tests/fuzz/replay.c"], exe)
-        p = subprocess.run([exe, "--mutate", *seeds], capture_output=True, text=True, timeout=300)
-        assert p.returncode == 0, (p.stdout[-2000:], p.stderr[-3000:])
-        assert "replay: %d files" % len(seeds) in p.stdout, p.stdout
-        inputs = int(p.stdout.split(",")[1].split()[0])
-        assert inputs > 1000, p.stdout
+    replay.replay_mutations(SOURCES, CORPUS, min_seeds=4, min_inputs=1000)
 
 
 def test_libfuzzer_bounded(ctx):
