@@ -269,7 +269,7 @@ static void ignore_implicit(struct ctx *c, struct opnd *d, const char *reg)
 static bool read_operands(struct ctx *c)
 {
 	const struct instr_form *f = c->f;
-	uint8_t imp = 0, ex = 0; /* a form has a few operands (IKM_OPS_MAX), so the names stay short */
+	uint8_t imp = 0, ex = 0; /* a form has at most OPS_MAX operands, so the names stay short */
 	bool mask = false;
 
 	if (f->n_ops > OPS_MAX) {

@@ -29,7 +29,7 @@ def _build(d):
 def test_probe_lines(ctx):
     with tempfile.TemporaryDirectory() as d:
         exe = _build(d)
-        for bad in ([], ["0", "0"], ["0", "5000"], ["0", "1", "2"]):
+        for bad in ([], ["0", "0"], ["0", "5000"], ["0", "1", "2"], ["x"], ["-1"], ["0", "3x"], ["99999"]):
             p = subprocess.run([exe, *bad], capture_output=True, text=True, timeout=30)
             assert p.returncode == 2 and "instr_probe" in p.stderr, (bad, p.returncode, p.stderr)
         p = subprocess.run([exe, "0", "3"], capture_output=True, text=True, timeout=300)

@@ -291,33 +291,38 @@ static double cycles(void (*fn)(uint64_t), unsigned per_trip, unsigned reps)
 	return (double)kernel / add * ADDS / per_trip;
 }
 
+/* A whole decimal number in [lo, hi], or -1. */
+static long number(const char *s, long lo, long hi)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	return end != s && !*end && v >= lo && v <= hi ? v : -1;
+}
+
 int main(int argc, char **argv)
 {
-	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: instr_probe CPU [REPS]\n");
+	long cpu = argc >= 2 ? number(argv[1], 0, CPU_SETSIZE - 1) : -1;
+	long reps = argc >= 3 ? number(argv[2], 1, REPS_MAX) : REPS_DEFAULT;
+	if (argc < 2 || argc > 3 || cpu < 0 || reps < 0) {
+		fprintf(stderr, "usage: instr_probe CPU [REPS]  (CPU 0 to %d, REPS 1 to %d)\n", CPU_SETSIZE - 1,
+			REPS_MAX);
 		return 2;
 	}
-	int cpu = atoi(argv[1]);
-	unsigned reps = argc > 2 ? (unsigned)atoi(argv[2]) : REPS_DEFAULT;
 	cpu_set_t set;
 	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
+	CPU_SET((int)cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set) != 0) {
 		perror("instr_probe: sched_setaffinity");
 		return 1;
 	}
 	cell[0] = (uint64_t)(uintptr_t)cell;
-	if (reps < 1 || reps > REPS_MAX) {
-		fprintf(stderr, "instr_probe: REPS is 1 to %d\n", REPS_MAX);
-		return 2;
-	}
 	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
 		const struct form *f = &forms[i];
 		if (!has(f->need)) {
 			fprintf(stderr, "instr_probe: %s skipped: no %s\n", f->asm_name, need_names[f->need]);
 			continue;
 		}
-		double lat = cycles(f->lat, LAT_N, reps), tp = cycles(f->tp, TP_N, reps);
+		double lat = cycles(f->lat, LAT_N, (unsigned)reps), tp = cycles(f->tp, TP_N, (unsigned)reps);
 		printf("%s\t%s\t%.3f\t%.3f\n", f->asm_name, f->pair, lat, tp);
 		fflush(stdout);
 	}
