@@ -28,18 +28,18 @@
 #include <string.h>
 #include <x86intrin.h>
 
-#define ITERS 4096	 /* loop trips a run */
-#define LAT_N 32	 /* chained instances a trip */
-#define TP_N 48		 /* independent instances a trip */
-#define ADDS 64		 /* adds a trip of the reference chain */
+#define ITERS 4096 /* loop trips a run */
+#define LAT_N 32   /* chained instances a trip */
+#define TP_N 48	   /* independent instances a trip */
+#define ADDS 64	   /* adds a trip of the reference chain */
 #define REPS_DEFAULT 31
 #define REPS_MAX 1001
 
 /* Registers the kernels use; the loop counter gets one of the rest. */
-#define CLOBBERS                                                                                              \
-	"rax", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "xmm0", "xmm1", "xmm2",     \
-		"xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13",    \
-		"xmm14", "xmm15", "cc", "memory"
+#define CLOBBERS \
+	"rax", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "xmm0", "xmm1", "xmm2", "xmm3", \
+		"xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", \
+		"cc", "memory"
 
 /*
  * The values the kernels start from: general registers 1, 3 and 5 (rcx a shift count of 3), and every
@@ -74,9 +74,9 @@ static uint64_t cell[8] __attribute__((aligned(64)));
  * SSE forms meet clean upper halves; nothing after general-register code, which must run without AVX).
  * Built with -masm=intel; the counter's register is gcc's choice.
  */
-#define KERNEL(fn, init, body, tail)                                                                   \
-	static void fn(uint64_t n)                                                                             \
-	{                                                                                                      \
+#define KERNEL(fn, init, body, tail) \
+	static void fn(uint64_t n) \
+	{ \
 		__asm__ volatile(init "1:\n" body "dec %0\n jnz 1b\n" tail : "+r"(n) : "S"(cell) : CLOBBERS); \
 	}
 
@@ -88,8 +88,22 @@ static uint64_t cell[8] __attribute__((aligned(64)));
 #define SSE ""
 
 enum need {
-	NONE, SSSE3, SSE41, SSE42, BMI1, BMI2, LZCNT, POPCNT, AVX, AVX2, FMA,
-	AVX512F, AVX512DQ, AVX512BW, AVX512VL, AVX512DQVL
+	NONE,
+	SSSE3,
+	SSE41,
+	SSE42,
+	BMI1,
+	BMI2,
+	LZCNT,
+	POPCNT,
+	AVX,
+	AVX2,
+	FMA,
+	AVX512F,
+	AVX512DQ,
+	AVX512BW,
+	AVX512VL,
+	AVX512DQVL
 };
 
 FORM(add, GPR_INIT GCOPY, GPR, "add rax, rax", TP_GPR("add \\r, rcx"))
@@ -136,7 +150,8 @@ FORM(sqrtsd, SSE_D XCOPY, SSE, "sqrtsd xmm0, xmm0", TP_VEC("sqrtsd xmm\\r, xmm13
 FORM(vaddps_z, ZMM_F ZCOPY, VEX, "vaddps zmm0, zmm0, zmm0", TP_VEC("vaddps zmm\\r, zmm13, zmm14"))
 FORM(vfma231_z, ZMM_F ZCOPY, VEX, "vfmadd231ps zmm0, zmm1, zmm2", TP_VEC("vfmadd231ps zmm\\r, zmm13, zmm14"))
 FORM(vpaddd_z, ZMM_F ZCOPY, VEX, "vpaddd zmm0, zmm0, zmm0", TP_VEC("vpaddd zmm\\r, zmm13, zmm14"))
-FORM(vpternlogd_z, ZMM_F ZCOPY, VEX, "vpternlogd zmm0, zmm1, zmm2, 0x96", TP_VEC("vpternlogd zmm\\r, zmm13, zmm14, 0x96"))
+FORM(vpternlogd_z, ZMM_F ZCOPY, VEX, "vpternlogd zmm0, zmm1, zmm2, 0x96",
+     TP_VEC("vpternlogd zmm\\r, zmm13, zmm14, 0x96"))
 FORM(vpermd_z, ZMM_F ZCOPY, VEX, "vpermd zmm0, zmm1, zmm0", TP_VEC("vpermd zmm\\r, zmm13, zmm14"))
 FORM(vpmullq_z, ZMM_F ZCOPY, VEX, "vpmullq zmm0, zmm0, zmm0", TP_VEC("vpmullq zmm\\r, zmm13, zmm14"))
 FORM(vpshufb_z, ZMM_F ZCOPY, VEX, "vpshufb zmm0, zmm0, zmm1", TP_VEC("vpshufb zmm\\r, zmm13, zmm14"))
@@ -159,7 +174,10 @@ struct form {
 	void (*lat)(uint64_t), (*tp)(uint64_t);
 };
 
-#define F(id, name, pair, need) { name, pair, need, lat_##id, tp_##id }
+#define F(id, name, pair, need) \
+	{ \
+		name, pair, need, lat_##id, tp_##id \
+	}
 static const struct form forms[] = {
 	F(add, "ADD r64, r64", "op1->op1", NONE),
 	F(imul, "IMUL r64, r64", "op1->op1", NONE),
@@ -218,14 +236,14 @@ static const struct form forms[] = {
 	F(vpmullq_x, "VPMULLQ xmm, xmm, xmm", "op2->op1", AVX512DQVL),
 };
 
-static const char *const need_names[] = {
-	"", "SSSE3", "SSE4.1", "SSE4.2", "BMI1", "BMI2", "LZCNT", "POPCNT", "AVX", "AVX2", "FMA",
-	"AVX512F", "AVX512DQ", "AVX512BW", "AVX512VL", "AVX512DQ and AVX512VL"
-};
+static const char *const need_names[] = { "",	      "SSSE3",	  "SSE4.1",   "SSE4.2",
+					  "BMI1",     "BMI2",	  "LZCNT",    "POPCNT",
+					  "AVX",      "AVX2",	  "FMA",      "AVX512F",
+					  "AVX512DQ", "AVX512BW", "AVX512VL", "AVX512DQ and AVX512VL" };
 
 /* CPUID bits (Intel SDM Vol. 2A, CPUID; AMD APM Vol. 3, E.3) and XCR0's state (SDM Vol. 1, 13.3). */
-#define XCR0_AVX 0x6u	   /* SSE and AVX state */
-#define XCR0_AVX512 0xe6u  /* and opmask, ZMM_Hi256, Hi16_ZMM */
+#define XCR0_AVX 0x6u	  /* SSE and AVX state */
+#define XCR0_AVX512 0xe6u /* and opmask, ZMM_Hi256, Hi16_ZMM */
 static bool has(enum need n)
 {
 	unsigned a, b, c, d, b7 = 0, c7, d7, c81 = 0, a81, b81, d81;
