@@ -10,8 +10,9 @@ end ok.  With one byte of the pack flipped the image must refuse it by name and 
 record, status refused) and still end ok.  Started from the UEFI shell as `pmuboot.efi ...
 instr="^ADD r64"` (no pack on that disk), the image must read the quoted value whole from its load
 options and say the pack is missing.  The network boot asks for `instr=BASE,FOO`: FOO, which no form
-has, is an error naming it and the pack's one extension, and the BASE forms are measured.  TCG timings
-mean nothing: no figure is judged, only that the add chain got one.
+has, is an error naming it and the pack's one extension, and the BASE forms are measured.  On an AMD model
+`instr=SSE4a` (XED's spelling) chooses AMD's SSE4a forms.  TCG timings mean nothing: no figure is judged,
+only that the add chain got one.
 """
 import os
 import tempfile
@@ -60,6 +61,29 @@ def test_add_r64_forms_measured_emulated(ctx):
     assert pack[0]["output_s"] is None, pack    # an emulator's UART takes bytes at once: no time at its baud
     assert "%d kernels: at least " % pack[0]["kernels"] in res.log and "by the harness's samples and budget" in res.log, describe(res)
     assert "instr: %d forms measured" % len(recs) in res.log, describe(res)
+
+
+def test_amd_forms_chosen_by_their_xed_extension_name(ctx):
+    """instr=SSE4a on an AMD model: XED spells the extension with a lower-case a, and it is a list, not a regex
+    that matches nothing (as it was until 2026-12-01).  The image measures AMD's EXTRQ and INSERTQ."""
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "instr.pack")
+        p = ctx.run_host("instr", "pack", "--extension", "SSE4a", "-o", out, timeout=120)
+        assert p.returncode == 0, p.stderr
+        with open(out, "rb") as f:
+            data = f.read()
+    res = qemurun.boot(efi=ctx.efi, cpu="EPYC-Rome", cfg_text=OPTS + " instr=SSE4a\n",
+                       extra_files={PACK_AT: data}, timeout=240)
+    end = res.first("end")
+    assert end and end["status"] == "ok" and not res.records("error"), describe(res)
+    assert res.first("cpu")["vendor"] == "amd", res.first("cpu")
+    pack = res.records("instr_pack")
+    assert len(pack) == 1 and pack[0]["status"] == "loaded" and pack[0]["chosen"] == pack[0]["forms"], pack
+    recs = res.records("instr")
+    assert {r["extension"] for r in recs} == {"SSE4a"} and len(recs) == pack[0]["forms"], [r["asm"] for r in recs]
+    assert {"EXTRQ xmm, xmm", "INSERTQ xmm, xmm"} <= {r["asm"] for r in recs}, [r["asm"] for r in recs]
+    # Emulated, and converted by the harness's one calibration: labelled so.
+    assert all(r["emulated"] is True and r["cycles_source"] == "tsc_calibrated" for r in recs), recs[0]
 
 
 def test_damaged_pack_refused_by_name_and_run_goes_on(ctx):
