@@ -46,8 +46,7 @@ struct instr_result {
 /* How the figures were taken, for every record of a run. */
 struct instr_record_ctx {
 	bool emulated;			   /* under an emulator: figures are the emulator's time */
-	bool tsc_only;			   /* cycles are TSC ticks: the harness had no calibration */
-	int64_t core_per_tsc_ppm;	   /* the harness's calibration in force */
+	int64_t core_per_tsc_ppm;	   /* the harness's calibration in force (0: none, cycles are TSC ticks) */
 	const char *watchdog;		   /* what stops a kernel that does not finish, or NULL */
 	unsigned trial_bound_ms;	   /* its bound */
 	const struct instr_events *events; /* the µop events the run counts (NULL: none, no counters) */

@@ -3,6 +3,7 @@
 #include "bench/ukernel.h"
 #include "bench/ukernel_code.h"
 #include "platform/hw.h"
+#include "lib/record.h"
 #include "lib/strbuf.h"
 
 #define MEASURE_RETAKES 3 /* measurements again when not one sample was kept */
@@ -187,15 +188,6 @@ static bool measure(struct instr_runner *rn, const struct instr_pack_meas *m, st
 
 static int64_t per_instance(int64_t v, const struct instr_pack_meas *m) { return m->per_iter ? v / m->per_iter : v; }
 
-/* Thousandths as a decimal, "-0.012". */
-static const char *milli_text(char *buf, size_t cap, int64_t v)
-{
-	uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-	snprintf(buf, cap, "%s%llu.%03llu", v < 0 ? "-" : "", (unsigned long long)(a / 1000),
-		 (unsigned long long)(a % 1000));
-	return buf;
-}
-
 /*
  * A connector's cycles per instance (measured once per run, by name): false when it could not be measured,
  * r->why saying why.  Only a figure that is not thin is kept for the run: a connector whose samples were
@@ -272,9 +264,9 @@ void instr_run_form(struct instr_runner *rn, const struct instr_pack_form *f, st
 			 * The round trip took less than its connectors are counted at (measured alone, or a cycle at
 			 * their least): no latency is left to be this pair's, and a negative one is no figure.
 			 */
-			char t[24], c[24];
+			char t[32], c[32];
 			snprintf(r->why, sizeof(r->why), "round trip %s cycles < its connectors' %s: no latency left",
-				 milli_text(t, sizeof(t), trip), milli_text(c, sizeof(c), sub));
+				 fmt_milli(t, trip), fmt_milli(c, sub));
 			continue;
 		}
 		r->measured = true;

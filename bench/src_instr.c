@@ -233,7 +233,6 @@ static bool instr_next(struct stage *st, struct bench_row *row)
 					.events = is.events };
 	struct instr_record_ctx c = {
 		.emulated = st->emulator,
-		.tsc_only = st->hs.clock.ppm <= 0, /* the harness converts ticks whenever it has a calibration */
 		.core_per_tsc_ppm = (int64_t)st->hs.clock.ppm,
 		.watchdog = is.run.watchdog,
 		.trial_bound_ms = INSTR_TRIAL_BOUND_US / MS_PER_S,

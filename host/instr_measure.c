@@ -384,7 +384,6 @@ static enum plan_outcome emit(struct instr_plan *p, const struct instr_pack_form
 {
 	struct instr_record_ctx c = {
 		.emulated = S.ci.exec == EXEC_EMULATED,
-		.tsc_only = S.hs.clock.ppm <= 0, /* the harness converts ticks whenever it has a calibration */
 		.core_per_tsc_ppm = (int64_t)S.hs.clock.ppm,
 		.watchdog = S.run.watchdog,
 		.trial_bound_ms = INSTR_TRIAL_BOUND_US / 1000,

@@ -8,23 +8,25 @@ forms, timed against a dependent add chain; no code or method of pmuboot's) and 
 the same forms and CPU, then prints each form's latency (the pair the probe chains) and reciprocal
 throughput from both, whether they agree within the instruction table's repeatability tolerances (max(0.15
 cycle, 7%) for latency, max(0.05 cycle, 15%) for throughput), and how many do.  A figure is measured
-each time, never read from a table; the agreement is printed, not judged: on a machine whose SMT sibling
+each time, never read from a table; the tolerance is `pmucap compare`'s (tools/pmucap/instr.py); the
+agreement is printed, not judged: on a machine whose SMT sibling
 is busy the probe, which has no contention guard of its own, reads slow.  --records keeps pmuboot-host's
 records.  Exit status: 0 when both ran, 1 when either failed, 2 on bad arguments.
 """
 import argparse
-import json
 import os
 import subprocess
 import sys
 
-LAT_FLOOR, LAT_PCT = 0.15, 7.0
-TP_FLOOR, TP_PCT = 0.05, 15.0
+from pmucap import capture, instr  # tools/ is this script's directory, so on its path
+
 NAMES_PER_RUN = 6  # asm names are letters, digits, blanks and commas: no escaping
 
 
-def agree(a, b, floor, pct):
-    return a is not None and b is not None and abs(a - b) <= max(floor, pct / 100 * min(abs(a), abs(b)))
+def agree(what, a, b):
+    """Whether the probe's figure and the table's agree: within the tolerance pmucap compare holds two runs'
+    figures to (before their spreads), one rule for both."""
+    return a is not None and b is not None and abs(a - b) <= instr.tolerance(what, a, b)
 
 
 def probe_rows(probe, cpu, reps):
@@ -41,8 +43,9 @@ def probe_rows(probe, cpu, reps):
 
 
 def table_records(host, cpu, names, keep):
-    """pmuboot-host instr on exactly these forms: a few names a run, as lib/regex.h's programs are short."""
-    recs, out = {}, []
+    """pmuboot-host instr on exactly these forms, read by pmucap's checked reader of instr records: a few names
+    a run, as lib/regex.h's programs are short.  {asm: instr.Form}, a form of two encodings its first."""
+    forms, out = {}, []
     for at in range(0, len(names), NAMES_PER_RUN):
         pattern = "^(" + "|".join(names[at:at + NAMES_PER_RUN]) + ")$"
         p = subprocess.run([host, "instr", "--cpu", str(cpu), "--match", pattern], capture_output=True,
@@ -51,22 +54,23 @@ def table_records(host, cpu, names, keep):
             raise RuntimeError(f"pmuboot-host instr --match '{pattern}' exited {p.returncode}: "
                                f"{p.stderr.strip()[-500:]}")
         out.append(p.stdout)
-        for line in p.stdout.splitlines():
-            if line.startswith('@pmuboot {"type":"instr"'):
-                r = json.loads(line[len("@pmuboot "):])
-                recs.setdefault(r["asm"], r)  # a form of two encodings: the first, as pmucap table lists it
+        runs, _ = capture.parse(p.stdout)
+        if not runs:
+            raise RuntimeError(f"pmuboot-host instr --match '{pattern}' wrote no run of records")
+        table = instr.read(runs[-1])
+        if table.problems:
+            raise RuntimeError(f"pmuboot-host instr --match '{pattern}': {table.problems[0]}")
+        for f in table.forms:
+            forms.setdefault(f.asm, f)
     if keep:
         with open(keep, "w") as f:
             f.write("".join(out))
-    return recs
+    return forms
 
 
-def pair_cycles(rec, pair):
+def pair_cycles(form, pair):
     frm, to = pair.split("->")
-    for p in rec.get("latency") or []:
-        if p["from"] == frm and p["to"] == to:
-            return p.get("cycles")
-    return None
+    return next((f.cycles for f in form.latency if f.src == frm and f.dst == to), None)
 
 
 def fmt(v):
@@ -99,8 +103,8 @@ def main():
     for r in rows:
         rec = recs.get(r["asm"])
         lat = pair_cycles(rec, r["pair"]) if rec else None
-        tp = ((rec or {}).get("throughput") or {}).get("cycles")
-        la, ta = agree(r["lat"], lat, LAT_FLOOR, LAT_PCT), agree(r["tp"], tp, TP_FLOOR, TP_PCT)
+        tp = rec.throughput.cycles if rec and rec.throughput is not None else None
+        la, ta = agree("latency", r["lat"], lat), agree("throughput", r["tp"], tp)
         n_lat += 1
         n_tp += 1
         ok_lat += la
@@ -108,8 +112,10 @@ def main():
         why = "" if rec else "  (no record from pmuboot-host)"
         print(f"{r['asm']:<{w}}  {r['pair']:<{pw}} {fmt(r['lat']):>8} {fmt(lat):>8} {'ok' if la else 'DIFF':>4}"
               f" {fmt(r['tp']):>6} {fmt(tp):>6} {'ok' if ta else 'DIFF':>4}{why}")
-    print(f"latency: {ok_lat} of {n_lat} within max({LAT_FLOOR} cycle, {LAT_PCT:g}%) of the table's")
-    print(f"throughput: {ok_tp} of {n_tp} within max({TP_FLOOR} cycle, {TP_PCT:g}%) of the table's")
+    print(f"latency: {ok_lat} of {n_lat} within max({instr.LATENCY_ABS} cycle, {instr.LATENCY_REL:.0%}) of the "
+          "table's")
+    print(f"throughput: {ok_tp} of {n_tp} within max({instr.THROUGHPUT_ABS} cycle, {instr.THROUGHPUT_REL:.0%}) of "
+          "the table's")
     return 0
 
 

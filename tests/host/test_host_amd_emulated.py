@@ -11,7 +11,7 @@ import json
 import shutil
 import subprocess
 
-from testlib import Skip
+from testlib import Skip, run_lines
 
 CPU = "EPYC-Milan-v1"
 EXTENSIONS = "SSE4a,ADOX_ADCX"
@@ -25,8 +25,7 @@ def _emulated(ctx, *args):
 
 
 def _records(text, kind):
-    return [json.loads(ln[len("@pmuboot "):]) for ln in text.splitlines()
-            if ln.startswith('@pmuboot {"type":"%s"' % kind)]
+    return [json.loads(js) for js in run_lines(text) if js.startswith('{"type":"%s"' % kind)]
 
 
 def test_instr_on_an_emulated_zen3(ctx):

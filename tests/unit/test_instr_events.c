@@ -402,7 +402,7 @@ static void a_link_under_a_cycle_is_said_to_be_resolved_at_rename(void **state)
 	res[0].per_instance = res[0].lo = res[0].hi = 187;
 	form.m[0].bound = IKM_EXACT;
 	form.m[0].via = form.m[0].note = NULL;
-	struct instr_record_ctx emu = { .core_per_tsc_ppm = 1000000, .emulated = true, .tsc_only = true };
+	struct instr_record_ctx emu = { .core_per_tsc_ppm = 1000000, .emulated = true };
 	capture_start(&cap);
 	assert_true(instr_record_emit(&form, res, &emu, 0));
 	const char *r = capture_find(&cap, "instr");
